@@ -1,0 +1,62 @@
+package costmodel
+
+import (
+	"errors"
+
+	"github.com/splitscope/splitscope/model"
+)
+
+// Objective is what Search optimises.
+type Objective int
+
+// Objectives.
+const (
+	ObjTime       Objective = iota // lowest step time (train) or time to serve all requests (infer)
+	ObjThroughput                  // most tokens per second
+	ObjLatency                     // lowest TPOT (infer) or step time (train)
+	ObjMemory                      // least memory per GPU
+)
+
+var objectiveNames = []string{"time", "throughput", "latency", "memory"}
+
+func (o Objective) String() string {
+	if o < 0 || int(o) >= len(objectiveNames) {
+		return "unknown"
+	}
+	return objectiveNames[o]
+}
+
+// ParseObjective reads "time", "throughput", "latency" or "memory".
+func ParseObjective(s string) (Objective, error) {
+	for i, n := range objectiveNames {
+		if n == s {
+			return Objective(i), nil
+		}
+	}
+	return 0, &model.FieldError{Field: "objective", Value: s, Allowed: "one of time, throughput, latency, memory"}
+}
+
+// SearchOptions bounds the layouts Search enumerates.
+type SearchOptions struct {
+	Objective Objective
+	// MaxMicroBatch is the largest micro-batch size tried (powers of two); 0 means 8.
+	MaxMicroBatch int
+	// MaxChunks is the largest interleaving tried; 0 means 4.
+	MaxChunks int
+}
+
+// Candidate is one layout Search looked at.
+type Candidate struct {
+	Layout   model.Layout
+	Report   Report
+	Feasible bool
+	Reason   string // why not feasible: over memory, invalid split, …
+}
+
+// SearchResult lists feasible candidates best first, then infeasible ones with their reason.
+type SearchResult struct {
+	Candidates []Candidate
+	Feasible   int
+}
+
+var errNotYet = errors.New("costmodel: not implemented yet")

@@ -1,0 +1,170 @@
+package costmodel
+
+import (
+	"github.com/splitscope/splitscope/costmodel/schedule"
+	"github.com/splitscope/splitscope/model"
+)
+
+// LayoutSummary is the "layout" object of the JSON contract.
+type LayoutSummary struct {
+	TP           int    `json:"tp"`
+	PP           int    `json:"pp"`
+	DP           int    `json:"dp"`
+	Chunks       int    `json:"chunks"`
+	MicroBatch   int    `json:"micro_batch"`
+	MicroBatches int    `json:"micro_batches"`
+	Schedule     string `json:"schedule"`
+}
+
+// Breakdown splits the step time, seconds. Compute, recompute and communication are the
+// critical (slowest) stage's own time; bubble is what is left of the step on that stage.
+type Breakdown struct {
+	Compute   float64 `json:"compute"`
+	Recompute float64 `json:"recompute"`
+	TPComm    float64 `json:"tp_comm"`
+	PPComm    float64 `json:"pp_comm"`
+	DPComm    float64 `json:"dp_comm"` // exposed (not hidden behind backward)
+	Bubble    float64 `json:"bubble"`
+	Optimizer float64 `json:"optimizer"`
+}
+
+// Inference holds serving metrics (infer mode only).
+type Inference struct {
+	TTFT        float64 `json:"ttft_s"`       // mean time to first token
+	TPOT        float64 `json:"tpot_s"`       // mean time per output token after the first
+	TokensPerS  float64 `json:"tokens_per_s"` // generated tokens per second, all replicas
+	PrefillS    float64 `json:"prefill_s"`    // time until every group has its first token
+	DecodeStepS float64 `json:"decode_step_s"`
+}
+
+// Memory is the fullest GPU's memory, bytes.
+type Memory struct {
+	Weights     float64 `json:"weights"`
+	Gradients   float64 `json:"gradients"`
+	Optimizer   float64 `json:"optimizer"`
+	Activations float64 `json:"activations"`
+	KVCache     float64 `json:"kv_cache"`
+	Reserved    float64 `json:"reserved"`
+	Total       float64 `json:"total"`
+	Capacity    float64 `json:"capacity"`
+	Fits        bool    `json:"fits"`
+	// Stage is the pipeline rank this GPU belongs to.
+	Stage int `json:"stage"`
+}
+
+// Report is the result of Evaluate; its JSON form is the `report --json` contract.
+type Report struct {
+	Layout         LayoutSummary `json:"layout"`
+	StepTime       float64       `json:"step_time_s"`
+	Breakdown      Breakdown     `json:"breakdown_s"`
+	BubbleFraction float64       `json:"bubble_fraction"`
+	CommFraction   float64       `json:"comm_fraction"`
+	ModelTFLOPS    float64       `json:"model_tflops_per_gpu"`
+	HWTFLOPS       float64       `json:"hw_tflops_per_gpu"`
+	MFU            float64       `json:"mfu"`
+	TokensPerS     float64       `json:"tokens_per_s"`
+	Inference      *Inference    `json:"inference,omitempty"`
+	Memory         Memory        `json:"memory"`
+	Warnings       []string      `json:"warnings"`
+
+	// Not in the JSON contract: detail for the explorer and the teaching pane.
+	Detail   Detail    `json:"-"`
+	Timeline *Timeline `json:"-"`
+}
+
+// Detail carries the intermediate numbers the renderers explain.
+type Detail struct {
+	// Stages, one per pipeline rank.
+	Stages []StageDetail
+	// BubbleClosedForm is the textbook bubble fraction of idle to step time for this schedule.
+	BubbleClosedForm float64
+	// TP all-reduce of one layer's activations (forward): bytes, seconds, ranks.
+	TPAllReduceBytes float64
+	TPAllReduceS     float64
+	// Ring parameters of the TP group's link: α seconds, effective bandwidth bytes/s.
+	TPLinkAlpha float64
+	TPLinkBW    float64
+	TPLink      string
+	// P2PBytes and P2PS: one micro-batch's activations across one stage boundary.
+	P2PBytes float64
+	P2PS     float64
+	// DP gradient sync of the fullest stage: bytes, total seconds, exposed seconds.
+	DPBytes   float64
+	DPS       float64
+	DPExposed float64
+	// Layer is one transformer layer on one GPU for one micro-batch, training forward or one
+	// decode step in inference: its compute and communication segments in order.
+	Layer LayerDetail
+	// FLOPs of one step, all GPUs: model (no recompute) and hardware (with recompute).
+	ModelFLOPs float64
+	HWFLOPs    float64
+}
+
+// StageDetail describes one pipeline rank.
+type StageDetail struct {
+	Layers       int     // transformer layers on this rank (all chunks)
+	Embedding    bool    // holds the input embedding
+	Logits       bool    // holds the output projection
+	GPUs         []int   // global GPU ids of DP replica 0's TP group
+	F, B, W      float64 // per micro-batch op times summed over chunks, seconds
+	Busy         float64 // simulated busy time of the step
+	Memory       Memory
+	InFlight     int     // peak in-flight micro-batches (activation memory)
+	ParamsOnGPU  float64 // parameters held by one GPU of this stage
+	LayerParams  float64 // of which transformer layers
+	PeakActBytes float64
+}
+
+// SegmentKind labels a piece of a layer or an op.
+type SegmentKind uint8
+
+// Segment kinds.
+const (
+	SegCompute SegmentKind = iota
+	SegTPComm              // TP all-reduce (or reduce-scatter/all-gather with sequence parallelism)
+	SegMemory              // memory-bound work: element-wise ops, decode weight reads
+)
+
+func (k SegmentKind) String() string {
+	switch k {
+	case SegCompute:
+		return "compute"
+	case SegTPComm:
+		return "tp-comm"
+	case SegMemory:
+		return "memory"
+	}
+	return "?"
+}
+
+// Segment is a piece of work inside a layer or an op; Start and End are relative to its start.
+type Segment struct {
+	Kind  SegmentKind
+	Label string
+	Start float64
+	End   float64
+}
+
+// LayerDetail is one layer on one GPU: the segments of its forward (and backward in training).
+type LayerDetail struct {
+	Forward  []Segment
+	Backward []Segment // empty in inference
+	// CommShare is TP communication over the layer's total time.
+	CommShare float64
+}
+
+// Timeline is the simulated step: every op, and the TP collectives inside each op.
+type Timeline struct {
+	Stages       int
+	Chunks       int
+	MicroBatches int
+	Schedule     model.Schedule
+	Mode         model.Mode
+	Makespan     float64
+	// StageGPUs lists, per pipeline rank, the GPU ids of DP replica 0's TP group.
+	StageGPUs [][]int
+	Ops       []schedule.Op
+	// Segments gives, per op index, the TP collectives and compute inside it, relative to
+	// the op's start. Ops of the same stage, chunk and kind share one slice.
+	Segments [][]Segment
+}

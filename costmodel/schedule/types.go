@@ -1,0 +1,89 @@
+// Package schedule simulates pipeline schedules op by op: GPipe, 1F1B, interleaved 1F1B and
+// zero-bubble H1 for training, and the forward-only pipeline of inference (prefill, then one decode
+// step per generated token, several request groups in flight). It is pure and deterministic: costs
+// in, ops with start and end times out. The makespan of the simulation, not a closed form, is the
+// step time; the closed forms live in the tests as oracles.
+package schedule
+
+import "github.com/splitscope/splitscope/model"
+
+// Kind is what an op computes.
+type Kind uint8
+
+// Op kinds. Training schedules other than ZB-H1 fold W into B (their W costs are zero).
+const (
+	F Kind = iota // forward (inference: prefill or one decode step)
+	B             // backward: input gradients (and weight gradients unless split out)
+	W             // backward: weight gradients, split out by zero-bubble schedules
+)
+
+func (k Kind) String() string {
+	switch k {
+	case F:
+		return "F"
+	case B:
+		return "B"
+	case W:
+		return "W"
+	}
+	return "?"
+}
+
+// Op is one simulated op on one pipeline stage.
+type Op struct {
+	Stage int     // pipeline rank 0..p-1 (the GPU group that runs it)
+	Chunk int     // virtual stage on that rank (interleaved), 0 otherwise
+	Micro int     // micro-batch (inference: request group)
+	Token int     // inference: 0 = prefill, k ≥ 1 = k-th decode step; 0 in training
+	Kind  Kind    // F, B or W
+	Start float64 // seconds from the start of the step
+	End   float64
+	// Dep is the index in Result.Ops of the op on another stage (or the previous token) whose
+	// output this op waited for, or -1 when only its own stage's order held it back.
+	Dep int
+}
+
+// Train describes one training step to simulate.
+type Train struct {
+	Schedule model.Schedule
+	Stages   int // p
+	Chunks   int // v (1 unless Interleaved)
+	Micro    int // m micro-batches
+	// Costs per virtual stage in model order: index c·p + s is chunk c on rank s. Length p·v.
+	// For schedules other than ZBH1, W must be all zero and B holds the whole backward.
+	F, B, W []float64
+	// P2P[i] is the time to send activations (forward) or gradients (backward) across the
+	// boundary between virtual stage i and i+1. Length p·v − 1 (may be nil for free p2p).
+	P2P []float64
+	// Record keeps every op in Result.Ops (for the timeline); off for the fast path.
+	Record bool
+}
+
+// Infer describes inference: every group does a prefill pass, then Gen decode steps, each step
+// a forward pass through every stage that needs the previous step's token from the last stage.
+type Infer struct {
+	Stages  int       // p
+	Groups  int       // request groups in flight (micro-batches)
+	Gen     int       // generated tokens per request (decode steps = Gen − 1 after the prefill token)
+	Prefill []float64 // per stage, one group's prefill
+	Decode  []float64 // per stage, one group's decode step (average over the generation)
+	P2P     []float64 // per boundary between stage i and i+1, prefill activations; len p−1 or nil
+	P2PTok  []float64 // per boundary, one decode step's activations; len p−1 or nil
+	Record  bool
+}
+
+// Result is the outcome of a simulation.
+type Result struct {
+	Makespan float64
+	// Busy is, per stage (rank), the total time spent in ops.
+	Busy []float64
+	// PeakInFlight is, per rank, the most micro-batch × chunk forward passes whose backward had
+	// not finished at any one time (activation memory); forward passes alive in inference.
+	PeakInFlight []int
+	// Ops in the order they were scheduled per stage, stages one after the other; only if Record.
+	Ops []Op
+	// Inference only: when each group's prefill left the last stage (first token) and when its
+	// last decode step did.
+	FirstToken []float64
+	Done       []float64
+}

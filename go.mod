@@ -1,0 +1,3 @@
+module github.com/splitscope/splitscope
+
+go 1.26

@@ -1,0 +1,142 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Precision is the number format of weights and activations.
+type Precision int
+
+// Precisions, in the order the CLI lists them.
+const (
+	BF16 Precision = iota
+	FP16
+	FP8
+	FP32
+)
+
+var precisionNames = []string{"bf16", "fp16", "fp8", "fp32"}
+
+func (p Precision) String() string { return enumName(precisionNames, int(p)) }
+
+// Bytes is the size of one element in this precision.
+func (p Precision) Bytes() float64 {
+	switch p {
+	case FP8:
+		return 1
+	case FP32:
+		return 4
+	default:
+		return 2
+	}
+}
+
+// ParsePrecision reads "bf16", "fp16", "fp8" or "fp32".
+func ParsePrecision(s string) (Precision, error) {
+	i, err := parseEnum("precision", precisionNames, s)
+	return Precision(i), err
+}
+
+// Mode says whether the scenario trains or serves the model.
+type Mode int
+
+// Modes.
+const (
+	Train Mode = iota
+	Infer
+)
+
+var modeNames = []string{"train", "infer"}
+
+func (m Mode) String() string { return enumName(modeNames, int(m)) }
+
+// ParseMode reads "train" or "infer".
+func ParseMode(s string) (Mode, error) {
+	i, err := parseEnum("mode", modeNames, s)
+	return Mode(i), err
+}
+
+// Schedule is the pipeline schedule used for training.
+type Schedule int
+
+// Schedules.
+const (
+	OneFOneB Schedule = iota // PipeDream-Flush / Megatron 1F1B
+	GPipe
+	Interleaved // Megatron interleaved 1F1B with Layout.Chunks virtual stages per GPU
+	ZBH1        // zero-bubble H1 (Qi et al.): B and W split, W fills the cool-down
+)
+
+var scheduleNames = []string{"1f1b", "gpipe", "interleaved", "zb-h1"}
+
+func (s Schedule) String() string { return enumName(scheduleNames, int(s)) }
+
+// ParseSchedule reads "gpipe", "1f1b", "interleaved" or "zb-h1".
+func ParseSchedule(s string) (Schedule, error) {
+	i, err := parseEnum("schedule", scheduleNames, s)
+	return Schedule(i), err
+}
+
+// Schedules lists every schedule.
+func Schedules() []Schedule { return []Schedule{OneFOneB, GPipe, Interleaved, ZBH1} }
+
+// Recompute is the activation recomputation policy.
+type Recompute int
+
+// Recompute policies (Korthikanti et al. 2022).
+const (
+	RecomputeNone      Recompute = iota
+	RecomputeSelective           // attention core recomputed in backward
+	RecomputeFull                // whole layer recomputed; only layer inputs kept
+)
+
+var recomputeNames = []string{"none", "selective", "full"}
+
+func (r Recompute) String() string { return enumName(recomputeNames, int(r)) }
+
+// ParseRecompute reads "none", "selective" or "full".
+func ParseRecompute(s string) (Recompute, error) {
+	i, err := parseEnum("recompute", recomputeNames, s)
+	return Recompute(i), err
+}
+
+// LinkKind is the family of an interconnect.
+type LinkKind int
+
+// Link kinds.
+const (
+	NVLink LinkKind = iota
+	PCIe
+	InfiniBand
+	RoCE
+	Ethernet
+	XGMI
+)
+
+var linkKindNames = []string{"nvlink", "pcie", "infiniband", "roce", "ethernet", "xgmi"}
+
+func (k LinkKind) String() string { return enumName(linkKindNames, int(k)) }
+
+// ParseLinkKind reads a link family name.
+func ParseLinkKind(s string) (LinkKind, error) {
+	i, err := parseEnum("kind", linkKindNames, s)
+	return LinkKind(i), err
+}
+
+func enumName(names []string, i int) string {
+	if i < 0 || i >= len(names) {
+		return fmt.Sprintf("unknown(%d)", i)
+	}
+	return names[i]
+}
+
+func parseEnum(field string, names []string, s string) (int, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	for i, n := range names {
+		if n == t {
+			return i, nil
+		}
+	}
+	return 0, &FieldError{Field: field, Value: s, Allowed: strings.Join(names, ", ")}
+}

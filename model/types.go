@@ -1,0 +1,244 @@
+// Package model holds splitscope's domain types: the transformer (Arch), the hardware (GPU, Link,
+// Cluster), how the model is split (Layout), what it does (Workload) and the Scenario that joins
+// them, with validation that reports every problem at once. Standard library only.
+//
+// Units are SI and in the field names: bytes, bytes per second, FLOP per second, seconds.
+package model
+
+import "math"
+
+// GiB is 2^30 bytes.
+const GiB = 1 << 30
+
+// Arch is a decoder-only transformer.
+type Arch struct {
+	ID       string `json:"id" yaml:"id"`
+	Name     string `json:"name" yaml:"name"`
+	Layers   int    `json:"layers" yaml:"layers"`
+	Hidden   int    `json:"hidden" yaml:"hidden"`
+	Heads    int    `json:"heads" yaml:"heads"`
+	KVHeads  int    `json:"kv_heads" yaml:"kv_heads"` // = Heads for multi-head attention, fewer for GQA
+	FFN      int    `json:"ffn" yaml:"ffn"`           // MLP intermediate size (per expert for MoE)
+	Vocab    int    `json:"vocab" yaml:"vocab"`
+	GatedMLP bool   `json:"gated_mlp" yaml:"gated_mlp"` // SwiGLU: three MLP matrices instead of two
+	// Experts is the number of MLP experts (0 or 1: dense); TopK of them run per token.
+	Experts int `json:"experts,omitempty" yaml:"experts"`
+	TopK    int `json:"top_k,omitempty" yaml:"top_k"`
+	// TiedEmbeddings shares the input embedding with the output projection.
+	TiedEmbeddings bool   `json:"tied_embeddings,omitempty" yaml:"tied_embeddings"`
+	MaxSeq         int    `json:"max_seq,omitempty" yaml:"max_seq"`
+	Source         string `json:"source,omitempty" yaml:"source"`
+}
+
+// HeadDim is Hidden / Heads.
+func (a Arch) HeadDim() float64 { return float64(a.Hidden) / float64(max(a.Heads, 1)) }
+
+// MLPMatrices is 3 for a gated (SwiGLU) MLP and 2 otherwise.
+func (a Arch) MLPMatrices() float64 {
+	if a.GatedMLP {
+		return 3
+	}
+	return 2
+}
+
+// ExpertCount is the number of MLP experts held (1 for dense models).
+func (a Arch) ExpertCount() int { return max(a.Experts, 1) }
+
+// ActiveExperts is the number of experts a token runs through (1 for dense models).
+func (a Arch) ActiveExperts() int {
+	if a.Experts <= 1 {
+		return 1
+	}
+	return max(min(a.TopK, a.Experts), 1)
+}
+
+// AttnParams is the parameter count of one layer's attention: Q, K, V and output projections.
+func (a Arch) AttnParams() float64 {
+	h := float64(a.Hidden)
+	kv := h * float64(a.KVHeads) / float64(max(a.Heads, 1))
+	return h*(h+2*kv) + h*h
+}
+
+// MLPParams is the parameter count of one layer's MLP, all experts and the router included.
+func (a Arch) MLPParams() float64 {
+	h, f := float64(a.Hidden), float64(a.FFN)
+	p := a.MLPMatrices() * h * f * float64(a.ExpertCount())
+	if a.Experts > 1 {
+		p += h * float64(a.Experts) // router
+	}
+	return p
+}
+
+// LayerParams is the parameter count of one transformer layer (two norms included, biases not).
+func (a Arch) LayerParams() float64 { return a.AttnParams() + a.MLPParams() + 2*float64(a.Hidden) }
+
+// EmbeddingParams is the input embedding table.
+func (a Arch) EmbeddingParams() float64 { return float64(a.Vocab) * float64(a.Hidden) }
+
+// OutputParams is the output projection (zero when tied to the embedding) and the final norm.
+func (a Arch) OutputParams() float64 {
+	p := float64(a.Hidden)
+	if !a.TiedEmbeddings {
+		p += float64(a.Vocab) * float64(a.Hidden)
+	}
+	return p
+}
+
+// Params is the whole model's parameter count.
+func (a Arch) Params() float64 {
+	return float64(a.Layers)*a.LayerParams() + a.EmbeddingParams() + a.OutputParams()
+}
+
+// GPU is one accelerator model.
+type GPU struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Dense peak tensor throughput per precision, FLOP/s (FP32 is non-tensor).
+	PeakBF16 float64 `json:"peak_bf16_flops"`
+	PeakFP16 float64 `json:"peak_fp16_flops"`
+	PeakFP8  float64 `json:"peak_fp8_flops"` // 0: no FP8 support (runs at the BF16 rate)
+	PeakFP32 float64 `json:"peak_fp32_flops"`
+	// MemoryBytes is the HBM / GDDR capacity.
+	MemoryBytes float64 `json:"memory_bytes"`
+	// HBMBandwidth is the memory bandwidth, bytes/s.
+	HBMBandwidth float64 `json:"hbm_bandwidth_bps"`
+	// ComputeEff is the fraction of peak a large matmul reaches (maximum achievable matmul FLOPS).
+	ComputeEff float64 `json:"compute_eff"`
+	// MemoryEff is the fraction of HBM bandwidth a streaming kernel reaches.
+	MemoryEff float64 `json:"memory_eff"`
+	// NativeLink is the ID of the GPU-to-GPU link the GPU has inside its node; PCIeLink its host bus.
+	NativeLink string  `json:"native_link"`
+	PCIeLink   string  `json:"pcie_link"`
+	TDPWatts   float64 `json:"tdp_watts,omitempty"`
+	Source     string  `json:"source,omitempty"`
+}
+
+// Peak is the dense peak FLOP/s in a precision; FP8 falls back to BF16 on GPUs without it.
+func (g GPU) Peak(p Precision) float64 {
+	switch p {
+	case FP16:
+		return g.PeakFP16
+	case FP8:
+		if g.PeakFP8 > 0 {
+			return g.PeakFP8
+		}
+		return g.PeakBF16
+	case FP32:
+		return g.PeakFP32
+	default:
+		return g.PeakBF16
+	}
+}
+
+// Link is an interconnect, described per GPU.
+type Link struct {
+	ID   string   `json:"id"`
+	Name string   `json:"name"`
+	Kind LinkKind `json:"kind"`
+	// Bandwidth is the per-GPU unidirectional bandwidth, bytes/s (NIC links: per NIC).
+	Bandwidth float64 `json:"bandwidth_bps"`
+	// Latency is α, the fixed cost of one step of a collective or one send, seconds.
+	Latency float64 `json:"latency_s"`
+	// Efficiency is the fraction of Bandwidth that large collectives reach (nccl-tests busbw).
+	Efficiency float64 `json:"efficiency"`
+	Source     string  `json:"source,omitempty"`
+}
+
+// EffBandwidth is Bandwidth × Efficiency.
+func (l Link) EffBandwidth() float64 { return l.Bandwidth * l.Efficiency }
+
+// Cluster is a set of identical nodes of identical GPUs.
+type Cluster struct {
+	GPU         GPU  `json:"gpu"`
+	GPUs        int  `json:"gpus"`
+	GPUsPerNode int  `json:"gpus_per_node"`
+	Intra       Link `json:"intra"`         // between GPUs of one node
+	Inter       Link `json:"inter"`         // between nodes, per NIC
+	NICsPerNode int  `json:"nics_per_node"` // NICs of the Inter link each node has
+}
+
+// Nodes is the number of nodes the GPUs occupy.
+func (c Cluster) Nodes() int {
+	if c.GPUsPerNode <= 0 {
+		return 0
+	}
+	return (c.GPUs + c.GPUsPerNode - 1) / c.GPUsPerNode
+}
+
+// NodeSize is the number of GPUs in one node that the job uses.
+func (c Cluster) NodeSize() int { return max(min(c.GPUs, c.GPUsPerNode), 1) }
+
+// Layout is how a model is split across the GPUs.
+type Layout struct {
+	TP int `json:"tp"`
+	PP int `json:"pp"`
+	DP int `json:"dp"`
+	// Chunks is the number of virtual pipeline stages per GPU (interleaved schedule; 1 otherwise).
+	Chunks int `json:"chunks"`
+	// MicroBatch is the micro-batch size b in sequences (inference: requests per group).
+	MicroBatch       int       `json:"micro_batch"`
+	Schedule         Schedule  `json:"schedule"`
+	SequenceParallel bool      `json:"sequence_parallel"`
+	Recompute        Recompute `json:"recompute"`
+	ZeRO             int       `json:"zero"` // 0..3: how much of the optimizer/gradients/weights DP shards
+}
+
+// GPUs is TP × PP × DP.
+func (l Layout) GPUs() int { return l.TP * l.PP * l.DP }
+
+// Workload is what the GPUs do.
+type Workload struct {
+	Mode Mode `json:"mode"`
+	// Seq is the training sequence length.
+	Seq int `json:"seq"`
+	// GlobalBatch is the number of sequences per optimizer step (training).
+	GlobalBatch int `json:"global_batch"`
+	// Inference: tokens of prompt and generated tokens per request, and requests served at once.
+	PromptTokens int       `json:"prompt_tokens"`
+	GenTokens    int       `json:"gen_tokens"`
+	Requests     int       `json:"requests"`
+	Precision    Precision `json:"precision"`
+}
+
+// Scenario is everything the cost model needs.
+type Scenario struct {
+	Arch     Arch     `json:"arch"`
+	Cluster  Cluster  `json:"cluster"`
+	Layout   Layout   `json:"layout"`
+	Workload Workload `json:"workload"`
+	// ReserveBytes is memory per GPU lost to the CUDA context and the allocator.
+	ReserveBytes float64 `json:"reserve_bytes"`
+}
+
+// DefaultReserveBytes is the per-GPU reserve for CUDA context and allocator fragmentation.
+const DefaultReserveBytes = 1 * GiB
+
+// BatchUnits is the number of sequences split into micro-batches: the global batch in training,
+// the concurrent requests in inference.
+func (s Scenario) BatchUnits() int {
+	if s.Workload.Mode == Infer {
+		return s.Workload.Requests
+	}
+	return s.Workload.GlobalBatch
+}
+
+// MicroBatches is m = units / (b · d): micro-batches (request groups) per pipeline per step.
+func (s Scenario) MicroBatches() int {
+	d := s.Layout.MicroBatch * s.Layout.DP
+	if d <= 0 {
+		return 0
+	}
+	return s.BatchUnits() / d
+}
+
+// TokensPerSequence is the sequence length a forward pass sees: Seq in training,
+// prompt + generated tokens (the longest KV) in inference.
+func (s Scenario) TokensPerSequence() int {
+	if s.Workload.Mode == Infer {
+		return s.Workload.PromptTokens + s.Workload.GenTokens
+	}
+	return s.Workload.Seq
+}
+
+// finite reports whether x is neither NaN nor ±Inf.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

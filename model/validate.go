@@ -1,0 +1,273 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// FieldError is one invalid field: its name (the CLI flag), the value given and what is allowed.
+type FieldError struct {
+	Field   string
+	Value   any
+	Allowed string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("%s = %v: %s", e.Field, e.Value, e.Allowed)
+}
+
+// ValidationError lists every problem found in a scenario.
+type ValidationError []*FieldError
+
+func (v ValidationError) Error() string {
+	parts := make([]string, len(v))
+	for i, e := range v {
+		parts[i] = e.Error()
+	}
+	return "invalid scenario: " + strings.Join(parts, "; ")
+}
+
+// Fields returns the names of the invalid fields, in order.
+func (v ValidationError) Fields() []string {
+	out := make([]string, len(v))
+	for i, e := range v {
+		out[i] = e.Field
+	}
+	return out
+}
+
+// Limits keep every scenario small enough to simulate in memory; they are far above real systems.
+const (
+	MaxLayers    = 4096
+	MaxHidden    = 1 << 18
+	MaxHeads     = 1 << 14
+	MaxVocab     = 1 << 24
+	MaxSeq       = 1 << 22
+	MaxGPUs      = 1 << 20
+	MaxBatch     = 1 << 24
+	MaxGenTokens = 1 << 20
+	// MaxOps bounds the ops of one simulated step (training: micro-batches × stages × chunks × 3).
+	MaxOps = 1 << 22
+)
+
+type checker struct{ errs ValidationError }
+
+func (c *checker) add(field string, value any, allowed string, args ...any) {
+	c.errs = append(c.errs, &FieldError{Field: field, Value: value, Allowed: fmt.Sprintf(allowed, args...)})
+}
+
+// intRange checks lo ≤ v ≤ hi and reports whether it held.
+func (c *checker) intRange(field string, v, lo, hi int) bool {
+	if v < lo || v > hi {
+		c.add(field, v, "must be between %d and %d", lo, hi)
+		return false
+	}
+	return true
+}
+
+// positive checks a finite v > 0.
+func (c *checker) positive(field string, v float64) bool {
+	if !finite(v) || v <= 0 {
+		c.add(field, v, "must be a finite number above 0")
+		return false
+	}
+	return true
+}
+
+// fraction checks 0 < v ≤ 1.
+func (c *checker) fraction(field string, v float64) {
+	if !finite(v) || v <= 0 || v > 1 {
+		c.add(field, v, "must be a fraction in (0, 1]")
+	}
+}
+
+// Divisors lists the divisors of n in ascending order (n ≥ 1).
+func Divisors(n int) []int {
+	var out []int
+	for i := 1; i <= n && i > 0; i++ {
+		if n%i == 0 {
+			out = append(out, i)
+		}
+		if i > 1<<16 {
+			break
+		}
+	}
+	return out
+}
+
+func joinInts(v []int) string {
+	if len(v) > 12 {
+		v = append(v[:6:6], v[len(v)-3:]...)
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = strconv.Itoa(x)
+		}
+		return strings.Join(s[:6], ", ") + ", …, " + strings.Join(s[6:], ", ")
+	}
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Validate checks the architecture alone.
+func (a Arch) Validate() error {
+	var c checker
+	a.check(&c)
+	if len(c.errs) == 0 {
+		return nil
+	}
+	return c.errs
+}
+
+func (a Arch) check(c *checker) {
+	c.intRange("layers", a.Layers, 1, MaxLayers)
+	hOK := c.intRange("hidden", a.Hidden, 1, MaxHidden)
+	headsOK := c.intRange("heads", a.Heads, 1, MaxHeads)
+	kvOK := c.intRange("kv-heads", a.KVHeads, 1, MaxHeads)
+	c.intRange("ffn", a.FFN, 1, 1<<20)
+	c.intRange("vocab", a.Vocab, 1, MaxVocab)
+	if hOK && headsOK && a.Hidden%a.Heads != 0 {
+		c.add("heads", a.Heads, "must divide hidden (%d)", a.Hidden)
+	}
+	if headsOK && kvOK && (a.KVHeads > a.Heads || a.Heads%a.KVHeads != 0) {
+		c.add("kv-heads", a.KVHeads, "must divide heads (%d): one of %s", a.Heads, joinInts(Divisors(a.Heads)))
+	}
+	if a.Experts < 0 || a.Experts > 4096 {
+		c.add("experts", a.Experts, "must be between 0 (dense) and 4096")
+	} else if a.Experts > 1 && (a.TopK < 1 || a.TopK > a.Experts) {
+		c.add("top-k", a.TopK, "must be between 1 and experts (%d)", a.Experts)
+	}
+}
+
+func (g GPU) check(c *checker) {
+	c.positive("gpu.peak_bf16", g.PeakBF16)
+	c.positive("gpu.peak_fp16", g.PeakFP16)
+	c.positive("gpu.peak_fp32", g.PeakFP32)
+	if !finite(g.PeakFP8) || g.PeakFP8 < 0 {
+		c.add("gpu.peak_fp8", g.PeakFP8, "must be 0 (no FP8) or a finite number above 0")
+	}
+	c.positive("gpu.memory", g.MemoryBytes)
+	c.positive("gpu.hbm_bandwidth", g.HBMBandwidth)
+	c.fraction("compute-eff", g.ComputeEff)
+	c.fraction("memory-eff", g.MemoryEff)
+}
+
+func (l Link) check(c *checker, field string) {
+	if l.Kind < NVLink || l.Kind > XGMI {
+		c.add(field+".kind", int(l.Kind), "must be one of %s", strings.Join(linkKindNames, ", "))
+	}
+	c.positive(field+".bandwidth", l.Bandwidth)
+	if !finite(l.Latency) || l.Latency < 0 || l.Latency > 1 {
+		c.add(field+".latency", l.Latency, "must be between 0 and 1 second")
+	}
+	c.fraction(field+"-eff", l.Efficiency)
+}
+
+// Validate returns every problem with the scenario at once (a ValidationError), or nil.
+func (s Scenario) Validate() error {
+	var c checker
+	s.Arch.check(&c)
+	s.Cluster.GPU.check(&c)
+	s.Cluster.Intra.check(&c, "intra")
+	s.Cluster.Inter.check(&c, "inter")
+	cl := s.Cluster
+	gpusOK := c.intRange("gpus", cl.GPUs, 1, MaxGPUs)
+	gpnOK := c.intRange("gpus-per-node", cl.GPUsPerNode, 1, 1024)
+	if gpusOK && gpnOK && cl.GPUs > cl.GPUsPerNode && cl.GPUs%cl.GPUsPerNode != 0 {
+		c.add("gpus", cl.GPUs, "must be a multiple of gpus-per-node (%d) when it spans nodes", cl.GPUsPerNode)
+	}
+	c.intRange("nics-per-node", cl.NICsPerNode, 1, 64)
+	if !finite(s.ReserveBytes) || s.ReserveBytes < 0 {
+		c.add("reserve", s.ReserveBytes, "must be a finite number of bytes ≥ 0")
+	}
+
+	w := s.Workload
+	if w.Precision < BF16 || w.Precision > FP32 {
+		c.add("precision", int(w.Precision), "must be one of %s", strings.Join(precisionNames, ", "))
+	}
+	if w.Mode != Train && w.Mode != Infer {
+		c.add("mode", int(w.Mode), "must be train or infer")
+	}
+	var unitsOK bool
+	if w.Mode == Infer {
+		c.intRange("prompt", w.PromptTokens, 1, MaxSeq)
+		c.intRange("gen", w.GenTokens, 1, MaxGenTokens)
+		unitsOK = c.intRange("requests", w.Requests, 1, MaxBatch)
+		if w.PromptTokens > 0 && w.GenTokens > 0 && w.PromptTokens+w.GenTokens > MaxSeq {
+			c.add("gen", w.GenTokens, "prompt + gen must be at most %d tokens", MaxSeq)
+		}
+	} else {
+		c.intRange("seq", w.Seq, 1, MaxSeq)
+		unitsOK = c.intRange("batch", w.GlobalBatch, 1, MaxBatch)
+	}
+
+	l := s.Layout
+	tpOK := c.intRange("tp", l.TP, 1, MaxGPUs)
+	ppOK := c.intRange("pp", l.PP, 1, MaxLayers)
+	dpOK := c.intRange("dp", l.DP, 1, MaxGPUs)
+	vOK := c.intRange("chunks", l.Chunks, 1, 64)
+	bOK := c.intRange("micro-batch", l.MicroBatch, 1, MaxBatch)
+	c.intRange("zero", l.ZeRO, 0, 3)
+	if l.Schedule < OneFOneB || l.Schedule > ZBH1 {
+		c.add("schedule", int(l.Schedule), "must be one of %s", strings.Join(scheduleNames, ", "))
+	}
+	if l.Recompute < RecomputeNone || l.Recompute > RecomputeFull {
+		c.add("recompute", int(l.Recompute), "must be one of %s", strings.Join(recomputeNames, ", "))
+	}
+	if tpOK && ppOK && dpOK && gpusOK && int64(l.TP)*int64(l.PP)*int64(l.DP) != int64(cl.GPUs) {
+		c.add("dp", l.DP, "tp × pp × dp must equal gpus: %d × %d × %d ≠ %d", l.TP, l.PP, l.DP, cl.GPUs)
+	}
+	a := s.Arch
+	if tpOK && a.Heads >= 1 && a.Heads%l.TP != 0 {
+		c.add("tp", l.TP, "must divide heads (%d): one of %s", a.Heads, joinInts(Divisors(a.Heads)))
+	}
+	if tpOK && a.KVHeads >= 1 && a.KVHeads%l.TP != 0 && l.TP%a.KVHeads != 0 {
+		c.add("tp", l.TP, "must divide kv-heads (%d) or be a multiple of it (KV heads then replicate)", a.KVHeads)
+	}
+	if tpOK && a.FFN >= 1 && a.FFN%l.TP != 0 {
+		c.add("tp", l.TP, "must divide ffn (%d)", a.FFN)
+	}
+	if ppOK && vOK && a.Layers >= 1 && l.PP*l.Chunks > a.Layers {
+		if l.Chunks > 1 {
+			c.add("chunks", l.Chunks, "pp × chunks (%d × %d) must be at most layers (%d)", l.PP, l.Chunks, a.Layers)
+		} else {
+			c.add("pp", l.PP, "must be at most layers (%d)", a.Layers)
+		}
+	}
+	if vOK && l.Chunks > 1 && l.Schedule != Interleaved {
+		c.add("chunks", l.Chunks, "must be 1 unless schedule is interleaved")
+	}
+	if l.SequenceParallel && w.Mode == Train && tpOK && w.Seq >= 1 && w.Seq%l.TP != 0 {
+		c.add("seq", w.Seq, "must be a multiple of tp (%d) with sequence parallelism", l.TP)
+	}
+
+	if unitsOK && bOK && dpOK {
+		units := s.BatchUnits()
+		per := int64(l.MicroBatch) * int64(l.DP)
+		name, unit := "batch", "global batch"
+		if w.Mode == Infer {
+			name, unit = "requests", "concurrent requests"
+		}
+		switch {
+		case int64(units)%per != 0 || int64(units) < per:
+			c.add(name, units, "%s must split into micro-batches of %d × dp %d: a multiple of %d", unit, l.MicroBatch, l.DP, per)
+		case w.Mode == Train && l.Schedule == Interleaved && ppOK && l.PP > 1 && s.MicroBatches()%l.PP != 0:
+			c.add("micro-batches", s.MicroBatches(), "must be a multiple of pp (%d) for the interleaved schedule", l.PP)
+		default:
+			ops := int64(s.MicroBatches()) * int64(max(l.PP, 1)) * int64(max(l.Chunks, 1)) * 3
+			if w.Mode == Infer {
+				ops = int64(s.MicroBatches()) * int64(max(l.PP, 1)) * int64(w.GenTokens+1)
+			}
+			if ops > MaxOps {
+				c.add(name, units, "too many ops to simulate (%d > %d): use larger micro-batches", ops, MaxOps)
+			}
+		}
+	}
+	if len(c.errs) == 0 {
+		return nil
+	}
+	return c.errs
+}
