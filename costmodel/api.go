@@ -1,10 +1,6 @@
 package costmodel
 
-import (
-	"errors"
-
-	"github.com/splitscope/splitscope/model"
-)
+import "github.com/splitscope/splitscope/model"
 
 // Objective is what Search optimises.
 type Objective int
@@ -58,5 +54,3 @@ type SearchResult struct {
 	Candidates []Candidate
 	Feasible   int
 }
-
-var errNotYet = errors.New("costmodel: not implemented yet")

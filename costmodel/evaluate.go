@@ -1,14 +1,336 @@
 package costmodel
 
-import "github.com/splitscope/splitscope/model"
+import (
+	"fmt"
+	"math"
 
-// Evaluate validates the scenario, simulates one step and returns the report with its timeline.
-func Evaluate(s model.Scenario) (Report, error) { return Report{}, errNotYet }
+	"github.com/splitscope/splitscope/model"
+)
 
-// EvaluateFast is Evaluate without building the timeline: the path Search uses.
-func EvaluateFast(s model.Scenario) (Report, error) { return Report{}, errNotYet }
+// Evaluate validates the scenario, simulates one step op by op and returns the report with its
+// timeline. Training: one optimizer step of the global batch. Inference: serving every request
+// (prefill, then decode), several request groups in flight.
+func Evaluate(s model.Scenario) (Report, error) { return evaluate(s, modeTimeline) }
 
-// Search enumerates every layout of the scenario's GPUs and ranks the feasible ones.
-func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
-	return SearchResult{}, errNotYet
+// EvaluateFast is Evaluate without the timeline: the same simulation and numbers, no op list.
+func EvaluateFast(s model.Scenario) (Report, error) { return evaluate(s, modeFast) }
+
+// evalMode is how much work an evaluation does.
+type evalMode int
+
+const (
+	modeTimeline evalMode = iota // simulate and record every op
+	modeFast                     // simulate, keep only the totals
+	modeEstimate                 // closed-form pipeline time (Search's first pass over many layouts)
+)
+
+func evaluate(s model.Scenario, mode evalMode) (Report, error) {
+	if err := s.Validate(); err != nil {
+		return Report{}, err
+	}
+	p := newPlan(s)
+	var r Report
+	var err error
+	if s.Workload.Mode == model.Infer {
+		r, err = p.infer(mode == modeTimeline)
+	} else {
+		r, err = p.train(mode)
+	}
+	if err != nil {
+		return Report{}, err
+	}
+	sanitize(&r)
+	return r, nil
+}
+
+// plan is a validated scenario with its derived quantities.
+type plan struct {
+	s          model.Scenario
+	a          model.Arch
+	l          model.Layout
+	c          model.Cluster
+	t, p, d, v int
+	b, m       int
+	e          float64
+	hw         hw
+	// layers[vs] is the number of transformer layers of virtual stage vs = chunk·p + rank.
+	layers []int
+	tp     collective
+	dp     collective
+	// crossNode[vs] says whether the boundary between virtual stages vs and vs+1 leaves the node.
+	crossNode []bool
+}
+
+func newPlan(s model.Scenario) *plan {
+	l := s.Layout
+	p := &plan{s: s, a: s.Arch, l: l, c: s.Cluster, t: l.TP, p: l.PP, d: l.DP, v: l.Chunks, b: l.MicroBatch}
+	if s.Workload.Mode == model.Infer {
+		p.v = 1
+	}
+	p.m = s.MicroBatches()
+	p.e = s.Workload.Precision.Bytes()
+	p.hw = newHW(s.Cluster.GPU, s.Workload.Precision)
+	p.layers = splitLayers(s.Arch.Layers, p.p*p.v)
+	gpn := s.Cluster.NodeSize()
+	p.tp = newCollective(spanGroup(1, p.t, gpn), s.Cluster)
+	p.dp = newCollective(spanGroup(p.t, p.d, gpn), s.Cluster)
+	n := p.p * p.v
+	p.crossNode = make([]bool, max(n-1, 0))
+	for vs := 0; vs+1 < n; vs++ {
+		r0, r1 := vs%p.p, (vs+1)%p.p
+		p.crossNode[vs] = (r0*p.t*p.d)/gpn != (r1*p.t*p.d)/gpn
+	}
+	return p
+}
+
+// splitLayers spreads L layers over n virtual stages as evenly as possible. Extra layers go to
+// the middle stages first: the first stage also holds the embedding, the last the logits.
+func splitLayers(layers, n int) []int {
+	out := make([]int, n)
+	base, extra := layers/n, layers%n
+	for i := range out {
+		out[i] = base
+	}
+	// Fill from the centre outwards so the end stages get the extras last.
+	order := make([]int, 0, n)
+	for lo, hi := (n-1)/2, (n-1)/2+1; len(order) < n; lo, hi = lo-1, hi+1 {
+		if lo >= 0 {
+			order = append(order, lo)
+		}
+		if hi < n && len(order) < n {
+			order = append(order, hi)
+		}
+	}
+	for i := 0; i < extra; i++ {
+		out[order[i]]++
+	}
+	return out
+}
+
+// spanGroup places a communicator of `count` ranks spaced `stride` apart (ranks are numbered TP
+// first, then DP, then PP, and fill nodes of gpn GPUs in order).
+func spanGroup(stride, count, gpn int) group {
+	if count <= 1 {
+		return group{n: max(count, 1), nodes: 1, local: 1}
+	}
+	if stride >= gpn {
+		return group{n: count, nodes: count, local: 1}
+	}
+	local := min(count, max(gpn/stride, 1))
+	return group{n: count, nodes: (count + local - 1) / local, local: local}
+}
+
+// p2pLink is the link between two virtual stages' GPUs.
+func (p *plan) p2pLink(vs int) model.Link {
+	if p.crossNode[vs] {
+		return p.tp.inter
+	}
+	return p.c.Intra
+}
+
+// p2p is the time to send `bytes` of activations across boundary vs. With TP each rank of the
+// group sends its 1/t share (Megatron's scatter/gather), so the group's links run in parallel.
+func (p *plan) p2p(vs int, bytes float64) float64 {
+	if vs < 0 || vs >= len(p.crossNode) || p.p <= 1 {
+		return 0
+	}
+	return sendTime(bytes/float64(p.t), p.p2pLink(vs))
+}
+
+// tpLink is the link the TP group's ring is bound by.
+func (p *plan) tpLink() model.Link { return p.tp.link() }
+
+// times turns a layer pass into kernel times: attention (projections + core), MLP, element-wise.
+type passTimes struct {
+	attn, core, mlp, elem float64
+	ar                    float64 // one TP all-reduce
+}
+
+func (p *plan) passTimes(ps pass) passTimes {
+	return passTimes{
+		attn: p.hw.time(ps.attnGEMM),
+		core: p.hw.time(ps.attnCore) + p.hw.time(ps.scores),
+		mlp:  p.hw.time(ps.mlp),
+		elem: p.hw.time(ps.elem),
+		ar:   p.tpAllReduce(ps.tpBytes),
+	}
+}
+
+// tpAllReduce is one TP all-reduce of bytes (a reduce-scatter plus an all-gather with sequence
+// parallelism: the same ring steps and bytes).
+func (p *plan) tpAllReduce(bytes float64) float64 {
+	if p.t <= 1 {
+		return 0
+	}
+	if p.l.SequenceParallel {
+		return 2 * p.tp.half(bytes)
+	}
+	return p.tp.allReduce(bytes)
+}
+
+// forwardSegments lays out one layer's forward on one GPU: attention, all-reduce, MLP, all-reduce.
+func forwardSegments(pt passTimes) []Segment {
+	return segments(
+		seg{SegCompute, "attention", pt.attn + pt.core + pt.elem/2},
+		seg{SegTPComm, "all-reduce", pt.ar},
+		seg{SegCompute, "mlp", pt.mlp + pt.elem/2},
+		seg{SegTPComm, "all-reduce", pt.ar},
+	)
+}
+
+type seg struct {
+	kind  SegmentKind
+	label string
+	dur   float64
+}
+
+func segments(parts ...seg) []Segment {
+	out := make([]Segment, 0, len(parts))
+	at := 0.0
+	for _, x := range parts {
+		if x.dur <= 0 {
+			continue
+		}
+		out = append(out, Segment{Kind: x.kind, Label: x.label, Start: at, End: at + x.dur})
+		at += x.dur
+	}
+	return out
+}
+
+func segTotal(ss []Segment) float64 {
+	if len(ss) == 0 {
+		return 0
+	}
+	return ss[len(ss)-1].End
+}
+
+// sanitize guarantees the report holds no NaN or Inf (a zero-cost corner could divide by zero).
+func sanitize(r *Report) {
+	fix := func(x *float64) {
+		if math.IsNaN(*x) || math.IsInf(*x, 0) {
+			*x = 0
+		}
+	}
+	for _, x := range []*float64{&r.StepTime, &r.Breakdown.Compute, &r.Breakdown.Recompute,
+		&r.Breakdown.TPComm, &r.Breakdown.PPComm, &r.Breakdown.DPComm, &r.Breakdown.Bubble,
+		&r.Breakdown.Optimizer, &r.BubbleFraction, &r.CommFraction, &r.ModelTFLOPS, &r.HWTFLOPS,
+		&r.MFU, &r.TokensPerS, &r.Memory.Weights, &r.Memory.Gradients, &r.Memory.Optimizer,
+		&r.Memory.Activations, &r.Memory.KVCache, &r.Memory.Reserved, &r.Memory.Total,
+		&r.Memory.Capacity, &r.Detail.BubbleClosedForm} {
+		fix(x)
+	}
+	if r.Inference != nil {
+		for _, x := range []*float64{&r.Inference.TTFT, &r.Inference.TPOT, &r.Inference.TokensPerS,
+			&r.Inference.PrefillS, &r.Inference.DecodeStepS} {
+			fix(x)
+		}
+	}
+	if r.Warnings == nil {
+		r.Warnings = []string{}
+	}
+}
+
+func ratio(a, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return a / b
+}
+
+func gib(x float64) string { return fmt.Sprintf("%.1f GiB", x/model.GiB) }
+
+// stageGPUs lists the GPU ids of DP replica 0's TP group on each pipeline rank.
+func (p *plan) stageGPUs() [][]int {
+	out := make([][]int, p.p)
+	for r := range out {
+		ids := make([]int, p.t)
+		for i := range ids {
+			ids[i] = r*p.t*p.d + i
+		}
+		out[r] = ids
+	}
+	return out
+}
+
+// layout summarises the layout for the report.
+func (p *plan) layoutSummary() LayoutSummary {
+	sched := p.l.Schedule.String()
+	if p.s.Workload.Mode == model.Infer {
+		sched = "forward"
+	}
+	return LayoutSummary{TP: p.t, PP: p.p, DP: p.d, Chunks: p.v, MicroBatch: p.b, MicroBatches: p.m, Schedule: sched}
+}
+
+// rankLayers is the number of layers each rank holds over all its chunks.
+func (p *plan) rankLayers() []int {
+	out := make([]int, p.p)
+	for vs, n := range p.layers {
+		out[vs%p.p] += n
+	}
+	return out
+}
+
+// stageParams is the parameters one GPU of rank r holds (before ZeRO sharding), and of those
+// the transformer layers'.
+func (p *plan) stageParams(r int, layers int) (total, layerOnly float64) {
+	t := float64(p.t)
+	layerOnly = float64(layers) * p.a.LayerParams() / t
+	total = layerOnly
+	if r == 0 {
+		total += p.a.EmbeddingParams() / t
+	}
+	if r == p.p-1 {
+		total += p.a.OutputParams() / t
+	}
+	return
+}
+
+func (p *plan) commonWarnings() []string {
+	var w []string
+	if p.tp.g.nodes > 1 {
+		w = append(w, fmt.Sprintf("TP=%d spans %d nodes: every layer's all-reduces cross the %s network", p.t, p.tp.g.nodes, p.c.Inter.ID))
+	}
+	if p.t > 1 && p.c.Intra.Kind == model.PCIe && p.tp.g.nodes == 1 {
+		w = append(w, fmt.Sprintf("TP=%d over %s: all-reduces on PCIe are slow; PP needs far less bandwidth", p.t, p.c.Intra.ID))
+	}
+	if p.s.Workload.Precision == model.FP8 && p.c.GPU.PeakFP8 == 0 {
+		w = append(w, fmt.Sprintf("%s has no FP8 tensor cores: FP8 runs at the BF16 rate", p.c.GPU.ID))
+	}
+	if p.a.MaxSeq > 0 && p.s.TokensPerSequence() > p.a.MaxSeq {
+		w = append(w, fmt.Sprintf("sequence of %d tokens exceeds %s's context of %d", p.s.TokensPerSequence(), p.a.ID, p.a.MaxSeq))
+	}
+	if p.t > p.a.KVHeads {
+		w = append(w, fmt.Sprintf("TP=%d exceeds the %d KV heads: KV heads are replicated %d×", p.t, p.a.KVHeads, p.t/p.a.KVHeads))
+	}
+	for _, n := range p.layers {
+		if n != p.layers[0] {
+			w = append(w, fmt.Sprintf("%d layers do not split evenly over %d stages: stages hold %d to %d", p.a.Layers, len(p.layers), minInts(p.layers), maxInts(p.layers)))
+			break
+		}
+	}
+	return w
+}
+
+func minInts(v []int) int {
+	m := v[0]
+	for _, x := range v {
+		m = min(m, x)
+	}
+	return m
+}
+
+func maxInts(v []int) int {
+	m := v[0]
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}
+
+func sum(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s
 }

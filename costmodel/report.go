@@ -113,6 +113,8 @@ type StageDetail struct {
 	ParamsOnGPU  float64 // parameters held by one GPU of this stage
 	LayerParams  float64 // of which transformer layers
 	PeakActBytes float64
+	// LayerActBytes is the part of PeakActBytes held for transformer layers (no logits).
+	LayerActBytes float64
 }
 
 // SegmentKind labels a piece of a layer or an op.

@@ -181,6 +181,11 @@ type Layout struct {
 	SequenceParallel bool      `json:"sequence_parallel"`
 	Recompute        Recompute `json:"recompute"`
 	ZeRO             int       `json:"zero"` // 0..3: how much of the optimizer/gradients/weights DP shards
+	// Software generation. The zero value is today's frameworks; Megatron-LM as of 2021
+	// (Narayanan et al.) materialised the s×s attention scores and all-reduced gradients after
+	// the whole backward.
+	UnfusedAttention bool `json:"unfused_attention,omitempty"` // no FlashAttention: s×s scores in HBM
+	SerialDP         bool `json:"serial_dp,omitempty"`         // gradient sync not overlapped with backward
 }
 
 // GPUs is TP × PP × DP.

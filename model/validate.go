@@ -11,6 +11,9 @@ type FieldError struct {
 	Field   string
 	Value   any
 	Allowed string
+	// Layout marks a problem of the split (TP, PP, DP, micro-batching, schedule) rather than of
+	// the model, hardware or workload: Search skips such layouts instead of failing.
+	Layout bool
 }
 
 func (e *FieldError) Error() string {
@@ -55,6 +58,23 @@ type checker struct{ errs ValidationError }
 
 func (c *checker) add(field string, value any, allowed string, args ...any) {
 	c.errs = append(c.errs, &FieldError{Field: field, Value: value, Allowed: fmt.Sprintf(allowed, args...)})
+}
+
+// layoutErrors marks every error added from index `from` on as a layout problem.
+func (c *checker) layoutErrors(from int) {
+	for _, e := range c.errs[from:] {
+		e.Layout = true
+	}
+}
+
+// OnlyLayout reports whether every problem is a layout problem.
+func (v ValidationError) OnlyLayout() bool {
+	for _, e := range v {
+		if !e.Layout {
+			return false
+		}
+	}
+	return true
 }
 
 // intRange checks lo ≤ v ≤ hi and reports whether it held.
@@ -205,6 +225,7 @@ func (s Scenario) Validate() error {
 	}
 
 	l := s.Layout
+	layoutFrom := len(c.errs)
 	tpOK := c.intRange("tp", l.TP, 1, MaxGPUs)
 	ppOK := c.intRange("pp", l.PP, 1, MaxLayers)
 	dpOK := c.intRange("dp", l.DP, 1, MaxGPUs)
@@ -266,6 +287,7 @@ func (s Scenario) Validate() error {
 			}
 		}
 	}
+	c.layoutErrors(layoutFrom)
 	if len(c.errs) == 0 {
 		return nil
 	}

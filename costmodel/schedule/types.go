@@ -80,6 +80,9 @@ type Result struct {
 	// PeakInFlight is, per rank, the most micro-batch × chunk forward passes whose backward had
 	// not finished at any one time (activation memory); forward passes alive in inference.
 	PeakInFlight []int
+	// Finish is, per rank, when its last op ends (a rank that drains early can hide its
+	// data-parallel gradient sync in the rest of the step).
+	Finish []float64
 	// Ops in the order they were scheduled per stage, stages one after the other; only if Record.
 	Ops []Op
 	// Inference only: when each group's prefill left the last stage (first token) and when its

@@ -1,0 +1,392 @@
+// Package assets embeds splitscope's preset models, GPUs and interconnects (presets/*.yaml, one
+// row per item, each row citing its source) and loads them into model types.
+//
+// The files use the units datasheets use (TFLOPS, GiB, GB/s, µs); loading converts them to the
+// SI units of package model (FLOP/s, bytes, bytes/s, seconds) and rejects bad rows with errors
+// that name the file, the row, its line and the field. Every bad row is reported, not just the
+// first.
+package assets
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/splitscope/splitscope/model"
+)
+
+//go:embed presets/*.yaml
+var presetFS embed.FS
+
+// Paths of the preset files inside the file system given to Parse (and inside the embedded one).
+const (
+	ModelsFile = "presets/models.yaml"
+	GPUsFile   = "presets/gpus.yaml"
+	LinksFile  = "presets/links.yaml"
+)
+
+// Presets is every model, GPU and link preset, in file order.
+type Presets struct {
+	Models []model.Arch
+	GPUs   []model.GPU
+	Links  []model.Link
+}
+
+// ErrUnknownID is wrapped by the lookup methods when no preset has the ID asked for.
+var ErrUnknownID = errors.New("unknown preset id")
+
+var loadEmbedded = sync.OnceValues(func() (*Presets, error) { return Parse(presetFS) })
+
+// Load returns the embedded presets. They are parsed once; each call returns its own copy, so a
+// caller may change what it gets without affecting other callers.
+func Load() (*Presets, error) {
+	p, err := loadEmbedded()
+	if err != nil {
+		return nil, err
+	}
+	return p.clone(), nil
+}
+
+// Parse reads ModelsFile, GPUsFile and LinksFile from fsys, checks every row and converts the
+// units. On failure it returns an Errors listing every problem found.
+func Parse(fsys fs.FS) (*Presets, error) {
+	var errs Errors
+	p := &Presets{}
+	p.Models = parseModels(fsys, &errs)
+	links, linksRead := parseLinks(fsys, &errs)
+	p.Links = links.items
+	p.GPUs = parseGPUs(fsys, links.kinds, linksRead, &errs)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return p, nil
+}
+
+// Model returns the model preset with this ID (case-insensitive).
+func (p *Presets) Model(id string) (model.Arch, error) {
+	var items []model.Arch
+	if p != nil {
+		items = p.Models
+	}
+	return find(items, id, "model", func(a model.Arch) string { return a.ID })
+}
+
+// GPU returns the GPU preset with this ID (case-insensitive).
+func (p *Presets) GPU(id string) (model.GPU, error) {
+	var items []model.GPU
+	if p != nil {
+		items = p.GPUs
+	}
+	return find(items, id, "gpu", func(g model.GPU) string { return g.ID })
+}
+
+// Link returns the link preset with this ID (case-insensitive).
+func (p *Presets) Link(id string) (model.Link, error) {
+	var items []model.Link
+	if p != nil {
+		items = p.Links
+	}
+	return find(items, id, "link", func(l model.Link) string { return l.ID })
+}
+
+func find[T any](items []T, id, kind string, key func(T) string) (T, error) {
+	want := strings.ToLower(strings.TrimSpace(id))
+	known := make([]string, len(items))
+	for i, it := range items {
+		if key(it) == want {
+			return it, nil
+		}
+		known[i] = key(it)
+	}
+	var zero T
+	return zero, fmt.Errorf("assets: %s %q: %w (known: %s)", kind, id, ErrUnknownID, strings.Join(known, ", "))
+}
+
+func (p *Presets) clone() *Presets {
+	return &Presets{Models: slices.Clone(p.Models), GPUs: slices.Clone(p.GPUs), Links: slices.Clone(p.Links)}
+}
+
+// Unit conversions from the files' units to package model's SI units.
+const (
+	tera     = 1e12 // TFLOPS -> FLOP/s
+	giga     = 1e9  // GB/s -> bytes/s
+	perMicro = 1e6  // µs per s
+	maxLatUS = 1e6  // model.Link allows at most 1 s of latency
+)
+
+// modelRequired are the required fields of a models.yaml row; experts and top_k are optional
+// (dense models omit them).
+var modelRequired = []string{"id", "name", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab",
+	"gated_mlp", "tied_embeddings", "max_seq", "source"}
+
+func parseModels(fsys fs.FS, errs *Errors) []model.Arch {
+	rows, ok := readRows(fsys, ModelsFile, "models", errs)
+	if !ok {
+		return nil
+	}
+	ids := newIDSet()
+	var out []model.Arch
+	for _, r := range rows {
+		var a model.Arch // model.Arch's yaml tags are the file's field names
+		r.decode(&a, modelRequired)
+		r.checkCommon(ids, a.ID, a.Name, a.Source)
+		var ve model.ValidationError
+		if errors.As(a.Validate(), &ve) {
+			for _, fe := range ve {
+				field := strings.ReplaceAll(fe.Field, "-", "_") // CLI flag names -> file fields
+				if !r.bad[field] {
+					r.fail(field, fmt.Sprint(fe.Value), "%s", fe.Allowed)
+				}
+			}
+		}
+		if !r.bad["max_seq"] && (a.MaxSeq < 1 || a.MaxSeq > model.MaxSeq) {
+			r.fail("max_seq", fmt.Sprint(a.MaxSeq), "must be between 1 and %d", model.MaxSeq)
+		}
+		if _, set := r.nodes["top_k"]; set && !r.bad["top_k"] && !r.bad["experts"] && a.Experts <= 1 {
+			r.fail("top_k", fmt.Sprint(a.TopK), "needs experts above 1 (experts = %d)", a.Experts)
+		}
+		if r.finish(errs) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// gpuRow is one row of gpus.yaml, in the file's units.
+type gpuRow struct {
+	ID             string  `yaml:"id"`
+	Name           string  `yaml:"name"`
+	PeakBF16TFLOPS float64 `yaml:"peak_bf16_tflops"`
+	PeakFP16TFLOPS float64 `yaml:"peak_fp16_tflops"`
+	PeakFP8TFLOPS  float64 `yaml:"peak_fp8_tflops"`
+	PeakFP32TFLOPS float64 `yaml:"peak_fp32_tflops"`
+	MemoryGiB      float64 `yaml:"memory_gib"`
+	HBMGBps        float64 `yaml:"hbm_gbps"`
+	ComputeEff     float64 `yaml:"compute_eff"`
+	MemoryEff      float64 `yaml:"memory_eff"`
+	NativeLink     string  `yaml:"native_link"`
+	PCIeLink       string  `yaml:"pcie_link"`
+	TDPWatts       float64 `yaml:"tdp_watts"`
+	Source         string  `yaml:"source"`
+}
+
+func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, errs *Errors) []model.GPU {
+	rows, ok := readRows(fsys, GPUsFile, "gpus", errs)
+	if !ok {
+		return nil
+	}
+	ids := newIDSet()
+	var out []model.GPU
+	for _, r := range rows {
+		var g gpuRow
+		r.decode(&g, allFields(&g)) // every GPU field is required; peak_fp8_tflops says 0 for none
+		r.checkCommon(ids, g.ID, g.Name, g.Source)
+		r.positive("peak_bf16_tflops", g.PeakBF16TFLOPS)
+		r.positive("peak_fp16_tflops", g.PeakFP16TFLOPS)
+		r.nonNegative("peak_fp8_tflops", g.PeakFP8TFLOPS, "0 (no FP8) or above")
+		r.positive("peak_fp32_tflops", g.PeakFP32TFLOPS)
+		r.positive("memory_gib", g.MemoryGiB)
+		r.positive("hbm_gbps", g.HBMGBps)
+		r.fraction("compute_eff", g.ComputeEff)
+		r.fraction("memory_eff", g.MemoryEff)
+		r.positive("tdp_watts", g.TDPWatts)
+		if linksRead {
+			r.linkRef("native_link", g.NativeLink, linkKinds, model.NVLink, model.PCIe, model.XGMI)
+			r.linkRef("pcie_link", g.PCIeLink, linkKinds, model.PCIe)
+		}
+		if r.finish(errs) {
+			out = append(out, model.GPU{
+				ID:           g.ID,
+				Name:         g.Name,
+				PeakBF16:     g.PeakBF16TFLOPS * tera,
+				PeakFP16:     g.PeakFP16TFLOPS * tera,
+				PeakFP8:      g.PeakFP8TFLOPS * tera,
+				PeakFP32:     g.PeakFP32TFLOPS * tera,
+				MemoryBytes:  g.MemoryGiB * model.GiB,
+				HBMBandwidth: g.HBMGBps * giga,
+				ComputeEff:   g.ComputeEff,
+				MemoryEff:    g.MemoryEff,
+				NativeLink:   g.NativeLink,
+				PCIeLink:     g.PCIeLink,
+				TDPWatts:     g.TDPWatts,
+				Source:       g.Source,
+			})
+		}
+	}
+	return out
+}
+
+// linkRow is one row of links.yaml, in the file's units.
+type linkRow struct {
+	ID            string  `yaml:"id"`
+	Name          string  `yaml:"name"`
+	Kind          string  `yaml:"kind"`
+	BandwidthGBps float64 `yaml:"bandwidth_gbps"`
+	LatencyUS     float64 `yaml:"latency_us"`
+	Efficiency    float64 `yaml:"efficiency"`
+	Source        string  `yaml:"source"`
+}
+
+// parsedLinks is what the GPU rows need from links.yaml: every ID seen and its kind, bad rows
+// included, so that one bad link row does not also fail every GPU that names it.
+type parsedLinks struct {
+	items []model.Link
+	kinds map[string]model.LinkKind // unknownKind where the row's kind is unreadable
+}
+
+// unknownKind marks a link whose kind could not be read; GPU rows naming it skip the kind check.
+const unknownKind model.LinkKind = -1
+
+func parseLinks(fsys fs.FS, errs *Errors) (parsedLinks, bool) {
+	pl := parsedLinks{kinds: map[string]model.LinkKind{}}
+	rows, ok := readRows(fsys, LinksFile, "links", errs)
+	if !ok {
+		return pl, false
+	}
+	ids := newIDSet()
+	for _, r := range rows {
+		var l linkRow
+		r.decode(&l, allFields(&l))
+		r.checkCommon(ids, l.ID, l.Name, l.Source)
+		kind, err := model.ParseLinkKind(l.Kind)
+		if err != nil && !r.bad["kind"] {
+			var fe *model.FieldError
+			allowed := err.Error()
+			if errors.As(err, &fe) {
+				allowed = fe.Allowed
+			}
+			r.fail("kind", l.Kind, "must be one of %s", allowed)
+		}
+		r.positive("bandwidth_gbps", l.BandwidthGBps)
+		if r.finite("latency_us", l.LatencyUS) && (l.LatencyUS <= 0 || l.LatencyUS > maxLatUS) {
+			r.fail("latency_us", fmtFloat(l.LatencyUS), "must be above 0 and at most %g (1 s)", maxLatUS)
+		}
+		r.fraction("efficiency", l.Efficiency)
+		if _, dup := pl.kinds[l.ID]; l.ID != "" && !dup {
+			if err != nil {
+				pl.kinds[l.ID] = unknownKind
+			} else {
+				pl.kinds[l.ID] = kind
+			}
+		}
+		if r.finish(errs) {
+			pl.items = append(pl.items, model.Link{
+				ID:         l.ID,
+				Name:       l.Name,
+				Kind:       kind,
+				Bandwidth:  l.BandwidthGBps * giga,
+				Latency:    l.LatencyUS / perMicro,
+				Efficiency: l.Efficiency,
+				Source:     l.Source,
+			})
+		}
+	}
+	return pl, true
+}
+
+// Checks shared by the three kinds of row.
+
+// idSet remembers where each ID was first seen in one file.
+type idSet map[string][2]int // id -> row index, line
+
+func newIDSet() idSet { return idSet{} }
+
+// checkCommon checks id, name and source, and that the id is new in this file.
+func (r *row) checkCommon(ids idSet, id, name, source string) {
+	if _, ok := r.nodes["id"]; ok && !r.bad["id"] {
+		if !validID(id) {
+			r.fail("id", id, "must be lower-case letters, digits, '.' and '-', starting with a letter or digit")
+		} else if first, dup := ids[id]; dup {
+			r.fail("id", id, "duplicate of row %d (line %d)", first[0], first[1])
+		} else {
+			ids[id] = [2]int{r.index, r.line}
+		}
+	}
+	r.nonEmpty("name", name)
+	r.nonEmpty("source", source)
+}
+
+func validID(id string) bool {
+	if id == "" {
+		return false
+	}
+	for i, c := range id {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case (c == '.' || c == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (r *row) nonEmpty(field, v string) {
+	if _, ok := r.nodes[field]; ok && !r.bad[field] && strings.TrimSpace(v) == "" {
+		r.fail(field, v, "must not be empty")
+	}
+}
+
+// finite reports whether v is a finite number, reporting it if not; fields already reported
+// (missing, unreadable) count as not finite so that they are not reported twice.
+func (r *row) finite(field string, v float64) bool {
+	if r.bad[field] {
+		return false
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		r.fail(field, fmtFloat(v), "must be a finite number")
+		return false
+	}
+	return true
+}
+
+func (r *row) positive(field string, v float64) {
+	if r.finite(field, v) && v <= 0 {
+		r.fail(field, fmtFloat(v), "must be above 0")
+	}
+}
+
+func (r *row) nonNegative(field string, v float64, want string) {
+	if r.finite(field, v) && v < 0 {
+		r.fail(field, fmtFloat(v), "must be %s", want)
+	}
+}
+
+func (r *row) fraction(field string, v float64) {
+	if r.finite(field, v) && (v <= 0 || v > 1) {
+		r.fail(field, fmtFloat(v), "must be a fraction in (0, 1]")
+	}
+}
+
+// linkRef checks that a GPU's link field names a link of links.yaml of one of the wanted kinds.
+func (r *row) linkRef(field, id string, kinds map[string]model.LinkKind, want ...model.LinkKind) {
+	if r.bad[field] {
+		return
+	}
+	if strings.TrimSpace(id) == "" {
+		r.fail(field, id, "must not be empty")
+		return
+	}
+	kind, ok := kinds[id]
+	if !ok {
+		known := make([]string, 0, len(kinds))
+		for k := range kinds {
+			known = append(known, k)
+		}
+		slices.Sort(known)
+		r.fail(field, id, "unknown link id in %s (known: %s)", LinksFile, strings.Join(known, ", "))
+		return
+	}
+	if kind != unknownKind && !slices.Contains(want, kind) {
+		names := make([]string, len(want))
+		for i, k := range want {
+			names[i] = k.String()
+		}
+		r.fail(field, id, "is of kind %s; must be of kind %s", kind, strings.Join(names, " or "))
+	}
+}

@@ -1,0 +1,154 @@
+package costmodel
+
+import (
+	"math"
+
+	"github.com/splitscope/splitscope/model"
+)
+
+// Compute is a roofline per kernel: time = max(FLOPs / (peak · compute efficiency),
+// bytes / (HBM bandwidth · memory efficiency)). Matmuls are rooflined one GEMM at a time, so a
+// decode step (a handful of tokens against all the weights) comes out memory-bound and a
+// training micro-batch compute-bound without a special case. Element-wise work (norms, residual
+// adds, dropout, activation functions, softmax) is pure memory traffic.
+
+// Element-wise traffic per token in forward, in elements: two norms (read+write h each),
+// two fused bias-dropout-residual adds (read 2h, write h, a 1-byte mask ≈ h/2 elements each):
+// ≈ 11·h; the MLP activation reads and writes its f-wide input(s): 2·f (3·f when gated).
+// The counts follow the tensors Korthikanti et al. list for the 34·s·b·h activation bytes.
+const elementwisePerHidden = 11
+
+// unfusedScoreBytes is the memory traffic per attention score element in forward when the
+// s×s scores are materialised (pre-FlashAttention kernels): write the scores, read and write
+// them in a fused softmax, write the dropout mask and the dropped probabilities, read them
+// for P·V: ≈ 10 bytes in 16-bit precision (Korthikanti et al. count 5 stored bytes).
+const unfusedScoreBytes = 10
+
+// kernel is one roofline-timed piece of work.
+type kernel struct{ flops, bytes float64 }
+
+func (k kernel) add(o kernel) kernel { return kernel{k.flops + o.flops, k.bytes + o.bytes} }
+func (k kernel) scale(f float64) kernel {
+	return kernel{k.flops * f, k.bytes * f}
+}
+
+// hw is the GPU the kernels run on, in one precision.
+type hw struct {
+	flops float64 // achievable FLOP/s
+	bw    float64 // achievable bytes/s
+}
+
+func newHW(g model.GPU, p model.Precision) hw {
+	return hw{flops: g.Peak(p) * g.ComputeEff, bw: g.HBMBandwidth * g.MemoryEff}
+}
+
+func (h hw) time(k kernel) float64 {
+	if h.flops <= 0 || h.bw <= 0 {
+		return 0
+	}
+	return math.Max(k.flops/h.flops, k.bytes/h.bw)
+}
+
+// gemm is an M×K by K×N matmul in e-byte elements; weights are the K×N operand.
+func gemm(m, k, n, e float64) kernel {
+	return kernel{flops: 2 * m * k * n, bytes: (m*k + k*n + m*n) * e}
+}
+
+// pass is the forward of one layer on one GPU of the TP group, split the way the Tensor tab
+// draws it, plus what backward and recompute add.
+type pass struct {
+	attnGEMM kernel // QKV and output projections
+	attnCore kernel // Q·Kᵀ, softmax, P·V (one fused kernel)
+	scores   kernel // unfused attention only: the s×s scores through HBM
+	mlp      kernel // MLP matmuls (active experts)
+	elem     kernel // element-wise traffic
+	// tpBytes is the size of each of the two TP all-reduces of forward (b·s·h·e).
+	tpBytes float64
+}
+
+// layerPass builds one layer's forward on one GPU: tokens processed (b·s, or b in decode),
+// ctx the keys each query attends to, seqs the number of sequences (for KV reads).
+func layerPass(a model.Arch, l model.Layout, tokens, ctx, seqs float64, e float64, unfused bool) pass {
+	t := float64(l.TP)
+	h := float64(a.Hidden)
+	kv := h * float64(a.KVHeads) / float64(a.Heads)
+	f := float64(a.FFN)
+	k := a.MLPMatrices()
+	act := float64(a.ActiveExperts())
+
+	var p pass
+	p.attnGEMM = gemm(tokens, h, (h+2*kv)/t, e).add(gemm(tokens, h/t, h, e))
+
+	// Attention core: 2·tokens·ctx·h FLOPs for Q·Kᵀ and as many for P·V (4·b·s²·h in training).
+	// Reads Q and writes O (tokens·h/t), reads K and V for the context. KV heads replicate
+	// when TP exceeds them, so a GPU reads at least one KV head.
+	kvPerGPU := kv / math.Min(t, float64(a.KVHeads))
+	p.attnCore = kernel{
+		flops: 4 * tokens * ctx * h / t,
+		bytes: (2*tokens*h/t + 2*seqs*ctx*kvPerGPU) * e,
+	}
+	if unfused {
+		// Separate kernels (Q·Kᵀ, softmax, dropout, P·V): the score traffic adds to the GEMMs'
+		// time instead of overlapping it.
+		p.scores = kernel{bytes: unfusedScoreBytes * float64(a.Heads) / t * tokens * ctx * e / 2}
+	}
+
+	// MLP: each token runs through `act` experts; the weights read are those of the experts
+	// the batch touches (all of them for a dense model).
+	touched := expertsTouched(a, tokens)
+	p.mlp = kernel{
+		flops: 2 * tokens * act * h * f * k / t,
+		bytes: (touched*h*f*k/t + tokens*act*(h+k*f/t)) * e,
+	}
+
+	hShare := h
+	if l.SequenceParallel {
+		hShare = h / t
+	}
+	p.elem = kernel{bytes: tokens * (elementwisePerHidden*hShare + k*f*act/t) * e}
+	p.tpBytes = tokens * h * e
+	return p
+}
+
+// expertsTouched is how many experts' weights a batch of tokens reads: all E when enough tokens,
+// else the expected number of distinct experts hit by tokens·topK uniform picks.
+func expertsTouched(a model.Arch, tokens float64) float64 {
+	if a.Experts <= 1 {
+		return 1
+	}
+	e := float64(a.Experts)
+	q := 1 - float64(a.ActiveExperts())/e
+	return e * (1 - math.Pow(q, tokens))
+}
+
+func (p pass) forward() kernel {
+	return p.attnGEMM.add(p.attnCore).add(p.scores).add(p.mlp).add(p.elem)
+}
+
+// backward splits into B (input gradients: the GEMMs again, the attention core twice, the
+// element-wise work twice) and W (weight gradients: the GEMMs again), so that B ≈ W ≈ forward
+// and zero-bubble schedules can move W.
+func (p pass) backwardB() kernel {
+	return p.attnGEMM.add(p.mlp).add(p.attnCore.scale(2)).add(p.scores.scale(2)).add(p.elem.scale(2))
+}
+func (p pass) backwardW() kernel { return p.attnGEMM.add(p.mlp) }
+
+// logits is the output projection and loss for `tokens` tokens on one GPU of the TP group.
+func logits(a model.Arch, l model.Layout, tokens, e float64) kernel {
+	t := float64(l.TP)
+	v := float64(a.Vocab)
+	k := gemm(tokens, float64(a.Hidden), v/t, e)
+	k.bytes += 3 * tokens * v / t * 4 // fp32 softmax cross-entropy: read, exp, write
+	return k
+}
+
+// forwardFLOPs is the model FLOPs of one forward pass of `tokens` tokens (whole model, no TP),
+// with the attention core over ctx and the logits over logitTokens.
+func forwardFLOPs(a model.Arch, tokens, ctx, logitTokens float64) float64 {
+	h := float64(a.Hidden)
+	kv := h * float64(a.KVHeads) / float64(a.Heads)
+	layer := 2*tokens*(h*(h+2*kv)+h*h) +
+		2*tokens*float64(a.ActiveExperts())*h*float64(a.FFN)*a.MLPMatrices() +
+		4*tokens*ctx*h
+	return float64(a.Layers)*layer + 2*logitTokens*h*float64(a.Vocab)
+}

@@ -1,0 +1,79 @@
+package costmodel
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/splitscope/splitscope/model"
+)
+
+// FuzzEvaluate drives every scenario field: Evaluate never panics, never returns NaN or Inf, and
+// either reports (with a consistent breakdown) or returns a ValidationError.
+func FuzzEvaluate(f *testing.F) {
+	f.Add(80, 8192, 64, 8, 28672, 128256, 8, 8, 8, 1, 1, 1, 64, 4096, 0, 0, 0, 0, false, 1024, 256, 8, 0)
+	f.Add(32, 4096, 32, 32, 11008, 32000, 8, 8, 1, 8, 2, 1, 64, 2048, 2, 0, 2, 1, true, 512, 64, 4, 1)
+	f.Add(24, 2304, 24, 24, 9216, 51200, 16, 8, 2, 4, 1, 2, 64, 2048, 3, 0, 1, 3, false, 128, 8, 1, 2)
+	f.Add(40, 5120, 40, 40, 13824, 32000, 4, 8, 1, 4, 1, 1, 16, 1024, 0, 1, 0, 0, false, 2048, 128, 16, 3)
+	f.Add(3, 64, 4, 2, 128, 100, 6, 3, 2, 3, 1, 1, 6, 7, 1, 1, 0, 2, true, 1, 1, 3, 0)
+	f.Fuzz(func(t *testing.T, layers, hidden, heads, kv, ffn, vocab, gpus, gpn, tp, pp, chunks, mb, batch, seq,
+		sched, mode, recomp, zero int, sp bool, prompt, gen, requests, prec int) {
+		p := presets(t)
+		s := model.Scenario{
+			Arch: model.Arch{ID: "fuzz", Layers: layers, Hidden: hidden, Heads: heads, KVHeads: kv, FFN: ffn,
+				Vocab: vocab, GatedMLP: ffn%2 == 0},
+			Cluster: model.Cluster{GPU: mustGPU(t, p, "h100-sxm"), GPUs: gpus, GPUsPerNode: gpn,
+				Intra: mustLink(t, p, "nvlink4"), Inter: mustLink(t, p, "ib-ndr"), NICsPerNode: 8},
+			Layout: model.Layout{TP: tp, PP: pp, DP: 1, Chunks: chunks, MicroBatch: mb,
+				Schedule: model.Schedule(sched), Recompute: model.Recompute(recomp), ZeRO: zero,
+				SequenceParallel: sp},
+			Workload: model.Workload{Mode: model.Mode(mode), Seq: seq, GlobalBatch: batch,
+				PromptTokens: prompt, GenTokens: gen, Requests: requests, Precision: model.Precision(prec)},
+			ReserveBytes: model.DefaultReserveBytes,
+		}
+		if tp > 0 && pp > 0 && gpus%(tp*pp) == 0 {
+			s.Layout.DP = gpus / (tp * pp)
+		}
+		r, err := Evaluate(s)
+		if err != nil {
+			var ve model.ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("error is not a ValidationError: %v", err)
+			}
+			return
+		}
+		checkFinite(t, reflect.ValueOf(r), "Report")
+		if r.StepTime <= 0 {
+			t.Fatalf("step time %v for a valid scenario", r.StepTime)
+		}
+		bd := r.Breakdown
+		total := bd.Compute + bd.Recompute + bd.TPComm + bd.PPComm + bd.DPComm + bd.Bubble + bd.Optimizer
+		if s.Workload.Mode == model.Train && math.Abs(total-r.StepTime) > 1e-6*r.StepTime {
+			t.Fatalf("breakdown %v does not sum to step %v", total, r.StepTime)
+		}
+	})
+}
+
+// checkFinite walks a value and fails on any NaN or Inf float.
+func checkFinite(t *testing.T, v reflect.Value, path string) {
+	t.Helper()
+	switch v.Kind() {
+	case reflect.Float64, reflect.Float32:
+		if x := v.Float(); math.IsNaN(x) || math.IsInf(x, 0) {
+			t.Fatalf("%s = %v", path, x)
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			checkFinite(t, v.Field(i), path+"."+v.Type().Field(i).Name)
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < min(v.Len(), 64); i++ {
+			checkFinite(t, v.Index(i), path)
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			checkFinite(t, v.Elem(), path)
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package costmodel
+
+import "github.com/splitscope/splitscope/model"
+
+// Mixed-precision AdamW keeps 18 bytes per parameter [SP, reference §4.4]: 16-bit weights (2) and
+// their fp32 master copy (4), fp32 gradients (4), Adam's two fp32 moments (8). This split is
+// what reproduces the parameter-and-optimizer bars of Korthikanti et al.'s Figure 1.
+const (
+	bytesWeights16  = 2
+	bytesMaster32   = 4
+	bytesGradients  = 4
+	bytesAdamStates = 8
+	// adamTrafficPerParam is the HBM traffic of one fused AdamW step: read gradient, master,
+	// two moments (16), write master and moments (12) and the 16-bit weights (2).
+	adamTrafficPerParam = 30
+)
+
+// paramState is the training state of `params` parameters on one GPU, sharded by ZeRO over d.
+func paramState(params float64, prec model.Precision, zero, d int) (weights, grads, opt float64) {
+	df := float64(max(d, 1))
+	w16, master := float64(bytesWeights16), float64(bytesMaster32)
+	if prec == model.FP32 {
+		w16, master = 4, 0 // fp32 training keeps one copy
+	}
+	if zero >= 1 {
+		master /= df
+	}
+	if zero >= 3 {
+		w16 /= df
+	}
+	weights = params * (w16 + master)
+	grads = params * bytesGradients
+	if zero >= 2 {
+		grads /= df
+	}
+	opt = params * bytesAdamStates
+	if zero >= 1 {
+		opt /= df
+	}
+	return
+}
+
+// layerActivationBytes is the activation memory one layer keeps for one micro-batch until its
+// backward [Korthikanti et al. 2022, §4]: s·b·h·(34 + 5·a·s/h) bytes without parallelism, of
+// which 10 stay whole under tensor parallelism (norm inputs, the two block inputs, dropout
+// masks) and the rest divides by t; sequence parallelism divides all of it. The 34 generalises
+// to GQA and gated MLPs by counting the same tensors: 4 (norms) + 7 + 4·kv/h (attention block)
+// + 3 + 2·k·f/h (MLP block, k matrices). The 5·a·s/h term is the s×s scores, softmax and dropout,
+// gone with selective recompute or FlashAttention; full recompute keeps only the layer input.
+func layerActivationBytes(a model.Arch, l model.Layout, s, b float64, prec model.Precision) float64 {
+	h := float64(a.Hidden)
+	t := float64(l.TP)
+	sbh := s * b * h
+	scale := 1.0
+	if prec == model.FP32 {
+		scale = 2
+	}
+	if l.Recompute == model.RecomputeFull {
+		if l.SequenceParallel {
+			return 2 * sbh / t * scale
+		}
+		return 2 * sbh * scale
+	}
+	kv := h * float64(a.KVHeads) / float64(a.Heads)
+	f := float64(a.FFN) * float64(a.ActiveExperts())
+	total := 4 + 7 + 4*kv/h + 3 + 2*a.MLPMatrices()*f/h // 34 for GPT
+	whole := 10.0
+	scores := 0.0
+	if l.UnfusedAttention && l.Recompute != model.RecomputeSelective {
+		scores = 5 * float64(a.Heads) * s / h
+	}
+	if l.SequenceParallel {
+		return sbh * (total + scores) / t * scale
+	}
+	return sbh * (whole + (total-whole)/t + scores/t) * scale
+}
+
+// kvCacheBytes is the KV cache of `layers` layers for `seqs` sequences of `ctx` tokens on one
+// GPU: KV heads split over TP, replicated once TP exceeds them.
+func kvCacheBytes(a model.Arch, l model.Layout, layers, seqs, ctx, e float64) float64 {
+	h := float64(a.Hidden)
+	kv := h * float64(a.KVHeads) / float64(a.Heads)
+	return 2 * layers * seqs * ctx * kv * e / float64(min(l.TP, a.KVHeads))
+}

@@ -1,0 +1,368 @@
+package schedule
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/splitscope/splitscope/model"
+)
+
+// maxUnits bounds p·v·m so that a wild input costs an error, not gigabytes: the simulation keeps
+// three end times per (virtual stage, micro-batch). 1<<22 is 64× the largest case Search asks for
+// (p=64, v=2, m=512).
+const maxUnits = 1 << 22
+
+// ref is one entry of a rank's op order, packed so that the hot loop reads 8 bytes per op and
+// divides nothing: kind in the top 2 bits, then the virtual stage (chunk·p + rank), then the
+// micro-batch, 31 bits each.
+type ref uint64
+
+func mkref(k Kind, vs, micro int) ref { return ref(k)<<62 | ref(vs)<<31 | ref(micro) }
+
+func (x ref) kind() Kind { return Kind(x >> 62) }
+func (x ref) vs() int    { return int(x>>31) & (1<<31 - 1) }
+func (x ref) micro() int { return int(x) & (1<<31 - 1) }
+
+// SimulateTrain runs one training step of in.Schedule op by op and returns its makespan, per-rank
+// busy time and peak in-flight micro-batches (and every op when in.Record).
+//
+// Each rank runs its ops one at a time in the order the schedule prescribes (see the order
+// functions below); an op starts when its rank is free and its inputs have arrived:
+// F of virtual stage i needs F of i−1 plus P2P[i−1]; B of i needs its own F and B of i+1 plus
+// P2P[i]; W needs its own B. Because the orders are fixed, times follow from dependencies alone,
+// so no event queue is needed: ranks are advanced as far as their inputs allow, and a rank whose
+// neighbour made progress is looked at again. A fixed order that can never complete (which the
+// built-in schedules do not produce) is reported as a deadlock rather than looping.
+func SimulateTrain(in Train) (Result, error) {
+	if err := validateTrain(&in); err != nil {
+		return Result{}, err
+	}
+	p, v, m := in.Stages, in.Chunks, in.Micro
+	per := v * m * 2 // ops per rank
+	if in.Schedule == model.ZBH1 {
+		per = v * m * 3
+	}
+	order := make([]ref, p*per)
+	for r := 0; r < p; r++ {
+		o := orderOf{seq: order[r*per : r*per : (r+1)*per], p: p, v: v, m: m, r: r}
+		switch in.Schedule {
+		case model.GPipe:
+			o.gpipe()
+		case model.OneFOneB:
+			o.oneFOneB()
+		case model.Interleaved:
+			o.interleaved()
+		case model.ZBH1:
+			o.zbh1()
+		}
+		if len(o.seq) != per { // a bug in an order function, not in the input
+			return Result{}, fmt.Errorf("schedule: %v order for rank %d has %d ops, want %d", in.Schedule, r, len(o.seq), per)
+		}
+	}
+	return simulate(&in, order, per)
+}
+
+// validateTrain checks the shape and the costs of in; errors name the field and the value.
+func validateTrain(in *Train) error {
+	bad := func(field string, value any, allowed string) error {
+		return &model.FieldError{Field: field, Value: value, Allowed: allowed}
+	}
+	switch in.Schedule {
+	case model.OneFOneB, model.GPipe, model.Interleaved, model.ZBH1:
+	default:
+		return bad("schedule", in.Schedule, "must be 1f1b, gpipe, interleaved or zb-h1")
+	}
+	if in.Stages < 1 {
+		return bad("stages", in.Stages, "must be at least 1")
+	}
+	if in.Chunks < 1 {
+		return bad("chunks", in.Chunks, "must be at least 1")
+	}
+	if in.Chunks != 1 && in.Schedule != model.Interleaved {
+		return bad("chunks", in.Chunks, fmt.Sprintf("must be 1 for schedule %v", in.Schedule))
+	}
+	if in.Micro < 1 {
+		return bad("micro", in.Micro, "must be at least 1")
+	}
+	if in.Stages > maxUnits || in.Chunks > maxUnits/in.Stages || in.Micro > maxUnits/(in.Stages*in.Chunks) {
+		return bad("micro", in.Micro, fmt.Sprintf("stages × chunks × micro must be at most %d", maxUnits))
+	}
+	if in.Schedule == model.Interleaved && in.Micro%in.Stages != 0 {
+		return bad("micro", in.Micro, fmt.Sprintf("must be a multiple of stages (%d) for interleaved", in.Stages))
+	}
+	nvs := in.Stages * in.Chunks
+	if err := checkCosts("f", in.F, nvs, false); err != nil {
+		return err
+	}
+	if err := checkCosts("b", in.B, nvs, false); err != nil {
+		return err
+	}
+	if err := checkCosts("w", in.W, nvs, in.W == nil); err != nil {
+		return err
+	}
+	if in.Schedule != model.ZBH1 {
+		for i, w := range in.W {
+			if w != 0 {
+				return bad(fmt.Sprintf("w[%d]", i), w, fmt.Sprintf("must be 0 for schedule %v (B holds the whole backward)", in.Schedule))
+			}
+		}
+	}
+	return checkCosts("p2p", in.P2P, nvs-1, in.P2P == nil)
+}
+
+// checkCosts wants want non-negative finite values in xs; nilOK lets a nil slice stand for zeros.
+func checkCosts(field string, xs []float64, want int, nilOK bool) error {
+	if nilOK {
+		return nil
+	}
+	if len(xs) != want {
+		return &model.FieldError{Field: "len(" + field + ")", Value: len(xs), Allowed: fmt.Sprintf("must be %d", want)}
+	}
+	for i, x := range xs {
+		if !(x >= 0) || math.IsInf(x, 1) { // !(x >= 0) also catches NaN
+			return &model.FieldError{Field: fmt.Sprintf("%s[%d]", field, i), Value: x, Allowed: "must be finite and non-negative"}
+		}
+	}
+	return nil
+}
+
+// orderOf builds one rank's op order.
+type orderOf struct {
+	seq     []ref
+	p, v, m int
+	r       int
+}
+
+func (o *orderOf) add(k Kind, chunk, micro int) {
+	o.seq = append(o.seq, mkref(k, chunk*o.p+o.r, micro))
+}
+
+// gpipe: every forward, then every backward, in micro-batch order.
+func (o *orderOf) gpipe() {
+	for j := 0; j < o.m; j++ {
+		o.add(F, 0, j)
+	}
+	for j := 0; j < o.m; j++ {
+		o.add(B, 0, j)
+	}
+}
+
+// oneFOneB is PipeDream-Flush as in Megatron's forward_backward_pipelining_without_interleaving:
+// p−r−1 warm-up forwards, then (F, B) pairs, then the remaining backwards. Rank r never holds more
+// than p−r micro-batches.
+func (o *orderOf) oneFOneB() {
+	w := min(o.p-o.r-1, o.m)
+	for j := 0; j < w; j++ {
+		o.add(F, 0, j)
+	}
+	for i := 0; i < o.m-w; i++ {
+		o.add(F, 0, w+i)
+		o.add(B, 0, i)
+	}
+	for j := o.m - w; j < o.m; j++ {
+		o.add(B, 0, j)
+	}
+}
+
+// interleaved follows Megatron-LM's forward_backward_pipelining_with_interleaving: the k-th of
+// the m·v forward passes of a rank runs chunk (k/p) mod v on micro-batch (k/(p·v))·p + k mod p,
+// i.e. p micro-batches go through chunk 0, then the same p through chunk 1, and so on; backward
+// passes use the same mapping with the chunk reversed. Warm-up is (p−r−1)·2 + (v−1)·p forwards
+// (all of them when m = p, as Megatron does), then (F, B) pairs, then the remaining backwards.
+func (o *orderOf) interleaved() {
+	p, v, m := o.p, o.v, o.m
+	total := m * v
+	w := min((p-o.r-1)*2+(v-1)*p, total)
+	if m == p {
+		w = total
+	}
+	var fwd, bwd vmicro
+	for range w {
+		c, j := fwd.next(p, v)
+		o.add(F, c, j)
+	}
+	for range total - w {
+		c, j := fwd.next(p, v)
+		o.add(F, c, j)
+		c, j = bwd.next(p, v)
+		o.add(B, v-1-c, j)
+	}
+	for range w {
+		c, j := bwd.next(p, v)
+		o.add(B, v-1-c, j)
+	}
+}
+
+// vmicro walks Megatron's virtual micro-batches k = 0, 1, …: chunk (k/p) mod v, micro-batch
+// (k/(p·v))·p + k mod p, without dividing.
+type vmicro struct{ group, chunk, off int }
+
+func (x *vmicro) next(p, v int) (chunk, micro int) {
+	chunk, micro = x.chunk, x.group*p+x.off
+	if x.off++; x.off == p {
+		x.off = 0
+		if x.chunk++; x.chunk == v {
+			x.chunk = 0
+			x.group++
+		}
+	}
+	return chunk, micro
+}
+
+// zbh1 is zero-bubble H1 (Qi et al. 2023, "ZB1P" in sail-sg/zero-bubble-pipeline-parallelism):
+// F and B in the 1F1B order, so rank r still holds at most p−r micro-batches (W needs no
+// activations beyond its B's), with each W split from its B and run later. Rank r's B output
+// feeds ranks r−1..0, so the deeper the rank the more W passes it holds back: rank r keeps r
+// pending and runs the oldest one after each B once more than r are pending. Its last r W passes
+// then fill the time the last gradient takes to travel from rank r down to rank 0, where 1F1B
+// leaves it idle.
+//
+// Order on rank r: p−r−1 warm-up F; then for each further F: F, B, [W]; then the remaining B,
+// each with its [W]; then the last W passes. On uniform stages with m ≥ p this gives
+// m(F+B+W) + (p−1)·max(B + max(F−W, 0), F): the paper's (p−1)(F+B−W) bubble when W ≤ F and
+// W ≤ B. No order with at most p micro-batches in flight on rank 0 does better than
+// m(F+B+W) + (p−1)B, since rank 0 can only run forwards until the first gradient returns;
+// the (p−1)(F+B−2W) bubble needs ZB-H2's 2p−1.
+func (o *orderOf) zbh1() {
+	lag := o.r
+	w := min(o.p-o.r-1, o.m)
+	nb, nw := 0, 0
+	back := func() {
+		o.add(B, 0, nb)
+		nb++
+		if nb-nw > lag {
+			o.add(W, 0, nw)
+			nw++
+		}
+	}
+	for j := 0; j < w; j++ {
+		o.add(F, 0, j)
+	}
+	for i := 0; i < o.m-w; i++ {
+		o.add(F, 0, w+i)
+		back()
+	}
+	for nb < o.m {
+		back()
+	}
+	for nw < o.m {
+		o.add(W, 0, nw)
+		nw++
+	}
+}
+
+// simulate runs the per-rank orders (per ops each, rank after rank in order) and fills a Result.
+func simulate(in *Train, order []ref, per int) (Result, error) {
+	p, m := in.Stages, in.Micro
+	nvs := p * in.Chunks
+	units := nvs * m
+	// When op (kind, vs·m + micro) finished, −1 until it has run.
+	end := make([]float64, 3*units)
+	for i := range end {
+		end[i] = -1
+	}
+	endF, endB, endW := end[:units], end[units:2*units], end[2*units:]
+	p2p := make([]float64, nvs) // padded so that B of the last virtual stage may read p2p[nvs−1]
+	copy(p2p, in.P2P)
+	w := in.W
+	if w == nil {
+		w = make([]float64, nvs)
+	}
+	res := Result{Busy: make([]float64, p), PeakInFlight: make([]int, p)}
+	var at []int32 // at[kind·units + u]: index of the op in res.Ops, only when recording
+	if in.Record {
+		res.Ops = make([]Op, p*per)
+		at = make([]int32, 3*units)
+	}
+	ints := make([]int, 3*p)
+	pos, queue, inflight := ints[:p], ints[p:2*p], ints[2*p:]
+	free := make([]float64, p)
+	queued := make([]bool, p)
+	for r := range queue {
+		queue[r], queued[r] = r, true
+	}
+	head, n := 0, p
+	push := func(r int) {
+		if !queued[r] {
+			queued[r] = true
+			queue[(head+n)%p] = r
+			n++
+		}
+	}
+	for n > 0 {
+		r := queue[head]
+		head, n = (head+1)%p, n-1
+		queued[r] = false
+		k, t := pos[r], free[r]
+		busy, fly, peak := res.Busy[r], inflight[r], res.PeakInFlight[r]
+		seq := order[r*per : (r+1)*per]
+	run:
+		for ; k < per; k++ {
+			x := seq[k]
+			vs := x.vs()
+			u := vs*m + x.micro()
+			ready, dep := 0.0, -1 // arrival of the cross-stage input, and its index in end
+			var cost float64
+			var slot *float64
+			switch x.kind() {
+			case F:
+				if vs > 0 {
+					if endF[u-m] < 0 {
+						break run
+					}
+					ready, dep = endF[u-m]+p2p[vs-1], u-m
+				}
+				cost, slot = in.F[vs], &endF[u]
+				fly++
+				peak = max(peak, fly)
+			case B:
+				if endF[u] < 0 {
+					break run
+				}
+				if vs < nvs-1 {
+					if endB[u+m] < 0 {
+						break run
+					}
+					ready, dep = endB[u+m]+p2p[vs], units+u+m
+				}
+				cost, slot = in.B[vs], &endB[u]
+				fly--
+			default:
+				if endB[u] < 0 {
+					break run
+				}
+				cost, slot = w[vs], &endW[u]
+			}
+			start := max(t, ready)
+			t = start + cost
+			busy += cost
+			*slot = t
+			if in.Record {
+				i := r*per + k
+				at[int(x.kind())*units+u] = int32(i)
+				d := -1
+				if dep >= 0 && ready >= start {
+					d = int(at[dep])
+				}
+				res.Ops[i] = Op{Stage: r, Chunk: vs / p, Micro: u % m, Kind: x.kind(), Start: start, End: t, Dep: d}
+			}
+		}
+		if k > pos[r] {
+			pos[r], free[r] = k, t
+			res.Busy[r], inflight[r], res.PeakInFlight[r] = busy, fly, peak
+			// What r just finished can unblock only its neighbours: forwards flow to r+1, backwards
+			// to r−1 (wrapping around between chunks).
+			push((r + 1) % p)
+			push((r + p - 1) % p)
+		}
+	}
+	for r := 0; r < p; r++ {
+		if pos[r] < per {
+			x := order[r*per+pos[r]]
+			return Result{}, fmt.Errorf("schedule: deadlock: rank %d waits forever at op %d (%v of virtual stage %d, micro-batch %d)",
+				r, pos[r], x.kind(), x.vs(), x.micro())
+		}
+		res.Makespan = max(res.Makespan, free[r])
+	}
+	return res, nil
+}

@@ -1,0 +1,456 @@
+package costmodel
+
+import (
+	"fmt"
+
+	"github.com/splitscope/splitscope/costmodel/schedule"
+	"github.com/splitscope/splitscope/model"
+)
+
+// vstage is one virtual pipeline stage's per-micro-batch costs in training, seconds.
+type vstage struct {
+	f, b, w                 float64 // op times handed to the simulation (w = 0 unless ZB-H1)
+	compute, recompute, tp  float64 // what those op times are made of (f + b + w)
+	fSegs, bSegs, wSegs     []Segment
+	modelFLOPs, recompFLOPs float64 // per GPU
+}
+
+// trainStages builds every virtual stage's op costs.
+func (p *plan) trainStages() []vstage {
+	a, l := p.a, p.l
+	seq := float64(p.s.Workload.Seq)
+	tokens := float64(p.b) * seq
+	ps := layerPass(a, l, tokens, seq, float64(p.b), p.e, l.UnfusedAttention)
+	pt := p.passTimes(ps)
+	fwd := pt.attn + pt.core + pt.mlp + pt.elem
+	wT := p.hw.time(ps.attnGEMM) + p.hw.time(ps.mlp)
+	var recomp, recompTP float64
+	var recompFLOPs float64
+	switch l.Recompute {
+	case model.RecomputeFull:
+		recomp, recompTP = fwd, 2*pt.ar
+		recompFLOPs = ps.forward().flops
+	case model.RecomputeSelective:
+		recomp = pt.core
+		recompFLOPs = ps.attnCore.flops
+	}
+	lg := logits(a, l, tokens, p.e)
+	lgT := p.hw.time(lg)
+	lgGEMM := p.hw.time(gemm(tokens, float64(a.Hidden), float64(a.Vocab)/float64(p.t), p.e))
+	embT := p.hw.time(kernel{bytes: tokens * float64(a.Hidden) * p.e * 2})
+
+	layerF := forwardSegments(pt)
+	layerB := segments(
+		seg{SegCompute, "recompute", recomp},
+		seg{SegTPComm, "all-reduce", recompTP},
+		seg{SegCompute, "mlp bwd", p.hw.time(ps.mlp) + pt.elem},
+		seg{SegTPComm, "all-reduce", pt.ar},
+		seg{SegCompute, "attention bwd", p.hw.time(ps.attnGEMM) + 2*pt.core + pt.elem},
+		seg{SegTPComm, "all-reduce", pt.ar},
+	)
+	zb := l.Schedule == model.ZBH1
+	layerW := segments(seg{SegCompute, "weight grads", wT})
+	if !zb {
+		layerB = append(layerB, shift(layerW, segTotal(layerB))...)
+	}
+
+	n := p.p * p.v
+	out := make([]vstage, n)
+	layerFLOPs := ps.forward().flops
+	for vs := range out {
+		k := float64(p.layers[vs])
+		st := &out[vs]
+		var head, tail []seg
+		if vs == 0 {
+			head = append(head, seg{SegMemory, "embedding", embT})
+		}
+		if vs == n-1 {
+			tail = append(tail, seg{SegCompute, "logits+loss", lgT})
+		}
+		st.fSegs = stack(head, layerF, p.layers[vs], tail)
+		var bTail []seg
+		if vs == n-1 {
+			bTail = []seg{{SegCompute, "logits bwd", lgGEMM}}
+			if !zb {
+				bTail = append(bTail, seg{SegCompute, "logits wgrad", lgGEMM})
+			}
+		}
+		st.bSegs = stack(bTail, layerB, p.layers[vs], nil)
+		if zb {
+			var wTail []seg
+			if vs == n-1 {
+				wTail = []seg{{SegCompute, "logits wgrad", lgGEMM}}
+			}
+			st.wSegs = stack(wTail, layerW, p.layers[vs], nil)
+		}
+		st.f, st.b, st.w = segTotal(st.fSegs), segTotal(st.bSegs), segTotal(st.wSegs)
+		st.tp = k * (4*pt.ar + recompTP)
+		st.recompute = k * recomp
+		st.compute = st.f + st.b + st.w - st.tp - st.recompute
+		st.modelFLOPs = 3 * k * layerFLOPs
+		st.recompFLOPs = k * recompFLOPs
+		if vs == n-1 {
+			st.modelFLOPs += 3 * lg.flops
+		}
+	}
+	return out
+}
+
+// stack builds an op's segments: head pieces, the layer's segments `count` times, tail pieces.
+func stack(head []seg, layer []Segment, count int, tail []seg) []Segment {
+	out := segments(head...)
+	at := segTotal(out)
+	lt := segTotal(layer)
+	for i := 0; i < count; i++ {
+		out = append(out, shift(layer, at)...)
+		at += lt
+	}
+	for _, x := range segments(tail...) {
+		x.Start += at
+		x.End += at
+		out = append(out, x)
+	}
+	return out
+}
+
+func shift(ss []Segment, by float64) []Segment {
+	out := make([]Segment, len(ss))
+	for i, x := range ss {
+		x.Start += by
+		x.End += by
+		out[i] = x
+	}
+	return out
+}
+
+// train evaluates one optimizer step.
+func (p *plan) train(mode evalMode) (Report, error) {
+	record := mode == modeTimeline
+	st := p.trainStages()
+	n := len(st)
+	in := schedule.Train{
+		Schedule: p.l.Schedule, Stages: p.p, Chunks: p.v, Micro: p.m,
+		F: make([]float64, n), B: make([]float64, n), W: make([]float64, n),
+		P2P: make([]float64, max(n-1, 0)), Record: record,
+	}
+	if p.p == 1 {
+		in.Schedule = model.OneFOneB // one stage: every schedule is the same sequence of ops
+		if p.v > 1 {
+			in.Schedule = model.Interleaved
+		}
+	}
+	seq := float64(p.s.Workload.Seq)
+	actBytes := float64(p.b) * seq * float64(p.a.Hidden) * p.e
+	for vs := range st {
+		in.F[vs], in.B[vs], in.W[vs] = st[vs].f, st[vs].b, st[vs].w
+		if vs < n-1 {
+			in.P2P[vs] = p.p2p(vs, actBytes)
+		}
+	}
+	res, err := p.runTrain(in, mode)
+	if err != nil {
+		return Report{}, fmt.Errorf("costmodel: simulate %s: %w", p.l.Schedule, err)
+	}
+	noP2P := in
+	noP2P.P2P = nil
+	noP2P.Record = false
+	ppExposed := max(schedule.EstimateTrain(in)-schedule.EstimateTrain(noP2P), 0)
+
+	r := Report{Layout: p.layoutSummary()}
+	rankLayers := p.rankLayers()
+	m := float64(p.m)
+
+	// Per rank: costs, memory, DP sync.
+	stages := make([]StageDetail, p.p)
+	stepEnd := 0.0
+	crit := 0
+	for rk := range stages {
+		sd := &stages[rk]
+		sd.Layers = rankLayers[rk]
+		sd.Embedding, sd.Logits = rk == 0, rk == p.p-1
+		for c := 0; c < p.v; c++ {
+			x := st[c*p.p+rk]
+			sd.F += x.f
+			sd.B += x.b
+			sd.W += x.w
+		}
+		sd.Busy = res.Busy[rk]
+		sd.InFlight = res.PeakInFlight[rk]
+		params, layerParams := p.stageParams(rk, sd.Layers)
+		sd.ParamsOnGPU, sd.LayerParams = params, layerParams
+		w, g, o := paramState(params, p.s.Workload.Precision, p.l.ZeRO, p.d)
+		perChunk := float64(sd.Layers) / float64(p.v)
+		act := float64(sd.InFlight) * perChunk * layerActivationBytes(p.a, p.l, seq, float64(p.b), p.s.Workload.Precision)
+		sd.LayerActBytes = act
+		if sd.Logits {
+			act += float64(p.b) * seq * float64(p.a.Vocab) / float64(p.t) * 4 // fp32 logits of one micro-batch
+		}
+		sd.PeakActBytes = act
+		sd.Memory = p.memory(rk, w, g, o, act, 0)
+
+		// Gradient sync over DP: all-reduce of fp32 gradients (ZeRO: reduce-scatter, then an
+		// all-gather of the updated 16-bit weights). It overlaps the last micro-batch's backward
+		// unless SerialDP; ZeRO-3 also gathers weights before every forward and backward.
+		dpT := 0.0
+		if p.d > 1 {
+			gradBytes := params * bytesGradients
+			if p.l.ZeRO == 0 {
+				dpT = p.dp.allReduce(gradBytes)
+			} else {
+				dpT = p.dp.half(gradBytes) + p.dp.half(params*bytesWeights16)
+			}
+		}
+		window := 0.0
+		if !p.l.SerialDP {
+			last := st[rk]
+			window = last.b + last.w
+		}
+		exposed := max(dpT-window, 0)
+		if p.l.ZeRO == 3 && p.d > 1 {
+			gather := 2 * m * float64(p.v) * p.dp.half(params*bytesWeights16)
+			exposed += max(gather-(sd.Busy-window), 0)
+			dpT += gather
+		}
+		finish := res.Makespan
+		if rk < len(res.Finish) {
+			finish = res.Finish[rk]
+		}
+		if end := finish + exposed; end > stepEnd || rk == 0 {
+			stepEnd = end
+			crit = rk
+		}
+		if rk == 0 || dpT > r.Detail.DPS {
+			r.Detail.DPBytes, r.Detail.DPS, r.Detail.DPExposed = params*bytesGradients, dpT, exposed
+		}
+	}
+	stepEnd = max(stepEnd, res.Makespan)
+
+	// Optimizer: one fused AdamW pass over this GPU's (ZeRO-sharded) parameters.
+	optParams := stages[crit].ParamsOnGPU
+	if p.l.ZeRO >= 1 {
+		optParams /= float64(p.d)
+	}
+	optimizer := p.hw.time(kernel{bytes: optParams * adamTrafficPerParam})
+	step := stepEnd + optimizer
+
+	// Breakdown on the critical rank (the one that ends the step).
+	var comp, recomp, tpc float64
+	for c := 0; c < p.v; c++ {
+		x := st[c*p.p+crit]
+		comp += x.compute
+		recomp += x.recompute
+		tpc += x.tp
+	}
+	busy := res.Busy[crit]
+	bd := Breakdown{
+		Compute: comp * m, Recompute: recomp * m, TPComm: tpc * m,
+		PPComm:    min(ppExposed, max(res.Makespan-busy, 0)),
+		DPComm:    stepEnd - res.Makespan,
+		Optimizer: optimizer,
+	}
+	bd.Bubble = max(res.Makespan-busy-bd.PPComm, 0)
+	r.Breakdown = bd
+	r.StepTime = step
+	r.BubbleFraction = ratio(bd.Bubble, step)
+	r.CommFraction = ratio(bd.TPComm+bd.PPComm+bd.DPComm, step)
+
+	// FLOPs: model FLOPs are 3× the forward of the whole batch; hardware adds recompute.
+	var modelPerGPU, hwPerGPU float64
+	for _, x := range st {
+		modelPerGPU += x.modelFLOPs * m
+		hwPerGPU += (x.modelFLOPs + x.recompFLOPs) * m
+	}
+	// Each GPU holds one rank's share; sum over ranks counts one TP rank of each stage.
+	gpus := float64(p.c.GPUs)
+	totalModel := modelPerGPU * float64(p.t) * float64(p.d)
+	totalHW := hwPerGPU * float64(p.t) * float64(p.d)
+	r.Detail.ModelFLOPs, r.Detail.HWFLOPs = totalModel, totalHW
+	r.ModelTFLOPS = ratio(totalModel, step*gpus) / 1e12
+	r.HWTFLOPS = ratio(totalHW, step*gpus) / 1e12
+	r.MFU = ratio(r.ModelTFLOPS*1e12, p.c.GPU.Peak(p.s.Workload.Precision))
+	r.TokensPerS = ratio(float64(p.s.Workload.GlobalBatch)*seq, step)
+
+	// Memory: the fullest GPU.
+	full := 0
+	for rk := range stages {
+		if stages[rk].Memory.Total > stages[full].Memory.Total {
+			full = rk
+		}
+	}
+	r.Memory = stages[full].Memory
+
+	// Detail for the renderers.
+	gpus0 := p.stageGPUs()
+	for rk := range stages {
+		stages[rk].GPUs = gpus0[rk]
+	}
+	r.Detail.Stages = stages
+	r.Detail.BubbleClosedForm = p.closedFormBubble(st)
+	r.Detail.TPAllReduceBytes = actBytes
+	r.Detail.TPAllReduceS = p.tpAllReduce(actBytes)
+	l := p.tpLink()
+	r.Detail.TPLink, r.Detail.TPLinkAlpha, r.Detail.TPLinkBW = l.ID, l.Latency, l.EffBandwidth()
+	r.Detail.P2PBytes = actBytes
+	if len(in.P2P) > 0 {
+		r.Detail.P2PS = maxFloat(in.P2P)
+	}
+	r.Detail.Layer = LayerDetail{Forward: forwardSegmentsOf(st, p), Backward: p.layerBackward(st)}
+	r.Detail.Layer.CommShare = commShare(r.Detail.Layer.Forward, r.Detail.Layer.Backward)
+
+	r.Warnings = append(p.commonWarnings(), p.trainWarnings(r)...)
+	if record {
+		r.Timeline = p.timeline(res, st)
+	}
+	return r, nil
+}
+
+// forwardSegmentsOf returns one layer's forward segments (the first layer of the middle stage).
+func forwardSegmentsOf(st []vstage, p *plan) []Segment {
+	seq := float64(p.s.Workload.Seq)
+	ps := layerPass(p.a, p.l, float64(p.b)*seq, seq, float64(p.b), p.e, p.l.UnfusedAttention)
+	return forwardSegments(p.passTimes(ps))
+}
+
+func (p *plan) layerBackward(st []vstage) []Segment {
+	// The backward of one layer: the last stage's B (and W) segments contain logits pieces; use a
+	// stage's per-layer pattern by rebuilding it for one layer.
+	seq := float64(p.s.Workload.Seq)
+	ps := layerPass(p.a, p.l, float64(p.b)*seq, seq, float64(p.b), p.e, p.l.UnfusedAttention)
+	pt := p.passTimes(ps)
+	var recomp, recompTP float64
+	switch p.l.Recompute {
+	case model.RecomputeFull:
+		recomp, recompTP = pt.attn+pt.core+pt.mlp+pt.elem, 2*pt.ar
+	case model.RecomputeSelective:
+		recomp = pt.core
+	}
+	return segments(
+		seg{SegCompute, "recompute", recomp},
+		seg{SegTPComm, "all-reduce", recompTP},
+		seg{SegCompute, "mlp bwd", pt.mlp + pt.elem},
+		seg{SegTPComm, "all-reduce", pt.ar},
+		seg{SegCompute, "attention bwd", pt.attn + 2*pt.core + pt.elem},
+		seg{SegTPComm, "all-reduce", pt.ar},
+		seg{SegCompute, "weight grads", pt.attn + pt.mlp},
+	)
+}
+
+func commShare(fwd, bwd []Segment) float64 {
+	var comm, total float64
+	for _, ss := range [][]Segment{fwd, bwd} {
+		for _, x := range ss {
+			total += x.End - x.Start
+			if x.Kind == SegTPComm {
+				comm += x.End - x.Start
+			}
+		}
+	}
+	return ratio(comm, total)
+}
+
+func maxFloat(v []float64) float64 {
+	m := 0.0
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}
+
+// closedFormBubble is the textbook idle fraction of the step for the schedule, from the
+// critical rank's per-micro-batch times: (p−1)/(m+p−1) for GPipe and 1F1B, (p−1)/(v·m+p−1)
+// interleaved, and ZB-H1's (p−1)(F+B−2W) over the step [ZB].
+func (p *plan) closedFormBubble(st []vstage) float64 {
+	if p.p <= 1 {
+		return 0
+	}
+	pm1, m, v := float64(p.p-1), float64(p.m), float64(p.v)
+	switch p.l.Schedule {
+	case model.Interleaved:
+		return pm1 / (v*m + pm1)
+	case model.ZBH1:
+		var f, b, w float64
+		for vs := range st {
+			f, b, w = max(f, st[vs].f), max(b, st[vs].b), max(w, st[vs].w)
+		}
+		idle := pm1 * max(f+b-2*w, 0)
+		return ratio(idle, m*(f+b+w)+idle)
+	default:
+		return pm1 / (m + pm1)
+	}
+}
+
+func (p *plan) trainWarnings(r Report) []string {
+	var w []string
+	if p.p > 1 && p.m < p.p {
+		w = append(w, fmt.Sprintf("only %d micro-batches for %d stages: the pipeline never fills (raise the batch or lower the micro-batch)", p.m, p.p))
+	}
+	if !r.Memory.Fits {
+		w = append(w, fmt.Sprintf("stage %d needs %s but the GPU has %s: over by %s", r.Memory.Stage, gib(r.Memory.Total), gib(r.Memory.Capacity), gib(r.Memory.Total-r.Memory.Capacity)))
+	}
+	if p.dp.g.nodes > 1 && p.c.Inter.Kind == model.Ethernet {
+		w = append(w, "data-parallel gradient sync over Ethernet: expect it to dominate")
+	}
+	return w
+}
+
+// memory assembles one GPU's memory.
+func (p *plan) memory(rank int, weights, grads, opt, act, kv float64) Memory {
+	m := Memory{
+		Weights: weights, Gradients: grads, Optimizer: opt, Activations: act, KVCache: kv,
+		Reserved: p.s.ReserveBytes, Capacity: p.c.GPU.MemoryBytes, Stage: rank,
+	}
+	m.Total = m.Weights + m.Gradients + m.Optimizer + m.Activations + m.KVCache + m.Reserved
+	m.Fits = m.Total <= m.Capacity
+	return m
+}
+
+// timeline assembles the recorded simulation with each op's segments.
+func (p *plan) timeline(res schedule.Result, st []vstage) *Timeline {
+	tl := &Timeline{
+		Stages: p.p, Chunks: p.v, MicroBatches: p.m, Schedule: p.l.Schedule, Mode: p.s.Workload.Mode,
+		Makespan: res.Makespan, StageGPUs: p.stageGPUs(), Ops: res.Ops,
+		Segments: make([][]Segment, len(res.Ops)),
+	}
+	for i, op := range res.Ops {
+		vs := op.Chunk*p.p + op.Stage
+		if vs < 0 || vs >= len(st) {
+			continue
+		}
+		switch op.Kind {
+		case schedule.F:
+			tl.Segments[i] = st[vs].fSegs
+		case schedule.B:
+			tl.Segments[i] = st[vs].bSegs
+		case schedule.W:
+			tl.Segments[i] = st[vs].wSegs
+		}
+	}
+	return tl
+}
+
+// runTrain simulates the step, or in estimate mode (Search's first pass) takes the closed-form
+// makespan and the schedules' known in-flight counts.
+func (p *plan) runTrain(in schedule.Train, mode evalMode) (schedule.Result, error) {
+	if mode != modeEstimate {
+		return schedule.SimulateTrain(in)
+	}
+	res := schedule.Result{
+		Makespan:     schedule.EstimateTrain(in),
+		Busy:         make([]float64, p.p),
+		PeakInFlight: make([]int, p.p),
+	}
+	for vs := range in.F {
+		res.Busy[vs%p.p] += float64(p.m) * (in.F[vs] + in.B[vs] + in.W[vs])
+	}
+	for r := range res.PeakInFlight {
+		switch in.Schedule {
+		case model.GPipe:
+			res.PeakInFlight[r] = p.m
+		case model.Interleaved:
+			res.PeakInFlight[r] = min((p.p-r-1)*2+(p.v-1)*p.p+1, p.m*p.v)
+		default:
+			res.PeakInFlight[r] = min(p.p-r, p.m)
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/splitscope/splitscope/model"
+)
+
+// Exit codes of the command line contract.
+const (
+	exitOK      = 0
+	exitFailure = 1 // anything that is not the user's input: presets that do not load, a cost model error
+	exitUsage   = 2 // bad input: flags, IDs, enum values, an invalid scenario
+)
+
+// usageError marks an error caused by the command line itself (exit 2).
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return &usageError{err: fmt.Errorf(format, args...)} }
+
+// exitCode maps an error returned by a command to the process exit status.
+func exitCode(err error) int {
+	var ve model.ValidationError
+	var fe *model.FieldError
+	var ue *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ve), errors.As(err, &fe), errors.As(err, &ue):
+		return exitUsage
+	default:
+		return exitFailure
+	}
+}
+
+// isFlag reports whether name is a flag of cmd, its own or inherited.
+func isFlag(cmd *cobra.Command, name string) bool {
+	if cmd == nil {
+		return false
+	}
+	return cmd.Flags().Lookup(name) != nil || cmd.InheritedFlags().Lookup(name) != nil ||
+		cmd.Root().PersistentFlags().Lookup(name) != nil
+}
+
+// fieldLine is "--tp 3: must divide heads (64): one of 1, 2, 4, …": the flag, the value given and
+// what is allowed. Fields that are not flags (a preset's number, a derived count) keep their name.
+func fieldLine(cmd *cobra.Command, fe *model.FieldError) string {
+	name := fe.Field
+	if isFlag(cmd, name) {
+		name = "--" + name
+	}
+	v := fmt.Sprint(fe.Value)
+	if s, ok := fe.Value.(string); ok && (s == "" || strings.ContainsAny(s, " \t")) {
+		v = fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%s %s: %s", name, v, fe.Allowed)
+}
+
+// printError writes err to w, one line per invalid field, each prefixed with the program name.
+func printError(w io.Writer, cmd *cobra.Command, err error) {
+	var ve model.ValidationError
+	var fe *model.FieldError
+	switch {
+	case errors.As(err, &ve):
+		for _, e := range ve {
+			fmt.Fprintf(w, "splitscope: %s\n", fieldLine(cmd, e))
+		}
+	case errors.As(err, &fe):
+		fmt.Fprintf(w, "splitscope: %s\n", fieldLine(cmd, fe))
+	default:
+		fmt.Fprintf(w, "splitscope: %v\n", err)
+		var ue *usageError
+		if errors.As(err, &ue) && cmd != nil {
+			fmt.Fprintf(w, "run '%s --help' for usage\n", cmd.CommandPath())
+		}
+	}
+}

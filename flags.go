@@ -1,0 +1,360 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/model"
+)
+
+// Defaults of the scenario flags; the bare `splitscope` evaluates exactly these.
+const (
+	defaultModel       = "llama-3-70b"
+	defaultGPU         = "h100-sxm"
+	defaultGPUs        = 8
+	defaultGPUsPerNode = 8
+	defaultInter       = "ib-ndr"
+	defaultMode        = "train"
+	defaultSeq         = 4096
+	defaultPrecision   = "bf16"
+	defaultRecompute   = "none"
+	defaultSchedule    = "1f1b"
+	defaultChunks      = 1
+	defaultMicroBatch  = 1
+	defaultBatch       = 64
+	defaultPrompt      = 1024
+	defaultGen         = 256
+	defaultRequests    = 8
+)
+
+// scenarioFlags holds the flags every command shares; scenario turns them into a model.Scenario.
+type scenarioFlags struct {
+	fs *pflag.FlagSet
+
+	model                                      string
+	layers, hidden, heads, kvHeads, ffn, vocab int
+	seq                                        int
+
+	gpu                string
+	gpus, gpusPerNode  int
+	intra, inter       string
+	nicsPerNode        int
+	tp, pp, dp, chunks int
+	schedule, mode     string
+	batch, microBatch  int
+	precision          string
+	recompute          string
+	sequenceParallel   bool
+	zero               int
+	prompt, gen, reqs  int
+
+	computeEff, memoryEff, intraEff, interEff, reserveGiB float64
+
+	box  []string
+	json bool
+}
+
+// register adds the scenario flags to fs. Help strings name the unit and the default; flags whose
+// default depends on other flags or on a preset say how it is derived.
+func (f *scenarioFlags) register(fs *pflag.FlagSet) {
+	f.fs = fs
+	fs.StringVar(&f.model, "model", defaultModel, "model preset `ID` (list: splitscope presets)")
+	fs.IntVar(&f.layers, "layers", 0, "transformer layers; overrides the preset (default: the model's)")
+	fs.IntVar(&f.hidden, "hidden", 0, "hidden size d_model, elements; overrides the preset (default: the model's)")
+	fs.IntVar(&f.heads, "heads", 0, "attention heads; overrides the preset (default: the model's)")
+	fs.IntVar(&f.kvHeads, "kv-heads", 0, "key/value heads, fewer than --heads for GQA; overrides the preset (default: the model's; follows --heads for a multi-head model)")
+	fs.IntVar(&f.ffn, "ffn", 0, "MLP intermediate size, elements (per expert for MoE); overrides the preset (default: the model's)")
+	fs.IntVar(&f.vocab, "vocab", 0, "vocabulary size, tokens; overrides the preset (default: the model's)")
+	fs.IntVar(&f.seq, "seq", defaultSeq, "training sequence length, tokens")
+
+	fs.StringVar(&f.gpu, "gpu", defaultGPU, "GPU preset `ID` (list: splitscope presets)")
+	fs.IntVar(&f.gpus, "gpus", defaultGPUs, "GPUs in the job, all nodes")
+	fs.IntVar(&f.gpusPerNode, "gpus-per-node", defaultGPUsPerNode, "GPUs per node")
+	fs.StringVar(&f.intra, "intra", "", "link preset `LINK` between GPUs inside a node (default: the GPU's native link, nvlink4 for h100-sxm)")
+	fs.StringVar(&f.inter, "inter", defaultInter, "link preset `LINK` between nodes, per NIC")
+	fs.IntVar(&f.nicsPerNode, "nics-per-node", 0, "NICs of the --inter link per node (default: --gpus-per-node)")
+
+	fs.IntVar(&f.tp, "tp", 0, "tensor-parallel size, GPUs per TP group; search ignores it (default: the largest ≤ min(gpus-per-node, gpus) that divides gpus/(pp·dp), heads and ffn and divides or is a multiple of kv-heads)")
+	fs.IntVar(&f.pp, "pp", 1, "pipeline-parallel stages; search ignores it")
+	fs.IntVar(&f.dp, "dp", 0, "data-parallel replicas; search ignores it (default: gpus / (tp × pp))")
+	fs.IntVar(&f.chunks, "chunks", defaultChunks, "virtual pipeline stages `V` per GPU, interleaved schedule only")
+	fs.StringVar(&f.schedule, "schedule", defaultSchedule, "pipeline schedule: gpipe, 1f1b, interleaved or zb-h1")
+	fs.StringVar(&f.mode, "mode", defaultMode, "train (one optimizer step) or infer (serve --requests)")
+	fs.IntVar(&f.batch, "batch", 0, "global batch `B` in sequences per optimizer step (default 64, raised to a multiple of micro-batch × dp, × pp for the interleaved schedule, when smaller or not a multiple)")
+	fs.IntVar(&f.microBatch, "micro-batch", defaultMicroBatch, "micro-batch size `b`, sequences (infer: requests per group)")
+	fs.StringVar(&f.precision, "precision", defaultPrecision, "number format of weights and activations: bf16, fp16, fp8 or fp32")
+	fs.StringVar(&f.recompute, "recompute", defaultRecompute, "activation recomputation: none, selective (attention core) or full (whole layer)")
+	fs.BoolVar(&f.sequenceParallel, "sequence-parallel", false, "shard norm and dropout activations across TP ranks, Megatron sequence parallelism (default off)")
+	fs.IntVar(&f.zero, "zero", 0, "ZeRO stage 0-3: what data parallelism shards (1 optimizer state, 2 + gradients, 3 + weights) (default 0: none)")
+
+	fs.IntVar(&f.prompt, "prompt", defaultPrompt, "inference: prompt tokens per request")
+	fs.IntVar(&f.gen, "gen", defaultGen, "inference: generated tokens per request")
+	fs.IntVar(&f.reqs, "requests", 0, "inference: concurrent requests (default 8, raised to a multiple of micro-batch × dp when smaller or not a multiple)")
+
+	fs.Float64Var(&f.computeEff, "compute-eff", 0, "calibration: fraction of peak FLOP/s a large matmul reaches, (0, 1] (default 0: the GPU preset's)")
+	fs.Float64Var(&f.memoryEff, "memory-eff", 0, "calibration: fraction of HBM bandwidth a streaming kernel reaches, (0, 1] (default 0: the GPU preset's)")
+	fs.Float64Var(&f.intraEff, "intra-eff", 0, "calibration: fraction of the --intra bandwidth large collectives reach, (0, 1] (default 0: the link preset's)")
+	fs.Float64Var(&f.interEff, "inter-eff", 0, "calibration: fraction of the --inter bandwidth large collectives reach, (0, 1] (default 0: the link preset's)")
+	fs.Float64Var(&f.reserveGiB, "reserve-gib", 0, "calibration: memory per GPU lost to the CUDA context and allocator, GiB (default 0: 1 GiB)")
+
+	fs.StringArrayVar(&f.box, "box", nil, "saved probe `FILE` (probe --save) as the hardware, repeatable for several nodes (default none; not supported yet)")
+	fs.BoolVar(&f.json, "json", false, "print JSON instead of tables (default off)")
+}
+
+func (f *scenarioFlags) changed(name string) bool {
+	fl := f.fs.Lookup(name)
+	return fl != nil && fl.Changed
+}
+
+// unknownPreset is the error for an ID that names no preset: the flag, the value and the IDs known.
+func unknownPreset(flag, kind, id string, known []string) *model.FieldError {
+	return &model.FieldError{Field: flag, Value: id, Allowed: "unknown " + kind + "; one of " + strings.Join(known, ", ")}
+}
+
+// enumError turns a model.Parse* error into one that names the flag and lists the choices.
+func enumError(flag, value string, err error) *model.FieldError {
+	allowed := err.Error()
+	if fe, ok := err.(*model.FieldError); ok {
+		allowed = fe.Allowed
+	}
+	if !strings.HasPrefix(allowed, "one of") {
+		allowed = "one of " + allowed
+	}
+	return &model.FieldError{Field: flag, Value: value, Allowed: allowed}
+}
+
+func modelIDs(p *assets.Presets) []string {
+	out := make([]string, len(p.Models))
+	for i, m := range p.Models {
+		out[i] = m.ID
+	}
+	return out
+}
+
+func gpuIDs(p *assets.Presets) []string {
+	out := make([]string, len(p.GPUs))
+	for i, g := range p.GPUs {
+		out[i] = g.ID
+	}
+	return out
+}
+
+func linkIDs(p *assets.Presets) []string {
+	out := make([]string, len(p.Links))
+	for i, l := range p.Links {
+		out[i] = l.ID
+	}
+	return out
+}
+
+// defaultTP is the largest TP size t ≤ min(perNode, n) that divides n, heads and ffn and that
+// divides kv-heads or is a multiple of it, where n is the GPUs left for TP once pp (and dp, when
+// given) are taken out. Arch fields that are not positive are left to validation.
+func defaultTP(n, perNode int, a model.Arch) int {
+	limit := n
+	if perNode > 0 {
+		limit = min(limit, perNode)
+	}
+	limit = min(limit, 1<<16)
+	for t := limit; t > 1; t-- {
+		if n%t != 0 {
+			continue
+		}
+		if a.Heads > 0 && a.Heads%t != 0 {
+			continue
+		}
+		if a.KVHeads > 0 && a.KVHeads%t != 0 && t%a.KVHeads != 0 {
+			continue
+		}
+		if a.FFN > 0 && a.FFN%t != 0 {
+			continue
+		}
+		return t
+	}
+	return 1
+}
+
+// roundUpTo raises v to the smallest multiple of per that is at least v (and at least per).
+func roundUpTo(v, per int) int {
+	if per <= 0 {
+		return v
+	}
+	if v < per {
+		return per
+	}
+	return (v + per - 1) / per * per
+}
+
+// scenario builds the Scenario the flags describe and validates it. Every problem is returned at
+// once as a model.ValidationError whose fields are flag names. For search, the --tp, --pp and
+// --dp flags are ignored: the layout is the default one and only a starting point.
+func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scenario, error) {
+	var errs model.ValidationError
+	var s model.Scenario
+
+	arch, err := p.Model(f.model)
+	if err != nil {
+		errs = append(errs, unknownPreset("model", "model", f.model, modelIDs(p)))
+	}
+	gpu, err := p.GPU(f.gpu)
+	gpuOK := err == nil
+	if !gpuOK {
+		errs = append(errs, unknownPreset("gpu", "GPU", f.gpu, gpuIDs(p)))
+	}
+	var intra model.Link
+	if f.changed("intra") {
+		if intra, err = p.Link(f.intra); err != nil {
+			errs = append(errs, unknownPreset("intra", "link", f.intra, linkIDs(p)))
+		}
+	} else if gpuOK {
+		if intra, err = p.Link(gpu.NativeLink); err != nil {
+			return s, fmt.Errorf("native link %q of gpu %s: %w", gpu.NativeLink, gpu.ID, err)
+		}
+	}
+	inter, err := p.Link(f.inter)
+	if err != nil {
+		errs = append(errs, unknownPreset("inter", "link", f.inter, linkIDs(p)))
+	}
+
+	mode, err := model.ParseMode(f.mode)
+	if err != nil {
+		errs = append(errs, enumError("mode", f.mode, err))
+	}
+	sched, err := model.ParseSchedule(f.schedule)
+	if err != nil {
+		errs = append(errs, enumError("schedule", f.schedule, err))
+	}
+	prec, err := model.ParsePrecision(f.precision)
+	if err != nil {
+		errs = append(errs, enumError("precision", f.precision, err))
+	}
+	rc, err := model.ParseRecompute(f.recompute)
+	if err != nil {
+		errs = append(errs, enumError("recompute", f.recompute, err))
+	}
+	reserve := float64(model.DefaultReserveBytes)
+	switch r := f.reserveGiB; {
+	case math.IsNaN(r) || math.IsInf(r, 0) || r < 0:
+		errs = append(errs, &model.FieldError{Field: "reserve-gib", Value: r, Allowed: "must be a finite number of GiB ≥ 0 (0: 1 GiB)"})
+	case r > 0:
+		reserve = r * model.GiB
+	}
+	if len(errs) > 0 {
+		return s, errs
+	}
+
+	// Architecture overrides. A multi-head preset stays multi-head when only --heads changes.
+	if f.changed("heads") && !f.changed("kv-heads") && arch.KVHeads == arch.Heads {
+		arch.KVHeads = f.heads
+	}
+	for _, o := range []struct {
+		name string
+		dst  *int
+		v    int
+	}{
+		{"layers", &arch.Layers, f.layers}, {"hidden", &arch.Hidden, f.hidden}, {"heads", &arch.Heads, f.heads},
+		{"kv-heads", &arch.KVHeads, f.kvHeads}, {"ffn", &arch.FFN, f.ffn}, {"vocab", &arch.Vocab, f.vocab},
+	} {
+		if f.changed(o.name) {
+			*o.dst = o.v
+		}
+	}
+
+	// Calibration overrides: 0 keeps the preset's value.
+	if f.computeEff != 0 {
+		gpu.ComputeEff = f.computeEff
+	}
+	if f.memoryEff != 0 {
+		gpu.MemoryEff = f.memoryEff
+	}
+	if f.intraEff != 0 {
+		intra.Efficiency = f.intraEff
+	}
+	if f.interEff != 0 {
+		inter.Efficiency = f.interEff
+	}
+
+	nics := f.gpusPerNode
+	if f.changed("nics-per-node") {
+		nics = f.nicsPerNode
+	}
+	s.Arch = arch
+	s.Cluster = model.Cluster{GPU: gpu, GPUs: f.gpus, GPUsPerNode: f.gpusPerNode, Intra: intra, Inter: inter, NICsPerNode: nics}
+	s.ReserveBytes = reserve
+
+	// Layout: TP, then PP, then DP fill in around the ones given.
+	tpGiven, ppGiven, dpGiven := f.changed("tp") && !forSearch, f.changed("pp") && !forSearch, f.changed("dp") && !forSearch
+	pp := 1
+	if ppGiven {
+		pp = f.pp
+	}
+	tp := f.tp
+	if !tpGiven {
+		n := f.gpus
+		if pp > 0 && n%pp == 0 {
+			n /= pp
+			if dpGiven && f.dp > 0 && n%f.dp == 0 {
+				n /= f.dp
+			}
+		}
+		tp = defaultTP(n, f.gpusPerNode, arch)
+	}
+	dp := f.dp
+	var split *model.FieldError // tp × pp does not divide the GPUs, so no dp can be derived
+	if !dpGiven {
+		dp = 1
+		if tp > 0 && pp > 0 && f.gpus > 0 {
+			if f.gpus%(tp*pp) == 0 {
+				dp = f.gpus / (tp * pp)
+			} else {
+				field, v := "tp", tp
+				if ppGiven && !tpGiven {
+					field, v = "pp", pp
+				}
+				split = &model.FieldError{Field: field, Value: v,
+					Allowed: fmt.Sprintf("tp × pp (%d × %d) must divide gpus (%d)", tp, pp, f.gpus)}
+			}
+		}
+	}
+	s.Layout = model.Layout{TP: tp, PP: pp, DP: dp, Chunks: f.chunks, MicroBatch: f.microBatch,
+		Schedule: sched, SequenceParallel: f.sequenceParallel, Recompute: rc, ZeRO: f.zero}
+
+	// Batch and requests: the defaults rise to the nearest split into whole micro-batches.
+	// Search sweeps micro-batch sizes itself, so only the starting DP shapes its default batch.
+	per := f.microBatch * dp
+	if forSearch {
+		per = dp
+	}
+	batch := f.batch
+	if !f.changed("batch") {
+		bper := per
+		if sched == model.Interleaved && pp > 1 {
+			bper *= pp
+		}
+		batch = roundUpTo(defaultBatch, bper)
+	}
+	reqs := f.reqs
+	if !f.changed("requests") {
+		reqs = roundUpTo(defaultRequests, per)
+	}
+	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,
+		GenTokens: f.gen, Requests: reqs, Precision: prec}
+
+	err = s.Validate()
+	if split == nil {
+		return s, err
+	}
+	// The derived dp is a placeholder: report the tp × pp split, not the dp it implies.
+	if ve, ok := err.(model.ValidationError); ok {
+		for _, fe := range ve {
+			if fe.Field != "dp" {
+				errs = append(errs, fe)
+			}
+		}
+	}
+	return s, append(errs, split)
+}

@@ -1,0 +1,248 @@
+// Command splitscope models how a transformer splits across GPUs: tensor, pipeline and data
+// parallelism, their step time, bubble, communication and memory. See docs/architecture.md for
+// the command line and JSON contract.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/static"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// run executes the command line args, writing results to stdout and errors to stderr, and returns
+// the exit status: 0 ok, 2 bad input, 1 any other failure.
+func run(args []string, stdout, stderr io.Writer) int {
+	if args == nil {
+		args = []string{} // nil would make cobra read os.Args
+	}
+	root := newRootCmd(stdout)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteC()
+	if err != nil {
+		printError(stderr, cmd, err)
+	}
+	return exitCode(err)
+}
+
+// noArgs rejects positional arguments as bad input, suggesting a subcommand for a near miss.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if cmd.HasSubCommands() {
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		return usagef("%s", msg)
+	}
+	return usagef("%q takes no arguments, got %q", cmd.CommandPath(), args)
+}
+
+func newRootCmd(stdout io.Writer) *cobra.Command {
+	sf := &scenarioFlags{}
+	root := &cobra.Command{
+		Use:   "splitscope",
+		Short: "Model how a transformer splits across GPUs (tensor, pipeline and data parallel)",
+		Long: `splitscope models how a transformer splits across GPUs: tensor parallelism (TP), pipeline
+parallelism (PP) and data parallelism (DP). It answers with the step time and its breakdown, the
+pipeline bubble, the exposed communication, throughput, MFU and memory per GPU.
+
+Without a subcommand it prints the report of the scenario the flags describe
+(default: llama-3-70b on 8× h100-sxm over nvlink4, training).
+
+Exit status: 0 ok (a scenario that does not fit in memory is a result), 2 bad input, 1 other failure.`,
+		Args:          noArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if len(sf.box) > 0 {
+				return &model.FieldError{Field: "box", Value: strings.Join(sf.box, ","), Allowed: "not supported yet"}
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, _ []string) error { return runReport(stdout, sf) },
+	}
+	root.SuggestionsMinimumDistance = 2
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
+	sf.register(root.PersistentFlags())
+	root.PersistentFlags().SortFlags = false
+	root.Flags().SortFlags = false
+	root.SetUsageTemplate(strings.Replace(root.UsageTemplate(), "Global Flags:", "Scenario Flags (shared by all commands):", 1))
+
+	root.AddCommand(
+		&cobra.Command{
+			Use:   "report",
+			Short: "Evaluate one scenario: step time, breakdown, efficiency and memory; text tables or --json",
+			Long: `report evaluates the scenario the flags describe and prints the step time (training: one
+optimizer step; inference: serving every request, prefill and decode) split into compute,
+recompute, TP/PP/DP communication, bubble and optimizer; the bubble and communication shares;
+model and hardware TFLOP/s per GPU, MFU and tokens/s; TTFT and TPOT in inference; memory per GPU
+of the fullest GPU against its capacity; one row per pipeline stage; and warnings.
+
+Every flag below applies. Flags that set an architecture field (--layers, --hidden, --heads,
+--kv-heads, --ffn, --vocab) override the --model preset; calibration flags (--compute-eff,
+--memory-eff, --intra-eff, --inter-eff, --reserve-gib) override the preset's value when not 0.
+With --json the report is the JSON object of the contract: bytes per GPU, seconds.`,
+			Example: `  splitscope report --model llama-2-70b --gpu l40s --tp 4 --pp 2
+  splitscope report --gpus 64 --tp 8 --pp 4 --schedule interleaved --chunks 2 --json
+  splitscope report --mode infer --prompt 2048 --gen 512 --requests 32`,
+			Args: noArgs,
+			RunE: func(_ *cobra.Command, _ []string) error { return runReport(stdout, sf) },
+		},
+		newSearchCmd(stdout, sf),
+		&cobra.Command{
+			Use:   "presets",
+			Short: "List the embedded models, GPUs and links with their sources; --json",
+			Args:  noArgs,
+			RunE:  func(_ *cobra.Command, _ []string) error { return runPresets(stdout, sf.json) },
+		},
+		&cobra.Command{
+			Use:   "probe",
+			Short: "GPUs and links found through NVML (not available yet)",
+			Args:  noArgs,
+			RunE: func(_ *cobra.Command, _ []string) error {
+				_, err := fmt.Fprintln(stdout, "built without NVML: probe not available yet")
+				return err
+			},
+		},
+	)
+	// Keep the scenario flags in the order they were registered (grouped by topic) in every help.
+	for _, c := range root.Commands() {
+		c.InheritedFlags().SortFlags = false
+	}
+	return root
+}
+
+func newSearchCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
+	var (
+		top, maxMicroBatch, maxChunks int
+		objective                     string
+	)
+	cmd := &cobra.Command{
+		Use:   "search",
+		Short: "Rank every layout of the GPUs (TP × PP × DP, schedule, chunks, micro-batch); --top N, --json",
+		Long: `search enumerates every way to split the model over the --gpus GPUs (TP × PP × DP, the
+pipeline schedule, interleaving chunks and micro-batch size), evaluates each and ranks the feasible
+ones by the objective; infeasible layouts follow with their reason. --tp, --pp and --dp are
+ignored: search chooses them, and it sweeps --schedule, --chunks and --micro-batch too.
+--recompute, --sequence-parallel and --zero are kept; the other scenario flags describe the
+model, the hardware and the workload. With --json: {"candidates":[report + "feasible" + "reason", …]}, the --top
+feasible ones best first, then every infeasible one.`,
+		Example: `  splitscope search --model llama-2-70b --gpu l40s --intra pcie4
+  splitscope search --gpus 64 --objective throughput --top 5 --json`,
+		Args: noArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			var errs model.ValidationError
+			obj, err := costmodel.ParseObjective(objective)
+			if err != nil {
+				errs = append(errs, enumError("objective", objective, err))
+			}
+			for _, c := range []struct {
+				name string
+				v    int
+			}{{"top", top}, {"max-micro-batch", maxMicroBatch}, {"max-chunks", maxChunks}} {
+				if c.v < 0 {
+					errs = append(errs, &model.FieldError{Field: c.name, Value: c.v, Allowed: "must be 0 or more"})
+				}
+			}
+			if len(errs) > 0 {
+				return errs
+			}
+			return runSearch(stdout, sf, top, costmodel.SearchOptions{Objective: obj, MaxMicroBatch: maxMicroBatch, MaxChunks: maxChunks})
+		},
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.IntVar(&top, "top", 10, "feasible layouts to show, best first; 0 shows all")
+	fs.StringVar(&objective, "objective", "time", "what to rank by: time (step time, or time to serve all requests), throughput (tokens/s), latency (TPOT in inference, step time in training) or memory (per GPU)")
+	fs.IntVar(&maxMicroBatch, "max-micro-batch", 8, "largest micro-batch size tried, sequences (powers of two up to it)")
+	fs.IntVar(&maxChunks, "max-chunks", 4, "largest interleaving tried, virtual stages per GPU")
+	return cmd
+}
+
+// loadPresets reads the embedded presets; a failure is a broken build, not bad input.
+func loadPresets() (*assets.Presets, error) {
+	p, err := assets.Load()
+	if err != nil {
+		return nil, fmt.Errorf("load presets: %w", err)
+	}
+	return p, nil
+}
+
+func runReport(w io.Writer, sf *scenarioFlags) error {
+	p, err := loadPresets()
+	if err != nil {
+		return err
+	}
+	s, err := sf.scenario(p, false)
+	if err != nil {
+		return err
+	}
+	r, err := costmodel.Evaluate(s)
+	if err != nil {
+		return fmt.Errorf("evaluate: %w", err)
+	}
+	if sf.json {
+		return writeJSON(w, jsonReport(r))
+	}
+	return static.RenderReport(w, s, r)
+}
+
+func runSearch(w io.Writer, sf *scenarioFlags, top int, opt costmodel.SearchOptions) error {
+	p, err := loadPresets()
+	if err != nil {
+		return err
+	}
+	// Layout problems of the starting layout (say --micro-batch 3 with the default DP) are no
+	// error here: search sweeps the layout and lists such splits as infeasible.
+	s, err := sf.scenario(p, true)
+	var ve model.ValidationError
+	if err != nil && !(errors.As(err, &ve) && ve.OnlyLayout()) {
+		return err
+	}
+	res, err := costmodel.Search(s, opt)
+	if err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	if sf.json {
+		return writeJSON(w, jsonSearch(s, res, top))
+	}
+	return static.RenderSearch(w, s, res, top)
+}
+
+func runPresets(w io.Writer, asJSON bool) error {
+	p, err := loadPresets()
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(w, jsonPresets(p))
+	}
+	return static.RenderPresets(w, p)
+}
+
+// writeJSON writes v indented, with <, > and & left readable.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write json: %w", err)
+	}
+	return nil
+}

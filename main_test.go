@@ -1,0 +1,465 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/model"
+)
+
+// runArgs runs the command line and returns the exit code, stdout and stderr.
+func runArgs(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// contractFlags are the flags architecture.md lists for every command, plus the calibration ones.
+var contractFlags = []string{
+	"model", "layers", "hidden", "heads", "kv-heads", "ffn", "vocab", "seq", "gpu", "gpus",
+	"gpus-per-node", "intra", "inter", "nics-per-node", "tp", "pp", "dp", "chunks", "schedule",
+	"mode", "batch", "micro-batch", "precision", "recompute", "sequence-parallel", "zero",
+	"prompt", "gen", "requests", "box", "json",
+	"compute-eff", "memory-eff", "intra-eff", "inter-eff", "reserve-gib",
+}
+
+// Required preset IDs from architecture.md.
+var (
+	requiredModels = strings.Fields("gpt3-175b llama-2-7b llama-2-13b llama-2-70b llama-3-8b llama-3-70b llama-3.1-405b mixtral-8x7b qwen2.5-72b")
+	requiredGPUs   = strings.Fields("v100-sxm a100-sxm-40gb a100-sxm-80gb a100-pcie-80gb h100-sxm h100-pcie h200-sxm b200 l40s rtx-4090 rtx-3090 mi300x")
+	requiredLinks  = strings.Fields("nvlink2 nvlink3 nvlink4 nvlink5 pcie3 pcie4 pcie5 ib-hdr ib-ndr ib-xdr roce-100 roce-200 roce-400 eth-100")
+)
+
+func TestBadInputExitsTwo(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string // substrings of stderr
+	}{
+		{"tp does not divide heads", []string{"report", "--tp", "3"}, []string{"--tp 3: ", "must divide heads (64)"}},
+		{"zero GPUs", []string{"report", "--gpus", "0"}, []string{"--gpus 0: "}},
+		{"unknown model", []string{"report", "--model", "gpt-5"}, append([]string{"--model gpt-5: unknown model"}, requiredModels...)},
+		{"unknown gpu", []string{"--gpu", "tpu-v5"}, []string{"--gpu tpu-v5: unknown GPU", "h100-sxm", "mi300x"}},
+		{"unknown link", []string{"report", "--intra", "nvlink9"}, []string{"--intra nvlink9: unknown link", "nvlink4", "pcie5"}},
+		{"bad precision", []string{"report", "--precision", "int4"}, []string{"--precision int4: one of bf16, fp16, fp8, fp32"}},
+		{"bad schedule", []string{"report", "--schedule", "pipedream"}, []string{"--schedule pipedream: one of", "zb-h1"}},
+		{"bad mode in json mode", []string{"report", "--mode", "serve", "--json"}, []string{"--mode serve: one of train, infer"}},
+		{"flag parse", []string{"report", "--gpus", "eight"}, []string{"invalid argument \"eight\"", "--gpus"}},
+		{"unknown flag", []string{"report", "--tensor", "8"}, []string{"unknown flag: --tensor"}},
+		{"unknown command", []string{"reprot"}, []string{`unknown command "reprot"`, "report"}},
+		{"extra argument", []string{"report", "llama"}, []string{"takes no arguments"}},
+		{"box", []string{"report", "--box", "node0.json"}, []string{"--box node0.json: not supported yet"}},
+		{"negative reserve", []string{"report", "--reserve-gib", "-1"}, []string{"--reserve-gib -1: "}},
+		{"eff above one", []string{"report", "--compute-eff", "1.5"}, []string{"--compute-eff 1.5: "}},
+		{"batch not a multiple", []string{"report", "--batch", "63", "--micro-batch", "2"}, []string{"--batch 63: "}},
+		{"tp times pp does not divide gpus", []string{"report", "--gpus", "8", "--pp", "3", "--tp", "2"}, []string{"--tp 2: tp × pp (2 × 3) must divide gpus (8)"}},
+		{"bad objective", []string{"search", "--objective", "speed"}, []string{"--objective speed: one of time, throughput, latency, memory"}},
+		{"negative top", []string{"search", "--top", "-1"}, []string{"--top -1: "}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runArgs(t, tc.args...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2; stderr:\n%s", code, errs)
+			}
+			if out != "" {
+				t.Errorf("stdout not empty on bad input:\n%s", out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errs)
+				}
+			}
+			for _, l := range strings.Split(strings.TrimSpace(errs), "\n") {
+				if !strings.HasPrefix(l, "splitscope: ") && !strings.HasPrefix(l, "run '") {
+					t.Errorf("stderr line %q lacks the splitscope: prefix", l)
+				}
+			}
+		})
+	}
+}
+
+func TestEveryFieldErrorOnItsOwnLine(t *testing.T) {
+	code, _, errs := runArgs(t, "report", "--tp", "3", "--zero", "5", "--chunks", "0")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	for _, w := range []string{
+		"splitscope: --tp 3: must divide heads (64): one of 1, 2, 4, 8, 16, 32, 64\n",
+		"splitscope: --zero 5: must be between 0 and 3\n",
+		"splitscope: --chunks 0: must be between 1 and 64\n",
+	} {
+		if !strings.Contains(errs, w) {
+			t.Errorf("stderr lacks line %q:\n%s", w, errs)
+		}
+	}
+}
+
+func TestPresets(t *testing.T) {
+	code, out, errs := runArgs(t, "presets")
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, errs)
+	}
+	for _, id := range append(append([]string{"h100-sxm"}, requiredModels...), requiredLinks...) {
+		if !strings.Contains(out, id) {
+			t.Errorf("presets lacks %s", id)
+		}
+	}
+}
+
+func TestPresetsJSON(t *testing.T) {
+	code, out, errs := runArgs(t, "presets", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, errs)
+	}
+	var doc struct {
+		Models []map[string]any `json:"models"`
+		GPUs   []map[string]any `json:"gpus"`
+		Links  []map[string]any `json:"links"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("invalid JSON: %v\n%s", err, out)
+	}
+	ids := func(rows []map[string]any) map[string]bool {
+		m := map[string]bool{}
+		for _, r := range rows {
+			id, _ := r["id"].(string)
+			m[id] = true
+		}
+		return m
+	}
+	for name, c := range map[string]struct {
+		rows []map[string]any
+		want []string
+	}{"models": {doc.Models, requiredModels}, "gpus": {doc.GPUs, requiredGPUs}, "links": {doc.Links, requiredLinks}} {
+		have := ids(c.rows)
+		for _, id := range c.want {
+			if !have[id] {
+				t.Errorf("%s lacks %s", name, id)
+			}
+		}
+	}
+	for _, l := range doc.Links {
+		if _, ok := l["kind"].(string); !ok {
+			t.Errorf("link %v: kind is not a name", l["id"])
+		}
+	}
+}
+
+func TestReportHelpListsEveryFlag(t *testing.T) {
+	code, out, errs := runArgs(t, "report", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, errs)
+	}
+	for _, f := range contractFlags {
+		re := regexp.MustCompile(`(?m)^\s+(-\w, )?--` + regexp.QuoteMeta(f) + `( \S+)?\s+\S`)
+		if !re.MatchString(out) {
+			t.Errorf("report --help lacks --%s (with an explanation):\n%s", f, out)
+		}
+	}
+	// Each help string says its default: pflag prints it unless it is the zero value.
+	root := newRootCmd(&bytes.Buffer{})
+	root.PersistentFlags().VisitAll(func(f *pflag.Flag) {
+		switch f.DefValue {
+		case "0", "", "false", "[]":
+			if !strings.Contains(f.Usage, "default") {
+				t.Errorf("--%s: help names no default: %q", f.Name, f.Usage)
+			}
+		}
+	})
+}
+
+func TestSearchHelp(t *testing.T) {
+	code, out, _ := runArgs(t, "search", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, w := range []string{"--top", "--objective", "--max-micro-batch", "--max-chunks", "--tp, --pp and --dp are\nignored"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("search --help lacks %q", w)
+		}
+	}
+}
+
+func TestProbePlaceholder(t *testing.T) {
+	code, out, _ := runArgs(t, "probe")
+	if code != 0 || !strings.Contains(out, "built without NVML: probe not available yet") {
+		t.Errorf("probe: exit %d, out %q", code, out)
+	}
+}
+
+func TestSearchIgnoresLayoutFlags(t *testing.T) {
+	// Whether or not Search is implemented yet, --tp 3 must not be reported as bad input.
+	code, _, errs := runArgs(t, "search", "--tp", "3", "--pp", "5", "--dp", "7")
+	if code == 2 || strings.Contains(errs, "--tp") {
+		t.Errorf("search rejected ignored layout flags: exit %d\n%s", code, errs)
+	}
+}
+
+// scenarioFor builds the scenario the scenario flags describe, without running a command.
+func scenarioFor(t *testing.T, args ...string) (model.Scenario, error) {
+	t.Helper()
+	p, err := assets.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf := &scenarioFlags{}
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	sf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return sf.scenario(p, false)
+}
+
+func TestScenarioDefaults(t *testing.T) {
+	s, err := scenarioFor(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Arch.ID != "llama-3-70b" || s.Cluster.GPU.ID != "h100-sxm" || s.Cluster.GPUs != 8 || s.Cluster.GPUsPerNode != 8 {
+		t.Errorf("model/gpu: %s %s %d/%d", s.Arch.ID, s.Cluster.GPU.ID, s.Cluster.GPUs, s.Cluster.GPUsPerNode)
+	}
+	if s.Cluster.Intra.ID != s.Cluster.GPU.NativeLink || s.Cluster.Intra.ID != "nvlink4" || s.Cluster.Inter.ID != "ib-ndr" || s.Cluster.NICsPerNode != 8 {
+		t.Errorf("links: %s %s ×%d", s.Cluster.Intra.ID, s.Cluster.Inter.ID, s.Cluster.NICsPerNode)
+	}
+	want := model.Layout{TP: 8, PP: 1, DP: 1, Chunks: 1, MicroBatch: 1, Schedule: model.OneFOneB}
+	if s.Layout != want {
+		t.Errorf("layout %+v, want %+v", s.Layout, want)
+	}
+	wl := model.Workload{Mode: model.Train, Seq: 4096, GlobalBatch: 64, PromptTokens: 1024, GenTokens: 256, Requests: 8, Precision: model.BF16}
+	if s.Workload != wl {
+		t.Errorf("workload %+v, want %+v", s.Workload, wl)
+	}
+	if s.ReserveBytes != model.DefaultReserveBytes {
+		t.Errorf("reserve %g", s.ReserveBytes)
+	}
+}
+
+func TestScenarioDerived(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		check func(s model.Scenario) bool
+	}{
+		{"two nodes", []string{"--gpus", "16"}, func(s model.Scenario) bool {
+			return s.Layout.TP == 8 && s.Layout.DP == 2 && s.Workload.GlobalBatch == 64
+		}},
+		{"pp takes GPUs from tp", []string{"--pp", "2"}, func(s model.Scenario) bool { return s.Layout.TP == 4 && s.Layout.DP == 1 }},
+		{"dp given", []string{"--gpus", "16", "--dp", "4"}, func(s model.Scenario) bool { return s.Layout.TP == 4 && s.Layout.DP == 4 }},
+		{"tp given", []string{"--tp", "2"}, func(s model.Scenario) bool { return s.Layout.DP == 4 }},
+		{"batch raised to a multiple", []string{"--micro-batch", "3", "--tp", "4"}, func(s model.Scenario) bool {
+			return s.Layout.DP == 2 && s.Workload.GlobalBatch == 66
+		}},
+		{"batch raised when smaller", []string{"--micro-batch", "16", "--tp", "1"}, func(s model.Scenario) bool {
+			return s.Workload.GlobalBatch == 128
+		}},
+		{"interleaved batch splits into a multiple of pp", []string{"--pp", "4", "--schedule", "interleaved", "--chunks", "2", "--micro-batch", "3"},
+			func(s model.Scenario) bool { return s.MicroBatches()%4 == 0 && s.Workload.GlobalBatch == 72 }},
+		{"requests raised", []string{"--mode", "infer", "--tp", "1", "--micro-batch", "2"}, func(s model.Scenario) bool {
+			return s.Workload.Requests == 16 && s.Layout.DP == 8
+		}},
+		{"model fields override the preset", []string{"--model", "llama-2-7b", "--layers", "8"}, func(s model.Scenario) bool {
+			return s.Arch.ID == "llama-2-7b" && s.Arch.Layers == 8 && s.Arch.Hidden == 4096
+		}},
+		{"heads carry kv-heads on a multi-head model", []string{"--model", "llama-2-7b", "--heads", "16"}, func(s model.Scenario) bool {
+			return s.Arch.Heads == 16 && s.Arch.KVHeads == 16
+		}},
+		{"tp keeps kv-heads compatible", []string{"--model", "llama-3-70b", "--kv-heads", "2", "--heads", "48", "--hidden", "6144", "--ffn", "24576"},
+			func(s model.Scenario) bool { return s.Layout.TP == 8 }},
+		{"tp divides ffn", []string{"--ffn", "28670"}, func(s model.Scenario) bool { return s.Layout.TP == 2 }},
+		{"calibration", []string{"--compute-eff", "0.5", "--memory-eff", "0.6", "--intra-eff", "0.7", "--inter-eff", "0.4", "--reserve-gib", "2.5"},
+			func(s model.Scenario) bool {
+				return s.Cluster.GPU.ComputeEff == 0.5 && s.Cluster.GPU.MemoryEff == 0.6 && s.Cluster.Intra.Efficiency == 0.7 &&
+					s.Cluster.Inter.Efficiency == 0.4 && s.ReserveBytes == 2.5*model.GiB
+			}},
+		{"zero calibration keeps the preset", []string{"--compute-eff", "0"}, func(s model.Scenario) bool { return s.Cluster.GPU.ComputeEff > 0 }},
+		{"intra given", []string{"--intra", "pcie5", "--nics-per-node", "4"}, func(s model.Scenario) bool {
+			return s.Cluster.Intra.ID == "pcie5" && s.Cluster.NICsPerNode == 4
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := scenarioFor(t, tc.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.check(s) {
+				t.Errorf("scenario: layout %+v workload %+v arch %+v", s.Layout, s.Workload, s.Arch)
+			}
+		})
+	}
+}
+
+func TestDefaultTP(t *testing.T) {
+	a := model.Arch{Heads: 64, KVHeads: 8, FFN: 28672}
+	for _, tc := range []struct {
+		n, perNode int
+		a          model.Arch
+		want       int
+	}{
+		{8, 8, a, 8},
+		{16, 8, a, 8},
+		{4, 8, a, 4},
+		{6, 8, a, 2},
+		{16, 16, a, 16}, // tp a multiple of kv-heads
+		{8, 8, model.Arch{Heads: 12, KVHeads: 12, FFN: 48}, 4}, // 8 does not divide 12
+		{8, 8, model.Arch{Heads: 32, KVHeads: 6, FFN: 64}, 2},  // 4 and 8 neither divide 6 nor are multiples of it
+		{0, 8, a, 1},
+	} {
+		if got := defaultTP(tc.n, tc.perNode, tc.a); got != tc.want {
+			t.Errorf("defaultTP(%d, %d, %+v) = %d, want %d", tc.n, tc.perNode, tc.a, got, tc.want)
+		}
+	}
+}
+
+// TestReportEndToEnd needs costmodel.Evaluate and costmodel.Search, which land separately: it
+// fails while they are stubs. It checks that `report --json` follows the JSON contract of
+// architecture.md, that a scenario over memory is a result (exit 0), and that the text report and
+// search run.
+func TestReportEndToEnd(t *testing.T) {
+	t.Run("report --json", func(t *testing.T) {
+		code, out, errs := runArgs(t, "report", "--json")
+		if code != 0 {
+			t.Fatalf("exit %d; stderr:\n%s", code, errs)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("invalid JSON: %v\n%s", err, out)
+		}
+		for _, path := range []string{
+			"layout.tp", "layout.pp", "layout.dp", "layout.chunks", "layout.micro_batch", "layout.micro_batches", "layout.schedule",
+			"step_time_s",
+			"breakdown_s.compute", "breakdown_s.recompute", "breakdown_s.tp_comm", "breakdown_s.pp_comm",
+			"breakdown_s.dp_comm", "breakdown_s.bubble", "breakdown_s.optimizer",
+			"bubble_fraction", "comm_fraction", "model_tflops_per_gpu", "hw_tflops_per_gpu", "mfu", "tokens_per_s",
+			"memory.weights", "memory.gradients", "memory.optimizer", "memory.activations", "memory.kv_cache",
+			"memory.reserved", "memory.total", "memory.capacity", "memory.fits",
+			"warnings",
+		} {
+			if _, ok := lookup(doc, path); !ok {
+				t.Errorf("report --json lacks %s", path)
+			}
+		}
+		if w, _ := lookup(doc, "warnings"); w == nil {
+			t.Errorf("warnings is null, want an array")
+		}
+		if tp, _ := lookup(doc, "layout.tp"); tp != float64(8) {
+			t.Errorf("layout.tp = %v, want 8", tp)
+		}
+		if st, _ := lookup(doc, "step_time_s"); st == nil || st.(float64) <= 0 {
+			t.Errorf("step_time_s = %v", st)
+		}
+		if _, ok := doc["inference"]; ok {
+			t.Errorf("training report has an inference object")
+		}
+	})
+	t.Run("infer --json", func(t *testing.T) {
+		code, out, errs := runArgs(t, "report", "--mode", "infer", "--json")
+		if code != 0 {
+			t.Fatalf("exit %d; stderr:\n%s", code, errs)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("invalid JSON: %v", err)
+		}
+		for _, path := range []string{"inference.ttft_s", "inference.tpot_s", "inference.tokens_per_s"} {
+			if _, ok := lookup(doc, path); !ok {
+				t.Errorf("infer report lacks %s", path)
+			}
+		}
+	})
+	t.Run("over memory is a result", func(t *testing.T) {
+		code, out, errs := runArgs(t, "report", "--model", "llama-3.1-405b", "--json")
+		if code != 0 {
+			t.Fatalf("exit %d; stderr:\n%s", code, errs)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("invalid JSON: %v", err)
+		}
+		if fits, _ := lookup(doc, "memory.fits"); fits != false {
+			t.Errorf("405B training on 8 GPUs: memory.fits = %v, want false", fits)
+		}
+	})
+	t.Run("text report and bare command", func(t *testing.T) {
+		for _, args := range [][]string{{"report"}, {}} {
+			code, out, errs := runArgs(t, args...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d; stderr:\n%s", args, code, errs)
+			}
+			for _, w := range []string{"llama-3-70b", "TP=8 PP=1 DP=1 1f1b m=64 b=1", "step time", "memory per GPU"} {
+				if !strings.Contains(out, w) {
+					t.Errorf("%v: output lacks %q:\n%s", args, w, out)
+				}
+			}
+		}
+	})
+	t.Run("search", func(t *testing.T) {
+		code, out, errs := runArgs(t, "search", "--model", "llama-3-8b", "--top", "3")
+		if code != 0 {
+			t.Fatalf("exit %d; stderr:\n%s", code, errs)
+		}
+		if !strings.Contains(out, "rank") {
+			t.Errorf("search output lacks the ranking:\n%s", out)
+		}
+		// The starting layout's problems are no error: search sweeps micro-batches itself.
+		if code, _, errs := runArgs(t, "search", "--model", "llama-3-8b", "--micro-batch", "3", "--top", "1"); code != 0 {
+			t.Errorf("search --micro-batch 3: exit %d; stderr:\n%s", code, errs)
+		}
+		code, out, errs = runArgs(t, "search", "--model", "llama-3-8b", "--json", "--top", "3")
+		if code != 0 {
+			t.Fatalf("search --json: exit %d; stderr:\n%s", code, errs)
+		}
+		var doc struct {
+			Candidates []map[string]any `json:"candidates"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("invalid JSON: %v", err)
+		}
+		if len(doc.Candidates) == 0 {
+			t.Fatal("no candidates")
+		}
+		seenInfeasible, feasible := false, 0
+		for _, c := range doc.Candidates {
+			f, ok := c["feasible"].(bool)
+			if _, ok2 := c["reason"].(string); !ok || !ok2 {
+				t.Fatalf("candidate lacks feasible/reason: %v", c)
+			}
+			if _, ok := lookup(c, "layout.tp"); !ok {
+				t.Errorf("candidate lacks layout.tp")
+			}
+			if f {
+				feasible++
+				if seenInfeasible {
+					t.Errorf("feasible candidate after an infeasible one")
+				}
+			} else {
+				seenInfeasible = true
+			}
+		}
+		if feasible == 0 || feasible > 3 {
+			t.Errorf("%d feasible candidates with --top 3", feasible)
+		}
+	})
+}
+
+// lookup follows a dotted path through decoded JSON objects.
+func lookup(doc map[string]any, path string) (any, bool) {
+	var cur any = doc
+	for _, k := range strings.Split(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[k]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}

@@ -1,0 +1,222 @@
+package static
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/model"
+)
+
+// ScenarioLine describes the model, the GPUs, the links and the workload on one line:
+// "llama-3-70b (80 layers, 70.6B params) · 8× h100-sxm · nvlink4 / ib-ndr · train bf16 seq 4096 batch 64".
+func ScenarioLine(s model.Scenario) string {
+	a, c, wl := s.Arch, s.Cluster, s.Workload
+	id := a.ID
+	if id == "" {
+		id = "custom model"
+	}
+	parts := []string{fmt.Sprintf("%s (%d layers, %.1fB params)", id, a.Layers, a.Params()/1e9)}
+
+	gpus := fmt.Sprintf("%d× %s", c.GPUs, c.GPU.ID)
+	if n := c.Nodes(); n > 1 {
+		gpus += fmt.Sprintf(" (%d nodes × %d)", n, c.GPUsPerNode)
+	}
+	parts = append(parts, gpus)
+
+	links := c.Intra.ID
+	if c.Nodes() > 1 {
+		links += fmt.Sprintf(" / %s ×%d NICs", c.Inter.ID, c.NICsPerNode)
+	} else {
+		links += " / " + c.Inter.ID
+	}
+	parts = append(parts, links)
+
+	if wl.Mode == model.Infer {
+		parts = append(parts, fmt.Sprintf("infer %s prompt %d gen %d requests %d",
+			wl.Precision, wl.PromptTokens, wl.GenTokens, wl.Requests))
+	} else {
+		parts = append(parts, fmt.Sprintf("train %s seq %d batch %d", wl.Precision, wl.Seq, wl.GlobalBatch))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// LayoutLine describes the split: "TP=8 PP=1 DP=1 1f1b m=64 b=1", with the interleaving, the
+// recompute policy, sequence parallelism and ZeRO stage when they are not the defaults.
+// Inference has no schedule to name.
+func LayoutLine(s model.Scenario) string {
+	l := s.Layout
+	var b strings.Builder
+	fmt.Fprintf(&b, "TP=%d PP=%d DP=%d", l.TP, l.PP, l.DP)
+	if s.Workload.Mode != model.Infer {
+		b.WriteString(" " + l.Schedule.String())
+	}
+	if l.Chunks > 1 {
+		fmt.Fprintf(&b, " v=%d", l.Chunks)
+	}
+	fmt.Fprintf(&b, " m=%d b=%d", s.MicroBatches(), l.MicroBatch)
+	if l.Recompute != model.RecomputeNone {
+		b.WriteString(" recompute=" + l.Recompute.String())
+	}
+	if l.SequenceParallel {
+		b.WriteString(" sp")
+	}
+	if l.ZeRO > 0 {
+		fmt.Fprintf(&b, " zero=%d", l.ZeRO)
+	}
+	return b.String()
+}
+
+// Header is the first line of a report: the scenario and its layout.
+func Header(s model.Scenario) string { return ScenarioLine(s) + " · " + LayoutLine(s) }
+
+// share is part/whole as a percentage, or "-" when the whole is zero.
+func share(part, whole float64) string {
+	if whole == 0 {
+		return "-"
+	}
+	return Percent(part / whole)
+}
+
+// RenderReport writes the report of one scenario: a header line, the step time and its
+// breakdown, efficiency, inference latency (infer mode), memory per GPU, one row per pipeline
+// stage and the warnings.
+func RenderReport(w io.Writer, s model.Scenario, r costmodel.Report) error {
+	ew := &errWriter{w: w}
+	ew.line(Header(s))
+	ew.line("")
+
+	infer := s.Workload.Mode == model.Infer
+	step := r.StepTime
+	bd := r.Breakdown
+	t := newTable("", false, true, true, false)
+	if infer {
+		t.add("serve time", Seconds(step), "", "prefill and decode of all requests")
+	} else {
+		t.add("step time", Seconds(step), "", "one optimizer step")
+	}
+	for _, row := range []struct {
+		name string
+		v    float64
+		note string
+	}{
+		{"  compute", bd.Compute, ""},
+		{"  recompute", bd.Recompute, ""},
+		{"  tp comm", bd.TPComm, ""},
+		{"  pp comm", bd.PPComm, ""},
+		{"  dp comm", bd.DPComm, "exposed"},
+		{"  bubble", bd.Bubble, ""},
+		{"  optimizer", bd.Optimizer, ""},
+	} {
+		t.add(row.name, Seconds(row.v), share(row.v, step), row.note)
+	}
+	t.write(ew)
+	ew.line("")
+
+	e := newTable("", false, true, false)
+	e.add("bubble", Percent(r.BubbleFraction), "closed form "+Percent(r.Detail.BubbleClosedForm))
+	e.add("comm", Percent(r.CommFraction), "exposed communication / step")
+	e.add("model TFLOP/s", FLOPS(r.ModelTFLOPS*1e12), "per GPU, without recompute")
+	e.add("hw TFLOP/s", FLOPS(r.HWTFLOPS*1e12), "per GPU, with recompute")
+	e.add("MFU", Percent(r.MFU), "model FLOP/s / peak")
+	if infer {
+		e.add("tokens/s", Count(r.TokensPerS), "generated tokens, all replicas")
+	} else {
+		e.add("tokens/s", Count(r.TokensPerS), "trained tokens, all replicas")
+	}
+	e.write(ew)
+
+	if inf := r.Inference; inf != nil {
+		ew.line("")
+		ew.line("inference")
+		it := newTable("  ", false, true, false)
+		it.add("TTFT", Seconds(inf.TTFT), "mean time to first token")
+		it.add("TPOT", Seconds(inf.TPOT), "mean time per output token")
+		it.add("tokens/s", Count(inf.TokensPerS), "generated, all replicas")
+		if inf.PrefillS > 0 {
+			it.add("prefill", Seconds(inf.PrefillS), "until every group has its first token")
+		}
+		if inf.DecodeStepS > 0 {
+			it.add("decode step", Seconds(inf.DecodeStepS), "one token for one group")
+		}
+		it.write(ew)
+	}
+
+	ew.line("")
+	renderMemory(ew, r.Memory)
+
+	if len(r.Detail.Stages) > 0 {
+		ew.line("")
+		renderStages(ew, r.Detail.Stages, step, infer)
+	}
+
+	if len(r.Warnings) > 0 {
+		ew.line("")
+		ew.line("warnings")
+		for _, wn := range r.Warnings {
+			ew.line("  ! " + wn)
+		}
+	}
+	return ew.err
+}
+
+// Verdict is "fits" or "OVER by 12.3 GiB".
+func Verdict(m costmodel.Memory) string {
+	if m.Fits {
+		return "fits"
+	}
+	return "OVER by " + Bytes(m.Total-m.Capacity)
+}
+
+func renderMemory(ew *errWriter, m costmodel.Memory) {
+	ew.line(fmt.Sprintf("memory per GPU (fullest: stage %d)", m.Stage))
+	t := newTable("  ", false, true, false)
+	t.add("weights", Bytes(m.Weights))
+	t.add("gradients", Bytes(m.Gradients))
+	t.add("optimizer", Bytes(m.Optimizer))
+	t.add("activations", Bytes(m.Activations))
+	t.add("KV cache", Bytes(m.KVCache))
+	t.add("reserved", Bytes(m.Reserved))
+	used := ""
+	if m.Capacity > 0 {
+		used = " (" + Percent(m.Total/m.Capacity) + ")"
+	}
+	t.add("total", Bytes(m.Total), "of "+Bytes(m.Capacity)+used+": "+Verdict(m))
+	t.write(ew)
+}
+
+func renderStages(ew *errWriter, stages []costmodel.StageDetail, step float64, infer bool) {
+	head := []string{"stage", "GPUs", "layers", "F ms", "B ms", "W ms", "busy", "busy %", "memory", ""}
+	right := []bool{true, false, false, true, true, true, true, true, true, false}
+	if infer {
+		head = []string{"stage", "GPUs", "layers", "F ms", "busy", "busy %", "memory", ""}
+		right = []bool{true, false, false, true, true, true, true, false}
+	}
+	t := newTable("", right...)
+	t.add(head...)
+	for i, st := range stages {
+		layers := strconv.Itoa(st.Layers)
+		switch {
+		case st.Embedding && st.Logits:
+			layers += " +emb +logits"
+		case st.Embedding:
+			layers += " +emb"
+		case st.Logits:
+			layers += " +logits"
+		}
+		mem := Bytes(st.Memory.Total)
+		verdict := ""
+		if st.Memory.Capacity > 0 && !st.Memory.Fits {
+			verdict = "OVER"
+		}
+		row := []string{strconv.Itoa(i), Ints(st.GPUs), layers, Millis(st.F)}
+		if !infer {
+			row = append(row, Millis(st.B), Millis(st.W))
+		}
+		row = append(row, Seconds(st.Busy), share(st.Busy, step), mem, verdict)
+		t.add(row...)
+	}
+	t.write(ew)
+}

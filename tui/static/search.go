@@ -1,0 +1,117 @@
+package static
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/model"
+)
+
+// MaxInfeasibleShown caps the infeasible layouts RenderSearch lists; the rest are counted.
+const MaxInfeasibleShown = 10
+
+// microBatches is m for a candidate: the report's when it has one, else computed from the layout.
+func microBatches(s model.Scenario, c costmodel.Candidate) int {
+	if c.Report.Layout.MicroBatches > 0 {
+		return c.Report.Layout.MicroBatches
+	}
+	s.Layout = c.Layout
+	return s.MicroBatches()
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// RenderSearch writes the ranked feasible layouts of a search (at most top of them; top ≤ 0
+// shows all), then the infeasible ones with their reasons, capped at MaxInfeasibleShown.
+func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top int) error {
+	ew := &errWriter{w: w}
+	ew.line(ScenarioLine(s))
+
+	var feasible, infeasible []costmodel.Candidate
+	for _, c := range res.Candidates {
+		if c.Feasible {
+			feasible = append(feasible, c)
+		} else {
+			infeasible = append(infeasible, c)
+		}
+	}
+	shown := feasible
+	if top > 0 && len(shown) > top {
+		shown = shown[:top]
+	}
+	ew.line(fmt.Sprintf("%d of %d layouts feasible; best %d first", len(feasible), len(res.Candidates), len(shown)))
+
+	infer := s.Workload.Mode == model.Infer
+	if len(shown) > 0 {
+		ew.line("")
+		head := []string{"rank", "TP", "PP", "DP", "schedule", "v", "b", "m"}
+		if infer {
+			head = append(head, "TTFT", "TPOT")
+		} else {
+			head = append(head, "step time")
+		}
+		head = append(head, "tokens/s", "mem/GPU", "bubble", "comm", "fits")
+		right := make([]bool, len(head))
+		for i := range right {
+			right[i] = true
+		}
+		right[4] = false // schedule
+		right[len(right)-1] = false
+		t := newTable("", right...)
+		t.add(head...)
+		for i, c := range shown {
+			r, l := c.Report, c.Layout
+			sched := l.Schedule.String()
+			if infer {
+				sched = "-"
+			}
+			row := []string{strconv.Itoa(i + 1), strconv.Itoa(l.TP), strconv.Itoa(l.PP), strconv.Itoa(l.DP),
+				sched, strconv.Itoa(l.Chunks), strconv.Itoa(l.MicroBatch), strconv.Itoa(microBatches(s, c))}
+			if infer {
+				ttft, tpot := "-", "-"
+				if r.Inference != nil {
+					ttft, tpot = Seconds(r.Inference.TTFT), Seconds(r.Inference.TPOT)
+				}
+				row = append(row, ttft, tpot)
+			} else {
+				row = append(row, Seconds(r.StepTime))
+			}
+			row = append(row, Count(r.TokensPerS), Bytes(r.Memory.Total), Percent(r.BubbleFraction),
+				Percent(r.CommFraction), yesNo(r.Memory.Fits))
+			t.add(row...)
+		}
+		t.write(ew)
+	}
+
+	if len(infeasible) > 0 {
+		ew.line("")
+		ew.line(fmt.Sprintf("infeasible (%d)", len(infeasible)))
+		n := min(len(infeasible), MaxInfeasibleShown)
+		t := newTable("  ")
+		for _, c := range infeasible[:n] {
+			l := c.Layout
+			name := fmt.Sprintf("TP=%d PP=%d DP=%d", l.TP, l.PP, l.DP)
+			if !infer {
+				name += " " + l.Schedule.String()
+			}
+			name += fmt.Sprintf(" v=%d b=%d", l.Chunks, l.MicroBatch)
+			reason := c.Reason
+			if reason == "" {
+				reason = "infeasible"
+			}
+			t.add(name, reason)
+		}
+		t.write(ew)
+		if more := len(infeasible) - n; more > 0 {
+			ew.line(fmt.Sprintf("  … and %d more", more))
+		}
+	}
+	return ew.err
+}
