@@ -49,6 +49,8 @@ type scenarioFlags struct {
 	precision          string
 	recompute          string
 	sequenceParallel   bool
+	unfusedAttention   bool
+	serialDP           bool
 	zero               int
 	prompt, gen, reqs  int
 
@@ -85,10 +87,12 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.schedule, "schedule", defaultSchedule, "pipeline schedule: gpipe, 1f1b, interleaved or zb-h1")
 	fs.StringVar(&f.mode, "mode", defaultMode, "train (one optimizer step) or infer (serve --requests)")
 	fs.IntVar(&f.batch, "batch", 0, "global batch `B` in sequences per optimizer step (default 64, raised to a multiple of micro-batch × dp, × pp for the interleaved schedule, when smaller or not a multiple)")
-	fs.IntVar(&f.microBatch, "micro-batch", defaultMicroBatch, "micro-batch size `b`, sequences (infer: requests per group)")
+	fs.IntVar(&f.microBatch, "micro-batch", defaultMicroBatch, "micro-batch size `b`, sequences (infer: requests per group; default there: requests / (dp × pp), one group per stage)")
 	fs.StringVar(&f.precision, "precision", defaultPrecision, "number format of weights and activations: bf16, fp16, fp8 or fp32")
 	fs.StringVar(&f.recompute, "recompute", defaultRecompute, "activation recomputation: none, selective (attention core) or full (whole layer)")
 	fs.BoolVar(&f.sequenceParallel, "sequence-parallel", false, "shard norm and dropout activations across TP ranks, Megatron sequence parallelism (default off)")
+	fs.BoolVar(&f.unfusedAttention, "unfused-attention", false, "software: attention materialises the s×s scores in HBM, as before FlashAttention (Megatron-LM 2021) (default off)")
+	fs.BoolVar(&f.serialDP, "serial-dp", false, "software: all-reduce gradients after the whole backward instead of overlapping it (Megatron-LM 2021) (default off)")
 	fs.IntVar(&f.zero, "zero", 0, "ZeRO stage 0-3: what data parallelism shards (1 optimizer state, 2 + gradients, 3 + weights) (default 0: none)")
 
 	fs.IntVar(&f.prompt, "prompt", defaultPrompt, "inference: prompt tokens per request")
@@ -321,7 +325,8 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 		}
 	}
 	s.Layout = model.Layout{TP: tp, PP: pp, DP: dp, Chunks: f.chunks, MicroBatch: f.microBatch,
-		Schedule: sched, SequenceParallel: f.sequenceParallel, Recompute: rc, ZeRO: f.zero}
+		Schedule: sched, SequenceParallel: f.sequenceParallel, Recompute: rc, ZeRO: f.zero,
+		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP}
 
 	// Batch and requests: the defaults rise to the nearest split into whole micro-batches.
 	// Search sweeps micro-batch sizes itself, so only the starting DP shapes its default batch.
@@ -338,7 +343,21 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 		batch = roundUpTo(defaultBatch, bper)
 	}
 	reqs := f.reqs
-	if !f.changed("requests") {
+	if mode == model.Infer && !f.changed("micro-batch") && !forSearch {
+		// Serving batches requests: by default each pipeline stage gets one group of
+		// requests/(dp·pp), so PP groups fill the pipeline and PP = 1 decodes them as one batch.
+		if !f.changed("requests") {
+			reqs = roundUpTo(defaultRequests, dp*max(pp, 1))
+		}
+		b := 1
+		switch {
+		case pp > 0 && dp > 0 && reqs%(dp*pp) == 0:
+			b = reqs / (dp * pp)
+		case dp > 0 && reqs%dp == 0:
+			b = reqs / dp
+		}
+		s.Layout.MicroBatch = max(b, 1)
+	} else if !f.changed("requests") {
 		reqs = roundUpTo(defaultRequests, per)
 	}
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,

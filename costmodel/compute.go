@@ -38,8 +38,16 @@ type hw struct {
 	bw    float64 // achievable bytes/s
 }
 
+// sustainedMatmulFraction is the share of the maximum achievable matmul rate (the presets'
+// compute_eff, SA's MAMF) that a training or prefill step sustains. MAMF is the best shape of a
+// brute-force search, measured in short bursts; a real step runs the model's fixed GEMM shapes
+// (tile and wave quantisation) for hours at power-capped clocks. One factor for every GPU,
+// set on Megatron-LM's Table 1 (reference §4.1) and checked against Korthikanti et al.'s 530B
+// MFU (42.1% with full recompute, 54.2% with selective; §4.3), which it was not fitted on.
+const sustainedMatmulFraction = 0.85
+
 func newHW(g model.GPU, p model.Precision) hw {
-	return hw{flops: g.Peak(p) * g.ComputeEff, bw: g.HBMBandwidth * g.MemoryEff}
+	return hw{flops: g.Peak(p) * g.ComputeEff * sustainedMatmulFraction, bw: g.HBMBandwidth * g.MemoryEff}
 }
 
 func (h hw) time(k kernel) float64 {

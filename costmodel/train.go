@@ -11,19 +11,37 @@ import (
 type vstage struct {
 	f, b, w                 float64 // op times handed to the simulation (w = 0 unless ZB-H1)
 	compute, recompute, tp  float64 // what those op times are made of (f + b + w)
-	fSegs, bSegs, wSegs     []Segment
+	layers                  int
+	fHead, fTail, bHead     []seg // embedding / logits pieces around the layers
+	wHead                   []seg
 	modelFLOPs, recompFLOPs float64 // per GPU
 }
 
+// trainLayer is one layer's forward, backward and weight-gradient segments on one GPU; every
+// virtual stage repeats them. Segments are only expanded per op when a timeline is recorded.
+type trainLayer struct {
+	f, b, w []Segment
+}
+
+// ops returns a virtual stage's F, B and W segments.
+func (tl trainLayer) ops(st vstage) (f, b, w []Segment) {
+	f = stack(st.fHead, tl.f, st.layers, st.fTail)
+	b = stack(st.bHead, tl.b, st.layers, nil)
+	if len(tl.w) > 0 {
+		w = stack(st.wHead, tl.w, st.layers, nil)
+	}
+	return
+}
+
 // trainStages builds every virtual stage's op costs.
-func (p *plan) trainStages() []vstage {
+func (p *plan) trainStages() ([]vstage, trainLayer) {
 	a, l := p.a, p.l
 	seq := float64(p.s.Workload.Seq)
 	tokens := float64(p.b) * seq
 	ps := layerPass(a, l, tokens, seq, float64(p.b), p.e, l.UnfusedAttention)
 	pt := p.passTimes(ps)
 	fwd := pt.attn + pt.core + pt.mlp + pt.elem
-	wT := p.hw.time(ps.attnGEMM) + p.hw.time(ps.mlp)
+	wT := pt.attn + pt.mlp
 	var recomp, recompTP float64
 	var recompFLOPs float64
 	switch l.Recompute {
@@ -32,27 +50,31 @@ func (p *plan) trainStages() []vstage {
 		recompFLOPs = ps.forward().flops
 	case model.RecomputeSelective:
 		recomp = pt.core
-		recompFLOPs = ps.attnCore.flops
+		recompFLOPs = ps.attnCore.flops + ps.scores.flops
 	}
 	lg := logits(a, l, tokens, p.e)
 	lgT := p.hw.time(lg)
 	lgGEMM := p.hw.time(gemm(tokens, float64(a.Hidden), float64(a.Vocab)/float64(p.t), p.e))
 	embT := p.hw.time(kernel{bytes: tokens * float64(a.Hidden) * p.e * 2})
 
-	layerF := forwardSegments(pt)
-	layerB := segments(
+	var tl trainLayer
+	tl.f = forwardSegments(pt)
+	tl.b = segments(
 		seg{SegCompute, "recompute", recomp},
 		seg{SegTPComm, "all-reduce", recompTP},
-		seg{SegCompute, "mlp bwd", p.hw.time(ps.mlp) + pt.elem},
+		seg{SegCompute, "mlp bwd", pt.mlp + pt.elem},
 		seg{SegTPComm, "all-reduce", pt.ar},
-		seg{SegCompute, "attention bwd", p.hw.time(ps.attnGEMM) + 2*pt.core + pt.elem},
+		seg{SegCompute, "attention bwd", pt.attn + 2*pt.core + pt.elem},
 		seg{SegTPComm, "all-reduce", pt.ar},
 	)
 	zb := l.Schedule == model.ZBH1
 	layerW := segments(seg{SegCompute, "weight grads", wT})
-	if !zb {
-		layerB = append(layerB, shift(layerW, segTotal(layerB))...)
+	if zb {
+		tl.w = layerW
+	} else {
+		tl.b = append(tl.b, shift(layerW, segTotal(tl.b))...)
 	}
+	fT, bT, wTot := segTotal(tl.f), segTotal(tl.b), segTotal(tl.w)
 
 	n := p.p * p.v
 	out := make([]vstage, n)
@@ -60,30 +82,24 @@ func (p *plan) trainStages() []vstage {
 	for vs := range out {
 		k := float64(p.layers[vs])
 		st := &out[vs]
-		var head, tail []seg
+		st.layers = p.layers[vs]
 		if vs == 0 {
-			head = append(head, seg{SegMemory, "embedding", embT})
+			st.fHead = []seg{{SegMemory, "embedding", embT}}
 		}
 		if vs == n-1 {
-			tail = append(tail, seg{SegCompute, "logits+loss", lgT})
-		}
-		st.fSegs = stack(head, layerF, p.layers[vs], tail)
-		var bTail []seg
-		if vs == n-1 {
-			bTail = []seg{{SegCompute, "logits bwd", lgGEMM}}
-			if !zb {
-				bTail = append(bTail, seg{SegCompute, "logits wgrad", lgGEMM})
+			st.fTail = []seg{{SegCompute, "logits+loss", lgT}}
+			st.bHead = []seg{{SegCompute, "logits bwd", lgGEMM}}
+			if zb {
+				st.wHead = []seg{{SegCompute, "logits wgrad", lgGEMM}}
+			} else {
+				st.bHead = append(st.bHead, seg{SegCompute, "logits wgrad", lgGEMM})
 			}
 		}
-		st.bSegs = stack(bTail, layerB, p.layers[vs], nil)
+		st.f = segsDur(st.fHead) + k*fT + segsDur(st.fTail)
+		st.b = segsDur(st.bHead) + k*bT
 		if zb {
-			var wTail []seg
-			if vs == n-1 {
-				wTail = []seg{{SegCompute, "logits wgrad", lgGEMM}}
-			}
-			st.wSegs = stack(wTail, layerW, p.layers[vs], nil)
+			st.w = segsDur(st.wHead) + k*wTot
 		}
-		st.f, st.b, st.w = segTotal(st.fSegs), segTotal(st.bSegs), segTotal(st.wSegs)
 		st.tp = k * (4*pt.ar + recompTP)
 		st.recompute = k * recomp
 		st.compute = st.f + st.b + st.w - st.tp - st.recompute
@@ -93,7 +109,16 @@ func (p *plan) trainStages() []vstage {
 			st.modelFLOPs += 3 * lg.flops
 		}
 	}
-	return out
+	return out, tl
+}
+
+// segsDur is the total duration of some pieces.
+func segsDur(parts []seg) float64 {
+	d := 0.0
+	for _, x := range parts {
+		d += max(x.dur, 0)
+	}
+	return d
 }
 
 // stack builds an op's segments: head pieces, the layer's segments `count` times, tail pieces.
@@ -126,7 +151,7 @@ func shift(ss []Segment, by float64) []Segment {
 // train evaluates one optimizer step.
 func (p *plan) train(mode evalMode) (Report, error) {
 	record := mode == modeTimeline
-	st := p.trainStages()
+	st, layer := p.trainStages()
 	n := len(st)
 	in := schedule.Train{
 		Schedule: p.l.Schedule, Stages: p.p, Chunks: p.v, Micro: p.m,
@@ -294,45 +319,14 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	if len(in.P2P) > 0 {
 		r.Detail.P2PS = maxFloat(in.P2P)
 	}
-	r.Detail.Layer = LayerDetail{Forward: forwardSegmentsOf(st, p), Backward: p.layerBackward(st)}
+	r.Detail.Layer = LayerDetail{Forward: layer.f, Backward: append(shift(layer.b, 0), shift(layer.w, segTotal(layer.b))...)}
 	r.Detail.Layer.CommShare = commShare(r.Detail.Layer.Forward, r.Detail.Layer.Backward)
 
 	r.Warnings = append(p.commonWarnings(), p.trainWarnings(r)...)
 	if record {
-		r.Timeline = p.timeline(res, st)
+		r.Timeline = p.timeline(res, st, layer)
 	}
 	return r, nil
-}
-
-// forwardSegmentsOf returns one layer's forward segments (the first layer of the middle stage).
-func forwardSegmentsOf(st []vstage, p *plan) []Segment {
-	seq := float64(p.s.Workload.Seq)
-	ps := layerPass(p.a, p.l, float64(p.b)*seq, seq, float64(p.b), p.e, p.l.UnfusedAttention)
-	return forwardSegments(p.passTimes(ps))
-}
-
-func (p *plan) layerBackward(st []vstage) []Segment {
-	// The backward of one layer: the last stage's B (and W) segments contain logits pieces; use a
-	// stage's per-layer pattern by rebuilding it for one layer.
-	seq := float64(p.s.Workload.Seq)
-	ps := layerPass(p.a, p.l, float64(p.b)*seq, seq, float64(p.b), p.e, p.l.UnfusedAttention)
-	pt := p.passTimes(ps)
-	var recomp, recompTP float64
-	switch p.l.Recompute {
-	case model.RecomputeFull:
-		recomp, recompTP = pt.attn+pt.core+pt.mlp+pt.elem, 2*pt.ar
-	case model.RecomputeSelective:
-		recomp = pt.core
-	}
-	return segments(
-		seg{SegCompute, "recompute", recomp},
-		seg{SegTPComm, "all-reduce", recompTP},
-		seg{SegCompute, "mlp bwd", pt.mlp + pt.elem},
-		seg{SegTPComm, "all-reduce", pt.ar},
-		seg{SegCompute, "attention bwd", pt.attn + 2*pt.core + pt.elem},
-		seg{SegTPComm, "all-reduce", pt.ar},
-		seg{SegCompute, "weight grads", pt.attn + pt.mlp},
-	)
 }
 
 func commShare(fwd, bwd []Segment) float64 {
@@ -404,25 +398,22 @@ func (p *plan) memory(rank int, weights, grads, opt, act, kv float64) Memory {
 	return m
 }
 
-// timeline assembles the recorded simulation with each op's segments.
-func (p *plan) timeline(res schedule.Result, st []vstage) *Timeline {
+// timeline assembles the recorded simulation with each op's segments; ops of one virtual stage
+// and kind share one slice.
+func (p *plan) timeline(res schedule.Result, st []vstage, layer trainLayer) *Timeline {
 	tl := &Timeline{
 		Stages: p.p, Chunks: p.v, MicroBatches: p.m, Schedule: p.l.Schedule, Mode: p.s.Workload.Mode,
 		Makespan: res.Makespan, StageGPUs: p.stageGPUs(), Ops: res.Ops,
 		Segments: make([][]Segment, len(res.Ops)),
 	}
+	segs := make([][3][]Segment, len(st))
+	for vs := range st {
+		segs[vs][0], segs[vs][1], segs[vs][2] = layer.ops(st[vs])
+	}
 	for i, op := range res.Ops {
 		vs := op.Chunk*p.p + op.Stage
-		if vs < 0 || vs >= len(st) {
-			continue
-		}
-		switch op.Kind {
-		case schedule.F:
-			tl.Segments[i] = st[vs].fSegs
-		case schedule.B:
-			tl.Segments[i] = st[vs].bSegs
-		case schedule.W:
-			tl.Segments[i] = st[vs].wSegs
+		if vs >= 0 && vs < len(st) && int(op.Kind) < 3 {
+			tl.Segments[i] = segs[vs][op.Kind]
 		}
 	}
 	return tl

@@ -196,3 +196,33 @@ func TestMegatronTable1(t *testing.T) {
 		t.Errorf("only %d of %d rows within 20%% of the published step time (need 8)", within, len(megatronTable1))
 	}
 }
+
+// TestKorthikanti530BMFU is a hold-out check, not used for calibration: Korthikanti et al.'s
+// abstract [reference §4.3] trains the 530B GPT on 2240 A100s at 42.1% MFU with full recompute
+// and 54.2% with sequence parallelism and selective recompute. Layout as in CAL's Figure 1
+// configuration (TP 8, PP 35, interleaved v = 3, b = 1); global batch 2240 (U).
+func TestKorthikanti530BMFU(t *testing.T) {
+	p := presets(t)
+	for _, tc := range []struct {
+		name string
+		sp   bool
+		rc   model.Recompute
+		mfu  float64
+	}{
+		{"full recompute", false, model.RecomputeFull, 0.421},
+		{"sequence parallel + selective", true, model.RecomputeSelective, 0.542},
+	} {
+		s := seleneScenario(t, p, gptArch(105, 20480, 128), 8, 35, 2240, 2240)
+		s.Layout.Schedule, s.Layout.Chunks, s.Layout.SerialDP = model.Interleaved, 3, false
+		s.Layout.SequenceParallel, s.Layout.Recompute = tc.sp, tc.rc
+		r, err := EvaluateFast(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := r.MFU/tc.mfu - 1
+		t.Logf("%-30s MFU paper %.1f%%, model %.1f%% (%+.1f%%), step %.2f s", tc.name, 100*tc.mfu, 100*r.MFU, 100*e, r.StepTime)
+		if math.Abs(e) > 0.10 {
+			t.Errorf("%s: MFU %.3f, paper %.3f", tc.name, r.MFU, tc.mfu)
+		}
+	}
+}

@@ -1,0 +1,78 @@
+package costmodel
+
+import (
+	"testing"
+
+	"github.com/splitscope/splitscope/model"
+)
+
+// The README's speed figures come from these (go test ./costmodel -run '^$' -bench . -cpu 1).
+
+func benchScenario(b *testing.B) model.Scenario {
+	s := scenario(b, "llama-3-70b", "h100-sxm", "nvlink4", 8, 8, 1)
+	s.Layout = model.Layout{TP: 2, PP: 4, DP: 1, Chunks: 1, MicroBatch: 1, Schedule: model.OneFOneB}
+	return s
+}
+
+// megatron1T is the Table 1 row with PP = 64 and m = 512 micro-batches per pipeline.
+func megatron1T(b *testing.B) model.Scenario {
+	return seleneScenario(b, presets(b), gptArch(128, 25600, 160), 8, 64, 3072, 3072)
+}
+
+func BenchmarkEvaluateTimeline8GPU(b *testing.B) {
+	s := benchScenario(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Evaluate(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkEvaluateFast8GPU(b *testing.B) {
+	s := benchScenario(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := EvaluateFast(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkEvaluateTimeline1T(b *testing.B) {
+	s := megatron1T(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Evaluate(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkEvaluateInfer8GPU(b *testing.B) {
+	s := benchScenario(b)
+	s.Workload.Mode = model.Infer
+	s.Layout.MicroBatch = 2
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Evaluate(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchSearch(b *testing.B, gpus int) {
+	p := presets(b)
+	a, _ := p.Model("gpt3-175b")
+	s := seleneScenario(b, p, a, 8, 8, gpus, 1536)
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := Search(s, SearchOptions{})
+		if err != nil || res.Feasible == 0 {
+			b.Fatalf("search: %v, %d feasible", err, res.Feasible)
+		}
+	}
+}
+
+func BenchmarkSearchGPT3175B1024GPU(b *testing.B) { benchSearch(b, 1024) }
+func BenchmarkSearchGPT3175B4096GPU(b *testing.B) { benchSearch(b, 4096) }
