@@ -17,51 +17,52 @@ import (
 
 // inferStage is one pipeline rank's per-group costs, seconds.
 type inferStage struct {
-	prefill, decode         float64
-	prefillTP, decodeTP     float64
-	prefillSegs, decodeSegs []Segment
+	prefill, decode     float64
+	prefillTP, decodeTP float64
+	layers              int
+	head, tail          []seg // embedding on the first rank, logits on the last
 }
 
-func (p *plan) inferStages() []inferStage {
+// inferLayer is one layer's prefill and decode-step segments on one GPU.
+type inferLayer struct{ prefill, decode []Segment }
+
+func (p *plan) inferStages() ([]inferStage, inferLayer) {
 	a, l := p.a, p.l
 	w := p.s.Workload
 	b := float64(p.b)
 	prompt, gen := float64(w.PromptTokens), float64(w.GenTokens)
-	// Prefill: b·prompt tokens attending to the prompt; always FlashAttention-free choice aside,
-	// serving stacks use fused attention kernels.
+	// Prefill: b·prompt tokens attending to the prompt.
 	pre := p.passTimes(layerPass(a, l, b*prompt, prompt, b, p.e, l.UnfusedAttention))
-	// Decode: b tokens, each attending to the average context over the generation.
-	ctx := prompt + gen/2
-	dec := p.passTimes(layerPass(a, l, b, ctx, b, p.e, false))
-
-	preLayer := forwardSegments(pre)
-	decLayer := forwardSegments(dec)
+	// Decode: b tokens, each attending to the average context over the generation; serving
+	// stacks decode with fused attention kernels.
+	dec := p.passTimes(layerPass(a, l, b, prompt+gen/2, b, p.e, false))
+	layer := inferLayer{prefill: forwardSegments(pre), decode: forwardSegments(dec)}
+	preT, decT := segTotal(layer.prefill), segTotal(layer.decode)
 	// Only the last position's logits are needed, in prefill and in every decode step.
 	lgT := p.hw.time(logits(a, l, b, p.e))
 	embT := p.hw.time(kernel{bytes: b * prompt * float64(a.Hidden) * p.e * 2})
 
 	out := make([]inferStage, p.p)
 	for r := range out {
-		var head, tail []seg
+		st := &out[r]
+		st.layers = p.layers[r]
 		if r == 0 {
-			head = []seg{{SegMemory, "embedding", embT}}
+			st.head = []seg{{SegMemory, "embedding", embT}}
 		}
 		if r == p.p-1 {
-			tail = []seg{{SegCompute, "logits", lgT}}
+			st.tail = []seg{{SegCompute, "logits", lgT}}
 		}
-		st := &out[r]
-		st.prefillSegs = stack(head, preLayer, p.layers[r], tail)
-		st.decodeSegs = stack(nil, decLayer, p.layers[r], tail)
-		st.prefill, st.decode = segTotal(st.prefillSegs), segTotal(st.decodeSegs)
-		k := float64(p.layers[r])
+		k := float64(st.layers)
+		st.prefill = segsDur(st.head) + k*preT + segsDur(st.tail)
+		st.decode = k*decT + segsDur(st.tail)
 		st.prefillTP, st.decodeTP = 2*k*pre.ar, 2*k*dec.ar
 	}
-	return out
+	return out, layer
 }
 
 func (p *plan) infer(record bool) (Report, error) {
 	w := p.s.Workload
-	st := p.inferStages()
+	st, layer := p.inferStages()
 	b := float64(p.b)
 	prompt, gen := float64(w.PromptTokens), float64(w.GenTokens)
 	h := float64(p.a.Hidden)
@@ -176,13 +177,12 @@ func (p *plan) infer(record bool) (Report, error) {
 	if len(in.P2PTok) > 0 {
 		r.Detail.P2PS = maxFloat(in.P2PTok)
 	}
-	dec := p.passTimes(layerPass(p.a, p.l, b, prompt+gen/2, b, p.e, false))
-	r.Detail.Layer = LayerDetail{Forward: forwardSegments(dec)}
+	r.Detail.Layer = LayerDetail{Forward: layer.decode}
 	r.Detail.Layer.CommShare = commShare(r.Detail.Layer.Forward, nil)
 
 	r.Warnings = append(p.commonWarnings(), p.inferWarnings(r)...)
 	if record {
-		r.Timeline = p.inferTimeline(res, st)
+		r.Timeline = p.inferTimeline(res, st, layer)
 	}
 	return r, nil
 }
@@ -213,19 +213,25 @@ func (p *plan) inferWarnings(r Report) []string {
 	return w
 }
 
-func (p *plan) inferTimeline(res schedule.Result, st []inferStage) *Timeline {
+func (p *plan) inferTimeline(res schedule.Result, st []inferStage, layer inferLayer) *Timeline {
 	tl := &Timeline{
 		Stages: p.p, Chunks: 1, MicroBatches: p.m, Mode: model.Infer, Makespan: res.Makespan,
 		StageGPUs: p.stageGPUs(), Ops: res.Ops, Segments: make([][]Segment, len(res.Ops)),
+	}
+	pre := make([][]Segment, len(st))
+	dec := make([][]Segment, len(st))
+	for r := range st {
+		pre[r] = stack(st[r].head, layer.prefill, st[r].layers, st[r].tail)
+		dec[r] = stack(nil, layer.decode, st[r].layers, st[r].tail)
 	}
 	for i, op := range res.Ops {
 		if op.Stage < 0 || op.Stage >= len(st) {
 			continue
 		}
 		if op.Token == 0 {
-			tl.Segments[i] = st[op.Stage].prefillSegs
+			tl.Segments[i] = pre[op.Stage]
 		} else {
-			tl.Segments[i] = st[op.Stage].decodeSegs
+			tl.Segments[i] = dec[op.Stage]
 		}
 	}
 	return tl

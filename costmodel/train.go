@@ -362,11 +362,14 @@ func (p *plan) closedFormBubble(st []vstage) float64 {
 	case model.Interleaved:
 		return pm1 / (v*m + pm1)
 	case model.ZBH1:
+		// (p−1)(F+B−2W) with B the whole backward [ZB, DP]; our B op is the input-gradient part
+		// alone, so the idle time is (p−1)(F+B_in−W), or (p−1)·F when W > F
+		// (schedule.TestZBH1Paper).
 		var f, b, w float64
 		for vs := range st {
 			f, b, w = max(f, st[vs].f), max(b, st[vs].b), max(w, st[vs].w)
 		}
-		idle := pm1 * max(f+b-2*w, 0)
+		idle := pm1 * max(b+max(f-w, 0), f)
 		return ratio(idle, m*(f+b+w)+idle)
 	default:
 		return pm1 / (m + pm1)
@@ -438,7 +441,11 @@ func (p *plan) runTrain(in schedule.Train, mode evalMode) (schedule.Result, erro
 		case model.GPipe:
 			res.PeakInFlight[r] = p.m
 		case model.Interleaved:
+			// Megatron runs every forward first when m = p.
 			res.PeakInFlight[r] = min((p.p-r-1)*2+(p.v-1)*p.p+1, p.m*p.v)
+			if p.m == p.p {
+				res.PeakInFlight[r] = p.m * p.v
+			}
 		default:
 			res.PeakInFlight[r] = min(p.p-r, p.m)
 		}

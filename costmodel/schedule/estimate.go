@@ -7,35 +7,37 @@ import (
 )
 
 // EstimateTrain is a closed-form makespan for in, for Search to rank many candidates without
-// simulating each: no allocation for p ≤ 64, O(p²) at most. It equals SimulateTrain on uniform
-// stages with free p2p and stays within a few per cent of it otherwise (see
-// TestEstimateTrainClose). It returns +Inf for an input SimulateTrain would reject, so that a
-// minimiser never picks it.
+// simulating each: O(p²·v), no allocation for p ≤ 64. It equals SimulateTrain on uniform stages
+// with free p2p and stays within a few per cent of it otherwise (TestEstimateTrainClose logs the
+// worst errors). It returns +Inf for an input SimulateTrain would reject, so that a minimiser
+// never picks it.
 //
-// GPipe is two flow shops of identical jobs, forward then backward:
-// Σ(F+B) + 2Σc + (m−1)(max F + max B) (c: p2p times), exact without p2p.
+// GPipe is two flow shops of identical jobs, forward then backward, with p2p as lags between
+// machines: Σ(F+B) + 2Σc + (m−1)(max F + max B) (c: p2p times), exact. Interleaved with m = p
+// runs every forward before any backward too; ringFlowShop gives its longest path exactly.
 //
-// 1F1B, interleaved and ZB-H1 follow the last micro-batch instead, rank by rank (ranks work in
-// units of one chunk, costing F_r/v and B_r/v where F_r, B_r are the rank's totals):
+// Otherwise (1F1B, ZB-H1, interleaved) the estimate follows the last micro-batch rank by rank:
 //   - Rank r runs k_r forwards before its first backward (p−r for 1F1B and ZB-H1, Megatron's
-//     warm-up plus one when interleaved). That backward starts when these forwards are done and
-//     the first micro-batch has gone through the whole pipeline and its gradient back to r.
-//   - From then on rank r alternates forward and backward at its own pace, so its last forward
-//     ends m·v − k_r pairs later, or when the last micro-batch's forward arrives from rank r−1 if
-//     that is later (a slower rank upstream).
-//   - After its last forward, rank r has n_r backwards to run before the last micro-batch's
-//     gradient (of the last chunk) comes back to it: p−r−1 for 1F1B, 2(p−r−1) interleaved; that
-//     gradient leaves rank r at max(last forward + n_r backwards, when rank r+1 sent it) + B.
-//     On uniform stages this recursion gives the textbook bubbles: (p−1)(F+B) for 1F1B,
-//     (p−1)(F+B)/v interleaved and ZB-H1's (p−1)(F+B−W) when W ≤ F and W ≤ B.
+//     warm-up plus one when interleaved), no faster than the slowest rank upstream sends them,
+//     and its first backward waits for the first micro-batch to go through the whole pipeline
+//     and its gradient to come back to r.
+//   - From then on it alternates forward and backward passes at its own pace, so its last
+//     forward ends after all its work but the warm-up forwards and the k_r backwards left for the
+//     end, or when the last micro-batch arrives from rank r−1 if that is later.
+//   - Of those k_r backwards, n_r come before the last micro-batch's gradient of the last chunk
+//     (p−r−1 for 1F1B, 2(p−r−1) interleaved); that gradient leaves rank r at
+//     max(last forward + n_r backwards, when rank r+1 sent it) + B. On uniform stages this gives
+//     the textbook bubbles: (p−1)(F+B) for 1F1B, (p−1)(F+B)/v interleaved and ZB-H1's
+//     (p−1)(F+B−W) when W ≤ F and W ≤ B.
 //   - Interleaved: rank r still has the other v−1 chunks of the last p micro-batches, which take
-//     the longer of its own (v−1)·p backwards and the gradient's trips round the ring; then the
-//     gradient goes down to rank 0.
-//   - ZB-H1: in the steady state rank r holds r weight passes back and runs one after each
-//     backward; after its last backward it runs the last r+1 of them.
-//   - 1F1B: with p2p, a block of adjacent ranks passing each micro-batch forward and its gradient
+//     the longer of its own backwards and the gradient's trip round the ring; then the gradient
+//     goes down to rank 0.
+//   - ZB-H1: rank r holds r weight passes back in the steady state and runs one after each
+//     backward beyond those; whatever is left runs after its last backward, alongside the
+//     gradient's way down to rank 0.
+//   - 1F1B with p2p: a block of adjacent ranks passing each micro-batch forward and its gradient
 //     back has a period of its work plus 2Σc over its length; what p2p adds to the slowest block's
-//     period slows every pair of every rank.
+//     period slows every rank's steady state.
 func EstimateTrain(in Train) float64 {
 	if validateTrain(&in) != nil {
 		return math.Inf(1)
@@ -54,6 +56,9 @@ func pipeEstimate(in *Train) float64 {
 	p, v, m := in.Stages, in.Chunks, in.Micro
 	nvs := p * v
 	zb := in.Schedule == model.ZBH1
+	if in.Schedule == model.Interleaved && m == p {
+		return ringFlowShop(in)
+	}
 	c := func(i int) float64 { // p2p after virtual stage i; none after the last
 		if in.P2P == nil || i < 0 || i >= nvs-1 {
 			return 0
@@ -66,12 +71,20 @@ func pipeEstimate(in *Train) float64 {
 		}
 		return in.W[r]
 	}
-	avg := func(xs []float64, r int) float64 { // one chunk of rank r, averaged over its chunks
-		s := 0.0
-		for k := r; k < nvs; k += p {
-			s += xs[k]
+	// first is the cost of rank r's first k forwards in Megatron's order (p micro-batches of
+	// chunk 0, the same p of chunk 1, …), which is also that of its last k backwards.
+	first := func(xs []float64, r, k int) float64 {
+		g, rem, s := k/nvs, k%nvs, 0.0
+		for ch := 0; ch < v; ch++ {
+			s += float64(g*p+min(max(rem-ch*p, 0), p)) * xs[ch*p+r]
 		}
-		return s / float64(v)
+		return s
+	}
+	warm := func(r int) int { // forwards before the first backward
+		if in.Schedule == model.Interleaved {
+			return min(2*(p-r-1)+(v-1)*p+1, m*v)
+		}
+		return min(p-r, m)
 	}
 	last := (v - 1) * p // virtual stage of rank 0's last chunk
 
@@ -99,27 +112,38 @@ func pipeEstimate(in *Train) float64 {
 	for i := last + 1; i < nvs; i++ {
 		back += in.B[i] + c(i-1)
 	}
+	if v > 1 && p <= 64 {
+		// The first micro-batch meets the ring: a rank starts its next chunk only after its
+		// first p micro-batches are through the current one.
+		var ring [64]float64
+		a, _ := ringForward(in, ring[:p])
+		fwdAll = max(fwdAll, a)
+	}
 	// Per rank: when its first backward can start, and when its last forward ends (later: when
 	// its last-chunk gradient leaves).
 	var buf [128]float64
-	first, lf := buf[:0], buf[64:64]
+	t0s, lf := buf[:0], buf[64:64]
 	if p > 64 {
-		first, lf = make([]float64, 0, p), make([]float64, 0, p)
+		t0s, lf = make([]float64, 0, p), make([]float64, 0, p)
 	}
 	head, prev := 0.0, 0.0 // head: Σ_{s<r}(F+c) of chunk 0; prev: rank r−1's last forward
 	for r := 0; r < p; r++ {
-		f, b := avg(in.F, r), avg(in.B, r)
-		k := min(p-r, m)
-		if in.Schedule == model.Interleaved {
-			k = min(2*(p-r-1)+(v-1)*p+1, m*v)
-			if m == p { // Megatron runs every forward first
-				k = m * v
-			}
+		k := warm(r)
+		fWarm := first(in.F, r, k)
+		// The warm-up forwards arrive no faster than the slowest rank upstream sends them.
+		warmEnd, way, pre := head+fWarm, 0.0, head
+		for s := r - 1; s >= 0; s-- {
+			way += in.F[s+1] + c(s)
+			pre -= in.F[s] + c(s)
+			warmEnd = max(warmEnd, pre+first(in.F, s, k)+way)
 		}
-		t0 := max(head+float64(k)*f, fwdAll+back) // first backward
-		own := head + float64(k)*f                // every forward before the first backward
+		t0 := max(warmEnd, fwdAll+back) // first backward
+		own := warmEnd                  // every forward before the first backward
 		if k < m*v {
-			own = t0 + float64(m*v-k)*(f+b+slow)
+			// Then (F, B) pairs up to the last forward: all its work but the warm-up forwards and
+			// the k backwards left after the last forward.
+			tF, tB := first(in.F, r, m*v), first(in.B, r, m*v)
+			own = t0 + tF - fWarm + tB - first(in.B, r, k) + float64(m*v-k)*slow
 			if zb {
 				own += float64(zbWeights(m, k, 0, r).before) * w(r)
 			}
@@ -127,43 +151,30 @@ func pipeEstimate(in *Train) float64 {
 		if r > 0 {
 			own = max(own, prev+c(last+r-1)+in.F[last+r])
 		}
-		first, lf = append(first, t0), append(lf, own)
+		t0s, lf = append(t0s, t0), append(lf, own)
 		prev = own
 		head += in.F[r] + c(r)
 		if last+r+1 < nvs {
 			back -= in.B[last+r+1] + c(last+r)
 		}
 	}
-	// When the last rank runs every forward first (interleaved with m = p, or m = 1), the first
-	// gradient leaves it only after all of them.
-	lastK := min(1, m)
-	if in.Schedule == model.Interleaved {
-		lastK = min((v-1)*p+1, m*v)
-		if m == p {
-			lastK = m * v
-		}
-	}
-	allFirst, lfLast, backR := lastK == m*v, lf[p-1], 0.0
+	// When the last rank runs every forward first (m = 1), the first gradient leaves it only
+	// after all of them.
+	allFirst, lfLast, backR := warm(p-1) == m*v, lf[p-1], 0.0
 	next := 0.0 // when rank r+1 sent the last gradient of the last chunk
 	for r := p - 1; r >= 0; r-- {
 		if allFirst {
-			first[r] = max(first[r], lfLast+backR)
+			t0s[r] = max(t0s[r], lfLast+backR)
 		}
 		backR += in.B[last+r] + c(last+r-1)
-		b := avg(in.B, r)
-		k := min(p-r, m)
-		if in.Schedule == model.Interleaved {
-			k = min(2*(p-r-1)+(v-1)*p+1, m*v)
-			if m == p {
-				k = m * v
-			}
-		}
+		k := warm(r)
 		n := max(0, k-1-(v-1)*p)
-		fill := float64(n) * b
+		// The n backwards before the last micro-batch's gradient of the last chunk.
+		fill := first(in.B, r, k) - first(in.B, r, (v-1)*p) - in.B[last+r]
 		if zb {
 			fill += float64(zbWeights(m, k, n, r).fill) * w(r)
 		}
-		lb := max(max(lf[r], first[r])+fill, next) + in.B[last+r]
+		lb := max(max(lf[r], t0s[r])+fill, next) + in.B[last+r]
 		lf[r] = lb
 		next = lb + c(last+r-1)
 	}
@@ -173,8 +184,7 @@ func pipeEstimate(in *Train) float64 {
 		ring += in.B[i] + c(i)
 	}
 	for r := 0; r < p; r++ {
-		b := avg(in.B, r)
-		end := lf[r] + max(float64((v-1)*p)*b, ring) + tail
+		end := lf[r] + max(first(in.B, r, (v-1)*p), ring) + tail
 		if zb {
 			left := float64(zbWeights(m, min(p-r, m), min(p-r, m)-1, r).left)
 			end = lf[r] + max(left*w(r), tail+w(0))
@@ -186,6 +196,85 @@ func pipeEstimate(in *Train) float64 {
 		tail += in.B[r] + c(r)
 	}
 	return best
+}
+
+// ringFlowShop is the makespan of interleaved 1F1B with m = p, where Megatron runs every forward
+// and then every backward: the longest path through the ops, exactly. Each rank runs the m
+// micro-batches of one chunk, then the same m of its next chunk; a path through identical
+// micro-batches either follows one micro-batch to the next virtual stage or, on one rank, goes
+// from the first micro-batch to the last (m−1 more ops there) or from the last of one chunk to the
+// first of the next. So two lengths per virtual stage suffice: of paths ending at its first
+// micro-batch (a) and at its last (z); z of the previous p stages is kept for the chunk switch.
+func ringFlowShop(in *Train) float64 {
+	p := in.Stages
+	m := float64(p)
+	nvs := p * in.Chunks
+	c := func(i int) float64 {
+		if in.P2P == nil {
+			return 0
+		}
+		return in.P2P[i]
+	}
+	var buf [128]float64
+	zf, zb := buf[:64], buf[64:]
+	if p > 64 {
+		zf, zb = make([]float64, p), make([]float64, p)
+	}
+	a, z := ringForward(in, zf)
+	zb = zb[:p]
+	// Backward: rank r runs its last chunk first; the last rank starts once its forwards are done.
+	for vs := nvs - 1; vs >= 0; vs-- {
+		b, r := in.B[vs], vs%p
+		ready := 0.0
+		if vs >= nvs-p {
+			ready = zf[r] // the rank's last forward
+		}
+		if vs < nvs-1 {
+			ready = max(ready, a+c(vs))
+		}
+		if vs+p < nvs {
+			ready = max(ready, zb[r]) // zb[r] still holds vs+p
+		}
+		a = ready + b
+		if vs < nvs-1 {
+			z = max(z+c(vs)+b, a+(m-1)*b)
+		} else {
+			z = a + (m-1)*b
+		}
+		zb[r] = z
+	}
+	return z
+}
+
+// ringForward runs the forward half of ringFlowShop: the first p micro-batches through every
+// virtual stage, each rank taking them chunk by chunk. It returns when the first micro-batch
+// leaves the last virtual stage (a) and when the last one does (z), and leaves in zf[r] when rank
+// r finishes its last chunk.
+func ringForward(in *Train, zf []float64) (a, z float64) {
+	p := in.Stages
+	m := float64(p)
+	nvs := p * in.Chunks
+	c := func(i int) float64 {
+		if in.P2P == nil {
+			return 0
+		}
+		return in.P2P[i]
+	}
+	for vs := 0; vs < nvs; vs++ {
+		f := in.F[vs]
+		if vs == 0 {
+			a, z = f, m*f
+			zf[0] = z
+			continue
+		}
+		a = f + a + c(vs-1)
+		if vs >= p {
+			a = max(a, f+zf[vs%p]) // zf[vs%p] still holds vs−p
+		}
+		z = max(z+c(vs-1)+f, a+(m-1)*f)
+		zf[vs%p] = z
+	}
+	return a, z
 }
 
 // zbWeights counts where rank r of ZB-H1 runs its m weight passes, given k forwards before

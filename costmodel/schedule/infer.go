@@ -2,12 +2,17 @@ package schedule
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/splitscope/splitscope/model"
 )
 
-// maxInferOps bounds p·groups·gen: the simulation takes time per op even when it records none.
-const maxInferOps = 1 << 26
+// maxInferOps bounds p·groups·gen: the simulation takes time per op even when it records none,
+// and 64 bytes per op when it does (maxInferRecord).
+const (
+	maxInferOps    = 1 << 25
+	maxInferRecord = 1 << 22
+)
 
 // SimulateInfer runs inference op by op. Every group does its prefill (token 0) through stages
 // 0..p−1, then decode steps 1..Gen−1. A step on stage s > 0 needs the same step on stage s−1 plus
@@ -28,13 +33,14 @@ func SimulateInfer(in Infer) (Result, error) {
 	res := Result{
 		Busy:         make([]float64, p),
 		PeakInFlight: make([]int, p),
+		Finish:       make([]float64, p),
 		FirstToken:   make([]float64, g),
 		Done:         make([]float64, g),
 	}
 	if in.Record {
 		res.Ops = make([]Op, p*g*gen)
 	}
-	free := make([]float64, p)
+	free := res.Finish // when each stage is free: at the end, when its last op ends
 	// Because every dependency points to an earlier token, or to an earlier stage of the same
 	// token and group, visiting (token, group, stage) in that order meets each op after all it
 	// waits for, and each stage's ops in its serving order.
@@ -77,6 +83,9 @@ func SimulateInfer(in Infer) (Result, error) {
 		res.PeakInFlight[s] = g
 		res.Makespan = max(res.Makespan, free[s])
 	}
+	if math.IsInf(res.Makespan, 0) { // finite costs can still add up past the largest float64
+		return Result{}, fmt.Errorf("schedule: costs overflow: makespan is %v", res.Makespan)
+	}
 	return res, nil
 }
 
@@ -95,8 +104,13 @@ func validateInfer(in *Infer) error {
 		return bad("groups", in.Groups, "must be at least 1")
 	case in.Gen < 1:
 		return bad("gen", in.Gen, "must be at least 1")
-	case in.Groups > maxInferOps/in.Stages || in.Gen > maxInferOps/(in.Stages*in.Groups):
-		return bad("gen", in.Gen, fmt.Sprintf("stages × groups × gen must be at most %d", maxInferOps))
+	}
+	limit := maxInferOps
+	if in.Record {
+		limit = maxInferRecord
+	}
+	if in.Stages > limit || in.Groups > limit/in.Stages || in.Gen > limit/(in.Stages*in.Groups) {
+		return bad("gen", in.Gen, fmt.Sprintf("stages × groups × gen must be at most %d", limit))
 	}
 	p := in.Stages
 	for _, c := range []struct {

@@ -8,9 +8,9 @@ import (
 )
 
 // maxUnits bounds p·v·m so that a wild input costs an error, not gigabytes: the simulation keeps
-// three end times per (virtual stage, micro-batch). 1<<22 is 64× the largest case Search asks for
-// (p=64, v=2, m=512).
-const maxUnits = 1 << 22
+// three end times per (virtual stage, micro-batch), and a recorded op takes 64 bytes. 1<<21 is 32×
+// the largest case Search asks for (p=64, v=2, m=512).
+const maxUnits = 1 << 21
 
 // ref is one entry of a rank's op order, packed so that the hot loop reads 8 bytes per op and
 // divides nothing: kind in the top 2 bits, then the virtual stage (chunk·p + rank), then the
@@ -24,7 +24,9 @@ func (x ref) vs() int    { return int(x>>31) & (1<<31 - 1) }
 func (x ref) micro() int { return int(x) & (1<<31 - 1) }
 
 // SimulateTrain runs one training step of in.Schedule op by op and returns its makespan, per-rank
-// busy time and peak in-flight micro-batches (and every op when in.Record).
+// busy time and peak in-flight micro-batches (and every op when in.Record). In flight counts the
+// (micro-batch, chunk) forwards done whose backward B has not run: a held-back W keeps no more
+// activations than its B already freed, so ZB-H1 shows 1F1B's numbers.
 //
 // Each rank runs its ops one at a time in the order the schedule prescribes (see the order
 // functions below); an op starts when its rank is free and its inputs have arrived:
@@ -256,42 +258,54 @@ func simulate(in *Train, order []ref, per int) (Result, error) {
 	p, m := in.Stages, in.Micro
 	nvs := p * in.Chunks
 	units := nvs * m
-	// When op (kind, vs·m + micro) finished, −1 until it has run.
+	// When op (kind, micro·nvs + vs) finished, −1 until it has run. Micro-major, so that an op's
+	// inputs (virtual stage ± 1) sit next to it.
 	end := make([]float64, 3*units)
 	for i := range end {
 		end[i] = -1
 	}
 	endF, endB, endW := end[:units], end[units:2*units], end[2*units:]
-	p2p := make([]float64, nvs) // padded so that B of the last virtual stage may read p2p[nvs−1]
+	p2p := make([]float64, nvs) // zeros where in.P2P is nil
 	copy(p2p, in.P2P)
 	w := in.W
 	if w == nil {
 		w = make([]float64, nvs)
 	}
-	res := Result{Busy: make([]float64, p), PeakInFlight: make([]int, p)}
-	var at []int32 // at[kind·units + u]: index of the op in res.Ops, only when recording
+	res := Result{Busy: make([]float64, p), PeakInFlight: make([]int, p), Finish: make([]float64, p)}
+	// Only when recording: at[kind·units + u] is the op's index in res.Ops; starts and deps (the
+	// end index of the input that held the op back, or −1) by op index. Ops are written in one
+	// sequential pass at the end: 64-byte writes scattered over p ranks cost more than the step.
+	var at, deps []int32
+	var starts []float64
 	if in.Record {
-		res.Ops = make([]Op, p*per)
-		at = make([]int32, 3*units)
+		at, deps, starts = make([]int32, 3*units), make([]int32, p*per), make([]float64, p*per)
 	}
 	ints := make([]int, 3*p)
 	pos, queue, inflight := ints[:p], ints[p:2*p], ints[2*p:]
-	free := make([]float64, p)
+	free := res.Finish // when each rank is free: at the end, when its last op ends
 	queued := make([]bool, p)
 	for r := range queue {
 		queue[r], queued[r] = r, true
 	}
+	// A ring of the ranks to look at, each at most once; wrapped by compare, not %, which divides.
 	head, n := 0, p
 	push := func(r int) {
 		if !queued[r] {
 			queued[r] = true
-			queue[(head+n)%p] = r
+			tail := head + n
+			if tail >= p {
+				tail -= p
+			}
+			queue[tail] = r
 			n++
 		}
 	}
 	for n > 0 {
 		r := queue[head]
-		head, n = (head+1)%p, n-1
+		if head++; head == p {
+			head = 0
+		}
+		n--
 		queued[r] = false
 		k, t := pos[r], free[r]
 		busy, fly, peak := res.Busy[r], inflight[r], res.PeakInFlight[r]
@@ -300,17 +314,17 @@ func simulate(in *Train, order []ref, per int) (Result, error) {
 		for ; k < per; k++ {
 			x := seq[k]
 			vs := x.vs()
-			u := vs*m + x.micro()
+			u := x.micro()*nvs + vs
 			ready, dep := 0.0, -1 // arrival of the cross-stage input, and its index in end
 			var cost float64
 			var slot *float64
 			switch x.kind() {
 			case F:
 				if vs > 0 {
-					if endF[u-m] < 0 {
+					if endF[u-1] < 0 {
 						break run
 					}
-					ready, dep = endF[u-m]+p2p[vs-1], u-m
+					ready, dep = endF[u-1]+p2p[vs-1], u-1
 				}
 				cost, slot = in.F[vs], &endF[u]
 				fly++
@@ -320,10 +334,10 @@ func simulate(in *Train, order []ref, per int) (Result, error) {
 					break run
 				}
 				if vs < nvs-1 {
-					if endB[u+m] < 0 {
+					if endB[u+1] < 0 {
 						break run
 					}
-					ready, dep = endB[u+m]+p2p[vs], units+u+m
+					ready, dep = endB[u+1]+p2p[vs], units+u+1
 				}
 				cost, slot = in.B[vs], &endB[u]
 				fly--
@@ -333,18 +347,19 @@ func simulate(in *Train, order []ref, per int) (Result, error) {
 				}
 				cost, slot = w[vs], &endW[u]
 			}
-			start := max(t, ready)
+			start := t // max(t, ready) without the builtin's NaN and ±0 care: costs are validated
+			if ready > t {
+				start = ready
+			}
 			t = start + cost
 			busy += cost
 			*slot = t
 			if in.Record {
 				i := r*per + k
-				at[int(x.kind())*units+u] = int32(i)
-				d := -1
+				at[int(x.kind())*units+u], starts[i], deps[i] = int32(i), start, -1
 				if dep >= 0 && ready >= start {
-					d = int(at[dep])
+					deps[i] = int32(dep)
 				}
-				res.Ops[i] = Op{Stage: r, Chunk: vs / p, Micro: u % m, Kind: x.kind(), Start: start, End: t, Dep: d}
 			}
 		}
 		if k > pos[r] {
@@ -352,8 +367,15 @@ func simulate(in *Train, order []ref, per int) (Result, error) {
 			res.Busy[r], inflight[r], res.PeakInFlight[r] = busy, fly, peak
 			// What r just finished can unblock only its neighbours: forwards flow to r+1, backwards
 			// to r−1 (wrapping around between chunks).
-			push((r + 1) % p)
-			push((r + p - 1) % p)
+			next, prev := r+1, r-1
+			if next == p {
+				next = 0
+			}
+			if prev < 0 {
+				prev = p - 1
+			}
+			push(next)
+			push(prev)
 		}
 	}
 	for r := 0; r < p; r++ {
@@ -363,6 +385,21 @@ func simulate(in *Train, order []ref, per int) (Result, error) {
 				r, pos[r], x.kind(), x.vs(), x.micro())
 		}
 		res.Makespan = max(res.Makespan, free[r])
+	}
+	if math.IsInf(res.Makespan, 0) { // finite costs can still add up past the largest float64
+		return Result{}, fmt.Errorf("schedule: costs overflow: makespan is %v", res.Makespan)
+	}
+	if in.Record {
+		res.Ops = make([]Op, p*per)
+		costs := [3][]float64{in.F, in.B, w}
+		for i, x := range order {
+			vs, d := x.vs(), -1
+			if deps[i] >= 0 {
+				d = int(at[deps[i]])
+			}
+			res.Ops[i] = Op{Stage: vs % p, Chunk: vs / p, Micro: x.micro(), Kind: x.kind(),
+				Start: starts[i], End: starts[i] + costs[x.kind()][vs], Dep: d}
+		}
 	}
 	return res, nil
 }
