@@ -77,3 +77,78 @@ func checkFinite(t *testing.T, v reflect.Value, path string) {
 		}
 	}
 }
+
+// FuzzEvaluateValid maps the fuzzer's bytes onto scenarios that mostly pass validation, so the
+// cost model itself (not the validator) meets odd shapes: one layer, TP above the KV heads,
+// uneven splits, one request, huge micro-batches, every schedule and precision.
+func FuzzEvaluateValid(f *testing.F) {
+	f.Add(uint8(79), uint8(7), uint8(3), uint8(0), uint8(2), uint8(1), uint8(0), uint8(5), uint8(0), uint8(0), uint8(1), uint8(9))
+	f.Add(uint8(0), uint8(0), uint8(0), uint8(1), uint8(0), uint8(0), uint8(3), uint8(0), uint8(1), uint8(2), uint8(0), uint8(0))
+	f.Add(uint8(200), uint8(255), uint8(9), uint8(2), uint8(7), uint8(3), uint8(2), uint8(255), uint8(1), uint8(3), uint8(7), uint8(255))
+	f.Fuzz(func(t *testing.T, layersB, hiddenB, headsB, kvB, gpusB, tpB, schedB, batchB, modeB, precB, gpnB, genB uint8) {
+		p := presets(t)
+		heads := []int{1, 2, 4, 8, 12, 16, 32, 40, 64, 96}[int(headsB)%10]
+		kvs := model.Divisors(heads)
+		kv := kvs[int(kvB)%len(kvs)]
+		hidden := heads * (16 + 16*(int(hiddenB)%16))
+		gpus := 1 << (int(gpusB) % 8)
+		gpn := []int{1, 2, 4, 8, 16}[int(gpnB)%5]
+		if gpus > gpn && gpus%gpn != 0 {
+			gpn = gpus
+		}
+		tps := model.Divisors(gpus)
+		tp := tps[int(tpB)%len(tps)]
+		pps := model.Divisors(gpus / tp)
+		pp := pps[int(tpB/16)%len(pps)]
+		layers := max(1+int(layersB)%128, pp)
+		sched := model.Schedule(int(schedB) % 4)
+		s := model.Scenario{
+			Arch: model.Arch{ID: "fuzz", Layers: layers, Hidden: hidden, Heads: heads, KVHeads: kv,
+				FFN: 4 * hidden * tp, Vocab: 1 + int(hiddenB)*97, GatedMLP: layersB%2 == 0,
+				Experts: int(genB%3) * 4, TopK: 2},
+			Cluster: model.Cluster{GPU: p.GPUs[int(gpnB)%len(p.GPUs)], GPUs: gpus, GPUsPerNode: gpn,
+				Intra: p.Links[int(schedB)%len(p.Links)], Inter: mustLink(t, p, "ib-ndr"), NICsPerNode: 1 + int(gpnB)%8},
+			Layout: model.Layout{TP: tp, PP: pp, DP: gpus / (tp * pp), Chunks: 1, MicroBatch: 1 + int(batchB)%4,
+				Schedule: sched, Recompute: model.Recompute(int(batchB) % 3), ZeRO: int(batchB/4) % 4,
+				SequenceParallel: batchB%2 == 1, UnfusedAttention: genB%2 == 0, SerialDP: genB%3 == 0},
+			Workload: model.Workload{Mode: model.Mode(int(modeB) % 2), Seq: 16 * (1 + int(batchB)%64),
+				Precision: model.Precision(int(precB) % 4), PromptTokens: 1 + int(batchB)*8, GenTokens: 1 + int(genB),
+				Requests: 1},
+			ReserveBytes: model.DefaultReserveBytes,
+		}
+		if s.Arch.Experts == 0 {
+			s.Arch.TopK = 0
+		}
+		if sched == model.Interleaved && layers >= 2*pp {
+			s.Layout.Chunks = 2
+		}
+		per := s.Layout.MicroBatch * s.Layout.DP
+		m := 1 + int(batchB)%8
+		if sched == model.Interleaved {
+			m = pp * (1 + int(batchB)%3)
+		}
+		s.Workload.GlobalBatch = per * m
+		s.Workload.Requests = per * (1 + int(genB)%4)
+		if s.Layout.SequenceParallel {
+			s.Workload.Seq = tp * (1 + int(batchB)%32)
+		}
+		r, err := Evaluate(s)
+		if err != nil {
+			var ve model.ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("not a ValidationError: %v", err)
+			}
+			return
+		}
+		checkFinite(t, reflect.ValueOf(r), "Report")
+		if r.StepTime <= 0 || r.Memory.Total <= 0 {
+			t.Fatalf("step %v, memory %v", r.StepTime, r.Memory.Total)
+		}
+		if r.Timeline == nil || len(r.Timeline.Ops) == 0 {
+			t.Fatal("no timeline")
+		}
+		if r.Timeline.Makespan > r.StepTime*(1+1e-9) {
+			t.Fatalf("timeline %v longer than the step %v", r.Timeline.Makespan, r.StepTime)
+		}
+	})
+}

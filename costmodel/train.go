@@ -158,11 +158,10 @@ func (p *plan) train(mode evalMode) (Report, error) {
 		F: make([]float64, n), B: make([]float64, n), W: make([]float64, n),
 		P2P: make([]float64, max(n-1, 0)), Record: record,
 	}
-	if p.p == 1 {
-		in.Schedule = model.OneFOneB // one stage: every schedule is the same sequence of ops
-		if p.v > 1 {
-			in.Schedule = model.Interleaved
-		}
+	if p.p == 1 && in.Schedule == model.GPipe {
+		// One stage is plain gradient accumulation: forward and backward per micro-batch, so only
+		// one micro-batch's activations live at a time (GPipe's all-forwards-first buys nothing).
+		in.Schedule = model.OneFOneB
 	}
 	seq := float64(p.s.Workload.Seq)
 	actBytes := float64(p.b) * seq * float64(p.a.Hidden) * p.e
