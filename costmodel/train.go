@@ -239,8 +239,8 @@ func (p *plan) train(mode evalMode) (Report, error) {
 		if rk < len(res.Finish) {
 			finish = res.Finish[rk]
 		}
-		if end := finish + exposed; end > stepEnd || rk == 0 {
-			stepEnd = end
+		stepEnd = max(stepEnd, finish+exposed)
+		if res.Busy[rk] > res.Busy[crit] {
 			crit = rk
 		}
 		if rk == 0 || dpT > r.Detail.DPS {
@@ -249,15 +249,20 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	}
 	stepEnd = max(stepEnd, res.Makespan)
 
-	// Optimizer: one fused AdamW pass over this GPU's (ZeRO-sharded) parameters.
-	optParams := stages[crit].ParamsOnGPU
+	// Optimizer: one fused AdamW pass over each GPU's (ZeRO-sharded) parameters; the GPU with the
+	// most sets the time.
+	optParams := 0.0
+	for rk := range stages {
+		optParams = max(optParams, stages[rk].ParamsOnGPU)
+	}
 	if p.l.ZeRO >= 1 {
 		optParams /= float64(p.d)
 	}
 	optimizer := p.hw.time(kernel{bytes: optParams * adamTrafficPerParam})
 	step := stepEnd + optimizer
 
-	// Breakdown on the critical rank (the one that ends the step).
+	// Breakdown on the critical (busiest) rank: its work, the pipeline's idle time on it, then
+	// what the gradient sync and the optimizer add to the step.
 	var comp, recomp, tpc float64
 	for c := 0; c < p.v; c++ {
 		x := st[c*p.p+crit]
