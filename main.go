@@ -112,6 +112,16 @@ With --json the report is the JSON object of the contract: bytes per GPU, second
 			RunE:  func(_ *cobra.Command, _ []string) error { return runPresets(stdout, sf.json) },
 		},
 		&cobra.Command{
+			Use:   "validate",
+			Short: "Print the cost model against the published figures it is checked on; --json",
+			Long: `validate evaluates the calibration and hold-out checks of the cost model: the nccl-tests
+all-reduce sweep on 8×A100, Korthikanti et al.'s Figure 1 memory, Megatron-LM's Table 1 step
+times and Korthikanti et al.'s 530B MFU (not fitted), each published value beside the model's.
+It uses the a100-sxm-80gb, nvlink3 and ib-hdr presets; scenario flags do not apply.`,
+			Args: noArgs,
+			RunE: func(_ *cobra.Command, _ []string) error { return runValidate(stdout, sf.json) },
+		},
+		&cobra.Command{
 			Use:   "probe",
 			Short: "GPUs and links found through NVML (not available yet)",
 			Args:  noArgs,
@@ -234,6 +244,31 @@ func runPresets(w io.Writer, asJSON bool) error {
 		return writeJSON(w, jsonPresets(p))
 	}
 	return static.RenderPresets(w, p)
+}
+
+func runValidate(w io.Writer, asJSON bool) error {
+	p, err := loadPresets()
+	if err != nil {
+		return err
+	}
+	var h costmodel.Selene
+	if h.A100, err = p.GPU("a100-sxm-80gb"); err != nil {
+		return err
+	}
+	if h.NVLink3, err = p.Link("nvlink3"); err != nil {
+		return err
+	}
+	if h.IBHDR, err = p.Link("ib-hdr"); err != nil {
+		return err
+	}
+	checks, err := costmodel.Validate(h)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(w, map[string]any{"checks": checks})
+	}
+	return static.RenderValidation(w, checks)
 }
 
 // writeJSON writes v indented, with <, > and & left readable.

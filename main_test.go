@@ -26,7 +26,7 @@ var contractFlags = []string{
 	"model", "layers", "hidden", "heads", "kv-heads", "ffn", "vocab", "seq", "gpu", "gpus",
 	"gpus-per-node", "intra", "inter", "nics-per-node", "tp", "pp", "dp", "chunks", "schedule",
 	"mode", "batch", "micro-batch", "precision", "recompute", "sequence-parallel", "zero",
-	"prompt", "gen", "requests", "box", "json",
+	"prompt", "gen", "requests", "box", "json", "unfused-attention", "serial-dp",
 	"compute-eff", "memory-eff", "intra-eff", "inter-eff", "reserve-gib",
 }
 
@@ -462,4 +462,27 @@ func lookup(doc map[string]any, path string) (any, bool) {
 		}
 	}
 	return cur, true
+}
+
+func TestValidateCommand(t *testing.T) {
+	code, out, errb := runArgs(t, "validate")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	for _, want := range []string{"Table 1", "Figure 1", "nccl-tests", "Hold-out", "12 of 12 within tolerance"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("validate output lacks %q", want)
+		}
+	}
+	code, out, _ = runArgs(t, "validate", "--json")
+	var v struct {
+		Checks []struct {
+			Group     string  `json:"group"`
+			Published float64 `json:"published"`
+			Predicted float64 `json:"predicted"`
+		} `json:"checks"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || len(v.Checks) != 20+12+10+2 {
+		t.Errorf("validate --json: exit %d, %d checks", code, len(v.Checks))
+	}
 }

@@ -1,0 +1,58 @@
+package static
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/splitscope/splitscope/costmodel"
+)
+
+var checkGroups = []struct{ id, title string }{
+	{"nccl", "nccl-tests all-reduce, 8×A100 NVLink 3 (SN, reference §3.3)"},
+	{"fig1", "Korthikanti et al. 2022, Figure 1: memory per GPU (CAL, §4.3)"},
+	{"table1", "Megatron-LM, Narayanan et al. 2021, Table 1: seconds per iteration (MLC, §4.1)"},
+	{"holdout", "Hold-out, not fitted: Korthikanti et al. 2022, 530B on 2240 A100s (§4.3)"},
+}
+
+// RenderValidation prints the published figures beside the model's predictions, one table a
+// source, and how many are within tolerance.
+func RenderValidation(w io.Writer, checks []costmodel.Check) error {
+	ew := &errWriter{w: w}
+	for gi, g := range checkGroups {
+		if gi > 0 {
+			ew.line("")
+		}
+		ew.line(g.title)
+		t := newTable("  ", false, true, true, true, false, false)
+		t.add("case", "published", "model", "error", "", "note")
+		pass, n := 0, 0
+		for _, c := range checks {
+			if c.Group != g.id {
+				continue
+			}
+			n++
+			verdict := "ok"
+			if c.Pass() {
+				pass++
+			} else {
+				verdict = "OUT"
+			}
+			t.add(c.Case, checkValue(c.Published, c.Unit), checkValue(c.Predicted, c.Unit),
+				fmt.Sprintf("%+.1f%%", 100*c.RelErr()), verdict, c.Note)
+		}
+		t.write(ew)
+		ew.line(fmt.Sprintf("  %d of %d within tolerance", pass, n))
+	}
+	return ew.err
+}
+
+func checkValue(v float64, unit string) string {
+	switch unit {
+	case "s":
+		return Seconds(v)
+	case "GiB":
+		return fmt.Sprintf("%.4f GiB", v)
+	default:
+		return Percent(v)
+	}
+}
