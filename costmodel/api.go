@@ -1,6 +1,10 @@
 package costmodel
 
-import "github.com/splitscope/splitscope/model"
+import (
+	"strings"
+
+	"github.com/splitscope/splitscope/model"
+)
 
 // Objective is what Search optimises.
 type Objective int
@@ -25,7 +29,7 @@ func (o Objective) String() string {
 // ParseObjective reads "time", "throughput", "latency" or "memory".
 func ParseObjective(s string) (Objective, error) {
 	for i, n := range objectiveNames {
-		if n == s {
+		if strings.EqualFold(n, strings.TrimSpace(s)) {
 			return Objective(i), nil
 		}
 	}

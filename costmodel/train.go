@@ -231,7 +231,8 @@ func (p *plan) train(mode evalMode) (Report, error) {
 		}
 		exposed := max(dpT-window, 0)
 		if p.l.ZeRO == 3 && p.d > 1 {
-			gather := 2 * m * float64(p.v) * p.dp.half(params*bytesWeights16)
+			// Each chunk's forward and backward gathers that chunk's 1/v of the weights.
+			gather := 2 * m * float64(p.v) * p.dp.half(params*bytesWeights16/float64(p.v))
 			exposed += max(gather-(sd.Busy-window), 0)
 			dpT += gather
 		}

@@ -102,18 +102,21 @@ func (c *checker) fraction(field string, v float64) {
 	}
 }
 
-// Divisors lists the divisors of n in ascending order (n ≥ 1).
+// Divisors lists the divisors of n in ascending order (none for n < 1).
 func Divisors(n int) []int {
-	var out []int
-	for i := 1; i <= n && i > 0; i++ {
+	var lo, hi []int
+	for i := 1; i*i <= n; i++ {
 		if n%i == 0 {
-			out = append(out, i)
-		}
-		if i > 1<<16 {
-			break
+			lo = append(lo, i)
+			if i != n/i {
+				hi = append(hi, n/i)
+			}
 		}
 	}
-	return out
+	for i := len(hi) - 1; i >= 0; i-- {
+		lo = append(lo, hi[i])
+	}
+	return lo
 }
 
 func joinInts(v []int) string {
@@ -247,6 +250,19 @@ func (s Scenario) Validate() error {
 	}
 	if tpOK && a.KVHeads >= 1 && a.KVHeads%l.TP != 0 && l.TP%a.KVHeads != 0 {
 		c.add("tp", l.TP, "must divide kv-heads (%d) or be a multiple of it (KV heads then replicate)", a.KVHeads)
+	}
+	// Ranks fill TP groups, then DP replicas, then pipeline stages, node after node: across
+	// nodes, a TP group and a stage's block of TP × DP ranks must each tile the node size, or some
+	// group would straddle two nodes.
+	if tpOK && dpOK && gpusOK && gpnOK && cl.GPUs > cl.GPUsPerNode {
+		gpn := cl.GPUsPerNode
+		td := l.TP * l.DP
+		switch {
+		case gpn%l.TP != 0 && l.TP%gpn != 0:
+			c.add("tp", l.TP, "must divide gpus-per-node (%d) or be a multiple of it, so no TP group straddles two nodes", gpn)
+		case l.PP > 1 && gpn%td != 0 && td%gpn != 0:
+			c.add("dp", l.DP, "tp × dp (%d) must divide gpus-per-node (%d) or be a multiple of it, so no pipeline stage straddles two nodes", td, gpn)
+		}
 	}
 	if tpOK && a.FFN >= 1 && a.FFN%l.TP != 0 {
 		c.add("tp", l.TP, "must divide ffn (%d)", a.FFN)

@@ -1,0 +1,248 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestParseEnumsRoundTrip(t *testing.T) {
+	// names are the spellings the Parse* doc comments promise, in constant order.
+	cases := []struct {
+		field string
+		names []string
+		str   func(i int) string
+		parse func(s string) (int, error)
+	}{
+		{"precision", []string{"bf16", "fp16", "fp8", "fp32"},
+			func(i int) string { return Precision(i).String() },
+			func(s string) (int, error) { v, err := ParsePrecision(s); return int(v), err }},
+		{"mode", []string{"train", "infer"},
+			func(i int) string { return Mode(i).String() },
+			func(s string) (int, error) { v, err := ParseMode(s); return int(v), err }},
+		{"schedule", []string{"1f1b", "gpipe", "interleaved", "zb-h1"},
+			func(i int) string { return Schedule(i).String() },
+			func(s string) (int, error) { v, err := ParseSchedule(s); return int(v), err }},
+		{"recompute", []string{"none", "selective", "full"},
+			func(i int) string { return Recompute(i).String() },
+			func(s string) (int, error) { v, err := ParseRecompute(s); return int(v), err }},
+		{"kind", []string{"nvlink", "pcie", "infiniband", "roce", "ethernet", "xgmi"},
+			func(i int) string { return LinkKind(i).String() },
+			func(s string) (int, error) { v, err := ParseLinkKind(s); return int(v), err }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.field, func(t *testing.T) {
+			for i, name := range tc.names {
+				if got := tc.str(i); got != name {
+					t.Errorf("value %d prints %q, want %q", i, got, name)
+				}
+				for _, in := range []string{name, strings.ToUpper(name), "  " + name + " "} {
+					v, err := tc.parse(in)
+					if err != nil || v != i {
+						t.Errorf("parse %q = %d, %v; want %d", in, v, err, i)
+					}
+				}
+			}
+			if got, want := tc.str(len(tc.names)), fmt.Sprintf("unknown(%d)", len(tc.names)); got != want {
+				t.Errorf("out of range prints %q, want %q", got, want)
+			}
+			if got := tc.str(-1); got != "unknown(-1)" {
+				t.Errorf("-1 prints %q", got)
+			}
+			for _, bad := range []string{"", "bogus", tc.names[0] + "x"} {
+				_, err := tc.parse(bad)
+				var fe *FieldError
+				if !errors.As(err, &fe) {
+					t.Fatalf("parse %q: want a *FieldError, got %v", bad, err)
+				}
+				if fe.Field != tc.field || fe.Value != bad {
+					t.Errorf("parse %q: field %q value %v, want %q and %q", bad, fe.Field, fe.Value, tc.field, bad)
+				}
+				for _, n := range tc.names {
+					if !strings.Contains(fe.Allowed, n) {
+						t.Errorf("parse %q: allowed %q does not list %q", bad, fe.Allowed, n)
+					}
+				}
+				if !strings.HasPrefix(fe.Error(), tc.field+" = "+bad+": ") {
+					t.Errorf("message %q does not start with the field and value", fe.Error())
+				}
+			}
+		})
+	}
+}
+
+func TestPrecisionBytes(t *testing.T) {
+	for _, tc := range []struct {
+		p    Precision
+		want float64
+	}{{BF16, 2}, {FP16, 2}, {FP8, 1}, {FP32, 4}} {
+		if got := tc.p.Bytes(); got != tc.want {
+			t.Errorf("%s: %v bytes, want %v", tc.p, got, tc.want)
+		}
+	}
+}
+
+func TestArchParams(t *testing.T) {
+	llama2_7b := Arch{Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32, FFN: 11008, Vocab: 32000, GatedMLP: true}
+	llama3_70b := Arch{Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, FFN: 28672, Vocab: 128256, GatedMLP: true}
+	mixtral := Arch{Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, FFN: 14336, Vocab: 32000, GatedMLP: true,
+		Experts: 8, TopK: 2}
+	gpt := Arch{Layers: 24, Hidden: 2304, Heads: 24, KVHeads: 24, FFN: 9216, Vocab: 51200}
+	gptTied := gpt
+	gptTied.TiedEmbeddings = true
+
+	cases := []struct {
+		name string
+		got  float64
+		want float64
+	}{
+		// Llama-2-7B, MHA: attention 4h² = 4 · 4096² = 67,108,864; SwiGLU 3·h·f = 3 · 4096 · 11008
+		// = 135,266,304; two norms 2h = 8,192: 202,383,360 per layer, × 32 = 6,476,267,520.
+		// Embedding and untied output V·h = 131,072,000 each, final norm 4,096:
+		// 6,476,267,520 + 262,144,000 + 4,096 = 6,738,415,616 (the published 6.74B).
+		{"llama-2-7b attention", llama2_7b.AttnParams(), 67108864},
+		{"llama-2-7b mlp", llama2_7b.MLPParams(), 135266304},
+		{"llama-2-7b layer", llama2_7b.LayerParams(), 202383360},
+		{"llama-2-7b embedding", llama2_7b.EmbeddingParams(), 131072000},
+		{"llama-2-7b output", llama2_7b.OutputParams(), 131076096},
+		{"llama-2-7b params", llama2_7b.Params(), 6738415616},
+		// GQA, h = 8192, 64 heads of 128, 8 KV heads: K and V are 8 · 128 = 1024 wide.
+		// Q,K,V: 8192 · (8192 + 2 · 1024) = 83,886,080; output 8192² = 67,108,864.
+		{"llama-3-70b attention", llama3_70b.AttnParams(), 8192*(8192+2*1024) + 8192*8192},
+		{"llama-3-70b attention (number)", llama3_70b.AttnParams(), 150994944},
+		// Mixtral: 8 SwiGLU experts 3 · 4096 · 14336 · 8 = 1,409,286,144 plus a router 4096 · 8.
+		{"mixtral mlp", mixtral.MLPParams(), 3*4096*14336*8 + 8*4096},
+		{"mixtral mlp (number)", mixtral.MLPParams(), 1409318912},
+		// Attention 4096 · (4096 + 2048) + 4096² = 41,943,040; layer 41,943,040 + 1,409,318,912
+		// + 8,192 = 1,451,270,144; × 32 = 46,440,644,608; + 2 · 131,072,000 + 4,096
+		// = 46,702,792,704 (the published 46.7B).
+		{"mixtral params", mixtral.Params(), 46702792704},
+		// GPT (GELU, 2 matrices of h × 4h): 4h² + 8h² + 2h = 12 · 2304² + 4608 = 63,706,368 per layer.
+		{"gpt layer", gpt.LayerParams(), 12*2304*2304 + 2*2304},
+		// Tied embeddings drop the output projection: only the final norm is left.
+		{"gpt tied output", gptTied.OutputParams(), 2304},
+		{"gpt tied vs untied", gpt.Params() - gptTied.Params(), 51200 * 2304},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.got != tc.want {
+				t.Errorf("got %.0f, want %.0f", tc.got, tc.want)
+			}
+		})
+	}
+}
+
+func TestArchHelpers(t *testing.T) {
+	cases := []struct {
+		name                string
+		a                   Arch
+		headDim, matrices   float64
+		experts, activeExps int
+	}{
+		{"dense gated", Arch{Hidden: 4096, Heads: 32, GatedMLP: true}, 128, 3, 1, 1},
+		{"dense gelu", Arch{Hidden: 12288, Heads: 96}, 128, 2, 1, 1},
+		{"moe top-2 of 8", Arch{Hidden: 4096, Heads: 32, Experts: 8, TopK: 2, GatedMLP: true}, 128, 3, 8, 2},
+		{"one expert is dense", Arch{Hidden: 64, Heads: 4, Experts: 1, TopK: 4}, 16, 2, 1, 1},
+		{"top-k clamped to experts", Arch{Hidden: 64, Heads: 4, Experts: 4, TopK: 9}, 16, 2, 4, 4},
+		{"top-k 0 runs one", Arch{Hidden: 64, Heads: 4, Experts: 4}, 16, 2, 4, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.a.HeadDim(); got != tc.headDim {
+				t.Errorf("HeadDim %v, want %v", got, tc.headDim)
+			}
+			if got := tc.a.MLPMatrices(); got != tc.matrices {
+				t.Errorf("MLPMatrices %v, want %v", got, tc.matrices)
+			}
+			if got := tc.a.ExpertCount(); got != tc.experts {
+				t.Errorf("ExpertCount %v, want %v", got, tc.experts)
+			}
+			if got := tc.a.ActiveExperts(); got != tc.activeExps {
+				t.Errorf("ActiveExperts %v, want %v", got, tc.activeExps)
+			}
+		})
+	}
+}
+
+func TestClusterNodes(t *testing.T) {
+	cases := []struct {
+		gpus, gpn, nodes, size int
+	}{
+		{16, 8, 2, 8},
+		{8, 8, 1, 8},
+		{4, 8, 1, 4}, // part of one node: the job uses 4 of its GPUs
+		{1, 8, 1, 1},
+		{17, 8, 3, 8}, // rounds up (Validate rejects it, the helper still answers)
+		{3072, 8, 384, 8},
+		{0, 8, 0, 1}, // NodeSize is at least 1
+		{16, 0, 0, 1},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%d_of_%d", tc.gpus, tc.gpn), func(t *testing.T) {
+			c := Cluster{GPUs: tc.gpus, GPUsPerNode: tc.gpn}
+			if got := c.Nodes(); got != tc.nodes {
+				t.Errorf("Nodes = %d, want %d", got, tc.nodes)
+			}
+			if got := c.NodeSize(); got != tc.size {
+				t.Errorf("NodeSize = %d, want %d", got, tc.size)
+			}
+		})
+	}
+}
+
+func TestHardwareHelpers(t *testing.T) {
+	l := Link{Bandwidth: 450e9, Efficiency: 0.74}
+	if got, want := l.EffBandwidth(), 333e9; math.Abs(got-want) > 1 {
+		t.Errorf("EffBandwidth %v, want %v", got, want)
+	}
+	g := GPU{PeakBF16: 1, PeakFP16: 2, PeakFP8: 3, PeakFP32: 4}
+	for _, tc := range []struct {
+		p    Precision
+		want float64
+	}{{BF16, 1}, {FP16, 2}, {FP8, 3}, {FP32, 4}} {
+		if got := g.Peak(tc.p); got != tc.want {
+			t.Errorf("Peak(%s) = %v, want %v", tc.p, got, tc.want)
+		}
+	}
+	g.PeakFP8 = 0 // no FP8 tensor cores: runs at the BF16 rate
+	if got := g.Peak(FP8); got != 1 {
+		t.Errorf("Peak(fp8) without FP8 = %v, want the BF16 rate 1", got)
+	}
+}
+
+func TestScenarioDerived(t *testing.T) {
+	cases := []struct {
+		name               string
+		w                  Workload
+		l                  Layout
+		gpus, units, micro int
+		tokensPerSeq       int
+	}{
+		// 64 sequences over micro-batches of 2 and DP 4: m = 64 / 8 = 8.
+		{"train", Workload{Mode: Train, Seq: 4096, GlobalBatch: 64, Requests: 5}, Layout{TP: 2, PP: 2, DP: 4, MicroBatch: 2}, 16, 64, 8, 4096},
+		// Inference splits the concurrent requests: 32 / (1 · 2) = 16 groups per replica; a
+		// sequence is prompt + generated tokens.
+		{"infer", Workload{Mode: Infer, Seq: 4096, GlobalBatch: 64, PromptTokens: 1000, GenTokens: 24, Requests: 32},
+			Layout{TP: 8, PP: 1, DP: 2, MicroBatch: 1}, 16, 32, 16, 1024},
+		{"zero micro-batch", Workload{Mode: Train, Seq: 1, GlobalBatch: 8}, Layout{TP: 1, PP: 1, DP: 1}, 1, 8, 0, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Scenario{Workload: tc.w, Layout: tc.l}
+			if got := s.Layout.GPUs(); got != tc.gpus {
+				t.Errorf("GPUs %d, want %d", got, tc.gpus)
+			}
+			if got := s.BatchUnits(); got != tc.units {
+				t.Errorf("BatchUnits %d, want %d", got, tc.units)
+			}
+			if got := s.MicroBatches(); got != tc.micro {
+				t.Errorf("MicroBatches %d, want %d", got, tc.micro)
+			}
+			if got := s.TokensPerSequence(); got != tc.tokensPerSeq {
+				t.Errorf("TokensPerSequence %d, want %d", got, tc.tokensPerSeq)
+			}
+		})
+	}
+}
