@@ -11,11 +11,13 @@ import (
 	"os"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui"
 	"github.com/splitscope/splitscope/tui/static"
 )
 
@@ -62,8 +64,9 @@ func newRootCmd(stdout io.Writer) *cobra.Command {
 parallelism (PP) and data parallelism (DP). It answers with the step time and its breakdown, the
 pipeline bubble, the exposed communication, throughput, MFU and memory per GPU.
 
-Without a subcommand it prints the report of the scenario the flags describe
-(default: llama-3-70b on 8× h100-sxm over nvlink4, training).
+Without a subcommand it opens the explorer on the scenario the flags describe (default:
+llama-3-70b on 8× h100-sxm over nvlink4, training); when stdout is not a terminal, or with
+--json, it prints that scenario's report instead.
 
 Exit status: 0 ok (a scenario that does not fit in memory is a result), 2 bad input, 1 other failure.`,
 		Args:          noArgs,
@@ -75,7 +78,7 @@ Exit status: 0 ok (a scenario that does not fit in memory is a result), 2 bad in
 			}
 			return nil
 		},
-		RunE: func(_ *cobra.Command, _ []string) error { return runReport(stdout, sf) },
+		RunE: func(_ *cobra.Command, _ []string) error { return runExplorer(stdout, sf) },
 	}
 	root.SuggestionsMinimumDistance = 2
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
@@ -192,6 +195,24 @@ func loadPresets() (*assets.Presets, error) {
 		return nil, fmt.Errorf("load presets: %w", err)
 	}
 	return p, nil
+}
+
+// runExplorer starts the explorer on the flags' scenario when stdout is a terminal (and --json
+// is off); otherwise it prints the report, so pipes and scripts get text.
+func runExplorer(w io.Writer, sf *scenarioFlags) error {
+	f, ok := w.(*os.File)
+	if sf.json || !ok || !term.IsTerminal(f.Fd()) {
+		return runReport(w, sf)
+	}
+	p, err := loadPresets()
+	if err != nil {
+		return err
+	}
+	s, err := sf.scenario(p, false)
+	if err != nil {
+		return err
+	}
+	return tui.Run(s, p)
 }
 
 func runReport(w io.Writer, sf *scenarioFlags) error {

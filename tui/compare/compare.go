@@ -1,0 +1,372 @@
+// Package compare is the explorer's Compare tab: for the same GPUs and workload, TP alone, PP
+// alone and the best hybrid layout side by side (latency, throughput, memory, communication,
+// bubble, fit) with the winner of each row starred, and a chart of tokens per second against the
+// number of micro-batches that shows where pipeline parallelism overtakes tensor parallelism.
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/static"
+	"github.com/splitscope/splitscope/tui/theme"
+)
+
+// Glyphs of the Compare tab; each distinction also reads without colour.
+const (
+	GlyphWinner = '★'
+	GlyphTP     = 'T' // TP-only points of the chart
+	GlyphPP     = 'P' // PP-only points
+	GlyphBoth   = '*' // both series on one cell
+	trailTP     = '·'
+	trailPP     = '∘'
+	glyphCross  = '┊'
+)
+
+// Model is the Compare pane. The root hands it each evaluation with SetData and the contenders,
+// computed by Build in a tea.Cmd, with SetCompare.
+type Model struct {
+	styles   theme.Styles
+	w, h     int
+	data     common.Data
+	hasData  bool
+	cmp      common.Compare
+	computed bool // a Compare has arrived
+	pending  bool // the Compare shown is outdated; a new one is being computed
+}
+
+var _ common.Pane = (*Model)(nil)
+
+// New returns an empty Compare pane; it shows "computing…" until SetCompare.
+func New(st theme.Styles) *Model { return &Model{styles: st} }
+
+// Title is the tab's label.
+func (m *Model) Title() string { return "Compare" }
+
+// SetSize gives the pane its content area.
+func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
+
+// SetData hands the pane the current evaluation (its scenario names the GPUs and the mode).
+func (m *Model) SetData(d common.Data) { m.data, m.hasData = d, true }
+
+// SetCompare hands the pane the contenders and the crossover sweep that Build computed.
+func (m *Model) SetCompare(c common.Compare) { m.cmp, m.computed, m.pending = c, true, false }
+
+// Invalidate marks the comparison on screen outdated until the next SetCompare: it stays, dimmed
+// and headed "computing…", so the tab does not flash empty on every change.
+func (m *Model) Invalidate() { m.pending = true }
+
+// Update does nothing: the pane has no keys and no animation.
+func (m *Model) Update(tea.Msg) tea.Cmd { return nil }
+
+// Animating is always false.
+func (m *Model) Animating() bool { return false }
+
+// Keys lists no bindings of its own.
+func (m *Model) Keys() []key.Binding { return nil }
+
+// View renders the pane in exactly its size.
+func (m *Model) View() string {
+	if m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	st := m.styles
+	if m.data.Stale || m.pending {
+		st = dimmed(st)
+	}
+	lines := []string{m.title(st)}
+	switch {
+	case !m.computed:
+		lines = append(lines, "", st.Dim.Render("computing…"))
+		return fit(lines, m.w, m.h)
+	case m.cmp.Err != nil:
+		lines = append(lines, "", st.Error.Render("compare failed: "+m.cmp.Err.Error()))
+		return fit(lines, m.w, m.h)
+	}
+	lines = append(lines, m.table(st)...)
+	notes := m.notes(st)
+	left := m.h - len(lines) - 1
+	need := chartMinLines // the sweep keeps its chart…
+	if !plottable(m.cmp.Cross) {
+		need = 1 // …or its one sentence
+	}
+	if len(notes) > 0 && left-len(notes)-1 >= need {
+		lines = append(lines, "")
+		lines = append(lines, notes...)
+		left -= len(notes) + 1
+	}
+	if left > 0 {
+		lines = append(lines, "")
+		lines = append(lines, m.sweep(st, left)...)
+	}
+	return fit(lines, m.w, m.h)
+}
+
+// notes say in full why each contender that is not feasible fails.
+func (m *Model) notes(st theme.Styles) []string {
+	var out []string
+	for _, r := range m.cmp.Rows {
+		if !r.Feasible && r.Reason != "" {
+			out = append(out, st.Dim.Render("✗ "+r.Name+": "+r.Reason))
+		}
+	}
+	return out
+}
+
+// dimmed turns every style the pane uses into Dim: a stale result reads as such.
+func dimmed(st theme.Styles) theme.Styles {
+	d := st.Dim
+	st.Title, st.Bold, st.Error, st.Warn, st.OK, st.Label, st.Value, st.Axis, st.Winner = d, d, d, d, d, d, d, d, d
+	st.Subtitle = d
+	st.Series = [2]lipgloss.Style{d, d}
+	return st
+}
+
+// title names what is compared and the state of the result.
+func (m *Model) title(st theme.Styles) string {
+	t := "TP only vs PP only vs best hybrid"
+	if m.hasData {
+		s := m.data.Scenario
+		mode := "training"
+		if s.Workload.Mode == model.Infer {
+			mode = "inference"
+		}
+		t += fmt.Sprintf(" · %s on %d× %s (%s) · %s", s.Arch.ID, s.Cluster.GPUs, s.Cluster.GPU.ID, s.Cluster.Intra.ID, mode)
+	}
+	if m.hasData {
+		if lipgloss.Width(t) > m.w {
+			t = t[strings.Index(t, " · ")+len(" · "):]
+		}
+	}
+	out := st.Bold.Render(t)
+	switch {
+	case m.pending && m.computed:
+		out += st.Warn.Render(" · computing…")
+	case m.data.Stale:
+		out += st.Warn.Render(" · stale")
+	}
+	return out
+}
+
+// infer reports whether the contenders serve requests (TTFT/TPOT) rather than train.
+func (m *Model) infer() bool {
+	for _, r := range m.cmp.Rows {
+		if r.Report.Inference != nil {
+			return true
+		}
+	}
+	return m.hasData && m.data.Scenario.Workload.Mode == model.Infer
+}
+
+// maxCol caps a table column: wider cells use their short form or are cut.
+const maxCol = 28
+
+// cell is one table entry; short replaces long when the column is narrow.
+type cell struct {
+	long, short string
+	win, bad    bool
+}
+
+func (c cell) text(w int) string {
+	s := c.long
+	if lipgloss.Width(s) > w && c.short != "" {
+		s = c.short
+	}
+	return s
+}
+
+// evaluated reports whether the row has a report (it may not fit; it may not be valid).
+func evaluated(r common.CompareRow) bool { return r.Report.Layout.TP > 0 }
+
+// metric is one numeric row of the table.
+type metric struct {
+	label string
+	lower bool
+	value func(costmodel.Report) float64
+	fmt   func(costmodel.Report) cell
+}
+
+func (m *Model) metrics() []metric {
+	secs := func(f func(costmodel.Report) float64) func(costmodel.Report) cell {
+		return func(r costmodel.Report) cell { return cell{long: static.Seconds(f(r))} }
+	}
+	pct := func(f func(costmodel.Report) float64) func(costmodel.Report) cell {
+		return func(r costmodel.Report) cell { return cell{long: static.Percent(f(r))} }
+	}
+	var out []metric
+	if m.infer() {
+		ttft := func(r costmodel.Report) float64 { return infOf(r).TTFT }
+		tpot := func(r costmodel.Report) float64 { return infOf(r).TPOT }
+		out = append(out, metric{"TTFT", true, ttft, secs(ttft)}, metric{"TPOT", true, tpot, secs(tpot)})
+	} else {
+		step := func(r costmodel.Report) float64 { return r.StepTime }
+		out = append(out, metric{"step time", true, step, secs(step)})
+	}
+	tps := func(r costmodel.Report) float64 { return r.TokensPerS }
+	mem := func(r costmodel.Report) float64 { return r.Memory.Total }
+	comm := func(r costmodel.Report) float64 { return r.CommFraction }
+	bub := func(r costmodel.Report) float64 { return r.BubbleFraction }
+	return append(out,
+		metric{"throughput", false, tps, func(r costmodel.Report) cell {
+			return cell{long: static.Count(r.TokensPerS) + " tok/s", short: short(r.TokensPerS)}
+		}},
+		metric{"memory/GPU", true, mem, func(r costmodel.Report) cell {
+			c := cell{long: static.Bytes(r.Memory.Total), short: static.Bytes(r.Memory.Total)}
+			if r.Memory.Capacity > 0 {
+				c.long += fmt.Sprintf(" (%.0f%%)", 100*r.Memory.Total/r.Memory.Capacity)
+			}
+			return c
+		}},
+		metric{"comm", true, comm, pct(comm)},
+		metric{"bubble", true, bub, pct(bub)},
+	)
+}
+
+func infOf(r costmodel.Report) costmodel.Inference {
+	if r.Inference == nil {
+		return costmodel.Inference{TTFT: math.NaN(), TPOT: math.NaN()}
+	}
+	return *r.Inference
+}
+
+// table renders the contenders side by side, one line per quantity.
+func (m *Model) table(st theme.Styles) []string {
+	rows := m.cmp.Rows
+	if len(rows) == 0 {
+		return []string{st.Dim.Render("no contenders")}
+	}
+	type line struct {
+		label string
+		cells []cell
+	}
+	var lines []line
+	add := func(label string, f func(common.CompareRow) cell) {
+		l := line{label: label}
+		for _, r := range rows {
+			l.cells = append(l.cells, f(r))
+		}
+		lines = append(lines, l)
+	}
+	add("", func(r common.CompareRow) cell { return cell{long: r.Name} })
+	add("layout", func(r common.CompareRow) cell {
+		l := r.Layout
+		if l.TP <= 0 {
+			return cell{long: "—"}
+		}
+		return cell{long: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP), short: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP)}
+	})
+	if !m.infer() {
+		add("schedule", func(r common.CompareRow) cell { return cell{long: scheduleText(r.Layout)} })
+	}
+	add("m × b", func(r common.CompareRow) cell {
+		if r.Layout.TP <= 0 {
+			return cell{long: "—"}
+		}
+		mm := "?"
+		if evaluated(r) {
+			mm = fmt.Sprint(r.Report.Layout.MicroBatches)
+		}
+		return cell{long: fmt.Sprintf("%s × %d", mm, r.Layout.MicroBatch)}
+	})
+	for _, mt := range m.metrics() {
+		vals := make([]float64, len(rows))
+		ok := make([]bool, len(rows))
+		for i, r := range rows {
+			vals[i] = mt.value(r.Report)
+			ok[i] = r.Feasible && evaluated(r)
+		}
+		win := winners(vals, ok, mt.lower)
+		l := line{label: mt.label}
+		for i, r := range rows {
+			c := cell{long: "—"}
+			if evaluated(r) {
+				c = mt.fmt(r.Report)
+				c.bad = !r.Feasible
+			}
+			c.win = win[i]
+			l.cells = append(l.cells, c)
+		}
+		lines = append(lines, l)
+	}
+	add("fits", func(r common.CompareRow) cell {
+		switch {
+		case r.Feasible:
+			return cell{long: "✓ yes"}
+		case evaluated(r) && !r.Report.Memory.Fits:
+			return cell{long: "✗ " + r.Reason, short: fmt.Sprintf("✗ +%.1f GiB", (r.Report.Memory.Total-r.Report.Memory.Capacity)/model.GiB), bad: true}
+		case r.Reason != "":
+			return cell{long: "✗ " + r.Reason, short: "✗ invalid", bad: true}
+		}
+		return cell{long: "✗ no", bad: true}
+	})
+
+	labelW := 0
+	for _, l := range lines {
+		labelW = max(labelW, lipgloss.Width(l.label))
+	}
+	labelW, cols := columns(m.w, labelW, len(rows), 8)
+	for i := range cols {
+		natural := 0
+		for _, l := range lines {
+			natural = max(natural, min(lipgloss.Width(l.cells[i].long), maxCol)+2) // room for " ★"
+		}
+		cols[i] = min(cols[i], natural+1)
+	}
+	out := make([]string, 0, len(lines))
+	for li, l := range lines {
+		var b strings.Builder
+		b.WriteString(st.Label.Render(pad(l.label, labelW)))
+		for i, c := range l.cells {
+			w := cols[i]
+			b.WriteByte(' ')
+			txt := truncate(c.text(w), w)
+			if c.win {
+				txt = truncate(c.text(w-2), w-2) + " " + string(GlyphWinner)
+			}
+			txt = pad(txt, w)
+			switch {
+			case li == 0:
+				b.WriteString(st.Bold.Render(txt))
+			case c.win:
+				b.WriteString(st.Winner.Render(txt))
+			case c.bad:
+				b.WriteString(st.Dim.Render(txt))
+			default:
+				b.WriteString(st.Value.Render(txt))
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// scheduleText names a layout's pipeline schedule; "—" without a pipeline.
+func scheduleText(l model.Layout) string {
+	switch {
+	case l.TP <= 0 || l.PP <= 1:
+		return "—"
+	case l.Schedule == model.Interleaved:
+		return fmt.Sprintf("interleaved ×%d", l.Chunks)
+	}
+	return l.Schedule.String()
+}
+
+// pad right-pads s with spaces to w cells.
+func pad(s string, w int) string {
+	if n := lipgloss.Width(s); n < w {
+		return s + strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+// truncate cuts s to w cells with an ellipsis.
+func truncate(s string, w int) string { return ansi.Truncate(s, max(w, 0), "…") }

@@ -1,0 +1,268 @@
+package compare
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/splitscope/splitscope/tui/common"
+)
+
+// fit makes exactly h lines of at most w cells: long lines are cut, missing ones are blank.
+func fit(lines []string, w, h int) string {
+	if h <= 0 {
+		return ""
+	}
+	out := make([]string, h)
+	for i := range min(h, len(lines)) {
+		out[i] = ansi.Truncate(lines[i], max(w, 0), "…")
+	}
+	return strings.Join(out, "\n")
+}
+
+// columns splits width w into a label column and n equal value columns separated by gaps of
+// one cell. The label gets its natural width when the value columns keep at least minCol cells,
+// and shrinks (to no less than 1) otherwise; leftover cells go to the value columns from the left.
+// The widths returned, plus the gaps, never exceed w.
+func columns(w, label, n, minCol int) (labelW int, cols []int) {
+	if n <= 0 {
+		return min(max(label, 0), max(w, 0)), nil
+	}
+	labelW = max(label, 0)
+	avail := w - n // one gap before each value column
+	if avail-labelW < n*minCol {
+		labelW = max(avail-n*minCol, min(1, labelW))
+	}
+	rest := max(avail-labelW, 0)
+	cols = make([]int, n)
+	for i := range cols {
+		cols[i] = rest / n
+		if i < rest%n {
+			cols[i]++
+		}
+	}
+	return labelW, cols
+}
+
+// winners marks the best of vals among those with ok set: the lowest when lowerBetter, else the
+// highest. Ties are all marked. Nothing is marked when fewer than one value is ok, or when two or
+// more are ok and all tie (there is no winner to show).
+func winners(vals []float64, ok []bool, lowerBetter bool) []bool {
+	out := make([]bool, len(vals))
+	best := math.NaN()
+	count := 0
+	for i, v := range vals {
+		if i >= len(ok) || !ok[i] || math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		count++
+		if math.IsNaN(best) || (lowerBetter && v < best) || (!lowerBetter && v > best) {
+			best = v
+		}
+	}
+	if count == 0 {
+		return out
+	}
+	marked := 0
+	for i, v := range vals {
+		if i < len(ok) && ok[i] && same(v, best) {
+			out[i] = true
+			marked++
+		}
+	}
+	if count > 1 && marked == count {
+		return make([]bool, len(vals))
+	}
+	return out
+}
+
+// same reports whether a and b are equal to within a relative 1e-9.
+func same(a, b float64) bool {
+	return a == b || math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// Crossing is where the leading series of the chart changes.
+type Crossing struct {
+	Index int  // into the points
+	Micro int  // m at which the new leader is ahead
+	PPWon bool // PP-only took the lead from TP-only (else the reverse)
+}
+
+// crossovers finds every change of leader between TP-only and PP-only, comparing only points
+// where both have a value (> 0); exact ties keep the previous leader.
+func crossovers(pts []common.CrossPoint) []Crossing {
+	var out []Crossing
+	lead := 0 // +1: PP ahead, -1: TP ahead, 0: unknown yet
+	for i, p := range pts {
+		if !(p.TP > 0) || !(p.PP > 0) || p.TP == p.PP {
+			continue
+		}
+		now := -1
+		if p.PP > p.TP {
+			now = 1
+		}
+		if lead != 0 && now != lead {
+			out = append(out, Crossing{Index: i, Micro: p.Micro, PPWon: now > 0})
+		}
+		lead = now
+	}
+	return out
+}
+
+// leader says which series is ahead at the first point where both have a value: +1 PP-only,
+// -1 TP-only, 0 when no point has both.
+func leader(pts []common.CrossPoint) int {
+	for _, p := range pts {
+		if p.TP > 0 && p.PP > 0 && p.TP != p.PP {
+			if p.PP > p.TP {
+				return 1
+			}
+			return -1
+		}
+	}
+	return 0
+}
+
+// crossSentence states the crossover in words.
+func crossSentence(pts []common.CrossPoint) string {
+	if len(pts) == 0 {
+		return "no data"
+	}
+	span := strconv.Itoa(pts[0].Micro) + "…" + strconv.Itoa(pts[len(pts)-1].Micro)
+	cs := crossovers(pts)
+	if len(cs) == 0 {
+		switch leader(pts) {
+		case 1:
+			return "no crossover in " + span + ": PP-only ahead throughout"
+		case -1:
+			return "no crossover in " + span + ": TP-only ahead throughout"
+		}
+		var tp, pp bool
+		for _, p := range pts {
+			tp, pp = tp || p.TP > 0, pp || p.PP > 0
+		}
+		switch {
+		case tp && !pp:
+			return "no crossover in " + span + ": only TP-only runs"
+		case pp && !tp:
+			return "no crossover in " + span + ": only PP-only runs"
+		case !tp && !pp:
+			return "no crossover in " + span + ": neither fits at any m"
+		}
+		return "no crossover in " + span
+	}
+	s := crossWords(cs[0])
+	if len(cs) > 1 {
+		who := "TP-only"
+		if cs[1].PPWon {
+			who = "PP-only"
+		}
+		s += "; " + who + " back ahead from m = " + strconv.Itoa(cs[1].Micro)
+		if len(cs) > 2 {
+			s += " (" + strconv.Itoa(len(cs)) + " crossings)"
+		}
+	}
+	return s
+}
+
+func crossWords(c Crossing) string {
+	if c.PPWon {
+		return "PP-only overtakes TP-only from m = " + strconv.Itoa(c.Micro)
+	}
+	return "TP-only overtakes PP-only from m = " + strconv.Itoa(c.Micro)
+}
+
+// niceScale picks an axis top and tick step for values up to maxV with at most maxTicks
+// intervals: the step is 1, 2, 2.5 or 5 times a power of ten and the top a multiple of it.
+func niceScale(maxV float64, maxTicks int) (top, step float64) {
+	if !(maxV > 0) || math.IsInf(maxV, 0) {
+		return 1, 1
+	}
+	maxTicks = max(maxTicks, 1)
+	raw := maxV / float64(maxTicks)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step = 10 * mag
+	for _, f := range []float64{1, 2, 2.5, 5, 10} {
+		if f*mag >= raw*(1-1e-12) {
+			step = f * mag
+			break
+		}
+	}
+	top = math.Ceil(maxV/step*(1-1e-12)) * step
+	if top < maxV {
+		top += step
+	}
+	return top, step
+}
+
+// xPositions spreads n points evenly over columns 0…width-1 (the chart's x axis is log₂ of m and
+// the points are powers of two, so even spacing is the log scale).
+func xPositions(n, width int) []int {
+	out := make([]int, max(n, 0))
+	if n == 1 {
+		out[0] = max(width-1, 0) / 2
+		return out
+	}
+	for i := range out {
+		out[i] = int(math.Round(float64(i) * float64(max(width-1, 0)) / float64(n-1)))
+	}
+	return out
+}
+
+// placeLabels writes each label centred on its position in a line of width cells, skipping a
+// label that would touch the previous one or run off the edge.
+func placeLabels(pos []int, labels []string, width int) string {
+	line := []rune(strings.Repeat(" ", max(width, 0)))
+	next := 0 // first free column
+	for i, p := range pos {
+		if i >= len(labels) {
+			break
+		}
+		l := []rune(labels[i])
+		start := p - (len(l)-1)/2
+		if start < 0 {
+			start = 0
+		}
+		if start < next || start+len(l) > width {
+			continue
+		}
+		copy(line[start:], l)
+		next = start + len(l) + 1
+	}
+	return strings.TrimRight(string(line), " ")
+}
+
+// valueRow is the row of the chart (0 at the top, rows-1 at zero) that value v falls on with
+// the axis running from 0 to top.
+func valueRow(v, top float64, rows int) int {
+	if rows <= 1 || !(top > 0) {
+		return max(rows-1, 0)
+	}
+	r := int(math.Round((1 - v/top) * float64(rows-1)))
+	return min(max(r, 0), rows-1)
+}
+
+// short formats an axis value compactly: "0", "850", "1.5k", "30k", "1.2M".
+func short(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e9:
+		return trimNum(v/1e9) + "G"
+	case a >= 1e6:
+		return trimNum(v/1e6) + "M"
+	case a >= 1e3:
+		return trimNum(v/1e3) + "k"
+	}
+	return trimNum(v)
+}
+
+// trimNum formats v with at most three significant digits and no trailing zeros.
+func trimNum(v float64) string {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	p := math.Pow(10, float64(2-int(math.Floor(math.Log10(math.Abs(v))))))
+	return strconv.FormatFloat(math.Round(v*p)/p, 'f', -1, 64)
+}

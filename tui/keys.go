@@ -1,0 +1,52 @@
+package tui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// keyMap is the explorer's global keys; each pane adds its own (Pane.Keys).
+type keyMap struct {
+	Quit, Help, NextTab, PrevTab, Up, Down, Dec, Inc, Edit, Cancel, Present key.Binding
+	Tabs                                                                    []key.Binding
+	pane                                                                    []key.Binding
+}
+
+// DefaultKeyMap builds the global key bindings.
+func DefaultKeyMap() keyMap {
+	return keyMap{
+		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
+		NextTab: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next tab")),
+		PrevTab: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous tab")),
+		Up:      key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "select parameter")),
+		Down:    key.NewBinding(key.WithKeys("down", "j")),
+		Dec:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "change value")),
+		Inc:     key.NewBinding(key.WithKeys("right", "l")),
+		Edit:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "type a value")),
+		Cancel:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel typing")),
+		Present: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "hide/show parameters")),
+		Tabs: []key.Binding{
+			key.NewBinding(key.WithKeys("1"), key.WithHelp("1-4", "go to tab")),
+			key.NewBinding(key.WithKeys("2")),
+			key.NewBinding(key.WithKeys("3")),
+			key.NewBinding(key.WithKeys("4")),
+		},
+	}
+}
+
+// ShortHelp is the one-line help of the footer.
+func (k keyMap) ShortHelp() []key.Binding {
+	out := []key.Binding{k.Up, k.Dec, k.NextTab}
+	if len(k.pane) > 0 {
+		out = append(out, k.pane[0])
+	}
+	return append(out, k.Help, k.Quit)
+}
+
+// FullHelp is every key, in columns.
+func (k keyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Dec, k.Edit, k.Cancel},
+		{k.NextTab, k.PrevTab, k.Tabs[0], k.Present},
+		k.pane,
+		{k.Help, k.Quit},
+	}
+}

@@ -1,0 +1,466 @@
+// Package memory is the explorer's Memory tab: one stacked bar per pipeline stage (weights,
+// gradients, optimizer state, activations, KV cache, reserve) against the GPU's capacity, with
+// what spills over the line drawn as such.
+package memory
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/theme"
+)
+
+// Parts of a bar, in drawing order; each has a fill glyph so that bars read without colour.
+var (
+	partGlyphs = [6]rune{'W', 'G', 'O', 'A', 'K', 'R'}
+	partNames  = [6]string{"weights", "gradients", "optimizer", "activations", "KV cache", "reserved"}
+	shortNames = [6]string{"weights", "grads", "optim", "act", "KV", "reserve"}
+)
+
+// Glyphs of the bars' surroundings.
+const (
+	glyphFree     = '·' // free memory up to the capacity line
+	glyphCapacity = '│'
+)
+
+// parts lists a GPU's memory in drawing order, bytes.
+func parts(m costmodel.Memory) [6]float64 {
+	return [6]float64{m.Weights, m.Gradients, m.Optimizer, m.Activations, m.KVCache, m.Reserved}
+}
+
+// Model is the Memory pane.
+type Model struct {
+	styles  theme.Styles
+	w, h    int
+	data    common.Data
+	hasData bool
+}
+
+var _ common.Pane = (*Model)(nil)
+
+// New returns an empty Memory pane.
+func New(st theme.Styles) *Model { return &Model{styles: st} }
+
+// Title is the tab's label.
+func (m *Model) Title() string { return "Memory" }
+
+// SetSize gives the pane its content area.
+func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
+
+// SetData hands the pane a new evaluation.
+func (m *Model) SetData(d common.Data) { m.data, m.hasData = d, true }
+
+// Update does nothing: the pane has no keys and no animation.
+func (m *Model) Update(tea.Msg) tea.Cmd { return nil }
+
+// Animating is always false.
+func (m *Model) Animating() bool { return false }
+
+// Keys lists no bindings of its own.
+func (m *Model) Keys() []key.Binding { return nil }
+
+// stage is one bar: a pipeline rank (or, without stage detail, the fullest GPU).
+type stage struct {
+	label  string
+	mem    costmodel.Memory
+	detail *costmodel.StageDetail
+}
+
+func (m *Model) stages() []stage {
+	ds := m.data.Report.Detail.Stages
+	if len(ds) == 0 {
+		if m.data.Report.Memory.Capacity > 0 || m.data.Report.Memory.Total > 0 {
+			return []stage{{label: "GPU", mem: m.data.Report.Memory}}
+		}
+		return nil
+	}
+	out := make([]stage, len(ds))
+	digits := len(strconv.Itoa(len(ds) - 1))
+	for i := range ds {
+		out[i] = stage{label: fmt.Sprintf("stage %*d", digits, i), mem: ds[i].Memory, detail: &ds[i]}
+	}
+	return out
+}
+
+// gib formats bytes as GiB with one decimal.
+func gib(b float64) string { return strconv.FormatFloat(b/model.GiB, 'f', 1, 64) + " GiB" }
+
+// View renders the pane in exactly its size.
+func (m *Model) View() string {
+	if m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	st := m.styles
+	if m.data.Stale {
+		d := st.Dim
+		st.Bold, st.Over, st.Axis, st.Label, st.Value, st.Warn = d, d, d, d, d, d
+		for i := range st.MemParts {
+			st.MemParts[i] = d
+		}
+	}
+	ss := m.stages()
+	if !m.hasData || len(ss) == 0 {
+		return fit([]string{st.Dim.Render("no evaluation yet")}, m.w, m.h)
+	}
+	full := 0
+	capacity := 0.0
+	for i, s := range ss {
+		if s.mem.Total > ss[full].mem.Total {
+			full = i
+		}
+		capacity = max(capacity, s.mem.Capacity)
+	}
+	lines := []string{m.header(st, ss, full, capacity)}
+	avail := m.h - 1
+	g := m.geometry(ss, capacity)
+	g.paints(st)
+
+	barRows, ruler, legend := avail, false, false
+	switch {
+	case avail >= 4:
+		barRows, ruler, legend = avail-2, true, true
+	case avail >= 2:
+		barRows, legend = avail-1, true
+	}
+	if ruler {
+		lines = append(lines, g.ruler(st, capacity))
+	}
+	if t := thickness(len(ss), barRows); t > 0 && ss[0].detail != nil {
+		for i := range ss {
+			if i > 0 {
+				lines = append(lines, "")
+			}
+			bar := g.bar(ss[i], true)
+			lines = append(lines, bar)
+			for range t - 1 {
+				lines = append(lines, g.bar(ss[i], false))
+			}
+			lines = append(lines, g.detailLine(st, ss[i]))
+		}
+	} else {
+		rows := foldRows(len(ss), barRows, full)
+		for i, r := range rows {
+			if r < 0 {
+				lines = append(lines, st.Dim.Render(fmt.Sprintf("%s⋮ %d stages ⋮", strings.Repeat(" ", g.labelW+1), foldedCount(rows, i, len(ss)))))
+				continue
+			}
+			lines = append(lines, g.bar(ss[r], true))
+		}
+	}
+	if legend {
+		if len(lines) < m.h-1 {
+			lines = append(lines, "")
+		}
+		for len(lines) < m.h-1 {
+			lines = append(lines, "")
+		}
+		lines = append(lines, m.legend(st, ss, capacity))
+	}
+	return fit(lines, m.w, m.h)
+}
+
+// header names the fullest stage and how full it is.
+func (m *Model) header(st theme.Styles, ss []stage, full int, capacity float64) string {
+	f := ss[full].mem
+	who := "fullest: " + strings.Join(strings.Fields(ss[full].label), " ")
+	if ss[full].detail == nil {
+		who = "fullest GPU"
+	}
+	pct := "n/a"
+	if capacity > 0 {
+		pct = strconv.FormatFloat(100*f.Total/capacity, 'f', 0, 64) + "%"
+	}
+	head := fmt.Sprintf("%s, %s of %s (%s)", who, strings.TrimSuffix(gib(f.Total), " GiB"), gib(capacity), pct)
+	tail := gib(capacity-f.Total) + " free"
+	if f.Total > capacity {
+		tail = "over by " + gib(f.Total-capacity)
+	}
+	if lipgloss.Width(head+" · "+tail) > m.w {
+		head = strings.TrimPrefix(head, "fullest: ")
+	}
+	out := st.Bold.Render(head) + " · "
+	if f.Total > capacity {
+		out += st.Over.Render(tail)
+	} else {
+		out += st.OK.Render(tail)
+	}
+	if m.data.Stale {
+		out += st.Warn.Render(" · stale")
+	}
+	return out
+}
+
+// geometry is the horizontal layout of the bars.
+type geometry struct {
+	labelW, barW, capCol, overW, totalW int
+	scale                               float64
+	labels                              bool
+	// Styles of the bar, as escape sequences around the text.
+	free, over, capLine, label, value paint
+	part                              [6]paint
+}
+
+// paints takes the bar's styles apart once per view.
+func (g *geometry) paints(st theme.Styles) {
+	g.free, g.over, g.capLine, g.label, g.value = newPaint(st.Dim), newPaint(st.Over), newPaint(st.Bold), newPaint(st.Label), newPaint(st.Value)
+	for i := range g.part {
+		g.part[i] = newPaint(st.MemParts[i])
+	}
+}
+
+// paint wraps text in a style's escape sequences, taken from one Render: lipgloss measures and
+// pads on every Render, which a view of many short runs cannot afford. Only for styles without
+// width, padding, margins or borders.
+type paint struct{ pre, post string }
+
+func newPaint(s lipgloss.Style) paint {
+	const probe = "x"
+	out := s.Render(probe)
+	i := strings.Index(out, probe)
+	if i < 0 {
+		return paint{}
+	}
+	return paint{out[:i], out[i+len(probe):]}
+}
+
+func (p paint) wrap(s string) string {
+	if p.pre == "" && p.post == "" {
+		return s
+	}
+	return p.pre + s + p.post
+}
+
+// geometry fits label, bar, capacity line, "+X GiB over" and total into the pane's width,
+// dropping the extras (over text, totals, long labels) when the bar would get too thin.
+func (m *Model) geometry(ss []stage, capacity float64) geometry {
+	g := geometry{labels: true}
+	maxTotal := 0.0
+	for _, s := range ss {
+		g.labelW = max(g.labelW, lipgloss.Width(s.label))
+		g.totalW = max(g.totalW, 1+lipgloss.Width(gib(s.mem.Total)))
+		maxTotal = max(maxTotal, s.mem.Total)
+		if s.mem.Total > capacity {
+			g.overW = max(g.overW, 1+lipgloss.Width(overText(s.mem, capacity)))
+		}
+	}
+	g.scale = max(capacity, maxTotal)
+	const minBar = 12
+	bar := func() int { return m.w - g.labelW - 1 - 1 - g.overW - g.totalW }
+	if bar() < minBar && g.overW > 0 {
+		g.overW = 0
+	}
+	if bar() < minBar {
+		g.totalW = 0
+	}
+	if bar() < minBar {
+		g.labelW, g.labels = 0, false
+	}
+	g.barW = max(bar(), 1)
+	if capacity >= g.scale {
+		g.capCol = g.barW
+	} else {
+		g.capCol = min(cellsFor(capacity, g.scale, g.barW), g.barW-1)
+	}
+	return g
+}
+
+func overText(mem costmodel.Memory, capacity float64) string {
+	return "+" + gib(mem.Total-capacity) + " over"
+}
+
+// ruler marks the capacity line above the bars.
+func (g geometry) ruler(st theme.Styles, capacity float64) string {
+	pre := ""
+	if g.labels {
+		pre = strings.Repeat(" ", g.labelW+1)
+	}
+	return pre + st.Axis.Render(rulerText(g.barW+1, g.capCol, "capacity "+gib(capacity), gib(capacity)))
+}
+
+// rulerText places the first of texts that fits in a line of width cells so that a corner sits
+// at column col, pointing down at the capacity line: "text ┐" ending there, or "┌ text" starting
+// there when the text does not fit on its left. "0" marks where the bars start when there is
+// room. With no text fitting, the corner stands alone.
+func rulerText(width, col int, texts ...string) string {
+	if col < 0 || col >= width {
+		return ""
+	}
+	line := []rune(strings.Repeat(" ", width))
+	line[col] = '┐'
+	for _, text := range texts {
+		t := []rune(text)
+		if start := col - len(t) - 1; start >= 0 {
+			copy(line[start:], t)
+			if start >= 3 {
+				line[0] = '0'
+			}
+			break
+		}
+		if col+2+len(t) <= width {
+			line[col] = '┌'
+			copy(line[col+2:], t)
+			break
+		}
+	}
+	return strings.TrimRight(string(line), " ")
+}
+
+// thickness is how many lines each of n bars gets, each followed by a detail line and separated
+// by a blank one, in rows lines: up to 2, or 0 when even one line per bar with its detail does
+// not fit.
+func thickness(n, rows int) int {
+	if n <= 0 {
+		return 0
+	}
+	t := (rows-(n-1))/n - 1
+	return min(max(t, 0), 2)
+}
+
+// bar draws one line of a stage's bar: its parts up to the capacity line, the line, what spills
+// over, and, on the first line of the bar, its label, the over text and the total.
+func (g *geometry) bar(s stage, first bool) string {
+	var b strings.Builder
+	if g.labels {
+		label := ""
+		if first {
+			label = s.label
+		}
+		b.WriteString(g.label.wrap(pad(label, g.labelW)) + " ")
+	}
+	n := cellsFor(s.mem.Total, g.scale, g.barW)
+	capacity := s.mem.Capacity
+	over := s.mem.Total > capacity && capacity > 0
+	if over {
+		n = min(max(n, g.capCol+1), g.barW)
+	} else {
+		n = min(n, g.capCol)
+	}
+	widths := apportion(func() []float64 { p := parts(s.mem); return p[:] }(), n)
+	// One rune per bar cell, with the part index (-1: free, -2: beyond capacity and empty).
+	cells := make([]int, g.barW)
+	c := 0
+	for p, w := range widths {
+		for range w {
+			cells[c] = p
+			c++
+		}
+	}
+	for ; c < g.barW; c++ {
+		cells[c] = -1
+		if c >= g.capCol {
+			cells[c] = -2
+		}
+	}
+	run := func(from, to int, over bool) {
+		for i := from; i < to; {
+			j := i
+			for j < to && cells[j] == cells[i] {
+				j++
+			}
+			switch p := cells[i]; {
+			case p == -1:
+				b.WriteString(g.free.wrap(strings.Repeat(string(glyphFree), j-i)))
+			case p == -2:
+				b.WriteString(strings.Repeat(" ", j-i))
+			case over:
+				b.WriteString(g.over.wrap(strings.Repeat(string(partGlyphs[p]), j-i)))
+			default:
+				b.WriteString(g.part[p].wrap(strings.Repeat(string(partGlyphs[p]), j-i)))
+			}
+			i = j
+		}
+	}
+	run(0, min(g.capCol, g.barW), false)
+	b.WriteString(g.capLine.wrap(string(glyphCapacity)))
+	run(min(g.capCol, g.barW), g.barW, true)
+	if !first {
+		return strings.TrimRight(b.String(), " ")
+	}
+	if g.overW > 0 {
+		t := ""
+		if over {
+			t = overText(s.mem, capacity)
+		}
+		b.WriteString(" " + g.over.wrap(pad(t, g.overW-1)))
+	}
+	if g.totalW > 0 {
+		t := gib(s.mem.Total)
+		b.WriteString(g.value.wrap(strings.Repeat(" ", max(g.totalW-lipgloss.Width(t), 0)) + t))
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// detailLine says what a stage holds: layers, embedding or logits, in-flight micro-batches, and
+// its parts in GiB keyed by their glyphs.
+func (g geometry) detailLine(st theme.Styles, s stage) string {
+	d := s.detail
+	var what []string
+	l := fmt.Sprintf("%d layers", d.Layers)
+	if d.Layers == 1 {
+		l = "1 layer"
+	}
+	if d.Embedding {
+		l += " + embedding"
+	}
+	if d.Logits {
+		l += " + logits"
+	}
+	what = append(what, l)
+	if d.InFlight > 0 {
+		what = append(what, fmt.Sprintf("%d in flight", d.InFlight))
+	}
+	var ps []string
+	for i, v := range parts(s.mem) {
+		if v > 0 {
+			ps = append(ps, string(partGlyphs[i])+" "+strconv.FormatFloat(v/model.GiB, 'f', 1, 64))
+		}
+	}
+	if len(ps) > 0 {
+		what = append(what, strings.Join(ps, "  ")+" GiB")
+	}
+	pre := ""
+	if g.labels {
+		pre = strings.Repeat(" ", g.labelW+1)
+	}
+	return pre + st.Dim.Render(strings.Join(what, " · "))
+}
+
+// legend keys the glyphs of the parts present and the capacity line.
+func (m *Model) legend(st theme.Styles, ss []stage, capacity float64) string {
+	var present [6]bool
+	for _, s := range ss {
+		for i, v := range parts(s.mem) {
+			present[i] = present[i] || v > 0
+		}
+	}
+	build := func(names [6]string, capText, sep string) string {
+		var items []string
+		for i := range partGlyphs {
+			if present[i] {
+				items = append(items, st.MemParts[i].Render(string(partGlyphs[i]))+" "+st.Label.Render(names[i]))
+			}
+		}
+		items = append(items, st.Bold.Render(string(glyphCapacity))+" "+st.Label.Render(capText))
+		return strings.Join(items, sep)
+	}
+	if l := build(partNames, "capacity "+gib(capacity), "  "); lipgloss.Width(l) <= m.w {
+		return l
+	}
+	return build(shortNames, gib(capacity), " ")
+}
+
+// pad right-pads s with spaces to w cells.
+func pad(s string, w int) string {
+	if n := lipgloss.Width(s); n < w {
+		return s + strings.Repeat(" ", w-n)
+	}
+	return s
+}

@@ -1,0 +1,205 @@
+package memory
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/muesli/termenv"
+
+	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/theme"
+)
+
+func init() { lipgloss.SetColorProfile(termenv.Ascii) }
+
+// sizes are the golden sizes: narrow, standard and wide.
+var sizes = [][2]int{{56, 16}, {120, 34}, {196, 52}}
+
+// loaded returns a pane showing the evaluation of s.
+func loaded(tb testing.TB, s model.Scenario) *Model {
+	tb.Helper()
+	r, err := costmodel.EvaluateFast(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m := New(theme.Default())
+	m.SetData(common.Data{Scenario: s, Report: r})
+	return m
+}
+
+func TestViewGolden(t *testing.T) {
+	cases := []struct {
+		name string
+		s    func(testing.TB) model.Scenario
+	}{
+		{"infer-l40s", inferL40S},
+		{"train-h100", trainH100},
+		{"over-memory", overH100},
+		{"deep-pp", deepPP},
+	}
+	for _, tc := range cases {
+		m := loaded(t, tc.s(t))
+		for _, sz := range sizes {
+			t.Run(fmt.Sprintf("%s/%dx%d", tc.name, sz[0], sz[1]), func(t *testing.T) {
+				m.SetSize(sz[0], sz[1])
+				v := m.View()
+				checkSize(t, v, sz[0], sz[1])
+				golden.RequireEqual(t, []byte(v))
+			})
+		}
+	}
+}
+
+// checkSize fails unless v is exactly h lines of at most w cells.
+func checkSize(t *testing.T, v string, w, h int) {
+	t.Helper()
+	lines := strings.Split(v, "\n")
+	if len(lines) != h {
+		t.Fatalf("%d×%d: %d lines, want %d", w, h, len(lines), h)
+	}
+	for i, l := range lines {
+		if lw := lipgloss.Width(l); lw > w {
+			t.Fatalf("%d×%d: line %d is %d cells: %q", w, h, i, lw, l)
+		}
+	}
+}
+
+// synthetic is a report of n stages, stage full the fullest (over capacity when over).
+func synthetic(n, full int, over bool) common.Data {
+	const gib = model.GiB
+	var r costmodel.Report
+	for i := range n {
+		m := costmodel.Memory{Weights: 20 * gib, Gradients: 10 * gib, Optimizer: 20 * gib, Activations: float64(i%5) * gib,
+			Reserved: gib, Capacity: 80 * gib, Stage: i}
+		if i == full {
+			m.Activations = 25 * gib
+			if over {
+				m.Activations = 45 * gib
+			}
+		}
+		m.Total = m.Weights + m.Gradients + m.Optimizer + m.Activations + m.Reserved
+		m.Fits = m.Total <= m.Capacity
+		r.Detail.Stages = append(r.Detail.Stages, costmodel.StageDetail{Layers: 1, Memory: m})
+	}
+	return common.Data{Report: r}
+}
+
+func TestFoldKeepsFullest(t *testing.T) {
+	m := New(theme.Default())
+	m.SetData(synthetic(64, 37, true))
+	m.SetSize(100, 14)
+	v := m.View()
+	checkSize(t, v, 100, 14)
+	for _, want := range []string{"fullest: stage 37, 96.0 of 80.0 GiB (120%)", "stage 37 ", "+16.0 GiB over", "⋮ 33 stages ⋮", "⋮ 22 stages ⋮", "stage  0 ", "stage 63 "} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+}
+
+func TestOverCapacityLine(t *testing.T) {
+	m := New(theme.Default())
+	m.SetData(synthetic(2, 1, true))
+	m.SetSize(80, 10)
+	lines := strings.Split(m.View(), "\n")
+	var bar string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "stage 1 ") {
+			bar = l
+		}
+	}
+	if bar == "" {
+		t.Fatalf("no bar for stage 1:\n%s", strings.Join(lines, "\n"))
+	}
+	// The capacity line splits the bar; what lies beyond it is still bar, then the over text.
+	before, after, ok := strings.Cut(bar, string(glyphCapacity))
+	if !ok || !strings.ContainsAny(after[:1], "WGOAKR") || !strings.Contains(after, "+16.0 GiB over") {
+		t.Fatalf("over bar %q: before %q after %q", bar, before, after)
+	}
+	if strings.ContainsRune(before, glyphFree) {
+		t.Fatalf("over bar shows free memory: %q", bar)
+	}
+}
+
+func TestEmptyAndStale(t *testing.T) {
+	m := New(theme.Default())
+	m.SetSize(40, 3)
+	if v := m.View(); !strings.Contains(v, "no evaluation yet") {
+		t.Fatalf("empty view %q", v)
+	}
+	d := synthetic(3, 1, false)
+	d.Stale = true
+	m.SetData(d)
+	m.SetSize(120, 10)
+	if v := m.View(); !strings.Contains(v, "stale") {
+		t.Fatalf("stale view does not say so:\n%s", v)
+	}
+	// Without stage detail the fullest GPU still gets its bar.
+	m.SetData(common.Data{Report: costmodel.Report{Memory: d.Report.Detail.Stages[1].Memory}})
+	if v := m.View(); !strings.Contains(v, "fullest GPU") || !strings.Contains(v, "GPU ") {
+		t.Fatalf("no-detail view:\n%s", v)
+	}
+}
+
+// TestSizeSweep renders every kind of data at sizes from 1×1 to 220×70.
+func TestSizeSweep(t *testing.T) {
+	datas := map[string]common.Data{"nothing": {}, "zero report": {Report: costmodel.Report{}}}
+	for name, f := range map[string]func(testing.TB) model.Scenario{"infer": inferL40S, "train": trainH100, "over": overH100, "deep": deepPP} {
+		r, err := costmodel.EvaluateFast(f(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		datas[name] = common.Data{Scenario: f(t), Report: r}
+	}
+	datas["synthetic"] = synthetic(30, 12, true)
+	stale := synthetic(5, 0, false)
+	stale.Stale = true
+	datas["stale"] = stale
+	for name, d := range datas {
+		m := New(theme.Default())
+		if name != "nothing" {
+			m.SetData(d)
+		}
+		for w := 1; w <= 220; w += sweepStep(w) {
+			for h := 1; h <= 70; h += sweepStep(h) {
+				m.SetSize(w, h)
+				checkSize(t, m.View(), w, h)
+			}
+		}
+	}
+	m := New(theme.Default())
+	for _, sz := range [][2]int{{0, 0}, {-1, 5}, {5, -1}} {
+		m.SetSize(sz[0], sz[1])
+		if v := m.View(); v != "" {
+			t.Fatalf("size %v: view %q", sz, v)
+		}
+	}
+}
+
+// sweepStep walks every small size and a sample of the large ones.
+func sweepStep(n int) int {
+	if n < 30 {
+		return 1
+	}
+	return 7
+}
+
+func BenchmarkViewMemory(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		s    func(testing.TB) model.Scenario
+	}{{"train-h100", trainH100}, {"deep-pp", deepPP}} {
+		m := loaded(b, tc.s(b))
+		m.SetSize(196, 58)
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				_ = m.View()
+			}
+		})
+	}
+}

@@ -1,0 +1,336 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/model"
+)
+
+// field is one adjustable scenario parameter of the panel. Its name is the CLI flag, so a
+// model.FieldError names the row it belongs to.
+type field struct {
+	name  string
+	label string
+	// show says whether the row applies to the scenario (prompt/gen only in inference, …).
+	show func(s *model.Scenario) bool
+	get  func(s *model.Scenario) string
+	// step moves the value one notch (dir = ±1) through sensible values.
+	step func(s *model.Scenario, p *assets.Presets, dir int)
+	// set parses a typed value.
+	set func(s *model.Scenario, p *assets.Presets, text string) error
+}
+
+func always(*model.Scenario) bool     { return true }
+func training(s *model.Scenario) bool { return s.Workload.Mode == model.Train }
+func serving(s *model.Scenario) bool  { return s.Workload.Mode == model.Infer }
+
+// intField builds a field over an int, stepping with next and accepting typed integers ≥ 1.
+func intField(name, label string, show func(*model.Scenario) bool, ptr func(*model.Scenario) *int,
+	next func(s *model.Scenario, v, dir int) int, after func(*model.Scenario)) field {
+	if after == nil {
+		after = func(*model.Scenario) {}
+	}
+	return field{
+		name: name, label: label, show: show,
+		get: func(s *model.Scenario) string { return strconv.Itoa(*ptr(s)) },
+		step: func(s *model.Scenario, _ *assets.Presets, dir int) {
+			p := ptr(s)
+			*p = next(s, *p, dir)
+			after(s)
+		},
+		set: func(s *model.Scenario, _ *assets.Presets, text string) error {
+			v, err := strconv.Atoi(strings.TrimSpace(text))
+			if err != nil || v < 1 {
+				return fmt.Errorf("%q is not a whole number ≥ 1", text)
+			}
+			*ptr(s) = v
+			after(s)
+			return nil
+		},
+	}
+}
+
+// pow2 steps through powers of two (from any value, to the next one up or down), 1…hi.
+func pow2(hi int) func(*model.Scenario, int, int) int {
+	return func(_ *model.Scenario, v, dir int) int {
+		n := 1
+		if dir > 0 {
+			for n <= v {
+				n *= 2
+			}
+			return min(n, hi)
+		}
+		for n*2 < v {
+			n *= 2
+		}
+		return max(n, 1)
+	}
+}
+
+// linear steps by d, at least lo.
+func linear(d, lo int) func(*model.Scenario, int, int) int {
+	return func(_ *model.Scenario, v, dir int) int { return max(v+dir*d, lo) }
+}
+
+// among steps to the neighbouring value of a sorted list computed from the scenario.
+func among(list func(*model.Scenario) []int) func(*model.Scenario, int, int) int {
+	return func(s *model.Scenario, v, dir int) int {
+		vals := list(s)
+		if len(vals) == 0 {
+			return v
+		}
+		if dir > 0 {
+			for _, x := range vals {
+				if x > v {
+					return x
+				}
+			}
+			return vals[len(vals)-1]
+		}
+		for i := len(vals) - 1; i >= 0; i-- {
+			if vals[i] < v {
+				return vals[i]
+			}
+		}
+		return vals[0]
+	}
+}
+
+// cycle steps through n choices.
+func cycle(i, n, dir int) int { return ((i+dir)%n + n) % n }
+
+// rederive keeps DP = GPUs / (TP × PP) and the global batch at the same micro-batch count.
+func rederive(s *model.Scenario) {
+	l := &s.Layout
+	if l.TP < 1 || l.PP < 1 {
+		return
+	}
+	if s.Cluster.GPUs%(l.TP*l.PP) == 0 {
+		l.DP = s.Cluster.GPUs / (l.TP * l.PP)
+	}
+}
+
+// setMicroBatches sets the global batch (requests in inference) to m micro-batches.
+func setMicroBatches(s *model.Scenario, m int) {
+	per := max(s.Layout.MicroBatch, 1) * max(s.Layout.DP, 1)
+	if s.Workload.Mode == model.Infer {
+		s.Workload.Requests = m * per
+	} else {
+		s.Workload.GlobalBatch = m * per
+	}
+}
+
+// keepMicroBatches wraps a change so the micro-batch count stays what it was.
+func keepMicroBatches(change func(*model.Scenario)) func(*model.Scenario) {
+	return func(s *model.Scenario) {
+		m := max(s.MicroBatches(), 1)
+		change(s)
+		rederive(s)
+		setMicroBatches(s, m)
+	}
+}
+
+// fitSplit shrinks PP, then TP, until TP × PP divides the GPUs (after the GPU count changed).
+func fitSplit(s *model.Scenario) {
+	l := &s.Layout
+	for l.PP > 1 && s.Cluster.GPUs%(l.TP*l.PP) != 0 {
+		l.PP--
+	}
+	for l.TP > 1 && s.Cluster.GPUs%(l.TP*l.PP) != 0 {
+		l.TP--
+	}
+}
+
+func presetField(name, label string, ids func(*assets.Presets) []string, get func(*model.Scenario) string,
+	apply func(*model.Scenario, *assets.Presets, string) error) field {
+	return field{
+		name: name, label: label, show: always, get: get,
+		step: func(s *model.Scenario, p *assets.Presets, dir int) {
+			list := ids(p)
+			cur := get(s)
+			i := 0
+			for j, id := range list {
+				if id == cur {
+					i = j
+				}
+			}
+			_ = apply(s, p, list[cycle(i, len(list), dir)])
+		},
+		set: func(s *model.Scenario, p *assets.Presets, text string) error {
+			return apply(s, p, strings.TrimSpace(text))
+		},
+	}
+}
+
+func enumField(name, label string, show func(*model.Scenario) bool, names []string,
+	get func(*model.Scenario) int, set func(*model.Scenario, int)) field {
+	return field{
+		name: name, label: label, show: show,
+		get:  func(s *model.Scenario) string { return names[min(max(get(s), 0), len(names)-1)] },
+		step: func(s *model.Scenario, _ *assets.Presets, dir int) { set(s, cycle(get(s), len(names), dir)) },
+		set: func(s *model.Scenario, _ *assets.Presets, text string) error {
+			for i, n := range names {
+				if strings.EqualFold(n, strings.TrimSpace(text)) {
+					set(s, i)
+					return nil
+				}
+			}
+			return fmt.Errorf("%q: one of %s", text, strings.Join(names, ", "))
+		},
+	}
+}
+
+func modelIDs(p *assets.Presets) []string {
+	out := make([]string, len(p.Models))
+	for i, m := range p.Models {
+		out[i] = m.ID
+	}
+	return out
+}
+
+func gpuIDs(p *assets.Presets) []string {
+	out := make([]string, len(p.GPUs))
+	for i, g := range p.GPUs {
+		out[i] = g.ID
+	}
+	return out
+}
+
+func linkIDs(p *assets.Presets) []string {
+	out := make([]string, len(p.Links))
+	for i, l := range p.Links {
+		out[i] = l.ID
+	}
+	return out
+}
+
+// fields lists the panel's rows, in order.
+func fields() []field {
+	divisorsOf := func(n func(*model.Scenario) int) func(*model.Scenario) []int {
+		return func(s *model.Scenario) []int { return model.Divisors(max(n(s), 1)) }
+	}
+	return []field{
+		presetField("model", "model", modelIDs,
+			func(s *model.Scenario) string { return s.Arch.ID },
+			func(s *model.Scenario, p *assets.Presets, id string) error {
+				a, err := p.Model(id)
+				if err != nil {
+					return err
+				}
+				s.Arch = a
+				return nil
+			}),
+		intField("layers", "layers", always, func(s *model.Scenario) *int { return &s.Arch.Layers }, linear(1, 1), nil),
+		intField("hidden", "hidden", always, func(s *model.Scenario) *int { return &s.Arch.Hidden },
+			func(s *model.Scenario, v, dir int) int {
+				return max(v+dir*max(s.Arch.Heads, 1)*16, max(s.Arch.Heads, 1))
+			}, nil),
+		intField("heads", "heads", always, func(s *model.Scenario) *int { return &s.Arch.Heads },
+			among(divisorsOf(func(s *model.Scenario) int { return s.Arch.Hidden })),
+			func(s *model.Scenario) {
+				if s.Arch.KVHeads > s.Arch.Heads || s.Arch.Heads%max(s.Arch.KVHeads, 1) != 0 {
+					s.Arch.KVHeads = s.Arch.Heads
+				}
+			}),
+		intField("seq", "sequence", training, func(s *model.Scenario) *int { return &s.Workload.Seq }, pow2(1<<20), nil),
+		presetField("gpu", "GPU", gpuIDs,
+			func(s *model.Scenario) string { return s.Cluster.GPU.ID },
+			func(s *model.Scenario, p *assets.Presets, id string) error {
+				g, err := p.GPU(id)
+				if err != nil {
+					return err
+				}
+				s.Cluster.GPU = g
+				if l, err := p.Link(g.NativeLink); err == nil {
+					s.Cluster.Intra = l
+				}
+				return nil
+			}),
+		intField("gpus", "GPUs", always, func(s *model.Scenario) *int { return &s.Cluster.GPUs }, pow2(model.MaxGPUs),
+			keepMicroBatches(fitSplit)),
+		intField("gpus-per-node", "GPUs/node", always, func(s *model.Scenario) *int { return &s.Cluster.GPUsPerNode },
+			pow2(64), func(s *model.Scenario) { s.Cluster.NICsPerNode = min(max(s.Cluster.GPUsPerNode, 1), 64) }),
+		presetField("intra", "intra link", linkIDs,
+			func(s *model.Scenario) string { return s.Cluster.Intra.ID },
+			func(s *model.Scenario, p *assets.Presets, id string) error {
+				l, err := p.Link(id)
+				if err == nil {
+					s.Cluster.Intra = l
+				}
+				return err
+			}),
+		presetField("inter", "inter link", linkIDs,
+			func(s *model.Scenario) string { return s.Cluster.Inter.ID },
+			func(s *model.Scenario, p *assets.Presets, id string) error {
+				l, err := p.Link(id)
+				if err == nil {
+					s.Cluster.Inter = l
+				}
+				return err
+			}),
+		intField("tp", "TP", always, func(s *model.Scenario) *int { return &s.Layout.TP },
+			among(divisorsOf(func(s *model.Scenario) int { return s.Cluster.GPUs / max(s.Layout.PP, 1) })),
+			keepMicroBatches(func(*model.Scenario) {})),
+		intField("pp", "PP", always, func(s *model.Scenario) *int { return &s.Layout.PP },
+			among(divisorsOf(func(s *model.Scenario) int { return s.Cluster.GPUs / max(s.Layout.TP, 1) })),
+			keepMicroBatches(func(*model.Scenario) {})),
+		{name: "dp", label: "DP (derived)", show: always,
+			get:  func(s *model.Scenario) string { return strconv.Itoa(s.Layout.DP) },
+			step: func(*model.Scenario, *assets.Presets, int) {},
+			set: func(*model.Scenario, *assets.Presets, string) error {
+				return fmt.Errorf("DP is GPUs / (TP × PP): change those")
+			}},
+		intField("micro-batch", "micro-batch b", always, func(s *model.Scenario) *int { return &s.Layout.MicroBatch },
+			pow2(1<<12), keepMicroBatches(func(*model.Scenario) {})),
+		{name: "micro-batches", label: "micro-batches m", show: always,
+			get: func(s *model.Scenario) string { return strconv.Itoa(s.MicroBatches()) },
+			step: func(s *model.Scenario, _ *assets.Presets, dir int) {
+				setMicroBatches(s, pow2(1<<16)(s, max(s.MicroBatches(), 1), dir))
+			},
+			set: func(s *model.Scenario, _ *assets.Presets, text string) error {
+				v, err := strconv.Atoi(strings.TrimSpace(text))
+				if err != nil || v < 1 {
+					return fmt.Errorf("%q is not a whole number ≥ 1", text)
+				}
+				setMicroBatches(s, v)
+				return nil
+			}},
+		enumField("schedule", "schedule", training, []string{"1f1b", "gpipe", "interleaved", "zb-h1"},
+			func(s *model.Scenario) int { return int(s.Layout.Schedule) },
+			func(s *model.Scenario, i int) {
+				s.Layout.Schedule = model.Schedule(i)
+				if s.Layout.Schedule == model.Interleaved && s.Layout.Chunks < 2 {
+					s.Layout.Chunks = 2
+				}
+				if s.Layout.Schedule != model.Interleaved {
+					s.Layout.Chunks = 1
+				}
+			}),
+		intField("chunks", "chunks v", training, func(s *model.Scenario) *int { return &s.Layout.Chunks }, linear(1, 1), nil),
+		enumField("mode", "mode", always, []string{"train", "infer"},
+			func(s *model.Scenario) int { return int(s.Workload.Mode) },
+			func(s *model.Scenario, i int) { s.Workload.Mode = model.Mode(i) }),
+		enumField("precision", "precision", always, []string{"bf16", "fp16", "fp8", "fp32"},
+			func(s *model.Scenario) int { return int(s.Workload.Precision) },
+			func(s *model.Scenario, i int) { s.Workload.Precision = model.Precision(i) }),
+		enumField("recompute", "recompute", training, []string{"none", "selective", "full"},
+			func(s *model.Scenario) int { return int(s.Layout.Recompute) },
+			func(s *model.Scenario, i int) { s.Layout.Recompute = model.Recompute(i) }),
+		intField("prompt", "prompt tokens", serving, func(s *model.Scenario) *int { return &s.Workload.PromptTokens }, pow2(model.MaxSeq), nil),
+		intField("gen", "gen tokens", serving, func(s *model.Scenario) *int { return &s.Workload.GenTokens }, pow2(model.MaxGenTokens), nil),
+	}
+}
+
+// visibleFields returns the indices of the fields that apply to the scenario.
+func visibleFields(all []field, s *model.Scenario) []int {
+	var out []int
+	for i, f := range all {
+		if f.show(s) {
+			out = append(out, i)
+		}
+	}
+	return out
+}

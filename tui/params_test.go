@@ -1,0 +1,122 @@
+package tui
+
+import (
+	"testing"
+
+	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/model"
+)
+
+func TestPow2(t *testing.T) {
+	next := pow2(64)
+	for _, tc := range []struct{ v, dir, want int }{{1, 1, 2}, {3, 1, 4}, {4, 1, 8}, {64, 1, 64}, {8, -1, 4}, {5, -1, 4}, {1, -1, 1}} {
+		if got := next(nil, tc.v, tc.dir); got != tc.want {
+			t.Errorf("pow2 %d %+d = %d, want %d", tc.v, tc.dir, got, tc.want)
+		}
+	}
+}
+
+func TestAmongDivisors(t *testing.T) {
+	next := among(func(*model.Scenario) []int { return model.Divisors(12) })
+	for _, tc := range []struct{ v, dir, want int }{{1, 1, 2}, {4, 1, 6}, {12, 1, 12}, {6, -1, 4}, {5, -1, 4}, {1, -1, 1}} {
+		if got := next(nil, tc.v, tc.dir); got != tc.want {
+			t.Errorf("among %d %+d = %d, want %d", tc.v, tc.dir, got, tc.want)
+		}
+	}
+}
+
+func testScenario(t *testing.T) (model.Scenario, *assets.Presets) {
+	t.Helper()
+	p, err := assets.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := p.Model("llama-2-13b")
+	g, _ := p.GPU("h100-sxm")
+	nv, _ := p.Link("nvlink4")
+	ib, _ := p.Link("ib-ndr")
+	return model.Scenario{
+		Arch:         a,
+		Cluster:      model.Cluster{GPU: g, GPUs: 8, GPUsPerNode: 8, Intra: nv, Inter: ib, NICsPerNode: 8},
+		Layout:       model.Layout{TP: 4, PP: 2, DP: 1, Chunks: 1, MicroBatch: 1},
+		Workload:     model.Workload{Mode: model.Train, Seq: 2048, GlobalBatch: 16, PromptTokens: 512, GenTokens: 64, Requests: 8},
+		ReserveBytes: model.DefaultReserveBytes,
+	}, p
+}
+
+func fieldNamed(t *testing.T, name string) field {
+	t.Helper()
+	for _, f := range fields() {
+		if f.name == name {
+			return f
+		}
+	}
+	t.Fatalf("no field %s", name)
+	return field{}
+}
+
+func TestGPUsKeepTheSplitValidAndMicroBatches(t *testing.T) {
+	s, p := testScenario(t)
+	m0 := s.MicroBatches()
+	gpus := fieldNamed(t, "gpus")
+	gpus.step(&s, p, +1) // 8 → 16: DP doubles, m stays
+	if s.Cluster.GPUs != 16 || s.Layout.DP != 2 || s.MicroBatches() != m0 {
+		t.Errorf("after GPUs up: %d GPUs, DP %d, m %d (want 16, 2, %d)", s.Cluster.GPUs, s.Layout.DP, s.MicroBatches(), m0)
+	}
+	gpus.step(&s, p, -1)
+	gpus.step(&s, p, -1) // 16 → 8 → 4: TP 4 × PP 2 no longer fits, PP shrinks to 1
+	if err := s.Validate(); err != nil {
+		t.Errorf("after GPUs down to %d: %v", s.Cluster.GPUs, err)
+	}
+	if s.Layout.TP*s.Layout.PP*s.Layout.DP != s.Cluster.GPUs {
+		t.Errorf("split %d×%d×%d for %d GPUs", s.Layout.TP, s.Layout.PP, s.Layout.DP, s.Cluster.GPUs)
+	}
+}
+
+func TestTPStepsThroughDivisors(t *testing.T) {
+	s, p := testScenario(t)
+	tp := fieldNamed(t, "tp")
+	tp.step(&s, p, +1) // divisors of 8/PP=4: 1 2 4 → stays 4 at the top
+	if s.Layout.TP != 4 {
+		t.Errorf("TP %d, want 4 (the largest divisor of GPUs/PP)", s.Layout.TP)
+	}
+	tp.step(&s, p, -1)
+	if s.Layout.TP != 2 || s.Layout.DP != 2 {
+		t.Errorf("TP %d DP %d, want 2 and 2", s.Layout.TP, s.Layout.DP)
+	}
+}
+
+func TestTypedValues(t *testing.T) {
+	s, p := testScenario(t)
+	if err := fieldNamed(t, "tp").set(&s, p, "x"); err == nil {
+		t.Error("typing x into TP was accepted")
+	}
+	if err := fieldNamed(t, "model").set(&s, p, "llama-3-8b"); err != nil || s.Arch.ID != "llama-3-8b" {
+		t.Errorf("model llama-3-8b: %v, %s", err, s.Arch.ID)
+	}
+	if err := fieldNamed(t, "schedule").set(&s, p, "interleaved"); err != nil || s.Layout.Chunks != 2 {
+		t.Errorf("schedule interleaved: %v, chunks %d", err, s.Layout.Chunks)
+	}
+	if err := fieldNamed(t, "mode").set(&s, p, "nope"); err == nil {
+		t.Error("mode nope accepted")
+	}
+}
+
+func TestVisibleFieldsFollowTheMode(t *testing.T) {
+	s, _ := testScenario(t)
+	names := func() map[string]bool {
+		out := map[string]bool{}
+		all := fields()
+		for _, i := range visibleFields(all, &s) {
+			out[all[i].name] = true
+		}
+		return out
+	}
+	if n := names(); !n["seq"] || n["prompt"] {
+		t.Errorf("training shows %v", n)
+	}
+	s.Workload.Mode = model.Infer
+	if n := names(); n["seq"] || !n["prompt"] || !n["gen"] {
+		t.Errorf("inference shows %v", n)
+	}
+}

@@ -1,0 +1,87 @@
+package pipeline
+
+import (
+	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/theme"
+)
+
+func init() { lipgloss.SetColorProfile(termenv.Ascii) }
+
+// scenario is llama-2-7b on 8× h100-sxm over nvlink4: TP=1 PP=4 DP=2, batch 16, micro-batch 1.
+func scenario(t testing.TB) model.Scenario {
+	t.Helper()
+	p, err := assets.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := p.Model("llama-2-7b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := p.GPU("h100-sxm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nv, err := p.Link("nvlink4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ib, err := p.Link("ib-ndr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return model.Scenario{
+		Arch:    a,
+		Cluster: model.Cluster{GPU: g, GPUs: 8, GPUsPerNode: 8, Intra: nv, Inter: ib, NICsPerNode: 8},
+		Layout:  model.Layout{TP: 1, PP: 4, DP: 2, Chunks: 1, MicroBatch: 1, Schedule: model.OneFOneB},
+		Workload: model.Workload{Mode: model.Train, Seq: 4096, GlobalBatch: 16, Precision: model.BF16,
+			PromptTokens: 1024, GenTokens: 32, Requests: 16},
+		ReserveBytes: model.DefaultReserveBytes,
+	}
+}
+
+// fixtures are the scenarios the tests draw.
+var fixtures = []struct {
+	name string
+	edit func(*model.Scenario)
+}{
+	{"1f1b", func(*model.Scenario) {}},
+	{"interleaved", func(s *model.Scenario) { s.Layout.Schedule, s.Layout.Chunks = model.Interleaved, 2 }},
+	{"zb-h1", func(s *model.Scenario) { s.Layout.Schedule = model.ZBH1 }},
+	{"infer", func(s *model.Scenario) { s.Workload.Mode = model.Infer }},
+	// 64 stages of gpt3-175b (TP=8): more lanes than rows, so they fold.
+	{"64-stages", func(s *model.Scenario) {
+		p, _ := assets.Load()
+		s.Arch, _ = p.Model("gpt3-175b")
+		s.Cluster.GPUs = 512
+		s.Layout = model.Layout{TP: 8, PP: 64, DP: 1, Chunks: 1, MicroBatch: 1, Schedule: model.OneFOneB}
+		s.Workload.GlobalBatch = 128
+	}},
+}
+
+func evaluate(t testing.TB, edit func(*model.Scenario)) common.Data {
+	t.Helper()
+	s := scenario(t)
+	edit(&s)
+	r, err := costmodel.Evaluate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return common.Data{Scenario: s, Report: r}
+}
+
+func newPane(t testing.TB, d common.Data, w, h int) *Model {
+	t.Helper()
+	m := New(theme.Default())
+	m.SetSize(w, h)
+	m.SetData(d)
+	return m
+}

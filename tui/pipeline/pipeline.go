@@ -1,0 +1,194 @@
+// Package pipeline is the explorer's Pipeline tab: the simulated step as a Gantt chart, one lane
+// per pipeline stage, with F, B and W ops (prefill and decode steps in inference) drawn to scale,
+// the bubble shaded, waits on other stages marked, and a playhead that sweeps simulated time.
+//
+// Drawing samples the timeline per column (a few binary searches per lane and column), so a View
+// costs the same for sixty ops or sixty thousand.
+package pipeline
+
+import (
+	"math"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/theme"
+)
+
+// stepWall is how long the playhead takes to sweep a whole step at speed ×1, whatever the step's
+// simulated length: long enough to follow micro-batches, short enough to watch twice.
+const stepWall = 8.0 // seconds
+
+// Speed is 2^speedExp times the default, within these bounds.
+const (
+	minSpeedExp = -6
+	maxSpeedExp = 6
+)
+
+// Model is the Pipeline tab. Use New; the zero value is not ready.
+type Model struct {
+	styles theme.Styles
+	keys   keyMap
+	w, h   int
+
+	data common.Data
+	tl   *costmodel.Timeline
+	ix   *index
+
+	playhead float64 // simulated seconds from the start of the step
+	playing  bool
+	speedExp int
+	laneOff  int // first stage shown after the top when stages are folded
+
+	paint painter
+}
+
+var _ common.Pane = (*Model)(nil)
+
+// New returns the tab, playing from the start once it has data.
+func New(s theme.Styles) *Model {
+	m := &Model{styles: s, keys: DefaultKeyMap(), playing: true}
+	m.paint.init(s)
+	return m
+}
+
+// Title is the tab's label.
+func (m *Model) Title() string { return "Pipeline" }
+
+// SetSize gives the pane its content area.
+func (m *Model) SetSize(w, h int) {
+	m.w, m.h = max(w, 0), max(h, 0)
+	m.clampScroll()
+}
+
+// SetData hands the pane a new evaluation. A new timeline keeps the playhead at the same share of
+// the step, so that a paused chart can be compared across a change.
+func (m *Model) SetData(d common.Data) {
+	m.data = d
+	if d.Report.Timeline == m.tl {
+		return // the same result, perhaps now stale
+	}
+	frac := 0.0
+	if m.ix != nil && m.ix.span > 0 {
+		frac = m.playhead / m.ix.span
+	}
+	m.tl = d.Report.Timeline
+	m.ix = newIndex(m.tl)
+	m.playhead = 0
+	if m.ix != nil {
+		m.playhead = min(max(frac, 0), 1) * m.ix.span
+	}
+	m.clampScroll()
+}
+
+// Animating reports whether the playhead is moving: playing and not yet at the end.
+func (m *Model) Animating() bool {
+	return m.playing && m.ix != nil && m.playhead < m.ix.span
+}
+
+// Keys lists the tab's key bindings; the scroll keys only while stages are folded.
+func (m *Model) Keys() []key.Binding {
+	k := m.keys
+	folded := m.folded()
+	k.PageUp.SetEnabled(folded)
+	k.PageDown.SetEnabled(folded)
+	return k.ShortHelp()
+}
+
+// Update handles the tab's keys and advances the playhead on common.FrameMsg.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case common.FrameMsg:
+		m.advance(common.FrameInterval.Seconds())
+	case tea.KeyMsg:
+		m.handleKey(msg)
+	}
+	return nil
+}
+
+func (m *Model) handleKey(msg tea.KeyMsg) {
+	switch {
+	case key.Matches(msg, m.keys.Play):
+		if m.ix != nil && m.playhead >= m.ix.span {
+			m.playhead, m.playing = 0, true // at the end: play again from the start
+			return
+		}
+		m.playing = !m.playing
+	case key.Matches(msg, m.keys.Step):
+		if m.ix != nil {
+			m.playhead = m.ix.nextStart(m.playhead)
+		}
+		m.playing = false
+	case key.Matches(msg, m.keys.Faster):
+		m.speedExp = min(m.speedExp+1, maxSpeedExp)
+	case key.Matches(msg, m.keys.Slower):
+		m.speedExp = max(m.speedExp-1, minSpeedExp)
+	case key.Matches(msg, m.keys.Restart):
+		m.playhead = 0
+	case key.Matches(msg, m.keys.PageUp):
+		m.scroll(-1)
+	case key.Matches(msg, m.keys.PageDown):
+		m.scroll(+1)
+	}
+}
+
+// rate is simulated seconds per wall second.
+func (m *Model) rate() float64 {
+	if m.ix == nil {
+		return 0
+	}
+	return m.ix.span / stepWall * math.Ldexp(1, m.speedExp)
+}
+
+// advance moves the playhead by dt seconds of wall time, stopping at the end.
+func (m *Model) advance(dt float64) {
+	if !m.Animating() {
+		return
+	}
+	m.playhead = min(m.playhead+m.rate()*dt, m.ix.span)
+}
+
+// seek puts the playhead at t (clamped to the step).
+func (m *Model) seek(t float64) {
+	if m.ix == nil {
+		m.playhead = 0
+		return
+	}
+	m.playhead = min(max(t, 0), m.ix.span)
+}
+
+// lanes is the number of stages drawn.
+func (m *Model) lanes() int {
+	if m.ix == nil {
+		return 0
+	}
+	return len(m.ix.lanes)
+}
+
+// folded reports whether some stages do not fit and fold away.
+func (m *Model) folded() bool {
+	l, ok := m.layout()
+	return ok && m.lanes() > l.rows
+}
+
+// scroll moves the folded stages by one page.
+func (m *Model) scroll(dir int) {
+	l, ok := m.layout()
+	if !ok {
+		return
+	}
+	_, off, _, page := foldLanes(m.lanes(), l.rows, m.laneOff)
+	m.laneOff = off + dir*max(page, 1)
+	m.clampScroll()
+}
+
+func (m *Model) clampScroll() {
+	l, ok := m.layout()
+	if !ok {
+		m.laneOff = max(m.laneOff, 0)
+		return
+	}
+	_, m.laneOff, _, _ = foldLanes(m.lanes(), l.rows, m.laneOff)
+}

@@ -1,0 +1,577 @@
+package pipeline
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/theme"
+)
+
+// Below this size the tab says so instead of drawing.
+const (
+	minW = 30
+	minH = 6
+)
+
+// maxOpRows is the tallest a lane grows when there is room.
+const maxOpRows = 3
+
+// layout is how the tab's rows are shared out.
+type layout struct {
+	header int  // summary lines
+	status bool // the playhead line
+	blank  bool // a blank line between the summary and the lanes
+	rows   int  // the lane area
+	legend bool
+}
+
+// computeLayout shares h rows between the summary (headerWant lines wanted), the playhead line,
+// the lanes, the two axis lines and the legend. Lanes come first: the extras are taken only while
+// min(lanes, 4) rows stay for them.
+func computeLayout(h, lanes, headerWant int) layout {
+	l := layout{header: 1, rows: h - 3}
+	keep := min(lanes, 4)
+	take := func(ok bool) bool {
+		if ok && l.rows-1 >= keep {
+			l.rows--
+			return true
+		}
+		return false
+	}
+	l.status = take(h >= 9)
+	if take(headerWant > 1) {
+		l.header = 2
+	}
+	l.legend = take(h >= 12)
+	l.blank = take(l.rows-1 >= 2*lanes)
+	return l
+}
+
+// layout is the current size's layout; false when the tab cannot draw a chart.
+func (m *Model) layout() (layout, bool) {
+	if m.w < minW || m.h < minH || m.ix == nil {
+		return layout{}, false
+	}
+	return computeLayout(m.h, m.lanes(), len(wrapParts(m.headerParts(m.w), m.w, 2))), true
+}
+
+// View renders the tab: exactly h lines, none wider than w cells.
+func (m *Model) View() string {
+	w, h := m.w, m.h
+	if h <= 0 {
+		return ""
+	}
+	m.paint.prepare(m.data.Stale)
+	out := make([]string, 0, h)
+	switch {
+	case w < minW || h < minH:
+		out = append(out, m.paint.line([]seg{{"too small: the pipeline needs 30×6", cNote}}, w))
+	case m.ix == nil:
+		out = append(out, m.paint.line([]seg{{"No timeline to draw: the scenario has no simulated step yet.", cNote}}, w))
+	default:
+		out = m.chart(out, w, h)
+	}
+	for len(out) < h {
+		out = append(out, "")
+	}
+	out = out[:h]
+	for i, s := range out {
+		if lipgloss.Width(s) > w {
+			out[i] = ansi.Truncate(s, max(w, 0), "")
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// headerParts is the summary: schedule and shape, step time, the bubble beside its closed form;
+// in fewer words when w is narrow.
+func (m *Model) headerParts(w int) []string {
+	r, ix := &m.data.Report, m.ix
+	p, mb, v := len(ix.lanes), r.Layout.MicroBatches, ix.chunks
+	if m.tl != nil && m.tl.MicroBatches > 0 {
+		mb = m.tl.MicroBatches
+	}
+	sim, cf := " simulated · ", " closed form "
+	long := cellWidth("bubble 100.0%"+sim+"100.0%"+cf+closedFormText(ix.infer, ix.sched)) > w
+	if long {
+		sim, cf = " sim · ", " "
+	}
+	bubble := "bubble " + fmtPct(r.BubbleFraction) + sim + fmtPct(r.Detail.BubbleClosedForm) + cf +
+		closedFormText(ix.infer, ix.sched)
+	if ix.infer {
+		return []string{
+			"inference  p=" + strconv.Itoa(p) + " m=" + strconv.Itoa(mb) + " groups",
+			"serve " + fmtDur(r.StepTime),
+			bubble,
+		}
+	}
+	return []string{
+		ix.sched.String() + "  p=" + strconv.Itoa(p) + " m=" + strconv.Itoa(mb) + " v=" + strconv.Itoa(v),
+		"step " + fmtDur(r.StepTime),
+		bubble,
+	}
+}
+
+// closedFormText names the textbook bubble the simulation is compared with.
+func closedFormText(infer bool, s model.Schedule) string {
+	switch {
+	case infer:
+		return "pipeline fill (p−1)/(m+p−1)"
+	case s == model.Interleaved:
+		return "(p−1)/(v·m+p−1)"
+	case s == model.ZBH1:
+		return "zb-h1 (p−1)(F+B−W)"
+	default:
+		return "(p−1)/(m+p−1)"
+	}
+}
+
+// wrapParts packs parts joined by " · " into at most maxLines lines of w cells; what is left
+// goes on the last line, which View truncates.
+func wrapParts(parts []string, w, maxLines int) []string {
+	var lines []string
+	cur := ""
+	for _, p := range parts {
+		switch {
+		case cur == "":
+			cur = p
+		case cellWidth(cur)+3+cellWidth(p) <= w || len(lines) == maxLines-1:
+			cur += " · " + p
+		default:
+			lines = append(lines, cur)
+			cur = p
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+// statusSegs is the playhead line: play state, time, speed, and the stale note; shorter when w
+// is narrow.
+func (m *Model) statusSegs(w int) []seg {
+	var ss []seg
+	if m.data.Stale {
+		note := "last valid result (the scenario being edited is invalid)"
+		if w < 110 {
+			note = "last valid result"
+		}
+		ss = append(ss, seg{note, cWarn}, seg{" · ", cPlain})
+	}
+	state := "‖ paused"
+	switch {
+	case m.Animating():
+		state = "▶ playing"
+	case m.playhead >= m.ix.span:
+		state = "■ end"
+	}
+	ss = append(ss, seg{state, cPlay}, seg{" · t = " + fmtDur(m.playhead) + " of " + fmtDur(m.ix.span), cPlain})
+	speed := " · speed " + speedText(m.speedExp, true)
+	if segsWidth(ss)+cellWidth(speed) > w {
+		speed = " · " + speedText(m.speedExp, false)
+	}
+	return append(ss, seg{speed, cPlain})
+}
+
+func segsWidth(ss []seg) int {
+	n := 0
+	for _, s := range ss {
+		n += cellWidth(s.s)
+	}
+	return n
+}
+
+// speedText is "×4 (2 s per step)" or "×1/2 (16 s per step)"; "×4" alone when not long.
+func speedText(exp int, long bool) string {
+	x := "×" + strconv.Itoa(1<<max(exp, 0))
+	if exp < 0 {
+		x = "×1/" + strconv.Itoa(1<<-exp)
+	}
+	if !long {
+		return x
+	}
+	wall := stepWall * math.Ldexp(1, -exp)
+	return x + " (" + strconv.FormatFloat(wall, 'g', 3, 64) + " s per step)"
+}
+
+// legendItems explain the glyphs, one item per glyph.
+func (m *Model) legendItems() [][]seg {
+	ix := m.ix
+	item := func(g rune, c cls, what string) []seg {
+		return []seg{{string(g), c}, {" " + what, cNote}}
+	}
+	var out [][]seg
+	if ix.infer {
+		out = append(out,
+			item(theme.GlyphPrefill, opCls(kindPrefill, stLit), "prefill (P3: group 3)"),
+			item(theme.GlyphDecode, opCls(kindDecode, stLit), "decode step (D7: token 7)"))
+	} else {
+		f := "forward (F3: micro-batch 3)"
+		if ix.chunks > 1 {
+			f = "forward (F3c1: micro-batch 3, chunk 1; odd chunks in lower case)"
+		}
+		out = append(out, item(theme.GlyphF, opCls(kindF, stLit), f))
+		if ix.sched == model.ZBH1 {
+			out = append(out,
+				item(theme.GlyphB, opCls(kindB, stLit), "backward, input grads"),
+				item(theme.GlyphW, opCls(kindW, stLit), "weight grads"))
+		} else {
+			out = append(out, item(theme.GlyphB, opCls(kindB, stLit), "backward"))
+		}
+	}
+	return append(out,
+		item(theme.GlyphBubble, cBubble, "idle"),
+		item(theme.GlyphP2P, cP2P, "waits for another stage"),
+		item(theme.GlyphPlay, cPlay, "playhead"))
+}
+
+// wrapItems packs items three spaces apart into lines of at most w cells; an item wider than
+// a line gets a line of its own (and is cut when drawn).
+func wrapItems(items [][]seg, w int) [][]seg {
+	var lines [][]seg
+	var cur []seg
+	used := 0
+	for _, it := range items {
+		n := segsWidth(it)
+		if len(cur) > 0 && used+3+n > w {
+			lines = append(lines, cur)
+			cur, used = nil, 0
+		}
+		if len(cur) > 0 {
+			cur = append(cur, seg{"   ", cPlain})
+			used += 3
+		}
+		cur = append(cur, it...)
+		used += n
+	}
+	if len(cur) > 0 {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+// stageTable is one line per stage under a heading: GPUs, layers, busy share of the step and
+// per-op times; nil when the report has no detail for these lanes.
+func (m *Model) stageTable() [][]seg {
+	ix := m.ix
+	st := m.data.Report.Detail.Stages
+	if len(st) != len(ix.lanes) || len(st) == 0 {
+		return nil
+	}
+	var rows [][]string
+	if ix.infer {
+		rows = append(rows, []string{"stage", "GPUs", "layers", "busy", "prefill", "decode step"})
+	} else {
+		h := []string{"stage", "GPUs", "layers", "busy", "F per mb", "B per mb"}
+		if ix.sched == model.ZBH1 {
+			h = append(h, "W per mb")
+		}
+		rows = append(rows, append(h, "in flight"))
+	}
+	for i, sd := range st {
+		layers := strconv.Itoa(sd.Layers)
+		if sd.Embedding {
+			layers += " +embed"
+		}
+		if sd.Logits {
+			layers += " +head"
+		}
+		r := []string{"S" + strconv.Itoa(i), gpuList(sd.GPUs), layers, fmtPct(sd.Busy / ix.span), fmtDur(sd.F), fmtDur(sd.B)}
+		if !ix.infer {
+			if ix.sched == model.ZBH1 {
+				r = append(r, fmtDur(sd.W))
+			}
+			r = append(r, strconv.Itoa(sd.InFlight))
+		}
+		rows = append(rows, r)
+	}
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for j, c := range r {
+			widths[j] = max(widths[j], cellWidth(c))
+		}
+	}
+	out := make([][]seg, len(rows))
+	for i, r := range rows {
+		var b strings.Builder
+		for j, c := range r {
+			if j > 0 {
+				b.WriteString("  ")
+			}
+			if j >= 3 { // numbers align right
+				b.WriteString(strings.Repeat(" ", widths[j]-cellWidth(c)) + c)
+			} else {
+				b.WriteString(padRight(c, widths[j]))
+			}
+		}
+		c := cPlain
+		if i == 0 {
+			c = cLabel
+		}
+		out[i] = []seg{{strings.TrimRight(b.String(), " "), c}}
+	}
+	return out
+}
+
+// laneLabels are "S0 0-7" (stage and GPU ids), or "S0" when the chart needs the width.
+func (m *Model) laneLabels(w int) ([]string, int) {
+	labels := make([]string, len(m.ix.lanes))
+	lw := 0
+	for i, ln := range m.ix.lanes {
+		s := "S" + strconv.Itoa(i)
+		if len(ln.gpus) > 0 {
+			s += " " + gpuList(ln.gpus)
+		}
+		labels[i] = s
+		lw = max(lw, cellWidth(s))
+	}
+	const maxLabel = 16
+	lw = min(lw, maxLabel)
+	if w-lw-1 < max(24, w*3/5) {
+		lw = 0
+		for i := range labels {
+			labels[i] = "S" + strconv.Itoa(i)
+			lw = max(lw, len(labels[i]))
+		}
+	}
+	for i, s := range labels {
+		if cellWidth(s) > lw {
+			labels[i] = string([]rune(s)[:lw-1]) + "…"
+		}
+	}
+	return labels, lw
+}
+
+// chart draws the summary, the lanes, the axis and the legend.
+func (m *Model) chart(out []string, w, h int) []string {
+	ix, p := m.ix, &m.paint
+	head := wrapParts(m.headerParts(w), w, 2)
+	l := computeLayout(h, len(ix.lanes), len(head))
+	if l.header == 1 && len(head) > 1 {
+		head = []string{strings.Join(head, " · ")}
+	}
+	for i := 0; i < l.header && i < len(head); i++ {
+		ss := []seg{{head[i], cPlain}}
+		if i == 0 && m.data.Stale && !l.status { // no playhead line to carry the note
+			ss = append([]seg{{"last valid result", cWarn}, {" · ", cPlain}}, ss...)
+		}
+		out = append(out, p.line(ss, w))
+	}
+	if l.status {
+		out = append(out, p.line(m.statusSegs(w), w))
+	}
+	if l.blank {
+		out = append(out, "")
+	}
+
+	labels, lw := m.laneLabels(w)
+	cw := max(w-lw-1, 1)
+	pc := timeToCol(m.playhead, ix.span, cw)
+	rows, _, _, _ := foldLanes(len(ix.lanes), max(l.rows, 0), m.laneOff)
+	opRows, gap := 1, false
+	if len(ix.lanes) <= l.rows {
+		opRows, gap = lanePitch(len(ix.lanes), l.rows, maxOpRows)
+	}
+	s := newSampler(cw)
+	var b strings.Builder
+	pad := strings.Repeat(" ", lw+1)
+	laneTop := len(out)
+	for ri, r := range rows {
+		if r.Lane < 0 {
+			n := strconv.Itoa(r.Hidden) + " stages"
+			if r.Hidden == 1 {
+				n = "1 stage"
+			}
+			txt := string(theme.GlyphFold) + " " + n + " folded (S" + strconv.Itoa(r.From) + "–S" +
+				strconv.Itoa(r.From+r.Hidden-1) + ") " + string(theme.GlyphFold)
+			out = append(out, p.line([]seg{{pad, cPlain}, {txt, cNote}}, w))
+			continue
+		}
+		s.lane(ix, &ix.lanes[r.Lane], m.playhead)
+		labelRow := (opRows - 1) / 2
+		for k := range opRows {
+			b.Reset()
+			cs := s.base
+			if k == labelRow {
+				cs = s.top
+				b.WriteString(p.line([]seg{{padRight(labels[r.Lane], lw), cLabel}}, lw))
+				b.WriteByte(' ')
+			} else {
+				b.WriteString(pad)
+			}
+			cs[pc] = cell{theme.GlyphPlay, cPlay}
+			p.cells(&b, cs)
+			out = append(out, b.String())
+		}
+		if gap && ri < len(rows)-1 {
+			b.Reset()
+			b.WriteString(pad)
+			b.WriteString(strings.Repeat(" ", pc))
+			p.cells(&b, []cell{{theme.GlyphPlay, cPlay}})
+			out = append(out, b.String())
+		}
+	}
+
+	laneRows := len(out) - laneTop
+
+	// The axis: a rule with marks, then the labels.
+	ticks := axisTicks(ix.span, cw)
+	rule := make([]cell, cw)
+	for i := range rule {
+		rule[i] = cell{'─', cAxis}
+	}
+	for _, t := range ticks {
+		rule[t.Col] = cell{'┬', cAxis}
+	}
+	rule[pc] = cell{theme.GlyphPlay, cPlay}
+	b.Reset()
+	b.WriteString(pad)
+	p.cells(&b, rule)
+	out = append(out, b.String())
+	lab := make([]rune, cw)
+	for i := range lab {
+		lab[i] = ' '
+	}
+	for _, t := range ticks {
+		copy(lab[t.At:], []rune(t.Label))
+	}
+	out = append(out, p.line([]seg{{pad, cPlain}, {strings.TrimRight(string(lab), " "), cAxis}}, w))
+	spare := max(l.rows-laneRows, 0)
+	if l.legend {
+		lines := wrapItems(m.legendItems(), w)
+		n := min(len(lines), 1+spare)
+		spare -= n - 1
+		for _, ln := range lines[:n] {
+			out = append(out, p.line(ln, w))
+		}
+	}
+	if t := m.stageTable(); len(t) > 0 && spare >= len(t)+1 && len(rows) == len(ix.lanes) {
+		out = append(out, "")
+		for _, ln := range t {
+			out = append(out, p.line(ln, w))
+		}
+	}
+	return out
+}
+
+func padRight(s string, w int) string {
+	if n := cellWidth(s); n < w {
+		return s + strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+// sampler draws one lane into cells, one column at a time.
+type sampler struct {
+	base []cell  // glyphs only
+	top  []cell  // glyphs with op labels
+	pick []int32 // op per column, -1 idle
+	buf  []byte
+}
+
+func newSampler(cols int) *sampler {
+	return &sampler{base: make([]cell, cols), top: make([]cell, cols), pick: make([]int32, cols)}
+}
+
+var kindGlyph = [numKinds]rune{theme.GlyphF, theme.GlyphB, theme.GlyphW, theme.GlyphPrefill, theme.GlyphDecode}
+
+// lane samples ln: for each column the op that occupies most of its time slice, or idle (a
+// bubble, or a p2p mark where the stage starts waiting for another stage).
+func (s *sampler) lane(ix *index, ln *lane, ph float64) {
+	cols := len(s.base)
+	for c := range cols {
+		a, b := colSlice(c, cols, ix.span)
+		s.pick[c] = int32(ln.sample(a, b))
+	}
+	for c := 0; c < cols; {
+		k := s.pick[c]
+		e := c + 1
+		for e < cols && s.pick[e] == k {
+			e++
+		}
+		if k < 0 {
+			for x := c; x < e; x++ {
+				a, b := colSlice(x, cols, ix.span)
+				lit := a <= ph
+				switch {
+				case ln.gapAt(a, b, x > c):
+					s.base[x] = cell{theme.GlyphP2P, pick(lit, cP2P, cP2PDim)}
+				default:
+					s.base[x] = cell{theme.GlyphBubble, pick(lit, cBubble, cBubbleDim)}
+				}
+				s.top[x] = s.base[x]
+			}
+			c = e
+			continue
+		}
+		op := &ln.ops[k]
+		state := stFuture
+		switch {
+		case op.Start <= ph && ph < op.End:
+			state = stRunning
+		case op.Start <= ph:
+			state = stLit
+		}
+		cl := opCls(op.Kind, state)
+		g := glyphOf(op)
+		for x := c; x < e; x++ {
+			s.base[x] = cell{g, cl}
+			s.top[x] = s.base[x]
+		}
+		for i, r := range s.label(op, e-c, ix.chunks > 1) {
+			s.top[c+i].r = rune(r)
+		}
+		c = e
+	}
+}
+
+// glyphOf is the op's kind glyph, in lower case for odd chunks of an interleaved schedule so
+// that neighbouring virtual stages tell apart without colour.
+func glyphOf(op *span) rune {
+	g := kindGlyph[op.Kind]
+	if op.Chunk%2 == 1 && op.Kind <= kindW {
+		g += 'a' - 'A'
+	}
+	return g
+}
+
+func pick(lit bool, a, b cls) cls {
+	if lit {
+		return a
+	}
+	return b
+}
+
+// label is the longest of an op's labels that fits in width cells ("F3c1", "F3", "D12"), or
+// nothing.
+func (s *sampler) label(op *span, width int, chunks bool) []byte {
+	if width < 2 {
+		return nil
+	}
+	b := append(s.buf[:0], byte(glyphOf(op)))
+	switch op.Kind {
+	case kindDecode:
+		b = strconv.AppendInt(b, int64(op.Token), 10)
+	default:
+		b = strconv.AppendInt(b, int64(op.Micro), 10)
+	}
+	short := len(b)
+	if chunks && op.Kind != kindPrefill && op.Kind != kindDecode {
+		b = append(b, 'c')
+		b = strconv.AppendInt(b, int64(op.Chunk), 10)
+	}
+	s.buf = b
+	switch {
+	case len(b) <= width:
+		return b
+	case short <= width:
+		return b[:short]
+	}
+	return nil
+}

@@ -1,0 +1,24 @@
+package tui
+
+import (
+	"os"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/model"
+)
+
+// Run starts the explorer on the alternate screen and returns when the user quits. Bubble Tea
+// restores the terminal on every exit it handles: quit, ctrl+c, SIGTERM and a panic in Update
+// or View (commands recover their own panics into an error shown on screen).
+func Run(s model.Scenario, p *assets.Presets) error {
+	if os.Getenv("NO_COLOR") != "" {
+		lipgloss.SetColorProfile(termenv.Ascii)
+	}
+	prog := tea.NewProgram(New(s, p), tea.WithAltScreen(), tea.WithMouseCellMotion())
+	_, err := prog.Run()
+	return err
+}

@@ -1,0 +1,188 @@
+// Package tensor is the explorer's Tensor tab: one transformer layer on one GPU of the TP group,
+// its compute and all-reduces drawn to scale, the communication share with the ring formula
+// filled in, and an animated ring all-reduce over the TP group's GPUs.
+package tensor
+
+import (
+	"math"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/theme"
+)
+
+// KeyMap is the Tensor tab's own keys.
+type KeyMap struct {
+	Play, Step, Faster, Slower key.Binding
+}
+
+// DefaultKeyMap returns the Tensor tab's keys.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Play:   key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "pause/play ring")),
+		Step:   key.NewBinding(key.WithKeys("."), key.WithHelp(".", "one ring step")),
+		Faster: key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
+		Slower: key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "slower")),
+	}
+}
+
+// ShortHelp lists the keys for the one-line help.
+func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Play, k.Step, k.Faster, k.Slower} }
+
+// FullHelp lists the keys for the full help.
+func (k KeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
+// speeds are the playback multipliers + and - move through.
+var speeds = []float64{0.25, 0.5, 1, 2, 4}
+
+const defaultSpeed = 2 // index of 1×
+
+// maxFrameGap bounds the time one FrameMsg may advance the ring, so a stalled terminal does not
+// make it jump.
+const maxFrameGap = 250 * time.Millisecond
+
+// Model is the Tensor tab. Use New; the zero value is not ready.
+type Model struct {
+	styles theme.Styles
+	keys   KeyMap
+	pal    [numStyles]lipgloss.Style
+	dimPal [numStyles]lipgloss.Style
+	plain  [numStyles]bool
+
+	w, h int
+	data common.Data
+	has  bool
+
+	// Ring animation: pos counts ring steps, the integer part the step under way (2(t−1) is the
+	// finished ring, held for one step before it loops), the fraction its progress.
+	playing bool
+	pos     float64
+	speed   int
+	last    time.Time
+
+	cv canvas
+}
+
+var _ common.Pane = (*Model)(nil)
+
+// New builds the Tensor tab with the explorer's styles; the ring plays from the start.
+func New(s theme.Styles) *Model {
+	m := &Model{styles: s, keys: DefaultKeyMap(), playing: true, speed: defaultSpeed}
+	m.pal = [numStyles]lipgloss.Style{
+		stPlain:       lipgloss.NewStyle(),
+		stDim:         s.Dim,
+		stBold:        s.Bold,
+		stLabel:       s.Label,
+		stValue:       s.Value,
+		stAxis:        s.Axis,
+		stCompute:     s.Compute,
+		stComputeFill: s.ComputeFill,
+		stComm:        s.Comm,
+		stHighlight:   s.Highlight,
+		stWarn:        s.Warn,
+		stOK:          s.OK,
+		stSub:         s.Subtitle,
+		stError:       s.Error,
+	}
+	for i := range m.dimPal {
+		m.dimPal[i] = s.Dim
+	}
+	m.dimPal[stWarn] = s.Warn
+	m.plain[stPlain] = true
+	return m
+}
+
+// Title is the tab's label.
+func (m *Model) Title() string { return "Tensor" }
+
+// SetSize gives the pane its content area.
+func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
+
+// SetData hands the pane a new evaluation; the ring restarts when the TP degree changes.
+func (m *Model) SetData(d common.Data) {
+	if !m.has || d.Report.Layout.TP != m.data.Report.Layout.TP {
+		m.pos = 0
+	}
+	m.data, m.has = d, true
+	m.pos = math.Mod(max(m.pos, 0), float64(m.positions()))
+}
+
+// Keys lists the pane's own key bindings.
+func (m *Model) Keys() []key.Binding { return m.keys.ShortHelp() }
+
+// Animating reports whether the ring is playing (and there is a ring to play).
+func (m *Model) Animating() bool { return m.playing && m.tp() > 1 }
+
+// Playing reports whether the ring plays (space toggles it).
+func (m *Model) Playing() bool { return m.playing }
+
+// Step is the ring step under way, 0 … 2(t−1); 2(t−1) is the finished ring.
+func (m *Model) Step() int { return int(m.pos) }
+
+// Speed is the playback multiplier.
+func (m *Model) Speed() float64 { return speeds[m.speed] }
+
+// Update handles the pane's keys and the animation clock.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		switch {
+		case key.Matches(msg, m.keys.Play):
+			m.playing = !m.playing
+			m.last = time.Time{}
+		case key.Matches(msg, m.keys.Step):
+			m.playing = false
+			m.last = time.Time{}
+			m.pos = math.Mod(math.Floor(m.pos)+1, float64(m.positions()))
+		case key.Matches(msg, m.keys.Faster):
+			m.speed = min(m.speed+1, len(speeds)-1)
+		case key.Matches(msg, m.keys.Slower):
+			m.speed = max(m.speed-1, 0)
+		}
+	case common.FrameMsg:
+		m.advance(time.Time(msg))
+	}
+	return nil
+}
+
+// advance moves the ring by the wall time since the previous frame (one frame interval for the
+// first frame after a pause), at the modelled pace.
+func (m *Model) advance(now time.Time) {
+	if !m.Animating() {
+		m.last = time.Time{}
+		return
+	}
+	dt := common.FrameInterval
+	if !m.last.IsZero() {
+		if d := now.Sub(m.last); d > 0 && d <= maxFrameGap {
+			dt = d
+		}
+	}
+	m.last = now
+	m.pos = math.Mod(m.pos+dt.Seconds()/m.stepWall(), float64(m.positions()))
+}
+
+// tp is the TP degree, at least 1.
+func (m *Model) tp() int {
+	if !m.has {
+		return 1
+	}
+	return max(m.data.Report.Layout.TP, 1)
+}
+
+// positions is the length of the animation loop in steps: 2(t−1) steps and the finished ring.
+func (m *Model) positions() int { return ringSteps(m.tp()) + 1 }
+
+// wall is the on-screen duration of one all-reduce at the current speed, seconds.
+func (m *Model) wall() float64 {
+	return wallSeconds(m.data.Report.Detail.TPAllReduceS) / speeds[m.speed]
+}
+
+// stepWall is the on-screen duration of one ring step, seconds.
+func (m *Model) stepWall() float64 {
+	return m.wall() / float64(max(ringSteps(m.tp()), 1))
+}

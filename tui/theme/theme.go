@@ -1,0 +1,99 @@
+// Package theme builds the explorer's styles once. Colours adapt to light and dark terminals;
+// with NO_COLOR (or the Ascii profile) every distinction also has a glyph, so nothing depends on
+// colour alone.
+package theme
+
+import "github.com/charmbracelet/lipgloss"
+
+// Glyphs tell op kinds and states apart without colour.
+const (
+	GlyphF      = 'F'
+	GlyphB      = 'B'
+	GlyphW      = 'W'
+	GlyphBubble = '·'
+	GlyphComm   = '≈'
+	GlyphP2P    = '›'
+	GlyphPlay   = '│'
+	// GlyphCompute fills compute segments drawn to scale (style ComputeFill).
+	GlyphCompute = '█'
+	// Inference ops: a request group's prefill and its decode steps.
+	GlyphPrefill = 'P'
+	GlyphDecode  = 'D'
+	// GlyphFold marks lanes folded away because they do not fit.
+	GlyphFold = '⋮'
+)
+
+// Styles is every style the explorer uses.
+type Styles struct {
+	Title, Subtitle, Dim, Bold, Error, Warn, OK lipgloss.Style
+	Pane, PaneFocused                           lipgloss.Style
+	Tab, TabActive                              lipgloss.Style
+	Label, Value, ValueSelected, ValueError     lipgloss.Style
+	Axis                                        lipgloss.Style
+	// Op kinds and segments.
+	F, B, W, Bubble, Comm, Compute, Memory, P2P lipgloss.Style
+	Playhead, Highlight, Winner                 lipgloss.Style
+	// Inference ops: prefill (a forward pass over the prompt) and decode steps.
+	Prefill, Decode lipgloss.Style
+	// ComputeFill draws GlyphCompute in the compute colour, so a bar of compute reads as solid
+	// colour with labels (style Compute) inside it, and as '█' without colour.
+	ComputeFill lipgloss.Style
+	// Memory bars: weights, gradients, optimizer, activations, KV cache, reserve.
+	MemParts [6]lipgloss.Style
+	Over     lipgloss.Style
+	// Series tells the lines of a chart apart: TP-only, then PP-only (each also has its glyph).
+	Series [2]lipgloss.Style
+}
+
+func c(light, dark string) lipgloss.AdaptiveColor {
+	return lipgloss.AdaptiveColor{Light: light, Dark: dark}
+}
+
+// Default builds the explorer's styles.
+func Default() Styles {
+	fg := func(col lipgloss.AdaptiveColor) lipgloss.Style { return lipgloss.NewStyle().Foreground(col) }
+	block := func(bg lipgloss.AdaptiveColor) lipgloss.Style {
+		return lipgloss.NewStyle().Background(bg).Foreground(c("#000000", "#000000"))
+	}
+	accent := c("#5A3FD9", "#A78BFA")
+	s := Styles{
+		Title:    lipgloss.NewStyle().Bold(true).Foreground(c("#FFFFFF", "#FFFFFF")).Background(accent),
+		Subtitle: fg(c("#555555", "#AAAAAA")),
+		Dim:      fg(c("#999999", "#666666")),
+		Bold:     lipgloss.NewStyle().Bold(true),
+		Error:    fg(c("#C62828", "#FF6B6B")).Bold(true),
+		Warn:     fg(c("#B26A00", "#FFB74D")),
+		OK:       fg(c("#2E7D32", "#81C784")),
+		Pane:     lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(c("#BBBBBB", "#444444")),
+		PaneFocused: lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).
+			BorderForeground(accent),
+		Tab:           lipgloss.NewStyle().Padding(0, 1).Foreground(c("#555555", "#AAAAAA")),
+		TabActive:     lipgloss.NewStyle().Padding(0, 1).Bold(true).Underline(true).Foreground(accent),
+		Label:         fg(c("#555555", "#AAAAAA")),
+		Value:         lipgloss.NewStyle(),
+		ValueSelected: lipgloss.NewStyle().Bold(true).Reverse(true),
+		ValueError:    fg(c("#C62828", "#FF6B6B")).Bold(true),
+		Axis:          fg(c("#777777", "#888888")),
+		F:             block(c("#64B5F6", "#64B5F6")),
+		B:             block(c("#81C784", "#81C784")),
+		W:             block(c("#FFD54F", "#FFD54F")),
+		Bubble:        fg(c("#BBBBBB", "#555555")),
+		Comm:          block(c("#EF5350", "#EF5350")),
+		Compute:       block(c("#64B5F6", "#64B5F6")),
+		ComputeFill:   fg(c("#64B5F6", "#64B5F6")),
+		Memory:        block(c("#B39DDB", "#B39DDB")),
+		P2P:           fg(c("#EF5350", "#EF5350")),
+		Playhead:      fg(accent).Bold(true),
+		Highlight:     lipgloss.NewStyle().Bold(true).Reverse(true),
+		Winner:        fg(c("#2E7D32", "#81C784")).Bold(true),
+		Over:          fg(c("#C62828", "#FF6B6B")).Bold(true),
+		Prefill:       block(c("#64B5F6", "#64B5F6")),
+		Decode:        block(c("#4DB6AC", "#4DB6AC")),
+	}
+	parts := []string{"#64B5F6", "#81C784", "#FFD54F", "#FF8A65", "#BA68C8", "#90A4AE"}
+	for i, p := range parts {
+		s.MemParts[i] = block(c(p, p))
+	}
+	s.Series = [2]lipgloss.Style{fg(c("#1565C0", "#64B5F6")).Bold(true), fg(c("#E65100", "#FFB74D")).Bold(true)}
+	return s
+}
