@@ -323,6 +323,7 @@ func (m Model) changed() (tea.Model, tea.Cmd) {
 		m.markStale()
 		return m, nil
 	}
+	m.compare.Invalidate() // dimmed, "computing…", until this revision's comparison arrives
 	return m, m.evaluateAll()
 }
 
@@ -553,7 +554,14 @@ func (m Model) mainView() string {
 	return m.styles.PaneFocused.Width(innerW).Height(r.H - 2).Render(tabLine + "\n" + content)
 }
 
-func (m Model) helpView() string { return m.help.View(m.keys) }
+// helpView is the key help, cut to the terminal's width.
+func (m Model) helpView() string {
+	lines := strings.Split(m.help.View(m.keys), "\n")
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, max(m.width, 1), "…")
+	}
+	return strings.Join(lines, "\n")
+}
 
 func (m Model) footerView() string {
 	return lipgloss.JoinVertical(lipgloss.Left, m.helpView(), m.verdict())

@@ -25,7 +25,7 @@ func TestAmongDivisors(t *testing.T) {
 	}
 }
 
-func testScenario(t *testing.T) (model.Scenario, *assets.Presets) {
+func testScenario(t testing.TB) (model.Scenario, *assets.Presets) {
 	t.Helper()
 	p, err := assets.Load()
 	if err != nil {

@@ -55,7 +55,7 @@ func inferL40S(tb testing.TB) model.Scenario {
 }
 
 func trainH100(tb testing.TB) model.Scenario {
-	return scenario(tb, "llama-2-13b", "h100-sxm", "nvlink4", model.Train, 2, 2)
+	return scenario(tb, "llama-2-13b", "h100-sxm", "nvlink4", model.Train, 2, 4)
 }
 
 func overH100(tb testing.TB) model.Scenario {

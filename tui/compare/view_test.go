@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -76,11 +77,18 @@ func BenchmarkViewCompare(b *testing.B) {
 	}{{"infer-l40s", inferL40S}, {"train-h100", trainH100}} {
 		m := loaded(b, tc.s(b))
 		m.SetSize(196, 58)
-		b.Run(tc.name, func(b *testing.B) {
-			for b.Loop() {
-				_ = m.View()
-			}
-		})
+		for _, prof := range []struct {
+			name string
+			p    termenv.Profile
+		}{{"ascii", termenv.Ascii}, {"truecolor", termenv.TrueColor}} {
+			b.Run(tc.name+"/"+prof.name, func(b *testing.B) {
+				lipgloss.SetColorProfile(prof.p)
+				defer lipgloss.SetColorProfile(termenv.Ascii)
+				for b.Loop() {
+					_ = m.View()
+				}
+			})
+		}
 	}
 }
 
@@ -95,5 +103,239 @@ func BenchmarkBuild(b *testing.B) {
 				_ = Build(s)
 			}
 		})
+	}
+}
+
+// handMade is a training comparison with known numbers: PP only is fastest but does not fit,
+// so the hybrid wins throughput.
+func handMade() common.Compare {
+	const gib = model.GiB
+	rep := func(tp, pp, dp int, step, tps, mem, comm, bubble float64, fits bool) costmodel.Report {
+		return costmodel.Report{
+			Layout:   costmodel.LayoutSummary{TP: tp, PP: pp, DP: dp, Chunks: 1, MicroBatch: 1, MicroBatches: 64, Schedule: "1f1b"},
+			StepTime: step, TokensPerS: tps, CommFraction: comm, BubbleFraction: bubble,
+			Memory: costmodel.Memory{Total: mem * gib, Capacity: 80 * gib, Fits: fits},
+		}
+	}
+	lay := func(tp, pp, dp int) model.Layout {
+		return model.Layout{TP: tp, PP: pp, DP: dp, Chunks: 1, MicroBatch: 1, Schedule: model.OneFOneB}
+	}
+	return common.Compare{
+		Rows: []common.CompareRow{
+			{Name: NameTP, Layout: lay(8, 1, 1), Report: rep(8, 1, 1, 8, 30000, 38, 0.35, 0, true), Feasible: true},
+			{Name: NamePP, Layout: lay(1, 8, 1), Report: rep(1, 8, 1, 3, 90000, 90, 0.001, 0.09, false), Reason: "over memory by 10.0 GiB (stage 0)"},
+			{Name: NameHybrid, Layout: lay(2, 2, 2), Report: rep(2, 2, 2, 5, 50000, 75, 0.07, 0.008, true), Feasible: true},
+		},
+		Cross: pts([]float64{26700, 28300, 29200, 29600, 29900, 30000, 30000, 30100},
+			[]float64{7000, 12400, 20200, 29500, 38200, 44800, 49100, 51500}),
+	}
+}
+
+// cellOf returns the text of column col (0: TP only) on the table line labelled label.
+func cellOf(t *testing.T, view, label string, col int) string {
+	t.Helper()
+	lines := strings.Split(view, "\n")
+	header := []rune(lines[1])
+	starts := []int{}
+	for _, name := range []string{NameTP, NamePP, NameHybrid} {
+		i := strings.Index(string(header), name)
+		if i < 0 {
+			t.Fatalf("header %q lacks %q", lines[1], name)
+		}
+		starts = append(starts, len([]rune(string(header)[:i])))
+	}
+	for _, l := range lines[2:] {
+		if strings.HasPrefix(l, label+" ") {
+			r := []rune(l)
+			end := len(r)
+			if col+1 < len(starts) {
+				end = min(starts[col+1], len(r))
+			}
+			return strings.TrimSpace(string(r[min(starts[col], len(r)):end]))
+		}
+	}
+	t.Fatalf("no line %q in\n%s", label, view)
+	return ""
+}
+
+func TestWinnerMarking(t *testing.T) {
+	m := New(theme.Default())
+	m.SetCompare(handMade())
+	m.SetSize(120, 34)
+	v := m.View()
+	star := string(GlyphWinner)
+	cases := []struct {
+		label  string
+		winner int // column of the star; -1: none
+	}{
+		{"step time", 2},  // PP only is faster but does not fit
+		{"throughput", 2}, // likewise
+		{"memory/GPU", 0},
+		{"comm", 2},
+		{"bubble", 0},
+		{"layout", -1},
+		{"fits", -1},
+	}
+	for _, tc := range cases {
+		for col := range 3 {
+			c := cellOf(t, v, tc.label, col)
+			if got := strings.HasSuffix(c, star); got != (col == tc.winner) {
+				t.Errorf("%s, column %d: %q (winner column %d)\n%s", tc.label, col, c, tc.winner, v)
+			}
+		}
+	}
+	if c := cellOf(t, v, "fits", 1); !strings.HasPrefix(c, "✗") {
+		t.Errorf("PP only fits cell %q", c)
+	}
+	if !strings.Contains(v, "✗ PP only: over memory by 10.0 GiB (stage 0)") {
+		t.Errorf("no reason for PP only:\n%s", v)
+	}
+}
+
+func TestCrossoverChart(t *testing.T) {
+	m := New(theme.Default())
+	m.SetCompare(handMade())
+	m.SetSize(100, 40)
+	v := m.View()
+	if !strings.Contains(v, "PP-only overtakes TP-only from m = 16") {
+		t.Fatalf("no crossover sentence:\n%s", v)
+	}
+	lines := strings.Split(v, "\n")
+	// The crossover line stands in the column of the m = 16 tick.
+	var axis, labels string
+	for i, l := range lines {
+		if strings.Contains(l, "└") {
+			axis, labels = l, lines[i+1]
+		}
+	}
+	col := strings.Index(labels, " 16 ") + 1
+	ticks := []rune(axis)
+	runeCol := len([]rune(labels[:col]))
+	if ticks[runeCol] != '┬' {
+		t.Fatalf("no tick under label 16 at %d:\n%s\n%s", runeCol, axis, labels)
+	}
+	found := 0
+	for _, l := range lines {
+		r := []rune(l)
+		if runeCol < len(r) && r[runeCol] == glyphCross {
+			found++
+		}
+	}
+	if found < 3 {
+		t.Fatalf("crossover line at column %d drawn %d times:\n%s", runeCol, found, v)
+	}
+	for _, want := range []string{"T·· TP only 8×1×1", "P∘∘ PP only 1×8×1", "┊ crossover"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("legend lacks %q", want)
+		}
+	}
+
+	// The same numbers without a crossover.
+	c := handMade()
+	for i := range c.Cross {
+		c.Cross[i].PP = c.Cross[i].TP / 2
+	}
+	m.SetCompare(c)
+	if v := m.View(); !strings.Contains(v, "no crossover in 1…128") || strings.Contains(v, "┊ crossover") {
+		t.Fatalf("no-crossover chart:\n%s", v)
+	}
+}
+
+func TestStates(t *testing.T) {
+	m := New(theme.Default())
+	m.SetSize(60, 6)
+	if v := m.View(); !strings.Contains(v, "computing…") {
+		t.Fatalf("before SetCompare: %q", v)
+	}
+	m.SetCompare(common.Compare{Err: errors.New("boom")})
+	if v := m.View(); !strings.Contains(v, "compare failed: boom") {
+		t.Fatalf("error: %q", v)
+	}
+	m.SetCompare(handMade())
+	m.Invalidate()
+	m.SetSize(120, 34)
+	if v := m.View(); !strings.Contains(strings.Split(v, "\n")[0], "computing…") || !strings.Contains(v, "throughput") {
+		t.Fatalf("invalidated: %q", v)
+	}
+	m.SetCompare(handMade())
+	m.SetData(common.Data{Scenario: trainH100(t), Stale: true})
+	if v := m.View(); !strings.Contains(strings.Split(v, "\n")[0], "stale") {
+		t.Fatalf("stale: %q", v)
+	}
+	if m.Title() != "Compare" || m.Animating() || m.Keys() != nil || m.Update(nil) != nil {
+		t.Fatal("pane basics")
+	}
+}
+
+// TestSizeSweep renders every state at sizes from 1×1 to 220×70.
+func TestSizeSweep(t *testing.T) {
+	type state struct {
+		data *common.Data
+		cmp  *common.Compare
+	}
+	states := map[string]state{"empty": {}}
+	for name, f := range map[string]func(testing.TB) model.Scenario{"infer": inferL40S, "train": trainH100, "over": overH100} {
+		s := f(t)
+		r, err := costmodel.EvaluateFast(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := Build(s)
+		states[name] = state{&common.Data{Scenario: s, Report: r}, &c}
+	}
+	hm := handMade()
+	states["hand-made"] = state{cmp: &hm}
+	states["no rows"] = state{cmp: &common.Compare{}}
+	states["error"] = state{cmp: &common.Compare{Err: errors.New("search: invalid scenario")}}
+	for name, st := range states {
+		m := New(theme.Default())
+		if st.data != nil {
+			m.SetData(*st.data)
+		}
+		if st.cmp != nil {
+			m.SetCompare(*st.cmp)
+		}
+		for w := 1; w <= 220; w += sweepStep(w) {
+			for h := 1; h <= 70; h += sweepStep(h) {
+				m.SetSize(w, h)
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							t.Fatalf("%s at %d×%d: panic %v", name, w, h, r)
+						}
+					}()
+					checkSize(t, m.View(), w, h)
+				}()
+			}
+		}
+	}
+	m := New(theme.Default())
+	for _, sz := range [][2]int{{0, 0}, {-1, 5}, {5, -1}} {
+		m.SetSize(sz[0], sz[1])
+		if v := m.View(); v != "" {
+			t.Fatalf("size %v: view %q", sz, v)
+		}
+	}
+}
+
+// sweepStep walks every small size and a sample of the large ones.
+func sweepStep(n int) int {
+	if n < 30 {
+		return 1
+	}
+	return 7
+}
+
+// TestPaintMatchesRender: the escape sequences taken apart once wrap text exactly as Render.
+func TestPaintMatchesRender(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.TrueColor)
+	defer lipgloss.SetColorProfile(termenv.Ascii)
+	st := theme.Default()
+	for i, s := range []lipgloss.Style{st.Value, st.Series[0], st.Series[1], st.Warn, st.Bold, st.Dim} {
+		for _, text := range []string{"T", "∘∘∘", "┊"} {
+			if got, want := newPaint(s).wrap(text), s.Render(text); got != want {
+				t.Errorf("style %d, %q: paint %q, Render %q", i, text, got, want)
+			}
+		}
 	}
 }

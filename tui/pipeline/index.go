@@ -144,9 +144,11 @@ func kindOf(op schedule.Op, infer bool) opKind {
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
-// firstAbove is the first index i ≥ lo with xs[i] > x (len(xs) if none).
+// firstAbove is the first index i ≥ lo with xs[i] > x (len(xs) if none), xs sorted. It gallops
+// from lo before bisecting, so a caller walking columns left to right, passing the previous
+// answer as lo, pays for the distance moved rather than for the whole lane.
 func firstAbove(xs []float64, x float64, lo int) int {
-	hi := len(xs)
+	lo, hi := gallop(xs, lo, func(v float64) bool { return v > x })
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if xs[m] > x {
@@ -158,9 +160,9 @@ func firstAbove(xs []float64, x float64, lo int) int {
 	return lo
 }
 
-// firstAtLeast is the first index i ≥ lo with xs[i] ≥ x (len(xs) if none).
+// firstAtLeast is the first index i ≥ lo with xs[i] ≥ x (len(xs) if none), xs sorted.
 func firstAtLeast(xs []float64, x float64, lo int) int {
-	hi := len(xs)
+	lo, hi := gallop(xs, lo, func(v float64) bool { return v >= x })
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if xs[m] >= x {
@@ -172,31 +174,70 @@ func firstAtLeast(xs []float64, x float64, lo int) int {
 	return lo
 }
 
+// gallop brackets the first index ≥ lo where ok holds (ok is monotone over xs): it returns
+// [lo, hi) with the answer inside or equal to hi, probing lo, lo+1, lo+3, lo+7, …
+func gallop(xs []float64, lo int, ok func(float64) bool) (int, int) {
+	n := len(xs)
+	lo = max(lo, 0)
+	for step := 1; lo < n; step *= 2 {
+		hi := min(lo+step, n)
+		if ok(xs[hi-1]) {
+			return lo, hi - 1
+		}
+		lo = hi
+	}
+	return n, n
+}
+
 // busyUntil is the time the lane spent in ops before t.
-func (l *lane) busyUntil(t float64) float64 {
-	k := firstAbove(l.starts, t, 0) // ops that started by t
+func (l *lane) busyUntil(t float64) float64 { return l.busyFrom(t, 0) }
+
+// busyFrom is busyUntil(t) for a t that no op before lo starts after.
+func (l *lane) busyFrom(t float64, lo int) float64 {
+	k := firstAbove(l.starts, t, lo) // ops that started by t
 	if k == 0 {
 		return 0
 	}
 	return l.busy[k-1] + min(max(t-l.starts[k-1], 0), l.ends[k-1]-l.starts[k-1])
 }
 
-// maxScan bounds the ops looked at one by one in a column; beyond it the column is dense and
-// the op under its middle stands for all of them.
-const maxScan = 8
+// cursor carries what one column's sampling learnt to the next column to its right.
+type cursor struct {
+	lo    int     // every op before lo ends by the column's start
+	busyA float64 // busy time before the column's start
+	ok    bool    // busyA is known
+	gap   int     // no p2p gap before gap begins after the column's start
+}
+
+// maxScan is the most ops a column weighs one by one. A column holding more is dense: no op
+// fills most of it, and the op under its middle stands for them all, so that over many columns
+// each kind shows in proportion to its time (weighing would always pick the longest kind).
+const maxScan = 2
 
 // sample returns the op that occupies most of [a, b), or -1 when the lane is mostly idle there.
 // An op alone in the column that has its middle there is shown even when it is short, so that
 // no isolated op vanishes between two columns. It costs a few binary searches, whatever the
 // number of ops.
 func (l *lane) sample(a, b float64) int {
-	i := firstAbove(l.ends, a, 0) // first op ending after a
+	var c cursor
+	return l.sampleAt(a, b, &c)
+}
+
+// sampleAt is sample for columns visited left to right with one cursor, each column starting
+// where the previous one ended.
+func (l *lane) sampleAt(a, b float64, cur *cursor) int {
+	i := firstAbove(l.ends, a, cur.lo) // first op ending after a
 	j := firstAtLeast(l.starts, b, i)
+	busyA := cur.busyA
+	if !cur.ok {
+		busyA = l.busyFrom(a, i)
+	}
+	busyB := l.busyFrom(b, j)
+	cur.lo, cur.busyA, cur.ok = i, busyB, true
 	if i >= j {
 		return -1
 	}
-	busy := l.busyUntil(b) - l.busyUntil(a)
-	if 2*busy < b-a && (j-i != 1 || l.mids[i] < a || l.mids[i] >= b) {
+	if 2*(busyB-busyA) < b-a && (j-i != 1 || l.mids[i] < a || l.mids[i] >= b) {
 		return -1
 	}
 	if j-i <= maxScan {
@@ -228,9 +269,16 @@ func (l *lane) sample(a, b float64) int {
 // marks point at real waits rather than at every hand-over. prevIdle says whether the previous
 // column was drawn idle (an op column cannot have carried the mark).
 func (l *lane) gapAt(a, b float64, prevIdle bool) bool {
+	var c cursor
+	return l.gapAtFrom(a, b, prevIdle, &c)
+}
+
+// gapAtFrom is gapAt for columns visited left to right with one cursor.
+func (l *lane) gapAtFrom(a, b float64, prevIdle bool, cur *cursor) bool {
 	half := (b - a) / 2
-	k := firstAtLeast(l.gapFrom, b, 0) - 1 // last gap to begin before b
-	for i := k; i >= 0 && i >= k-1; i-- {  // only two gaps can reach half of the slice
+	k := firstAtLeast(l.gapFrom, b, cur.gap) - 1 // last gap to begin before b
+	cur.gap = max(k, 0)
+	for i := k; i >= 0 && i >= k-1; i-- { // only two gaps can reach half of the slice
 		if min(l.gapTo[i], b)-max(l.gapFrom[i], a) < half {
 			continue
 		}

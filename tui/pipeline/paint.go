@@ -14,7 +14,6 @@ type cls uint8
 
 const (
 	cPlain cls = iota
-	cBold
 	cLabel
 	cAxis
 	cNote // fold markers, hints
@@ -64,7 +63,6 @@ type painter struct {
 
 func (p *painter) init(s theme.Styles) {
 	p.styles[cPlain] = lipgloss.NewStyle()
-	p.styles[cBold] = s.Bold
 	p.styles[cLabel] = s.Label
 	p.styles[cAxis] = s.Axis
 	p.styles[cNote] = s.Dim

@@ -70,7 +70,7 @@ func (m *Model) View() string {
 	out := make([]string, 0, h)
 	switch {
 	case w < minW || h < minH:
-		out = append(out, m.paint.line([]seg{{"too small: the pipeline needs 30×6", cNote}}, w))
+		out = append(out, m.paint.line([]seg{{"too small: needs 30×6", cNote}}, w))
 	case m.ix == nil:
 		out = append(out, m.paint.line([]seg{{"No timeline to draw: the scenario has no simulated step yet.", cNote}}, w))
 	default:
@@ -96,13 +96,14 @@ func (m *Model) headerParts(w int) []string {
 	if m.tl != nil && m.tl.MicroBatches > 0 {
 		mb = m.tl.MicroBatches
 	}
-	sim, cf := " simulated · ", " closed form "
-	long := cellWidth("bubble 100.0%"+sim+"100.0%"+cf+closedFormText(ix.infer, ix.sched)) > w
-	if long {
-		sim, cf = " sim · ", " "
+	var bubble string
+	for _, words := range [][2]string{{" simulated · ", " closed form "}, {" sim · ", " closed form "}, {" sim · ", " "}} {
+		bubble = "bubble " + fmtPct(r.BubbleFraction) + words[0] + fmtPct(r.Detail.BubbleClosedForm) + words[1] +
+			closedFormText(ix.infer, ix.sched)
+		if cellWidth(bubble) <= w {
+			break
+		}
 	}
-	bubble := "bubble " + fmtPct(r.BubbleFraction) + sim + fmtPct(r.Detail.BubbleClosedForm) + cf +
-		closedFormText(ix.infer, ix.sched)
 	if ix.infer {
 		return []string{
 			"inference  p=" + strconv.Itoa(p) + " m=" + strconv.Itoa(mb) + " groups",
@@ -212,11 +213,10 @@ func (m *Model) legendItems() [][]seg {
 			item(theme.GlyphPrefill, opCls(kindPrefill, stLit), "prefill (P3: group 3)"),
 			item(theme.GlyphDecode, opCls(kindDecode, stLit), "decode step (D7: token 7)"))
 	} else {
-		f := "forward (F3: micro-batch 3)"
+		out = append(out, item(theme.GlyphF, opCls(kindF, stLit), "forward (F3: micro-batch 3)"))
 		if ix.chunks > 1 {
-			f = "forward (F3c1: micro-batch 3, chunk 1; odd chunks in lower case)"
+			out = append(out, []seg{{"f3c1", opCls(kindF, stLit)}, {" chunk 1 (odd chunks in lower case)", cNote}})
 		}
-		out = append(out, item(theme.GlyphF, opCls(kindF, stLit), f))
 		if ix.sched == model.ZBH1 {
 			out = append(out,
 				item(theme.GlyphB, opCls(kindB, stLit), "backward, input grads"),
@@ -451,7 +451,10 @@ func (m *Model) chart(out []string, w, h int) []string {
 			out = append(out, p.line(ln, w))
 		}
 	}
-	if t := m.stageTable(); len(t) > 0 && spare >= len(t)+1 && len(rows) == len(ix.lanes) {
+	if len(rows) != len(ix.lanes) || spare < len(ix.lanes)+2 {
+		return out // folded, or no room for the table
+	}
+	if t := m.stageTable(); len(t) > 0 && spare >= len(t)+1 {
 		out = append(out, "")
 		for _, ln := range t {
 			out = append(out, p.line(ln, w))
@@ -485,10 +488,12 @@ var kindGlyph = [numKinds]rune{theme.GlyphF, theme.GlyphB, theme.GlyphW, theme.G
 // bubble, or a p2p mark where the stage starts waiting for another stage).
 func (s *sampler) lane(ix *index, ln *lane, ph float64) {
 	cols := len(s.base)
+	var cur cursor
 	for c := range cols {
 		a, b := colSlice(c, cols, ix.span)
-		s.pick[c] = int32(ln.sample(a, b))
+		s.pick[c] = int32(ln.sampleAt(a, b, &cur))
 	}
+	var gcur cursor
 	for c := 0; c < cols; {
 		k := s.pick[c]
 		e := c + 1
@@ -500,7 +505,7 @@ func (s *sampler) lane(ix *index, ln *lane, ph float64) {
 				a, b := colSlice(x, cols, ix.span)
 				lit := a <= ph
 				switch {
-				case ln.gapAt(a, b, x > c):
+				case ln.gapAtFrom(a, b, x > c, &gcur):
 					s.base[x] = cell{theme.GlyphP2P, pick(lit, cP2P, cP2PDim)}
 				default:
 					s.base[x] = cell{theme.GlyphBubble, pick(lit, cBubble, cBubbleDim)}

@@ -106,12 +106,31 @@ func spansWidth(ps []span) int {
 	return n
 }
 
-// render turns the grid into h lines; runs of one style are rendered together and trailing
+// wrap is a style's escape sequences around a text: what Render puts before and after it.
+type wrap struct{ pre, post string }
+
+// wraps renders each style once around a marker, so that render can wrap runs of cells without
+// calling lipgloss for each (our styles only set colours and attributes: no padding, borders or
+// widths). Done per view, so a change of colour profile or background shows at once.
+func wraps(pal *[numStyles]lipgloss.Style, plain *[numStyles]bool) (out [numStyles]wrap) {
+	for i := range pal {
+		if plain[i] {
+			continue
+		}
+		r := pal[i].Render("x")
+		if j := strings.IndexByte(r, 'x'); j >= 0 {
+			out[i] = wrap{r[:j], r[j+1:]}
+		}
+	}
+	return out
+}
+
+// render turns the grid into h lines; runs of one style are wrapped together and trailing
 // unstyled blanks are dropped.
 func (c *canvas) render(pal *[numStyles]lipgloss.Style, plain *[numStyles]bool) string {
+	ws := wraps(pal, plain)
 	var b strings.Builder
-	b.Grow(c.w*c.h*2 + c.h)
-	var run []rune
+	b.Grow(c.w*c.h*3 + c.h)
 	for y := 0; y < c.h; y++ {
 		if y > 0 {
 			b.WriteByte('\n')
@@ -123,16 +142,11 @@ func (c *canvas) render(pal *[numStyles]lipgloss.Style, plain *[numStyles]bool) 
 		}
 		for x := 0; x < end; {
 			s := row[x].s
-			run = run[:0]
-			for x < end && row[x].s == s {
-				run = append(run, row[x].r)
-				x++
+			b.WriteString(ws[s].pre)
+			for ; x < end && row[x].s == s; x++ {
+				b.WriteRune(row[x].r)
 			}
-			if plain[s] {
-				b.WriteString(string(run))
-			} else {
-				b.WriteString(pal[s].Render(string(run)))
-			}
+			b.WriteString(ws[s].post)
 		}
 	}
 	return b.String()

@@ -187,7 +187,7 @@ func (m *Model) plan(ly layer, w, h int) plan {
 	flag := func(ok bool, f *bool) { try(ok, func() { *f = true }, func() { *f = false }) }
 	flag(true, &p.barLabels)
 	flag(hasRing, &p.ringHeader)
-	flag(hasRing, &p.arLine)
+	flag(true, &p.arLine)
 	flag(hasRing && m.needNoteLine(ly, w), &p.noteLine)
 	flag(true, &p.axisTicks)
 	flag(true, &p.gapNums)
@@ -311,20 +311,26 @@ func (m *Model) drawBars(cv *canvas, ly layer, p plan, y int) int {
 			cv.text(0, y, ly.names[r], stLabel)
 		}
 		x := lw
+		alt := false // compute segments in a row alternate █ and ▓
 		for i, s := range segs {
 			c := sc[i]
 			if c == 0 {
 				continue
 			}
+			if s.Kind == costmodel.SegTPComm {
+				alt = false
+			} else if i > 0 && sc[i-1] > 0 && segs[i-1].Kind != costmodel.SegTPComm {
+				alt = !alt
+			}
 			glyph, fill, txt := theme.GlyphCompute, stComputeFill, stCompute
-			margin := 4 // a compute label keeps a fill glyph each side, so the segment shows without colour
+			margin := 4 // a label keeps a fill glyph each side, so the segment shows without colour
 			switch {
 			case s.Kind == costmodel.SegTPComm:
-				glyph, fill, txt, margin = theme.GlyphComm, stComm, stComm, 2
+				glyph, fill, txt = theme.GlyphComm, stComm, stComm
 			case s.Kind == costmodel.SegMemory:
 				glyph = '▒'
-			case i > 0 && segs[i-1].Kind != costmodel.SegTPComm && sc[i-1] > 0:
-				glyph = '▓' // two compute segments in a row: tell them apart
+			case alt:
+				glyph = '▓'
 			}
 			rows := 1 + b2i(p.thick)
 			for k := 0; k < rows; k++ {
@@ -379,6 +385,7 @@ func (m *Model) drawBars(cv *canvas, ly layer, p plan, y int) int {
 // segList spells a bar out: each segment's duration, the total and the comm share.
 func segList(name string, segs []costmodel.Segment, total float64, w int) []span {
 	long := []span{{name + ": ", stLabel}}
+	medium := []span{{name + ": ", stLabel}}
 	short := []span{{name + ": ", stLabel}}
 	comm := 0.0
 	for i, s := range segs {
@@ -392,13 +399,18 @@ func segList(name string, segs []costmodel.Segment, total float64, w int) []span
 			sep = " + "
 		}
 		long = append(long, span{sep + s.Label + " ", stLabel}, span{static.Seconds(segDur(s)), st})
+		if l := shortLabel(s.Label); l != "" {
+			medium = append(medium, span{sep + l + " ", stLabel}, span{static.Seconds(segDur(s)), st})
+		} else {
+			medium = append(medium, span{sep, stLabel}, span{static.Seconds(segDur(s)), st})
+		}
 		short = append(short, span{sep, stLabel}, span{static.Seconds(segDur(s)), st})
 	}
 	tail := []span{{" = ", stLabel}, {static.Seconds(total), stBold}}
 	if comm > 0 && total > 0 {
 		tail = append(tail, span{", TP comm ", stLabel}, span{static.Percent(comm / total), stWarn})
 	}
-	return fitSpans(w, append(long, tail...), append(short, tail...), short)
+	return fitSpans(w, append(long, tail...), append(medium, tail...), append(short, tail...), medium, short)
 }
 
 // drawAxis draws the time axis under the bars: ticks at a 1-2-5 step, labelled where they do not
@@ -572,7 +584,15 @@ func (m *Model) drawNumbers(cv *canvas, ly layer, p plan, y int) int {
 			tot = append(tot, static.Seconds(ly.totals[i])+" "+n)
 		}
 		cv.text(0, y, fit(w, "each GPU runs the whole layer: "+strings.Join(tot, " + "), strings.Join(tot, " + ")), stSub)
-		return y + 1
+		y++
+		if p.arLine {
+			cv.text(0, y, fit(w,
+				"with t > 1 each GPU computes 1/t of the layer, then all-reduces its output: twice in forward, twice in backward",
+				"with t > 1: 1/t of the layer per GPU, plus all-reduces",
+				""), stSub)
+			y++
+		}
+		return y
 	}
 	layerShare := static.Percent(d.Layer.CommShare)
 	stepShare := "n/a"

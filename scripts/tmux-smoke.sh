@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Smoke test of the explorer in a real terminal: build it, run it in a detached tmux session at
+# 120×40, tab through every tab, change the GPU count, open the help, resize to 80×24, quit; assert
+# on what the screen shows at each step, that the process exited 0 and left the alternate screen.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v tmux >/dev/null || { echo "tmux-smoke: tmux is not installed"; exit 1; }
+
+work=$(mktemp -d)
+sock="$work/tmux.sock"
+session=smoke
+bin="$work/splitscope"
+t() { tmux -S "$sock" "$@"; }
+cleanup() { t kill-server 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+go build -o "$bin" .
+
+screen() { t capture-pane -p -t "$session"; }
+# expect TEXT: wait up to 15 s for TEXT on the screen.
+expect() {
+  local deadline=$((SECONDS + 15))
+  while ((SECONDS < deadline)); do
+    if screen | grep -qF -- "$1"; then echo "  ok: $1"; return 0; fi
+    sleep 0.2
+  done
+  echo "tmux-smoke: never saw '$1'; the screen was:"; screen; exit 1
+}
+keys() { t send-keys -t "$session" "$@"; }
+
+echo "== explorer at 120×40"
+t new-session -d -s "$session" -x 120 -y 40 \
+  "TERM=xterm-256color '$bin'; echo \"EXIT=\$?\" > '$work/exit'; sleep 60"
+expect "1 Pipeline"
+expect "step "
+expect "closed form"
+
+echo "== tabs"
+keys Tab;  expect "One layer on one GPU"
+keys Tab;  expect "TP only"
+keys Tab;  expect "fullest: stage"
+keys Tab;  expect "closed form"
+
+echo "== raise the GPU count"
+for _ in 1 2 3 4 5 6; do keys Down; done
+keys Right
+expect "16× h100-sxm"
+
+echo "== help"
+keys '?'; expect "cancel typing"
+keys '?'
+
+echo "== resize to 80×24"
+t resize-window -t "$session" -x 80 -y 24
+expect "1 Pipeline"
+wide=$(screen | LC_ALL=C.UTF-8 wc -L)
+if ((wide > 80)); then echo "tmux-smoke: a line is $wide columns wide at 80×24"; screen; exit 1; fi
+echo "  ok: every line fits 80 columns"
+
+echo "== too small"
+t resize-window -t "$session" -x 70 -y 20
+expect "needs at least 80×24"
+t resize-window -t "$session" -x 120 -y 40
+expect "1 Pipeline"
+
+echo "== quit"
+keys q
+deadline=$((SECONDS + 10))
+until [ -s "$work/exit" ] || ((SECONDS > deadline)); do sleep 0.2; done
+status=$(cat "$work/exit" 2>/dev/null || echo "EXIT=missing")
+[ "$status" = "EXIT=0" ] || { echo "tmux-smoke: the explorer ended with $status"; screen; exit 1; }
+echo "  ok: exited 0"
+alt=$(t display-message -p -t "$session" '#{alternate_on}')
+[ "$alt" = "0" ] || { echo "tmux-smoke: the terminal is still on the alternate screen"; exit 1; }
+echo "  ok: left the alternate screen"
+echo "tmux-smoke: passed"

@@ -1,0 +1,38 @@
+package tui
+
+import "testing"
+
+// The README's explorer figures come from these (go test ./tui -run '^$' -bench . -cpu 1).
+
+func BenchmarkViewTabs200x60(b *testing.B) {
+	for tab, name := range []string{"Pipeline", "Tensor", "Compare", "Memory"} {
+		b.Run(name, func(b *testing.B) {
+			m := ready(b, 200, 60, nil)
+			next, _ := m.setTab(tab)
+			m = next.(Model)
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = m.View()
+			}
+		})
+	}
+}
+
+// BenchmarkKeypressToFrame is one ← on the GPU count: Update, the evaluation the command runs
+// (the cost model with its timeline), the result back through Update, and the next View.
+func BenchmarkKeypressToFrame(b *testing.B) {
+	m := ready(b, 120, 40, nil)
+	m = selectField(b, m, "gpus")
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		dir := "right"
+		if i%2 == 1 {
+			dir = "left"
+		}
+		next, _ := press(m, dir)
+		res := evaluate(next.rev, next.cur)()
+		after, _ := next.Update(res)
+		m = after.(Model)
+		_ = m.View()
+	}
+}
