@@ -277,3 +277,21 @@ func TestFlow(t *testing.T) {
 		t.Errorf("final scenario: %d GPUs, intra %s, tab %d", fm.cur.Cluster.GPUs, fm.cur.Cluster.Intra.ID, fm.tab)
 	}
 }
+
+func TestMouseClicksTabsAndWheelAdjusts(t *testing.T) {
+	m := ready(t, 120, 40, nil)
+	// The third tab label starts after "1 Pipeline" and "2 Tensor" with one cell of padding each.
+	x := m.lay.Tabs.X + lipgloss.Width("1 Pipeline") + 2 + lipgloss.Width("2 Tensor") + 2 + 1
+	next, _ := m.Update(tea.MouseMsg{X: x, Y: m.lay.Tabs.Y, Action: tea.MouseActionPress, Button: tea.MouseButtonLeft})
+	m = next.(Model)
+	if m.tab != TabCompare {
+		t.Fatalf("click on the third tab selected tab %d", m.tab)
+	}
+	// GPUs is the 7th row inside the parameter panel's border.
+	row := m.lay.Params.Y + 1 + 6
+	next, cmd := m.Update(tea.MouseMsg{X: 3, Y: row, Action: tea.MouseActionPress, Button: tea.MouseButtonWheelUp})
+	m = next.(Model)
+	if m.fields[m.sel].name != "gpus" || m.cur.Cluster.GPUs != 16 || cmd == nil {
+		t.Errorf("wheel up on the GPUs row: selected %s, %d GPUs", m.fields[m.sel].name, m.cur.Cluster.GPUs)
+	}
+}

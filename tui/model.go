@@ -430,13 +430,26 @@ func (m Model) View() string {
 			MinWidth, MinHeight, m.width, m.height)
 		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, msg)
 	}
-	parts := []string{m.titleView()}
-	body := m.mainView()
+	// Compose line by line: lipgloss' joins re-measure every line of both boxes, and the frame
+	// is redrawn up to 30 times a second.
+	main := strings.Split(m.mainView(), "\n")
 	if !m.present {
-		body = lipgloss.JoinHorizontal(lipgloss.Top, m.paramsView(), body)
+		params := strings.Split(m.paramsView(), "\n")
+		for i := range main {
+			if i < len(params) {
+				main[i] = params[i] + main[i]
+			}
+		}
 	}
-	parts = append(parts, body, m.footerView())
-	return lipgloss.JoinVertical(lipgloss.Left, parts...)
+	var b strings.Builder
+	b.WriteString(m.titleView())
+	for _, l := range main {
+		b.WriteString("\n")
+		b.WriteString(l)
+	}
+	b.WriteString("\n")
+	b.WriteString(m.footerView())
+	return b.String()
 }
 
 func (m Model) titleView() string {
@@ -486,7 +499,7 @@ func (m Model) paramsView() string {
 	}
 	lines = append(lines, notes...)
 	content := fitLines(lines, innerW, innerH)
-	return m.styles.Pane.Width(innerW).Height(innerH).Render(content)
+	return box(m.styles.Pane, content, innerW, innerH)
 }
 
 // paramNotes is what goes under the parameter rows: the value being typed, or why the selected
@@ -551,7 +564,7 @@ func (m Model) mainView() string {
 		content = m.styles.Dim.Render("evaluating…")
 	}
 	content = fitLines(strings.Split(content, "\n"), innerW, m.lay.Content.H)
-	return m.styles.PaneFocused.Width(innerW).Height(r.H - 2).Render(tabLine + "\n" + content)
+	return box(m.styles.PaneFocused, tabLine+"\n"+content, innerW, r.H-2)
 }
 
 // helpView is the key help, cut to the terminal's width.
@@ -564,7 +577,7 @@ func (m Model) helpView() string {
 }
 
 func (m Model) footerView() string {
-	return lipgloss.JoinVertical(lipgloss.Left, m.helpView(), m.verdict())
+	return m.helpView() + "\n" + m.verdict()
 }
 
 // verdict is the footer's one-line summary of the current result.
@@ -584,7 +597,8 @@ func (m Model) verdict() string {
 	mem := r.Memory
 	fits := m.styles.OK.Render(fmt.Sprintf("fits %s / %s", static.Bytes(mem.Total), static.Bytes(mem.Capacity)))
 	if !mem.Fits {
-		fits = m.styles.Over.Render(fmt.Sprintf("OVER by %s", static.Bytes(mem.Total-mem.Capacity)))
+		fits = m.styles.Over.Render(fmt.Sprintf("OVER by %s", static.Bytes(mem.Total-mem.Capacity))) +
+			m.styles.Dim.Render(" (more GPUs, recompute, ZeRO, or see 4 Memory)")
 	}
 	parts = append(parts, fits)
 	line := " " + strings.Join(parts, " · ")
@@ -603,6 +617,30 @@ func (m Model) verdict() string {
 		line = m.styles.Warn.Render(" ✗ "+reason+" · last valid:") + m.styles.Dim.Render(line)
 	}
 	return ansi.Truncate(line, m.width, "…")
+}
+
+// box draws a rounded border in the style's border colour around content of exactly h lines
+// of at most w cells (fitLines' output), padding each line to w.
+func box(st lipgloss.Style, content string, w, h int) string {
+	paint := lipgloss.NewStyle().Foreground(st.GetBorderTopForeground())
+	side := paint.Render("│")
+	var b strings.Builder
+	b.WriteString(paint.Render("╭" + strings.Repeat("─", w) + "╮"))
+	lines := strings.Split(content, "\n")
+	for i := 0; i < h; i++ {
+		l := ""
+		if i < len(lines) {
+			l = lines[i]
+		}
+		b.WriteString("\n")
+		b.WriteString(side)
+		b.WriteString(l)
+		b.WriteString(strings.Repeat(" ", max(w-ansi.StringWidth(l), 0)))
+		b.WriteString(side)
+	}
+	b.WriteString("\n")
+	b.WriteString(paint.Render("╰" + strings.Repeat("─", w) + "╯"))
+	return b.String()
 }
 
 // fitLines pads or cuts lines to exactly h lines of at most w cells.

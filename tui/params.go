@@ -319,6 +319,17 @@ func fields() []field {
 		enumField("recompute", "recompute", training, []string{"none", "selective", "full"},
 			func(s *model.Scenario) int { return int(s.Layout.Recompute) },
 			func(s *model.Scenario, i int) { s.Layout.Recompute = model.Recompute(i) }),
+		enumField("sequence-parallel", "seq. parallel", training, []string{"off", "on"},
+			func(s *model.Scenario) int {
+				if s.Layout.SequenceParallel {
+					return 1
+				}
+				return 0
+			},
+			func(s *model.Scenario, i int) { s.Layout.SequenceParallel = i == 1 }),
+		enumField("zero", "ZeRO stage", training, []string{"0", "1", "2", "3"},
+			func(s *model.Scenario) int { return s.Layout.ZeRO },
+			func(s *model.Scenario, i int) { s.Layout.ZeRO = i }),
 		intField("prompt", "prompt tokens", serving, func(s *model.Scenario) *int { return &s.Workload.PromptTokens }, pow2(model.MaxSeq), nil),
 		intField("gen", "gen tokens", serving, func(s *model.Scenario) *int { return &s.Workload.GenTokens }, pow2(model.MaxGenTokens), nil),
 	}
