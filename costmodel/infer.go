@@ -164,9 +164,10 @@ func (p *plan) infer(record bool) (Report, error) {
 	}
 	r.Memory = stages[full].Memory
 	r.Detail.Stages = stages
-	if p.p > 1 {
-		// Idle share of the rank when groups flow through a p-stage pipeline.
-		r.Detail.BubbleClosedForm = float64(p.p-1) / float64(p.m+p.p-1)
+	if p.p > 1 && p.m < p.p {
+		// Decoding, a group's next token needs its previous one to leave the last stage: with m
+		// groups in flight each stage works m of every p stage-times, idle (p−m)/p of the time.
+		r.Detail.BubbleClosedForm = float64(p.p-p.m) / float64(p.p)
 	}
 	decBytes := b * h * p.e
 	r.Detail.TPAllReduceBytes = decBytes

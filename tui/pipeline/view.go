@@ -122,7 +122,7 @@ func (m *Model) headerParts(w int) []string {
 func closedFormText(infer bool, s model.Schedule) string {
 	switch {
 	case infer:
-		return "pipeline fill (p−1)/(m+p−1)"
+		return "pipeline fill max(p−m, 0)/p"
 	case s == model.Interleaved:
 		return "(p−1)/(v·m+p−1)"
 	case s == model.ZBH1:
