@@ -131,30 +131,6 @@ func enumError(flag, value string, err error) *model.FieldError {
 	return &model.FieldError{Field: flag, Value: value, Allowed: allowed}
 }
 
-func modelIDs(p *assets.Presets) []string {
-	out := make([]string, len(p.Models))
-	for i, m := range p.Models {
-		out[i] = m.ID
-	}
-	return out
-}
-
-func gpuIDs(p *assets.Presets) []string {
-	out := make([]string, len(p.GPUs))
-	for i, g := range p.GPUs {
-		out[i] = g.ID
-	}
-	return out
-}
-
-func linkIDs(p *assets.Presets) []string {
-	out := make([]string, len(p.Links))
-	for i, l := range p.Links {
-		out[i] = l.ID
-	}
-	return out
-}
-
 // defaultTP is the largest TP size t ≤ min(perNode, n) that divides n, heads and ffn and that
 // divides kv-heads or is a multiple of it, where n is the GPUs left for TP once pp (and dp, when
 // given) are taken out. Arch fields that are not positive are left to validation.
@@ -202,17 +178,17 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 
 	arch, err := p.Model(f.model)
 	if err != nil {
-		errs = append(errs, unknownPreset("model", "model", f.model, modelIDs(p)))
+		errs = append(errs, unknownPreset("model", "model", f.model, p.ModelIDs()))
 	}
 	gpu, err := p.GPU(f.gpu)
 	gpuOK := err == nil
 	if !gpuOK {
-		errs = append(errs, unknownPreset("gpu", "GPU", f.gpu, gpuIDs(p)))
+		errs = append(errs, unknownPreset("gpu", "GPU", f.gpu, p.GPUIDs()))
 	}
 	var intra model.Link
 	if f.changed("intra") {
 		if intra, err = p.Link(f.intra); err != nil {
-			errs = append(errs, unknownPreset("intra", "link", f.intra, linkIDs(p)))
+			errs = append(errs, unknownPreset("intra", "link", f.intra, p.LinkIDs()))
 		}
 	} else if gpuOK {
 		if intra, err = p.Link(gpu.NativeLink); err != nil {
@@ -221,7 +197,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	}
 	inter, err := p.Link(f.inter)
 	if err != nil {
-		errs = append(errs, unknownPreset("inter", "link", f.inter, linkIDs(p)))
+		errs = append(errs, unknownPreset("inter", "link", f.inter, p.LinkIDs()))
 	}
 
 	mode, err := model.ParseMode(f.mode)

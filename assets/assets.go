@@ -390,3 +390,22 @@ func (r *row) linkRef(field, id string, kinds map[string]model.LinkKind, want ..
 		r.fail(field, id, "is of kind %s; must be of kind %s", kind, strings.Join(names, " or "))
 	}
 }
+
+// ModelIDs lists the model presets' IDs in file order.
+func (p *Presets) ModelIDs() []string {
+	return ids(p.Models, func(a model.Arch) string { return a.ID })
+}
+
+// GPUIDs lists the GPU presets' IDs in file order.
+func (p *Presets) GPUIDs() []string { return ids(p.GPUs, func(g model.GPU) string { return g.ID }) }
+
+// LinkIDs lists the link presets' IDs in file order.
+func (p *Presets) LinkIDs() []string { return ids(p.Links, func(l model.Link) string { return l.ID }) }
+
+func ids[T any](items []T, id func(T) string) []string {
+	out := make([]string, len(items))
+	for i, x := range items {
+		out[i] = id(x)
+	}
+	return out
+}

@@ -183,37 +183,13 @@ func enumField(name, label string, show func(*model.Scenario) bool, names []stri
 	}
 }
 
-func modelIDs(p *assets.Presets) []string {
-	out := make([]string, len(p.Models))
-	for i, m := range p.Models {
-		out[i] = m.ID
-	}
-	return out
-}
-
-func gpuIDs(p *assets.Presets) []string {
-	out := make([]string, len(p.GPUs))
-	for i, g := range p.GPUs {
-		out[i] = g.ID
-	}
-	return out
-}
-
-func linkIDs(p *assets.Presets) []string {
-	out := make([]string, len(p.Links))
-	for i, l := range p.Links {
-		out[i] = l.ID
-	}
-	return out
-}
-
 // fields lists the panel's rows, in order.
 func fields() []field {
 	divisorsOf := func(n func(*model.Scenario) int) func(*model.Scenario) []int {
 		return func(s *model.Scenario) []int { return model.Divisors(max(n(s), 1)) }
 	}
 	return []field{
-		presetField("model", "model", modelIDs,
+		presetField("model", "model", (*assets.Presets).ModelIDs,
 			func(s *model.Scenario) string { return s.Arch.ID },
 			func(s *model.Scenario, p *assets.Presets, id string) error {
 				a, err := p.Model(id)
@@ -236,7 +212,7 @@ func fields() []field {
 				}
 			}),
 		intField("seq", "sequence", training, func(s *model.Scenario) *int { return &s.Workload.Seq }, pow2(1<<20), nil),
-		presetField("gpu", "GPU", gpuIDs,
+		presetField("gpu", "GPU", (*assets.Presets).GPUIDs,
 			func(s *model.Scenario) string { return s.Cluster.GPU.ID },
 			func(s *model.Scenario, p *assets.Presets, id string) error {
 				g, err := p.GPU(id)
@@ -253,7 +229,7 @@ func fields() []field {
 			keepMicroBatches(fitSplit)),
 		intField("gpus-per-node", "GPUs/node", always, func(s *model.Scenario) *int { return &s.Cluster.GPUsPerNode },
 			pow2(64), func(s *model.Scenario) { s.Cluster.NICsPerNode = min(max(s.Cluster.GPUsPerNode, 1), 64) }),
-		presetField("intra", "intra link", linkIDs,
+		presetField("intra", "intra link", (*assets.Presets).LinkIDs,
 			func(s *model.Scenario) string { return s.Cluster.Intra.ID },
 			func(s *model.Scenario, p *assets.Presets, id string) error {
 				l, err := p.Link(id)
@@ -262,7 +238,7 @@ func fields() []field {
 				}
 				return err
 			}),
-		presetField("inter", "inter link", linkIDs,
+		presetField("inter", "inter link", (*assets.Presets).LinkIDs,
 			func(s *model.Scenario) string { return s.Cluster.Inter.ID },
 			func(s *model.Scenario, p *assets.Presets, id string) error {
 				l, err := p.Link(id)

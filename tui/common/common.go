@@ -3,10 +3,12 @@
 package common
 
 import (
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/model"
@@ -66,4 +68,16 @@ type Pane interface {
 	Keys() []key.Binding
 	// View renders the pane in exactly its size.
 	View() string
+}
+
+// Fit makes exactly h lines of at most w cells: long lines are cut with "…", missing ones blank.
+func Fit(lines []string, w, h int) string {
+	if h <= 0 {
+		return ""
+	}
+	out := make([]string, h)
+	for i := range min(h, len(lines)) {
+		out[i] = ansi.Truncate(lines[i], max(w, 0), "…")
+	}
+	return strings.Join(out, "\n")
 }

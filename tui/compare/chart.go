@@ -165,9 +165,9 @@ func (m *Model) chart(st theme.Styles, h int, sentence string) []string {
 	}
 
 	styles := [...]lipgloss.Style{sNone: st.Value, sTP: st.Series[0], sPP: st.Series[1], sCross: st.Warn, sBoth: st.Bold}
-	var paints [len(styles)]paint
+	var paints [len(styles)]theme.Paint
 	for i, s := range styles {
-		paints[i] = newPaint(s)
+		paints[i] = theme.NewPaint(s)
 	}
 	unit := "micro-batches"
 	if m.infer() {
@@ -228,7 +228,7 @@ func (m *Model) legend(st theme.Styles, cross, both bool, styles []lipgloss.Styl
 }
 
 // renderRow styles runs of equal style at once.
-func renderRow(cells []canvasCell, paints []paint) string {
+func renderRow(cells []canvasCell, paints []theme.Paint) string {
 	var b strings.Builder
 	var run []rune
 	cur := -1
@@ -237,7 +237,7 @@ func renderRow(cells []canvasCell, paints []paint) string {
 			if cur == sNone {
 				b.WriteString(string(run))
 			} else {
-				b.WriteString(paints[cur].wrap(string(run)))
+				b.WriteString(paints[cur].Wrap(string(run)))
 			}
 		}
 		run = run[:0]
@@ -251,26 +251,4 @@ func renderRow(cells []canvasCell, paints []paint) string {
 	}
 	flush()
 	return strings.TrimRight(b.String(), " ")
-}
-
-// paint wraps text in a style's escape sequences, taken from one Render: lipgloss measures and
-// pads on every Render, which a chart of many short runs cannot afford. Only for styles without
-// width, padding, margins or borders.
-type paint struct{ pre, post string }
-
-func newPaint(s lipgloss.Style) paint {
-	const probe = "x"
-	out := s.Render(probe)
-	i := strings.Index(out, probe)
-	if i < 0 {
-		return paint{}
-	}
-	return paint{out[:i], out[i+len(probe):]}
-}
-
-func (p paint) wrap(s string) string {
-	if p.pre == "" && p.post == "" {
-		return s
-	}
-	return p.pre + s + p.post
 }

@@ -87,10 +87,10 @@ func (m *Model) View() string {
 	switch {
 	case !m.computed:
 		lines = append(lines, "", st.Dim.Render("computing…"))
-		return fit(lines, m.w, m.h)
+		return common.Fit(lines, m.w, m.h)
 	case m.cmp.Err != nil:
 		lines = append(lines, "", st.Error.Render("compare failed: "+m.cmp.Err.Error()))
-		return fit(lines, m.w, m.h)
+		return common.Fit(lines, m.w, m.h)
 	}
 	lines = append(lines, m.table(st)...)
 	notes := m.notes(st)
@@ -108,7 +108,7 @@ func (m *Model) View() string {
 		lines = append(lines, "")
 		lines = append(lines, m.sweep(st, left)...)
 	}
-	return fit(lines, m.w, m.h)
+	return common.Fit(lines, m.w, m.h)
 }
 
 // notes say in full why each contender that is not feasible fails.

@@ -5,22 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/splitscope/splitscope/tui/common"
 )
-
-// fit makes exactly h lines of at most w cells: long lines are cut, missing ones are blank.
-func fit(lines []string, w, h int) string {
-	if h <= 0 {
-		return ""
-	}
-	out := make([]string, h)
-	for i := range min(h, len(lines)) {
-		out[i] = ansi.Truncate(lines[i], max(w, 0), "…")
-	}
-	return strings.Join(out, "\n")
-}
 
 // columns splits width w into a label column and n equal value columns separated by gaps of
 // one cell. The label gets its natural width when the value columns keep at least minCol cells,

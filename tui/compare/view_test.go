@@ -325,17 +325,3 @@ func sweepStep(n int) int {
 	}
 	return 7
 }
-
-// TestPaintMatchesRender: the escape sequences taken apart once wrap text exactly as Render.
-func TestPaintMatchesRender(t *testing.T) {
-	lipgloss.SetColorProfile(termenv.TrueColor)
-	defer lipgloss.SetColorProfile(termenv.Ascii)
-	st := theme.Default()
-	for i, s := range []lipgloss.Style{st.Value, st.Series[0], st.Series[1], st.Warn, st.Bold, st.Dim} {
-		for _, text := range []string{"T", "∘∘∘", "┊"} {
-			if got, want := newPaint(s).wrap(text), s.Render(text); got != want {
-				t.Errorf("style %d, %q: paint %q, Render %q", i, text, got, want)
-			}
-		}
-	}
-}

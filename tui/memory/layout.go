@@ -3,22 +3,7 @@ package memory
 import (
 	"math"
 	"sort"
-	"strings"
-
-	"github.com/charmbracelet/x/ansi"
 )
-
-// fit makes exactly h lines of at most w cells: long lines are cut, missing ones are blank.
-func fit(lines []string, w, h int) string {
-	if h <= 0 {
-		return ""
-	}
-	out := make([]string, h)
-	for i := range min(h, len(lines)) {
-		out[i] = ansi.Truncate(lines[i], max(w, 0), "…")
-	}
-	return strings.Join(out, "\n")
-}
 
 // apportion splits cells among parts in proportion to their sizes so that the widths sum to
 // exactly cells (largest remainder). When there are at least as many cells as non-zero parts,

@@ -108,7 +108,7 @@ func (m *Model) View() string {
 	}
 	ss := m.stages()
 	if !m.hasData || len(ss) == 0 {
-		return fit([]string{st.Dim.Render("no evaluation yet")}, m.w, m.h)
+		return common.Fit([]string{st.Dim.Render("no evaluation yet")}, m.w, m.h)
 	}
 	full := 0
 	capacity := 0.0
@@ -164,7 +164,7 @@ func (m *Model) View() string {
 		}
 		lines = append(lines, m.legend(st, ss, capacity))
 	}
-	return fit(lines, m.w, m.h)
+	return common.Fit(lines, m.w, m.h)
 }
 
 // header names the fullest stage and how full it is.
@@ -204,38 +204,16 @@ type geometry struct {
 	scale                               float64
 	labels                              bool
 	// Styles of the bar, as escape sequences around the text.
-	free, over, capLine, label, value paint
-	part                              [6]paint
+	free, over, capLine, label, value theme.Paint
+	part                              [6]theme.Paint
 }
 
 // paints takes the bar's styles apart once per view.
 func (g *geometry) paints(st theme.Styles) {
-	g.free, g.over, g.capLine, g.label, g.value = newPaint(st.Dim), newPaint(st.Over), newPaint(st.Bold), newPaint(st.Label), newPaint(st.Value)
+	g.free, g.over, g.capLine, g.label, g.value = theme.NewPaint(st.Dim), theme.NewPaint(st.Over), theme.NewPaint(st.Bold), theme.NewPaint(st.Label), theme.NewPaint(st.Value)
 	for i := range g.part {
-		g.part[i] = newPaint(st.MemParts[i])
+		g.part[i] = theme.NewPaint(st.MemParts[i])
 	}
-}
-
-// paint wraps text in a style's escape sequences, taken from one Render: lipgloss measures and
-// pads on every Render, which a view of many short runs cannot afford. Only for styles without
-// width, padding, margins or borders.
-type paint struct{ pre, post string }
-
-func newPaint(s lipgloss.Style) paint {
-	const probe = "x"
-	out := s.Render(probe)
-	i := strings.Index(out, probe)
-	if i < 0 {
-		return paint{}
-	}
-	return paint{out[:i], out[i+len(probe):]}
-}
-
-func (p paint) wrap(s string) string {
-	if p.pre == "" && p.post == "" {
-		return s
-	}
-	return p.pre + s + p.post
 }
 
 // geometry fits label, bar, capacity line, "+X GiB over" and total into the pane's width,
@@ -333,7 +311,7 @@ func (g *geometry) bar(s stage, first bool) string {
 		if first {
 			label = s.label
 		}
-		b.WriteString(g.label.wrap(pad(label, g.labelW)) + " ")
+		b.WriteString(g.label.Wrap(pad(label, g.labelW)) + " ")
 	}
 	n := cellsFor(s.mem.Total, g.scale, g.barW)
 	capacity := s.mem.Capacity
@@ -367,19 +345,19 @@ func (g *geometry) bar(s stage, first bool) string {
 			}
 			switch p := cells[i]; {
 			case p == -1:
-				b.WriteString(g.free.wrap(strings.Repeat(string(glyphFree), j-i)))
+				b.WriteString(g.free.Wrap(strings.Repeat(string(glyphFree), j-i)))
 			case p == -2:
 				b.WriteString(strings.Repeat(" ", j-i))
 			case over:
-				b.WriteString(g.over.wrap(strings.Repeat(string(partGlyphs[p]), j-i)))
+				b.WriteString(g.over.Wrap(strings.Repeat(string(partGlyphs[p]), j-i)))
 			default:
-				b.WriteString(g.part[p].wrap(strings.Repeat(string(partGlyphs[p]), j-i)))
+				b.WriteString(g.part[p].Wrap(strings.Repeat(string(partGlyphs[p]), j-i)))
 			}
 			i = j
 		}
 	}
 	run(0, min(g.capCol, g.barW), false)
-	b.WriteString(g.capLine.wrap(string(glyphCapacity)))
+	b.WriteString(g.capLine.Wrap(string(glyphCapacity)))
 	run(min(g.capCol, g.barW), g.barW, true)
 	if !first {
 		return strings.TrimRight(b.String(), " ")
@@ -389,11 +367,11 @@ func (g *geometry) bar(s stage, first bool) string {
 		if over {
 			t = overText(s.mem, capacity)
 		}
-		b.WriteString(" " + g.over.wrap(pad(t, g.overW-1)))
+		b.WriteString(" " + g.over.Wrap(pad(t, g.overW-1)))
 	}
 	if g.totalW > 0 {
 		t := gib(s.mem.Total)
-		b.WriteString(g.value.wrap(strings.Repeat(" ", max(g.totalW-lipgloss.Width(t), 0)) + t))
+		b.WriteString(g.value.Wrap(strings.Repeat(" ", max(g.totalW-lipgloss.Width(t), 0)) + t))
 	}
 	return strings.TrimRight(b.String(), " ")
 }

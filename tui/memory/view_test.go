@@ -210,21 +210,3 @@ func BenchmarkViewMemory(b *testing.B) {
 		}
 	}
 }
-
-// TestPaintMatchesRender: the escape sequences taken apart once wrap text exactly as Render.
-func TestPaintMatchesRender(t *testing.T) {
-	lipgloss.SetColorProfile(termenv.TrueColor)
-	defer lipgloss.SetColorProfile(termenv.Ascii)
-	st := theme.Default()
-	styles := append([]lipgloss.Style{st.Dim, st.Over, st.Bold, st.Label, st.Value}, st.MemParts[:]...)
-	for i, s := range styles {
-		for _, text := range []string{"W", "AAAA", "··· x", ""} {
-			if got, want := newPaint(s).wrap(text), s.Render(text); got != want && text != "" {
-				t.Errorf("style %d, %q: paint %q, Render %q", i, text, got, want)
-			}
-		}
-	}
-	if newPaint(st.MemParts[0]).pre == "" {
-		t.Fatal("true colour gives no escape sequence")
-	}
-}

@@ -3,7 +3,11 @@
 // colour alone.
 package theme
 
-import "github.com/charmbracelet/lipgloss"
+import (
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+)
 
 // Glyphs tell op kinds and states apart without colour.
 const (
@@ -96,4 +100,28 @@ func Default() Styles {
 	}
 	s.Series = [2]lipgloss.Style{fg(c("#1565C0", "#64B5F6")).Bold(true), fg(c("#E65100", "#FFB74D")).Bold(true)}
 	return s
+}
+
+// Paint is a style's escape sequences, taken from one Render, to wrap many short runs of text
+// without lipgloss measuring and padding each (Render is too slow for a chart of many cells).
+// Only for styles that set colours and attributes: no width, padding, margins or borders.
+type Paint struct{ pre, post string }
+
+// NewPaint renders the style once around a probe and keeps what comes before and after it.
+func NewPaint(s lipgloss.Style) Paint {
+	const probe = "x"
+	out := s.Render(probe)
+	i := strings.Index(out, probe)
+	if i < 0 {
+		return Paint{}
+	}
+	return Paint{out[:i], out[i+len(probe):]}
+}
+
+// Wrap puts text inside the style's escape sequences.
+func (p Paint) Wrap(s string) string {
+	if p.pre == "" && p.post == "" {
+		return s
+	}
+	return p.pre + s + p.post
 }
