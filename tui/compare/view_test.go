@@ -13,6 +13,7 @@ import (
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/internal/tuitest"
 	"github.com/splitscope/splitscope/tui/theme"
 )
 
@@ -49,23 +50,9 @@ func TestViewGolden(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%dx%d", tc.name, sz[0], sz[1]), func(t *testing.T) {
 				m.SetSize(sz[0], sz[1])
 				v := m.View()
-				checkSize(t, v, sz[0], sz[1])
+				tuitest.CheckFrame(t, v, sz[0], sz[1])
 				golden.RequireEqual(t, []byte(v))
 			})
-		}
-	}
-}
-
-// checkSize fails unless v is exactly h lines of at most w cells.
-func checkSize(t *testing.T, v string, w, h int) {
-	t.Helper()
-	lines := strings.Split(v, "\n")
-	if len(lines) != h {
-		t.Fatalf("%d×%d: %d lines, want %d", w, h, len(lines), h)
-	}
-	for i, l := range lines {
-		if lw := lipgloss.Width(l); lw > w {
-			t.Fatalf("%d×%d: line %d is %d cells: %q", w, h, i, lw, l)
 		}
 	}
 }
@@ -304,7 +291,7 @@ func TestSizeSweep(t *testing.T) {
 							t.Fatalf("%s at %d×%d: panic %v", name, w, h, r)
 						}
 					}()
-					checkSize(t, m.View(), w, h)
+					tuitest.CheckFrame(t, m.View(), w, h)
 				}()
 			}
 		}

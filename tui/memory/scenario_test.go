@@ -3,50 +3,13 @@ package memory
 import (
 	"testing"
 
-	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/internal/tuitest"
 )
 
-// scenario builds a preset scenario the way the CLI's defaults do: 8 GPUs in one node, IB NDR
-// between nodes, seq 4096, global batch 64, micro-batch 1; inference 1024 + 256 tokens, 8
-// requests in one group per stage.
+// scenario is a preset scenario (tuitest.Scenario).
 func scenario(tb testing.TB, arch, gpu, intra string, mode model.Mode, gpus, tp, pp int) model.Scenario {
-	tb.Helper()
-	p, err := assets.Load()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	a, err := p.Model(arch)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	g, err := p.GPU(gpu)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	in, err := p.Link(intra)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ib, err := p.Link("ib-ndr")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	dp := gpus / (tp * pp)
-	s := model.Scenario{
-		Arch:         a,
-		Cluster:      model.Cluster{GPU: g, GPUs: gpus, GPUsPerNode: min(gpus, 8), Intra: in, Inter: ib, NICsPerNode: min(gpus, 8)},
-		Layout:       model.Layout{TP: tp, PP: pp, DP: dp, Chunks: 1, MicroBatch: 1, Schedule: model.OneFOneB},
-		Workload:     model.Workload{Mode: mode, Seq: 4096, GlobalBatch: 64, PromptTokens: 1024, GenTokens: 256, Requests: 8},
-		ReserveBytes: model.DefaultReserveBytes,
-	}
-	if mode == model.Infer {
-		s.Layout.MicroBatch = max(8/(dp*pp), 1)
-	}
-	if err := s.Validate(); err != nil {
-		tb.Fatal(err)
-	}
-	return s
+	return tuitest.Scenario(tb, arch, gpu, intra, mode, gpus, tp, pp)
 }
 
 func inferL40S(tb testing.TB) model.Scenario {

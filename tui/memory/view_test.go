@@ -12,6 +12,7 @@ import (
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/internal/tuitest"
 	"github.com/splitscope/splitscope/tui/theme"
 )
 
@@ -48,23 +49,9 @@ func TestViewGolden(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%dx%d", tc.name, sz[0], sz[1]), func(t *testing.T) {
 				m.SetSize(sz[0], sz[1])
 				v := m.View()
-				checkSize(t, v, sz[0], sz[1])
+				tuitest.CheckFrame(t, v, sz[0], sz[1])
 				golden.RequireEqual(t, []byte(v))
 			})
-		}
-	}
-}
-
-// checkSize fails unless v is exactly h lines of at most w cells.
-func checkSize(t *testing.T, v string, w, h int) {
-	t.Helper()
-	lines := strings.Split(v, "\n")
-	if len(lines) != h {
-		t.Fatalf("%d×%d: %d lines, want %d", w, h, len(lines), h)
-	}
-	for i, l := range lines {
-		if lw := lipgloss.Width(l); lw > w {
-			t.Fatalf("%d×%d: line %d is %d cells: %q", w, h, i, lw, l)
 		}
 	}
 }
@@ -94,7 +81,7 @@ func TestFoldKeepsFullest(t *testing.T) {
 	m.SetData(synthetic(64, 37, true))
 	m.SetSize(100, 14)
 	v := m.View()
-	checkSize(t, v, 100, 14)
+	tuitest.CheckFrame(t, v, 100, 14)
 	for _, want := range []string{"fullest: stage 37, 96.0 of 80.0 GiB (120%)", "stage 37 ", "+16.0 GiB over", "⋮ 33 stages ⋮", "⋮ 22 stages ⋮", "stage  0 ", "stage 63 "} {
 		if !strings.Contains(v, want) {
 			t.Errorf("view lacks %q:\n%s", want, v)
@@ -168,7 +155,7 @@ func TestSizeSweep(t *testing.T) {
 		for w := 1; w <= 220; w += sweepStep(w) {
 			for h := 1; h <= 70; h += sweepStep(h) {
 				m.SetSize(w, h)
-				checkSize(t, m.View(), w, h)
+				tuitest.CheckFrame(t, m.View(), w, h)
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/internal/tuitest"
 	"github.com/splitscope/splitscope/tui/theme"
 )
 
@@ -89,24 +90,16 @@ func TestViewGoldenStates(t *testing.T) {
 	})
 }
 
-// checkFrame fails unless v has exactly h lines, none wider than w cells.
+// checkFrame is tuitest.CheckFrame, plus: a zero height renders nothing.
 func checkFrame(t *testing.T, v string, w, h int) {
 	t.Helper()
-	lines := strings.Split(v, "\n")
 	if h == 0 {
 		if v != "" {
 			t.Fatalf("%d×0: view %q", w, v)
 		}
 		return
 	}
-	if len(lines) != h {
-		t.Fatalf("%d×%d: %d lines", w, h, len(lines))
-	}
-	for i, l := range lines {
-		if lw := lipgloss.Width(l); lw > w {
-			t.Fatalf("%d×%d: line %d is %d cells wide: %q", w, h, i, lw, l)
-		}
-	}
+	tuitest.CheckFrame(t, v, w, h)
 }
 
 var sweepSizes = func() [][2]int {

@@ -15,6 +15,7 @@ import (
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/internal/tuitest"
 	"github.com/splitscope/splitscope/tui/theme"
 )
 
@@ -48,7 +49,7 @@ func TestViewGolden(t *testing.T) {
 			t.Run(fmt.Sprintf("%s_%dx%d", f.name, sz[0], sz[1]), func(t *testing.T) {
 				m := newPane(sz[0], sz[1], d)
 				out := m.View()
-				requireSize(t, out, sz[0], sz[1])
+				tuitest.CheckFrame(t, out, sz[0], sz[1])
 				golden.RequireEqual(t, []byte(out))
 			})
 		}
@@ -77,22 +78,9 @@ func TestViewGoldenStates(t *testing.T) {
 			m := newPane(120, 34, d)
 			tc.set(m)
 			out := m.View()
-			requireSize(t, out, 120, 34)
+			tuitest.CheckFrame(t, out, 120, 34)
 			golden.RequireEqual(t, []byte(out))
 		})
-	}
-}
-
-func requireSize(t *testing.T, out string, w, h int) {
-	t.Helper()
-	lines := strings.Split(out, "\n")
-	if len(lines) != h {
-		t.Fatalf("%d×%d: %d lines, want %d", w, h, len(lines), h)
-	}
-	for i, l := range lines {
-		if lw := lipgloss.Width(l); lw > w {
-			t.Fatalf("%d×%d: line %d is %d cells wide: %q", w, h, i, lw, l)
-		}
 	}
 }
 
@@ -386,7 +374,7 @@ func TestColourView(t *testing.T) {
 	s := theme.Default()
 	for _, sz := range [][2]int{{120, 34}, {56, 16}, {196, 52}, {7, 3}} {
 		out := newPane(sz[0], sz[1], d).View()
-		requireSize(t, out, sz[0], sz[1])
+		tuitest.CheckFrame(t, out, sz[0], sz[1])
 		if sz[0] == 120 && ansi.Strip(out) != plain {
 			t.Errorf("colour view differs from the plain one once stripped")
 		}
@@ -415,7 +403,7 @@ func TestHugeTP(t *testing.T) {
 	m := newPane(196, 52, d)
 	start := time.Now()
 	out := m.View()
-	requireSize(t, out, 196, 52)
+	tuitest.CheckFrame(t, out, 196, 52)
 	if !strings.Contains(out, "(showing 16)") {
 		t.Errorf("a ring of 100000 GPUs should say it shows 16:\n%s", out)
 	}
