@@ -26,15 +26,24 @@ func (e *usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return &usageError{err: fmt.Errorf(format, args...)} }
 
+// inputError marks bad input that is not a flag value, such as a --box file that does not parse
+// (exit 2). Its message is the cause's, which names the file, the line and the field.
+type inputError struct{ err error }
+
+func (e *inputError) Error() string { return e.err.Error() }
+func (e *inputError) Unwrap() error { return e.err }
+
 // exitCode maps an error returned by a command to the process exit status.
 func exitCode(err error) int {
 	var ve model.ValidationError
 	var fe *model.FieldError
 	var ue *usageError
+	var ie *inputError
+	var be *boxError
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, &ve), errors.As(err, &fe), errors.As(err, &ue):
+	case errors.As(err, &ve), errors.As(err, &fe), errors.As(err, &ue), errors.As(err, &ie), errors.As(err, &be):
 		return exitUsage
 	default:
 		return exitFailure
@@ -68,7 +77,13 @@ func fieldLine(cmd *cobra.Command, fe *model.FieldError) string {
 func printError(w io.Writer, cmd *cobra.Command, err error) {
 	var ve model.ValidationError
 	var fe *model.FieldError
+	var ie *inputError
 	switch {
+	case errors.As(err, &ie), isBoxError(err):
+		// The message names the file, the line and the field itself, one problem a line.
+		for _, l := range strings.Split(strings.TrimRight(err.Error(), "\n"), "\n") {
+			fmt.Fprintf(w, "splitscope: %s\n", l)
+		}
 	case errors.As(err, &ve):
 		for _, e := range ve {
 			fmt.Fprintf(w, "splitscope: %s\n", fieldLine(cmd, e))
@@ -82,4 +97,9 @@ func printError(w io.Writer, cmd *cobra.Command, err error) {
 			fmt.Fprintf(w, "run '%s --help' for usage\n", cmd.CommandPath())
 		}
 	}
+}
+
+func isBoxError(err error) bool {
+	var be *boxError
+	return errors.As(err, &be)
 }

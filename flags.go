@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/gpu"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -58,6 +59,12 @@ type scenarioFlags struct {
 
 	box  []string
 	json bool
+
+	// boxes is the hardware when it comes from boxes: the --box files once read, or what probe
+	// found (boxFrom then says so). boxWarnings are what gpu.ToCluster said about them.
+	boxes       []gpu.Box
+	boxFrom     string
+	boxWarnings []string
 }
 
 // register adds the scenario flags to fs. Help strings name the unit and the default; flags whose
@@ -105,7 +112,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.interEff, "inter-eff", 0, "calibration: fraction of the --inter bandwidth large collectives reach, (0, 1] (default 0: the link preset's)")
 	fs.Float64Var(&f.reserveGiB, "reserve-gib", 0, "calibration: memory per GPU lost to the CUDA context and allocator, GiB (default 0: 1 GiB)")
 
-	fs.StringArrayVar(&f.box, "box", nil, "saved probe `FILE` (probe --save) as the hardware, repeatable for several nodes (default none; not supported yet)")
+	fs.StringArrayVar(&f.box, "box", nil, "saved probe `FILE` (probe --save) as the hardware instead of --gpu, --gpus, --gpus-per-node and --intra; repeat it for several nodes, one file each, joined by --inter (default none)")
 	fs.BoolVar(&f.json, "json", false, "print JSON instead of tables (default off)")
 }
 
@@ -176,23 +183,30 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	var errs model.ValidationError
 	var s model.Scenario
 
+	boxed := len(f.box) > 0 || f.boxes != nil
+	if boxed {
+		errs = append(errs, f.boxConflicts()...)
+	}
 	arch, err := p.Model(f.model)
 	if err != nil {
 		errs = append(errs, unknownPreset("model", "model", f.model, p.ModelIDs()))
 	}
-	gpu, err := p.GPU(f.gpu)
-	gpuOK := err == nil
-	if !gpuOK {
-		errs = append(errs, unknownPreset("gpu", "GPU", f.gpu, p.GPUIDs()))
-	}
+	var dev model.GPU
 	var intra model.Link
-	if f.changed("intra") {
-		if intra, err = p.Link(f.intra); err != nil {
-			errs = append(errs, unknownPreset("intra", "link", f.intra, p.LinkIDs()))
+	if !boxed {
+		dev, err = p.GPU(f.gpu)
+		gpuOK := err == nil
+		if !gpuOK {
+			errs = append(errs, unknownPreset("gpu", "GPU", f.gpu, p.GPUIDs()))
 		}
-	} else if gpuOK {
-		if intra, err = p.Link(gpu.NativeLink); err != nil {
-			return s, fmt.Errorf("native link %q of gpu %s: %w", gpu.NativeLink, gpu.ID, err)
+		if f.changed("intra") {
+			if intra, err = p.Link(f.intra); err != nil {
+				errs = append(errs, unknownPreset("intra", "link", f.intra, p.LinkIDs()))
+			}
+		} else if gpuOK {
+			if intra, err = p.Link(dev.NativeLink); err != nil {
+				return s, fmt.Errorf("native link %q of gpu %s: %w", dev.NativeLink, dev.ID, err)
+			}
 		}
 	}
 	inter, err := p.Link(f.inter)
@@ -227,6 +241,23 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 		return s, errs
 	}
 
+	// The boxes set the GPU, how many, how many per node and the link between them.
+	gpus, perNode := f.gpus, f.gpusPerNode
+	nics := f.gpusPerNode
+	if f.changed("nics-per-node") {
+		nics = f.nicsPerNode
+	}
+	if boxed {
+		if f.interEff != 0 {
+			inter.Efficiency = f.interEff
+		}
+		c, err := f.boxCluster(p, inter)
+		if err != nil {
+			return s, err
+		}
+		dev, intra, gpus, perNode, nics = c.GPU, c.Intra, c.GPUs, c.GPUsPerNode, c.NICsPerNode
+	}
+
 	// Architecture overrides. A multi-head preset stays multi-head when only --heads changes.
 	if f.changed("heads") && !f.changed("kv-heads") && arch.KVHeads == arch.Heads {
 		arch.KVHeads = f.heads
@@ -246,10 +277,10 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 
 	// Calibration overrides: 0 keeps the preset's value.
 	if f.computeEff != 0 {
-		gpu.ComputeEff = f.computeEff
+		dev.ComputeEff = f.computeEff
 	}
 	if f.memoryEff != 0 {
-		gpu.MemoryEff = f.memoryEff
+		dev.MemoryEff = f.memoryEff
 	}
 	if f.intraEff != 0 {
 		intra.Efficiency = f.intraEff
@@ -258,12 +289,8 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 		inter.Efficiency = f.interEff
 	}
 
-	nics := f.gpusPerNode
-	if f.changed("nics-per-node") {
-		nics = f.nicsPerNode
-	}
 	s.Arch = arch
-	s.Cluster = model.Cluster{GPU: gpu, GPUs: f.gpus, GPUsPerNode: f.gpusPerNode, Intra: intra, Inter: inter, NICsPerNode: nics}
+	s.Cluster = model.Cluster{GPU: dev, GPUs: gpus, GPUsPerNode: perNode, Intra: intra, Inter: inter, NICsPerNode: nics}
 	s.ReserveBytes = reserve
 
 	// Layout: TP, then PP, then DP fill in around the ones given.
@@ -274,29 +301,29 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	}
 	tp := f.tp
 	if !tpGiven {
-		n := f.gpus
+		n := gpus
 		if pp > 0 && n%pp == 0 {
 			n /= pp
 			if dpGiven && f.dp > 0 && n%f.dp == 0 {
 				n /= f.dp
 			}
 		}
-		tp = defaultTP(n, f.gpusPerNode, arch)
+		tp = defaultTP(n, perNode, arch)
 	}
 	dp := f.dp
 	var split *model.FieldError // tp × pp does not divide the GPUs, so no dp can be derived
 	if !dpGiven {
 		dp = 1
-		if tp > 0 && pp > 0 && f.gpus > 0 {
-			if f.gpus%(tp*pp) == 0 {
-				dp = f.gpus / (tp * pp)
+		if tp > 0 && pp > 0 && gpus > 0 {
+			if gpus%(tp*pp) == 0 {
+				dp = gpus / (tp * pp)
 			} else {
 				field, v := "tp", tp
 				if ppGiven && !tpGiven {
 					field, v = "pp", pp
 				}
 				split = &model.FieldError{Field: field, Value: v,
-					Allowed: fmt.Sprintf("tp × pp (%d × %d) must divide gpus (%d)", tp, pp, f.gpus)}
+					Allowed: fmt.Sprintf("tp × pp (%d × %d) must divide gpus (%d)", tp, pp, gpus)}
 			}
 		}
 	}

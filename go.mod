@@ -3,6 +3,7 @@ module github.com/splitscope/splitscope
 go 1.26
 
 require (
+	github.com/NVIDIA/go-nvml v0.13.4-1
 	github.com/charmbracelet/bubbles v1.0.0
 	github.com/charmbracelet/bubbletea v1.3.10
 	github.com/charmbracelet/lipgloss v1.1.0
@@ -17,7 +18,6 @@ require (
 )
 
 require (
-	github.com/NVIDIA/go-nvml v0.13.4-1 // indirect
 	github.com/atotto/clipboard v0.1.4 // indirect
 	github.com/aymanbagabas/go-osc52/v2 v2.0.1 // indirect
 	github.com/aymanbagabas/go-udiff v0.3.1 // indirect

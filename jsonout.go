@@ -21,15 +21,32 @@ type searchCandidate struct {
 	Reason   string `json:"reason"`
 }
 
-// searchOutput is the `search --json` document.
+// searchOutput is the `search --json` document: the ranked candidates, the Pareto front of step
+// time against memory per GPU (fastest first) and what --box said about the hardware.
 type searchOutput struct {
 	Candidates []searchCandidate `json:"candidates"`
+	Pareto     []searchCandidate `json:"pareto"`
+	Warnings   []string          `json:"warnings"`
+}
+
+// jsonCandidate is one candidate of s's search. A candidate rejected before evaluation still
+// shows its layout.
+func jsonCandidate(s model.Scenario, c costmodel.Candidate) searchCandidate {
+	r := jsonReport(c.Report)
+	if r.Layout.TP == 0 {
+		sc := s
+		sc.Layout = c.Layout
+		r.Layout = costmodel.LayoutSummary{TP: c.Layout.TP, PP: c.Layout.PP, DP: c.Layout.DP,
+			Chunks: c.Layout.Chunks, MicroBatch: c.Layout.MicroBatch, MicroBatches: sc.MicroBatches(),
+			Schedule: c.Layout.Schedule.String()}
+	}
+	return searchCandidate{Report: r, Feasible: c.Feasible, Reason: c.Reason}
 }
 
 // jsonSearch lists the top feasible candidates (top ≤ 0: all) best first, then every infeasible
-// one. A candidate rejected before evaluation still shows its layout.
+// one, and the whole Pareto front.
 func jsonSearch(s model.Scenario, res costmodel.SearchResult, top int) searchOutput {
-	out := searchOutput{Candidates: []searchCandidate{}}
+	out := searchOutput{Candidates: []searchCandidate{}, Pareto: []searchCandidate{}, Warnings: []string{}}
 	shown := 0
 	for _, c := range res.Candidates {
 		if c.Feasible {
@@ -38,15 +55,10 @@ func jsonSearch(s model.Scenario, res costmodel.SearchResult, top int) searchOut
 			}
 			shown++
 		}
-		r := jsonReport(c.Report)
-		if r.Layout.TP == 0 {
-			sc := s
-			sc.Layout = c.Layout
-			r.Layout = costmodel.LayoutSummary{TP: c.Layout.TP, PP: c.Layout.PP, DP: c.Layout.DP,
-				Chunks: c.Layout.Chunks, MicroBatch: c.Layout.MicroBatch, MicroBatches: sc.MicroBatches(),
-				Schedule: c.Layout.Schedule.String()}
-		}
-		out.Candidates = append(out.Candidates, searchCandidate{Report: r, Feasible: c.Feasible, Reason: c.Reason})
+		out.Candidates = append(out.Candidates, jsonCandidate(s, c))
+	}
+	for _, c := range costmodel.Pareto(res.Candidates) {
+		out.Pareto = append(out.Pareto, jsonCandidate(s, c))
 	}
 	// Feasible first, whatever order Search used for the rest.
 	feasible := out.Candidates[:0:0]
@@ -59,6 +71,54 @@ func jsonSearch(s model.Scenario, res costmodel.SearchResult, top int) searchOut
 		}
 	}
 	out.Candidates = append(feasible, infeasible...)
+	return out
+}
+
+// reportOutput is the `report --json` document: the report, and the capacity verdict with
+// --capacity.
+type reportOutput struct {
+	costmodel.Report
+	Capacity *capacityOutput `json:"capacity,omitempty"`
+}
+
+// capacityOutput is the capacity verdict: the best layout of the scenario's model in its mode,
+// and the largest preset models with a feasible layout in inference and in training (null when
+// none fits).
+type capacityOutput struct {
+	Model         string           `json:"model"`
+	Mode          string           `json:"mode"`
+	Best          *searchCandidate `json:"best"`
+	LargestInfer  *capacityModel   `json:"largest_infer"`
+	LargestTrain  *capacityModel   `json:"largest_train"`
+	ModelsChecked int              `json:"models_checked"`
+}
+
+// capacityModel is a model that fits and its best layout.
+type capacityModel struct {
+	Model     string          `json:"model"`
+	Params    float64         `json:"params"`
+	Candidate searchCandidate `json:"candidate"`
+}
+
+func jsonCapacity(s model.Scenario, res costmodel.CapacityResult, checked int) *capacityOutput {
+	out := &capacityOutput{Model: s.Arch.ID, Mode: s.Workload.Mode.String(), ModelsChecked: checked}
+	if out.Model == "" {
+		out.Model = "custom"
+	}
+	if res.Best != nil {
+		c := jsonCandidate(s, *res.Best)
+		out.Best = &c
+	}
+	side := func(a *model.Arch, c *costmodel.Candidate, mode model.Mode) *capacityModel {
+		if a == nil || c == nil {
+			return nil
+		}
+		sc := s
+		sc.Arch, sc.Workload.Mode = *a, mode
+		return &capacityModel{Model: a.ID, Params: a.Params(), Candidate: jsonCandidate(sc, *c)}
+	}
+	out.LargestInfer = side(res.LargestInfer, res.LargestInferLayout, model.Infer)
+	out.LargestTrain = side(res.LargestTrain, res.LargestTrainLayout, model.Train)
 	return out
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/gpu"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui"
 	"github.com/splitscope/splitscope/tui/static"
@@ -72,13 +73,7 @@ Exit status: 0 ok (a scenario that does not fit in memory is a result), 2 bad in
 		Args:          noArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			if len(sf.box) > 0 {
-				return &model.FieldError{Field: "box", Value: strings.Join(sf.box, ","), Allowed: "not supported yet"}
-			}
-			return nil
-		},
-		RunE: func(_ *cobra.Command, _ []string) error { return runExplorer(stdout, sf) },
+		RunE:          func(cmd *cobra.Command, _ []string) error { return runExplorer(stdout, cmd.ErrOrStderr(), sf) },
 	}
 	root.SuggestionsMinimumDistance = 2
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
@@ -88,25 +83,7 @@ Exit status: 0 ok (a scenario that does not fit in memory is a result), 2 bad in
 	root.SetUsageTemplate(strings.Replace(root.UsageTemplate(), "Global Flags:", "Scenario Flags (shared by all commands):", 1))
 
 	root.AddCommand(
-		&cobra.Command{
-			Use:   "report",
-			Short: "Evaluate one scenario: step time, breakdown, efficiency and memory; text tables or --json",
-			Long: `report evaluates the scenario the flags describe and prints the step time (training: one
-optimizer step; inference: serving every request, prefill and decode) split into compute,
-recompute, TP/PP/DP communication, bubble and optimizer; the bubble and communication shares;
-model and hardware TFLOP/s per GPU, MFU and tokens/s; TTFT and TPOT in inference; memory per GPU
-of the fullest GPU against its capacity; one row per pipeline stage; and warnings.
-
-Every flag below applies. Flags that set an architecture field (--layers, --hidden, --heads,
---kv-heads, --ffn, --vocab) override the --model preset; calibration flags (--compute-eff,
---memory-eff, --intra-eff, --inter-eff, --reserve-gib) override the preset's value when not 0.
-With --json the report is the JSON object of the contract: bytes per GPU, seconds.`,
-			Example: `  splitscope report --model llama-2-70b --gpu l40s --tp 4 --pp 2
-  splitscope report --gpus 64 --tp 8 --pp 4 --schedule interleaved --chunks 2 --json
-  splitscope report --mode infer --prompt 2048 --gen 512 --requests 32`,
-			Args: noArgs,
-			RunE: func(_ *cobra.Command, _ []string) error { return runReport(stdout, sf) },
-		},
+		newReportCmd(stdout, sf),
 		newSearchCmd(stdout, sf),
 		&cobra.Command{
 			Use:   "presets",
@@ -124,21 +101,44 @@ It uses the a100-sxm-80gb, nvlink3 and ib-hdr presets; scenario flags do not app
 			Args: noArgs,
 			RunE: func(_ *cobra.Command, _ []string) error { return runValidate(stdout, sf.json) },
 		},
-		&cobra.Command{
-			Use:   "probe",
-			Short: "GPUs and links found through NVML (not available yet)",
-			Args:  noArgs,
-			RunE: func(_ *cobra.Command, _ []string) error {
-				_, err := fmt.Fprintln(stdout, "built without NVML: probe not available yet")
-				return err
-			},
-		},
+		newProbeCmd(stdout, sf),
 	)
 	// Keep the scenario flags in the order they were registered (grouped by topic) in every help.
 	for _, c := range root.Commands() {
 		c.InheritedFlags().SortFlags = false
 	}
 	return root
+}
+
+func newReportCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
+	var capacity bool
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Evaluate one scenario: step time, breakdown, efficiency and memory; text tables or --json",
+		Long: `report evaluates the scenario the flags describe and prints the step time (training: one
+optimizer step; inference: serving every request, prefill and decode) split into compute,
+recompute, TP/PP/DP communication, bubble and optimizer; the bubble and communication shares;
+model and hardware TFLOP/s per GPU, MFU and tokens/s; TTFT and TPOT in inference; memory per GPU
+of the fullest GPU against its capacity; one row per pipeline stage; and warnings.
+
+Every flag below applies. Flags that set an architecture field (--layers, --hidden, --heads,
+--kv-heads, --ffn, --vocab) override the --model preset; calibration flags (--compute-eff,
+--memory-eff, --intra-eff, --inter-eff, --reserve-gib) override the preset's value when not 0.
+With --json the report is the JSON object of the contract: bytes per GPU, seconds.
+
+--box FILE (repeatable) takes the GPUs, their count per node and the link between them from
+boxes saved by probe --save; --capacity adds what fits on the hardware.`,
+		Example: `  splitscope report --model llama-2-70b --gpu l40s --tp 4 --pp 2
+  splitscope report --gpus 64 --tp 8 --pp 4 --schedule interleaved --chunks 2 --json
+  splitscope report --mode infer --prompt 2048 --gen 512 --requests 32
+  splitscope report --box node0.json --box node1.json --inter ib-ndr --capacity`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runReport(stdout, cmd.ErrOrStderr(), sf, capacity)
+		},
+	}
+	cmd.Flags().BoolVar(&capacity, "capacity", false, "also print the capacity verdict: the best layout for the model on these GPUs and the largest preset model that fits for inference and for training (JSON key \"capacity\") (default off)")
+	return cmd
 }
 
 func newSearchCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
@@ -154,12 +154,16 @@ pipeline schedule, interleaving chunks and micro-batch size), evaluates each and
 ones by the objective; infeasible layouts follow with their reason. --tp, --pp and --dp are
 ignored: search chooses them, and it sweeps --schedule, --chunks and --micro-batch too.
 --recompute, --sequence-parallel and --zero are kept; the other scenario flags describe the
-model, the hardware and the workload. With --json: {"candidates":[report + "feasible" + "reason", …]}, the --top
-feasible ones best first, then every infeasible one.`,
+model, the hardware and the workload. After the ranking comes the Pareto front of step time
+(time to serve every request in inference) against memory per GPU: the feasible layouts that no
+other layout beats on both. With --json: {"candidates":[report + "feasible" + "reason", …],
+"pareto":[…], "warnings":[…]}, the --top feasible candidates best first, then every infeasible
+one; "pareto" holds the front, fastest first, as the same objects.`,
 		Example: `  splitscope search --model llama-2-70b --gpu l40s --intra pcie4
-  splitscope search --gpus 64 --objective throughput --top 5 --json`,
+  splitscope search --gpus 64 --objective throughput --top 5 --json
+  splitscope search --box box.json --mode infer`,
 		Args: noArgs,
-		RunE: func(_ *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			var errs model.ValidationError
 			obj, err := costmodel.ParseObjective(objective)
 			if err != nil {
@@ -176,7 +180,7 @@ feasible ones best first, then every infeasible one.`,
 			if len(errs) > 0 {
 				return errs
 			}
-			return runSearch(stdout, sf, top, costmodel.SearchOptions{Objective: obj, MaxMicroBatch: maxMicroBatch, MaxChunks: maxChunks})
+			return runSearch(stdout, cmd.ErrOrStderr(), sf, top, costmodel.SearchOptions{Objective: obj, MaxMicroBatch: maxMicroBatch, MaxChunks: maxChunks})
 		},
 	}
 	fs := cmd.Flags()
@@ -199,10 +203,10 @@ func loadPresets() (*assets.Presets, error) {
 
 // runExplorer starts the explorer on the flags' scenario when stdout is a terminal (and --json
 // is off); otherwise it prints the report, so pipes and scripts get text.
-func runExplorer(w io.Writer, sf *scenarioFlags) error {
+func runExplorer(w, errw io.Writer, sf *scenarioFlags) error {
 	f, ok := w.(*os.File)
 	if sf.json || !ok || !term.IsTerminal(f.Fd()) {
-		return runReport(w, sf)
+		return runReport(w, errw, sf, false)
 	}
 	p, err := loadPresets()
 	if err != nil {
@@ -212,10 +216,22 @@ func runExplorer(w io.Writer, sf *scenarioFlags) error {
 	if err != nil {
 		return err
 	}
-	return tui.Run(s, p)
+	writeBoxWarnings(errw, sf)
+	var opts []tui.Option
+	if len(sf.box) > 0 {
+		// The Box tab shows the saved box(es) instead of probing this machine.
+		boxes, err := loadBoxes(sf.box)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, tui.WithProbe(func() (gpu.Box, error) { return boxes[0], nil }))
+	}
+	return tui.Run(s, p, opts...)
 }
 
-func runReport(w io.Writer, sf *scenarioFlags) error {
+// runReport evaluates the flags' scenario; with capacity it adds the capacity verdict over the
+// preset models. Box warnings go to errw in text mode and into "warnings" with --json.
+func runReport(w, errw io.Writer, sf *scenarioFlags, capacity bool) error {
 	p, err := loadPresets()
 	if err != nil {
 		return err
@@ -228,13 +244,33 @@ func runReport(w io.Writer, sf *scenarioFlags) error {
 	if err != nil {
 		return fmt.Errorf("evaluate: %w", err)
 	}
-	if sf.json {
-		return writeJSON(w, jsonReport(r))
+	var capRes *costmodel.CapacityResult
+	if capacity {
+		c := costmodel.Capacity(s, p.Models, costmodel.SearchOptions{})
+		capRes = &c
 	}
-	return static.RenderReport(w, s, r)
+	if sf.json {
+		out := reportOutput{Report: jsonReport(r)}
+		out.Warnings = append(out.Warnings, sf.boxWarnings...)
+		if capRes != nil {
+			out.Capacity = jsonCapacity(s, *capRes, len(p.Models))
+		}
+		return writeJSON(w, out)
+	}
+	writeBoxWarnings(errw, sf)
+	if err := static.RenderReport(w, s, r); err != nil {
+		return err
+	}
+	if capRes == nil {
+		return nil
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
+	return static.RenderCapacity(w, s, *capRes, len(p.Models))
 }
 
-func runSearch(w io.Writer, sf *scenarioFlags, top int, opt costmodel.SearchOptions) error {
+func runSearch(w, errw io.Writer, sf *scenarioFlags, top int, opt costmodel.SearchOptions) error {
 	p, err := loadPresets()
 	if err != nil {
 		return err
@@ -251,8 +287,11 @@ func runSearch(w io.Writer, sf *scenarioFlags, top int, opt costmodel.SearchOpti
 		return fmt.Errorf("search: %w", err)
 	}
 	if sf.json {
-		return writeJSON(w, jsonSearch(s, res, top))
+		out := jsonSearch(s, res, top)
+		out.Warnings = append(out.Warnings, sf.boxWarnings...)
+		return writeJSON(w, out)
 	}
+	writeBoxWarnings(errw, sf)
 	return static.RenderSearch(w, s, res, top)
 }
 

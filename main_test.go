@@ -55,7 +55,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"unknown flag", []string{"report", "--tensor", "8"}, []string{"unknown flag: --tensor"}},
 		{"unknown command", []string{"reprot"}, []string{`unknown command "reprot"`, "report"}},
 		{"extra argument", []string{"report", "llama"}, []string{"takes no arguments"}},
-		{"box", []string{"report", "--box", "node0.json"}, []string{"--box node0.json: not supported yet"}},
+		{"box file missing", []string{"report", "--box", "no-such-node0.json"}, []string{"--box no-such-node0.json: cannot read the file: no such file"}},
 		{"negative reserve", []string{"report", "--reserve-gib", "-1"}, []string{"--reserve-gib -1: "}},
 		{"eff above one", []string{"report", "--compute-eff", "1.5"}, []string{"--compute-eff 1.5: "}},
 		{"batch not a multiple", []string{"report", "--batch", "63", "--micro-batch", "2"}, []string{"--batch 63: "}},
@@ -184,13 +184,6 @@ func TestSearchHelp(t *testing.T) {
 		if !strings.Contains(out, w) {
 			t.Errorf("search --help lacks %q", w)
 		}
-	}
-}
-
-func TestProbePlaceholder(t *testing.T) {
-	code, out, _ := runArgs(t, "probe")
-	if code != 0 || !strings.Contains(out, "built without NVML: probe not available yet") {
-		t.Errorf("probe: exit %d, out %q", code, out)
 	}
 }
 

@@ -47,12 +47,19 @@ type Device struct {
 	UtilMem    int      `json:"util_memory_pct"`
 	PowerW     float64  `json:"power_w"`
 	TempC      int      `json:"temperature_c"`
+	// Lost marks a GPU that failed during the probe (ERROR_GPU_IS_LOST or another error that is
+	// not "not supported"): it stays in the box with what was read before the failure, Unknown
+	// elsewhere, "?" in the matrices, and ToCluster leaves it out with a warning.
+	Lost bool `json:"lost,omitempty"`
 }
 
 // NVLink is one NVLink of a device.
 type NVLink struct {
-	Link        int    `json:"link"`
-	Active      bool   `json:"active"`
-	Version     int    `json:"version"` // NVLink generation, Unknown if not reported
+	Link   int  `json:"link"`
+	Active bool `json:"active"`
+	// Version is the NVLink generation (2 for V100, 3 for A100, 4 for H100/H200, 5 for B200),
+	// Unknown if not reported. NVML reports an nvmlNvlinkVersion_t (A100: 4 or 5, "3.0"/"3.1");
+	// the probe turns it into the generation.
+	Version     int    `json:"version"`
 	RemoteBusID string `json:"remote_bus_id,omitempty"`
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Smoke test of the explorer in a real terminal: build it, run it in a detached tmux session at
-# 120×40, tab through every tab, change the GPU count, open the help, resize to 80×24, quit; assert
-# on what the screen shows at each step, that the process exited 0 and left the alternate screen.
+# 120×40, tab through every tab (the Box tab shows the no-GPU panel on a machine without NVIDIA
+# GPUs), change the GPU count, open the help, resize to 80×24, quit; assert on what the screen
+# shows at each step, that the process exited 0 and left the alternate screen.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v tmux >/dev/null || { echo "tmux-smoke: tmux is not installed"; exit 1; }
@@ -26,6 +27,17 @@ expect() {
   done
   echo "tmux-smoke: never saw '$1'; the screen was:"; screen; exit 1
 }
+# expect_any TEXT...: wait up to 15 s for any of the TEXTs on the screen.
+expect_any() {
+  local deadline=$((SECONDS + 15)) want
+  while ((SECONDS < deadline)); do
+    for want in "$@"; do
+      if screen | grep -qF -- "$want"; then echo "  ok: $want"; return 0; fi
+    done
+    sleep 0.2
+  done
+  echo "tmux-smoke: never saw any of: $*; the screen was:"; screen; exit 1
+}
 keys() { t send-keys -t "$session" "$@"; }
 
 echo "== explorer at 120×40"
@@ -39,6 +51,8 @@ echo "== tabs"
 keys Tab;  expect "One layer on one GPU"
 keys Tab;  expect "TP only"
 keys Tab;  expect "fullest: stage"
+# The Box tab: the no-GPU panel here, the GPU table on a machine with NVIDIA GPUs.
+keys Tab;  expect_any "No NVIDIA GPU here" "● live, every 1 s"
 keys Tab;  expect "closed form"
 
 echo "== raise the GPU count"

@@ -1,6 +1,10 @@
 package tui
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/splitscope/splitscope/tui/boxtab/boxtest"
+)
 
 // The README's explorer figures come from these (go test ./tui -run '^$' -bench . -cpu 1).
 
@@ -16,6 +20,13 @@ func BenchmarkViewTabs200x60(b *testing.B) {
 			}
 		})
 	}
+	b.Run("Box", func(b *testing.B) {
+		m := onBoxTab(b, readyWith(b, 200, 60, nil, boxtest.NewProbe(boxtest.L40S4()).Probe))
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = m.View()
+		}
+	})
 }
 
 // BenchmarkKeypressToFrame is one ← on the GPU count: Update, the evaluation the command runs

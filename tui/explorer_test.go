@@ -14,7 +14,9 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
+	"github.com/splitscope/splitscope/gpu"
 	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/boxtab/boxtest"
 	"github.com/splitscope/splitscope/tui/common"
 )
 
@@ -22,13 +24,20 @@ func init() { lipgloss.SetColorProfile(termenv.Ascii) }
 
 // ready builds the explorer at a size and runs its first evaluation synchronously, as the
 // program would in its commands, so views are deterministic (no animation frame has run).
+// The Box tab's probe finds no GPU: no test probes the real machine.
 func ready(t testing.TB, w, h int, edit func(*model.Scenario)) Model {
+	t.Helper()
+	return readyWith(t, w, h, edit, boxtest.NoGPU)
+}
+
+// readyWith is ready with a probe for the Box tab.
+func readyWith(t testing.TB, w, h int, edit func(*model.Scenario), probe func() (gpu.Box, error)) Model {
 	t.Helper()
 	s, p := testScenario(t)
 	if edit != nil {
 		edit(&s)
 	}
-	m := New(s, p)
+	m := New(s, p, WithProbe(probe))
 	next, _ := m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m = next.(Model)
 	return settle(m)
@@ -245,7 +254,7 @@ func TestPauseStopsTheClock(t *testing.T) {
 // open the help, quit.
 func TestFlow(t *testing.T) {
 	s, p := testScenario(t)
-	tm := teatest.NewTestModel(t, New(s, p), teatest.WithInitialTermSize(120, 40))
+	tm := teatest.NewTestModel(t, New(s, p, WithProbe(boxtest.NoGPU)), teatest.WithInitialTermSize(120, 40))
 	waitFor := func(what string) {
 		t.Helper()
 		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(what)) },

@@ -24,10 +24,11 @@ func DefaultKeyMap() keyMap {
 		Cancel:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel typing")),
 		Present: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "hide/show parameters")),
 		Tabs: []key.Binding{
-			key.NewBinding(key.WithKeys("1"), key.WithHelp("1-4", "go to tab")),
+			key.NewBinding(key.WithKeys("1"), key.WithHelp("1-5", "go to tab")),
 			key.NewBinding(key.WithKeys("2")),
 			key.NewBinding(key.WithKeys("3")),
 			key.NewBinding(key.WithKeys("4")),
+			key.NewBinding(key.WithKeys("5")),
 		},
 	}
 }

@@ -1,6 +1,6 @@
 // Package tui is the explorer: a bubbletea program over the cost engine. The root Model owns the
 // scenario being edited, the parameter panel, the tabs and the footer; each tab is a pane in its
-// own package (tui/pipeline, tui/tensor, tui/compare, tui/memory) behind common.Pane.
+// own package (tui/pipeline, tui/tensor, tui/compare, tui/memory, tui/boxtab) behind common.Pane.
 // Evaluation runs in a tea.Cmd tagged with a revision, so Update never blocks and stale results
 // are dropped.
 package tui
@@ -20,7 +20,9 @@ import (
 
 	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/gpu"
 	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/boxtab"
 	"github.com/splitscope/splitscope/tui/common"
 	"github.com/splitscope/splitscope/tui/compare"
 	"github.com/splitscope/splitscope/tui/memory"
@@ -36,6 +38,7 @@ const (
 	TabTensor
 	TabCompare
 	TabMemory
+	TabBox
 )
 
 // resultMsg carries an evaluation back to Update.
@@ -73,7 +76,14 @@ type Model struct {
 	hasData bool
 	evalErr error
 
-	compare  *compare.Model
+	compare *compare.Model
+	box     *boxtab.Model
+	// boxNotes are ToCluster's warnings from the last "use this box", shown under the parameters
+	// while the scenario's hardware is still that box's (boxCluster); boxErr says why it failed.
+	boxNotes   []string
+	boxCluster model.Cluster
+	boxErr     string
+
 	panes    []common.Pane
 	tab      int
 	ticking  bool
@@ -84,17 +94,35 @@ type Model struct {
 	quitting bool
 }
 
+// Option configures the explorer.
+type Option func(*options)
+
+type options struct {
+	probe func() (gpu.Box, error)
+}
+
+// WithProbe sets how the Box tab reads this machine's GPUs (default gpu.Probe): a fake in tests,
+// or a saved box.
+func WithProbe(probe func() (gpu.Box, error)) Option {
+	return func(o *options) { o.probe = probe }
+}
+
 // New builds the explorer for a starting scenario.
-func New(s model.Scenario, p *assets.Presets) Model {
+func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
+	o := options{probe: gpu.Probe}
+	for _, opt := range opts {
+		opt(&o)
+	}
 	st := theme.Default()
 	in := textinput.New()
 	in.Prompt = "› "
 	in.CharLimit = 32
 	cmp := compare.New(st)
+	bx := boxtab.New(st, o.probe, p)
 	m := Model{
 		presets: p, styles: st, keys: DefaultKeyMap(), help: help.New(),
-		fields: fields(), input: in, fieldErrs: map[string]string{}, cur: s, compare: cmp,
-		panes: []common.Pane{pipeline.New(st), tensor.New(st), cmp, memory.New(st)},
+		fields: fields(), input: in, fieldErrs: map[string]string{}, cur: s, compare: cmp, box: bx,
+		panes: []common.Pane{pipeline.New(st), tensor.New(st), cmp, memory.New(st), bx},
 	}
 	m.keys.pane = m.panes[m.tab].Keys()
 	return m
@@ -138,7 +166,13 @@ func tick() tea.Cmd {
 
 // Update routes messages: global keys, size, domain messages, then the focused pane.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if boxtab.Owns(msg) {
+		// Probe and capacity results reach the Box pane whichever tab is active; it drops stale ones.
+		return m, tea.Batch(m.box.Update(msg), m.box.Recheck())
+	}
 	switch msg := msg.(type) {
+	case boxtab.UseBoxMsg:
+		return m.useBox(msg.Box)
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.resize()
@@ -158,7 +192,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		for _, p := range m.panes {
 			p.SetData(m.data)
 		}
-		return m, m.ensureTick()
+		return m, tea.Batch(m.ensureTick(), m.box.Recheck())
 	case compareMsg:
 		if msg.rev == m.rev {
 			m.compare.SetCompare(msg.cmp)
@@ -257,11 +291,35 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	return m, tea.Batch(cmd, m.ensureTick())
 }
 
+// setTab switches tabs; the Box tab polls the GPUs only while it is the active one.
 func (m Model) setTab(i int) (tea.Model, tea.Cmd) {
 	m.tab = i
 	m.keys.pane = m.panes[i].Keys()
 	m.resize()
-	return m, m.ensureTick()
+	return m, tea.Batch(m.ensureTick(), m.box.SetActive(i == TabBox), m.box.Recheck())
+}
+
+// useBox makes the probed box the scenario's hardware: the cluster ToCluster infers (GPU preset
+// with the device's memory, GPU count, intra-node link), with the current inter-node link and
+// NICs. TP and PP stay when they still divide the GPUs, else shrink to fit; DP follows and the
+// micro-batch count is kept.
+func (m Model) useBox(b gpu.Box) (tea.Model, tea.Cmd) {
+	var gpus []model.GPU
+	var links []model.Link
+	if m.presets != nil {
+		gpus, links = m.presets.GPUs, m.presets.Links
+	}
+	c, warns, err := gpu.ToCluster([]gpu.Box{b}, gpus, links, m.cur.Cluster.Inter, m.cur.Cluster.NICsPerNode)
+	if err != nil {
+		m.boxErr, m.boxNotes = "can't use this box: "+err.Error(), nil
+		return m, nil
+	}
+	keepMicroBatches(func(s *model.Scenario) {
+		s.Cluster = c
+		fitSplit(s)
+	})(&m.cur)
+	m.boxErr, m.boxNotes, m.boxCluster = "", warns, m.cur.Cluster
+	return m.changed()
 }
 
 // moveSel moves the selection to the next visible field in a direction.
@@ -280,6 +338,7 @@ func moveSel(vis []int, sel, dir int) int {
 }
 
 func (m Model) stepField(dir int) (tea.Model, tea.Cmd) {
+	m.boxErr = ""
 	f := m.fields[m.sel]
 	f.step(&m.cur, m.presets, dir)
 	return m.changed()
@@ -293,7 +352,7 @@ func (m Model) commitInput() (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.cur = next
-	m.editing, m.inputErr = false, ""
+	m.editing, m.inputErr, m.boxErr = false, "", ""
 	m.input.Blur()
 	return m.changed()
 }
@@ -518,10 +577,22 @@ func (m Model) paramNotes(innerW, innerH int) []string {
 	} else if m.evalErr != nil {
 		notes = append(notes, wrap(m.styles.ValueError, m.evalErr.Error(), innerW)...)
 	}
+	if m.boxErr != "" {
+		notes = append(notes, wrap(m.styles.ValueError, m.boxErr, innerW)...)
+	} else if len(m.boxNotes) > 0 && sameHardware(m.cur.Cluster, m.boxCluster) {
+		for _, n := range m.boxNotes {
+			notes = append(notes, wrap(m.styles.Warn, "! "+n, innerW)...)
+		}
+	}
 	if len(notes) > 0 {
 		notes = append([]string{""}, notes...)
 	}
 	return notes[:min(len(notes), innerH/2)]
+}
+
+// sameHardware reports whether two clusters have the same GPUs and intra-node link.
+func sameHardware(a, b model.Cluster) bool {
+	return a.GPU == b.GPU && a.GPUs == b.GPUs && a.GPUsPerNode == b.GPUsPerNode && a.Intra == b.Intra
 }
 
 // scrollWindow is the first row to show of n rows in a window of h so that row sel is visible,
@@ -556,7 +627,7 @@ func (m Model) mainView() string {
 	}
 	tabLine := ansi.Truncate(lipgloss.JoinHorizontal(lipgloss.Top, tabs...), innerW, "…")
 	var content string
-	if m.hasData {
+	if m.hasData || m.tab == TabBox { // the Box tab does not need an evaluation
 		content = m.panes[m.tab].View()
 	} else if m.evalErr != nil {
 		content = m.styles.Error.Render(m.evalErr.Error())

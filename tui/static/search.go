@@ -12,6 +12,9 @@ import (
 // MaxInfeasibleShown caps the infeasible layouts RenderSearch lists; the rest are counted.
 const MaxInfeasibleShown = 10
 
+// MaxParetoShown caps the layouts of the Pareto front RenderSearch lists; the rest are counted.
+const MaxParetoShown = 20
+
 // microBatches is m for a candidate: the report's when it has one, else computed from the layout.
 func microBatches(s model.Scenario, c costmodel.Candidate) int {
 	if c.Report.Layout.MicroBatches > 0 {
@@ -29,7 +32,8 @@ func yesNo(b bool) string {
 }
 
 // RenderSearch writes the ranked feasible layouts of a search (at most top of them; top ≤ 0
-// shows all), then the infeasible ones with their reasons, capped at MaxInfeasibleShown.
+// shows all), the Pareto front of step time (serve time in inference) against memory per GPU,
+// then the infeasible ones with their reasons, capped at MaxInfeasibleShown.
 func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top int) error {
 	ew := &errWriter{w: w}
 	ew.line(ScenarioLine(s))
@@ -90,6 +94,8 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 		t.write(ew)
 	}
 
+	renderPareto(ew, s, feasible, costmodel.Pareto(res.Candidates))
+
 	if len(infeasible) > 0 {
 		ew.line("")
 		ew.line(fmt.Sprintf("infeasible (%d)", len(infeasible)))
@@ -114,4 +120,59 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 		}
 	}
 	return ew.err
+}
+
+// renderPareto writes the Pareto front: the feasible layouts no other beats on both time and
+// memory per GPU, fastest first, each with its rank by the search's objective.
+func renderPareto(ew *errWriter, s model.Scenario, ranked, front []costmodel.Candidate) {
+	if len(front) == 0 {
+		return
+	}
+	infer := s.Workload.Mode == model.Infer
+	what := "step time"
+	if infer {
+		what = "serve time"
+	}
+	ew.line("")
+	ew.line(fmt.Sprintf("Pareto front: time vs memory (%d layouts; none of the others is both faster and smaller)", len(front)))
+	head := []string{"rank", "TP", "PP", "DP", "schedule", "v", "b", "m", what, "mem/GPU", "tokens/s"}
+	if infer {
+		head = append(head, "TPOT")
+	}
+	right := make([]bool, len(head))
+	for i := range right {
+		right[i] = i != 4
+	}
+	t := newTable("", right...)
+	t.add(head...)
+	n := min(len(front), MaxParetoShown)
+	for _, c := range front[:n] {
+		rank := "-"
+		for i, r := range ranked {
+			if r.Layout == c.Layout {
+				rank = strconv.Itoa(i + 1)
+				break
+			}
+		}
+		l, r := c.Layout, c.Report
+		sched := l.Schedule.String()
+		if infer {
+			sched = "-"
+		}
+		row := []string{rank, strconv.Itoa(l.TP), strconv.Itoa(l.PP), strconv.Itoa(l.DP), sched,
+			strconv.Itoa(l.Chunks), strconv.Itoa(l.MicroBatch), strconv.Itoa(microBatches(s, c)),
+			Seconds(r.StepTime), Bytes(r.Memory.Total), Count(r.TokensPerS)}
+		if infer {
+			tpot := "-"
+			if r.Inference != nil {
+				tpot = Seconds(r.Inference.TPOT)
+			}
+			row = append(row, tpot)
+		}
+		t.add(row...)
+	}
+	t.write(ew)
+	if more := len(front) - n; more > 0 {
+		ew.line(fmt.Sprintf("  … and %d more", more))
+	}
 }

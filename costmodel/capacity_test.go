@@ -1,0 +1,162 @@
+package costmodel
+
+import (
+	"testing"
+
+	"github.com/splitscope/splitscope/model"
+)
+
+// archByID is the preset model id, or fails the test.
+func archByID(t testing.TB, id string) model.Arch {
+	t.Helper()
+	a, err := presets(t).Model(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// archID is a's id, "" for nil.
+func archID(a *model.Arch) string {
+	if a == nil {
+		return ""
+	}
+	return a.ID
+}
+
+func TestCapacity(t *testing.T) {
+	all := presets(t).Models
+	for _, tc := range []struct {
+		name                 string
+		s                    func(t testing.TB) model.Scenario
+		bestFits             bool
+		wantInfer, wantTrain string // the largest presets that fit; "" none
+		// inferFits and inferNotFits are models that must (not) fit inference on their own.
+		inferFits, inferNotFits []string
+	}{
+		{
+			name: "8× h100-sxm nvlink4, llama-3-70b",
+			s: func(t testing.TB) model.Scenario {
+				s := scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", 8, 8, 1)
+				s.Workload.Mode = model.Infer
+				return s
+			},
+			bestFits: true,
+			// bf16 weights: 175B × 2 B = 350 GB fits 8 × 79.6 GiB, 405B × 2 B = 810 GB does not.
+			// Training at 18 B/parameter: 22B (396 GB) fits, Mixtral's 46.7B (840 GB) does not.
+			wantInfer: "gpt3-175b", wantTrain: "megatron-22b",
+			inferFits: []string{"llama-3-70b", "llama-2-70b", "qwen2.5-72b"},
+		},
+		{
+			name: "1× rtx-4090",
+			s: func(t testing.TB) model.Scenario {
+				s := scenario(t, "llama-2-7b", "rtx-4090", "pcie4", 1, 1, 1)
+				s.Cluster.GPUsPerNode, s.Cluster.NICsPerNode = 1, 1
+				return s
+			},
+			// 8.0B × 2 B = 16 GB fits 24 GiB, 13B × 2 B = 26 GB does not; AdamW's 18 B/parameter
+			// rules out training even the smallest.
+			wantInfer:    "llama-3-8b",
+			inferFits:    []string{"llama-2-7b"},
+			inferNotFits: []string{"llama-2-70b", "llama-3-70b"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := tc.s(t)
+			res := Capacity(base, all, SearchOptions{})
+			if tc.bestFits && (res.Best == nil || !res.Best.Feasible) {
+				t.Errorf("no best layout for %s", base.Arch.ID)
+			}
+			if got := archID(res.LargestInfer); got != tc.wantInfer {
+				t.Errorf("largest for inference %q, want %q", got, tc.wantInfer)
+			}
+			if got := archID(res.LargestTrain); got != tc.wantTrain {
+				t.Errorf("largest for training %q, want %q", got, tc.wantTrain)
+			}
+			if res.Best != nil && !res.Best.Feasible {
+				t.Errorf("best layout is infeasible: %+v", res.Best)
+			}
+			// The largest model found fits, and every larger preset does not.
+			for _, side := range []struct {
+				mode   model.Mode
+				arch   *model.Arch
+				layout *Candidate
+			}{{model.Infer, res.LargestInfer, res.LargestInferLayout}, {model.Train, res.LargestTrain, res.LargestTrainLayout}} {
+				if (side.arch == nil) != (side.layout == nil) {
+					t.Fatalf("%s: arch %v with layout %v", side.mode, side.arch, side.layout)
+				}
+				if side.arch != nil && !side.layout.Feasible {
+					t.Errorf("%s: %s's layout is infeasible", side.mode, side.arch.ID)
+				}
+				for _, a := range all {
+					if side.arch != nil && a.Params() <= side.arch.Params() {
+						continue
+					}
+					s := base
+					s.Arch, s.Workload.Mode = a, side.mode
+					if res, err := Search(s, SearchOptions{}); err == nil && res.Feasible > 0 {
+						t.Errorf("%s: %s (%.0fB) fits but the largest found is %q", side.mode, a.ID, a.Params()/1e9, archID(side.arch))
+					}
+				}
+			}
+			for _, id := range tc.inferFits {
+				r := Capacity(base, []model.Arch{archByID(t, id)}, SearchOptions{})
+				if archID(r.LargestInfer) != id {
+					t.Errorf("%s does not fit inference (largest: %q)", id, archID(r.LargestInfer))
+				}
+			}
+			for _, id := range tc.inferNotFits {
+				r := Capacity(base, []model.Arch{archByID(t, id)}, SearchOptions{})
+				if r.LargestInfer != nil {
+					t.Errorf("%s fits inference: %+v", id, r.LargestInferLayout.Layout)
+				}
+			}
+			t.Logf("best %v; infer %q; train %q", res.Best != nil, archID(res.LargestInfer), archID(res.LargestTrain))
+		})
+	}
+}
+
+func TestCapacityRTX4090(t *testing.T) {
+	s := scenario(t, "llama-2-7b", "rtx-4090", "pcie4", 1, 1, 1)
+	s.Cluster.GPUsPerNode, s.Cluster.NICsPerNode = 1, 1
+	s.Workload.Mode = model.Infer
+	res := Capacity(s, presets(t).Models, SearchOptions{})
+	if res.Best == nil {
+		t.Fatal("llama-2-7b in bf16 does not fit inference on one RTX 4090")
+	}
+	if got := res.Best.Report.Memory; got.Total > got.Capacity || got.Capacity > 24*model.GiB {
+		t.Errorf("memory %v of %v", got.Total, got.Capacity)
+	}
+	if res.LargestInfer == nil || res.LargestInfer.Params() >= 20e9 {
+		t.Errorf("largest inference model on 24 GiB: %q", archID(res.LargestInfer))
+	}
+	if res.LargestTrain != nil && res.LargestTrain.Params() > 2e9 {
+		t.Errorf("%s trains on one 24 GiB GPU with AdamW", res.LargestTrain.ID)
+	}
+}
+
+func TestCapacityEmpty(t *testing.T) {
+	s := scenario(t, "llama-2-7b", "h100-sxm", "nvlink4", 8, 8, 1)
+	res := Capacity(s, nil, SearchOptions{})
+	if res.Best == nil || res.LargestInfer != nil || res.LargestTrain != nil {
+		t.Errorf("no models: %+v", res)
+	}
+	// An invalid base gives no layout, not a panic.
+	s.Workload.Seq = 0
+	if res := Capacity(s, presets(t).Models[:2], SearchOptions{}); res.Best != nil {
+		t.Errorf("invalid base has a best layout")
+	}
+}
+
+// BenchmarkCapacity12Models8GPU is the verdict probe and report --capacity compute: 12 presets
+// on 8× H100 in training (most models do not fit training there, so most are searched).
+func BenchmarkCapacity12Models8GPU(b *testing.B) {
+	s := scenario(b, "llama-3-70b", "h100-sxm", "nvlink4", 8, 8, 1)
+	models := presets(b).Models
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := Capacity(s, models, SearchOptions{}); res.LargestInfer == nil {
+			b.Fatal("nothing fits")
+		}
+	}
+}

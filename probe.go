@@ -1,0 +1,218 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/gpu"
+	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/static"
+)
+
+// probeGPUs reads this machine's GPUs; tests replace it with a fake.
+var probeGPUs = gpu.Probe
+
+func newProbeCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
+	var save string
+	cmd := &cobra.Command{
+		Use:   "probe",
+		Short: "GPUs and links found through NVML, the cluster they make and what fits on them; --json, --save FILE",
+		Long: `probe reads this machine's NVIDIA GPUs through NVML: per GPU the name, memory, PCIe
+generation and width, NVLinks, utilisation, power and temperature; the topology matrix (as
+nvidia-smi topo -m prints it) and the peer-to-peer matrix. It then shows the cluster splitscope
+infers from them (GPU preset, count, intra-node link) and the capacity verdict for --model: its
+best layout on these GPUs and the largest preset model that fits for inference and for training.
+
+Without a GPU, a driver or NVML (a CGO_ENABLED=0 build) it prints the reason on one line and
+exits 0; with --json that is {"error": "<reason>"}. On success --json prints
+{"box": {...}, "cluster": {...}, "warnings": [...], "capacity": {...}}.
+
+--save FILE also writes the box for --box: %h in FILE is the host name, %n the node number
+($SLURM_NODEID, else the host name), so that the cluster's launcher can run one probe per node
+(srun splitscope probe --save node-%n.json). With --box FILE, probe shows saved boxes instead of
+reading this machine.`,
+		Example: `  splitscope probe
+  splitscope probe --json
+  srun --ntasks-per-node 1 splitscope probe --save node-%n.json
+  splitscope probe --box node-0.json --model llama-3.1-405b`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runProbe(stdout, cmd.ErrOrStderr(), sf, save)
+		},
+	}
+	cmd.Flags().StringVar(&save, "save", "", "also write the box to `FILE`, for --box (%h host name, %n node number) (default none)")
+	return cmd
+}
+
+// probeOutput is the `probe --json` document. Boxes is set only when several --box files are shown.
+type probeOutput struct {
+	Box      *gpu.Box        `json:"box"`
+	Boxes    []gpu.Box       `json:"boxes,omitempty"`
+	Cluster  *clusterOutput  `json:"cluster"`
+	Warnings []string        `json:"warnings"`
+	Capacity *capacityOutput `json:"capacity,omitempty"`
+	Saved    string          `json:"saved,omitempty"`
+}
+
+// clusterOutput summarises the cluster inferred from the boxes: preset IDs, counts, and the
+// memory per GPU, which comes from the device.
+type clusterOutput struct {
+	GPU         string  `json:"gpu"`
+	GPUName     string  `json:"gpu_name"`
+	MemoryBytes float64 `json:"memory_bytes"`
+	GPUs        int     `json:"gpus"`
+	GPUsPerNode int     `json:"gpus_per_node"`
+	Nodes       int     `json:"nodes"`
+	Intra       string  `json:"intra"`
+	Inter       string  `json:"inter"`
+	NICsPerNode int     `json:"nics_per_node"`
+}
+
+func jsonCluster(c model.Cluster) *clusterOutput {
+	return &clusterOutput{GPU: c.GPU.ID, GPUName: c.GPU.Name, MemoryBytes: c.GPU.MemoryBytes, GPUs: c.GPUs,
+		GPUsPerNode: c.GPUsPerNode, Nodes: c.Nodes(), Intra: c.Intra.ID, Inter: c.Inter.ID, NICsPerNode: c.NICsPerNode}
+}
+
+// runProbe probes (or, with --box, loads) the boxes and prints them, the cluster they make and
+// the capacity verdict. No GPU is a result: the reason, exit 0.
+func runProbe(w, errw io.Writer, sf *scenarioFlags, save string) error {
+	p, err := loadPresets()
+	if err != nil {
+		return err
+	}
+	var boxes []gpu.Box
+	if len(sf.box) > 0 {
+		if save != "" {
+			return &model.FieldError{Field: "save", Value: save, Allowed: "writes a probed box; not with --box"}
+		}
+		if errs := sf.boxConflicts(); len(errs) > 0 {
+			return errs
+		}
+		if boxes, err = loadBoxes(sf.box); err != nil {
+			return err
+		}
+	} else {
+		sf.boxFrom = "probe"
+		if errs := sf.boxConflicts(); len(errs) > 0 {
+			return errs
+		}
+		b, err := probeGPUs()
+		if err != nil {
+			return probeFailed(w, errw, sf.json, save, err)
+		}
+		boxes = []gpu.Box{b}
+	}
+
+	out := probeOutput{Box: &boxes[0], Warnings: []string{}}
+	if len(boxes) > 1 {
+		out.Boxes = boxes
+	}
+	if save != "" {
+		path, err := saveBox(save, boxes[0])
+		if err != nil {
+			return err
+		}
+		out.Saved = path
+	}
+
+	// The cluster and the capacity: the flags' scenario on these boxes. Layout problems of the
+	// default split are no error (the verdict searches every layout).
+	sf.boxes = boxes
+	s, err := sf.scenario(p, true)
+	var ve model.ValidationError
+	var be *boxError
+	var capRes *costmodel.CapacityResult
+	switch {
+	case err == nil || errors.As(err, &ve) && ve.OnlyLayout():
+		c := costmodel.Capacity(s, p.Models, costmodel.SearchOptions{})
+		capRes = &c
+	case errors.As(err, &be):
+		out.Warnings = append(out.Warnings, "no cluster inferred: "+be.err.Error())
+	default:
+		return err
+	}
+	out.Warnings = append(out.Warnings, sf.boxWarnings...)
+
+	if sf.json {
+		if capRes != nil {
+			out.Cluster = jsonCluster(s.Cluster)
+			out.Capacity = jsonCapacity(s, *capRes, len(p.Models))
+		}
+		return writeJSON(w, out)
+	}
+	for i, b := range boxes {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if len(sf.box) > 0 {
+			fmt.Fprintf(w, "box %s\n", sf.box[i])
+		}
+		if err := static.RenderBox(w, b); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
+	if capRes == nil {
+		return static.RenderCluster(w, nil, out.Warnings)
+	}
+	if err := static.RenderCluster(w, &s.Cluster, out.Warnings); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if err := static.RenderCapacity(w, s, *capRes, len(p.Models)); err != nil {
+		return err
+	}
+	if out.Saved != "" {
+		_, err = fmt.Fprintf(w, "\nsaved the box to %s (use it with --box %s)\n", out.Saved, out.Saved)
+	}
+	return err
+}
+
+// probeFailed reports a probe that found no GPU: the one-line reason (in JSON {"error": …}),
+// exit 0. Any other failure still prints valid JSON with --json, and exits 1.
+func probeFailed(w, errw io.Writer, asJSON bool, save string, err error) error {
+	noGPU := errors.Is(err, gpu.ErrNoGPU)
+	if asJSON {
+		if werr := writeJSON(w, map[string]string{"error": err.Error()}); werr != nil {
+			return werr
+		}
+	} else if noGPU {
+		if _, werr := fmt.Fprintln(w, err.Error()); werr != nil {
+			return werr
+		}
+	}
+	if !noGPU {
+		return fmt.Errorf("probe: %w", err)
+	}
+	if save != "" {
+		// stdout stays one JSON document with --json.
+		to := w
+		if asJSON {
+			to = errw
+		}
+		fmt.Fprintf(to, "nothing saved to %s: no GPU was found\n", save)
+	}
+	return nil
+}
+
+// saveBox writes the box to the --save path with its placeholders filled in and returns the path.
+func saveBox(pattern string, b gpu.Box) (string, error) {
+	host := b.Host
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	path := expandSavePath(pattern, host, os.Getenv)
+	data, err := gpu.MarshalBox(b)
+	if err != nil {
+		return "", fmt.Errorf("save box: %w", err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return "", fmt.Errorf("save box: %w", err)
+	}
+	return path, nil
+}
