@@ -63,3 +63,16 @@ type NVLink struct {
 	Version     int    `json:"version"`
 	RemoteBusID string `json:"remote_bus_id,omitempty"`
 }
+
+// ActiveNVLinks counts the device's active NVLinks and the highest generation among them
+// (Unknown if none reports one).
+func (d Device) ActiveNVLinks() (active, version int) {
+	version = Unknown
+	for _, l := range d.NVLinks {
+		if l.Active {
+			active++
+			version = max(version, l.Version)
+		}
+	}
+	return active, version
+}

@@ -273,7 +273,7 @@ func (m *Model) gpuTable(p paints) []string {
 			cols[colPower].cells = append(cols[colPower].cells, plain(theme.Paint{}, watts(d.PowerW)))
 			cols[colTemp].cells = append(cols[colTemp].cells, plain(theme.Paint{}, celsius(d.TempC)))
 			cols[colPCIe].cells = append(cols[colPCIe].cells, plain(theme.Paint{}, pcie(d)))
-			cols[colNVLink].cells = append(cols[colNVLink].cells, plain(theme.Paint{}, nvlinks(d.NVLinks)))
+			cols[colNVLink].cells = append(cols[colNVLink].cells, plain(theme.Paint{}, nvlinks(d)))
 		}
 		return cols
 	}
@@ -417,19 +417,12 @@ func pcie(d gpu.Device) string {
 }
 
 // nvlinks is the active links and their version: "12 × v4"; "—" without NVLink.
-func nvlinks(ls []gpu.NVLink) string {
-	if len(ls) == 0 {
+func nvlinks(d gpu.Device) string {
+	if len(d.NVLinks) == 0 {
 		return "—"
 	}
-	active, version := 0, gpu.Unknown
-	for _, l := range ls {
-		if l.Active {
-			active++
-			if version == gpu.Unknown {
-				version = l.Version
-			}
-		}
-	}
+	active, version := d.ActiveNVLinks()
+	ls := d.NVLinks
 	if active == 0 {
 		return fmt.Sprintf("0 of %d up", len(ls))
 	}

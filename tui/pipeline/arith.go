@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/splitscope/splitscope/tui/static"
 )
 
 // The pure arithmetic of the chart: time to columns, the axis ticks, lane folding and number
@@ -207,53 +209,12 @@ func lanePitch(n, rows, maxOps int) (opRows int, gap bool) {
 	return min(pitch-1, max(maxOps, 1)), true
 }
 
-// fmtDur writes seconds with three significant digits in ns, µs, ms or s: "873 ms", "1.20 s".
+// fmtDur writes seconds the way every renderer does (static.Seconds): "873 ms", "1.20 s".
 func fmtDur(s float64) string {
 	if math.IsNaN(s) || math.IsInf(s, 0) {
 		return "n/a"
 	}
-	if s == 0 {
-		return "0 s"
-	}
-	sign := ""
-	if s < 0 {
-		sign, s = "-", -s
-	}
-	units := []struct {
-		scale float64
-		name  string
-	}{{1e-9, "ns"}, {1e-6, "µs"}, {1e-3, "ms"}, {1, "s"}}
-	i := 0
-	for j := range units {
-		if s >= units[j].scale {
-			i = j
-		}
-	}
-	v := roundSig(s/units[i].scale, 3)
-	if v >= 1000 && i+1 < len(units) {
-		i++
-		v = roundSig(s/units[i].scale, 3)
-	}
-	return sign + sig3(v) + " " + units[i].name
-}
-
-func roundSig(x float64, sig int) float64 {
-	if x == 0 {
-		return 0
-	}
-	p := math.Pow(10, float64(sig-1-int(math.Floor(math.Log10(math.Abs(x))))))
-	return math.Round(x*p) / p
-}
-
-func sig3(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	default:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	}
+	return static.Seconds(s)
 }
 
 // fmtPct writes a fraction as a percentage with one decimal: "12.3%".

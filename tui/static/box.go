@@ -38,19 +38,12 @@ func pcieCell(gen, width int) string {
 
 // nvlinkCell is "12/18 v4": active links of those listed and their NVLink generation; "-" for a
 // GPU without NVLink.
-func nvlinkCell(links []gpu.NVLink) string {
+func nvlinkCell(d gpu.Device) string {
+	links := d.NVLinks
 	if len(links) == 0 {
 		return "-"
 	}
-	active, version := 0, gpu.Unknown
-	for _, l := range links {
-		if l.Active {
-			active++
-			if l.Version > version {
-				version = l.Version
-			}
-		}
-	}
+	active, version := d.ActiveNVLinks()
 	if active == 0 {
 		return fmt.Sprintf("0/%d", len(links))
 	}
@@ -98,7 +91,7 @@ func RenderBox(w io.Writer, b gpu.Box) error {
 				known(d.MemTotal, func(v int64) string { return Bytes(float64(v)) }),
 				known(d.MemUsed, func(v int64) string { return Bytes(float64(v)) }),
 				pcieCell(d.PCIeGen, d.PCIeW)+" / "+pcieCell(d.PCIeMaxGen, d.PCIeMaxW),
-				nvlinkCell(d.NVLinks),
+				nvlinkCell(d),
 				known(d.UtilGPU, func(v int) string { return strconv.Itoa(v) + "%" }),
 				known(d.UtilMem, func(v int) string { return strconv.Itoa(v) + "%" }),
 				known(d.PowerW, func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) + " W" }),
