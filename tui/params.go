@@ -288,7 +288,16 @@ func fields() []field {
 		intField("chunks", "chunks v", training, func(s *model.Scenario) *int { return &s.Layout.Chunks }, linear(1, 1), nil),
 		enumField("mode", "mode", always, []string{"train", "infer"},
 			func(s *model.Scenario) int { return int(s.Workload.Mode) },
-			func(s *model.Scenario, i int) { s.Workload.Mode = model.Mode(i) }),
+			func(s *model.Scenario, i int) {
+				s.Workload.Mode = model.Mode(i)
+				// As the CLI does: serving batches requests, one group per pipeline stage; training
+				// starts from micro-batches of one sequence.
+				l := &s.Layout
+				l.MicroBatch = 1
+				if per := max(l.DP, 1) * max(l.PP, 1); s.Workload.Mode == model.Infer && s.Workload.Requests%per == 0 {
+					l.MicroBatch = max(s.Workload.Requests/per, 1)
+				}
+			}),
 		enumField("precision", "precision", always, []string{"bf16", "fp16", "fp8", "fp32"},
 			func(s *model.Scenario) int { return int(s.Workload.Precision) },
 			func(s *model.Scenario, i int) { s.Workload.Precision = model.Precision(i) }),

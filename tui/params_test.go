@@ -120,3 +120,16 @@ func TestVisibleFieldsFollowTheMode(t *testing.T) {
 		t.Errorf("inference shows %v", n)
 	}
 }
+
+func TestModeSwitchGroupsRequestsPerStage(t *testing.T) {
+	s, p := testScenario(t) // TP 4 × PP 2, 8 requests
+	mode := fieldNamed(t, "mode")
+	mode.step(&s, p, +1)
+	if s.Workload.Mode != model.Infer || s.Layout.MicroBatch != 4 || s.MicroBatches() != 2 {
+		t.Errorf("infer: b %d, m %d; want 4 requests per group, one group per stage", s.Layout.MicroBatch, s.MicroBatches())
+	}
+	mode.step(&s, p, +1)
+	if s.Workload.Mode != model.Train || s.Layout.MicroBatch != 1 {
+		t.Errorf("train: b %d, want 1", s.Layout.MicroBatch)
+	}
+}
