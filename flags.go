@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -12,24 +16,24 @@ import (
 	"github.com/splitscope/splitscope/model"
 )
 
-// Defaults of the scenario flags; the bare `splitscope` evaluates exactly these.
+// Defaults of the scenario flags; the bare `splitscope` evaluates exactly these. Scenario files
+// (--scenario) take the same defaults for the keys they leave out: the shared ones live in
+// package model, and the enums' defaults are their zero values there.
 const (
 	defaultModel       = "llama-3-70b"
 	defaultGPU         = "h100-sxm"
-	defaultGPUs        = 8
-	defaultGPUsPerNode = 8
-	defaultInter       = "ib-ndr"
+	defaultGPUs        = model.DefaultGPUs
+	defaultGPUsPerNode = model.DefaultGPUsPerNode
+	defaultInter       = model.DefaultInter
 	defaultMode        = "train"
-	defaultSeq         = 4096
+	defaultSeq         = model.DefaultSeq
 	defaultPrecision   = "bf16"
 	defaultRecompute   = "none"
 	defaultSchedule    = "1f1b"
-	defaultChunks      = 1
-	defaultMicroBatch  = 1
-	defaultBatch       = 64
-	defaultPrompt      = 1024
-	defaultGen         = 256
-	defaultRequests    = 8
+	defaultChunks      = model.DefaultChunks
+	defaultMicroBatch  = model.DefaultMicroBatch
+	defaultPrompt      = model.DefaultPrompt
+	defaultGen         = model.DefaultGen
 )
 
 // scenarioFlags holds the flags every command shares; scenario turns them into a model.Scenario.
@@ -60,6 +64,14 @@ type scenarioFlags struct {
 	box  []string
 	json bool
 
+	// scenarioFile is --scenario: a scenario file or tour/NAME. Its keys are applied as flags,
+	// under the ones typed, on the first call of scenario; scenarioTitle is then its title.
+	scenarioFile    string
+	scenarioTitle   string
+	scenarioApplied bool
+	// lang is --lang as typed; language() resolves the default from the environment.
+	lang string
+
 	// boxes is the hardware when it comes from boxes: the --box files once read, or what probe
 	// found (boxFrom then says so). boxWarnings are what gpu.ToCluster said about them.
 	boxes       []gpu.Box
@@ -71,6 +83,7 @@ type scenarioFlags struct {
 // default depends on other flags or on a preset say how it is derived.
 func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
+	fs.StringVar(&f.scenarioFile, "scenario", "", "scenario `FILE` (YAML; keys named like these flags, micro_batch for --micro-batch) or tour/NAME, a step of the guided tour (tour/one-gpu … tour/inference), as the base: flags typed on the command line override its keys (default none)")
 	fs.StringVar(&f.model, "model", defaultModel, "model preset `ID` (list: splitscope presets)")
 	fs.IntVar(&f.layers, "layers", 0, "transformer layers; overrides the preset (default: the model's)")
 	fs.IntVar(&f.hidden, "hidden", 0, "hidden size d_model, elements; overrides the preset (default: the model's)")
@@ -114,6 +127,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 
 	fs.StringArrayVar(&f.box, "box", nil, "saved probe `FILE` (probe --save) as the hardware instead of --gpu, --gpus, --gpus-per-node and --intra; repeat it for several nodes, one file each, joined by --inter (default none)")
 	fs.BoolVar(&f.json, "json", false, "print JSON instead of tables (default off)")
+	fs.StringVar(&f.lang, "lang", "", "language of the teaching texts (Learn tab, tour, exports): "+strings.Join(languages, " or ")+" (default: fr when LC_ALL, LC_MESSAGES or LANG starts with fr, else en)")
 }
 
 func (f *scenarioFlags) changed(name string) bool {
@@ -138,43 +152,8 @@ func enumError(flag, value string, err error) *model.FieldError {
 	return &model.FieldError{Field: flag, Value: value, Allowed: allowed}
 }
 
-// defaultTP is the largest TP size t ≤ min(perNode, n) that divides n, heads and ffn and that
-// divides kv-heads or is a multiple of it, where n is the GPUs left for TP once pp (and dp, when
-// given) are taken out. Arch fields that are not positive are left to validation.
-func defaultTP(n, perNode int, a model.Arch) int {
-	limit := n
-	if perNode > 0 {
-		limit = min(limit, perNode)
-	}
-	limit = min(limit, 1<<16)
-	for t := limit; t > 1; t-- {
-		if n%t != 0 {
-			continue
-		}
-		if a.Heads > 0 && a.Heads%t != 0 {
-			continue
-		}
-		if a.KVHeads > 0 && a.KVHeads%t != 0 && t%a.KVHeads != 0 {
-			continue
-		}
-		if a.FFN > 0 && a.FFN%t != 0 {
-			continue
-		}
-		return t
-	}
-	return 1
-}
-
-// roundUpTo raises v to the smallest multiple of per that is at least v (and at least per).
-func roundUpTo(v, per int) int {
-	if per <= 0 {
-		return v
-	}
-	if v < per {
-		return per
-	}
-	return (v + per - 1) / per * per
-}
+// defaultTP is model.DefaultTP, the TP size used when --tp is not given.
+func defaultTP(n, perNode int, a model.Arch) int { return model.DefaultTP(n, perNode, a) }
 
 // scenario builds the Scenario the flags describe and validates it. Every problem is returned at
 // once as a model.ValidationError whose fields are flag names. For search, the --tp, --pp and
@@ -184,6 +163,9 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	var s model.Scenario
 
 	boxed := len(f.box) > 0 || f.boxes != nil
+	if err := f.applyScenarioFile(p, boxed); err != nil {
+		return s, err
+	}
 	if boxed {
 		errs = append(errs, f.boxConflicts()...)
 	}
@@ -293,76 +275,15 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	s.Cluster = model.Cluster{GPU: dev, GPUs: gpus, GPUsPerNode: perNode, Intra: intra, Inter: inter, NICsPerNode: nics}
 	s.ReserveBytes = reserve
 
-	// Layout: TP, then PP, then DP fill in around the ones given.
-	tpGiven, ppGiven, dpGiven := f.changed("tp") && !forSearch, f.changed("pp") && !forSearch, f.changed("dp") && !forSearch
-	pp := 1
-	if ppGiven {
-		pp = f.pp
-	}
-	tp := f.tp
-	if !tpGiven {
-		n := gpus
-		if pp > 0 && n%pp == 0 {
-			n /= pp
-			if dpGiven && f.dp > 0 && n%f.dp == 0 {
-				n /= f.dp
-			}
-		}
-		tp = defaultTP(n, perNode, arch)
-	}
-	dp := f.dp
-	var split *model.FieldError // tp × pp does not divide the GPUs, so no dp can be derived
-	if !dpGiven {
-		dp = 1
-		if tp > 0 && pp > 0 && gpus > 0 {
-			if gpus%(tp*pp) == 0 {
-				dp = gpus / (tp * pp)
-			} else {
-				field, v := "tp", tp
-				if ppGiven && !tpGiven {
-					field, v = "pp", pp
-				}
-				split = &model.FieldError{Field: field, Value: v,
-					Allowed: fmt.Sprintf("tp × pp (%d × %d) must divide gpus (%d)", tp, pp, gpus)}
-			}
-		}
-	}
-	s.Layout = model.Layout{TP: tp, PP: pp, DP: dp, Chunks: f.chunks, MicroBatch: f.microBatch,
+	// Layout, batch and requests: the ones not given take their defaults (model.ResolveSizes).
+	sz, split := model.ResolveSizes(gpus, perNode, arch, sched, mode,
+		model.Sizes{TP: f.tp, PP: f.pp, DP: f.dp, MicroBatch: f.microBatch, Batch: f.batch, Requests: f.reqs},
+		model.SizesGiven{TP: f.changed("tp"), PP: f.changed("pp"), DP: f.changed("dp"), MicroBatch: f.changed("micro-batch"),
+			Batch: f.changed("batch"), Requests: f.changed("requests")}, forSearch)
+	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: f.chunks, MicroBatch: sz.MicroBatch,
 		Schedule: sched, SequenceParallel: f.sequenceParallel, Recompute: rc, ZeRO: f.zero,
 		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP}
-
-	// Batch and requests: the defaults rise to the nearest split into whole micro-batches.
-	// Search sweeps micro-batch sizes itself, so only the starting DP shapes its default batch.
-	per := f.microBatch * dp
-	if forSearch {
-		per = dp
-	}
-	batch := f.batch
-	if !f.changed("batch") {
-		bper := per
-		if sched == model.Interleaved && pp > 1 {
-			bper *= pp
-		}
-		batch = roundUpTo(defaultBatch, bper)
-	}
-	reqs := f.reqs
-	if mode == model.Infer && !f.changed("micro-batch") && !forSearch {
-		// Serving batches requests: by default each pipeline stage gets one group of
-		// requests/(dp·pp), so PP groups fill the pipeline and PP = 1 decodes them as one batch.
-		if !f.changed("requests") {
-			reqs = roundUpTo(defaultRequests, dp*max(pp, 1))
-		}
-		b := 1
-		switch {
-		case pp > 0 && dp > 0 && reqs%(dp*pp) == 0:
-			b = reqs / (dp * pp)
-		case dp > 0 && reqs%dp == 0:
-			b = reqs / dp
-		}
-		s.Layout.MicroBatch = max(b, 1)
-	} else if !f.changed("requests") {
-		reqs = roundUpTo(defaultRequests, per)
-	}
+	batch, reqs := sz.Batch, sz.Requests
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,
 		GenTokens: f.gen, Requests: reqs, Precision: prec}
 
@@ -379,4 +300,115 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 		}
 	}
 	return s, append(errs, split)
+}
+
+// languages are the values --lang takes; the first is the fallback.
+var languages = []string{"en", "fr"}
+
+// language is the language of the teaching texts: --lang when given (checkLang has checked it),
+// else the locale's (the first of LC_ALL, LC_MESSAGES and LANG that is set) when it is French,
+// else English.
+func (f *scenarioFlags) language() string {
+	if f.changed("lang") {
+		return strings.ToLower(strings.TrimSpace(f.lang))
+	}
+	return langFromEnv(os.Getenv)
+}
+
+// langFromEnv reads the POSIX locale variables in their order of precedence.
+func langFromEnv(getenv func(string) string) string {
+	for _, v := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		if loc := strings.ToLower(getenv(v)); loc != "" {
+			if strings.HasPrefix(loc, "fr") {
+				return "fr"
+			}
+			return languages[0]
+		}
+	}
+	return languages[0]
+}
+
+// checkLang rejects a --lang that is not one of languages.
+func (f *scenarioFlags) checkLang() error {
+	if !f.changed("lang") {
+		return nil
+	}
+	for _, l := range languages {
+		if strings.EqualFold(strings.TrimSpace(f.lang), l) {
+			return nil
+		}
+	}
+	return &model.FieldError{Field: "lang", Value: f.lang, Allowed: "one of " + strings.Join(languages, ", ")}
+}
+
+// tourPrefix marks a --scenario value that names a step of the embedded tour.
+const tourPrefix = "tour/"
+
+// readScenarioFile reads --scenario: tour/NAME from the embedded tour, anything else from disk.
+func (f *scenarioFlags) readScenarioFile(p *assets.Presets) (assets.ScenarioFile, error) {
+	ref := f.scenarioFile
+	if strings.HasPrefix(ref, tourPrefix) && !strings.HasSuffix(ref, ".yaml") && !strings.HasSuffix(ref, ".yml") {
+		sf, err := assets.TourScenario(ref, p)
+		if errors.Is(err, assets.ErrUnknownTourStep) {
+			steps := assets.TourSteps()
+			for i, s := range steps {
+				steps[i] = tourPrefix + s
+			}
+			return sf, &model.FieldError{Field: "scenario", Value: ref, Allowed: "unknown tour step; one of " + strings.Join(steps, ", ")}
+		}
+		return sf, err
+	}
+	data, err := os.ReadFile(ref)
+	if err != nil {
+		why := err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			why = pe.Err
+		}
+		return assets.ScenarioFile{}, &model.FieldError{Field: "scenario", Value: ref, Allowed: "cannot read the file: " + why.Error()}
+	}
+	sf, err := assets.ParseScenario(ref, data, p)
+	if err != nil {
+		// One problem a line, each naming the file, the line and the key.
+		lines := strings.Split(err.Error(), "\n")
+		for i, l := range lines {
+			lines[i] = strings.TrimPrefix(l, "assets: ")
+		}
+		return sf, &inputError{err: fmt.Errorf("%s", strings.Join(lines, "\n"))}
+	}
+	return sf, nil
+}
+
+// applyScenarioFile sets the --scenario file's keys as flags, except those typed on the command
+// line: defaults < the file < the command line. A file's dp is left out when the command line
+// sets gpus, tp or pp, so that DP is derived again; with boxes, the file's hardware keys (gpu,
+// gpus, gpus_per_node, intra) are left out, as the boxes set them.
+func (f *scenarioFlags) applyScenarioFile(p *assets.Presets, boxed bool) error {
+	if f.scenarioApplied || f.scenarioFile == "" {
+		return nil
+	}
+	f.scenarioApplied = true
+	sf, err := f.readScenarioFile(p)
+	if err != nil {
+		return err
+	}
+	f.scenarioTitle = sf.Title
+	typed := map[string]bool{}
+	// Changed, not Visit: cobra parses a subcommand's copy of the set, sharing the flags.
+	f.fs.VisitAll(func(fl *pflag.Flag) { typed[fl.Name] = fl.Changed })
+	for _, kv := range sf.Set {
+		name := kv.Flag()
+		switch {
+		case typed[name]:
+			continue
+		case name == "dp" && (typed["gpus"] || typed["tp"] || typed["pp"] || boxed):
+			continue
+		case boxed && slices.Contains(boxFlags, name):
+			continue
+		}
+		if err := f.fs.Set(name, kv.Value); err != nil {
+			return &inputError{err: fmt.Errorf("%s: %s: %w", f.scenarioFile, kv.Key, err)}
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -477,5 +478,229 @@ func TestValidateCommand(t *testing.T) {
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || len(v.Checks) != 20+12+10+2 {
 		t.Errorf("validate --json: exit %d, %d checks", code, len(v.Checks))
+	}
+}
+
+// reportHeader runs report with args and returns the first line of its text output.
+func reportHeader(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errs := runArgs(t, append([]string{"report"}, args...)...)
+	if code != 0 {
+		t.Fatalf("report %v: exit %d; stderr:\n%s", args, code, errs)
+	}
+	return strings.SplitN(out, "\n", 2)[0]
+}
+
+func TestScenarioFlagTour(t *testing.T) {
+	header := reportHeader(t, "--scenario", "tour/pcie")
+	for _, w := range []string{"llama-2-13b", "8× h100-pcie", "pcie5 / ib-ndr", "TP=8 PP=1 DP=1"} {
+		if !strings.Contains(header, w) {
+			t.Errorf("header %q lacks %q", header, w)
+		}
+	}
+	// A flag typed on the command line overrides the file; DP is derived again.
+	header = reportHeader(t, "--scenario", "tour/pcie", "--tp", "4")
+	if !strings.Contains(header, "TP=4 PP=1 DP=2") || !strings.Contains(header, "pcie5") {
+		t.Errorf("--tp 4 over tour/pcie: header %q", header)
+	}
+	// The flags may come before the subcommand too, and any spelling of the step works.
+	code, out, errs := runArgs(t, "--scenario", "tour/07-pcie", "--json")
+	if code != 0 || !strings.Contains(out, `"tp": 8`) {
+		t.Errorf("bare command with tour/07-pcie: exit %d; stderr:\n%s", code, errs)
+	}
+	for _, step := range assets.TourSteps() {
+		if code, _, errs := runArgs(t, "report", "--scenario", "tour/"+step, "--json"); code != 0 {
+			t.Errorf("tour/%s: exit %d; stderr:\n%s", step, code, errs)
+		}
+	}
+}
+
+func TestScenarioFlagBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := writeFile(t, "lesson.yaml", "model: llama-3-70b\ngpu: h100-sxm\ntpp: 4\nintra: nvlink9\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"unknown tour step", []string{"report", "--scenario", "tour/nope"},
+			append([]string{"splitscope: --scenario tour/nope: unknown tour step; one of tour/one-gpu, tour/pp-split"}, assets.TourSteps()...)},
+		{"missing file", []string{"report", "--scenario", dir + "/none.yaml"}, []string{"--scenario " + dir + "/none.yaml: cannot read the file: no such file"}},
+		{"bad file", []string{"report", "--scenario", bad}, []string{
+			"splitscope: " + bad + " line 3: tpp: unknown key: did you mean tp?",
+			"splitscope: " + bad + " line 4: intra = nvlink9: unknown link preset (known: ",
+		}},
+		{"bad file in search", []string{"search", "--scenario", bad}, []string{bad + " line 3: tpp"}},
+		{"invalid scenario", []string{"report", "--scenario", writeFile(t, "v.yaml", "model: llama-3-70b\ngpu: h100-sxm\ntp: 3\n")},
+			[]string{"splitscope: --tp 3: must divide heads (64)"}},
+		{"bad lang", []string{"report", "--lang", "de"}, []string{"splitscope: --lang de: one of en, fr"}},
+		{"bad lang on presets", []string{"presets", "--lang", "de"}, []string{"--lang de: one of en, fr"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runArgs(t, tc.args...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2; stderr:\n%s", code, errs)
+			}
+			if out != "" {
+				t.Errorf("stdout not empty:\n%s", out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errs)
+				}
+			}
+			for _, l := range strings.Split(strings.TrimSpace(errs), "\n") {
+				if !strings.HasPrefix(l, "splitscope: ") && !strings.HasPrefix(l, "run '") {
+					t.Errorf("stderr line %q lacks the splitscope: prefix", l)
+				}
+			}
+		})
+	}
+}
+
+// TestScenarioFileMatchesFlags checks that a scenario file and the same settings as flags give
+// the same scenario, defaults included: assets.ParseScenario and the flags derive them alike.
+func TestScenarioFileMatchesFlags(t *testing.T) {
+	p, err := assets.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--model", "llama-3-70b", "--gpu", "h100-sxm"},
+		{"--model", "llama-2-7b", "--gpu", "a100-sxm-80gb", "--gpus", "32", "--pp", "2"},
+		{"--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "16", "--dp", "4"},
+		{"--model", "llama-3-70b", "--gpu", "h100-sxm", "--micro-batch", "3", "--tp", "4"},
+		{"--model", "llama-3-70b", "--gpu", "h100-sxm", "--pp", "4", "--schedule", "interleaved", "--chunks", "2", "--micro-batch", "3"},
+		{"--model", "llama-3-70b", "--gpu", "h100-sxm", "--mode", "infer", "--tp", "4", "--pp", "2"},
+		{"--model", "llama-3-70b", "--gpu", "h100-sxm", "--mode", "infer", "--tp", "1", "--micro-batch", "2"},
+		{"--model", "llama-3-70b", "--gpu", "h100-sxm", "--mode", "infer", "--requests", "12", "--prompt", "512", "--gen", "64"},
+		{"--model", "llama-2-7b", "--gpu", "l40s", "--heads", "16", "--layers", "8", "--gpus", "4", "--gpus-per-node", "4"},
+		{"--model", "mixtral-8x7b", "--gpu", "h100-pcie", "--nics-per-node", "2", "--inter", "roce-400", "--gpus", "16"},
+		{"--model", "llama-3-70b", "--gpu", "h100-sxm", "--compute-eff", "0.5", "--intra-eff", "0.7", "--reserve-gib", "2.5",
+			"--precision", "fp8", "--recompute", "selective", "--sequence-parallel", "--zero", "1", "--serial-dp", "--unfused-attention"},
+		{"--model", "llama-3-70b", "--gpu", "h100-sxm", "--batch", "128", "--seq", "2048", "--memory-eff", "0.9", "--inter-eff", "0.6"},
+	} {
+		var yaml strings.Builder
+		for i := 0; i < len(args); i++ {
+			key := strings.ReplaceAll(strings.TrimPrefix(args[i], "--"), "-", "_")
+			val := "true"
+			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "--") {
+				val = args[i+1]
+				i++
+			}
+			yaml.WriteString(key + ": " + val + "\n")
+		}
+		fromFlags, err := scenarioFor(t, args...)
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		sf, err := assets.ParseScenario("f.yaml", []byte(yaml.String()), p)
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		if !reflect.DeepEqual(sf.Scenario, fromFlags) {
+			t.Errorf("%v:\nfile  %+v\nflags %+v", args, sf.Scenario, fromFlags)
+		}
+		viaFlag, err := scenarioFor(t, "--scenario", writeFile(t, "f.yaml", yaml.String()))
+		if err != nil {
+			t.Fatalf("--scenario for %v: %v", args, err)
+		}
+		if !reflect.DeepEqual(viaFlag, fromFlags) {
+			t.Errorf("--scenario for %v:\nfile  %+v\nflags %+v", args, viaFlag, fromFlags)
+		}
+	}
+}
+
+func TestPrintScenario(t *testing.T) {
+	code, out, errs := runArgs(t, "report", "--scenario", "tour/tp-node-pp-across", "--print-scenario")
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, errs)
+	}
+	p, err := assets.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tour, err := assets.TourScenario("tp-node-pp-across", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := string(assets.MarshalScenario(tour.Scenario, tour.Title)); out != want {
+		t.Errorf("--print-scenario:\n%s\nwant\n%s", out, want)
+	}
+	for _, w := range []string{"title: TP inside the node, PP across nodes", "tp: 8", "pp: 2", "dp: 1", "inter: ib-ndr"} {
+		if !strings.Contains(out, w+"\n") {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+
+	// The printed file evaluates as the flags did; a typed --tp re-derives its explicit dp.
+	file := writeFile(t, "printed.yaml", out)
+	if a, b := reportHeader(t, "--scenario", file), reportHeader(t, "--scenario", "tour/tp-node-pp-across"); a != b {
+		t.Errorf("printed file %q, tour step %q", a, b)
+	}
+	if h := reportHeader(t, "--scenario", file, "--tp", "4"); !strings.Contains(h, "TP=4 PP=2 DP=2") {
+		t.Errorf("--tp 4 over a printed file: %q", h)
+	}
+
+	// Flags alone print too, with every override.
+	code, out, _ = runArgs(t, "report", "--model", "llama-2-7b", "--layers", "8", "--compute-eff", "0.5", "--print-scenario")
+	if code != 0 || !strings.Contains(out, "layers: 8\n") || !strings.Contains(out, "compute_eff: 0.5\n") || strings.Contains(out, "title:") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+func TestScenarioWithBox(t *testing.T) {
+	// The boxes set the hardware: the file's gpu, gpus, gpus_per_node and intra give way.
+	box := writeFile(t, "ws1.json", rtx4090Box)
+	file := writeFile(t, "f.yaml", "model: llama-2-7b\ngpu: h100-sxm\ngpus: 8\nintra: nvlink4\nmode: infer\n")
+	header := reportHeader(t, "--scenario", file, "--box", box)
+	for _, w := range []string{"llama-2-7b", "2× rtx-4090", "pcie4", "TP=2"} {
+		if !strings.Contains(header, w) {
+			t.Errorf("header %q lacks %q", header, w)
+		}
+	}
+}
+
+func TestLanguage(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{nil, "en"},
+		{map[string]string{"LANG": "fr_FR.UTF-8"}, "fr"},
+		{map[string]string{"LANG": "fr_CA.UTF-8", "LC_ALL": "C"}, "en"},
+		{map[string]string{"LANG": "en_US.UTF-8", "LC_ALL": "fr_BE.UTF-8"}, "fr"},
+		{map[string]string{"LANG": "en_GB.UTF-8", "LC_MESSAGES": "fr_FR"}, "fr"},
+		{map[string]string{"LANG": "de_DE.UTF-8"}, "en"},
+		{map[string]string{"LANG": "FR"}, "fr"},
+	} {
+		if got := langFromEnv(func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("langFromEnv(%v) = %q, want %q", tc.env, got, tc.want)
+		}
+	}
+
+	parse := func(args ...string) *scenarioFlags {
+		sf := &scenarioFlags{}
+		fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+		sf.register(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return sf
+	}
+	t.Setenv("LC_ALL", "")
+	t.Setenv("LC_MESSAGES", "")
+	t.Setenv("LANG", "fr_FR.UTF-8")
+	if got := parse().language(); got != "fr" {
+		t.Errorf("LANG=fr_FR.UTF-8: language() = %q", got)
+	}
+	if got := parse("--lang", "EN").language(); got != "en" {
+		t.Errorf("--lang EN: language() = %q", got)
+	}
+	if err := parse("--lang", "fr").checkLang(); err != nil {
+		t.Errorf("--lang fr: %v", err)
+	}
+	if err := parse("--lang", "de").checkLang(); err == nil {
+		t.Errorf("--lang de accepted")
 	}
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Smoke test of the explorer in a real terminal: build it, run it in a detached tmux session at
 # 120×40, tab through every tab (the Box tab shows the no-GPU panel on a machine without NVIDIA
-# GPUs), change the GPU count, open the help, resize to 80×24, quit; assert on what the screen
+# GPUs; the Learn tab after it), ask "why?", start the guided tour, step and leave it, change the
+# GPU count, open the help, resize to 80×24, quit; assert on what the screen
 # shows at each step, that the process exited 0 and left the alternate screen.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,7 +54,18 @@ keys Tab;  expect "TP only"
 keys Tab;  expect "fullest: stage"
 # The Box tab: the no-GPU panel here, the GPU table on a machine with NVIDIA GPUs.
 keys Tab;  expect_any "No NVIDIA GPU here" "● live, every 1 s"
+keys Tab;  expect "1 · The pipeline bubble"
 keys Tab;  expect "closed form"
+
+echo "== why? and the guided tour"
+keys w;      expect "lines "
+keys w;      expect "s per step)"
+keys g;      expect "tour 1/"
+expect "One GPU, and a model too big for it"
+keys Right;  expect "tour 2/"
+keys Left;   expect "tour 1/"
+keys Escape; expect "↑/↓ parameter"
+expect "8× h100-sxm"
 
 echo "== raise the GPU count"
 for _ in 1 2 3 4 5 6; do keys Down; done
@@ -66,7 +78,7 @@ keys '?'
 
 echo "== resize to 80×24"
 t resize-window -t "$session" -x 80 -y 24
-expect "1 Pipeline"
+expect "Pipeline  Tensor  Compare  Memory  Box  Learn" # six tabs: no numbers at this width
 wide=$(screen | LC_ALL=C.UTF-8 wc -L)
 if ((wide > 80)); then echo "tmux-smoke: a line is $wide columns wide at 80×24"; screen; exit 1; fi
 echo "  ok: every line fits 80 columns"

@@ -1,13 +1,21 @@
 // Package tui is the explorer: a bubbletea program over the cost engine. The root Model owns the
 // scenario being edited, the parameter panel, the tabs and the footer; each tab is a pane in its
-// own package (tui/pipeline, tui/tensor, tui/compare, tui/memory, tui/boxtab) behind common.Pane.
-// Evaluation runs in a tea.Cmd tagged with a revision, so Update never blocks and stale results
-// are dropped.
+// own package (tui/pipeline, tui/tensor, tui/compare, tui/memory, tui/boxtab, tui/learn) behind
+// common.Pane. Evaluation runs in a tea.Cmd tagged with a revision, so Update never blocks and
+// stale results are dropped.
+//
+// For teaching, the root also runs the guided tour (g: the scenarios of assets/scenarios/tour,
+// each with its tab and a caption of live numbers), the "why?" key (w: the focused tab's
+// explanation on the Learn tab), presentation mode (P) and the save and export keys (s, x).
 package tui
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +33,8 @@ import (
 	"github.com/splitscope/splitscope/tui/boxtab"
 	"github.com/splitscope/splitscope/tui/common"
 	"github.com/splitscope/splitscope/tui/compare"
+	"github.com/splitscope/splitscope/tui/export"
+	"github.com/splitscope/splitscope/tui/learn"
 	"github.com/splitscope/splitscope/tui/memory"
 	"github.com/splitscope/splitscope/tui/pipeline"
 	"github.com/splitscope/splitscope/tui/static"
@@ -39,7 +49,23 @@ const (
 	TabCompare
 	TabMemory
 	TabBox
+	TabLearn
 )
+
+// noteFor is how long a footer note ("saved to …") stays.
+const noteFor = 4 * time.Second
+
+// tourTabs is the tab each tour step shows its effect on.
+var tourTabs = map[string]int{
+	"one-gpu": TabMemory, "pp-split": TabPipeline, "bubble": TabPipeline, "micro-batches": TabPipeline,
+	"tp-split": TabTensor, "all-reduce": TabTensor, "pcie": TabTensor,
+	"tp-node-pp-across": TabCompare, "inference": TabCompare,
+}
+
+// whySections is the Learn section that explains each tab (the "why?" key).
+var whySections = map[int]learn.Section{
+	TabPipeline: learn.SecBubble, TabTensor: learn.SecAllReduce, TabMemory: learn.SecMemory, TabCompare: learn.SecWinner,
+}
 
 // resultMsg carries an evaluation back to Update.
 type resultMsg struct {
@@ -53,6 +79,27 @@ type resultMsg struct {
 type compareMsg struct {
 	rev int
 	cmp common.Compare
+}
+
+// noteMsg puts a line in the footer for noteFor (what a save or an export did).
+type noteMsg struct {
+	text string
+	err  bool
+}
+
+// clearNoteMsg takes the footer note away, unless a newer one replaced it.
+type clearNoteMsg struct{ seq int }
+
+// tourState is the guided tour: its steps, the step shown, and what to restore on leaving.
+type tourState struct {
+	on    bool
+	steps []string
+	files []assets.ScenarioFile
+	at    int
+	// The user's own scenario, tab and selected parameter, restored exactly by Esc.
+	saved    model.Scenario
+	savedTab int
+	savedSel int
 }
 
 // Model is the explorer's root model.
@@ -78,6 +125,26 @@ type Model struct {
 
 	compare *compare.Model
 	box     *boxtab.Model
+	pipe    *pipeline.Model
+	learn   *learn.Model
+	// cmp is the last comparison received; cmpOK says it belongs to the current revision.
+	cmp     common.Compare
+	cmpHave bool
+	cmpOK   bool
+
+	// Teaching: the language of the Learn tab and the tour, the tour, presentation mode (high
+	// contrast, large lanes, no parameter panel), the "why?" key's way back, a footer note.
+	lang         string
+	texts        *learn.Texts
+	tour         tourState
+	presentation bool
+	whyFrom      int
+	capRows      int
+	note         string
+	noteErr      bool
+	noteSeq      int
+	// saveDir is where s and x write ("" is the current directory; tests use a temporary one).
+	saveDir string
 	// boxNotes are ToCluster's warnings from the last "use this box", shown under the parameters
 	// while the scenario's hardware is still that box's (boxCluster); boxErr says why it failed.
 	boxNotes   []string
@@ -99,6 +166,14 @@ type Option func(*options)
 
 type options struct {
 	probe func() (gpu.Box, error)
+	lang  string
+}
+
+// WithLang sets the language of the Learn tab and the guided tour: "en" (the default), "fr", or
+// a locale such as "fr_FR.UTF-8". A language without texts reads English. The rest of the
+// explorer is in English.
+func WithLang(lang string) Option {
+	return func(o *options) { o.lang = lang }
 }
 
 // WithProbe sets how the Box tab reads this machine's GPUs (default gpu.Probe): a fake in tests,
@@ -117,12 +192,21 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 	in := textinput.New()
 	in.Prompt = "› "
 	in.CharLimit = 32
+	lang := assets.NormalizeLang(o.lang)
+	texts, err := assets.Texts(lang)
+	if err != nil {
+		lang = assets.DefaultLang
+		texts, _ = assets.Texts(lang) // the embedded English texts; a test loads them
+	}
 	cmp := compare.New(st)
 	bx := boxtab.New(st, o.probe, p)
+	pipe := pipeline.New(st)
+	lrn := learn.New(st, texts)
 	m := Model{
 		presets: p, styles: st, keys: DefaultKeyMap(), help: help.New(),
 		fields: fields(), input: in, fieldErrs: map[string]string{}, cur: s, compare: cmp, box: bx,
-		panes: []common.Pane{pipeline.New(st), tensor.New(st), cmp, memory.New(st), bx},
+		pipe: pipe, learn: lrn, lang: lang, texts: learn.NewTexts(texts),
+		panes: []common.Pane{pipe, tensor.New(st), cmp, memory.New(st), bx, lrn},
 	}
 	m.keys.pane = m.panes[m.tab].Keys()
 	return m
@@ -195,7 +279,19 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(m.ensureTick(), m.box.Recheck())
 	case compareMsg:
 		if msg.rev == m.rev {
+			m.cmp, m.cmpHave, m.cmpOK = msg.cmp, true, true
 			m.compare.SetCompare(msg.cmp)
+			m.learn.SetCompare(msg.cmp)
+		}
+		return m, nil
+	case noteMsg:
+		m.noteSeq++
+		m.note, m.noteErr = msg.text, msg.err
+		seq := m.noteSeq
+		return m, tea.Tick(noteFor, func(time.Time) tea.Msg { return clearNoteMsg{seq: seq} })
+	case clearNoteMsg:
+		if msg.seq == m.noteSeq {
+			m.note = ""
 		}
 		return m, nil
 	case common.FrameMsg:
@@ -223,7 +319,15 @@ func (m *Model) ensureTick() tea.Cmd {
 }
 
 func (m *Model) resize() {
-	footer := 1 + lipgloss.Height(m.helpView())
+	helpH := lipgloss.Height(m.helpView())
+	// The tour's caption: four lines at 100 columns and more, five narrower, and never more than
+	// the footer's third of the screen allows.
+	m.capRows = 4
+	if m.width < 100 {
+		m.capRows = 5
+	}
+	m.capRows = max(min(m.capRows, m.height/3-helpH-1-2), 1)
+	footer := 1 + helpH + m.captionHeight()
 	m.lay = computeLayout(m.width, m.height, footer, m.present)
 	m.help.Width = m.width
 	m.input.Width = max(m.lay.Params.W-6, 4)
@@ -252,8 +356,31 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.input, cmd = m.input.Update(msg)
 		return m, cmd
 	}
+	if m.tour.on {
+		switch {
+		case key.Matches(msg, m.keys.Cancel):
+			return m.leaveTour()
+		case key.Matches(msg, m.keys.Dec):
+			return m.tourStep(m.tour.at - 1)
+		case key.Matches(msg, m.keys.Inc):
+			return m.tourStep(m.tour.at + 1)
+		}
+	}
 	vis := visibleFields(m.fields, &m.cur)
 	switch {
+	case key.Matches(msg, m.keys.Tour):
+		if m.tour.on {
+			return m, nil
+		}
+		return m.startTour()
+	case key.Matches(msg, m.keys.Why):
+		return m.why()
+	case key.Matches(msg, m.keys.Presentation):
+		return m.setPresentation(!m.presentation)
+	case key.Matches(msg, m.keys.Save):
+		return m.save()
+	case key.Matches(msg, m.keys.Export):
+		return m.export()
 	case key.Matches(msg, m.keys.Help):
 		m.help.ShowAll = !m.help.ShowAll
 		m.resize()
@@ -383,6 +510,8 @@ func (m Model) changed() (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.compare.Invalidate() // dimmed, "computing…", until this revision's comparison arrives
+	m.learn.Invalidate()
+	m.cmpOK = false
 	return m, m.evaluateAll()
 }
 
@@ -454,10 +583,19 @@ func (m Model) fieldAt(y int) (int, bool) {
 	return vis[row], true
 }
 
+// tabTitles are the tab labels, "1 Pipeline", or without their numbers when the tab bar is too
+// narrow for six numbered tabs (80 columns with the parameter panel).
 func (m Model) tabTitles() []string {
 	out := make([]string, len(m.panes))
+	w := 0
 	for i, p := range m.panes {
 		out[i] = fmt.Sprintf("%d %s", i+1, p.Title())
+		w += lipgloss.Width(out[i]) + 2
+	}
+	if m.lay.Tabs.W > 0 && w > m.lay.Tabs.W {
+		for i, p := range m.panes {
+			out[i] = p.Title()
+		}
 	}
 	return out
 }
@@ -505,6 +643,10 @@ func (m Model) View() string {
 	for _, l := range main {
 		b.WriteString("\n")
 		b.WriteString(l)
+	}
+	if m.tour.on {
+		b.WriteString("\n")
+		b.WriteString(m.captionView())
 	}
 	b.WriteString("\n")
 	b.WriteString(m.footerView())
@@ -638,8 +780,13 @@ func (m Model) mainView() string {
 	return box(m.styles.PaneFocused, tabLine+"\n"+content, innerW, r.H-2)
 }
 
-// helpView is the key help, cut to the terminal's width.
+// helpView is the key help, cut to the terminal's width; during the tour, how to move through it.
 func (m Model) helpView() string {
+	if m.tour.on && !m.help.ShowAll {
+		line := fmt.Sprintf(" tour %d/%d · ←/→ · esc leaves", m.tour.at+1, len(m.tour.steps))
+		rest := m.styles.Dim.Render(" · tab other tabs · w why? · P presentation · q quit")
+		return ansi.Truncate(m.styles.Bold.Render(line)+rest, max(m.width, 1), "…")
+	}
 	lines := strings.Split(m.help.View(m.keys), "\n")
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, max(m.width, 1), "…")
@@ -654,6 +801,9 @@ func (m Model) footerView() string {
 // verdict is the footer's one-line summary of the current result.
 func (m Model) verdict() string {
 	if !m.hasData {
+		if m.note != "" {
+			return ansi.Truncate(" "+m.note, m.width, "…")
+		}
 		return m.styles.Dim.Render("no result yet")
 	}
 	r := m.data.Report
@@ -673,6 +823,13 @@ func (m Model) verdict() string {
 	}
 	parts = append(parts, fits)
 	line := " " + strings.Join(parts, " · ")
+	if m.note != "" {
+		st := m.styles.OK
+		if m.noteErr {
+			st = m.styles.Error
+		}
+		line = st.Render(" "+m.note) + m.styles.Dim.Render(" ·") + line
+	}
 	if m.data.Stale {
 		reason := "invalid change"
 		if r, ok := m.fieldErrs[m.fields[m.sel].name]; ok {
@@ -728,4 +885,235 @@ func fitLines(lines []string, w, h int) string {
 // wrap word-wraps text to width w in a style.
 func wrap(st lipgloss.Style, text string, w int) []string {
 	return strings.Split(st.Width(max(w-1, 1)).Render(text), "\n")
+}
+
+// Teaching: the guided tour, the "why?" key, presentation mode, save and export.
+
+// captionRows is the number of text lines of the tour's caption box (resize sets it).
+func (m Model) captionRows() int { return max(m.capRows, 1) }
+
+// captionHeight is the caption box's height with its borders, 0 outside the tour.
+func (m Model) captionHeight() int {
+	if !m.tour.on {
+		return 0
+	}
+	return m.captionRows() + 2
+}
+
+// tourReady reports whether the result on screen is the tour step's own evaluation.
+func (m Model) tourReady() bool {
+	return m.hasData && !m.data.Stale && m.data.Scenario == m.cur
+}
+
+// captionView is the tour step's caption in a box across the screen, its title in the top border:
+// what to look at, with the numbers of the step's evaluation.
+func (m Model) captionView() string {
+	w := max(m.width-2, 1)
+	step := m.tour.steps[m.tour.at]
+	f := learn.NewFacts(m.data, m.cmp, m.cmpOK)
+	title, lines, err := learn.Caption(m.texts, step, f, m.tourReady(), w-2)
+	if err != nil {
+		title, lines = step, []string{m.styles.Error.Render(err.Error())}
+	}
+	rows := m.captionRows()
+	if len(lines) > rows {
+		lines = lines[:rows]
+		lines[rows-1] = ansi.Truncate(lines[rows-1]+" …", w-2, "…")
+	}
+	for i, l := range lines {
+		lines[i] = " " + l
+	}
+	paint := lipgloss.NewStyle().Foreground(m.styles.PaneFocused.GetBorderTopForeground())
+	head := fmt.Sprintf(" %d/%d · %s ", m.tour.at+1, len(m.tour.steps), title)
+	head = ansi.Truncate(head, max(w-2, 1), "…")
+	top := paint.Render("╭─") + m.styles.Bold.Render(head) + paint.Render(strings.Repeat("─", max(w-1-lipgloss.Width(head), 0))+"╮")
+	body := box(m.styles.PaneFocused, fitLines(lines, w, rows), w, rows)
+	return top + body[strings.Index(body, "\n"):]
+}
+
+// startTour saves the user's scenario and tab and shows the tour's first step.
+func (m Model) startTour() (tea.Model, tea.Cmd) {
+	steps := assets.TourSteps()
+	files := make([]assets.ScenarioFile, 0, len(steps))
+	for _, name := range steps {
+		f, err := assets.TourScenario(name, m.presets)
+		if err != nil {
+			return m, noteCmd("can't start the tour: "+err.Error(), true)
+		}
+		files = append(files, f)
+	}
+	if len(files) == 0 {
+		return m, noteCmd("can't start the tour: no tour scenarios", true)
+	}
+	m.tour = tourState{on: true, steps: steps, files: files, at: -1, saved: m.cur, savedTab: m.tab, savedSel: m.sel}
+	return m.tourStep(0)
+}
+
+// tourStep shows step i (clamped): its scenario, its tab, its caption.
+func (m Model) tourStep(i int) (tea.Model, tea.Cmd) {
+	i = min(max(i, 0), len(m.tour.files)-1)
+	if i == m.tour.at {
+		return m, nil
+	}
+	m.tour.at = i
+	m.cur = m.tour.files[i].Scenario
+	m.boxErr, m.editing, m.inputErr = "", false, ""
+	m.input.Blur()
+	tab, ok := tourTabs[m.tour.steps[i]]
+	if !ok {
+		tab = TabPipeline
+	}
+	// Each step's pipeline sweeps from the start, so the fill shows; a paused one stays paused.
+	m.pipe.Update(tea.KeyMsg{Type: tea.KeyHome})
+	next, evalCmd := m.changed()
+	next, tabCmd := next.(Model).setTab(tab)
+	return next, tea.Batch(evalCmd, tabCmd)
+}
+
+// leaveTour restores the user's own scenario, tab and selection exactly.
+func (m Model) leaveTour() (tea.Model, tea.Cmd) {
+	saved := m.tour
+	m.tour = tourState{}
+	m.cur, m.sel = saved.saved, saved.savedSel
+	next, evalCmd := m.changed()
+	next, tabCmd := next.(Model).setTab(saved.savedTab)
+	return next, tea.Batch(evalCmd, tabCmd)
+}
+
+// why shows the Learn tab's explanation of the focused tab; on the Learn tab it goes back.
+func (m Model) why() (tea.Model, tea.Cmd) {
+	if m.tab == TabLearn {
+		return m.setTab(m.whyFrom)
+	}
+	sec, ok := whySections[m.tab]
+	if !ok {
+		return m, nil
+	}
+	m.whyFrom = m.tab
+	m.learn.ScrollTo(sec)
+	return m.setTab(TabLearn)
+}
+
+// setPresentation turns presentation mode on or off: the parameter panel hidden, the
+// high-contrast theme, taller pipeline lanes. The Tensor, Compare and Memory panes are rebuilt
+// with the new styles (they take them once); the Pipeline and Learn panes keep their state.
+func (m Model) setPresentation(on bool) (tea.Model, tea.Cmd) {
+	m.presentation, m.present = on, on
+	st := theme.Default()
+	if on {
+		st = theme.HighContrast()
+	}
+	m.styles = st
+	m.pipe.SetStyles(st)
+	m.pipe.SetLarge(on)
+	m.learn.SetStyles(st)
+	cmp := compare.New(st)
+	panes := []common.Pane{m.pipe, tensor.New(st), cmp, memory.New(st), m.box, m.learn}
+	for _, p := range []common.Pane{panes[1], cmp, panes[3]} {
+		if m.hasData {
+			p.SetData(m.data)
+		}
+	}
+	if m.cmpHave {
+		cmp.SetCompare(m.cmp)
+		if !m.cmpOK {
+			cmp.Invalidate()
+		}
+	}
+	m.compare, m.panes = cmp, panes
+	m.keys.pane = m.panes[m.tab].Keys()
+	m.resize()
+	m.ticking = false // the rebuilt pane may animate: arm a fresh clock
+	cmd := m.ensureTick()
+	return m, cmd
+}
+
+// noteCmd puts a line in the footer.
+func noteCmd(text string, isErr bool) tea.Cmd {
+	return func() tea.Msg { return noteMsg{text: text, err: isErr} }
+}
+
+// fileStem is "splitscope-<model>" with only the model ID's safe characters.
+func fileStem(s model.Scenario) string {
+	id := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '-'
+	}, s.Arch.ID)
+	if id == "" {
+		id = "scenario"
+	}
+	return "splitscope-" + id
+}
+
+// save writes the scenario being edited to splitscope-<model>-<n>.yaml in the save directory,
+// n the first number not taken, in a command; the footer says where.
+func (m Model) save() (tea.Model, tea.Cmd) {
+	if len(m.fieldErrs) > 0 {
+		return m, noteCmd("not saved: fix the red field first", true)
+	}
+	title := static.Header(m.cur)
+	if m.tour.on {
+		title = m.tour.files[m.tour.at].Title
+	}
+	return m, saveScenario(m.saveDir, fileStem(m.cur), assets.MarshalScenario(m.cur, title))
+}
+
+// saveScenario creates the first free splitscope-<model>-<n>.yaml (never overwriting one).
+func saveScenario(dir, stem string, data []byte) tea.Cmd {
+	return func() tea.Msg {
+		for n := 1; n < 10000; n++ {
+			name := filepath.Join(dir, stem+"-"+strconv.Itoa(n)+".yaml")
+			f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if errors.Is(err, os.ErrExist) {
+				continue
+			}
+			if err != nil {
+				return noteMsg{text: "not saved: " + err.Error(), err: true}
+			}
+			_, err = f.Write(data)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return noteMsg{text: "not saved: " + err.Error(), err: true}
+			}
+			return noteMsg{text: "saved to " + name}
+		}
+		return noteMsg{text: "not saved: too many " + stem + "-N.yaml files", err: true}
+	}
+}
+
+// export writes the last valid result's Pipeline and Tensor picture (splitscope-<model>.svg) and
+// its report with the comparison (splitscope-<model>.md), in the Learn tab's language.
+func (m Model) export() (tea.Model, tea.Cmd) {
+	if !m.hasData {
+		return m, noteCmd("nothing to export yet", true)
+	}
+	var cmp common.Compare
+	if m.cmpOK {
+		cmp = m.cmp
+	}
+	d, dir, lang := m.data, m.saveDir, m.lang
+	stem := filepath.Join(dir, fileStem(d.Scenario))
+	return m, func() tea.Msg {
+		var svg, md bytes.Buffer
+		if err := export.SVG(&svg, d.Scenario, d.Report, export.SVGOptions{Lang: lang}); err != nil {
+			return noteMsg{text: "export failed: " + err.Error(), err: true}
+		}
+		if err := export.Markdown(&md, d.Scenario, d.Report, cmp, lang); err != nil {
+			return noteMsg{text: "export failed: " + err.Error(), err: true}
+		}
+		for _, f := range []struct {
+			name string
+			data []byte
+		}{{stem + ".svg", svg.Bytes()}, {stem + ".md", md.Bytes()}} {
+			if err := os.WriteFile(f.name, f.data, 0o644); err != nil {
+				return noteMsg{text: "export failed: " + err.Error(), err: true}
+			}
+		}
+		return noteMsg{text: "exported " + stem + ".svg and .md"}
+	}
 }

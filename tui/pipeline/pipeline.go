@@ -41,6 +41,10 @@ type Model struct {
 	playing  bool
 	speedExp int
 	laneOff  int // first stage shown after the top when stages are folded
+	// step is the op `.` stopped on, described under the playhead line while paused.
+	step stepped
+	// large gives lanes more rows (presentation on a projector).
+	large bool
 
 	paint painter
 }
@@ -49,7 +53,7 @@ var _ common.Pane = (*Model)(nil)
 
 // New returns the tab, playing from the start once it has data.
 func New(s theme.Styles) *Model {
-	m := &Model{styles: s, keys: DefaultKeyMap(), playing: true}
+	m := &Model{styles: s, keys: DefaultKeyMap(), playing: true, step: noStep}
 	m.paint.init(s)
 	return m
 }
@@ -76,6 +80,7 @@ func (m *Model) SetData(d common.Data) {
 	}
 	m.tl = d.Report.Timeline
 	m.ix = newIndex(m.tl)
+	m.step = noStep
 	m.playhead = 0
 	if m.ix != nil {
 		m.playhead = min(max(frac, 0), 1) * m.ix.span
@@ -111,6 +116,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 func (m *Model) handleKey(msg tea.KeyMsg) {
 	switch {
 	case key.Matches(msg, m.keys.Play):
+		m.step = noStep
 		if m.ix != nil && m.playhead >= m.ix.span {
 			m.playhead, m.playing = 0, true // at the end: play again from the start
 			return
@@ -119,6 +125,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) {
 	case key.Matches(msg, m.keys.Step):
 		if m.ix != nil {
 			m.playhead = m.ix.nextStart(m.playhead)
+			m.step = stepAt(m.tl, m.playhead)
 		}
 		m.playing = false
 	case key.Matches(msg, m.keys.Faster):
@@ -126,12 +133,36 @@ func (m *Model) handleKey(msg tea.KeyMsg) {
 	case key.Matches(msg, m.keys.Slower):
 		m.speedExp = max(m.speedExp-1, minSpeedExp)
 	case key.Matches(msg, m.keys.Restart):
-		m.playhead = 0
+		m.playhead, m.step = 0, noStep
 	case key.Matches(msg, m.keys.PageUp):
 		m.scroll(-1)
 	case key.Matches(msg, m.keys.PageDown):
 		m.scroll(+1)
 	}
+}
+
+// SetStyles switches the palette (presentation mode's high-contrast theme) and keeps the
+// playhead, the step and the scroll where they are.
+func (m *Model) SetStyles(s theme.Styles) {
+	m.styles = s
+	m.paint = painter{}
+	m.paint.init(s)
+}
+
+// SetLarge asks for taller lanes (up to six rows of ops each when there is room), for a
+// projector; the stage table under the legend gives way first.
+func (m *Model) SetLarge(on bool) {
+	m.large = on
+	m.clampScroll()
+}
+
+// StepDescription is the line describing the op `.` stopped on, or "" while playing or before
+// any step.
+func (m *Model) StepDescription() string {
+	if m.playing || m.step.op < 0 {
+		return ""
+	}
+	return m.step.text
 }
 
 // rate is simulated seconds per wall second.

@@ -18,13 +18,17 @@ const (
 	minH = 6
 )
 
-// maxOpRows is the tallest a lane grows when there is room.
-const maxOpRows = 3
+// maxOpRows is the tallest a lane grows when there is room; maxOpRowsLarge in presentation.
+const (
+	maxOpRows      = 3
+	maxOpRowsLarge = 6
+)
 
 // layout is how the tab's rows are shared out.
 type layout struct {
 	header int  // summary lines
 	status bool // the playhead line
+	desc   bool // the line describing the op `.` stopped on
 	blank  bool // a blank line between the summary and the lanes
 	rows   int  // the lane area
 	legend bool
@@ -34,6 +38,12 @@ type layout struct {
 // the lanes, the two axis lines and the legend. Lanes come first: the extras are taken only while
 // min(lanes, 4) rows stay for them.
 func computeLayout(h, lanes, headerWant int) layout {
+	return computeLayoutDesc(h, lanes, headerWant, false)
+}
+
+// computeLayoutDesc is computeLayout with a line for the stepped op's description when desc is
+// wanted, taken right after the playhead line.
+func computeLayoutDesc(h, lanes, headerWant int, desc bool) layout {
 	l := layout{header: 1, rows: h - 3}
 	keep := min(lanes, 4)
 	take := func(ok bool) bool {
@@ -44,6 +54,7 @@ func computeLayout(h, lanes, headerWant int) layout {
 		return false
 	}
 	l.status = take(h >= 9)
+	l.desc = take(desc && l.status)
 	if take(headerWant > 1) {
 		l.header = 2
 	}
@@ -57,7 +68,7 @@ func (m *Model) layout() (layout, bool) {
 	if m.w < minW || m.h < minH || m.ix == nil {
 		return layout{}, false
 	}
-	return computeLayout(m.h, m.lanes(), len(wrapParts(m.headerParts(m.w), m.w, 2))), true
+	return computeLayoutDesc(m.h, m.lanes(), len(wrapParts(m.headerParts(m.w), m.w, 2)), m.StepDescription() != ""), true
 }
 
 // View renders the tab: exactly h lines, none wider than w cells.
@@ -352,7 +363,7 @@ func (m *Model) laneLabels(w int) ([]string, int) {
 func (m *Model) chart(out []string, w, h int) []string {
 	ix, p := m.ix, &m.paint
 	head := wrapParts(m.headerParts(w), w, 2)
-	l := computeLayout(h, len(ix.lanes), len(head))
+	l := computeLayoutDesc(h, len(ix.lanes), len(head), m.StepDescription() != "")
 	if l.header == 1 && len(head) > 1 {
 		head = []string{strings.Join(head, " · ")}
 	}
@@ -366,6 +377,9 @@ func (m *Model) chart(out []string, w, h int) []string {
 	if l.status {
 		out = append(out, p.line(m.statusSegs(w), w))
 	}
+	if l.desc {
+		out = append(out, p.line([]seg{{"▸ ", cPlay}, {m.step.text, cPlain}}, w))
+	}
 	if l.blank {
 		out = append(out, "")
 	}
@@ -376,7 +390,11 @@ func (m *Model) chart(out []string, w, h int) []string {
 	rows, _, _, _ := foldLanes(len(ix.lanes), max(l.rows, 0), m.laneOff)
 	opRows, gap := 1, false
 	if len(ix.lanes) <= l.rows {
-		opRows, gap = lanePitch(len(ix.lanes), l.rows, maxOpRows)
+		most := maxOpRows
+		if m.large {
+			most = maxOpRowsLarge
+		}
+		opRows, gap = lanePitch(len(ix.lanes), l.rows, most)
 	}
 	s := newSampler(cw)
 	var b strings.Builder
@@ -401,7 +419,11 @@ func (m *Model) chart(out []string, w, h int) []string {
 			if k == labelRow {
 				cs = s.top
 				b.WriteString(p.line([]seg{{padRight(labels[r.Lane], lw), cLabel}}, lw))
-				b.WriteByte(' ')
+				if l.desc && r.Lane == m.step.stage {
+					b.WriteString(p.line([]seg{{"▸", cPlay}}, 1)) // the lane of the described op
+				} else {
+					b.WriteByte(' ')
+				}
 			} else {
 				b.WriteString(pad)
 			}

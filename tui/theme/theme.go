@@ -125,3 +125,61 @@ func (p Paint) Wrap(s string) string {
 	}
 	return p.pre + s + p.post
 }
+
+// HighContrast builds the styles of presentation mode, for a projector: text in pure black or
+// white (whichever the terminal's background is not), everything that carries meaning bold, op
+// and memory blocks in saturated colours with bold black or white letters, and no faint text that
+// a washed-out beamer would lose. The glyphs stay, so it still reads without colour.
+func HighContrast() Styles {
+	ink := c("#000000", "#FFFFFF")   // text: black on light terminals, white on dark ones
+	paper := c("#FFFFFF", "#000000") // the opposite, for reversed title bars
+	fg := func(col lipgloss.AdaptiveColor) lipgloss.Style { return lipgloss.NewStyle().Foreground(col).Bold(true) }
+	block := func(bg, text string) lipgloss.Style {
+		return lipgloss.NewStyle().Bold(true).Background(c(bg, bg)).Foreground(c(text, text))
+	}
+	accent := c("#0000CC", "#FFFF00") // deep blue on light, yellow on dark
+	red := c("#CC0000", "#FF3333")
+	s := Styles{
+		Title:       lipgloss.NewStyle().Bold(true).Foreground(paper).Background(ink),
+		Subtitle:    fg(ink),
+		Dim:         lipgloss.NewStyle().Foreground(c("#444444", "#BBBBBB")),
+		Bold:        fg(ink),
+		Error:       fg(red),
+		Warn:        fg(c("#B35900", "#FFA500")),
+		OK:          fg(c("#006600", "#00FF00")),
+		Pane:        lipgloss.NewStyle().Border(lipgloss.ThickBorder()).BorderForeground(ink),
+		PaneFocused: lipgloss.NewStyle().Border(lipgloss.ThickBorder()).BorderForeground(accent),
+		Tab:         lipgloss.NewStyle().Padding(0, 1).Bold(true).Foreground(ink),
+		TabActive:   lipgloss.NewStyle().Padding(0, 1).Bold(true).Reverse(true).Foreground(accent),
+		Label:       fg(ink),
+		Value:       fg(ink),
+		// Selected rows and highlights reverse, which any projector shows.
+		ValueSelected: lipgloss.NewStyle().Bold(true).Reverse(true),
+		ValueError:    fg(red).Underline(true),
+		Axis:          fg(ink),
+		F:             block("#0050FF", "#FFFFFF"),
+		B:             block("#00B000", "#000000"),
+		W:             block("#FFD000", "#000000"),
+		Bubble:        lipgloss.NewStyle().Foreground(c("#666666", "#999999")),
+		Comm:          block("#E00000", "#FFFFFF"),
+		Compute:       block("#0050FF", "#FFFFFF"),
+		ComputeFill:   lipgloss.NewStyle().Foreground(c("#0050FF", "#3D7BFF")),
+		Memory:        block("#9000D0", "#FFFFFF"),
+		P2P:           fg(red),
+		Playhead:      fg(accent),
+		Highlight:     lipgloss.NewStyle().Bold(true).Reverse(true),
+		Winner:        fg(c("#006600", "#00FF00")).Underline(true),
+		Over:          fg(red).Underline(true),
+		Prefill:       block("#0050FF", "#FFFFFF"),
+		Decode:        block("#00A0A0", "#000000"),
+	}
+	parts := [6][2]string{
+		{"#0050FF", "#FFFFFF"}, {"#00B000", "#000000"}, {"#FFD000", "#000000"},
+		{"#FF6000", "#000000"}, {"#C000FF", "#FFFFFF"}, {"#707070", "#FFFFFF"},
+	}
+	for i, p := range parts {
+		s.MemParts[i] = block(p[0], p[1])
+	}
+	s.Series = [2]lipgloss.Style{fg(c("#0000CC", "#00C8FF")), fg(c("#CC4400", "#FFA500"))}
+	return s
+}

@@ -27,3 +27,32 @@ func TestPaintMatchesRender(t *testing.T) {
 		t.Errorf("Ascii profile: %q", got)
 	}
 }
+
+// The presentation theme sets every style the panes use (a zero style would print plain text
+// where a colour carries meaning) and keeps text bold.
+func TestHighContrastIsComplete(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.TrueColor)
+	defer lipgloss.SetColorProfile(termenv.Ascii)
+	st := HighContrast()
+	named := map[string]lipgloss.Style{
+		"Title": st.Title, "Bold": st.Bold, "Error": st.Error, "Warn": st.Warn, "OK": st.OK, "Tab": st.Tab,
+		"TabActive": st.TabActive, "Label": st.Label, "Axis": st.Axis, "F": st.F, "B": st.B, "W": st.W,
+		"Comm": st.Comm, "Compute": st.Compute, "Memory": st.Memory, "P2P": st.P2P, "Playhead": st.Playhead,
+		"Highlight": st.Highlight, "Winner": st.Winner, "Over": st.Over, "Prefill": st.Prefill, "Decode": st.Decode,
+		"Series0": st.Series[0], "Series1": st.Series[1],
+	}
+	for i, p := range st.MemParts {
+		named["MemPart"+string(rune('0'+i))] = p
+	}
+	for name, s := range named {
+		if s.Render("x") == "x" {
+			t.Errorf("%s renders plain", name)
+		}
+		if !s.GetBold() {
+			t.Errorf("%s is not bold", name)
+		}
+	}
+	if st.PaneFocused.GetBorderStyle() != lipgloss.ThickBorder() {
+		t.Error("pane borders should be thick")
+	}
+}

@@ -1,0 +1,105 @@
+package costmodel
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/model"
+)
+
+// TestTourScenarios evaluates every step of the guided tour (assets/scenarios/tour) and checks
+// that each shows the effect its step teaches, so the files cannot drift from the story.
+func TestTourScenarios(t *testing.T) {
+	p := presets(t)
+	rep := map[string]Report{}
+	scen := map[string]model.Scenario{}
+	for _, name := range assets.TourSteps() {
+		sf, err := assets.TourScenario(name, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Evaluate(sf.Scenario)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		rep[name], scen[name] = r, sf.Scenario
+		t.Logf("%-18s bubble %5.1f%%  comm %5.1f%%  step %7.3f s  memory %6.1f of %5.1f GiB  %v", name,
+			100*r.BubbleFraction, 100*r.CommFraction, r.StepTime, r.Memory.Total/model.GiB, r.Memory.Capacity/model.GiB, r.Warnings)
+	}
+	if len(rep) != 9 {
+		t.Fatalf("%d tour steps, want 9", len(rep))
+	}
+
+	// 1: one GPU, a model that does not fit; 2-8 fit.
+	if rep["one-gpu"].Memory.Fits || rep["one-gpu"].Memory.Total <= rep["one-gpu"].Memory.Capacity {
+		t.Errorf("one-gpu fits: %.1f of %.1f GiB", rep["one-gpu"].Memory.Total/model.GiB, rep["one-gpu"].Memory.Capacity/model.GiB)
+	}
+	for _, name := range assets.TourSteps()[1:] {
+		if !rep[name].Memory.Fits {
+			t.Errorf("%s does not fit in memory", name)
+		}
+	}
+
+	// 2-4: the bubble shrinks as micro-batches fill the pipeline, near (p-1)/(m+p-1).
+	pp, bubble, micro := rep["pp-split"].BubbleFraction, rep["bubble"].BubbleFraction, rep["micro-batches"].BubbleFraction
+	if !(pp > bubble && bubble > micro) {
+		t.Errorf("bubbles do not shrink: pp-split %.3f, bubble %.3f, micro-batches %.3f", pp, bubble, micro)
+	}
+	for _, c := range []struct {
+		name string
+		want float64
+	}{{"pp-split", 7.0 / 8}, {"bubble", 7.0 / 15}, {"micro-batches", 7.0 / 71}} {
+		if got := rep[c.name].BubbleFraction; math.Abs(got-c.want) > 0.05 {
+			t.Errorf("%s: bubble %.3f, want about %.3f", c.name, got, c.want)
+		}
+	}
+
+	// 5-6: TP has no bubble but communicates every layer.
+	for _, name := range []string{"tp-split", "all-reduce"} {
+		r := rep[name]
+		if r.BubbleFraction > 0.01 || r.CommFraction < 0.1 || r.Detail.TPAllReduceBytes <= 0 {
+			t.Errorf("%s: bubble %.3f comm %.3f all-reduce %g B", name, r.BubbleFraction, r.CommFraction, r.Detail.TPAllReduceBytes)
+		}
+	}
+
+	// 7: the same TP over PCIe spends a much larger share of the step communicating.
+	if nv, pc := rep["tp-split"].CommFraction, rep["pcie"].CommFraction; pc <= 1.5*nv {
+		t.Errorf("pcie comm %.3f not above 1.5 × nvlink's %.3f", pc, nv)
+	}
+	if rep["pcie"].Detail.TPLink != "pcie5" || rep["tp-split"].Detail.TPLink != "nvlink4" {
+		t.Errorf("TP links: %q, %q", rep["tp-split"].Detail.TPLink, rep["pcie"].Detail.TPLink)
+	}
+
+	// 8: TP stays inside a node; the PP boundary crosses nodes.
+	r, s := rep["tp-node-pp-across"], scen["tp-node-pp-across"]
+	for _, w := range r.Warnings {
+		if strings.Contains(w, "spans") {
+			t.Errorf("tp-node-pp-across warns: %s", w)
+		}
+	}
+	if r.Detail.TPLink != s.Cluster.Intra.ID {
+		t.Errorf("TP link %q, want the node's %q", r.Detail.TPLink, s.Cluster.Intra.ID)
+	}
+	node := func(gpu int) int { return gpu / s.Cluster.GPUsPerNode }
+	if len(r.Detail.Stages) != 2 {
+		t.Fatalf("%d stages, want 2", len(r.Detail.Stages))
+	}
+	for i, st := range r.Detail.Stages {
+		for _, g := range st.GPUs {
+			if node(g) != node(st.GPUs[0]) {
+				t.Errorf("stage %d's TP group %v spans nodes", i, st.GPUs)
+			}
+		}
+	}
+	if node(r.Detail.Stages[0].GPUs[0]) == node(r.Detail.Stages[1].GPUs[0]) {
+		t.Errorf("the PP boundary stays inside a node: %v / %v", r.Detail.Stages[0].GPUs, r.Detail.Stages[1].GPUs)
+	}
+
+	// 9: inference, one group of 8 requests: latency metrics.
+	inf := rep["inference"]
+	if inf.Inference == nil || inf.Inference.TTFT <= 0 || inf.Inference.TPOT <= 0 || inf.Layout.MicroBatches != 1 {
+		t.Errorf("inference: %+v, %d groups", inf.Inference, inf.Layout.MicroBatches)
+	}
+}

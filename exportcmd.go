@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/tui/compare"
+	"github.com/splitscope/splitscope/tui/export"
+)
+
+// newExportCmd is `splitscope export`: the flags' scenario as an SVG picture for slides and as a
+// Markdown report with the TP-vs-PP comparison table.
+func newExportCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
+	var svgPath, mdPath string
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: "Write the Pipeline timeline and Tensor breakdown as SVG (--svg FILE), the report and TP-vs-PP table as Markdown (--markdown FILE)",
+		Long: `export evaluates the scenario the flags describe and writes files to take away.
+
+--svg FILE writes one self-contained SVG picture, 1600 px wide, for slides: the scenario as a
+title; the Pipeline timeline with one lane per pipeline stage, one box per op (F, B, W, or
+prefill and decode in inference), a time axis and the simulated bubble against its closed form;
+the Tensor breakdown of one layer on one GPU to scale, compute against TP all-reduce, with the
+ring all-reduce formula filled in; and a legend.
+
+--markdown FILE writes the report (scenario, layout, step time and its breakdown, efficiency,
+memory per GPU, warnings) and the comparison of TP only, PP only and the best hybrid layout:
+what is split, communication per layer, latency, throughput, interconnect needs, memory per
+GPU, with each row's winner marked ★.
+
+Give either or both; "-" writes to standard output. --lang fr writes French texts.`,
+		Example: `  splitscope export --svg pipeline.svg
+  splitscope export --model llama-2-13b --pp 4 --tp 2 --svg lesson.svg --markdown lesson.md
+  splitscope export --scenario tour/pcie --lang fr --markdown -`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runExport(stdout, cmd.ErrOrStderr(), sf, svgPath, mdPath)
+		},
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.StringVar(&svgPath, "svg", "", "write the Pipeline timeline and Tensor breakdown as SVG to `FILE` (\"-\": standard output)")
+	fs.StringVar(&mdPath, "markdown", "", "write the report and the TP-vs-PP comparison as Markdown to `FILE` (\"-\": standard output)")
+	return cmd
+}
+
+// runExport evaluates the flags' scenario (with its timeline) and writes the files asked for.
+func runExport(stdout, errw io.Writer, sf *scenarioFlags, svgPath, mdPath string) error {
+	if svgPath == "" && mdPath == "" {
+		return usagef("export needs --svg FILE or --markdown FILE")
+	}
+	p, err := loadPresets()
+	if err != nil {
+		return err
+	}
+	s, err := sf.scenario(p, false)
+	if err != nil {
+		return err
+	}
+	r, err := costmodel.Evaluate(s)
+	if err != nil {
+		return fmt.Errorf("evaluate: %w", err)
+	}
+	writeBoxWarnings(errw, sf)
+	lang := sf.language()
+	if svgPath != "" {
+		var b bytes.Buffer
+		if err := export.SVG(&b, s, r, export.SVGOptions{Lang: lang}); err != nil {
+			return fmt.Errorf("export svg: %w", err)
+		}
+		if err := writeOut(stdout, svgPath, b.Bytes()); err != nil {
+			return err
+		}
+	}
+	if mdPath != "" {
+		var b bytes.Buffer
+		if err := export.Markdown(&b, s, r, compare.Build(s), lang); err != nil {
+			return fmt.Errorf("export markdown: %w", err)
+		}
+		if err := writeOut(stdout, mdPath, b.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeOut writes data to the file at path, or to stdout for "-".
+func writeOut(stdout io.Writer, path string, data []byte) error {
+	if path == "-" {
+		_, err := stdout.Write(data)
+		return err
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+package model
+
+import "fmt"
+
+// Defaults for what a scenario leaves out, shared by the command line's flags and by scenario
+// files (package assets), so that `--gpus 16` and a file saying `gpus: 16` describe the same
+// scenario. The enums' defaults are their zero values: train, 1f1b, bf16, no recomputation.
+const (
+	DefaultGPUs        = 8
+	DefaultGPUsPerNode = 8
+	DefaultInter       = "ib-ndr" // link preset ID between nodes
+	DefaultSeq         = 4096
+	DefaultChunks      = 1
+	DefaultMicroBatch  = 1
+	DefaultBatch       = 64
+	DefaultPrompt      = 1024
+	DefaultGen         = 256
+	DefaultRequests    = 8
+)
+
+// Sizes are the layout and batch sizes that a scenario may leave out to take their defaults.
+type Sizes struct {
+	TP, PP, DP, MicroBatch, Batch, Requests int
+}
+
+// SizesGiven says which of Sizes were given; the others are filled in by ResolveSizes.
+type SizesGiven struct {
+	TP, PP, DP, MicroBatch, Batch, Requests bool
+}
+
+// ResolveSizes fills in the sizes not given, in this order: PP 1; TP the DefaultTP of the GPUs
+// left once PP (and DP, when given) are taken out; DP gpus / (TP × PP); the global batch
+// DefaultBatch raised to a multiple of micro-batch × DP (× PP for the interleaved schedule). In
+// inference without a micro-batch given, the requests are DefaultRequests raised to a multiple of
+// DP × PP and the micro-batch is requests / (DP × PP), one group per stage; otherwise the requests
+// are DefaultRequests raised to a multiple of micro-batch × DP. A micro-batch not given is
+// DefaultMicroBatch.
+//
+// When TP × PP does not divide the GPUs no DP can be derived: DP is then 1 and split names the
+// size at fault (tp, or pp when only PP was given). With forSearch, TP, PP and DP count as not
+// given (search chooses them) and the micro-batch neither shapes the default batch nor is
+// derived in inference: the layout is only a starting point.
+func ResolveSizes(gpus, perNode int, a Arch, sched Schedule, mode Mode, v Sizes, given SizesGiven, forSearch bool) (out Sizes, split *FieldError) {
+	if forSearch {
+		given.TP, given.PP, given.DP = false, false, false
+	}
+	if !given.MicroBatch {
+		v.MicroBatch = DefaultMicroBatch
+	}
+	pp := 1
+	if given.PP {
+		pp = v.PP
+	}
+	tp := v.TP
+	if !given.TP {
+		n := gpus
+		if pp > 0 && n%pp == 0 {
+			n /= pp
+			if given.DP && v.DP > 0 && n%v.DP == 0 {
+				n /= v.DP
+			}
+		}
+		tp = DefaultTP(n, perNode, a)
+	}
+	dp := v.DP
+	if !given.DP {
+		dp = 1
+		if tp > 0 && pp > 0 && gpus > 0 {
+			if gpus%(tp*pp) == 0 {
+				dp = gpus / (tp * pp)
+			} else {
+				field, val := "tp", tp
+				if given.PP && !given.TP {
+					field, val = "pp", pp
+				}
+				split = &FieldError{Field: field, Value: val,
+					Allowed: fmt.Sprintf("tp × pp (%d × %d) must divide gpus (%d)", tp, pp, gpus)}
+			}
+		}
+	}
+	out = Sizes{TP: tp, PP: pp, DP: dp, MicroBatch: v.MicroBatch, Batch: v.Batch, Requests: v.Requests}
+
+	// Batch and requests: the defaults rise to the nearest split into whole micro-batches.
+	// Search sweeps micro-batch sizes itself, so only the starting DP shapes its default batch.
+	per := v.MicroBatch * dp
+	if forSearch {
+		per = dp
+	}
+	if !given.Batch {
+		bper := per
+		if sched == Interleaved && pp > 1 {
+			bper *= pp
+		}
+		out.Batch = RoundUpTo(DefaultBatch, bper)
+	}
+	if mode == Infer && !given.MicroBatch && !forSearch {
+		// Serving batches requests: by default each pipeline stage gets one group of
+		// requests/(dp·pp), so PP groups fill the pipeline and PP = 1 decodes them as one batch.
+		if !given.Requests {
+			out.Requests = RoundUpTo(DefaultRequests, dp*max(pp, 1))
+		}
+		b := 1
+		switch r := out.Requests; {
+		case pp > 0 && dp > 0 && r%(dp*pp) == 0:
+			b = r / (dp * pp)
+		case dp > 0 && r%dp == 0:
+			b = r / dp
+		}
+		out.MicroBatch = max(b, 1)
+	} else if !given.Requests {
+		out.Requests = RoundUpTo(DefaultRequests, per)
+	}
+	return out, split
+}
+
+// DefaultTP is the largest TP size t ≤ min(perNode, n) that divides n, heads and ffn and that
+// divides kv-heads or is a multiple of it, where n is the GPUs left for TP once PP (and DP, when
+// given) are taken out. Arch fields that are not positive are left to validation.
+func DefaultTP(n, perNode int, a Arch) int {
+	limit := n
+	if perNode > 0 {
+		limit = min(limit, perNode)
+	}
+	limit = min(limit, 1<<16)
+	for t := limit; t > 1; t-- {
+		if n%t != 0 {
+			continue
+		}
+		if a.Heads > 0 && a.Heads%t != 0 {
+			continue
+		}
+		if a.KVHeads > 0 && a.KVHeads%t != 0 && t%a.KVHeads != 0 {
+			continue
+		}
+		if a.FFN > 0 && a.FFN%t != 0 {
+			continue
+		}
+		return t
+	}
+	return 1
+}
+
+// RoundUpTo raises v to the smallest multiple of per that is at least v (and at least per).
+func RoundUpTo(v, per int) int {
+	if per <= 0 {
+		return v
+	}
+	if v < per {
+		return per
+	}
+	return (v + per - 1) / per * per
+}

@@ -1,0 +1,229 @@
+package learn
+
+import (
+	"fmt"
+	"strings"
+	"text/template"
+	"unicode"
+)
+
+// Section is one explanation of the Learn tab.
+type Section int
+
+// Sections, in the order the tab shows them.
+const (
+	SecBubble Section = iota
+	SecAllReduce
+	SecMemory
+	SecWinner
+	numSections
+)
+
+var sectionNames = [numSections]string{"bubble", "allreduce", "memory", "winner"}
+
+func (s Section) String() string {
+	if s < 0 || s >= numSections {
+		return "unknown"
+	}
+	return sectionNames[s]
+}
+
+// Block is one section of the tab: its heading and its paragraphs (after the templates ran).
+type Block struct {
+	Section Section
+	Title   string
+	Paras   []Para
+}
+
+// Para is a paragraph of running text, a bullet item or a formula line that is not wrapped.
+type Para struct {
+	Kind ParaKind
+	Text string
+}
+
+// ParaKind tells paragraphs apart.
+type ParaKind uint8
+
+// Paragraph kinds: running text, a bullet ("- " in the texts), a formula (indented by two spaces).
+const (
+	ParaText ParaKind = iota
+	ParaBullet
+	ParaFormula
+)
+
+// funcs are the helpers the texts may call: cap upper-cases the first letter (a contender's name
+// starting a sentence), plural picks a word for a count ({{plural .P "stage" "stages"}}).
+var funcs = template.FuncMap{
+	"cap": func(s string) string {
+		r := []rune(s)
+		if len(r) > 0 {
+			r[0] = unicode.ToUpper(r[0])
+		}
+		return string(r)
+	},
+	"plural": func(n int, one, many string) string {
+		if n == 1 {
+			return one
+		}
+		return many
+	},
+}
+
+// Texts are the templates of one language (assets.Texts), parsed on first use.
+type Texts struct {
+	src    map[string]string
+	parsed map[string]*template.Template
+}
+
+// NewTexts wraps the templates of one language.
+func NewTexts(src map[string]string) *Texts {
+	return &Texts{src: src, parsed: map[string]*template.Template{}}
+}
+
+// Exec runs the template named key over data.
+func (t *Texts) Exec(key string, data any) (string, error) {
+	if t == nil {
+		return "", fmt.Errorf("learn: no texts")
+	}
+	tp, ok := t.parsed[key]
+	if !ok {
+		src, found := t.src[key]
+		if !found {
+			return "", fmt.Errorf("learn: no text %q", key)
+		}
+		var err error
+		tp, err = template.New(key).Option("missingkey=error").Funcs(funcs).Parse(src)
+		if err != nil {
+			return "", fmt.Errorf("learn: text %q: %w", key, err)
+		}
+		t.parsed[key] = tp
+	}
+	var b strings.Builder
+	if err := tp.Execute(&b, data); err != nil {
+		return "", fmt.Errorf("learn: text %q: %w", key, err)
+	}
+	return b.String(), nil
+}
+
+// Keys lists the template keys the tab and the tour may use, for a test that both languages
+// have them all.
+func Keys(tourSteps []string) []string {
+	keys := []string{"learn.intro", "learn.stale", "learn.more"}
+	for _, s := range sectionNames {
+		keys = append(keys, "learn."+s+".title")
+	}
+	keys = append(keys,
+		"learn.bubble.none", "learn.bubble.train", "learn.bubble.infer",
+		"learn.allreduce.none", "learn.allreduce.train", "learn.allreduce.infer",
+		"learn.memory.train", "learn.memory.infer",
+		"learn.winner.wait", "learn.winner.error", "learn.winner.none", "learn.winner.body",
+		"tour.evaluating")
+	for _, s := range tourSteps {
+		keys = append(keys, "tour."+s+".title", "tour."+s+".caption")
+	}
+	return keys
+}
+
+// bodyKey chooses the template of a section for these facts.
+func bodyKey(s Section, f *Facts) string {
+	mode := "train"
+	if f.Infer {
+		mode = "infer"
+	}
+	switch s {
+	case SecBubble:
+		if f.P <= 1 {
+			return "learn.bubble.none"
+		}
+		return "learn.bubble." + mode
+	case SecAllReduce:
+		if f.T <= 1 {
+			return "learn.allreduce.none"
+		}
+		return "learn.allreduce." + mode
+	case SecMemory:
+		return "learn.memory." + mode
+	}
+	switch {
+	case !f.Cmp.Ready:
+		return "learn.winner.wait"
+	case f.Cmp.Err != "":
+		return "learn.winner.error"
+	case f.Cmp.Winner == nil:
+		return "learn.winner.none"
+	}
+	return "learn.winner.body"
+}
+
+// Document runs the Learn tab's templates over the facts: the introduction (Section −1), then one
+// block per section.
+func Document(t *Texts, f Facts) ([]Block, error) {
+	var out []Block
+	intro, err := t.Exec("learn.intro", f)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, Block{Section: -1, Paras: paragraphs(intro)})
+	for s := range numSections {
+		title, err := t.Exec("learn."+s.String()+".title", f)
+		if err != nil {
+			return nil, err
+		}
+		body, err := t.Exec(bodyKey(s, &f), f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Block{Section: s, Title: strings.TrimSpace(title), Paras: paragraphs(body)})
+	}
+	return out, nil
+}
+
+// paragraphs splits a rendered text: blank lines end a paragraph, "- " starts a bullet (whose
+// next lines are indented by two spaces), another line indented by two spaces is a formula kept
+// as is, and other lines join the paragraph they are in.
+func paragraphs(text string) []Para {
+	var out []Para
+	var cur *Para
+	flush := func() {
+		if cur != nil && strings.TrimSpace(cur.Text) != "" {
+			cur.Text = strings.TrimSpace(cur.Text)
+			out = append(out, *cur)
+		}
+		cur = nil
+	}
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.TrimSpace(line) == "":
+			flush()
+		case cur != nil && cur.Kind == ParaBullet && strings.HasPrefix(line, "  "):
+			cur.Text += " " + strings.TrimSpace(line) // a bullet's next line
+		case strings.HasPrefix(line, "  "):
+			flush()
+			out = append(out, Para{Kind: ParaFormula, Text: strings.TrimRight(line[2:], " ")})
+		case strings.HasPrefix(line, "- "):
+			flush()
+			cur = &Para{Kind: ParaBullet, Text: line[2:]}
+		case cur == nil:
+			cur = &Para{Kind: ParaText, Text: line}
+		default:
+			cur.Text += " " + strings.TrimSpace(line)
+		}
+	}
+	flush()
+	return out
+}
+
+// PlainText is a document as text without wrapping, with spaces for the non-breaking ones: what
+// a test searches for the Report's numbers.
+func PlainText(doc []Block) string {
+	var b strings.Builder
+	for _, bl := range doc {
+		if bl.Title != "" {
+			b.WriteString(bl.Title + "\n")
+		}
+		for _, p := range bl.Paras {
+			b.WriteString(p.Text + "\n")
+		}
+	}
+	return strings.ReplaceAll(b.String(), "\u00a0", " ")
+}
