@@ -241,8 +241,8 @@ func runExplorer(w, errw io.Writer, sf *scenarioFlags) error {
 		}
 		opts = append(opts, tui.WithProbe(func() (gpu.Box, error) { return boxes[0], nil }))
 	}
-	// TODO(lang): pass --lang once the explorer takes it: opts = append(opts,
-	// tui.WithLang(sf.language())); sf.language() is "en" or "fr" (--lang, else the locale).
+	// Learn and tour texts follow --lang, else the locale.
+	opts = append(opts, tui.WithLang(sf.language()))
 	return tui.Run(s, p, opts...)
 }
 

@@ -48,9 +48,9 @@ type BubbleFacts struct {
 	Double  string
 	DoubleM int
 	// InFlight is the most micro-batches the first stage holds activations for.
-	InFlight                  int
-	GPipe, Interleaved, ZBH1  bool
-	Fill                      bool // inference with fewer groups than stages: the pipeline never fills
+	InFlight                 int
+	GPipe, Interleaved, ZBH1 bool
+	Fill                     bool // inference with fewer groups than stages: the pipeline never fills
 	// Busiest is the stage with the most busy time, BusiestShareText that time over the timeline.
 	Busiest, BusiestShareText string
 }
