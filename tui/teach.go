@@ -1,0 +1,257 @@
+package tui
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/compare"
+	"github.com/splitscope/splitscope/tui/export"
+	"github.com/splitscope/splitscope/tui/learn"
+	"github.com/splitscope/splitscope/tui/memory"
+	"github.com/splitscope/splitscope/tui/static"
+	"github.com/splitscope/splitscope/tui/tensor"
+	"github.com/splitscope/splitscope/tui/theme"
+)
+
+// Teaching: the guided tour, the "why?" key, presentation mode, save and export.
+
+// captionRows is the number of text lines of the tour's caption box (resize sets it).
+func (m Model) captionRows() int { return max(m.capRows, 1) }
+
+// captionHeight is the caption box's height with its borders, 0 outside the tour.
+func (m Model) captionHeight() int {
+	if !m.tour.on {
+		return 0
+	}
+	return m.captionRows() + 2
+}
+
+// tourReady reports whether the result on screen is the tour step's own evaluation.
+func (m Model) tourReady() bool {
+	return m.hasData && !m.data.Stale && m.data.Scenario == m.cur
+}
+
+// captionView is the tour step's caption in a box across the screen, its title in the top border:
+// what to look at, with the numbers of the step's evaluation.
+func (m Model) captionView() string {
+	w := max(m.width-2, 1)
+	step := m.tour.steps[m.tour.at]
+	f := learn.NewFacts(m.data, m.cmp, m.cmpOK)
+	title, lines, err := learn.Caption(m.texts, step, f, m.tourReady(), w-2)
+	if err != nil {
+		title, lines = step, []string{m.styles.Error.Render(err.Error())}
+	}
+	rows := m.captionRows()
+	if len(lines) > rows {
+		lines = lines[:rows]
+		lines[rows-1] = ansi.Truncate(lines[rows-1]+" …", w-2, "…")
+	}
+	for i, l := range lines {
+		lines[i] = " " + l
+	}
+	paint := lipgloss.NewStyle().Foreground(m.styles.PaneFocused.GetBorderTopForeground())
+	head := fmt.Sprintf(" %d/%d · %s ", m.tour.at+1, len(m.tour.steps), title)
+	head = ansi.Truncate(head, max(w-2, 1), "…")
+	top := paint.Render("╭─") + m.styles.Bold.Render(head) + paint.Render(strings.Repeat("─", max(w-1-lipgloss.Width(head), 0))+"╮")
+	body := box(m.styles.PaneFocused, fitLines(lines, w, rows), w, rows)
+	return top + body[strings.Index(body, "\n"):]
+}
+
+// startTour saves the user's scenario and tab and shows the tour's first step.
+func (m Model) startTour() (tea.Model, tea.Cmd) {
+	steps := assets.TourSteps()
+	files := make([]assets.ScenarioFile, 0, len(steps))
+	for _, name := range steps {
+		f, err := assets.TourScenario(name, m.presets)
+		if err != nil {
+			return m, noteCmd("can't start the tour: "+err.Error(), true)
+		}
+		files = append(files, f)
+	}
+	if len(files) == 0 {
+		return m, noteCmd("can't start the tour: no tour scenarios", true)
+	}
+	m.tour = tourState{on: true, steps: steps, files: files, at: -1, saved: m.cur, savedTab: m.tab, savedSel: m.sel}
+	return m.tourStep(0)
+}
+
+// tourStep shows step i (clamped): its scenario, its tab, its caption.
+func (m Model) tourStep(i int) (tea.Model, tea.Cmd) {
+	i = min(max(i, 0), len(m.tour.files)-1)
+	if i == m.tour.at {
+		return m, nil
+	}
+	m.tour.at = i
+	m.cur = m.tour.files[i].Scenario
+	m.boxErr, m.editing, m.inputErr = "", false, ""
+	m.input.Blur()
+	tab, ok := tourTabs[m.tour.steps[i]]
+	if !ok {
+		tab = TabPipeline
+	}
+	// Each step's pipeline sweeps from the start, so the fill shows; a paused one stays paused.
+	m.pipe.Update(tea.KeyMsg{Type: tea.KeyHome})
+	next, evalCmd := m.changed()
+	next, tabCmd := next.(Model).setTab(tab)
+	return next, tea.Batch(evalCmd, tabCmd)
+}
+
+// leaveTour restores the user's own scenario, tab and selection exactly.
+func (m Model) leaveTour() (tea.Model, tea.Cmd) {
+	saved := m.tour
+	m.tour = tourState{}
+	m.cur, m.sel = saved.saved, saved.savedSel
+	next, evalCmd := m.changed()
+	next, tabCmd := next.(Model).setTab(saved.savedTab)
+	return next, tea.Batch(evalCmd, tabCmd)
+}
+
+// why shows the Learn tab's explanation of the focused tab; on the Learn tab it goes back.
+func (m Model) why() (tea.Model, tea.Cmd) {
+	if m.tab == TabLearn {
+		return m.setTab(m.whyFrom)
+	}
+	sec, ok := whySections[m.tab]
+	if !ok {
+		return m, nil
+	}
+	m.whyFrom = m.tab
+	m.learn.ScrollTo(sec)
+	return m.setTab(TabLearn)
+}
+
+// setPresentation turns presentation mode on or off: the parameter panel hidden, the
+// high-contrast theme, taller pipeline lanes. The Tensor, Compare and Memory panes are rebuilt
+// with the new styles (they take them once); the Pipeline and Learn panes keep their state.
+func (m Model) setPresentation(on bool) (tea.Model, tea.Cmd) {
+	m.presentation, m.present = on, on
+	st := theme.Default()
+	if on {
+		st = theme.HighContrast()
+	}
+	m.styles = st
+	m.pipe.SetStyles(st)
+	m.pipe.SetLarge(on)
+	m.learn.SetStyles(st)
+	cmp := compare.New(st)
+	panes := []common.Pane{m.pipe, tensor.New(st), cmp, memory.New(st), m.box, m.learn}
+	for _, p := range []common.Pane{panes[1], cmp, panes[3]} {
+		if m.hasData {
+			p.SetData(m.data)
+		}
+	}
+	if m.cmpHave {
+		cmp.SetCompare(m.cmp)
+		if !m.cmpOK {
+			cmp.Invalidate()
+		}
+	}
+	m.compare, m.panes = cmp, panes
+	m.keys.pane = m.panes[m.tab].Keys()
+	m.resize()
+	m.ticking = false // the rebuilt pane may animate: arm a fresh clock
+	cmd := m.ensureTick()
+	return m, cmd
+}
+
+// noteCmd puts a line in the footer.
+func noteCmd(text string, isErr bool) tea.Cmd {
+	return func() tea.Msg { return noteMsg{text: text, err: isErr} }
+}
+
+// fileStem is "splitscope-<model>" with only the model ID's safe characters.
+func fileStem(s model.Scenario) string {
+	id := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '-'
+	}, s.Arch.ID)
+	if id == "" {
+		id = "scenario"
+	}
+	return "splitscope-" + id
+}
+
+// save writes the scenario being edited to splitscope-<model>-<n>.yaml in the save directory,
+// n the first number not taken, in a command; the footer says where.
+func (m Model) save() (tea.Model, tea.Cmd) {
+	if len(m.fieldErrs) > 0 {
+		return m, noteCmd("not saved: fix the red field first", true)
+	}
+	title := static.Header(m.cur)
+	if m.tour.on {
+		title = m.tour.files[m.tour.at].Title
+	}
+	return m, saveScenario(m.saveDir, fileStem(m.cur), assets.MarshalScenario(m.cur, title))
+}
+
+// saveScenario creates the first free splitscope-<model>-<n>.yaml (never overwriting one).
+func saveScenario(dir, stem string, data []byte) tea.Cmd {
+	return func() tea.Msg {
+		for n := 1; n < 10000; n++ {
+			name := filepath.Join(dir, stem+"-"+strconv.Itoa(n)+".yaml")
+			f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if errors.Is(err, os.ErrExist) {
+				continue
+			}
+			if err != nil {
+				return noteMsg{text: "not saved: " + err.Error(), err: true}
+			}
+			_, err = f.Write(data)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return noteMsg{text: "not saved: " + err.Error(), err: true}
+			}
+			return noteMsg{text: "saved to " + name}
+		}
+		return noteMsg{text: "not saved: too many " + stem + "-N.yaml files", err: true}
+	}
+}
+
+// export writes the last valid result's Pipeline and Tensor picture (splitscope-<model>.svg) and
+// its report with the comparison (splitscope-<model>.md), in the Learn tab's language.
+func (m Model) export() (tea.Model, tea.Cmd) {
+	if !m.hasData {
+		return m, noteCmd("nothing to export yet", true)
+	}
+	var cmp common.Compare
+	if m.cmpOK {
+		cmp = m.cmp
+	}
+	d, dir, lang := m.data, m.saveDir, m.lang
+	stem := filepath.Join(dir, fileStem(d.Scenario))
+	return m, func() tea.Msg {
+		var svg, md bytes.Buffer
+		if err := export.SVG(&svg, d.Scenario, d.Report, export.SVGOptions{Lang: lang}); err != nil {
+			return noteMsg{text: "export failed: " + err.Error(), err: true}
+		}
+		if err := export.Markdown(&md, d.Scenario, d.Report, cmp, lang); err != nil {
+			return noteMsg{text: "export failed: " + err.Error(), err: true}
+		}
+		for _, f := range []struct {
+			name string
+			data []byte
+		}{{stem + ".svg", svg.Bytes()}, {stem + ".md", md.Bytes()}} {
+			if err := os.WriteFile(f.name, f.data, 0o644); err != nil {
+				return noteMsg{text: "export failed: " + err.Error(), err: true}
+			}
+		}
+		return noteMsg{text: "exported " + stem + ".svg and .md"}
+	}
+}
