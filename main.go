@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/x/term"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/costmodel"
-	"github.com/splitscope/splitscope/gpu"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui"
 	"github.com/splitscope/splitscope/tui/static"
@@ -239,7 +239,7 @@ func runExplorer(w, errw io.Writer, sf *scenarioFlags) error {
 		if err != nil {
 			return err
 		}
-		opts = append(opts, tui.WithProbe(func() (gpu.Box, error) { return boxes[0], nil }))
+		opts = append(opts, tui.WithSavedBox(filepath.Base(sf.box[0]), boxes[0]))
 	}
 	// Learn and tour texts follow --lang, else the locale.
 	opts = append(opts, tui.WithLang(sf.language()))

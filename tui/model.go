@@ -157,8 +157,9 @@ type Model struct {
 type Option func(*options)
 
 type options struct {
-	probe func() (gpu.Box, error)
-	lang  string
+	probe  func() (gpu.Box, error)
+	source string
+	lang   string
 }
 
 // WithLang sets the language of the Learn tab and the guided tour: "en" (the default), "fr", or
@@ -172,6 +173,14 @@ func WithLang(lang string) Option {
 // or a saved box.
 func WithProbe(probe func() (gpu.Box, error)) Option {
 	return func(o *options) { o.probe = probe }
+}
+
+// WithSavedBox shows a box read from a file on the Box tab (name is the file) instead of probing.
+func WithSavedBox(name string, b gpu.Box) Option {
+	return func(o *options) {
+		o.probe = func() (gpu.Box, error) { return b, nil }
+		o.source = name
+	}
 }
 
 // New builds the explorer for a starting scenario.
@@ -192,6 +201,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 	}
 	cmp := compare.New(st)
 	bx := boxtab.New(st, o.probe, p)
+	bx.SetSource(o.source)
 	pipe := pipeline.New(st)
 	lrn := learn.New(st, texts)
 	m := Model{

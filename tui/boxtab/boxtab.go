@@ -97,6 +97,7 @@ type Model struct {
 	capHas    bool
 	capAsked  model.Scenario
 	capAsking bool
+	source    string // a saved box's file name; "" when probing this machine
 }
 
 var _ common.Pane = (*Model)(nil)
@@ -106,6 +107,10 @@ var _ common.Pane = (*Model)(nil)
 func New(st theme.Styles, probe func() (gpu.Box, error), presets *assets.Presets) *Model {
 	return &Model{styles: st, probe: probe, presets: presets, keys: DefaultKeyMap()}
 }
+
+// SetSource marks the box as read from a file (`--box FILE`): the header names it instead of
+// claiming live readings.
+func (m *Model) SetSource(name string) { m.source = name }
 
 // Title is the tab's label.
 func (m *Model) Title() string { return "Box" }

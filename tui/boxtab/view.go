@@ -159,7 +159,10 @@ func (m *Model) headLine(p paints) string {
 		parts = append(parts, b.Host)
 	}
 	state := "● live, every 1 s"
-	if !m.active {
+	switch {
+	case m.source != "":
+		state = "saved box " + m.source
+	case !m.active:
 		state = "○ paused"
 	}
 	parts = append(parts, p.dim.Wrap(state))
