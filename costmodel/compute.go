@@ -28,9 +28,6 @@ const unfusedScoreBytes = 10
 type kernel struct{ flops, bytes float64 }
 
 func (k kernel) add(o kernel) kernel { return kernel{k.flops + o.flops, k.bytes + o.bytes} }
-func (k kernel) scale(f float64) kernel {
-	return kernel{k.flops * f, k.bytes * f}
-}
 
 // hw is the GPU the kernels run on, in one precision.
 type hw struct {
@@ -132,14 +129,6 @@ func expertsTouched(a model.Arch, tokens float64) float64 {
 func (p pass) forward() kernel {
 	return p.attnGEMM.add(p.attnCore).add(p.scores).add(p.mlp).add(p.elem)
 }
-
-// backward splits into B (input gradients: the GEMMs again, the attention core twice, the
-// element-wise work twice) and W (weight gradients: the GEMMs again), so that B ≈ W ≈ forward
-// and zero-bubble schedules can move W.
-func (p pass) backwardB() kernel {
-	return p.attnGEMM.add(p.mlp).add(p.attnCore.scale(2)).add(p.scores.scale(2)).add(p.elem.scale(2))
-}
-func (p pass) backwardW() kernel { return p.attnGEMM.add(p.mlp) }
 
 // logits is the output projection and loss for `tokens` tokens on one GPU of the TP group.
 func logits(a model.Arch, l model.Layout, tokens, e float64) kernel {

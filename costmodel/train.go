@@ -57,6 +57,9 @@ func (p *plan) trainStages() ([]vstage, trainLayer) {
 	lgGEMM := p.hw.time(gemm(tokens, float64(a.Hidden), float64(a.Vocab)/float64(p.t), p.e))
 	embT := p.hw.time(kernel{bytes: tokens * float64(a.Hidden) * p.e * 2})
 
+	// Backward splits into B (input gradients: the GEMMs again, the attention core and the
+	// element-wise work twice) and W (weight gradients: the GEMMs again), so B ≈ W ≈ forward and
+	// zero-bubble schedules can move W; other schedules run W inside B.
 	var tl trainLayer
 	tl.f = forwardSegments(pt)
 	tl.b = segments(

@@ -14,6 +14,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxa100"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 )
 
 // failAll sets every nil …Func field of a moq mock (mock.Interface, mock.Device) to a function
@@ -54,14 +55,13 @@ func pci(bus string) nvml.PciInfo {
 
 // fakeGPU describes one device of a hand-made mock.
 type fakeGPU struct {
-	name           string
-	mem            uint64
-	bus            string
-	maxGen, gen    int
-	maxW, w        int
-	nvlinks        []fakeLink // nil: NVLink not supported
-	fail           map[string]nvml.Return
-	notSupportedAt string // from this query on, everything is ERROR_NOT_SUPPORTED (unused if "")
+	name        string
+	mem         uint64
+	bus         string
+	maxGen, gen int
+	maxW, w     int
+	nvlinks     []fakeLink // nil: NVLink not supported
+	fail        map[string]nvml.Return
 }
 
 type fakeLink struct {
@@ -217,7 +217,7 @@ func TestProbeDGXA100(t *testing.T) {
 	// PCIe switches, four to a CPU socket.
 	s := dgxa100.New()
 	for _, d := range s.Devices {
-		dev := d.(*dgxa100.Device)
+		dev := d.(*server.Device)
 		dev.GetPciInfoFunc = func() (nvml.PciInfo, nvml.Return) {
 			p := pci(strings.ToUpper("0000" + dev.PciBusID)) // NVML's 8-digit domain
 			p.PciDeviceId = dev.Config.PciDeviceId
@@ -244,7 +244,7 @@ func TestProbeDGXA100(t *testing.T) {
 			return nvml.P2P_STATUS_OK, nvml.SUCCESS
 		}
 		dev.GetTopologyCommonAncestorFunc = func(o nvml.Device) (nvml.GpuTopologyLevel, nvml.Return) {
-			i, j := dev.Index, o.(*dgxa100.Device).Index
+			i, j := dev.Index, o.(*server.Device).Index
 			switch {
 			case i/2 == j/2:
 				return nvml.TOPOLOGY_MULTIPLE, nvml.SUCCESS

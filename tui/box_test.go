@@ -118,7 +118,7 @@ func TestBoxPollingStopsWhenLeavingTheTab(t *testing.T) {
 	}
 	// Back on the tab, a result re-arms the timer again.
 	next, cmd = m.setTab(TabBox)
-	next, cmd = next.(Model).Update(cmd())
+	_, cmd = next.(Model).Update(cmd())
 	if cmd == nil {
 		t.Error("a probe result on the Box tab did not re-arm the poll")
 	}

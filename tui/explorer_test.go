@@ -3,7 +3,6 @@ package tui
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -144,8 +143,6 @@ func TestEveryViewFitsWhileResizing(t *testing.T) {
 		}
 	}
 }
-
-var stepRe = regexp.MustCompile(`step ([0-9.]+ [µm]?s)`)
 
 func TestRaisingGPUsChangesTheNumbers(t *testing.T) {
 	m := ready(t, 120, 40, nil)
