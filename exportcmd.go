@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/tui/compare"
 	"github.com/splitscope/splitscope/tui/export"
 )
@@ -54,17 +53,9 @@ func runExport(stdout, errw io.Writer, sf *scenarioFlags, svgPath, mdPath string
 	if svgPath == "" && mdPath == "" {
 		return usagef("export needs --svg FILE or --markdown FILE")
 	}
-	p, err := loadPresets()
+	_, s, r, err := evaluateFlags(sf)
 	if err != nil {
 		return err
-	}
-	s, err := sf.scenario(p, false)
-	if err != nil {
-		return err
-	}
-	r, err := costmodel.Evaluate(s)
-	if err != nil {
-		return fmt.Errorf("evaluate: %w", err)
 	}
 	writeBoxWarnings(errw, sf)
 	lang := sf.language()

@@ -246,20 +246,29 @@ func runExplorer(w, errw io.Writer, sf *scenarioFlags) error {
 	return tui.Run(s, p, opts...)
 }
 
-// runReport evaluates the flags' scenario; with capacity it adds the capacity verdict over the
-// preset models. Box warnings go to errw in text mode and into "warnings" with --json.
-func runReport(w, errw io.Writer, sf *scenarioFlags, capacity bool) error {
+// evaluateFlags loads the presets, builds the flags' scenario and evaluates it with its timeline.
+func evaluateFlags(sf *scenarioFlags) (*assets.Presets, model.Scenario, costmodel.Report, error) {
 	p, err := loadPresets()
 	if err != nil {
-		return err
+		return nil, model.Scenario{}, costmodel.Report{}, err
 	}
 	s, err := sf.scenario(p, false)
 	if err != nil {
-		return err
+		return nil, model.Scenario{}, costmodel.Report{}, err
 	}
 	r, err := costmodel.Evaluate(s)
 	if err != nil {
-		return fmt.Errorf("evaluate: %w", err)
+		return nil, model.Scenario{}, costmodel.Report{}, fmt.Errorf("evaluate: %w", err)
+	}
+	return p, s, r, nil
+}
+
+// runReport evaluates the flags' scenario; with capacity it adds the capacity verdict over the
+// preset models. Box warnings go to errw in text mode and into "warnings" with --json.
+func runReport(w, errw io.Writer, sf *scenarioFlags, capacity bool) error {
+	p, s, r, err := evaluateFlags(sf)
+	if err != nil {
+		return err
 	}
 	var capRes *costmodel.CapacityResult
 	if capacity {

@@ -64,25 +64,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"bad objective", []string{"search", "--objective", "speed"}, []string{"--objective speed: one of time, throughput, latency, memory"}},
 		{"negative top", []string{"search", "--top", "-1"}, []string{"--top -1: "}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, out, errs := runArgs(t, tc.args...)
-			if code != 2 {
-				t.Errorf("exit %d, want 2; stderr:\n%s", code, errs)
-			}
-			if out != "" {
-				t.Errorf("stdout not empty on bad input:\n%s", out)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(errs, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errs)
-				}
-			}
-			for _, l := range strings.Split(strings.TrimSpace(errs), "\n") {
-				if !strings.HasPrefix(l, "splitscope: ") && !strings.HasPrefix(l, "run '") {
-					t.Errorf("stderr line %q lacks the splitscope: prefix", l)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { requireBadInput(t, tc.args, tc.want) })
 	}
 }
 
@@ -536,25 +518,7 @@ func TestScenarioFlagBadInput(t *testing.T) {
 		{"bad lang", []string{"report", "--lang", "de"}, []string{"splitscope: --lang de: one of en, fr"}},
 		{"bad lang on presets", []string{"presets", "--lang", "de"}, []string{"--lang de: one of en, fr"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, out, errs := runArgs(t, tc.args...)
-			if code != 2 {
-				t.Errorf("exit %d, want 2; stderr:\n%s", code, errs)
-			}
-			if out != "" {
-				t.Errorf("stdout not empty:\n%s", out)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(errs, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errs)
-				}
-			}
-			for _, l := range strings.Split(strings.TrimSpace(errs), "\n") {
-				if !strings.HasPrefix(l, "splitscope: ") && !strings.HasPrefix(l, "run '") {
-					t.Errorf("stderr line %q lacks the splitscope: prefix", l)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { requireBadInput(t, tc.args, tc.want) })
 	}
 }
 
@@ -702,5 +666,28 @@ func TestLanguage(t *testing.T) {
 	}
 	if err := parse("--lang", "de").checkLang(); err == nil {
 		t.Errorf("--lang de accepted")
+	}
+}
+
+// requireBadInput runs args and requires exit 2, nothing on stdout, every wanted text on stderr
+// and every stderr line prefixed "splitscope: ".
+func requireBadInput(t *testing.T, args, want []string) {
+	t.Helper()
+	code, out, errs := runArgs(t, args...)
+	if code != 2 {
+		t.Errorf("exit %d, want 2; stderr:\n%s", code, errs)
+	}
+	if out != "" {
+		t.Errorf("stdout not empty on bad input:\n%s", out)
+	}
+	for _, w := range want {
+		if !strings.Contains(errs, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errs)
+		}
+	}
+	for _, l := range strings.Split(strings.TrimSpace(errs), "\n") {
+		if !strings.HasPrefix(l, "splitscope: ") && !strings.HasPrefix(l, "run '") {
+			t.Errorf("stderr line %q lacks the splitscope: prefix", l)
+		}
 	}
 }

@@ -3,42 +3,17 @@ package export
 import (
 	"testing"
 
-	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/internal/tuitest"
 )
 
 // scenario is llama-2-7b on 8× h100-sxm over nvlink4: TP=2 PP=4 DP=1, batch 16, micro-batch 1.
 func scenario(t testing.TB) model.Scenario {
 	t.Helper()
-	p, err := assets.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := p.Model("llama-2-7b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := p.GPU("h100-sxm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	nv, err := p.Link("nvlink4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ib, err := p.Link("ib-ndr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return model.Scenario{
-		Arch:    a,
-		Cluster: model.Cluster{GPU: g, GPUs: 8, GPUsPerNode: 8, Intra: nv, Inter: ib, NICsPerNode: 8},
-		Layout:  model.Layout{TP: 2, PP: 4, DP: 1, Chunks: 1, MicroBatch: 1, Schedule: model.OneFOneB},
-		Workload: model.Workload{Mode: model.Train, Seq: 4096, GlobalBatch: 16, Precision: model.BF16,
-			PromptTokens: 1024, GenTokens: 32, Requests: 8},
-		ReserveBytes: model.DefaultReserveBytes,
-	}
+	s := tuitest.Scenario(t, "llama-2-7b", "h100-sxm", "nvlink4", model.Train, 8, 2, 4)
+	s.Workload.GlobalBatch, s.Workload.GenTokens, s.Workload.Requests = 16, 32, 8
+	return s
 }
 
 // fixtures are the scenarios the tests draw.
