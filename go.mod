@@ -3,7 +3,7 @@ module github.com/splitscope/splitscope
 go 1.26
 
 require (
-	github.com/NVIDIA/go-nvml v0.13.4-1
+	github.com/NVIDIA/go-nvml v0.13.0-1
 	github.com/charmbracelet/bubbles v1.0.0
 	github.com/charmbracelet/bubbletea v1.3.10
 	github.com/charmbracelet/lipgloss v1.1.0

@@ -137,11 +137,15 @@ func nvlinkGeneration(v uint32) int {
 		return 4
 	case nvml.NVLINK_VERSION_5_0:
 		return 5
-	case nvml.NVLINK_VERSION_6_0:
+	case nvlinkVersion6:
 		return 6
 	}
 	return Unknown
 }
+
+// nvlinkVersion6 is NVML_NVLINK_VERSION_6_0 (8) of NVML 13's nvml.h. go-nvml v0.13.0-1, the
+// newest release whose cgo build prints no deprecation warnings, predates that header.
+const nvlinkVersion6 nvml.NvlinkVersion = nvml.NVLINK_VERSION_5_0 + 1
 
 // busID reads a PCI bus id out of NVML's C char array.
 func busID[T ~int8 | ~uint8](a [32]T) string {

@@ -14,7 +14,6 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxa100"
-	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 )
 
 // failAll sets every nil …Func field of a moq mock (mock.Interface, mock.Device) to a function
@@ -217,10 +216,10 @@ func TestProbeDGXA100(t *testing.T) {
 	// PCIe switches, four to a CPU socket.
 	s := dgxa100.New()
 	for _, d := range s.Devices {
-		dev := d.(*server.Device)
+		dev := d.(*dgxa100.Device)
 		dev.GetPciInfoFunc = func() (nvml.PciInfo, nvml.Return) {
 			p := pci(strings.ToUpper("0000" + dev.PciBusID)) // NVML's 8-digit domain
-			p.PciDeviceId = dev.Config.PciDeviceId
+			p.PciDeviceId = 0x20B010DE                       // A100-SXM4-40GB, as the mock's own GetPciInfo
 			return p, nvml.SUCCESS
 		}
 		dev.GetMaxPcieLinkGenerationFunc = func() (int, nvml.Return) { return 4, nvml.SUCCESS }
@@ -244,7 +243,7 @@ func TestProbeDGXA100(t *testing.T) {
 			return nvml.P2P_STATUS_OK, nvml.SUCCESS
 		}
 		dev.GetTopologyCommonAncestorFunc = func(o nvml.Device) (nvml.GpuTopologyLevel, nvml.Return) {
-			i, j := dev.Index, o.(*server.Device).Index
+			i, j := dev.Index, o.(*dgxa100.Device).Index
 			switch {
 			case i/2 == j/2:
 				return nvml.TOPOLOGY_MULTIPLE, nvml.SUCCESS
@@ -558,7 +557,8 @@ func TestProbeMixed(t *testing.T) {
 func TestNVLinkGeneration(t *testing.T) {
 	for v, want := range map[nvml.NvlinkVersion]int{
 		nvml.NVLINK_VERSION_2_0: 2, nvml.NVLINK_VERSION_2_2: 2, nvml.NVLINK_VERSION_3_0: 3, nvml.NVLINK_VERSION_3_1: 3,
-		nvml.NVLINK_VERSION_4_0: 4, nvml.NVLINK_VERSION_5_0: 5, nvml.NVLINK_VERSION_INVALID: Unknown, 99: Unknown,
+		nvml.NVLINK_VERSION_4_0: 4, nvml.NVLINK_VERSION_5_0: 5, 8: 6, // 8: NVML_NVLINK_VERSION_6_0 in NVML 13
+		nvml.NVLINK_VERSION_INVALID: Unknown, 99: Unknown,
 	} {
 		if got := nvlinkGeneration(uint32(v)); got != want {
 			t.Errorf("nvlinkGeneration(%d) = %d, want %d", v, got, want)
