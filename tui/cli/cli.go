@@ -1,0 +1,382 @@
+// Package cli is splitscope's command line: the cobra commands, flags and scenario files →
+// model.Scenario, the text and JSON output, and the exit codes. main.go calls Execute and nothing
+// else. See docs/architecture.md for the command line and JSON contract.
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui"
+	"github.com/splitscope/splitscope/tui/static"
+)
+
+// Execute runs the command line args, writing results to stdout and errors to stderr, and
+// returns the exit status: 0 ok, 2 bad input, 1 any other failure.
+func Execute(args []string, stdout, stderr io.Writer) int {
+	if args == nil {
+		args = []string{} // nil would make cobra read os.Args
+	}
+	root := newRootCmd(stdout)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteC()
+	if err != nil {
+		printError(stderr, cmd, err)
+	}
+	return exitCode(err)
+}
+
+// noArgs rejects positional arguments as bad input, suggesting a subcommand for a near miss.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if cmd.HasSubCommands() {
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		return usagef("%s", msg)
+	}
+	return usagef("%q takes no arguments, got %q", cmd.CommandPath(), args)
+}
+
+func newRootCmd(stdout io.Writer) *cobra.Command {
+	sf := &scenarioFlags{}
+	root := &cobra.Command{
+		Use:   "splitscope",
+		Short: "Model how a transformer splits across GPUs (tensor, pipeline and data parallel)",
+		Long: `splitscope models how a transformer splits across GPUs: tensor parallelism (TP), pipeline
+parallelism (PP) and data parallelism (DP). It answers with the step time and its breakdown, the
+pipeline bubble, the exposed communication, throughput, MFU and memory per GPU.
+
+Without a subcommand it opens the explorer on the scenario the flags describe (default:
+llama-3-70b on 8× h100-sxm over nvlink4, training); when stdout is not a terminal, or with
+--json, it prints that scenario's report instead.
+
+--scenario FILE.yaml (or tour/NAME, a step of the guided tour) sets the base scenario: its keys
+are the flags' names with underscores; flags typed on the command line override them, and what
+neither sets takes the defaults below. report --print-scenario writes such a file.
+
+Exit status: 0 ok (a scenario that does not fit in memory is a result), 2 bad input, 1 other failure.`,
+		Args:              noArgs,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		PersistentPreRunE: func(*cobra.Command, []string) error { return sf.checkLang() },
+		RunE:              func(cmd *cobra.Command, _ []string) error { return runExplorer(stdout, cmd.ErrOrStderr(), sf) },
+	}
+	root.SuggestionsMinimumDistance = 2
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
+	sf.register(root.PersistentFlags())
+	root.PersistentFlags().SortFlags = false
+	root.Flags().SortFlags = false
+	root.SetUsageTemplate(strings.Replace(root.UsageTemplate(), "Global Flags:", "Scenario Flags (shared by all commands):", 1))
+
+	root.AddCommand(
+		newReportCmd(stdout, sf),
+		newSearchCmd(stdout, sf),
+		&cobra.Command{
+			Use:   "presets",
+			Short: "List the embedded models, GPUs and links with their sources; --json",
+			Args:  noArgs,
+			RunE:  func(_ *cobra.Command, _ []string) error { return runPresets(stdout, sf.json) },
+		},
+		&cobra.Command{
+			Use:   "validate",
+			Short: "Print the cost model against the published figures it is checked on; --json",
+			Long: `validate evaluates the calibration and hold-out checks of the cost model: the nccl-tests
+all-reduce sweep on 8×A100, Korthikanti et al.'s Figure 1 memory, Megatron-LM's Table 1 step
+times and Korthikanti et al.'s 530B MFU (not fitted), each published value beside the model's.
+It uses the a100-sxm-80gb, nvlink3 and ib-hdr presets; scenario flags do not apply.`,
+			Args: noArgs,
+			RunE: func(_ *cobra.Command, _ []string) error { return runValidate(stdout, sf.json) },
+		},
+		newProbeCmd(stdout, sf),
+		newExportCmd(stdout, sf),
+	)
+	// Keep the scenario flags in the order they were registered (grouped by topic) in every help.
+	for _, c := range root.Commands() {
+		c.InheritedFlags().SortFlags = false
+	}
+	return root
+}
+
+func newReportCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
+	var capacity, printScenario bool
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Evaluate one scenario: step time, breakdown, efficiency and memory; text tables or --json",
+		Long: `report evaluates the scenario the flags describe and prints the step time (training: one
+optimizer step; inference: serving every request, prefill and decode) split into compute,
+recompute, TP/PP/DP communication, bubble and optimizer; the bubble and communication shares;
+model and hardware TFLOP/s per GPU, MFU and tokens/s; TTFT and TPOT in inference; memory per GPU
+of the fullest GPU against its capacity; one row per pipeline stage; and warnings.
+
+Every flag below applies. Flags that set an architecture field (--layers, --hidden, --heads,
+--kv-heads, --ffn, --vocab) override the --model preset; calibration flags (--compute-eff,
+--memory-eff, --intra-eff, --inter-eff, --reserve-gib) override the preset's value when not 0.
+With --json the report is the JSON object of the contract: bytes per GPU, seconds.
+
+--box FILE (repeatable) takes the GPUs, their count per node and the link between them from
+boxes saved by probe --save; --capacity adds what fits on the hardware.
+
+--print-scenario prints the scenario as a scenario file (YAML) instead of evaluating it, for
+--scenario: every layout and workload key, preset IDs, overrides where they differ.`,
+		Example: `  splitscope report --model llama-2-70b --gpu l40s --tp 4 --pp 2
+  splitscope report --gpus 64 --tp 8 --pp 4 --schedule interleaved --chunks 2 --json
+  splitscope report --mode infer --prompt 2048 --gen 512 --requests 32
+  splitscope report --box node0.json --box node1.json --inter ib-ndr --capacity
+  splitscope report --scenario tour/pcie --tp 4
+  splitscope report --model llama-2-13b --pp 8 --print-scenario > lesson.yaml`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if printScenario {
+				return runPrintScenario(stdout, sf)
+			}
+			return runReport(stdout, cmd.ErrOrStderr(), sf, capacity)
+		},
+	}
+	cmd.Flags().BoolVar(&printScenario, "print-scenario", false, "print the scenario as a --scenario file (YAML) instead of evaluating it (default off)")
+	cmd.Flags().BoolVar(&capacity, "capacity", false, "also print the capacity verdict: the best layout for the model on these GPUs and the largest preset model that fits for inference and for training (JSON key \"capacity\") (default off)")
+	return cmd
+}
+
+func newSearchCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
+	var (
+		top, maxMicroBatch, maxChunks int
+		objective                     string
+	)
+	cmd := &cobra.Command{
+		Use:   "search",
+		Short: "Rank every layout of the GPUs (TP × PP × DP, schedule, chunks, micro-batch); --top N, --json",
+		Long: `search enumerates every way to split the model over the --gpus GPUs (TP × PP × DP, the
+pipeline schedule, interleaving chunks and micro-batch size), evaluates each and ranks the feasible
+ones by the objective; infeasible layouts follow with their reason. --tp, --pp and --dp are
+ignored: search chooses them, and it sweeps --schedule, --chunks and --micro-batch too.
+--recompute, --sequence-parallel and --zero are kept; the other scenario flags describe the
+model, the hardware and the workload. After the ranking comes the Pareto front of step time
+(time to serve every request in inference) against memory per GPU: the feasible layouts that no
+other layout beats on both. With --json: {"candidates":[report + "feasible" + "reason", …],
+"pareto":[…], "warnings":[…]}, the --top feasible candidates best first, then every infeasible
+one; "pareto" holds the front, fastest first, as the same objects.`,
+		Example: `  splitscope search --model llama-2-70b --gpu l40s --intra pcie4
+  splitscope search --gpus 64 --objective throughput --top 5 --json
+  splitscope search --box box.json --mode infer`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var errs model.ValidationError
+			obj, err := costmodel.ParseObjective(objective)
+			if err != nil {
+				errs = append(errs, enumError("objective", objective, err))
+			}
+			for _, c := range []struct {
+				name string
+				v    int
+			}{{"top", top}, {"max-micro-batch", maxMicroBatch}, {"max-chunks", maxChunks}} {
+				if c.v < 0 {
+					errs = append(errs, &model.FieldError{Field: c.name, Value: c.v, Allowed: "must be 0 or more"})
+				}
+			}
+			if len(errs) > 0 {
+				return errs
+			}
+			return runSearch(stdout, cmd.ErrOrStderr(), sf, top, costmodel.SearchOptions{Objective: obj, MaxMicroBatch: maxMicroBatch, MaxChunks: maxChunks})
+		},
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.IntVar(&top, "top", 10, "feasible layouts to show, best first; 0 shows all")
+	fs.StringVar(&objective, "objective", "time", "what to rank by: time (step time, or time to serve all requests), throughput (tokens/s), latency (TPOT in inference, step time in training) or memory (per GPU)")
+	fs.IntVar(&maxMicroBatch, "max-micro-batch", 8, "largest micro-batch size tried, sequences (powers of two up to it)")
+	fs.IntVar(&maxChunks, "max-chunks", 4, "largest interleaving tried, virtual stages per GPU")
+	return cmd
+}
+
+// loadPresets reads the embedded presets; a failure is a broken build, not bad input.
+func loadPresets() (*assets.Presets, error) {
+	p, err := assets.Load()
+	if err != nil {
+		return nil, fmt.Errorf("load presets: %w", err)
+	}
+	return p, nil
+}
+
+// runExplorer starts the explorer on the flags' scenario when stdout is a terminal (and --json
+// is off); otherwise it prints the report, so pipes and scripts get text.
+func runExplorer(w, errw io.Writer, sf *scenarioFlags) error {
+	f, ok := w.(*os.File)
+	if sf.json || !ok || !term.IsTerminal(f.Fd()) {
+		return runReport(w, errw, sf, false)
+	}
+	p, err := loadPresets()
+	if err != nil {
+		return err
+	}
+	s, err := sf.scenario(p, false)
+	if err != nil {
+		return err
+	}
+	writeBoxWarnings(errw, sf)
+	var opts []tui.Option
+	if len(sf.box) > 0 {
+		// The Box tab shows the saved box(es) instead of probing this machine.
+		boxes, err := loadBoxes(sf.box)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, tui.WithSavedBox(filepath.Base(sf.box[0]), boxes[0]))
+	}
+	// Learn and tour texts follow --lang, else the locale.
+	opts = append(opts, tui.WithLang(sf.language()))
+	return tui.Run(s, p, opts...)
+}
+
+// evaluateFlags loads the presets, builds the flags' scenario and evaluates it with its timeline.
+func evaluateFlags(sf *scenarioFlags) (*assets.Presets, model.Scenario, costmodel.Report, error) {
+	p, err := loadPresets()
+	if err != nil {
+		return nil, model.Scenario{}, costmodel.Report{}, err
+	}
+	s, err := sf.scenario(p, false)
+	if err != nil {
+		return nil, model.Scenario{}, costmodel.Report{}, err
+	}
+	r, err := costmodel.Evaluate(s)
+	if err != nil {
+		return nil, model.Scenario{}, costmodel.Report{}, fmt.Errorf("evaluate: %w", err)
+	}
+	return p, s, r, nil
+}
+
+// runReport evaluates the flags' scenario; with capacity it adds the capacity verdict over the
+// preset models. Box warnings go to errw in text mode and into "warnings" with --json.
+func runReport(w, errw io.Writer, sf *scenarioFlags, capacity bool) error {
+	p, s, r, err := evaluateFlags(sf)
+	if err != nil {
+		return err
+	}
+	var capRes *costmodel.CapacityResult
+	if capacity {
+		c := costmodel.Capacity(s, p.Models, costmodel.SearchOptions{})
+		capRes = &c
+	}
+	if sf.json {
+		out := reportOutput{Report: jsonReport(r)}
+		out.Warnings = append(out.Warnings, sf.boxWarnings...)
+		if capRes != nil {
+			out.Capacity = jsonCapacity(s, *capRes, len(p.Models))
+		}
+		return writeJSON(w, out)
+	}
+	writeBoxWarnings(errw, sf)
+	if err := static.RenderReport(w, s, r); err != nil {
+		return err
+	}
+	if capRes == nil {
+		return nil
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
+	return static.RenderCapacity(w, s, *capRes, len(p.Models))
+}
+
+// runPrintScenario writes the flags' scenario (after --scenario and the flags typed) as a
+// scenario file, keeping the --scenario file's title.
+func runPrintScenario(w io.Writer, sf *scenarioFlags) error {
+	p, err := loadPresets()
+	if err != nil {
+		return err
+	}
+	s, err := sf.scenario(p, false)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(assets.MarshalScenario(s, sf.scenarioTitle))
+	return err
+}
+
+func runSearch(w, errw io.Writer, sf *scenarioFlags, top int, opt costmodel.SearchOptions) error {
+	p, err := loadPresets()
+	if err != nil {
+		return err
+	}
+	// Layout problems of the starting layout (say --micro-batch 3 with the default DP) are no
+	// error here: search sweeps the layout and lists such splits as infeasible.
+	s, err := sf.scenario(p, true)
+	var ve model.ValidationError
+	if err != nil && !(errors.As(err, &ve) && ve.OnlyLayout()) {
+		return err
+	}
+	res, err := costmodel.Search(s, opt)
+	if err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	if sf.json {
+		out := jsonSearch(s, res, top)
+		out.Warnings = append(out.Warnings, sf.boxWarnings...)
+		return writeJSON(w, out)
+	}
+	writeBoxWarnings(errw, sf)
+	return static.RenderSearch(w, s, res, top)
+}
+
+func runPresets(w io.Writer, asJSON bool) error {
+	p, err := loadPresets()
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(w, jsonPresets(p))
+	}
+	return static.RenderPresets(w, p)
+}
+
+func runValidate(w io.Writer, asJSON bool) error {
+	p, err := loadPresets()
+	if err != nil {
+		return err
+	}
+	var h costmodel.Selene
+	if h.A100, err = p.GPU("a100-sxm-80gb"); err != nil {
+		return err
+	}
+	if h.NVLink3, err = p.Link("nvlink3"); err != nil {
+		return err
+	}
+	if h.IBHDR, err = p.Link("ib-hdr"); err != nil {
+		return err
+	}
+	checks, err := costmodel.Validate(h)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(w, map[string]any{"checks": checks})
+	}
+	return static.RenderValidation(w, checks)
+}
+
+// writeJSON writes v indented, with <, > and & left readable.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write json: %w", err)
+	}
+	return nil
+}
