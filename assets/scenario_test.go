@@ -224,14 +224,14 @@ func TestParseScenarioDefaults(t *testing.T) {
 		return sf.Scenario
 	}
 	s := parse("model: llama-3-70b\ngpu: h100-sxm\n")
-	if s.Cluster.GPUs != 8 || s.Cluster.GPUsPerNode != 8 || s.Cluster.Intra.ID != "nvlink4" || s.Cluster.Inter.ID != "ib-ndr" ||
+	if s.Cluster.GPUs != 32 || s.Cluster.GPUsPerNode != 8 || s.Cluster.Intra.ID != "nvlink4" || s.Cluster.Inter.ID != "ib-ndr" ||
 		s.Cluster.NICsPerNode != 8 || s.ReserveBytes != model.DefaultReserveBytes {
 		t.Errorf("cluster defaults: %+v", s.Cluster)
 	}
-	if want := (model.Layout{TP: 8, PP: 1, DP: 1, Chunks: 1, MicroBatch: 1}); s.Layout != want {
+	if want := (model.Layout{TP: 8, PP: 4, DP: 1, Chunks: 1, MicroBatch: 1}); s.Layout != want {
 		t.Errorf("layout %+v, want %+v", s.Layout, want)
 	}
-	if want := (model.Workload{Seq: 4096, GlobalBatch: 64, PromptTokens: 1024, GenTokens: 256, Requests: 8}); s.Workload != want {
+	if want := (model.Workload{Seq: 4096, GlobalBatch: 32, PromptTokens: 1024, GenTokens: 256, Requests: 8}); s.Workload != want {
 		t.Errorf("workload %+v, want %+v", s.Workload, want)
 	}
 
@@ -239,16 +239,16 @@ func TestParseScenarioDefaults(t *testing.T) {
 	if s.Arch.Heads != 16 || s.Arch.KVHeads != 16 {
 		t.Errorf("kv_heads does not follow heads on a multi-head model: %d/%d", s.Arch.Heads, s.Arch.KVHeads)
 	}
-	if s.Cluster.Intra.ID != "pcie5" || s.Cluster.NICsPerNode != 4 || s.Layout.TP != 4 || s.Layout.DP != 4 {
-		t.Errorf("derived: intra %s nics %d tp %d dp %d", s.Cluster.Intra.ID, s.Cluster.NICsPerNode, s.Layout.TP, s.Layout.DP)
+	if s.Cluster.Intra.ID != "pcie5" || s.Cluster.NICsPerNode != 4 || s.Layout.TP != 4 || s.Layout.PP != 4 || s.Layout.DP != 1 {
+		t.Errorf("derived: intra %s nics %d tp %d pp %d dp %d", s.Cluster.Intra.ID, s.Cluster.NICsPerNode, s.Layout.TP, s.Layout.PP, s.Layout.DP)
 	}
 
-	s = parse("model: llama-3-70b\ngpu: h100-sxm\ntp: 2\nmicro_batch: 3\n")
-	if s.Layout.DP != 4 || s.Workload.GlobalBatch != 72 || s.Workload.Requests != 12 {
+	s = parse("model: llama-3-70b\ngpu: h100-sxm\ngpus: 8\ntp: 2\nmicro_batch: 3\n")
+	if s.Layout.DP != 4 || s.Workload.GlobalBatch != 36 || s.Workload.Requests != 12 {
 		t.Errorf("batch raised to a multiple: dp %d batch %d requests %d", s.Layout.DP, s.Workload.GlobalBatch, s.Workload.Requests)
 	}
 
-	s = parse("model: llama-3-70b\ngpu: h100-sxm\nmode: infer\ntp: 4\npp: 2\n")
+	s = parse("model: llama-3-70b\ngpu: h100-sxm\ngpus: 8\nmode: infer\ntp: 4\npp: 2\n")
 	if s.Layout.MicroBatch != 4 || s.Workload.Requests != 8 {
 		t.Errorf("inference groups: micro-batch %d requests %d", s.Layout.MicroBatch, s.Workload.Requests)
 	}

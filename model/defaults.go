@@ -6,13 +6,13 @@ import "fmt"
 // files (package assets), so that `--gpus 16` and a file saying `gpus: 16` describe the same
 // scenario. The enums' defaults are their zero values: train, 1f1b, bf16, no recomputation.
 const (
-	DefaultGPUs        = 8
+	DefaultGPUs        = 32 // four nodes: TP fills each node, PP runs across them
 	DefaultGPUsPerNode = 8
 	DefaultInter       = "ib-ndr" // link preset ID between nodes
 	DefaultSeq         = 4096
 	DefaultChunks      = 1
 	DefaultMicroBatch  = 1
-	DefaultBatch       = 64
+	DefaultBatch       = 32
 	DefaultPrompt      = 1024
 	DefaultGen         = 256
 	DefaultRequests    = 8
@@ -28,8 +28,10 @@ type SizesGiven struct {
 	TP, PP, DP, MicroBatch, Batch, Requests bool
 }
 
-// ResolveSizes fills in the sizes not given, in this order: PP 1; TP the DefaultTP of the GPUs
-// left once PP (and DP, when given) are taken out; DP gpus / (TP × PP); the global batch
+// ResolveSizes fills in the sizes not given, in this order: PP the number of nodes when none of
+// TP, PP and DP is given (TP inside a node, PP across nodes: the usual way to combine them), else
+// 1; TP the DefaultTP of the GPUs left once PP
+// (and DP, when given) are taken out; DP gpus / (TP × PP); the global batch
 // DefaultBatch raised to a multiple of micro-batch × DP (× PP for the interleaved schedule). In
 // inference without a micro-batch given, the requests are DefaultRequests raised to a multiple of
 // DP × PP and the micro-batch is requests / (DP × PP), one group per stage; otherwise the requests
@@ -50,6 +52,8 @@ func ResolveSizes(gpus, perNode int, a Arch, sched Schedule, mode Mode, v Sizes,
 	pp := 1
 	if given.PP {
 		pp = v.PP
+	} else if !given.TP && !given.DP && !forSearch {
+		pp = DefaultPP(gpus, perNode, a)
 	}
 	tp := v.TP
 	if !given.TP {
@@ -111,6 +115,20 @@ func ResolveSizes(gpus, perNode int, a Arch, sched Schedule, mode Mode, v Sizes,
 		out.Requests = RoundUpTo(DefaultRequests, per)
 	}
 	return out, split
+}
+
+// DefaultPP is the number of nodes the GPUs span, so that TP stays inside a node and PP crosses
+// nodes; 1 on one node, when the GPUs do not fill whole nodes, or when there are more nodes than
+// layers.
+func DefaultPP(gpus, perNode int, a Arch) int {
+	if perNode <= 0 || gpus <= perNode || gpus%perNode != 0 {
+		return 1
+	}
+	nodes := gpus / perNode
+	if a.Layers > 0 && nodes > a.Layers {
+		return 1
+	}
+	return nodes
 }
 
 // DefaultTP is the largest TP size t ≤ min(perNode, n) that divides n, heads and ffn and that

@@ -25,19 +25,23 @@ func TestResolveSizes(t *testing.T) {
 		want      Sizes
 		split     string
 	}{
-		{"all defaults", 8, OneFOneB, Train, Sizes{}, SizesGiven{}, false, Sizes{TP: 8, PP: 1, DP: 1, MicroBatch: 1, Batch: 64, Requests: 8}, ""},
-		{"pp takes GPUs from tp", 8, OneFOneB, Train, Sizes{PP: 2}, SizesGiven{PP: true}, false, Sizes{TP: 4, PP: 2, DP: 1, MicroBatch: 1, Batch: 64, Requests: 8}, ""},
-		{"dp given", 16, OneFOneB, Train, Sizes{DP: 4}, SizesGiven{DP: true}, false, Sizes{TP: 4, PP: 1, DP: 4, MicroBatch: 1, Batch: 64, Requests: 8}, ""},
+		{"all defaults", 8, OneFOneB, Train, Sizes{}, SizesGiven{}, false, Sizes{TP: 8, PP: 1, DP: 1, MicroBatch: 1, Batch: 32, Requests: 8}, ""},
+		{"four nodes: TP in a node, PP across", 32, OneFOneB, Train, Sizes{}, SizesGiven{}, false, Sizes{TP: 8, PP: 4, DP: 1, MicroBatch: 1, Batch: 32, Requests: 8}, ""},
+		{"nodes not full: PP 1", 12, OneFOneB, Train, Sizes{}, SizesGiven{}, false, Sizes{TP: 4, PP: 1, DP: 3, MicroBatch: 1, Batch: 33, Requests: 9}, ""},
+		{"more nodes than layers: PP 1", 800, OneFOneB, Train, Sizes{}, SizesGiven{}, false, Sizes{TP: 8, PP: 1, DP: 100, MicroBatch: 1, Batch: 100, Requests: 100}, ""},
+		{"tp given: PP 1", 32, OneFOneB, Train, Sizes{TP: 8}, SizesGiven{TP: true}, false, Sizes{TP: 8, PP: 1, DP: 4, MicroBatch: 1, Batch: 32, Requests: 8}, ""},
+		{"pp takes GPUs from tp", 8, OneFOneB, Train, Sizes{PP: 2}, SizesGiven{PP: true}, false, Sizes{TP: 4, PP: 2, DP: 1, MicroBatch: 1, Batch: 32, Requests: 8}, ""},
+		{"dp given", 16, OneFOneB, Train, Sizes{DP: 4}, SizesGiven{DP: true}, false, Sizes{TP: 4, PP: 1, DP: 4, MicroBatch: 1, Batch: 32, Requests: 8}, ""},
 		{"interleaved batch", 8, Interleaved, Train, Sizes{PP: 4, MicroBatch: 3}, SizesGiven{PP: true, MicroBatch: true}, false,
-			Sizes{TP: 2, PP: 4, DP: 1, MicroBatch: 3, Batch: 72, Requests: 9}, ""},
+			Sizes{TP: 2, PP: 4, DP: 1, MicroBatch: 3, Batch: 36, Requests: 9}, ""},
 		{"inference groups", 8, OneFOneB, Infer, Sizes{TP: 4, PP: 2}, SizesGiven{TP: true, PP: true}, false,
-			Sizes{TP: 4, PP: 2, DP: 1, MicroBatch: 4, Batch: 64, Requests: 8}, ""},
+			Sizes{TP: 4, PP: 2, DP: 1, MicroBatch: 4, Batch: 32, Requests: 8}, ""},
 		{"given values kept", 8, OneFOneB, Infer, Sizes{TP: 8, MicroBatch: 2, Batch: 7, Requests: 5}, SizesGiven{TP: true, MicroBatch: true, Batch: true, Requests: true}, false,
 			Sizes{TP: 8, PP: 1, DP: 1, MicroBatch: 2, Batch: 7, Requests: 5}, ""},
-		{"tp does not divide", 8, OneFOneB, Train, Sizes{TP: 3}, SizesGiven{TP: true}, false, Sizes{TP: 3, PP: 1, DP: 1, MicroBatch: 1, Batch: 64, Requests: 8}, "tp"},
-		{"pp does not divide", 8, OneFOneB, Train, Sizes{PP: 3}, SizesGiven{PP: true}, false, Sizes{TP: 8, PP: 3, DP: 1, MicroBatch: 1, Batch: 64, Requests: 8}, "pp"},
+		{"tp does not divide", 8, OneFOneB, Train, Sizes{TP: 3}, SizesGiven{TP: true}, false, Sizes{TP: 3, PP: 1, DP: 1, MicroBatch: 1, Batch: 32, Requests: 8}, "tp"},
+		{"pp does not divide", 8, OneFOneB, Train, Sizes{PP: 3}, SizesGiven{PP: true}, false, Sizes{TP: 8, PP: 3, DP: 1, MicroBatch: 1, Batch: 32, Requests: 8}, "pp"},
 		{"search ignores the layout", 16, OneFOneB, Infer, Sizes{TP: 3, PP: 3, MicroBatch: 3}, SizesGiven{TP: true, PP: true, MicroBatch: true}, true,
-			Sizes{TP: 8, PP: 1, DP: 2, MicroBatch: 3, Batch: 64, Requests: 8}, ""},
+			Sizes{TP: 8, PP: 1, DP: 2, MicroBatch: 3, Batch: 32, Requests: 8}, ""},
 	} {
 		got, split := ResolveSizes(tc.gpus, 8, a, tc.sched, tc.mode, tc.v, tc.given, tc.forSearch)
 		if got != tc.want {

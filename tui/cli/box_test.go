@@ -466,7 +466,7 @@ func TestSearchPareto(t *testing.T) {
 }
 
 func TestReportCapacity(t *testing.T) {
-	code, out, errs := runArgs(t, "report", "--capacity", "--mode", "infer")
+	code, out, errs := runArgs(t, "report", "--gpus", "8", "--capacity", "--mode", "infer")
 	if code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, errs)
 	}
@@ -476,7 +476,7 @@ func TestReportCapacity(t *testing.T) {
 			t.Errorf("report --capacity lacks %q:\n%s", want, out)
 		}
 	}
-	code, out, _ = runArgs(t, "report", "--capacity", "--json")
+	code, out, _ = runArgs(t, "report", "--gpus", "8", "--capacity", "--json")
 	var doc map[string]any
 	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil {
 		t.Fatalf("--json: exit %d\n%s", code, out)

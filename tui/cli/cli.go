@@ -64,7 +64,8 @@ parallelism (PP) and data parallelism (DP). It answers with the step time and it
 pipeline bubble, the exposed communication, throughput, MFU and memory per GPU.
 
 Without a subcommand it opens the explorer on the scenario the flags describe (default:
-llama-3-70b on 8× h100-sxm over nvlink4, training); when stdout is not a terminal, or with
+llama-3-70b training on 32× h100-sxm, four nodes of 8 over nvlink4 joined by ib-ndr: TP 8 inside
+each node, PP 4 across the nodes); when stdout is not a terminal, or with
 --json, it prints that scenario's report instead.
 
 --scenario FILE.yaml (or tour/NAME, a step of the guided tour) sets the base scenario: its keys

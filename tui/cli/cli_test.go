@@ -199,17 +199,18 @@ func TestScenarioDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Arch.ID != "llama-3-70b" || s.Cluster.GPU.ID != "h100-sxm" || s.Cluster.GPUs != 8 || s.Cluster.GPUsPerNode != 8 {
+	if s.Arch.ID != "llama-3-70b" || s.Cluster.GPU.ID != "h100-sxm" || s.Cluster.GPUs != 32 || s.Cluster.GPUsPerNode != 8 {
 		t.Errorf("model/gpu: %s %s %d/%d", s.Arch.ID, s.Cluster.GPU.ID, s.Cluster.GPUs, s.Cluster.GPUsPerNode)
 	}
 	if s.Cluster.Intra.ID != s.Cluster.GPU.NativeLink || s.Cluster.Intra.ID != "nvlink4" || s.Cluster.Inter.ID != "ib-ndr" || s.Cluster.NICsPerNode != 8 {
 		t.Errorf("links: %s %s ×%d", s.Cluster.Intra.ID, s.Cluster.Inter.ID, s.Cluster.NICsPerNode)
 	}
-	want := model.Layout{TP: 8, PP: 1, DP: 1, Chunks: 1, MicroBatch: 1, Schedule: model.OneFOneB}
+	// TP inside each node, PP across the four nodes.
+	want := model.Layout{TP: 8, PP: 4, DP: 1, Chunks: 1, MicroBatch: 1, Schedule: model.OneFOneB}
 	if s.Layout != want {
 		t.Errorf("layout %+v, want %+v", s.Layout, want)
 	}
-	wl := model.Workload{Mode: model.Train, Seq: 4096, GlobalBatch: 64, PromptTokens: 1024, GenTokens: 256, Requests: 8, Precision: model.BF16}
+	wl := model.Workload{Mode: model.Train, Seq: 4096, GlobalBatch: 32, PromptTokens: 1024, GenTokens: 256, Requests: 8, Precision: model.BF16}
 	if s.Workload != wl {
 		t.Errorf("workload %+v, want %+v", s.Workload, wl)
 	}
@@ -224,21 +225,24 @@ func TestScenarioDerived(t *testing.T) {
 		args  []string
 		check func(s model.Scenario) bool
 	}{
-		{"two nodes", []string{"--gpus", "16"}, func(s model.Scenario) bool {
-			return s.Layout.TP == 8 && s.Layout.DP == 2 && s.Workload.GlobalBatch == 64
+		{"two nodes: PP across them", []string{"--gpus", "16"}, func(s model.Scenario) bool {
+			return s.Layout.TP == 8 && s.Layout.PP == 2 && s.Layout.DP == 1 && s.Workload.GlobalBatch == 32
 		}},
-		{"pp takes GPUs from tp", []string{"--pp", "2"}, func(s model.Scenario) bool { return s.Layout.TP == 4 && s.Layout.DP == 1 }},
-		{"dp given", []string{"--gpus", "16", "--dp", "4"}, func(s model.Scenario) bool { return s.Layout.TP == 4 && s.Layout.DP == 4 }},
-		{"tp given", []string{"--tp", "2"}, func(s model.Scenario) bool { return s.Layout.DP == 4 }},
-		{"batch raised to a multiple", []string{"--micro-batch", "3", "--tp", "4"}, func(s model.Scenario) bool {
-			return s.Layout.DP == 2 && s.Workload.GlobalBatch == 66
+		{"one node", []string{"--gpus", "8"}, func(s model.Scenario) bool {
+			return s.Layout.TP == 8 && s.Layout.PP == 1 && s.Layout.DP == 1
 		}},
-		{"batch raised when smaller", []string{"--micro-batch", "16", "--tp", "1"}, func(s model.Scenario) bool {
+		{"pp takes GPUs from tp", []string{"--gpus", "8", "--pp", "2"}, func(s model.Scenario) bool { return s.Layout.TP == 4 && s.Layout.DP == 1 }},
+		{"dp given", []string{"--gpus", "16", "--dp", "4"}, func(s model.Scenario) bool { return s.Layout.TP == 4 && s.Layout.PP == 1 && s.Layout.DP == 4 }},
+		{"tp given", []string{"--gpus", "8", "--tp", "2"}, func(s model.Scenario) bool { return s.Layout.PP == 1 && s.Layout.DP == 4 }},
+		{"batch raised to a multiple", []string{"--gpus", "8", "--micro-batch", "3", "--tp", "4"}, func(s model.Scenario) bool {
+			return s.Layout.DP == 2 && s.Workload.GlobalBatch == 36
+		}},
+		{"batch raised when smaller", []string{"--gpus", "8", "--micro-batch", "16", "--tp", "1"}, func(s model.Scenario) bool {
 			return s.Workload.GlobalBatch == 128
 		}},
-		{"interleaved batch splits into a multiple of pp", []string{"--pp", "4", "--schedule", "interleaved", "--chunks", "2", "--micro-batch", "3"},
-			func(s model.Scenario) bool { return s.MicroBatches()%4 == 0 && s.Workload.GlobalBatch == 72 }},
-		{"requests raised", []string{"--mode", "infer", "--tp", "1", "--micro-batch", "2"}, func(s model.Scenario) bool {
+		{"interleaved batch splits into a multiple of pp", []string{"--gpus", "8", "--pp", "4", "--schedule", "interleaved", "--chunks", "2", "--micro-batch", "3"},
+			func(s model.Scenario) bool { return s.MicroBatches()%4 == 0 && s.Workload.GlobalBatch == 36 }},
+		{"requests raised", []string{"--gpus", "8", "--mode", "infer", "--tp", "1", "--micro-batch", "2"}, func(s model.Scenario) bool {
 			return s.Workload.Requests == 16 && s.Layout.DP == 8
 		}},
 		{"model fields override the preset", []string{"--model", "llama-2-7b", "--layers", "8"}, func(s model.Scenario) bool {
@@ -369,7 +373,7 @@ func TestReportEndToEnd(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("%v: exit %d; stderr:\n%s", args, code, errs)
 			}
-			for _, w := range []string{"llama-3-70b", "TP=8 PP=1 DP=1 1f1b m=64 b=1", "step time", "memory per GPU"} {
+			for _, w := range []string{"llama-3-70b", "TP=8 PP=4 DP=1 1f1b m=32 b=1", "step time", "memory per GPU"} {
 				if !strings.Contains(out, w) {
 					t.Errorf("%v: output lacks %q:\n%s", args, w, out)
 				}
