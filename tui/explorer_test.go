@@ -126,10 +126,18 @@ func checkFrame(t *testing.T, view string, w, h int) {
 func TestTooSmallIsPolite(t *testing.T) {
 	m := ready(t, 60, 20, nil)
 	v := m.View()
-	if !strings.Contains(v, "at least 80×24") || !strings.Contains(v, "60×20") {
+	if !strings.Contains(v, "80×24 or more") || !strings.Contains(v, "60×20") {
 		t.Errorf("small terminal view: %q", v)
 	}
 	checkFrame(t, v, 60, 20)
+	// Down to 40×10 the message is whole, words and all.
+	m = ready(t, 40, 10, nil)
+	v = m.View()
+	checkFrame(t, v, 40, 10)
+	flat := strings.Join(strings.Fields(v), " ")
+	if !strings.Contains(flat, "splitscope needs 80×24 or more; this terminal is 40×10. Enlarge it, or press q to quit.") {
+		t.Errorf("the message is cut at 40×10:\n%s", v)
+	}
 }
 
 func TestEveryViewFitsWhileResizing(t *testing.T) {
@@ -177,28 +185,147 @@ func TestStaleResultsAreDropped(t *testing.T) {
 	}
 }
 
-func TestInvalidTPShowsTheReasonThenRecovers(t *testing.T) {
-	m := ready(t, 80, 24, nil)
+func TestTypedValueReplacesTheSelectedText(t *testing.T) {
+	m := ready(t, 80, 24, nil) // TP 4 × PP 2 on 8 GPUs
 	m = selectField(t, m, "tp")
-	m, _ = press(m, "enter", "backspace", "3", "enter")
-	if !m.data.Stale {
-		t.Fatal("invalid TP did not mark the result stale")
+	m, _ = press(m, "enter")
+	if !m.editing || !m.inputSel || m.input.Value() != "4" {
+		t.Fatalf("enter: editing %v, selected %v, text %q; want the field's text selected", m.editing, m.inputSel, m.input.Value())
 	}
-	v := m.View()
-	if !strings.Contains(v, "tp = 3: must divide heads") || !strings.Contains(v, "✗ 3") {
-		t.Errorf("the inline reason is missing:\n%s", v)
+	// The input is the row itself: the TP row shows the typed text, not a prompt elsewhere.
+	if row := lineWith(m.View(), "│›TP "); !strings.Contains(row, "[4]") {
+		t.Errorf("the TP row is not the input: %q", row)
 	}
-	if !strings.Contains(v, "step ") {
-		t.Error("the last valid result vanished")
+	m, _ = press(m, "2") // replaces the selected "4", not "42"
+	if m.input.Value() != "2" {
+		t.Fatalf("typed 2 over the selected text: %q", m.input.Value())
 	}
-	m, cmd := press(m, "enter", "backspace", "4", "enter")
-	if cmd == nil || len(m.fieldErrs) != 0 {
-		t.Fatalf("TP 4 still invalid: %v", m.fieldErrs)
+	m, cmd := press(m, "enter")
+	if m.editing || m.cur.Layout.TP != 2 || m.cur.Layout.DP != 2 || cmd == nil {
+		t.Fatalf("after enter: editing %v, TP %d, DP %d", m.editing, m.cur.Layout.TP, m.cur.Layout.DP)
+	}
+	// Edits change one thing: the global batch stays, m follows, and the footer says so.
+	if m.cur.Workload.GlobalBatch != 16 || m.cur.MicroBatches() != 8 {
+		t.Errorf("batch %d, m %d; want the batch kept (16) and m = 16 / 2 = 8", m.cur.Workload.GlobalBatch, m.cur.MicroBatches())
 	}
 	m = settle(m)
-	if m.data.Stale || m.data.Report.Layout.TP != 4 {
-		t.Errorf("after the fix: stale %v, TP %d", m.data.Stale, m.data.Report.Layout.TP)
+	if v := m.View(); !strings.Contains(v, "also moved: DP 1 → 2 · micro-batches m 16 → 8") {
+		t.Errorf("the footer does not say what moved:\n%s", v)
 	}
+	m, _ = press(m, "enter", "esc")
+	if m.editing || m.cur.Layout.TP != 2 {
+		t.Errorf("esc did not cancel: editing %v, TP %d", m.editing, m.cur.Layout.TP)
+	}
+}
+
+func TestRefusedValueSaysWhyAndOffersTheNearest(t *testing.T) {
+	m := ready(t, 80, 24, nil) // llama-2-13b, 40 heads, TP 4 × PP 2 on 8 GPUs
+	m = selectField(t, m, "tp")
+	m, _ = press(m, "enter", "3", "enter")
+	if !m.editing || m.cur.Layout.TP != 4 {
+		t.Fatalf("TP 3 was applied (TP %d) or the input closed (%v)", m.cur.Layout.TP, m.editing)
+	}
+	if !strings.HasPrefix(m.inputErr, "tp 3: must divide heads (40)") {
+		t.Errorf("the reason: %q", m.inputErr)
+	}
+	if v := m.View(); !strings.Contains(v, "✗ tp 3: must") || !strings.Contains(v, "enter: TP") {
+		t.Errorf("the reason and the fix are not under the field:\n%s", v)
+	}
+	if !m.inputSel || m.offer == nil || !m.offer.ok {
+		t.Fatalf("after a refusal the text should be selected again and a fix offered: %+v", m.offer)
+	}
+	want := m.offer.s.Layout
+	if m.cur.Validate() != nil || m.offer.s.Validate() != nil {
+		t.Fatal("an invalid scenario was applied or offered")
+	}
+	m, _ = press(m, "enter") // Enter again on the same text takes the offer
+	if m.editing || m.cur.Layout != want {
+		t.Errorf("enter again: editing %v, layout %+v, want %+v", m.editing, m.cur.Layout, want)
+	}
+}
+
+func TestEditThatCannotApplyOffersTheNearestSplit(t *testing.T) {
+	m := ready(t, 120, 40, func(s *model.Scenario) {
+		s.Layout = model.Layout{TP: 8, PP: 1, DP: 1, Chunks: 1, MicroBatch: 1}
+	})
+	m = selectField(t, m, "pp")
+	before := m.cur
+	m, cmd := press(m, "right") // PP 2 with TP 8 on 8 GPUs: no room
+	if cmd != nil || m.cur != before {
+		t.Fatalf("the impossible edit applied: %+v", m.cur.Layout)
+	}
+	v := m.View()
+	for _, want := range []string{"TP 8 uses all 8 GPUs: no room for PP 2", "y: TP 4 × PP 2 × DP 1"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("lacks %q:\n%s", want, v)
+		}
+	}
+	if row := lineWith(v, "│›PP "); !strings.Contains(row, "1 ✗2") {
+		t.Errorf("the PP row does not show the value asked for: %q", row)
+	}
+	m, cmd = press(m, "y")
+	if cmd == nil || m.cur.Layout.TP != 4 || m.cur.Layout.PP != 2 || m.offer != nil {
+		t.Fatalf("y: layout %+v, offer %v", m.cur.Layout, m.offer)
+	}
+	if m.cur.Workload.GlobalBatch != before.Workload.GlobalBatch {
+		t.Errorf("the batch moved: %d → %d", before.Workload.GlobalBatch, m.cur.Workload.GlobalBatch)
+	}
+	// Any other move dismisses an offer.
+	m, _ = press(m, "right", "right") // PP 4, then 8: TP 4 × PP 8 needs 32
+	if m.offer == nil {
+		t.Fatal("PP 8 with TP 4 on 8 GPUs applied")
+	}
+	m, _ = press(m, "up")
+	if m.offer != nil {
+		t.Error("moving the selection kept the offer")
+	}
+}
+
+func TestUnevenBatchIsProposedNotTaken(t *testing.T) {
+	m := ready(t, 120, 40, func(s *model.Scenario) {
+		s.Workload.GlobalBatch = 12 // TP 4 × PP 2 × DP 1, m = 12
+	})
+	m = selectField(t, m, "tp")
+	m, _ = press(m, "left", "left") // TP 2: DP 2, 12 / 2 = 6; then TP 1: DP 4, 12 / 4 = 3
+	if m.cur.Layout.TP != 1 || m.cur.Workload.GlobalBatch != 12 {
+		t.Fatalf("TP %d, batch %d", m.cur.Layout.TP, m.cur.Workload.GlobalBatch)
+	}
+	m = selectField(t, m, "micro-batch")
+	m, _ = press(m, "right") // b 2: 12 / (2 × 4) is not whole
+	if m.offer == nil || !m.offer.ok || m.cur.Layout.MicroBatch != 1 {
+		t.Fatalf("b %d applied, offer %v", m.cur.Layout.MicroBatch, m.offer)
+	}
+	o := m.offer.s
+	if got := o.Workload.GlobalBatch; (got != 8 && got != 16) || o.Layout.TP != 1 || o.Layout.MicroBatch != 2 {
+		t.Errorf("offered batch %d, TP %d, b %d; want the nearest multiple of 8 (8 or 16), the split and b 2 kept", got, o.Layout.TP, o.Layout.MicroBatch)
+	}
+}
+
+func TestHiddenPanelDisablesParameterKeys(t *testing.T) {
+	m := ready(t, 120, 40, nil)
+	for _, hide := range []string{"p", "P"} {
+		m, _ = press(m, hide)
+		before := m.cur
+		m, _ = press(m, "down", "right", "left", "enter")
+		if m.cur != before || m.editing {
+			t.Errorf("%s: parameter keys still change the hidden panel's scenario", hide)
+		}
+		foot := m.helpView()
+		if strings.Contains(foot, "parameter") || strings.Contains(foot, "value") {
+			t.Errorf("%s: the footer offers parameter keys: %q", hide, foot)
+		}
+		m, _ = press(m, hide)
+	}
+}
+
+// lineWith is the first line of a view that contains sub.
+func lineWith(view, sub string) string {
+	for _, l := range strings.Split(view, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
 }
 
 func TestPCIeGrowsTheTensorCommShare(t *testing.T) {
@@ -273,9 +400,9 @@ func TestFlow(t *testing.T) {
 	}
 	tm.Type("pcie4")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-	waitFor("pcie4 / ib-ndr")
+	waitFor("· pcie4")
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("?")})
-	waitFor("cancel typing")
+	waitFor("All keys")
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 	fm := tm.FinalModel(t).(Model)
@@ -299,5 +426,85 @@ func TestMouseClicksTabsAndWheelAdjusts(t *testing.T) {
 	m = next.(Model)
 	if m.fields[m.sel].name != "gpus" || m.cur.Cluster.GPUs != 16 || cmd == nil {
 		t.Errorf("wheel up on the GPUs row: selected %s, %d GPUs", m.fields[m.sel].name, m.cur.Cluster.GPUs)
+	}
+}
+
+// helpText scrolls the help page from top to bottom and returns every line it showed.
+func helpText(t *testing.T, m Model) string {
+	t.Helper()
+	m, _ = press(m, "?")
+	if !m.helpOpen {
+		t.Fatal("? did not open the help")
+	}
+	var all strings.Builder
+	for range 20 {
+		v := m.View()
+		checkFrame(t, v, m.width, m.height)
+		all.WriteString(v)
+		before := m.helpTop
+		m, _ = press(m, "down")
+		if m.helpTop == before {
+			break
+		}
+	}
+	return all.String()
+}
+
+func TestHelpShowsEveryKeyAt80x24(t *testing.T) {
+	m := ready(t, 80, 24, nil)
+	all := helpText(t, m)
+	for _, want := range []string{"↑/↓ k/j", "←/→ h/l", "enter", "mouse", "click a tab", "tab", "shift+tab", "1-6",
+		"space", "home/0", "+", "-", ".", "w", "g", "P", "s", "x", "p", "?", "q"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the help never shows %q", want)
+		}
+	}
+	// Scrolling keys, where they scroll: the Learn tab, and the Pipeline tab when its stages fold.
+	for _, tc := range []struct {
+		name string
+		m    Model
+	}{
+		{"learn", func() Model { l, _ := press(m, "6"); return l }()},
+		{"folded pipeline", ready(t, 80, 24, func(s *model.Scenario) { s.Cluster.GPUs, s.Layout.TP, s.Layout.PP = 32, 1, 32 })},
+	} {
+		all := helpText(t, tc.m)
+		for _, want := range []string{"pgup/[", "pgdn/]"} {
+			if !strings.Contains(all, want) {
+				t.Errorf("%s: the help never shows %q", tc.name, want)
+			}
+		}
+	}
+	// Keys that do nothing now are not offered: y without an offer, u and r off the Box tab.
+	for _, absent := range []string{"take the offered fix", "use this box"} {
+		if strings.Contains(all, absent) {
+			t.Errorf("the help offers %q, which does nothing now", absent)
+		}
+	}
+	m, _ = press(m, "?")
+	m, _ = press(m, "?")
+	if m.helpOpen {
+		t.Error("? again did not close the help")
+	}
+	// With an offer pending, y is in the help and the footer.
+	m = selectField(t, m, "tp")
+	m, _ = press(m, "right")
+	if !strings.Contains(m.helpView(), "y take the fix") || !strings.Contains(helpText(t, m), "take the offered fix") {
+		t.Error("y is not offered while a fix is pending")
+	}
+}
+
+func TestHelpOnTheBoxTabFollowsTheBox(t *testing.T) {
+	for _, tc := range []struct {
+		probe func() (gpu.Box, error)
+		useU  bool
+	}{{boxtest.NoGPU, false}, {boxtest.NewProbe(boxtest.L40S4()).Probe, true}} {
+		m := onBoxTab(t, readyWith(t, 80, 24, nil, tc.probe))
+		all := helpText(t, m)
+		if got := strings.Contains(all, "use this box"); got != tc.useU {
+			t.Errorf("box present %v: help offers u: %v", tc.useU, got)
+		}
+		if got := strings.Contains(m.helpView(), "use this box"); got != tc.useU {
+			t.Errorf("box present %v: footer offers u: %v", tc.useU, got)
+		}
 	}
 }

@@ -2,9 +2,15 @@ package tui
 
 import "github.com/charmbracelet/bubbles/key"
 
-// keyMap is the explorer's global keys; each pane adds its own (Pane.Keys).
+// keyMap is the explorer's global keys; each pane adds its own (Pane.Keys). Model.activeKeys
+// disables the keys that do nothing in the current state, so that neither the footer nor the
+// help page offers them.
 type keyMap struct {
 	Quit, Help, NextTab, PrevTab, Up, Down, Dec, Inc, Edit, Cancel, Present key.Binding
+	// Take applies the nearest valid scenario offered when an edit could not apply.
+	Take key.Binding
+	// The guided tour's own ←/→ (the parameter panel's wait while the tour runs).
+	TourPrev, TourNext key.Binding
 	// Teaching: "why?" (the focused tab's explanation on the Learn tab), the guided tour,
 	// presentation mode, save the scenario, export the picture and the report.
 	Why, Tour, Presentation, Save, Export key.Binding
@@ -19,18 +25,21 @@ func DefaultKeyMap() keyMap {
 		Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
 		NextTab:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next tab")),
 		PrevTab:      key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous tab")),
-		Up:           key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "select parameter")),
+		Up:           key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓ k/j", "select a parameter")),
 		Down:         key.NewBinding(key.WithKeys("down", "j")),
-		Dec:          key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "change value")),
+		Dec:          key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→ h/l", "change its value")),
 		Inc:          key.NewBinding(key.WithKeys("right", "l")),
-		Edit:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "type a value")),
-		Cancel:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel typing / leave the tour")),
-		Present:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "hide/show parameters")),
+		Edit:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "type a value (enter applies, esc cancels)")),
+		Cancel:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "dismiss the offer / leave the tour")),
+		Take:         key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "take the offered fix")),
+		TourPrev:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "tour: previous/next step")),
+		TourNext:     key.NewBinding(key.WithKeys("right", "l")),
+		Present:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "hide/show the parameters")),
 		Why:          key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "why? (explain this tab)")),
 		Tour:         key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "guided tour")),
 		Presentation: key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "presentation mode")),
-		Save:         key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save the scenario")),
-		Export:       key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "export SVG + Markdown")),
+		Save:         key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save the scenario (a new file)")),
+		Export:       key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "export SVG + Markdown (new files)")),
 		Tabs: []key.Binding{
 			key.NewBinding(key.WithKeys("1"), key.WithHelp("1-6", "go to tab")),
 			key.NewBinding(key.WithKeys("2")),
@@ -42,25 +51,50 @@ func DefaultKeyMap() keyMap {
 	}
 }
 
+// activeKeys is the key map with the keys that would do nothing now disabled: the parameter
+// keys while the panel is hidden (p, P) or, for ←/→, while the tour uses them; y without an
+// offer; esc with nothing to dismiss or leave; x before there is a result. The pane's keys are
+// the active tab's, as it lists them now (the Box tab offers u only with a box).
+func (m Model) activeKeys() keyMap {
+	k := m.keys
+	panel := !m.present
+	k.Up.SetEnabled(panel)
+	k.Down.SetEnabled(panel)
+	k.Dec.SetEnabled(panel && !m.tour.on)
+	k.Inc.SetEnabled(panel && !m.tour.on)
+	k.Edit.SetEnabled(panel)
+	k.TourPrev.SetEnabled(m.tour.on)
+	k.TourNext.SetEnabled(m.tour.on)
+	k.Take.SetEnabled(m.offer != nil && m.offer.ok)
+	k.Cancel.SetEnabled(m.offer != nil || m.tour.on)
+	k.Export.SetEnabled(m.hasData)
+	k.pane = m.panes[m.tab].Keys()
+	return k
+}
+
 // ShortHelp is the one-line help of the footer, in short words so that it fits 100 columns.
 func (k keyMap) ShortHelp() []key.Binding {
 	short := func(b key.Binding, desc string) key.Binding {
 		b.SetHelp(b.Help().Key, desc)
 		return b
 	}
-	out := []key.Binding{short(k.Up, "parameter"), short(k.Dec, "value"), k.NextTab}
+	updown := short(k.Up, "parameter")
+	updown.SetHelp("↑/↓", "parameter")
+	leftright := short(k.Dec, "value")
+	leftright.SetHelp("←/→", "value")
+	out := []key.Binding{short(k.Take, "take the fix"), updown, leftright, short(k.TourPrev, "tour step"), k.NextTab}
 	if len(k.pane) > 0 {
 		out = append(out, k.pane[0])
 	}
 	return append(out, short(k.Why, "why?"), short(k.Tour, "tour"), k.Help, k.Quit)
 }
 
-// FullHelp is every key, in columns.
+// FullHelp is every key, in columns (the help page lays out its own sections; see helpSections).
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Dec, k.Edit, k.Cancel},
+		{k.Up, k.Dec, k.Edit, k.Take, k.Cancel},
 		{k.NextTab, k.PrevTab, k.Tabs[0], k.Present},
-		{k.Why, k.Tour, k.Presentation, k.Save, k.Export},
+		{k.Why, k.Tour, k.TourPrev, k.Presentation, k.Save, k.Export},
 		k.pane,
 		{k.Help, k.Quit},
 	}

@@ -21,6 +21,7 @@ func (r rect) contains(x, y int) bool {
 type layout struct {
 	TooSmall bool
 	Title    rect // one line
+	Strip    rect // the TP-vs-PP strip under the title
 	Params   rect
 	Main     rect
 	Tabs     rect // first line inside Main's border
@@ -40,6 +41,14 @@ func paramsWidth(w int) int {
 	}
 }
 
+// stripLines is the TP-vs-PP strip's height: two lines, one on short screens.
+func stripLines(h int) int {
+	if h < 30 {
+		return 1
+	}
+	return 2
+}
+
 // computeLayout splits a w×h terminal; footerLines is the help's height plus the verdict line;
 // presentation hides the parameter panel.
 func computeLayout(w, h, footerLines int, presentation bool) layout {
@@ -49,16 +58,18 @@ func computeLayout(w, h, footerLines int, presentation bool) layout {
 	footerLines = max(min(footerLines, h/3), 1)
 	var l layout
 	l.Title = rect{0, 0, w, 1}
-	bodyH := h - 1 - footerLines
+	l.Strip = rect{0, 1, w, stripLines(h)}
+	top := l.Title.H + l.Strip.H
+	bodyH := h - top - footerLines
 	pw := paramsWidth(w)
 	if presentation {
 		pw = 0
 	}
-	l.Params = rect{0, 1, pw, bodyH}
-	l.Main = rect{pw, 1, w - pw, bodyH}
+	l.Params = rect{0, top, pw, bodyH}
+	l.Main = rect{pw, top, w - pw, bodyH}
 	// Inside the main pane's rounded border: one line of tabs, then the content.
 	l.Tabs = rect{l.Main.X + 1, l.Main.Y + 1, l.Main.W - 2, 1}
 	l.Content = rect{l.Main.X + 1, l.Main.Y + 2, l.Main.W - 2, l.Main.H - 3}
-	l.Footer = rect{0, 1 + bodyH, w, footerLines}
+	l.Footer = rect{0, top + bodyH, w, footerLines}
 	return l
 }

@@ -26,9 +26,13 @@ func TestComputeLayout(t *testing.T) {
 		if l.Params.W != tc.paramsW {
 			t.Errorf("%d×%d: params width %d, want %d", tc.w, tc.h, l.Params.W, tc.paramsW)
 		}
-		// The regions tile the screen: title, body (params | main), footer.
-		if l.Title.H+l.Main.H+l.Footer.H != tc.h {
-			t.Errorf("%d×%d: heights %d+%d+%d ≠ %d", tc.w, tc.h, l.Title.H, l.Main.H, l.Footer.H, tc.h)
+		// The regions tile the screen: title, strip, body (params | main), footer.
+		if l.Title.H+l.Strip.H+l.Main.H+l.Footer.H != tc.h || l.Strip.Y != l.Title.H || l.Main.Y != l.Strip.Y+l.Strip.H ||
+			l.Footer.Y != l.Main.Y+l.Main.H {
+			t.Errorf("%d×%d: title %+v strip %+v main %+v footer %+v do not tile the height", tc.w, tc.h, l.Title, l.Strip, l.Main, l.Footer)
+		}
+		if want := 1 + min(tc.h/30, 1); l.Strip.H != want {
+			t.Errorf("%d×%d: strip %d lines, want %d", tc.w, tc.h, l.Strip.H, want)
 		}
 		if l.Params.W+l.Main.W != tc.w || l.Main.X != l.Params.W {
 			t.Errorf("%d×%d: params %+v and main %+v do not tile the width", tc.w, tc.h, l.Params, l.Main)

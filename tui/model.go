@@ -10,7 +10,6 @@
 package tui
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -105,9 +104,17 @@ type Model struct {
 	sel     int // index into fields
 	editing bool
 	input   textinput.Model
-	// fieldErrs holds, per field name, why the scenario being edited is invalid.
-	fieldErrs map[string]string
-	inputErr  string
+	// inputSel says the typed value is still the field's whole text, selected: the first key
+	// typed replaces it.
+	inputSel bool
+	inputErr string
+	// offer is set when the last edit could not apply: why, and the nearest valid scenario that
+	// y takes. moved says what else the last applied edit changed (DP, m, …).
+	offer *offer
+	moved string
+	// helpOpen shows every key in the main pane, scrolled to helpTop.
+	helpOpen bool
+	helpTop  int
 
 	cur     model.Scenario // being edited; may be invalid
 	rev     int            // revision of cur; results of older revisions are dropped
@@ -191,7 +198,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 	}
 	st := theme.Default()
 	in := textinput.New()
-	in.Prompt = "› "
+	in.Prompt = ""
 	in.CharLimit = 32
 	lang := assets.NormalizeLang(o.lang)
 	texts, err := assets.Texts(lang)
@@ -206,7 +213,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 	lrn := learn.New(st, texts)
 	m := Model{
 		presets: p, styles: st, keys: DefaultKeyMap(), help: help.New(),
-		fields: fields(), input: in, fieldErrs: map[string]string{}, cur: s, compare: cmp, box: bx,
+		fields: fields(), input: in, cur: s, compare: cmp, box: bx,
 		pipe: pipe, learn: lrn, lang: lang, texts: learn.NewTexts(texts),
 		panes: []common.Pane{pipe, tensor.New(st), cmp, memory.New(st), bx, lrn},
 	}
@@ -346,78 +353,104 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, tea.Quit
 	}
 	if m.editing {
-		switch {
-		case key.Matches(msg, m.keys.Cancel):
-			m.editing, m.inputErr = false, ""
-			m.input.Blur()
-			return m, nil
-		case key.Matches(msg, m.keys.Edit):
-			return m.commitInput()
-		}
-		var cmd tea.Cmd
-		m.input, cmd = m.input.Update(msg)
-		return m, cmd
+		return m.typing(msg)
 	}
+	if m.helpOpen {
+		return m.helpKey(msg), nil
+	}
+	k := m.activeKeys()
 	if m.tour.on {
 		switch {
-		case key.Matches(msg, m.keys.Cancel):
+		case key.Matches(msg, k.Cancel):
 			return m.leaveTour()
-		case key.Matches(msg, m.keys.Dec):
+		case key.Matches(msg, k.TourPrev):
 			return m.tourStep(m.tour.at - 1)
-		case key.Matches(msg, m.keys.Inc):
+		case key.Matches(msg, k.TourNext):
 			return m.tourStep(m.tour.at + 1)
 		}
 	}
 	vis := visibleFields(m.fields, &m.cur)
 	switch {
-	case key.Matches(msg, m.keys.Tour):
+	case key.Matches(msg, k.Take):
+		return m.takeOffer()
+	case key.Matches(msg, k.Cancel) && m.offer != nil:
+		m.offer = nil
+		return m, nil
+	case key.Matches(msg, k.Tour):
 		if m.tour.on {
 			return m, nil
 		}
 		return m.startTour()
-	case key.Matches(msg, m.keys.Why):
+	case key.Matches(msg, k.Why):
 		return m.why()
-	case key.Matches(msg, m.keys.Presentation):
+	case key.Matches(msg, k.Presentation):
 		return m.setPresentation(!m.presentation)
-	case key.Matches(msg, m.keys.Save):
+	case key.Matches(msg, k.Save):
 		return m.save()
-	case key.Matches(msg, m.keys.Export):
+	case key.Matches(msg, k.Export):
 		return m.export()
-	case key.Matches(msg, m.keys.Help):
-		m.help.ShowAll = !m.help.ShowAll
-		m.resize()
+	case key.Matches(msg, k.Help):
+		m.helpOpen, m.helpTop = true, 0
 		return m, nil
-	case key.Matches(msg, m.keys.NextTab):
+	case key.Matches(msg, k.NextTab):
 		return m.setTab((m.tab + 1) % len(m.panes))
-	case key.Matches(msg, m.keys.PrevTab):
+	case key.Matches(msg, k.PrevTab):
 		return m.setTab((m.tab + len(m.panes) - 1) % len(m.panes))
-	case key.Matches(msg, m.keys.Present):
+	case key.Matches(msg, k.Present):
 		m.present = !m.present
 		m.resize()
 		return m, nil
-	case key.Matches(msg, m.keys.Up):
-		m.sel = moveSel(vis, m.sel, -1)
+	case key.Matches(msg, k.Up):
+		m.sel, m.offer = moveSel(vis, m.sel, -1), nil
 		return m, nil
-	case key.Matches(msg, m.keys.Down):
-		m.sel = moveSel(vis, m.sel, +1)
+	case key.Matches(msg, k.Down):
+		m.sel, m.offer = moveSel(vis, m.sel, +1), nil
 		return m, nil
-	case key.Matches(msg, m.keys.Dec):
+	case key.Matches(msg, k.Dec):
 		return m.stepField(-1)
-	case key.Matches(msg, m.keys.Inc):
+	case key.Matches(msg, k.Inc):
 		return m.stepField(+1)
-	case key.Matches(msg, m.keys.Edit):
-		m.editing, m.inputErr = true, ""
+	case key.Matches(msg, k.Edit):
+		m.editing, m.inputErr, m.inputSel = true, "", true
 		m.input.SetValue(m.fields[m.sel].get(&m.cur))
 		m.input.CursorEnd()
 		return m, m.input.Focus()
 	}
-	for i, b := range m.keys.Tabs {
+	for i, b := range k.Tabs {
 		if key.Matches(msg, b) && i < len(m.panes) {
 			return m.setTab(i)
 		}
 	}
 	cmd := m.panes[m.tab].Update(msg)
 	return m, tea.Batch(cmd, m.ensureTick())
+}
+
+// typing handles a key while a value is typed in place: Enter applies (or, pressed again on a
+// refused value, takes the offered fix), Esc cancels, and while the field's own text is still
+// selected the first character typed replaces it.
+func (m Model) typing(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch {
+	case key.Matches(msg, m.keys.Cancel):
+		m.editing, m.inputErr, m.offer = false, "", nil
+		m.input.Blur()
+		return m, nil
+	case key.Matches(msg, m.keys.Edit):
+		return m.commitInput()
+	}
+	if m.inputSel {
+		m.inputSel = false
+		switch msg.Type {
+		case tea.KeyRunes, tea.KeySpace:
+			m.input.SetValue("")
+		case tea.KeyBackspace, tea.KeyDelete, tea.KeyCtrlU:
+			m.input.SetValue("")
+			return m, nil
+		}
+	}
+	m.offer = nil // the offer was for the text that was refused
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return m, cmd
 }
 
 // setTab switches tabs; the Box tab polls the GPUs only while it is the active one.
@@ -431,7 +464,8 @@ func (m Model) setTab(i int) (tea.Model, tea.Cmd) {
 // useBox makes the probed box the scenario's hardware: the cluster ToCluster infers (GPU preset
 // with the device's memory, GPU count, intra-node link), with the current inter-node link and
 // NICs. TP and PP stay when they still divide the GPUs, else shrink to fit; DP follows and the
-// micro-batch count is kept.
+// global batch stays (an uneven split is offered a batch, as any edit is). The footer says what
+// moved.
 func (m Model) useBox(b gpu.Box) (tea.Model, tea.Cmd) {
 	var gpus []model.GPU
 	var links []model.Link
@@ -443,12 +477,12 @@ func (m Model) useBox(b gpu.Box) (tea.Model, tea.Cmd) {
 		m.boxErr, m.boxNotes = "can't use this box: "+err.Error(), nil
 		return m, nil
 	}
-	keepMicroBatches(func(s *model.Scenario) {
+	m.boxErr, m.boxNotes, m.boxCluster = "", warns, c
+	return m.edit("box", func(s *model.Scenario) error {
 		s.Cluster = c
 		fitSplit(s)
-	})(&m.cur)
-	m.boxErr, m.boxNotes, m.boxCluster = "", warns, m.cur.Cluster
-	return m.changed()
+		return nil
+	})
 }
 
 // moveSel moves the selection to the next visible field in a direction.
@@ -466,47 +500,87 @@ func moveSel(vis []int, sel, dir int) int {
 	return vis[pos]
 }
 
+// stepField moves the selected row one notch (dir = ±1) through its sensible values.
 func (m Model) stepField(dir int) (tea.Model, tea.Cmd) {
 	m.boxErr = ""
 	f := m.fields[m.sel]
-	f.step(&m.cur, m.presets, dir)
+	return m.edit(f.name, func(s *model.Scenario) error {
+		f.step(s, m.presets, dir)
+		return nil
+	})
+}
+
+// edit tries a change to one row (see tryEdit): a valid result applies and the footer says what
+// else moved; an invalid one stays unapplied, with the reason and the nearest valid scenario on
+// offer; a change that changes nothing says the row is at its limit.
+func (m Model) edit(name string, change func(*model.Scenario) error) (tea.Model, tea.Cmd) {
+	next, o, err := tryEdit(m.cur, name, change)
+	if err != nil {
+		return m, noteCmd(err.Error(), true)
+	}
+	m.offer = o
+	if o != nil {
+		o.tried = next
+		return m, nil
+	}
+	if next == m.cur {
+		return m, nil
+	}
+	return m.apply(next, name)
+}
+
+// apply makes next the scenario (valid: tryEdit checked it) and says what moved besides the
+// edited row.
+func (m Model) apply(next model.Scenario, edited string) (tea.Model, tea.Cmd) {
+	m.moved = movedRows(m.fields, m.cur, next, edited)
+	m.cur, m.offer = next, nil
 	return m.changed()
 }
 
+// takeOffer applies the offered fix of the last edit that could not apply.
+func (m Model) takeOffer() (tea.Model, tea.Cmd) {
+	if m.offer == nil || !m.offer.ok {
+		return m, nil
+	}
+	o := *m.offer
+	m.editing, m.inputErr = false, ""
+	m.input.Blur()
+	return m.apply(o.s, o.field)
+}
+
+// commitInput applies the typed value. A value that does not parse, or gives an invalid
+// scenario, is refused: the reason shows under the field with the nearest valid scenario, the
+// text is selected again, and Enter on the same text takes the offer.
 func (m Model) commitInput() (tea.Model, tea.Cmd) {
 	f := m.fields[m.sel]
-	next := m.cur
-	if err := f.set(&next, m.presets, m.input.Value()); err != nil {
-		m.inputErr = err.Error()
+	text := m.input.Value()
+	if m.offer != nil && m.offer.ok && m.offer.typed == text {
+		return m.takeOffer()
+	}
+	next, o, err := tryEdit(m.cur, f.name, func(s *model.Scenario) error { return f.set(s, m.presets, text) })
+	if err != nil {
+		m.inputErr, m.offer, m.inputSel = err.Error(), nil, true
 		return m, nil
 	}
-	m.cur = next
+	if o != nil {
+		o.tried, o.typed = next, text
+		m.inputErr, m.offer, m.inputSel = o.why, o, true
+		return m, nil
+	}
 	m.editing, m.inputErr, m.boxErr = false, "", ""
 	m.input.Blur()
-	return m.changed()
-}
-
-// changed validates the edited scenario: invalid fields turn red and the last valid result
-// stays (dimmed); a valid one is evaluated in the background.
-func (m Model) changed() (tea.Model, tea.Cmd) {
-	m.rev++
-	m.fieldErrs = map[string]string{}
-	err := m.cur.Validate()
-	var ve model.ValidationError
-	if errors.As(err, &ve) {
-		// A row shows its own field's first problem before one mapped to it from elsewhere.
-		for _, exact := range []bool{true, false} {
-			for _, fe := range ve {
-				name := rowFor(fe.Field)
-				if _, dup := m.fieldErrs[name]; !dup && (name == fe.Field) == exact {
-					m.fieldErrs[name] = fmt.Sprintf("%s = %v: %s", fe.Field, fe.Value, fe.Allowed)
-				}
-			}
-		}
-		m.markStale()
+	if next == m.cur {
+		m.offer = nil
 		return m, nil
 	}
-	if err != nil {
+	return m.apply(next, f.name)
+}
+
+// changed evaluates the scenario in the background. Edits only apply valid scenarios; a
+// scenario that fails validation anyway (a bug) shows its error and keeps the last result.
+func (m Model) changed() (tea.Model, tea.Cmd) {
+	m.rev++
+	if err := m.cur.Validate(); err != nil {
 		m.evalErr = err
 		m.markStale()
 		return m, nil
@@ -515,21 +589,6 @@ func (m Model) changed() (tea.Model, tea.Cmd) {
 	m.learn.Invalidate()
 	m.cmpOK = false
 	return m, m.evaluateAll()
-}
-
-// rowFor maps a validation field to the panel row that can fix it.
-func rowFor(field string) string {
-	switch field {
-	case "kv-heads":
-		return "heads"
-	case "batch", "requests":
-		return "micro-batches"
-	case "dp":
-		return "tp"
-	case "ffn", "vocab", "experts", "top-k":
-		return "model"
-	}
-	return field
 }
 
 func (m *Model) markStale() {

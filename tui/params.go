@@ -102,13 +102,11 @@ func among(list func(*model.Scenario) []int) func(*model.Scenario, int, int) int
 // cycle steps through n choices.
 func cycle(i, n, dir int) int { return ((i+dir)%n + n) % n }
 
-// rederive keeps DP = GPUs / (TP × PP) and the global batch at the same micro-batch count.
-func rederive(s *model.Scenario) {
+// deriveDP sets DP = GPUs / (TP × PP) when that divides; otherwise DP stays and the scenario is
+// invalid (tp × pp × dp ≠ gpus), which the edit then explains.
+func deriveDP(s *model.Scenario) {
 	l := &s.Layout
-	if l.TP < 1 || l.PP < 1 {
-		return
-	}
-	if s.Cluster.GPUs%(l.TP*l.PP) == 0 {
+	if l.TP >= 1 && l.PP >= 1 && s.Cluster.GPUs%(l.TP*l.PP) == 0 {
 		l.DP = s.Cluster.GPUs / (l.TP * l.PP)
 	}
 }
@@ -123,17 +121,8 @@ func setMicroBatches(s *model.Scenario, m int) {
 	}
 }
 
-// keepMicroBatches wraps a change so the micro-batch count stays what it was.
-func keepMicroBatches(change func(*model.Scenario)) func(*model.Scenario) {
-	return func(s *model.Scenario) {
-		m := max(s.MicroBatches(), 1)
-		change(s)
-		rederive(s)
-		setMicroBatches(s, m)
-	}
-}
-
-// fitSplit shrinks PP, then TP, until TP × PP divides the GPUs (after the GPU count changed).
+// fitSplit shrinks PP, then TP, until TP × PP divides the GPUs (when the hardware changes as a
+// whole: "use this box").
 func fitSplit(s *model.Scenario) {
 	l := &s.Layout
 	for l.PP > 1 && s.Cluster.GPUs%(l.TP*l.PP) != 0 {
@@ -225,8 +214,7 @@ func fields() []field {
 				}
 				return nil
 			}),
-		intField("gpus", "GPUs", always, func(s *model.Scenario) *int { return &s.Cluster.GPUs }, pow2(model.MaxGPUs),
-			keepMicroBatches(fitSplit)),
+		intField("gpus", "GPUs", always, func(s *model.Scenario) *int { return &s.Cluster.GPUs }, pow2(model.MaxGPUs), nil),
 		intField("gpus-per-node", "GPUs/node", always, func(s *model.Scenario) *int { return &s.Cluster.GPUsPerNode },
 			pow2(64), func(s *model.Scenario) { s.Cluster.NICsPerNode = min(max(s.Cluster.GPUsPerNode, 1), 64) }),
 		presetField("intra", "intra link", (*assets.Presets).LinkIDs,
@@ -247,20 +235,24 @@ func fields() []field {
 				}
 				return err
 			}),
+		// TP and PP step through the divisors of the GPUs, whatever the other is: a step that
+		// does not fit (TP 8 × PP 2 on 8 GPUs) is explained and the nearest split offered.
 		intField("tp", "TP", always, func(s *model.Scenario) *int { return &s.Layout.TP },
-			among(divisorsOf(func(s *model.Scenario) int { return s.Cluster.GPUs / max(s.Layout.PP, 1) })),
-			keepMicroBatches(func(*model.Scenario) {})),
+			among(divisorsOf(func(s *model.Scenario) int { return s.Cluster.GPUs })), nil),
 		intField("pp", "PP", always, func(s *model.Scenario) *int { return &s.Layout.PP },
-			among(divisorsOf(func(s *model.Scenario) int { return s.Cluster.GPUs / max(s.Layout.TP, 1) })),
-			keepMicroBatches(func(*model.Scenario) {})),
-		{name: "dp", label: "DP (derived)", show: always,
-			get:  func(s *model.Scenario) string { return strconv.Itoa(s.Layout.DP) },
-			step: func(*model.Scenario, *assets.Presets, int) {},
-			set: func(*model.Scenario, *assets.Presets, string) error {
-				return fmt.Errorf("DP is GPUs / (TP × PP): change those")
-			}},
+			among(divisorsOf(func(s *model.Scenario) int { return s.Cluster.GPUs })), nil),
+		// DP is derived; a step or a typed value asks for that many replicas, and the edit
+		// offers the split that gives them.
+		intField("dp", "DP (derived)", always, func(s *model.Scenario) *int { return &s.Layout.DP },
+			among(divisorsOf(func(s *model.Scenario) int { return s.Cluster.GPUs })), nil),
 		intField("micro-batch", "micro-batch b", always, func(s *model.Scenario) *int { return &s.Layout.MicroBatch },
-			pow2(1<<12), keepMicroBatches(func(*model.Scenario) {})),
+			pow2(1<<12), nil),
+		// The global batch (requests in inference) is what the user sets; m = batch / (b × DP)
+		// follows, and layout edits keep the batch.
+		intField("batch", "global batch", training, func(s *model.Scenario) *int { return &s.Workload.GlobalBatch },
+			pow2(model.MaxBatch), nil),
+		intField("requests", "requests", serving, func(s *model.Scenario) *int { return &s.Workload.Requests },
+			pow2(model.MaxBatch), nil),
 		{name: "micro-batches", label: "micro-batches m", show: always,
 			get: func(s *model.Scenario) string { return strconv.Itoa(s.MicroBatches()) },
 			step: func(s *model.Scenario, _ *assets.Presets, dir int) {

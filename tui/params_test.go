@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/splitscope/splitscope/assets"
@@ -55,34 +56,37 @@ func fieldNamed(t *testing.T, name string) field {
 	return field{}
 }
 
-func TestGPUsKeepTheSplitValidAndMicroBatches(t *testing.T) {
-	s, p := testScenario(t)
-	m0 := s.MicroBatches()
+func TestGPUsKeepTheBatchAndOfferASplitThatFits(t *testing.T) {
+	s, p := testScenario(t) // TP 4 × PP 2 on 8 GPUs, batch 16
 	gpus := fieldNamed(t, "gpus")
-	gpus.step(&s, p, +1) // 8 → 16: DP doubles, m stays
-	if s.Cluster.GPUs != 16 || s.Layout.DP != 2 || s.MicroBatches() != m0 {
-		t.Errorf("after GPUs up: %d GPUs, DP %d, m %d (want 16, 2, %d)", s.Cluster.GPUs, s.Layout.DP, s.MicroBatches(), m0)
+	next, o, err := tryEdit(s, "gpus", func(x *model.Scenario) error { gpus.step(x, p, +1); return nil })
+	// 8 → 16: DP doubles, the batch stays and m halves.
+	if err != nil || o != nil || next.Cluster.GPUs != 16 || next.Layout.DP != 2 || next.Workload.GlobalBatch != 16 || next.MicroBatches() != 8 {
+		t.Errorf("GPUs up: %d GPUs, DP %d, batch %d, m %d, offer %v", next.Cluster.GPUs, next.Layout.DP, next.Workload.GlobalBatch, next.MicroBatches(), o)
 	}
-	gpus.step(&s, p, -1)
-	gpus.step(&s, p, -1) // 16 → 8 → 4: TP 4 × PP 2 no longer fits, PP shrinks to 1
-	if err := s.Validate(); err != nil {
-		t.Errorf("after GPUs down to %d: %v", s.Cluster.GPUs, err)
+	// 8 → 4: TP 4 × PP 2 needs 8: not applied, and the offer keeps 4 GPUs.
+	_, o, _ = tryEdit(s, "gpus", func(x *model.Scenario) error { gpus.step(x, p, -1); return nil })
+	if o == nil || !o.ok || o.s.Cluster.GPUs != 4 || o.s.Validate() != nil || o.s.Layout.TP*o.s.Layout.PP*o.s.Layout.DP != 4 {
+		t.Fatalf("GPUs down: offer %+v", o)
 	}
-	if s.Layout.TP*s.Layout.PP*s.Layout.DP != s.Cluster.GPUs {
-		t.Errorf("split %d×%d×%d for %d GPUs", s.Layout.TP, s.Layout.PP, s.Layout.DP, s.Cluster.GPUs)
+	if !strings.Contains(o.why, "TP 4 × PP 2 needs 8 GPUs; there are 4") {
+		t.Errorf("why: %q", o.why)
 	}
 }
 
-func TestTPStepsThroughDivisors(t *testing.T) {
-	s, p := testScenario(t)
+func TestTPStepsThroughDivisorsOfTheGPUs(t *testing.T) {
+	s, p := testScenario(t) // TP 4 × PP 2 on 8 GPUs
 	tp := fieldNamed(t, "tp")
-	tp.step(&s, p, +1) // divisors of 8/PP=4: 1 2 4 → stays 4 at the top
-	if s.Layout.TP != 4 {
-		t.Errorf("TP %d, want 4 (the largest divisor of GPUs/PP)", s.Layout.TP)
+	next, o, _ := tryEdit(s, "tp", func(x *model.Scenario) error { tp.step(x, p, +1); return nil })
+	if o == nil || next.Layout.TP != 8 {
+		t.Fatalf("TP 8 × PP 2 on 8 GPUs: TP %d, offer %v", next.Layout.TP, o)
 	}
-	tp.step(&s, p, -1)
-	if s.Layout.TP != 2 || s.Layout.DP != 2 {
-		t.Errorf("TP %d DP %d, want 2 and 2", s.Layout.TP, s.Layout.DP)
+	if o.s.Layout.TP != 8 || o.s.Layout.PP != 1 {
+		t.Errorf("offer %+v, want TP 8 × PP 1 (the edit kept, PP moved)", o.s.Layout)
+	}
+	next, o, _ = tryEdit(s, "tp", func(x *model.Scenario) error { tp.step(x, p, -1); return nil })
+	if o != nil || next.Layout.TP != 2 || next.Layout.DP != 2 {
+		t.Errorf("TP %d DP %d, want 2 and 2", next.Layout.TP, next.Layout.DP)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -189,8 +190,8 @@ func fileStem(s model.Scenario) string {
 // save writes the scenario being edited to splitscope-<model>-<n>.yaml in the save directory,
 // n the first number not taken, in a command; the footer says where.
 func (m Model) save() (tea.Model, tea.Cmd) {
-	if len(m.fieldErrs) > 0 {
-		return m, noteCmd("not saved: fix the red field first", true)
+	if err := m.cur.Validate(); err != nil {
+		return m, noteCmd("not saved: "+err.Error(), true)
 	}
 	title := static.Header(m.cur)
 	if m.tour.on {
@@ -202,30 +203,65 @@ func (m Model) save() (tea.Model, tea.Cmd) {
 // saveScenario creates the first free splitscope-<model>-<n>.yaml (never overwriting one).
 func saveScenario(dir, stem string, data []byte) tea.Cmd {
 	return func() tea.Msg {
-		for n := 1; n < 10000; n++ {
-			name := filepath.Join(dir, stem+"-"+strconv.Itoa(n)+".yaml")
-			f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-			if errors.Is(err, os.ErrExist) {
-				continue
-			}
-			if err != nil {
-				return noteMsg{text: "not saved: " + err.Error(), err: true}
-			}
-			_, err = f.Write(data)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return noteMsg{text: "not saved: " + err.Error(), err: true}
-			}
-			return noteMsg{text: "saved to " + name}
+		names, err := writeFree(filepath.Join(dir, stem), map[string][]byte{".yaml": data})
+		if err != nil {
+			return noteMsg{text: "not saved: " + err.Error(), err: true}
 		}
-		return noteMsg{text: "not saved: too many " + stem + "-N.yaml files", err: true}
+		return noteMsg{text: "saved to " + names[0]}
 	}
 }
 
-// export writes the last valid result's Pipeline and Tensor picture (splitscope-<model>.svg) and
-// its report with the comparison (splitscope-<model>.md), in the Learn tab's language.
+// maxFreeNames bounds the search for a free file name.
+const maxFreeNames = 10000
+
+// writeFree writes files named stem-<n><ext>, one per extension, with the first n for which none
+// of them exists: each is created exclusively (O_EXCL), so no file the user has is ever
+// overwritten, even by a race. It returns the names written, in the order of the extensions.
+func writeFree(stem string, files map[string][]byte) ([]string, error) {
+	exts := make([]string, 0, len(files))
+	for ext := range files {
+		exts = append(exts, ext)
+	}
+	slices.Sort(exts)
+	for n := 1; n <= maxFreeNames; n++ {
+		var created []string
+		taken := false
+		for _, ext := range exts {
+			name := stem + "-" + strconv.Itoa(n) + ext
+			f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if errors.Is(err, os.ErrExist) {
+				taken = true
+				break
+			}
+			if err == nil {
+				created = append(created, name)
+				_, err = f.Write(files[ext])
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+			}
+			if err != nil {
+				removeAll(created)
+				return nil, err
+			}
+		}
+		if !taken {
+			return created, nil
+		}
+		removeAll(created) // this n is partly taken: give back what was created for it
+	}
+	return nil, fmt.Errorf("too many %s-N files", filepath.Base(stem))
+}
+
+func removeAll(names []string) {
+	for _, n := range names {
+		_ = os.Remove(n)
+	}
+}
+
+// export writes the last valid result's Pipeline and Tensor picture and its report with the
+// comparison, in the Learn tab's language, to splitscope-<model>-<n>.svg and .md: the first n
+// for which neither exists, as s does, so nothing is overwritten.
 func (m Model) export() (tea.Model, tea.Cmd) {
 	if !m.hasData {
 		return m, noteCmd("nothing to export yet", true)
@@ -244,14 +280,10 @@ func (m Model) export() (tea.Model, tea.Cmd) {
 		if err := export.Markdown(&md, d.Scenario, d.Report, cmp, lang); err != nil {
 			return noteMsg{text: "export failed: " + err.Error(), err: true}
 		}
-		for _, f := range []struct {
-			name string
-			data []byte
-		}{{stem + ".svg", svg.Bytes()}, {stem + ".md", md.Bytes()}} {
-			if err := os.WriteFile(f.name, f.data, 0o644); err != nil {
-				return noteMsg{text: "export failed: " + err.Error(), err: true}
-			}
+		names, err := writeFree(stem, map[string][]byte{".md": md.Bytes(), ".svg": svg.Bytes()})
+		if err != nil {
+			return noteMsg{text: "export failed: " + err.Error(), err: true}
 		}
-		return noteMsg{text: "exported " + stem + ".svg and .md"}
+		return noteMsg{text: "exported " + strings.Join(names, " and ")}
 	}
 }

@@ -547,10 +547,42 @@ func TestExportWritesBothFiles(t *testing.T) {
 		t.Fatalf("export: %#v", note)
 	}
 	for _, ext := range []string{".svg", ".md"} {
-		b, err := os.ReadFile(filepath.Join(m.saveDir, "splitscope-llama-2-13b"+ext))
+		b, err := os.ReadFile(filepath.Join(m.saveDir, "splitscope-llama-2-13b-1"+ext))
 		if err != nil || len(b) < 100 {
 			t.Errorf("%s: %d bytes, %v", ext, len(b), err)
 		}
+	}
+}
+
+// x never overwrites: with -1.md taken by a file of the user's, it writes -2.svg and -2.md and
+// leaves the user's file as it was.
+func TestExportPicksAFreeName(t *testing.T) {
+	m := ready(t, 100, 30, nil)
+	m.saveDir = t.TempDir()
+	mine := filepath.Join(m.saveDir, "splitscope-llama-2-13b-1.md")
+	if err := os.WriteFile(mine, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, cmd := press(m, "x")
+	note, ok := cmd().(noteMsg)
+	if !ok || note.err || !strings.Contains(note.text, "-2.md") || !strings.Contains(note.text, "-2.svg") {
+		t.Fatalf("export: %#v", note)
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "precious" {
+		t.Errorf("the user's file was overwritten: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(m.saveDir, "splitscope-llama-2-13b-1.svg")); err == nil {
+		t.Error("an -1.svg was left beside the user's -1.md")
+	}
+	for _, ext := range []string{".svg", ".md"} {
+		if _, err := os.Stat(filepath.Join(m.saveDir, "splitscope-llama-2-13b-2"+ext)); err != nil {
+			t.Errorf("-2%s: %v", ext, err)
+		}
+	}
+	// A second x writes a third pair: nothing written in this run is overwritten either.
+	_, cmd = press(m, "x")
+	if note, _ := cmd().(noteMsg); !strings.Contains(note.text, "-3.md") {
+		t.Errorf("second export: %#v", note)
 	}
 }
 

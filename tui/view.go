@@ -23,9 +23,7 @@ func (m Model) View() string {
 		return "starting splitscope…"
 	}
 	if m.lay.TooSmall {
-		msg := fmt.Sprintf("splitscope needs at least %d×%d; this terminal is %d×%d.\nEnlarge it, or press q to quit.",
-			MinWidth, MinHeight, m.width, m.height)
-		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, msg)
+		return tooSmallView(m.width, m.height)
 	}
 	// Compose line by line: lipgloss' joins re-measure every line of both boxes, and the frame
 	// is redrawn up to 30 times a second.
@@ -40,6 +38,8 @@ func (m Model) View() string {
 	}
 	var b strings.Builder
 	b.WriteString(m.titleView())
+	b.WriteString("\n")
+	b.WriteString(m.stripView())
 	for _, l := range main {
 		b.WriteString("\n")
 		b.WriteString(l)
@@ -53,13 +53,86 @@ func (m Model) View() string {
 	return b.String()
 }
 
+// tooSmallView is the polite message below the minimum size, word-wrapped to the terminal so
+// that it reads whole down to 20 columns.
+func tooSmallView(w, h int) string {
+	msg := fmt.Sprintf("splitscope needs %d×%d or more; this terminal is %d×%d. Enlarge it, or press q to quit.",
+		MinWidth, MinHeight, w, h)
+	text := lipgloss.NewStyle().Width(max(min(w, 44), 1)).Render(msg)
+	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, text)
+}
+
 func (m Model) titleView() string {
 	s := m.cur
 	if m.hasData {
 		s = m.data.Scenario
 	}
-	line := " splitscope · " + static.Header(s)
-	return m.styles.Title.Width(m.width).Render(ansi.Truncate(line, m.width, "…"))
+	return m.styles.Title.Width(m.width).Render(titleLine(s, m.width))
+}
+
+// titleLine is the scenario in one line of at most w cells. The layout and the batch always
+// stay; the model's prose (layers, parameters), the links, the node count, the workload and the
+// GPUs go first, in that order, when the line is too long.
+func titleLine(s model.Scenario, w int) string {
+	a, c, wl := s.Arch, s.Cluster, s.Workload
+	id := a.ID
+	if id == "" {
+		id = "custom model"
+	}
+	batch := fmt.Sprintf("batch %d", wl.GlobalBatch)
+	work := fmt.Sprintf("train %s seq %d", wl.Precision, wl.Seq)
+	if wl.Mode == model.Infer {
+		batch = fmt.Sprintf("requests %d", wl.Requests)
+		work = fmt.Sprintf("infer %s prompt %d gen %d", wl.Precision, wl.PromptTokens, wl.GenTokens)
+	}
+	prose := fmt.Sprintf(" (%d layers, %.1fB params)", a.Layers, a.Params()/1e9)
+	nodes := ""
+	if n := c.Nodes(); n > 1 {
+		nodes = fmt.Sprintf(" (%d nodes × %d)", n, c.GPUsPerNode)
+	}
+	gpus := fmt.Sprintf("%d× %s", c.GPUs, c.GPU.ID)
+	links := c.Intra.ID + " / " + c.Inter.ID
+	keep := map[string]bool{"prose": true, "links": true, "nodes": true, "work": true, "gpus": true}
+	build := func() string {
+		parts := []string{" splitscope", id}
+		if keep["prose"] {
+			parts[1] += prose
+		}
+		parts = append(parts, static.LayoutLine(s), batch)
+		if keep["gpus"] {
+			g := gpus
+			if keep["nodes"] {
+				g += nodes
+			}
+			parts = append(parts, g)
+		}
+		if keep["links"] {
+			parts = append(parts, links)
+		}
+		if keep["work"] {
+			parts = append(parts, work)
+		}
+		return strings.Join(parts, " · ")
+	}
+	line := build()
+	for _, drop := range []string{"prose", "links", "nodes", "work", "gpus"} {
+		if ansi.StringWidth(line) <= w {
+			break
+		}
+		keep[drop] = false
+		line = build()
+	}
+	return ansi.Truncate(line, w, "…")
+}
+
+// stripView is the TP-vs-PP strip for the last result (dimmed while a change is evaluated or
+// refused), or a placeholder before the first one.
+func (m Model) stripView() string {
+	h := m.lay.Strip.H
+	if !m.hasData {
+		return fitLines([]string{m.styles.Dim.Render(" evaluating…")}, m.width, h)
+	}
+	return fitLines(strings.Split(stripView(m.styles, m.data.Scenario, m.data.Report, m.data.Stale, m.width, h), "\n"), m.width, h)
 }
 
 func (m Model) paramsView() string {
@@ -71,29 +144,7 @@ func (m Model) paramsView() string {
 	first := scrollWindow(len(vis), rowsH, indexOf(vis, m.sel))
 	var lines []string
 	for _, i := range vis[first:min(first+rowsH, len(vis))] {
-		f := m.fields[i]
-		label := f.label
-		val := f.get(&m.cur)
-		_, bad := m.fieldErrs[f.name]
-		if bad {
-			val = "✗ " + val
-		}
-		marker := " "
-		if i == m.sel {
-			marker = "›"
-		}
-		gap := max(innerW-lipgloss.Width(label)-lipgloss.Width(val)-2, 1)
-		text := marker + label + strings.Repeat(" ", gap) + val + " "
-		text = ansi.Truncate(text, innerW, "…")
-		switch {
-		case i == m.sel && bad:
-			text = m.styles.ValueError.Reverse(true).Render(text)
-		case i == m.sel:
-			text = m.styles.ValueSelected.Render(text)
-		case bad:
-			text = m.styles.ValueError.Render(text)
-		}
-		lines = append(lines, text)
+		lines = append(lines, m.paramRow(i, innerW))
 	}
 	for len(lines) < rowsH {
 		lines = append(lines, "")
@@ -103,21 +154,65 @@ func (m Model) paramsView() string {
 	return box(m.styles.Pane, content, innerW, innerH)
 }
 
-// paramNotes is what goes under the parameter rows: the value being typed, or why the selected
-// (or some) field is invalid; at most half the panel.
+// paramRow is one row of the panel: the label and the value, right-aligned. The selected row
+// being typed into shows the input in place of the value (its text selected, reversed, until
+// the first key); a row whose last edit was refused shows the value asked for after a ✗.
+func (m Model) paramRow(i, innerW int) string {
+	f := m.fields[i]
+	label, val := f.label, f.get(&m.cur)
+	sel := i == m.sel
+	refused := sel && m.offer != nil && m.offer.field == f.name && !m.editing
+	switch {
+	case sel && m.editing:
+		typed := m.input.View()
+		if m.inputSel {
+			typed = m.styles.ValueSelected.Reverse(true).Render(m.input.Value())
+		}
+		gap := max(innerW-lipgloss.Width(label)-lipgloss.Width(typed)-3, 1)
+		text := "›" + label + strings.Repeat(" ", gap) + "[" + typed + "]"
+		return ansi.Truncate(text, innerW, "…")
+	case refused:
+		val += " ✗" + f.get(&m.offer.tried)
+	}
+	marker := " "
+	if sel {
+		marker = "›"
+	}
+	gap := max(innerW-lipgloss.Width(label)-lipgloss.Width(val)-2, 1)
+	text := ansi.Truncate(marker+label+strings.Repeat(" ", gap)+val+" ", innerW, "…")
+	switch {
+	case refused:
+		return m.styles.ValueError.Reverse(true).Render(text)
+	case sel:
+		return m.styles.ValueSelected.Render(text)
+	}
+	return text
+}
+
+// paramNotes is what goes under the parameter rows: why a typed value or the last edit was
+// refused and the fix y (or Enter again) takes, what the derived row is made of, the box's notes;
+// at most half the panel.
 func (m Model) paramNotes(innerW, innerH int) []string {
 	var notes []string
-	if m.editing {
-		notes = append(notes, " "+m.fields[m.sel].label+":", " "+m.input.View())
-		if m.inputErr != "" {
-			notes = append(notes, wrap(m.styles.ValueError, m.inputErr, innerW)...)
+	switch {
+	case m.editing && m.inputErr != "":
+		notes = append(notes, wrap(m.styles.ValueError, "✗ "+m.inputErr, innerW)...)
+		if m.offer != nil && m.offer.ok {
+			notes = append(notes, wrap(m.styles.OK, "enter: "+m.offer.what, innerW)...)
 		}
-	} else if reason, ok := m.fieldErrs[m.fields[m.sel].name]; ok {
-		notes = append(notes, wrap(m.styles.ValueError, reason, innerW)...)
-	} else if len(m.fieldErrs) > 0 {
-		notes = append(notes, wrap(m.styles.ValueError, fmt.Sprintf("%d invalid field(s): select the red one", len(m.fieldErrs)), innerW)...)
-	} else if m.evalErr != nil {
+	case m.editing:
+		notes = append(notes, wrap(m.styles.Dim, "enter applies · esc cancels", innerW)...)
+	case m.offer != nil:
+		notes = append(notes, wrap(m.styles.ValueError, "✗ "+m.offer.why, innerW)...)
+		if m.offer.ok {
+			notes = append(notes, wrap(m.styles.OK, "y: "+m.offer.what, innerW)...)
+		}
+	case m.evalErr != nil:
 		notes = append(notes, wrap(m.styles.ValueError, m.evalErr.Error(), innerW)...)
+	default:
+		if d := derivation(m.fields[m.sel].name, m.cur); d != "" {
+			notes = append(notes, wrap(m.styles.Dim, d, innerW)...)
+		}
 	}
 	if m.boxErr != "" {
 		notes = append(notes, wrap(m.styles.ValueError, m.boxErr, innerW)...)
@@ -130,6 +225,22 @@ func (m Model) paramNotes(innerW, innerH int) []string {
 		notes = append([]string{""}, notes...)
 	}
 	return notes[:min(len(notes), innerH/2)]
+}
+
+// derivation explains a derived row when it is selected: DP and m follow from the others.
+func derivation(name string, s model.Scenario) string {
+	l := s.Layout
+	switch name {
+	case "dp":
+		return fmt.Sprintf("DP = GPUs / (TP × PP) = %d / (%d × %d); ←/→ asks for another and offers the split", s.Cluster.GPUs, l.TP, l.PP)
+	case "micro-batches":
+		unit := "batch"
+		if s.Workload.Mode == model.Infer {
+			unit = "requests"
+		}
+		return fmt.Sprintf("m = %s / (b × DP) = %d / (%d × %d); ←/→ changes the %s", unit, s.BatchUnits(), l.MicroBatch, l.DP, unit)
+	}
+	return ""
 }
 
 // sameHardware reports whether two clusters have the same GPUs and intra-node link.
@@ -169,7 +280,9 @@ func (m Model) mainView() string {
 	}
 	tabLine := ansi.Truncate(lipgloss.JoinHorizontal(lipgloss.Top, tabs...), innerW, "…")
 	var content string
-	if m.hasData || m.tab == TabBox { // the Box tab does not need an evaluation
+	if m.helpOpen {
+		content = m.helpPage(innerW, m.lay.Content.H)
+	} else if m.hasData || m.tab == TabBox { // the Box tab does not need an evaluation
 		content = m.panes[m.tab].View()
 	} else if m.evalErr != nil {
 		content = m.styles.Error.Render(m.evalErr.Error())
@@ -180,25 +293,26 @@ func (m Model) mainView() string {
 	return box(m.styles.PaneFocused, tabLine+"\n"+content, innerW, r.H-2)
 }
 
-// helpView is the key help, cut to the terminal's width; during the tour, how to move through it.
+// helpView is the footer's key help, cut to the terminal's width: the keys that do something
+// now; on the help page, how to leave it; during the tour, how to move through it.
 func (m Model) helpView() string {
-	if m.tour.on && !m.help.ShowAll {
+	if m.helpOpen {
+		return m.styles.Dim.Render(ansi.Truncate(" ↑/↓ pgup/pgdn scroll · ? or esc closes · q quits", max(m.width, 1), "…"))
+	}
+	if m.tour.on {
 		line := fmt.Sprintf(" tour %d/%d · ←/→ · esc leaves", m.tour.at+1, len(m.tour.steps))
-		rest := m.styles.Dim.Render(" · tab other tabs · w why? · P presentation · q quit")
+		rest := m.styles.Dim.Render(" · tab other tabs · w why? · P presentation · ? all keys · q quit")
 		return ansi.Truncate(m.styles.Bold.Render(line)+rest, max(m.width, 1), "…")
 	}
-	lines := strings.Split(m.help.View(m.keys), "\n")
-	for i, l := range lines {
-		lines[i] = ansi.Truncate(l, max(m.width, 1), "…")
-	}
-	return strings.Join(lines, "\n")
+	return ansi.Truncate(m.help.ShortHelpView(m.activeKeys().ShortHelp()), max(m.width, 1), "…")
 }
 
 func (m Model) footerView() string {
 	return m.helpView() + "\n" + m.verdict()
 }
 
-// verdict is the footer's one-line summary of the current result.
+// verdict is the footer's one-line summary of the current result, after what the last edit
+// moved, why it was refused (with the fix y takes), or a note from a save or an export.
 func (m Model) verdict() string {
 	if !m.hasData {
 		if m.note != "" {
@@ -222,27 +336,24 @@ func (m Model) verdict() string {
 			m.styles.Dim.Render(" (more GPUs, recompute, ZeRO, or see 4 Memory)")
 	}
 	parts = append(parts, fits)
+	if n := len(r.Warnings); n > 0 {
+		parts = append(parts, m.styles.Warn.Render(fmt.Sprintf("! %s", r.Warnings[0])))
+	}
 	line := " " + strings.Join(parts, " · ")
-	if m.note != "" {
+	switch {
+	case m.offer != nil && !m.editing:
+		line = m.styles.Warn.Render(" ✗ "+m.offer.text("y")+" ·") + m.styles.Dim.Render(line)
+	case m.note != "":
 		st := m.styles.OK
 		if m.noteErr {
 			st = m.styles.Error
 		}
 		line = st.Render(" "+m.note) + m.styles.Dim.Render(" ·") + line
+	case m.moved != "":
+		line = m.styles.Dim.Render(" also moved: "+m.moved+" ·") + line
 	}
 	if m.data.Stale {
-		reason := "invalid change"
-		if r, ok := m.fieldErrs[m.fields[m.sel].name]; ok {
-			reason = r
-		} else {
-			for _, f := range m.fields {
-				if r, ok := m.fieldErrs[f.name]; ok {
-					reason = r
-					break
-				}
-			}
-		}
-		line = m.styles.Warn.Render(" ✗ "+reason+" · last valid:") + m.styles.Dim.Render(line)
+		line = m.styles.Warn.Render(" ✗ last valid result:") + m.styles.Dim.Render(line)
 	}
 	return ansi.Truncate(line, m.width, "…")
 }

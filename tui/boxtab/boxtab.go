@@ -125,8 +125,14 @@ func (m *Model) SetData(d common.Data) { m.data, m.hasData = d, true }
 // Animating is always false: polling uses its own timer, not the frame clock.
 func (m *Model) Animating() bool { return false }
 
-// Keys lists the pane's bindings.
-func (m *Model) Keys() []key.Binding { return []key.Binding{m.keys.Use, m.keys.Probe} }
+// Keys lists the pane's bindings that do something now: u only when a box was read (without a
+// GPU there is nothing to use), r always (it probes again).
+func (m *Model) Keys() []key.Binding {
+	if !m.hasBox || m.err != nil {
+		return []key.Binding{m.keys.Probe}
+	}
+	return []key.Binding{m.keys.Use, m.keys.Probe}
+}
 
 // Active reports whether the pane is polling (it is the active tab).
 func (m *Model) Active() bool { return m.active }

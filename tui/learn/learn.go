@@ -114,7 +114,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 func (m *Model) Animating() bool { return false }
 
 // Keys lists the scroll keys.
-func (m *Model) Keys() []key.Binding { return []key.Binding{m.keys.PageDown, m.keys.PageUp} }
+func (m *Model) Keys() []key.Binding {
+	return []key.Binding{m.keys.PageDown, m.keys.PageUp, m.keys.Top, m.keys.Bottom}
+}
 
 // Facts are the numbers the tab explains now.
 func (m *Model) Facts() Facts { return NewFacts(m.data, m.cmp, m.cmpReady) }

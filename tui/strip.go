@@ -1,0 +1,157 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/static"
+	"github.com/splitscope/splitscope/tui/theme"
+)
+
+// The TP-vs-PP strip under the title: what each kind of split costs in the current result, side
+// by side, without a key. TP pays its all-reduces (cheap on NVLink, dear on PCIe or across
+// nodes); PP pays the bubble (hidden by micro-batches) and small sends between stages. A bar
+// scaled to the step shows each share. Two lines on screens of 30 rows or more, one below.
+
+// stripBarW is the width of each share bar.
+const stripBarW = 12
+
+// stripPart is one line of the strip: its head ("TP 8 inside each node · nvlink4"), the share of
+// the step it costs, the cost in words, and an explanation that goes first when space runs out.
+type stripPart struct {
+	head    string
+	short   string // the one-line form: "TP 8 (nvlink4) all-reduce"
+	share   float64
+	cost    string
+	explain string
+	none    bool // no such split: no bar
+}
+
+// stripParts builds the TP and PP parts from a result.
+func stripParts(s model.Scenario, r costmodel.Report) (tp, pp stripPart) {
+	l, c := s.Layout, s.Cluster
+	step := r.StepTime
+	of := "of the step"
+	if s.Workload.Mode == model.Infer {
+		of = "of the serve time"
+	}
+	share := func(v float64) float64 {
+		if step <= 0 {
+			return 0
+		}
+		return v / step
+	}
+	if l.TP <= 1 {
+		tp = stripPart{head: "TP 1", short: "TP 1", cost: "no tensor split", explain: "each GPU holds whole layers, so no all-reduce", none: true}
+	} else {
+		where := "inside each node"
+		if c.Nodes() <= 1 {
+			where = "inside the node"
+		}
+		if l.TP > c.NodeSize() {
+			where = "across nodes"
+		}
+		tp = stripPart{
+			head:    fmt.Sprintf("TP %d %s · %s", l.TP, where, r.Detail.TPLink),
+			short:   fmt.Sprintf("TP %d (%s) all-reduce", l.TP, r.Detail.TPLink),
+			share:   share(r.Breakdown.TPComm),
+			cost:    fmt.Sprintf("all-reduces %s = %s %s", static.Seconds(r.Breakdown.TPComm), static.Percent(share(r.Breakdown.TPComm)), of),
+			explain: "every layer's matrices cut in " + fmt.Sprint(l.TP) + ", an all-reduce after each half-layer",
+		}
+	}
+	if l.PP <= 1 {
+		pp = stripPart{head: "PP 1", short: "PP 1", cost: "no pipeline", explain: "every GPU runs all the layers, so no bubble and no sends", none: true}
+	} else {
+		where, link := ppPlacement(s)
+		bubble := r.Breakdown.Bubble
+		pp = stripPart{
+			head:  fmt.Sprintf("PP %d %s · %s", l.PP, where, link),
+			short: fmt.Sprintf("PP %d (%s) bubble", l.PP, link),
+			share: share(bubble + r.Breakdown.PPComm),
+			cost: fmt.Sprintf("bubble %s = %s, sends %s", static.Seconds(bubble), static.Percent(share(bubble)),
+				static.Seconds(r.Breakdown.PPComm)),
+			explain: fmt.Sprintf("%d layers in %d stages; %d micro-batches fill the pipe", s.Arch.Layers, l.PP, s.MicroBatches()),
+		}
+	}
+	if l.DP > 1 {
+		pp.explain = fmt.Sprintf("DP %d: gradient sync %s exposed", l.DP, static.Seconds(r.Breakdown.DPComm)) + " · " + pp.explain
+		if s.Workload.Mode == model.Infer {
+			pp.explain = fmt.Sprintf("DP %d replicas", l.DP) + " · " + pp.explain
+		}
+	}
+	return tp, pp
+}
+
+// ppPlacement says where the pipeline's stage boundaries fall and the link they cross. Ranks fill
+// TP groups, then DP replicas, then stages: a stage is a block of TP × DP GPUs.
+func ppPlacement(s model.Scenario) (where, link string) {
+	c, l := s.Cluster, s.Layout
+	block, node := l.TP*l.DP, c.NodeSize()
+	switch {
+	case c.Nodes() <= 1 || block*l.PP <= node:
+		return "inside the node", c.Intra.ID
+	case block == node && l.PP == c.Nodes():
+		return fmt.Sprintf("across %d nodes", c.Nodes()), c.Inter.ID
+	case block >= node:
+		return "across nodes", c.Inter.ID
+	default:
+		return "in and across nodes", c.Intra.ID + "/" + c.Inter.ID
+	}
+}
+
+// stripView renders the strip in h lines (1 or 2) of width w.
+func stripView(st theme.Styles, s model.Scenario, r costmodel.Report, stale bool, w, h int) string {
+	tp, pp := stripParts(s, r)
+	dim := func(x string) string {
+		if stale {
+			return st.Dim.Render(x)
+		}
+		return x
+	}
+	if h <= 1 {
+		one := func(p stripPart) string {
+			if p.none {
+				return p.short + ": " + p.cost
+			}
+			return fmt.Sprintf("%s %s %s", st.Bold.Render(p.short), bar(st, p.share, 6, stale), static.Percent(p.share))
+		}
+		return dim(ansi.Truncate(" "+one(tp)+"  │  "+one(pp), w, "…"))
+	}
+	headW := 0
+	for _, p := range []stripPart{tp, pp} {
+		if !p.none {
+			headW = max(headW, lipgloss.Width(p.head))
+		}
+	}
+	line := func(p stripPart) string {
+		if p.none {
+			return dim(ansi.Truncate(" "+st.Bold.Render(p.head)+" · "+p.cost+st.Dim.Render(": "+p.explain), w, "…"))
+		}
+		head := p.head + strings.Repeat(" ", headW-lipgloss.Width(p.head))
+		out := " " + st.Bold.Render(head) + " " + bar(st, p.share, stripBarW, stale) + " " + p.cost
+		if p.explain != "" && lipgloss.Width(out)+3+lipgloss.Width(p.explain) <= w {
+			out += st.Dim.Render(" · " + p.explain)
+		}
+		return dim(ansi.Truncate(out, w, "…"))
+	}
+	return line(tp) + "\n" + line(pp)
+}
+
+// bar is a share from 0 to 1 as w cells: full cells, then empty ones (glyphs, so NO_COLOR reads).
+func bar(st theme.Styles, share float64, w int, stale bool) string {
+	n := int(share*float64(w) + 0.5)
+	if share > 0 && n == 0 {
+		n = 1
+	}
+	n = min(max(n, 0), w)
+	full := strings.Repeat("█", n)
+	if !stale {
+		full = st.Warn.Render(full)
+	}
+	return full + st.Dim.Render(strings.Repeat("░", w-n))
+}

@@ -1,0 +1,87 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/static"
+)
+
+// The first screen shows what TP and what PP cost, side by side, from the Report's own numbers.
+func TestStripShowsBothCostsFromTheReport(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {120, 40}, {200, 60}} {
+		m := ready(t, sz[0], sz[1], nil) // TP 4 × PP 2 on one node of 8
+		r := m.data.Report
+		v := m.View()
+		checkFrame(t, v, sz[0], sz[1])
+		lines := strings.Split(v, "\n")
+		strip := strings.Join(lines[1:1+m.lay.Strip.H], "\n")
+		tpShare := static.Percent(r.Breakdown.TPComm / r.StepTime)
+		ppShare := static.Percent((r.Breakdown.Bubble + r.Breakdown.PPComm) / r.StepTime)
+		for _, want := range []string{"TP 4", "nvlink4", tpShare, "PP 2", "bubble"} {
+			if !strings.Contains(strip, want) {
+				t.Errorf("%dx%d: the strip lacks %q:\n%s", sz[0], sz[1], want, strip)
+			}
+		}
+		if m.lay.Strip.H == 2 {
+			// Two lines: the bubble's own share and the all-reduce time, as the report has them.
+			for _, want := range []string{static.Percent(r.Breakdown.Bubble / r.StepTime), static.Seconds(r.Breakdown.TPComm), "inside the node"} {
+				if !strings.Contains(strip, want) {
+					t.Errorf("%dx%d: the strip lacks %q:\n%s", sz[0], sz[1], want, strip)
+				}
+			}
+		} else if !strings.Contains(strip, ppShare) {
+			t.Errorf("%dx%d: the one-line strip lacks the PP share %s:\n%s", sz[0], sz[1], ppShare, strip)
+		}
+	}
+}
+
+func TestStripSaysWhereEachSplitRuns(t *testing.T) {
+	s, _ := testScenario(t)
+	for _, tc := range []struct {
+		name            string
+		gpus, tp, pp    int
+		tpWhere, ppWhat string
+	}{
+		{"TP in each node, PP across them", 32, 8, 4, "TP 8 inside each node", "PP 4 across 4 nodes · ib-ndr"},
+		{"TP across nodes", 16, 16, 1, "TP 16 across nodes", "PP 1 · no pipeline"},
+		{"PP in and across nodes", 16, 4, 4, "TP 4 inside each node", "PP 4 in and across nodes · nvlink4/ib-ndr"},
+		{"one GPU", 1, 1, 1, "TP 1 · no tensor split", "PP 1 · no pipeline"},
+	} {
+		c := s
+		c.Cluster.GPUs = tc.gpus
+		c.Layout.TP, c.Layout.PP, c.Layout.DP = tc.tp, tc.pp, tc.gpus/(tc.tp*tc.pp)
+		c.Arch.Heads, c.Arch.KVHeads, c.Arch.FFN = 64, 64, 16384
+		if err := c.Validate(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		m := ready(t, 200, 60, func(x *model.Scenario) { *x = c })
+		strip := strings.Join(strings.Split(m.View(), "\n")[1:3], "\n")
+		for _, want := range []string{tc.tpWhere, tc.ppWhat} {
+			if !strings.Contains(strip, want) {
+				t.Errorf("%s: lacks %q:\n%s", tc.name, want, strip)
+			}
+		}
+	}
+}
+
+// The title keeps the layout and the batch at every width; the model's prose goes first.
+func TestTitleKeepsLayoutAndBatch(t *testing.T) {
+	s, _ := testScenario(t)
+	full := titleLine(s, 1000)
+	for _, want := range []string{"13.0B params", "nvlink4 / ib-ndr", "train bf16 seq 2048"} {
+		if !strings.Contains(full, want) {
+			t.Errorf("wide title lacks %q: %s", want, full)
+		}
+	}
+	for _, w := range []int{80, 100, 120} {
+		line := titleLine(s, w)
+		if !strings.Contains(line, static.LayoutLine(s)) || !strings.Contains(line, "batch 16") {
+			t.Errorf("%d columns: %q lost the layout or the batch", w, line)
+		}
+		if strings.Contains(line, "params") && !strings.Contains(line, "seq 2048") {
+			t.Errorf("%d columns: the model's prose stayed while the workload went: %q", w, line)
+		}
+	}
+}
