@@ -64,16 +64,19 @@ keys g;      expect "tour 1/"
 expect "One GPU, and a model too big for it"
 keys Right;  expect "tour 2/"
 keys Left;   expect "tour 1/"
-keys Escape; expect "↑/↓ parameter"
-expect "8× h100-sxm"
+keys Escape; expect "↑/↓ select"
+expect "32× h100-sxm"
+expect "TP 8 inside each node"
+expect "PP 4 across 4 nodes"
 
 echo "== raise the GPU count"
 for _ in 1 2 3 4 5 6; do keys Down; done
 keys Right
-expect "16× h100-sxm"
+expect "64× h100-sxm"
+expect "also moved: DP 1 → 2"
 
 echo "== help"
-keys '?'; expect "cancel typing"
+keys '?'; expect "All keys"
 keys '?'
 
 echo "== resize to 80×24"
@@ -85,7 +88,7 @@ echo "  ok: every line fits 80 columns"
 
 echo "== too small"
 t resize-window -t "$session" -x 70 -y 20
-expect "needs at least 80×24"
+expect "needs 80×24 or more"
 t resize-window -t "$session" -x 120 -y 40
 expect "1 Pipeline"
 

@@ -72,21 +72,19 @@ func (m Model) activeKeys() keyMap {
 	return k
 }
 
-// ShortHelp is the one-line help of the footer, in short words so that it fits 100 columns.
+// ShortHelp is the footer's keys, most useful first: the footer drops them from the end when
+// the line is too narrow, keeping "? all keys" and "q quit" (see Model.shortHelp).
 func (k keyMap) ShortHelp() []key.Binding {
-	short := func(b key.Binding, desc string) key.Binding {
-		b.SetHelp(b.Help().Key, desc)
+	short := func(b key.Binding, keys, desc string) key.Binding {
+		b.SetHelp(keys, desc)
 		return b
 	}
-	updown := short(k.Up, "parameter")
-	updown.SetHelp("↑/↓", "parameter")
-	leftright := short(k.Dec, "value")
-	leftright.SetHelp("←/→", "value")
-	out := []key.Binding{short(k.Take, "take the fix"), updown, leftright, short(k.TourPrev, "tour step"), k.NextTab}
+	out := []key.Binding{short(k.Take, "y", "take the fix"), short(k.Up, "↑/↓", "select"), short(k.Dec, "←/→", "change"),
+		short(k.TourPrev, "←/→", "tour step")}
 	if len(k.pane) > 0 {
 		out = append(out, k.pane[0])
 	}
-	return append(out, short(k.Why, "why?"), short(k.Tour, "tour"), k.Help, k.Quit)
+	return append(out, short(k.Why, "w", "why?"), short(k.Tour, "g", "tour"), short(k.NextTab, "tab", "next tab"), k.Help, k.Quit)
 }
 
 // FullHelp is every key, in columns (the help page lays out its own sections; see helpSections).

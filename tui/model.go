@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -98,7 +97,6 @@ type Model struct {
 	presets *assets.Presets
 	styles  theme.Styles
 	keys    keyMap
-	help    help.Model
 
 	fields  []field
 	sel     int // index into fields
@@ -212,7 +210,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 	pipe := pipeline.New(st)
 	lrn := learn.New(st, texts)
 	m := Model{
-		presets: p, styles: st, keys: DefaultKeyMap(), help: help.New(),
+		presets: p, styles: st, keys: DefaultKeyMap(),
 		fields: fields(), input: in, cur: s, compare: cmp, box: bx,
 		pipe: pipe, learn: lrn, lang: lang, texts: learn.NewTexts(texts),
 		panes: []common.Pane{pipe, tensor.New(st), cmp, memory.New(st), bx, lrn},
@@ -338,7 +336,6 @@ func (m *Model) resize() {
 	m.capRows = max(min(m.capRows, m.height/3-helpH-1-2), 1)
 	footer := 1 + helpH + m.captionHeight()
 	m.lay = computeLayout(m.width, m.height, footer, m.present)
-	m.help.Width = m.width
 	m.input.Width = max(m.lay.Params.W-6, 4)
 	if !m.lay.TooSmall {
 		for _, p := range m.panes {

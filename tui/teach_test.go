@@ -435,7 +435,7 @@ func TestTourFlow(t *testing.T) {
 		waitFor(fmt.Sprintf("tour %d/%d", i, n))
 	}
 	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
-	waitFor("↑/↓ parameter", "8× h100-sxm")
+	waitFor("↑/↓ select", "TP 4 inside the node")
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 	fm := tm.FinalModel(t).(Model)

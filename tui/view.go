@@ -28,7 +28,11 @@ func (m Model) View() string {
 	// Compose line by line: lipgloss' joins re-measure every line of both boxes, and the frame
 	// is redrawn up to 30 times a second.
 	main := strings.Split(m.mainView(), "\n")
-	if !m.present {
+	if m.helpOpen {
+		// The help page takes the whole body, so that the descriptions read whole at 80 columns.
+		w, h := m.width-2, m.lay.Main.H-2
+		main = strings.Split(box(m.styles.PaneFocused, fitLines(strings.Split(m.helpPage(w, h), "\n"), w, h), w, h), "\n")
+	} else if !m.present {
 		params := strings.Split(m.paramsView(), "\n")
 		for i := range main {
 			if i < len(params) {
@@ -280,9 +284,7 @@ func (m Model) mainView() string {
 	}
 	tabLine := ansi.Truncate(lipgloss.JoinHorizontal(lipgloss.Top, tabs...), innerW, "…")
 	var content string
-	if m.helpOpen {
-		content = m.helpPage(innerW, m.lay.Content.H)
-	} else if m.hasData || m.tab == TabBox { // the Box tab does not need an evaluation
+	if m.hasData || m.tab == TabBox { // the Box tab does not need an evaluation
 		content = m.panes[m.tab].View()
 	} else if m.evalErr != nil {
 		content = m.styles.Error.Render(m.evalErr.Error())
@@ -304,7 +306,28 @@ func (m Model) helpView() string {
 		rest := m.styles.Dim.Render(" · tab other tabs · w why? · P presentation · ? all keys · q quit")
 		return ansi.Truncate(m.styles.Bold.Render(line)+rest, max(m.width, 1), "…")
 	}
-	return ansi.Truncate(m.help.ShortHelpView(m.activeKeys().ShortHelp()), max(m.width, 1), "…")
+	return m.shortHelp(max(m.width, 1))
+}
+
+// shortHelp is the footer's key line: as many of the active keys as fit in w, in order, and
+// always "? all keys" and "q quit" at the end, so that every other key is one press away.
+func (m Model) shortHelp(w int) string {
+	var items []string
+	for _, b := range m.activeKeys().ShortHelp() {
+		if b.Enabled() && b.Help().Key != "" {
+			items = append(items, m.styles.Bold.Render(b.Help().Key)+" "+m.styles.Dim.Render(b.Help().Desc))
+		}
+	}
+	const sep = " • "
+	n := len(items)
+	if n < 2 {
+		return ansi.Truncate(strings.Join(items, sep), w, "…")
+	}
+	keep, tail := items[:n-2], items[n-2:]
+	for len(keep) > 0 && lipgloss.Width(strings.Join(append(append([]string{}, keep...), tail...), sep)) > w {
+		keep = keep[:len(keep)-1]
+	}
+	return ansi.Truncate(strings.Join(append(append([]string{}, keep...), tail...), sep), w, "…")
 }
 
 func (m Model) footerView() string {
