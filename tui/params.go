@@ -27,6 +27,11 @@ func always(*model.Scenario) bool     { return true }
 func training(s *model.Scenario) bool { return s.Workload.Mode == model.Train }
 func serving(s *model.Scenario) bool  { return s.Workload.Mode == model.Infer }
 
+// interleaving shows the chunks row only where it means something: the interleaved schedule.
+func interleaving(s *model.Scenario) bool {
+	return training(s) && s.Layout.Schedule == model.Interleaved
+}
+
 // intField builds a field over an int, stepping with next and accepting typed integers ≥ 1.
 func intField(name, label string, show func(*model.Scenario) bool, ptr func(*model.Scenario) *int,
 	next func(s *model.Scenario, v, dir int) int, after func(*model.Scenario)) field {
@@ -277,7 +282,7 @@ func fields() []field {
 					s.Layout.Chunks = 1
 				}
 			}),
-		intField("chunks", "chunks v", training, func(s *model.Scenario) *int { return &s.Layout.Chunks }, linear(1, 1), nil),
+		intField("chunks", "chunks v", interleaving, func(s *model.Scenario) *int { return &s.Layout.Chunks }, linear(1, 1), nil),
 		enumField("mode", "mode", always, []string{"train", "infer"},
 			func(s *model.Scenario) int { return int(s.Workload.Mode) },
 			func(s *model.Scenario, i int) {

@@ -137,3 +137,33 @@ func TestModeSwitchGroupsRequestsPerStage(t *testing.T) {
 		t.Errorf("train: b %d, want 1", s.Layout.MicroBatch)
 	}
 }
+
+// Switching to a model whose heads TP does not divide is refused with the nearest split that
+// keeps the model: TP moves, the GPUs and the batch stay.
+func TestModelSwitchOffersASplitThatDividesTheHeads(t *testing.T) {
+	s, p := testScenario(t)
+	a, _ := p.Model("llama-3-70b")
+	s.Arch = a
+	s.Cluster.GPUs, s.Cluster.GPUsPerNode = 32, 16
+	s.Layout = model.Layout{TP: 16, PP: 2, DP: 1, Chunks: 1, MicroBatch: 1}
+	s.Workload.GlobalBatch = 32
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	_, o, err := tryEdit(s, "model", func(x *model.Scenario) error {
+		return fieldNamed(t, "model").set(x, p, "llama-2-13b") // 40 heads
+	})
+	if err != nil || o == nil || !o.ok {
+		t.Fatalf("err %v, offer %+v", err, o)
+	}
+	if !strings.HasPrefix(o.why, "tp 16: must divide heads (40)") {
+		t.Errorf("why: %q", o.why)
+	}
+	got := o.s
+	if got.Arch.ID != "llama-2-13b" || got.Cluster.GPUs != 32 || got.Workload.GlobalBatch != 32 || 40%got.Layout.TP != 0 {
+		t.Errorf("offer: %s, %d GPUs, batch %d, layout %+v", got.Arch.ID, got.Cluster.GPUs, got.Workload.GlobalBatch, got.Layout)
+	}
+	if got.Layout.TP != 8 || got.Layout.PP != 2 || got.Layout.DP != 2 {
+		t.Errorf("offer TP %d × PP %d × DP %d; want TP 8 × PP 2 × DP 2 (TP halved, PP kept, DP follows)", got.Layout.TP, got.Layout.PP, got.Layout.DP)
+	}
+}
