@@ -3,6 +3,7 @@ package tui
 import (
 	"testing"
 
+	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/boxtab/boxtest"
 )
 
@@ -45,5 +46,18 @@ func BenchmarkKeypressToFrame(b *testing.B) {
 		after, _ := next.Update(res)
 		m = after.(Model)
 		_ = m.View()
+	}
+}
+
+// BenchmarkNearestValid is the search behind an offer (it runs in Update): 65,536 GPUs, an
+// interleaved schedule, a TP the heads refuse.
+func BenchmarkNearestValid(b *testing.B) {
+	s, _ := testScenario(b)
+	s.Cluster.GPUs, s.Layout = 1<<16, model.Layout{TP: 8, PP: 8, DP: 1 << 10, Chunks: 4, MicroBatch: 1, Schedule: model.Interleaved}
+	s.Workload.GlobalBatch = 1 << 14
+	t := s
+	t.Layout.TP = 16 // 40 heads: no
+	for b.Loop() {
+		nearestValid(t, s, "tp")
 	}
 }
