@@ -225,6 +225,34 @@ func TestCodeCitationsResolve(t *testing.T) {
 	}
 }
 
+// TestFamilyTagsResolve: the tags that cannot be mistaken for ordinary words (GK-…, WEB-…,
+// ISS repo#n) resolve wherever they appear in the embedded data (presets with their comments,
+// scenarios, teaching texts) and in the code of the cost model and the domain types. Words in
+// capitals are only read as tags in source fields and bracketed citations: elsewhere TP, PP and
+// DP are the parallelisms.
+func TestFamilyTagsResolve(t *testing.T) {
+	refs := loadReferences(t)
+	n := 0
+	for _, dir := range []string{"assets", "costmodel", "model"} {
+		walkRepo(t, dir, func(rel string, data []byte) {
+			if ext := filepath.Ext(rel); ext != ".yaml" && ext != ".go" || strings.HasSuffix(rel, "docs_test.go") {
+				return
+			}
+			forLines(data, func(line int, text string) {
+				for _, tag := range familyTag.FindAllString(text, -1) {
+					n++
+					if !refs.tags[tag] {
+						t.Errorf("%s:%d cites %s, which %s does not resolve", rel, line, tag, referencesFile)
+					}
+				}
+			})
+		})
+	}
+	if n == 0 {
+		t.Fatal("no GK-, WEB- or ISS tag found: the walk is broken")
+	}
+}
+
 // TestSectionReferencesResolve: every §N.M anywhere in the code, the presets, scenarios, texts,
 // scripts and docs is a section of docs/references.md.
 func TestSectionReferencesResolve(t *testing.T) {
