@@ -7,7 +7,7 @@ import (
 )
 
 // The published figures the model is calibrated and checked on
-// (shared/reference/hardware-and-papers.md §3.3, §4.1, §4.3), and the checks themselves, so the
+// (docs/references.md §3.3, §4.1, §4.3), and the checks themselves, so the
 // tests, `splitscope validate` and the teaching pane show the same numbers.
 
 // Selene is the hardware of the Megatron-LM papers: A100 80 GB SXM, 8 per node on NVLink 3,
