@@ -34,7 +34,7 @@ const (
 	numStates
 )
 
-// cMix is the first class of mixed columns: cMix + (major·numKinds + minor)·3 + state.
+// cMix is the first class of mixed columns: cMix + (major·numKinds + minor)·numStates + state.
 const cMix = cOp + cls(numKinds*numStates)
 
 const numCls = int(cMix) + int(numKinds)*int(numKinds)*numStates
@@ -86,7 +86,8 @@ func (p *painter) init(s theme.Styles) {
 		// Future ops keep their colour as text on the terminal's background, faint.
 		p.styles[opCls(opKind(k), stFuture)] = lipgloss.NewStyle().Foreground(st.GetBackground()).Faint(true)
 		p.styles[opCls(opKind(k), stRunning)] = s.Highlight
-		// A mixed column: the largest share's colour on the second's, so both show.
+		// A mixed column: the largest share's colour on the second's, so both show; in the
+		// future, faint like an op of the larger share.
 		for j, minor := range kinds {
 			p.styles[mixCls(opKind(k), opKind(j), stLit)] = st.Foreground(st.GetBackground()).Background(minor.GetBackground())
 			p.styles[mixCls(opKind(k), opKind(j), stFuture)] = p.styles[opCls(opKind(k), stFuture)]

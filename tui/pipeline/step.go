@@ -109,9 +109,8 @@ func describeOp(tl *costmodel.Timeline, i, others int) description {
 	op := tl.Ops[i]
 	infer := tl.Mode == model.Infer
 	chunks := tl.Chunks > 1
-	short := "S" + strconv.Itoa(op.Stage)
 	var d description
-	d[partStage] = []string{stageName(tl, op.Stage), short, ""}
+	d[partStage] = []string{stageName(tl, op.Stage), "S" + strconv.Itoa(op.Stage), ""}
 	d[partWhat] = []string{opWhat(op, infer, chunks), opShort(op, infer, chunks)}
 	// When the stage became free: the end of its latest op that started before this one.
 	free := 0.0
