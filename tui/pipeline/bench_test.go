@@ -47,3 +47,27 @@ func BenchmarkViewPipeline(b *testing.B) {
 		}
 	}
 }
+
+// go test ./tui/pipeline -run '^$' -bench Columns -cpu 1
+//
+// Building every lane's columns at 190 columns, as after a new result or a resize (a View
+// reuses them): one pass over the ops.
+func BenchmarkColumns(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		edit func(*model.Scenario)
+	}{
+		{"infer-32k-ops", func(s *model.Scenario) { s.Workload.Mode = model.Infer; s.Workload.GenTokens = 1024 }},
+		{"train-64-stages", fixtures[4].edit},
+	} {
+		ix := newIndex(evaluate(b, tc.edit).Report.Timeline)
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportMetric(float64(ix.ops), "ops")
+			b.ReportAllocs()
+			for b.Loop() {
+				var cc colCache
+				cc.columnsFor(ix, 190)
+			}
+		})
+	}
+}

@@ -30,15 +30,12 @@ type span struct {
 	Token      int32
 }
 
-// lane is one pipeline stage's ops sorted by start, with what makes sampling a column
-// O(log n): ends and midpoints (sorted too, since a stage runs one op at a time), a prefix sum of
-// busy time, and the gaps where the stage sat free waiting for another stage's output.
+// lane is one pipeline stage's ops sorted by start, their starts and ends, and the gaps where
+// the stage sat free waiting for another stage's output.
 type lane struct {
 	ops    []span
 	starts []float64
 	ends   []float64
-	mids   []float64
-	busy   []float64 // busy[i] is the time spent in ops[:i]
 	// gapFrom and gapTo are the p2p gaps, sorted: the stage was free from gapFrom[i] but its
 	// next op waited for another stage until gapTo[i].
 	gapFrom []float64
@@ -106,14 +103,11 @@ func newIndex(tl *costmodel.Timeline) *index {
 		l := &ix.lanes[st]
 		n := len(rs)
 		l.ops = make([]span, n)
-		l.starts, l.ends, l.mids = make([]float64, n), make([]float64, n), make([]float64, n)
-		l.busy = make([]float64, n+1)
+		l.starts, l.ends = make([]float64, n), make([]float64, n)
 		free := 0.0
 		for i, r := range rs {
 			l.ops[i] = r.s
 			l.starts[i], l.ends[i] = r.s.Start, r.s.End
-			l.mids[i] = (r.s.Start + r.s.End) / 2
-			l.busy[i+1] = l.busy[i] + (r.s.End - r.s.Start)
 			if r.dep && r.s.Start > free+eps {
 				l.gapFrom = append(l.gapFrom, free)
 				l.gapTo = append(l.gapTo, r.s.Start)
@@ -189,95 +183,15 @@ func gallop(xs []float64, lo int, ok func(float64) bool) (int, int) {
 	return n, n
 }
 
-// busyUntil is the time the lane spent in ops before t.
-func (l *lane) busyUntil(t float64) float64 { return l.busyFrom(t, 0) }
-
-// busyFrom is busyUntil(t) for a t that no op before lo starts after.
-func (l *lane) busyFrom(t float64, lo int) float64 {
-	k := firstAbove(l.starts, t, lo) // ops that started by t
-	if k == 0 {
-		return 0
-	}
-	return l.busy[k-1] + min(max(t-l.starts[k-1], 0), l.ends[k-1]-l.starts[k-1])
-}
-
-// cursor carries what one column's sampling learnt to the next column to its right.
-type cursor struct {
-	lo    int     // every op before lo ends by the column's start
-	busyA float64 // busy time before the column's start
-	ok    bool    // busyA is known
-	gap   int     // no p2p gap before gap begins after the column's start
-}
-
-// maxScan is the most ops a column weighs one by one. A column holding more is dense: no op
-// fills most of it, and the op under its middle stands for them all, so that over many columns
-// each kind shows in proportion to its time (weighing would always pick the longest kind).
-const maxScan = 2
-
-// sample returns the op that occupies most of [a, b), or -1 when the lane is mostly idle there.
-// An op alone in the column that has its middle there is shown even when it is short, so that
-// no isolated op vanishes between two columns. It costs a few binary searches, whatever the
-// number of ops.
-func (l *lane) sample(a, b float64) int {
-	var c cursor
-	return l.sampleAt(a, b, &c)
-}
-
-// sampleAt is sample for columns visited left to right with one cursor, each column starting
-// where the previous one ended.
-func (l *lane) sampleAt(a, b float64, cur *cursor) int {
-	i := firstAbove(l.ends, a, cur.lo) // first op ending after a
-	j := firstAtLeast(l.starts, b, i)
-	busyA := cur.busyA
-	if !cur.ok {
-		busyA = l.busyFrom(a, i)
-	}
-	busyB := l.busyFrom(b, j)
-	cur.lo, cur.busyA, cur.ok = i, busyB, true
-	if i >= j {
-		return -1
-	}
-	if 2*(busyB-busyA) < b-a && (j-i != 1 || l.mids[i] < a || l.mids[i] >= b) {
-		return -1
-	}
-	if j-i <= maxScan {
-		best, bestOver := i, -1.0
-		for k := i; k < j; k++ {
-			over := min(l.ends[k], b) - max(l.starts[k], a)
-			if over > bestOver {
-				best, bestOver = k, over
-			}
-		}
-		return best
-	}
-	m := (a + b) / 2
-	k := firstAbove(l.starts, m, i) - 1 // last op starting by the middle
-	if k < i {
-		return i
-	}
-	if l.ends[k] > m || k+1 >= j {
-		return k
-	}
-	if l.starts[k+1]-m < m-l.ends[k] {
-		return k + 1
-	}
-	return k
-}
-
-// gapAt reports whether column [a, b) carries the mark of a p2p gap: the first column whose
-// slice a gap covers at least half of. Short gaps inside a dense column stay plain idle time, so
+// gapAtFrom reports whether column [a, b) carries the mark of a p2p gap: the first column whose
+// slice a gap covers at least half of. Short gaps inside a busy column stay plain idle time, so
 // marks point at real waits rather than at every hand-over. prevIdle says whether the previous
-// column was drawn idle (an op column cannot have carried the mark).
-func (l *lane) gapAt(a, b float64, prevIdle bool) bool {
-	var c cursor
-	return l.gapAtFrom(a, b, prevIdle, &c)
-}
-
-// gapAtFrom is gapAt for columns visited left to right with one cursor.
-func (l *lane) gapAtFrom(a, b float64, prevIdle bool, cur *cursor) bool {
+// column was drawn idle (a busy column cannot have carried the mark). Columns are visited left
+// to right with one cursor, gap, starting at 0: no gap before it begins after the column's start.
+func (l *lane) gapAtFrom(a, b float64, prevIdle bool, gap *int) bool {
 	half := (b - a) / 2
-	k := firstAtLeast(l.gapFrom, b, cur.gap) - 1 // last gap to begin before b
-	cur.gap = max(k, 0)
+	k := firstAtLeast(l.gapFrom, b, *gap) - 1 // last gap to begin before b
+	*gap = max(k, 0)
 	for i := k; i >= 0 && i >= k-1; i-- { // only two gaps can reach half of the slice
 		if min(l.gapTo[i], b)-max(l.gapFrom[i], a) < half {
 			continue

@@ -39,11 +39,8 @@ func TestNewIndex(t *testing.T) {
 	if len(l1.gapFrom) != 1 || l1.gapFrom[0] != 0 || l1.gapTo[0] != 1.1 {
 		t.Errorf("stage 1 gaps %v–%v, want [0, 1.1)", l1.gapFrom, l1.gapTo)
 	}
-	if got := l0.busyUntil(5); got != 3 {
-		t.Errorf("busyUntil(5) = %v, want 3", got)
-	}
-	if got := l0.busyUntil(100); got != 4 {
-		t.Errorf("busyUntil(100) = %v, want 4", got)
+	if len(l0.starts) != 3 || l0.starts[2] != 4 || l0.ends[2] != 6 || l0.ops[2].Kind != kindB {
+		t.Errorf("stage 0 ops %+v", l0.ops)
 	}
 	if got := ix.nextStart(0); got != 1 {
 		t.Errorf("nextStart(0) = %v, want 1", got)
@@ -84,56 +81,6 @@ func TestNewIndexRejects(t *testing.T) {
 	}
 }
 
-func TestSample(t *testing.T) {
-	ix := newIndex(handTimeline())
-	l0 := &ix.lanes[0]
-	tests := []struct {
-		name string
-		a, b float64
-		want int
-	}{
-		{"inside the first op", 0, 1, 0},
-		{"a tie goes to the first", 0.5, 1.5, 0},
-		{"idle", 2, 4, -1},
-		{"mostly idle", 2.5, 4.5, -1},
-		{"mostly B", 3, 5.5, 2},
-		{"after the last op", 6, 8, -1},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := l0.sample(tc.a, tc.b); got != tc.want {
-				t.Errorf("sample(%v, %v) = %d, want %d", tc.a, tc.b, got, tc.want)
-			}
-		})
-	}
-
-	// A short op alone shows in the column that holds its middle, and only there.
-	short := newIndex(&costmodel.Timeline{Stages: 1, Makespan: 10,
-		Ops: []schedule.Op{{Start: 4.4, End: 4.6, Dep: -1}}})
-	s := &short.lanes[0]
-	if s.sample(4, 5) != 0 || s.sample(3, 4) != -1 || s.sample(5, 6) != -1 {
-		t.Error("a short op should show in exactly the column of its middle")
-	}
-
-	// A dense column (more ops than maxScan) takes the op under its middle.
-	var ops []schedule.Op
-	for i := range 100 {
-		ops = append(ops, schedule.Op{Micro: i, Start: float64(i) * 0.01, End: float64(i)*0.01 + 0.006, Dep: -1})
-	}
-	dense := newIndex(&costmodel.Timeline{Stages: 1, Makespan: 1, Ops: ops})
-	if got := dense.lanes[0].sample(0, 1); got != 50 {
-		t.Errorf("dense column: op %d, want 50", got)
-	}
-	// Less than half busy: idle, however many ops.
-	for i := range ops {
-		ops[i].End = ops[i].Start + 0.004
-	}
-	dense = newIndex(&costmodel.Timeline{Stages: 1, Makespan: 1, Ops: ops})
-	if got := dense.lanes[0].sample(0, 1); got != -1 {
-		t.Errorf("sparse column: op %d, want idle", got)
-	}
-}
-
 func TestGapAt(t *testing.T) {
 	ix := newIndex(handTimeline())
 	l0 := &ix.lanes[0]
@@ -152,7 +99,8 @@ func TestGapAt(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := l0.gapAt(tc.a, tc.b, tc.prevIdle); got != tc.want {
+			gap := 0
+			if got := l0.gapAtFrom(tc.a, tc.b, tc.prevIdle, &gap); got != tc.want {
 				t.Errorf("gapAt(%v, %v, %v) = %v, want %v", tc.a, tc.b, tc.prevIdle, got, tc.want)
 			}
 		})

@@ -34,9 +34,17 @@ const (
 	numStates
 )
 
-const numCls = int(cOp) + int(numKinds)*numStates
+// cMix is the first class of mixed columns: cMix + (major·numKinds + minor)·numStates + state.
+const cMix = cOp + cls(numKinds*numStates)
+
+const numCls = int(cMix) + int(numKinds)*int(numKinds)*numStates
 
 func opCls(k opKind, state int) cls { return cOp + cls(int(k)*numStates+state) }
+
+// mixCls is the class of a mixed column whose largest share is major and second minor.
+func mixCls(major, minor opKind, state int) cls {
+	return cMix + cls((int(major)*int(numKinds)+int(minor))*numStates+state)
+}
 
 // cell is one terminal cell of the chart.
 type cell struct {
@@ -78,6 +86,13 @@ func (p *painter) init(s theme.Styles) {
 		// Future ops keep their colour as text on the terminal's background, faint.
 		p.styles[opCls(opKind(k), stFuture)] = lipgloss.NewStyle().Foreground(st.GetBackground()).Faint(true)
 		p.styles[opCls(opKind(k), stRunning)] = s.Highlight
+		// A mixed column: the largest share's colour on the second's, so both show; in the
+		// future, faint like an op of the larger share.
+		for j, minor := range kinds {
+			p.styles[mixCls(opKind(k), opKind(j), stLit)] = st.Foreground(st.GetBackground()).Background(minor.GetBackground())
+			p.styles[mixCls(opKind(k), opKind(j), stFuture)] = p.styles[opCls(opKind(k), stFuture)]
+			p.styles[mixCls(opKind(k), opKind(j), stRunning)] = s.Highlight
+		}
 	}
 	p.dim = s.Dim
 }

@@ -2,8 +2,10 @@
 // per pipeline stage, with F, B and W ops (prefill and decode steps in inference) drawn to scale,
 // the bubble shaded, waits on other stages marked, and a playhead that sweeps simulated time.
 //
-// Drawing samples the timeline per column (a few binary searches per lane and column), so a View
-// costs the same for sixty ops or sixty thousand.
+// A column shows what its slice of time holds (columns.go): a kind's letter where that kind
+// holds nearly all the busy time, a mixed glyph where kinds share it, idle where idle holds half.
+// The columns are summed once per timeline and width, in one pass over the ops; a frame only
+// colours them for the playhead, so a View costs the same for sixty ops or sixty thousand.
 package pipeline
 
 import (
@@ -36,6 +38,9 @@ type Model struct {
 	data common.Data
 	tl   *costmodel.Timeline
 	ix   *index
+	// cols is every lane's columns at the chart's width, rebuilt when the timeline or the
+	// width changes.
+	cols colCache
 
 	playhead float64 // simulated seconds from the start of the step
 	playing  bool
@@ -162,7 +167,7 @@ func (m *Model) StepDescription() string {
 	if m.playing || m.step.op < 0 {
 		return ""
 	}
-	return m.step.text
+	return m.step.desc.String()
 }
 
 // rate is simulated seconds per wall second.

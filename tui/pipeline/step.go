@@ -14,7 +14,7 @@ import (
 type stepped struct {
 	op    int // index in Timeline.Ops, -1 when none
 	stage int
-	text  string
+	desc  description
 }
 
 // noStep is the state before any `.`, and after play, restart or a new result.
@@ -38,17 +38,80 @@ func stepAt(tl *costmodel.Timeline, t float64) stepped {
 	if best < 0 {
 		return noStep
 	}
-	return stepped{op: best, stage: tl.Ops[best].Stage, text: describeOp(tl, best, same-1)}
+	return stepped{op: best, stage: tl.Ops[best].Stage, desc: describeOp(tl, best, same-1)}
+}
+
+// description is the line on a stepped op, part by part, each part in the forms it can take
+// from the longest; an empty form leaves the part out. The op's duration has one form: it is the
+// part a narrow pane keeps.
+type description [numParts][]string
+
+// The parts of a description, in the order they are written.
+const (
+	partStage = iota // "S2 (GPUs 4-5)", "S2"
+	partWhat         // "F of micro-batch 3", "F3"
+	partWait         // "waited 1.20 ms for S1's F3 (p2p 45.0 µs)", … "waited 1.20 ms"
+	partRan          // "ran 24.7 ms"
+	partMore         // "2 more ops start now"
+	numParts
+)
+
+// shorten is the order in which a description gives up words to fit: the other ops starting
+// now, the p2p time, the GPUs, the long name of the op, what it waited for, the wait, the stage.
+var shorten = [...]struct{ part, form int }{
+	{partMore, 1}, {partWait, 1}, {partStage, 1}, {partWhat, 1}, {partWait, 2}, {partWait, 3}, {partStage, 2},
+}
+
+// text writes the description with the parts in the given forms.
+func (d *description) text(forms *[numParts]int) string {
+	var parts []string
+	for i, fs := range d {
+		if len(fs) == 0 {
+			continue
+		}
+		if f := fs[min(forms[i], len(fs)-1)]; f != "" {
+			parts = append(parts, f)
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+// String is the description at full length.
+func (d *description) String() string {
+	var forms [numParts]int
+	return d.text(&forms)
+}
+
+// fit is the longest form of the description that fits in w cells, shortening the parts in the
+// order of shorten; the shortest form when none fits.
+func (d *description) fit(w int) string {
+	var forms [numParts]int
+	s := d.text(&forms)
+	for _, st := range shorten {
+		if cellWidth(s) <= w {
+			break
+		}
+		forms[st.part] = max(forms[st.part], st.form)
+		s = d.text(&forms)
+	}
+	return s
 }
 
 // describeOp is one line on op i of tl: where it ran, what it computed, what it waited for and
 // how long it ran; others is how many more ops start at the same time.
 //
 //	S2 (GPUs 4-5) · F of micro-batch 3 · waited 1.20 ms for S1's F3 (p2p 45.0 µs) · ran 24.7 ms
-func describeOp(tl *costmodel.Timeline, i, others int) string {
+//
+// and, in a narrow pane, down to
+//
+//	S2 · F3 · ran 24.7 ms
+func describeOp(tl *costmodel.Timeline, i, others int) description {
 	op := tl.Ops[i]
 	infer := tl.Mode == model.Infer
-	parts := []string{stageName(tl, op.Stage), opWhat(op, infer, tl.Chunks > 1)}
+	chunks := tl.Chunks > 1
+	var d description
+	d[partStage] = []string{stageName(tl, op.Stage), "S" + strconv.Itoa(op.Stage), ""}
+	d[partWhat] = []string{opWhat(op, infer, chunks), opShort(op, infer, chunks)}
 	// When the stage became free: the end of its latest op that started before this one.
 	free := 0.0
 	for _, o := range tl.Ops {
@@ -61,33 +124,35 @@ func describeOp(tl *costmodel.Timeline, i, others int) string {
 	switch {
 	case op.Dep >= 0 && op.Dep < len(tl.Ops):
 		dep := tl.Ops[op.Dep]
-		name := "S" + strconv.Itoa(dep.Stage) + "'s " + opLabel(dep, infer, tl.Chunks > 1)
+		name := "S" + strconv.Itoa(dep.Stage) + "'s " + opLabel(dep, infer, chunks)
 		if dep.Stage == op.Stage {
-			name = "its own " + opLabel(dep, infer, tl.Chunks > 1)
+			name = "its own " + opLabel(dep, infer, chunks)
 		}
 		if wait > eps {
-			w := "waited " + fmtDur(wait) + " for " + name
+			w := "waited " + fmtDur(wait)
+			long := w + " for " + name
+			withP2P := long
 			if p2p := op.Start - dep.End; p2p > eps && dep.Stage != op.Stage {
-				w += " (p2p " + fmtDur(p2p) + ")"
+				withP2P += " (p2p " + fmtDur(p2p) + ")"
 			}
-			parts = append(parts, w)
+			d[partWait] = []string{withP2P, long, w, ""}
 		} else {
-			parts = append(parts, "no wait: "+name+" was ready")
+			d[partWait] = []string{"no wait: " + name + " was ready", "no wait: " + name + " was ready", "no wait", ""}
 		}
 	case op.Start <= eps:
-		parts = append(parts, "first op of the step")
+		d[partWait] = []string{"first op of the step", "first op of the step", "first op", ""}
 	default:
-		parts = append(parts, "its stage was busy")
+		d[partWait] = []string{"its stage was busy", "its stage was busy", "stage busy", ""}
 	}
-	parts = append(parts, "ran "+fmtDur(op.End-op.Start))
+	d[partRan] = []string{"ran " + fmtDur(op.End-op.Start)}
 	if others > 0 {
 		n := strconv.Itoa(others) + " more ops start now"
 		if others == 1 {
 			n = "1 more op starts now"
 		}
-		parts = append(parts, n)
+		d[partMore] = []string{n, ""}
 	}
-	return strings.Join(parts, " · ")
+	return d
 }
 
 // stageName is "S2 (GPUs 4-5)", "S0 (GPU 0)" or "S3".
@@ -117,6 +182,14 @@ func opWhat(op schedule.Op, infer, chunks bool) string {
 		s += ", chunk " + strconv.Itoa(op.Chunk)
 	}
 	return s
+}
+
+// opShort is an op's name in the fewest cells: "F3", "B3c1", "P2", "D7 g2".
+func opShort(op schedule.Op, infer, chunks bool) string {
+	if infer && op.Token > 0 {
+		return "D" + strconv.Itoa(op.Token) + " g" + strconv.Itoa(op.Micro)
+	}
+	return opLabel(op, infer, chunks)
 }
 
 // opLabel is the chart's short name of an op: "F3", "B3c1", "P2", "D7 of group 2".

@@ -142,3 +142,79 @@ func TestSetStylesKeepsState(t *testing.T) {
 		t.Error("SetStyles lost the paused step")
 	}
 }
+
+// A narrow pane shortens the description part by part (the other ops starting now, the p2p
+// time, the GPUs, the op's long name, what it waited for, the wait, the stage) and keeps how long
+// the op ran to the last.
+func TestDescriptionFitShortensInOrder(t *testing.T) {
+	d := description{
+		partStage: {"S2 (GPUs 4-5)", "S2", ""},
+		partWhat:  {"F of micro-batch 3", "F3"},
+		partWait:  {"waited 1.20 ms for S1's F3 (p2p 45.0 µs)", "waited 1.20 ms for S1's F3", "waited 1.20 ms", ""},
+		partRan:   {"ran 24.7 ms"},
+		partMore:  {"1 more op starts now", ""},
+	}
+	steps := []string{
+		"S2 (GPUs 4-5) · F of micro-batch 3 · waited 1.20 ms for S1's F3 (p2p 45.0 µs) · ran 24.7 ms · 1 more op starts now",
+		"S2 (GPUs 4-5) · F of micro-batch 3 · waited 1.20 ms for S1's F3 (p2p 45.0 µs) · ran 24.7 ms",
+		"S2 (GPUs 4-5) · F of micro-batch 3 · waited 1.20 ms for S1's F3 · ran 24.7 ms",
+		"S2 · F of micro-batch 3 · waited 1.20 ms for S1's F3 · ran 24.7 ms",
+		"S2 · F3 · waited 1.20 ms for S1's F3 · ran 24.7 ms",
+		"S2 · F3 · waited 1.20 ms · ran 24.7 ms",
+		"S2 · F3 · ran 24.7 ms",
+		"F3 · ran 24.7 ms",
+	}
+	if d.String() != steps[0] {
+		t.Fatalf("full description %q", d.String())
+	}
+	for i, want := range steps {
+		w := cellWidth(want)
+		if got := d.fit(w); got != want {
+			t.Errorf("fit(%d) = %q, want %q", w, got, want)
+		}
+		if i > 0 {
+			if got := d.fit(cellWidth(steps[i-1]) - 1); got != want {
+				t.Errorf("fit(%d) = %q, want %q", cellWidth(steps[i-1])-1, got, want)
+			}
+		}
+	}
+	if got := d.fit(3); got != steps[len(steps)-1] {
+		t.Errorf("too narrow for anything: %q, want the shortest form", got)
+	}
+}
+
+// Whatever the pane's size, the description drawn under the playhead line keeps the op's
+// duration: the "ran 24.7 ms" the step is about. The explorer's pane at 120×40 and 80×24 is
+// among these sizes (86×34 and 50×18 with the parameter panel; wider without it).
+func TestStepDescriptionKeepsDuration(t *testing.T) {
+	for _, f := range []int{0, 1, 2, 3} { // 1F1B, interleaved, ZB-H1, inference
+		d := evaluate(t, fixtures[f].edit)
+		for w := minW; w <= 220; w += 7 {
+			for _, h := range []int{12, 18, 24, 34, 40} {
+				m := newPane(t, d, w, h)
+				shown := 0
+				for range 12 {
+					m.Update(runes("."))
+					op := m.tl.Ops[m.step.op]
+					ran := "ran " + fmtDur(op.End-op.Start)
+					if !strings.Contains(m.StepDescription(), ran) {
+						t.Fatalf("%s: %q lacks %q", fixtures[f].name, m.StepDescription(), ran)
+					}
+					v := m.View()
+					tuitest.CheckFrame(t, v, w, h)
+					for _, l := range strings.Split(v, "\n") {
+						if strings.HasPrefix(l, "▸ ") {
+							shown++
+							if !strings.HasSuffix(l, ran) && !strings.Contains(l, ran+" · ") {
+								t.Fatalf("%s at %d×%d: the description %q lost %q", fixtures[f].name, w, h, l, ran)
+							}
+						}
+					}
+				}
+				if h >= 18 && shown == 0 {
+					t.Errorf("%s at %d×%d: no description drawn", fixtures[f].name, w, h)
+				}
+			}
+		}
+	}
+}

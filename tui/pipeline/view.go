@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -92,11 +93,53 @@ func (m *Model) View() string {
 	}
 	out = out[:h]
 	for i, s := range out {
-		if lipgloss.Width(s) > w {
+		if !fits(s, w) {
 			out[i] = ansi.Truncate(s, max(w, 0), "")
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// fits reports whether a line the tab drew takes at most w cells. The chart's glyphs (dots,
+// blocks, box drawing) take one cell each but lie outside ASCII, where lipgloss.Width segments
+// graphemes at a cost that came to most of a View; so runes known to be one cell wide are
+// counted here, and a line holding any other rune, or an escape other than CSI, is measured by
+// lipgloss.
+func fits(s string, w int) bool {
+	n := 0
+	for i := 0; i < len(s); {
+		if s[i] == 0x1b {
+			if i+1 >= len(s) || s[i+1] != '[' {
+				return lipgloss.Width(s) <= w
+			}
+			i += 2
+			for i < len(s) && (s[i] < 0x40 || s[i] > 0x7e) { // parameters, up to the final byte
+				i++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !narrow(r) {
+			return lipgloss.Width(s) <= w
+		}
+		n++
+		i += size
+	}
+	return n <= w
+}
+
+// narrow reports whether lipgloss counts r as one cell, for the ranges the tab draws from:
+// printable Latin, general punctuation, arrows, mathematical operators, box drawing, blocks and
+// the geometric shapes before the wide ones.
+func narrow(r rune) bool {
+	switch {
+	case r >= 0x20 && r < 0x7f, r >= 0xa0 && r < 0x300:
+		return true
+	case r >= 0x2000 && r < 0x2070, r >= 0x2190 && r < 0x2300, r >= 0x2500 && r < 0x25fd:
+		return true
+	}
+	return false
 }
 
 // headerParts is the summary: schedule and shape, step time, the bubble beside its closed form;
@@ -212,34 +255,42 @@ func speedText(exp int, long bool) string {
 	return x + " (" + strconv.FormatFloat(wall, 'g', 3, 64) + " s per step)"
 }
 
-// legendItems explain the glyphs, one item per glyph.
-func (m *Model) legendItems() [][]seg {
+// legendItems explain the glyphs, one item per glyph, in fewer words when short; mixed is the
+// set of kinds that share mixed columns (none: no item for glyphMixed).
+func (m *Model) legendItems(mixed uint8, short bool) [][]seg {
 	ix := m.ix
-	item := func(g rune, c cls, what string) []seg {
-		return []seg{{string(g), c}, {" " + what, cNote}}
+	item := func(g string, c cls, long, brief string) []seg {
+		if short {
+			long = brief
+		}
+		return []seg{{g, c}, {" " + long, cNote}}
 	}
 	var out [][]seg
 	if ix.infer {
 		out = append(out,
-			item(theme.GlyphPrefill, opCls(kindPrefill, stLit), "prefill (P3: group 3)"),
-			item(theme.GlyphDecode, opCls(kindDecode, stLit), "decode step (D7: token 7)"))
+			item(string(theme.GlyphPrefill), opCls(kindPrefill, stLit), "prefill (P3: group 3)", "prefill"),
+			item(string(theme.GlyphDecode), opCls(kindDecode, stLit), "decode step (D7: token 7)", "decode"))
 	} else {
-		out = append(out, item(theme.GlyphF, opCls(kindF, stLit), "forward (F3: micro-batch 3)"))
+		out = append(out, item(string(theme.GlyphF), opCls(kindF, stLit), "forward (F3: micro-batch 3)", "forward"))
 		if ix.chunks > 1 {
-			out = append(out, []seg{{"f3c1", opCls(kindF, stLit)}, {" chunk 1 (odd chunks in lower case)", cNote}})
+			out = append(out, item("f3c1", opCls(kindF, stLit), "chunk 1 (odd chunks in lower case)", "chunk 1"))
 		}
 		if ix.sched == model.ZBH1 {
 			out = append(out,
-				item(theme.GlyphB, opCls(kindB, stLit), "backward, input grads"),
-				item(theme.GlyphW, opCls(kindW, stLit), "weight grads"))
+				item(string(theme.GlyphB), opCls(kindB, stLit), "backward, input grads", "input grads"),
+				item(string(theme.GlyphW), opCls(kindW, stLit), "weight grads", "weight grads"))
 		} else {
-			out = append(out, item(theme.GlyphB, opCls(kindB, stLit), "backward"))
+			out = append(out, item(string(theme.GlyphB), opCls(kindB, stLit), "backward", "backward"))
 		}
 	}
+	if mixed != 0 {
+		text := mixedText(mixed)
+		out = append(out, item(string(glyphMixed), mixedLegendCls(mixed), text, strings.TrimSuffix(text, " within a column")))
+	}
 	return append(out,
-		item(theme.GlyphBubble, cBubble, "idle"),
-		item(theme.GlyphP2P, cP2P, "waits for another stage"),
-		item(theme.GlyphPlay, cPlay, "playhead"))
+		item(string(theme.GlyphBubble), cBubble, "idle", "idle"),
+		item(string(theme.GlyphP2P), cP2P, "waits for another stage", "wait"),
+		item(string(theme.GlyphPlay), cPlay, "playhead", "playhead"))
 }
 
 // wrapItems packs items three spaces apart into lines of at most w cells; an item wider than
@@ -378,7 +429,7 @@ func (m *Model) chart(out []string, w, h int) []string {
 		out = append(out, p.line(m.statusSegs(w), w))
 	}
 	if l.desc {
-		out = append(out, p.line([]seg{{"▸ ", cPlay}, {m.step.text, cPlain}}, w))
+		out = append(out, p.line([]seg{{"▸ ", cPlay}, {m.step.desc.fit(w - 2), cPlain}}, w))
 	}
 	if l.blank {
 		out = append(out, "")
@@ -396,7 +447,8 @@ func (m *Model) chart(out []string, w, h int) []string {
 		}
 		opRows, gap = lanePitch(len(ix.lanes), l.rows, most)
 	}
-	s := newSampler(cw)
+	cc := m.cols.columnsFor(ix, cw)
+	row, colour := make([]cell, cw), make([]cls, cw)
 	var b strings.Builder
 	pad := strings.Repeat(" ", lw+1)
 	laneTop := len(out)
@@ -411,13 +463,14 @@ func (m *Model) chart(out []string, w, h int) []string {
 			out = append(out, p.line([]seg{{pad, cPlain}, {txt, cNote}}, w))
 			continue
 		}
-		s.lane(ix, &ix.lanes[r.Lane], m.playhead)
+		lc := &cc.lanes[r.Lane]
+		lc.colour(colour, ix.lanes[r.Lane].ops, m.playhead, pc)
 		labelRow := (opRows - 1) / 2
 		for k := range opRows {
 			b.Reset()
-			cs := s.base
+			rs := lc.base
 			if k == labelRow {
-				cs = s.top
+				rs = lc.top
 				b.WriteString(p.line([]seg{{padRight(labels[r.Lane], lw), cLabel}}, lw))
 				if l.desc && r.Lane == m.step.stage {
 					b.WriteString(p.line([]seg{{"▸", cPlay}}, 1)) // the lane of the described op
@@ -427,8 +480,11 @@ func (m *Model) chart(out []string, w, h int) []string {
 			} else {
 				b.WriteString(pad)
 			}
-			cs[pc] = cell{theme.GlyphPlay, cPlay}
-			p.cells(&b, cs)
+			for c, r := range rs {
+				row[c] = cell{r, colour[c]}
+			}
+			row[pc] = cell{theme.GlyphPlay, cPlay}
+			p.cells(&b, row)
 			out = append(out, b.String())
 		}
 		if gap && ri < len(rows)-1 {
@@ -466,7 +522,10 @@ func (m *Model) chart(out []string, w, h int) []string {
 	out = append(out, p.line([]seg{{pad, cPlain}, {strings.TrimRight(string(lab), " "), cAxis}}, w))
 	spare := max(l.rows-laneRows, 0)
 	if l.legend {
-		lines := wrapItems(m.legendItems(), w)
+		lines := wrapItems(m.legendItems(cc.mixed, false), w)
+		if len(lines) > 1+spare { // in fewer words rather than cut
+			lines = wrapItems(m.legendItems(cc.mixed, true), w)
+		}
 		n := min(len(lines), 1+spare)
 		spare -= n - 1
 		for _, ln := range lines[:n] {
@@ -490,115 +549,4 @@ func padRight(s string, w int) string {
 		return s + strings.Repeat(" ", w-n)
 	}
 	return s
-}
-
-// sampler draws one lane into cells, one column at a time.
-type sampler struct {
-	base []cell  // glyphs only
-	top  []cell  // glyphs with op labels
-	pick []int32 // op per column, -1 idle
-	buf  []byte
-}
-
-func newSampler(cols int) *sampler {
-	return &sampler{base: make([]cell, cols), top: make([]cell, cols), pick: make([]int32, cols)}
-}
-
-var kindGlyph = [numKinds]rune{theme.GlyphF, theme.GlyphB, theme.GlyphW, theme.GlyphPrefill, theme.GlyphDecode}
-
-// lane samples ln: for each column the op that occupies most of its time slice, or idle (a
-// bubble, or a p2p mark where the stage starts waiting for another stage).
-func (s *sampler) lane(ix *index, ln *lane, ph float64) {
-	cols := len(s.base)
-	var cur cursor
-	for c := range cols {
-		a, b := colSlice(c, cols, ix.span)
-		s.pick[c] = int32(ln.sampleAt(a, b, &cur))
-	}
-	var gcur cursor
-	for c := 0; c < cols; {
-		k := s.pick[c]
-		e := c + 1
-		for e < cols && s.pick[e] == k {
-			e++
-		}
-		if k < 0 {
-			for x := c; x < e; x++ {
-				a, b := colSlice(x, cols, ix.span)
-				lit := a <= ph
-				switch {
-				case ln.gapAtFrom(a, b, x > c, &gcur):
-					s.base[x] = cell{theme.GlyphP2P, pick(lit, cP2P, cP2PDim)}
-				default:
-					s.base[x] = cell{theme.GlyphBubble, pick(lit, cBubble, cBubbleDim)}
-				}
-				s.top[x] = s.base[x]
-			}
-			c = e
-			continue
-		}
-		op := &ln.ops[k]
-		state := stFuture
-		switch {
-		case op.Start <= ph && ph < op.End:
-			state = stRunning
-		case op.Start <= ph:
-			state = stLit
-		}
-		cl := opCls(op.Kind, state)
-		g := glyphOf(op)
-		for x := c; x < e; x++ {
-			s.base[x] = cell{g, cl}
-			s.top[x] = s.base[x]
-		}
-		for i, r := range s.label(op, e-c, ix.chunks > 1) {
-			s.top[c+i].r = rune(r)
-		}
-		c = e
-	}
-}
-
-// glyphOf is the op's kind glyph, in lower case for odd chunks of an interleaved schedule so
-// that neighbouring virtual stages tell apart without colour.
-func glyphOf(op *span) rune {
-	g := kindGlyph[op.Kind]
-	if op.Chunk%2 == 1 && op.Kind <= kindW {
-		g += 'a' - 'A'
-	}
-	return g
-}
-
-func pick(lit bool, a, b cls) cls {
-	if lit {
-		return a
-	}
-	return b
-}
-
-// label is the longest of an op's labels that fits in width cells ("F3c1", "F3", "D12"), or
-// nothing.
-func (s *sampler) label(op *span, width int, chunks bool) []byte {
-	if width < 2 {
-		return nil
-	}
-	b := append(s.buf[:0], byte(glyphOf(op)))
-	switch op.Kind {
-	case kindDecode:
-		b = strconv.AppendInt(b, int64(op.Token), 10)
-	default:
-		b = strconv.AppendInt(b, int64(op.Micro), 10)
-	}
-	short := len(b)
-	if chunks && op.Kind != kindPrefill && op.Kind != kindDecode {
-		b = append(b, 'c')
-		b = strconv.AppendInt(b, int64(op.Chunk), 10)
-	}
-	s.buf = b
-	switch {
-	case len(b) <= width:
-		return b
-	case short <= width:
-		return b[:short]
-	}
-	return nil
 }

@@ -188,3 +188,27 @@ func TestViewReads(t *testing.T) {
 		t.Error("64 stages in 34 rows should fold")
 	}
 }
+
+// fits agrees with lipgloss.Width on every line the tab draws, in colour and without, and on
+// lines holding wide runes or other escapes, which it hands to lipgloss.
+func TestFitsAgreesWithLipgloss(t *testing.T) {
+	lines := []string{"", "plain", "模型 wide", "emoji ⌚ here", "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", "\x1b[1mbold\x1b[0m ▚▚ · › │ ┬─ ⋮ × µ −"}
+	for _, prof := range []termenv.Profile{termenv.Ascii, termenv.TrueColor} {
+		lipgloss.SetColorProfile(prof)
+		for _, f := range fixtures {
+			m := newPane(t, evaluate(t, f.edit), 120, 34)
+			paused(m)
+			m.data.Stale = prof == termenv.TrueColor
+			lines = append(lines, strings.Split(m.View(), "\n")...)
+		}
+	}
+	lipgloss.SetColorProfile(termenv.Ascii)
+	for _, l := range lines {
+		lw := lipgloss.Width(l)
+		for _, w := range []int{lw - 1, lw, lw + 1} {
+			if got := fits(l, w); got != (lw <= w) {
+				t.Errorf("fits(%q, %d) = %v; lipgloss measures %d cells", l, w, got, lw)
+			}
+		}
+	}
+}
