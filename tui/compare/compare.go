@@ -262,7 +262,7 @@ func (m *Model) metrics() []metric {
 			return cell{long: static.Count(r.TokensPerS) + " tok/s", short: short(r.TokensPerS)}
 		}},
 		metric{"memory/GPU", true, mem, func(r costmodel.Report) cell {
-			c := cell{long: static.Bytes(r.Memory.Total), short: static.Bytes(r.Memory.Total)}
+			c := cell{long: static.Bytes(r.Memory.Total), short: strings.ReplaceAll(static.Bytes(r.Memory.Total), " ", "")}
 			if r.Memory.Capacity > 0 {
 				c.long += fmt.Sprintf(" (%.0f%%)", 100*r.Memory.Total/r.Memory.Capacity)
 			}
@@ -352,7 +352,13 @@ func (m *Model) tableLines() []tableLine {
 		return cell{long: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP), short: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP)}
 	})
 	if !m.infer() {
-		add("schedule", func(r common.CompareRow) cell { return cell{long: scheduleText(r.Layout)} })
+		add("schedule", func(r common.CompareRow) cell {
+			c := cell{long: scheduleText(r.Layout)}
+			if r.Layout.PP > 1 && r.Layout.Schedule == model.Interleaved {
+				c.short = fmt.Sprintf("intl ×%d", r.Layout.Chunks)
+			}
+			return c
+		})
 	}
 	add("m × b", func(r common.CompareRow) cell {
 		if r.Layout.TP <= 0 {
