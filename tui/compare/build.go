@@ -9,8 +9,8 @@ import (
 	"github.com/splitscope/splitscope/tui/common"
 )
 
-// Contender labels; the best layout's label says what it is ("best: TP 2 × PP 4", "best (= PP
-// only)"), see bestName.
+// Contender labels. The best layout's label says what it is: "best: TP 2 × PP 4", or "best (=
+// PP only)" when it is that contender's layout (Build); NameNone when nothing fits.
 const (
 	NameTP     = "TP only"
 	NamePP     = "PP only"
