@@ -3,6 +3,7 @@
 package common
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,9 +24,27 @@ type Data struct {
 	Stale bool
 }
 
+// RowKind says which contender of the Compare tab a row stands for.
+type RowKind uint8
+
+// Contenders, in the order the tab lists them. The zero value is no contender (a row made by
+// hand in a test).
+const (
+	RowTPOnly RowKind = iota + 1 // the best layout with TP > 1 and PP = 1
+	RowPPOnly                    // the best layout with TP = 1 and PP > 1
+	RowBest                      // the best layout of all, by the search's objective
+	RowHybrid                    // the best with TP > 1 and PP > 1, listed when the best of all is not one
+)
+
 // CompareRow is one contender of the Compare tab.
 type CompareRow struct {
-	Name     string // "TP only", "PP only", "best hybrid"
+	Kind RowKind
+	// Name is the contender's label, the one every view shows: "TP only", "PP only",
+	// "best: TP 2 × PP 4", "best (= PP only)", "best hybrid".
+	Name string
+	// SameAs is, for RowBest, the contender whose very layout it is (RowTPOnly or RowPPOnly);
+	// 0 when it is no other row's.
+	SameAs   RowKind
 	Layout   model.Layout
 	Report   costmodel.Report
 	Feasible bool
@@ -41,9 +60,54 @@ type CrossPoint struct {
 
 // Compare is what the Compare tab shows, computed in a tea.Cmd (it runs Search).
 type Compare struct {
-	Rows  []CompareRow
-	Cross []CrossPoint
-	Err   error
+	Rows []CompareRow
+	// Searched is how many layouts the search looked at (feasible or not).
+	Searched int
+	Cross    []CrossPoint
+	// CrossTP and CrossPP are the layouts the sweep ran: TP only's and PP only's, with an
+	// interleaved schedule run as 1F1B (interleaving needs m to be a multiple of PP).
+	CrossTP, CrossPP model.Layout
+	Err              error
+}
+
+// Row returns the index of the row of kind k, or -1.
+func (c Compare) Row(k RowKind) int {
+	for i, r := range c.Rows {
+		if r.Kind == k && k != 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// Twin returns the index of the row whose layout row i repeats (the best layout when it is TP
+// only's or PP only's), or i itself: views count such a pair once when they pick winners.
+func (c Compare) Twin(i int) int {
+	if i < 0 || i >= len(c.Rows) || c.Rows[i].SameAs == 0 {
+		return i
+	}
+	if j := c.Row(c.Rows[i].SameAs); j >= 0 {
+		return j
+	}
+	return i
+}
+
+// SplitName names a layout by its parallel degrees above 1, "TP 2 × PP 4", "TP 2 × PP 2 × DP 2",
+// "DP 8"; "1 GPU" for none. It is how the best layout's label says what the layout is.
+func SplitName(l model.Layout) string {
+	var parts []string
+	for _, d := range []struct {
+		name string
+		n    int
+	}{{"TP", l.TP}, {"PP", l.PP}, {"DP", l.DP}} {
+		if d.n > 1 {
+			parts = append(parts, d.name+" "+strconv.Itoa(d.n))
+		}
+	}
+	if len(parts) == 0 {
+		return "1 GPU"
+	}
+	return strings.Join(parts, " × ")
 }
 
 // FrameMsg advances animations; the root sends it only while something plays.

@@ -3,29 +3,57 @@ package compare
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/common"
 )
 
-// Contender names, in the order Build lists them.
+// Contender labels. The best layout's label says what it is: "best: TP 2 × PP 4", or "best (=
+// PP only)" when it is that contender's layout (Build); NameNone when nothing fits.
 const (
 	NameTP     = "TP only"
 	NamePP     = "PP only"
 	NameHybrid = "best hybrid"
-	NameSearch = "best (search)"
+	NameNone   = "best: none fits"
 )
+
+// objective is what "best" means on the tab: the shortest step (training) or time to serve all
+// requests (inference). For a fixed workload that is also the most tokens per second, which the
+// Learn tab's winner section says.
+const objective = costmodel.ObjTime
+
+// refineTries bounds how many of a class's candidates Build re-evaluates exactly when the search's
+// estimate said they fit and the simulation says they do not.
+const refineTries = 3
 
 // CrossMicros are the micro-batch counts of the crossover chart: 1, 2, 4, …, 128.
 var CrossMicros = []int{1, 2, 4, 8, 16, 32, 64, 128}
 
-// Build compares, for the GPUs and workload of s, tensor parallelism alone (TP as large as the
-// model allows, PP = 1), pipeline parallelism alone (TP = 1, PP as large as the layers allow,
-// 1F1B) and the best hybrid layout Search finds (TP > 1 and PP > 1; the best layout overall when
-// no hybrid is feasible). It also sweeps the micro-batch count m for the first two. It is pure
-// and runs in a tea.Cmd: Search and ~20 simulations take a few tens of milliseconds.
+// class is a set of layouts one contender is the best of.
+type class struct {
+	kind common.RowKind
+	name string
+	in   func(model.Layout) bool
+	what string // the class in words, for a class with no layout at all
+}
+
+var (
+	classTP     = class{common.RowTPOnly, NameTP, func(l model.Layout) bool { return l.TP > 1 && l.PP == 1 }, "TP > 1 and PP = 1"}
+	classPP     = class{common.RowPPOnly, NamePP, func(l model.Layout) bool { return l.TP == 1 && l.PP > 1 }, "TP = 1 and PP > 1"}
+	classHybrid = class{common.RowHybrid, NameHybrid, isHybrid, "TP > 1 and PP > 1"}
+)
+
+func isHybrid(l model.Layout) bool { return l.TP > 1 && l.PP > 1 }
+
+// Build compares, for the GPUs and workload of s, tensor parallelism alone (the fastest layout
+// with PP = 1), pipeline parallelism alone (the fastest with TP = 1), the fastest layout of all
+// and, when that is not a hybrid, the fastest hybrid (TP > 1 and PP > 1). Each is Search's first
+// feasible layout of its kind, so micro-batch size, schedule and interleaving are chosen the same
+// way for all: a column never loses to another only because it kept the scenario's settings. A
+// kind with no feasible layout shows the one closest to fitting (least memory) with its reason.
+// It also sweeps the micro-batch count m for TP only and PP only. It is pure and runs in a
+// tea.Cmd: one Search, a few exact evaluations and 16 for the sweep.
 func Build(s model.Scenario) common.Compare {
 	var out common.Compare
 	gpus := s.Cluster.GPUs
@@ -33,100 +61,119 @@ func Build(s model.Scenario) common.Compare {
 		out.Err = fmt.Errorf("compare: %d GPUs", gpus)
 		return out
 	}
-	tp := tpOnly(s)
-	pp := ppOnly(s)
-	out.Rows = append(out.Rows, evalRow(NameTP, s, tp), evalRow(NamePP, s, pp))
-
-	res, err := costmodel.Search(s, costmodel.SearchOptions{})
-	switch hy, name, ok := pickHybrid(res.Candidates); {
-	case err != nil:
-		out.Rows = append(out.Rows, common.CompareRow{Name: NameHybrid, Reason: "search: " + err.Error()})
-	case !ok:
-		out.Rows = append(out.Rows, closest(s, res.Candidates))
-	default:
-		out.Rows = append(out.Rows, evalRow(name, s, searchLayout(s, hy)))
+	res, err := costmodel.Search(s, costmodel.SearchOptions{Objective: objective})
+	if err != nil {
+		why := reason(err)
+		for _, c := range []class{classTP, classPP} {
+			out.Rows = append(out.Rows, common.CompareRow{Kind: c.kind, Name: c.name, Reason: why})
+		}
+		out.Rows = append(out.Rows, common.CompareRow{Kind: common.RowBest, Name: NameNone, Reason: why})
+		return out
 	}
-	out.Cross = cross(s, tp, pp)
+	out.Searched = len(res.Candidates)
+	best, bestOK := first(s, res.Candidates, func(model.Layout) bool { return true })
+	tp := classRow(s, res.Candidates, classTP, best, bestOK)
+	pp := classRow(s, res.Candidates, classPP, best, bestOK)
+	out.Rows = append(out.Rows, tp, pp)
+	switch {
+	case !bestOK:
+		out.Rows = append(out.Rows, noneFits(s, res.Candidates))
+	default:
+		best.Kind, best.Name = common.RowBest, "best: "+common.SplitName(best.Layout)
+		for _, r := range []common.CompareRow{tp, pp} {
+			if r.Feasible && r.Layout == best.Layout {
+				best.Name, best.SameAs = "best (= "+r.Name+")", r.Kind
+			}
+		}
+		out.Rows = append(out.Rows, best)
+		if !isHybrid(best.Layout) {
+			if hy, ok := first(s, res.Candidates, classHybrid.in); ok {
+				hy.Kind, hy.Name = classHybrid.kind, classHybrid.name
+				out.Rows = append(out.Rows, hy)
+			}
+		}
+	}
+	out.CrossTP, out.CrossPP = sweepLayout(tp.Layout), sweepLayout(pp.Layout)
+	out.Cross = cross(s, out.CrossTP, out.CrossPP)
 	return out
 }
 
-// pickHybrid returns the best feasible candidate with TP > 1 and PP > 1, or else the best
-// feasible one (named NameSearch). Candidates come best first.
-func pickHybrid(cands []costmodel.Candidate) (model.Layout, string, bool) {
+// first evaluates exactly the first feasible candidates (Search's order, best first) whose layout
+// is in the class and returns the first that fits: the search ranks most candidates by an
+// estimate, and refineTries bounds how far a disagreement sends it.
+func first(s model.Scenario, cands []costmodel.Candidate, in func(model.Layout) bool) (common.CompareRow, bool) {
+	tries := 0
 	for _, c := range cands {
-		if c.Feasible && c.Layout.TP > 1 && c.Layout.PP > 1 {
-			return c.Layout, NameHybrid, true
+		if !c.Feasible || !in(c.Layout) {
+			continue
 		}
-	}
-	for _, c := range cands {
-		if c.Feasible {
-			return c.Layout, NameSearch, true
+		if row := evalRow("", s, c.Layout); row.Feasible {
+			return row, true
 		}
-	}
-	return model.Layout{}, "", false
-}
-
-// closest is the row shown when no layout is feasible: the evaluated layout that needs the least
-// memory (Search lists infeasible candidates by memory), or an empty row saying so.
-func closest(s model.Scenario, cands []costmodel.Candidate) common.CompareRow {
-	for _, c := range cands {
-		if !c.Feasible && c.Report.Layout.TP > 0 && c.Report.Memory.Total > 0 {
-			row := evalRow(NameSearch, s, searchLayout(s, c.Layout))
-			if row.Reason != "" {
-				row.Reason = "nothing fits; least memory: " + row.Reason
-			}
-			return row
-		}
-	}
-	return common.CompareRow{Name: NameSearch, Reason: "no feasible layout"}
-}
-
-// searchLayout is base's layout with the split, batching and schedule of a Search candidate.
-func searchLayout(s model.Scenario, c model.Layout) model.Layout {
-	l := s.Layout
-	l.TP, l.PP, l.DP, l.Chunks, l.MicroBatch, l.Schedule = c.TP, c.PP, c.DP, c.Chunks, c.MicroBatch, c.Schedule
-	return l
-}
-
-// tpOnly is the scenario's layout with the largest TP that validation accepts (the divisor of
-// the GPU count that splits heads, KV heads and the FFN), PP = 1 and DP for the rest.
-func tpOnly(s model.Scenario) model.Layout {
-	l := s.Layout
-	gpus := s.Cluster.GPUs
-	l.PP, l.Chunks, l.Schedule = 1, 1, model.OneFOneB
-	ds := model.Divisors(gpus)
-	l.TP, l.DP = 1, gpus
-	for _, t := range slices.Backward(ds) {
-		probe := s
-		probe.Layout = l
-		probe.Layout.TP, probe.Layout.DP = t, gpus/t
-		if !hasField(probe.Validate(), "tp") {
-			l.TP, l.DP = t, gpus/t
+		if tries++; tries == refineTries {
 			break
 		}
 	}
-	return l
+	return common.CompareRow{}, false
 }
 
-// ppOnly is the scenario's layout with TP = 1, the largest PP that divides the GPUs and is at
-// most the layer count, DP for the rest, and the 1F1B schedule.
-func ppOnly(s model.Scenario) model.Layout {
-	l := s.Layout
-	gpus := s.Cluster.GPUs
-	l.TP, l.PP, l.DP, l.Chunks, l.Schedule = 1, 1, gpus, 1, model.OneFOneB
-	for _, p := range slices.Backward(model.Divisors(gpus)) {
-		if p <= max(s.Arch.Layers, 1) {
-			l.PP, l.DP = p, gpus/p
-			break
+// classRow is the contender for class c: the best layout of all when it is of the class (no
+// second evaluation), else the class's first feasible candidate, else its closest.
+func classRow(s model.Scenario, cands []costmodel.Candidate, c class, best common.CompareRow, bestOK bool) common.CompareRow {
+	row, ok := best, bestOK && c.in(best.Layout)
+	if !ok {
+		row, ok = first(s, cands, c.in)
+	}
+	if !ok {
+		row = closest(s, cands, c)
+	}
+	row.Kind, row.Name = c.kind, c.name
+	return row
+}
+
+// closest is class c's row when none of its layouts fits: the evaluated one that needs the least
+// memory (Search lists infeasible candidates by memory), else the reason its first layout was
+// turned down (TP does not divide the heads, …), else a row saying the GPUs allow none.
+func closest(s model.Scenario, cands []costmodel.Candidate, c class) common.CompareRow {
+	var rejected *costmodel.Candidate
+	for i, cd := range cands {
+		if cd.Feasible || !c.in(cd.Layout) {
+			continue
+		}
+		if cd.Report.Layout.TP > 0 && cd.Report.Memory.Total > 0 {
+			return evalRow(c.name, s, cd.Layout)
+		}
+		if rejected == nil {
+			rejected = &cands[i]
 		}
 	}
-	return l
+	if rejected != nil {
+		return common.CompareRow{Name: c.name, Layout: rejected.Layout, Reason: rejected.Reason}
+	}
+	gpus := fmt.Sprintf("%d GPUs", s.Cluster.GPUs)
+	if s.Cluster.GPUs == 1 {
+		gpus = "1 GPU"
+	}
+	return common.CompareRow{Name: c.name, Reason: "no layout of " + gpus + " has " + c.what}
 }
 
-// hasField reports whether err is a validation error naming field.
-func hasField(err error, field string) bool {
-	var ve model.ValidationError
-	return errors.As(err, &ve) && slices.Contains(ve.Fields(), field)
+// noneFits is the best layout's row when nothing fits: the layout closest to fitting overall.
+func noneFits(s model.Scenario, cands []costmodel.Candidate) common.CompareRow {
+	row := closest(s, cands, class{name: NameNone, in: func(model.Layout) bool { return true }, what: "a valid split"})
+	row.Kind, row.Name = common.RowBest, NameNone
+	if evaluated(row) && row.Reason != "" {
+		row.Reason = "the closest, " + common.SplitName(row.Layout) + ", is " + row.Reason
+	}
+	return row
+}
+
+// sweepLayout is the layout the chart sweeps over m: l itself, run as 1F1B when it is
+// interleaved (which needs m to be a multiple of PP, so most of the sweep would be empty).
+func sweepLayout(l model.Layout) model.Layout {
+	if l.Schedule == model.Interleaved {
+		l.Schedule, l.Chunks = model.OneFOneB, 1
+	}
+	return l
 }
 
 // evalRow evaluates s with layout l; an invalid or non-fitting layout stays a row with its reason.

@@ -4,110 +4,208 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/common"
 )
 
-func TestBuild(t *testing.T) {
-	cases := []struct {
-		name        string
-		s           model.Scenario
-		tp, pp      [3]int // TP, PP, DP of the first two rows
-		third       string
-		feasible    [3]bool
-		crossAnyTP  bool
-		crossAnyPP  bool
-		reasonMatch [3]string
-	}{
-		{
-			name: "llama-3-70b on 8 L40S, inference", s: inferL40S(t),
-			tp: [3]int{8, 1, 1}, pp: [3]int{1, 8, 1}, third: NameHybrid,
-			feasible: [3]bool{true, true, true}, crossAnyTP: true, crossAnyPP: true,
-		},
-		{
-			name: "llama-2-13b on 8 H100, training", s: trainH100(t),
-			tp: [3]int{8, 1, 1}, pp: [3]int{1, 8, 1}, third: NameHybrid,
-			feasible: [3]bool{true, true, true}, crossAnyTP: true, crossAnyPP: true,
-		},
-		{
-			name: "llama-3-70b training on 8 H100: nothing fits", s: overH100(t),
-			tp: [3]int{8, 1, 1}, pp: [3]int{1, 8, 1}, third: NameSearch,
-			reasonMatch: [3]string{"over memory", "over memory", "nothing fits"},
-		},
-	}
-	for _, tc := range cases {
+// buildCase is a scenario and what its comparison must hold beyond the rules every comparison
+// keeps (checkRules).
+type buildCase struct {
+	name   string
+	s      func(testing.TB) model.Scenario
+	best   string // the best layout's label
+	hybrid bool   // a best-hybrid column follows
+	fits   [3]bool
+}
+
+var buildCases = []buildCase{
+	// The first screen: the fastest layout is the hybrid itself, and PP alone does not fit.
+	{"default llama-3-70b on 32 H100", defaultTrain, "best: TP 8 × PP 4", false, [3]bool{true, false, true}},
+	// PP alone beats every hybrid over PCIe: the hybrid column is the fastest hybrid, next to it.
+	{"tour/pcie", tourPCIe, "best (= PP only)", true, [3]bool{true, true, true}},
+	{"tour/tp-node-pp-across", func(tb testing.TB) model.Scenario { return tourStep(tb, "tp-node-pp-across") },
+		"best (= PP only)", true, [3]bool{true, true, true}},
+	// Serving 8 requests: TP alone is the fastest.
+	{"tour/inference", func(tb testing.TB) model.Scenario { return tourStep(tb, "inference") },
+		"best (= TP only)", true, [3]bool{true, true, true}},
+	{"llama-3-70b inference on 8 L40S", inferL40S, "", true, [3]bool{true, true, true}},
+	{"llama-3-70b training on 8 H100: nothing fits", overH100, NameNone, false, [3]bool{}},
+}
+
+func TestBuildScenarios(t *testing.T) {
+	for _, tc := range buildCases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := Build(tc.s)
-			if c.Err != nil {
-				t.Fatal(c.Err)
-			}
-			if len(c.Rows) != 3 {
+			s := tc.s(t)
+			c := Build(s)
+			checkRules(t, s, c)
+			if len(c.Rows) < 3 {
 				t.Fatalf("%d rows", len(c.Rows))
 			}
-			for i, want := range [][3]int{tc.tp, tc.pp} {
-				l := c.Rows[i].Layout
-				if got := [3]int{l.TP, l.PP, l.DP}; got != want {
-					t.Errorf("row %s: layout %v, want %v", c.Rows[i].Name, got, want)
+			if best := c.Rows[2].Name; tc.best != "" && best != tc.best {
+				t.Errorf("best labelled %q, want %q", best, tc.best)
+			}
+			if got := len(c.Rows) == 4; got != tc.hybrid {
+				t.Errorf("hybrid column %v, want %v", got, tc.hybrid)
+			}
+			for i, want := range tc.fits {
+				if c.Rows[i].Feasible != want {
+					t.Errorf("%s: feasible %v (%s)", c.Rows[i].Name, c.Rows[i].Feasible, c.Rows[i].Reason)
 				}
-				if l.MicroBatch != tc.s.Layout.MicroBatch {
-					t.Errorf("row %s: micro-batch %d, want the scenario's %d", c.Rows[i].Name, l.MicroBatch, tc.s.Layout.MicroBatch)
-				}
-			}
-			if c.Rows[1].Layout.Schedule != model.OneFOneB {
-				t.Errorf("PP only: schedule %v", c.Rows[1].Layout.Schedule)
-			}
-			if c.Rows[0].Name != NameTP || c.Rows[1].Name != NamePP || c.Rows[2].Name != tc.third {
-				t.Errorf("names %q %q %q", c.Rows[0].Name, c.Rows[1].Name, c.Rows[2].Name)
-			}
-			if h := c.Rows[2].Layout; tc.third == NameHybrid && (h.TP < 2 || h.PP < 2) {
-				t.Errorf("hybrid %d×%d×%d is not one", h.TP, h.PP, h.DP)
-			}
-			for i, r := range c.Rows {
-				if r.Feasible != tc.feasible[i] {
-					t.Errorf("row %s: feasible %v (%s)", r.Name, r.Feasible, r.Reason)
-				}
-				if r.Feasible && (r.Reason != "" || !r.Report.Memory.Fits || r.Report.TokensPerS <= 0) {
-					t.Errorf("row %s: feasible with reason %q, fits %v, %v tok/s", r.Name, r.Reason, r.Report.Memory.Fits, r.Report.TokensPerS)
-				}
-				if !strings.Contains(r.Reason, tc.reasonMatch[i]) {
-					t.Errorf("row %s: reason %q, want %q", r.Name, r.Reason, tc.reasonMatch[i])
-				}
-			}
-			if len(c.Cross) != len(CrossMicros) {
-				t.Fatalf("%d cross points", len(c.Cross))
-			}
-			var anyTP, anyPP bool
-			for i, p := range c.Cross {
-				if p.Micro != CrossMicros[i] {
-					t.Errorf("point %d: m = %d", i, p.Micro)
-				}
-				anyTP, anyPP = anyTP || p.TP > 0, anyPP || p.PP > 0
-			}
-			if anyTP != tc.crossAnyTP || anyPP != tc.crossAnyPP {
-				t.Errorf("cross has TP %v, PP %v", anyTP, anyPP)
 			}
 		})
 	}
 }
 
-// TestBuildAwkwardModels: TP only takes the largest divisor validation accepts, PP only stays
-// within the layers, and a model no layout can split gives rows with reasons, not a panic.
+// TestBuildPCIeBestIsFastest is the bug this tab had: on tour/pcie its third column was a hybrid
+// 20% slower than PP only. The best column is now no slower than any other contender.
+func TestBuildPCIeBestIsFastest(t *testing.T) {
+	c := Build(tourPCIe(t))
+	best := c.Rows[c.Row(common.RowBest)]
+	for _, r := range c.Rows {
+		if r.Feasible && r.Report.StepTime < best.Report.StepTime {
+			t.Errorf("%s (%s) takes %.3g s, the best %.3g s", r.Name, common.SplitName(r.Layout), r.Report.StepTime, best.Report.StepTime)
+		}
+	}
+	if h := c.Rows[c.Row(common.RowHybrid)]; h.Report.StepTime <= best.Report.StepTime {
+		t.Errorf("the hybrid (%.3g s) should be slower than the best (%.3g s) here", h.Report.StepTime, best.Report.StepTime)
+	}
+}
+
+// checkRules asserts what every comparison holds: the rows and their order, their labels, the
+// best row being Search's top feasible layout, each class row the search's first feasible
+// layout of its class, the hybrid row present exactly when the best is not a hybrid and one
+// fits, and feasible rows with a fitting report and no reason, the others with a reason.
+func checkRules(t *testing.T, s model.Scenario, c common.Compare) {
+	t.Helper()
+	if c.Err != nil {
+		t.Fatal(c.Err)
+	}
+	res, err := costmodel.Search(s, costmodel.SearchOptions{Objective: objective})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Searched != len(res.Candidates) {
+		t.Errorf("searched %d, the search looked at %d", c.Searched, len(res.Candidates))
+	}
+	firstOf := func(in func(model.Layout) bool) (model.Layout, bool) {
+		for _, cd := range res.Candidates {
+			if cd.Feasible && in(cd.Layout) {
+				return cd.Layout, true
+			}
+		}
+		return model.Layout{}, false
+	}
+	kinds := []common.RowKind{common.RowTPOnly, common.RowPPOnly, common.RowBest}
+	bestL, anyFits := firstOf(func(model.Layout) bool { return true })
+	hyL, hyFits := firstOf(isHybrid)
+	if anyFits && !isHybrid(bestL) && hyFits {
+		kinds = append(kinds, common.RowHybrid)
+	}
+	if len(c.Rows) != len(kinds) {
+		t.Fatalf("%d rows, want %d", len(c.Rows), len(kinds))
+	}
+	for i, k := range kinds {
+		if c.Rows[i].Kind != k {
+			t.Errorf("row %d is kind %d, want %d", i, c.Rows[i].Kind, k)
+		}
+	}
+	tp, pp, best := c.Rows[0], c.Rows[1], c.Rows[2]
+	if tp.Name != NameTP || pp.Name != NamePP {
+		t.Errorf("labels %q, %q", tp.Name, pp.Name)
+	}
+	for _, x := range []struct {
+		row common.CompareRow
+		in  func(model.Layout) bool
+	}{{tp, classTP.in}, {pp, classPP.in}} {
+		if want, ok := firstOf(x.in); ok && x.row.Layout != want {
+			t.Errorf("%s is %s, the search's first of its kind %s", x.row.Name, common.SplitName(x.row.Layout), common.SplitName(want))
+		} else if !ok && x.row.Feasible {
+			t.Errorf("%s fits where the search finds none", x.row.Name)
+		}
+	}
+	switch {
+	case !anyFits:
+		if best.Feasible || best.Name != NameNone || !strings.Contains(best.Reason, "closest") {
+			t.Errorf("nothing fits, yet the best is %q (feasible %v, %q)", best.Name, best.Feasible, best.Reason)
+		}
+	case best.Layout != bestL:
+		t.Errorf("best is %+v, the search's top layout %+v", best.Layout, bestL)
+	case best.SameAs == common.RowTPOnly:
+		if best.Name != "best (= TP only)" || best.Layout != tp.Layout {
+			t.Errorf("best %q is TP only's layout? %v", best.Name, best.Layout == tp.Layout)
+		}
+	case best.SameAs == common.RowPPOnly:
+		if best.Name != "best (= PP only)" || best.Layout != pp.Layout {
+			t.Errorf("best %q is PP only's layout? %v", best.Name, best.Layout == pp.Layout)
+		}
+	default:
+		if best.Name != "best: "+common.SplitName(bestL) || best.Layout == tp.Layout || best.Layout == pp.Layout {
+			t.Errorf("best %q: not labelled by its layout, or repeats another", best.Name)
+		}
+	}
+	if len(c.Rows) == 4 && (c.Rows[3].Name != NameHybrid || c.Rows[3].Layout != hyL) {
+		t.Errorf("hybrid %q %+v, want the search's first hybrid %+v", c.Rows[3].Name, c.Rows[3].Layout, hyL)
+	}
+	for _, r := range c.Rows {
+		switch {
+		case r.Feasible && (r.Reason != "" || !r.Report.Memory.Fits || r.Report.TokensPerS <= 0):
+			t.Errorf("%s: feasible with reason %q, fits %v, %v tok/s", r.Name, r.Reason, r.Report.Memory.Fits, r.Report.TokensPerS)
+		case !r.Feasible && r.Reason == "":
+			t.Errorf("%s: infeasible without a reason", r.Name)
+		case r.Feasible && best.Feasible && r.Report.StepTime < best.Report.StepTime*(1-1e-9):
+			t.Errorf("%s is faster than the best", r.Name)
+		}
+	}
+	// The sweep runs TP only's and PP only's layouts, interleaving as 1F1B.
+	for _, x := range []struct{ swept, row model.Layout }{{c.CrossTP, tp.Layout}, {c.CrossPP, pp.Layout}} {
+		want := x.row
+		if want.Schedule == model.Interleaved {
+			want.Schedule, want.Chunks = model.OneFOneB, 1
+		}
+		if x.swept != want {
+			t.Errorf("swept %+v, want %+v", x.swept, want)
+		}
+	}
+	if len(c.Cross) != len(CrossMicros) {
+		t.Fatalf("%d cross points", len(c.Cross))
+	}
+	for i, p := range c.Cross {
+		if p.Micro != CrossMicros[i] {
+			t.Errorf("point %d: m = %d", i, p.Micro)
+		}
+	}
+}
+
+// TestBuildAwkwardModels: a model TP cannot split, a single GPU, no GPU and an invalid model give
+// rows with reasons (or an error), not a panic.
 func TestBuildAwkwardModels(t *testing.T) {
 	s := trainH100(t)
-	s.Arch.Heads, s.Arch.KVHeads, s.Arch.Hidden = 20, 20, 20*128 // 20 heads: TP 8 does not divide them
-	if got := tpOnly(s); got.TP != 4 || got.DP != 2 || got.PP != 1 {
-		t.Errorf("tpOnly with 20 heads: %d×%d×%d, want 4×1×2", got.TP, got.PP, got.DP)
-	}
-	s.Arch.Layers = 6
-	if got := ppOnly(s); got.PP != 4 || got.DP != 2 || got.TP != 1 {
-		t.Errorf("ppOnly with 6 layers: %d×%d×%d, want 1×4×2", got.TP, got.PP, got.DP)
-	}
-	s.Arch.Heads, s.Arch.KVHeads, s.Arch.Hidden = 7, 7, 7*128 // TP 1 only
-	if got := tpOnly(s); got.TP != 1 || got.DP != 8 {
-		t.Errorf("tpOnly with 7 heads: %d×%d×%d, want 1×1×8", got.TP, got.PP, got.DP)
-	}
+	s.Arch.Heads, s.Arch.KVHeads, s.Arch.Hidden = 7, 7, 7*128 // no TP > 1 divides 7 heads
 	c := Build(s)
-	if len(c.Rows) != 3 {
-		t.Fatalf("rows %+v", c.Rows)
+	checkRules(t, s, c)
+	if tp := c.Rows[0]; tp.Feasible || !strings.Contains(tp.Reason, "does not divide the 7 heads") {
+		t.Errorf("TP only with 7 heads: feasible %v, %q", tp.Feasible, tp.Reason)
+	}
+	if b := c.Rows[2]; !b.Feasible || b.Layout.TP != 1 {
+		t.Errorf("best with 7 heads: %q feasible %v", b.Name, b.Feasible)
+	}
+
+	one := scenario(t, "llama-2-7b", "h100-sxm", "nvlink4", model.Infer, 1, 1)
+	one.Cluster.GPUs, one.Cluster.GPUsPerNode, one.Cluster.NICsPerNode = 1, 1, 1
+	one.Layout.DP, one.Layout.MicroBatch = 1, 8
+	if err := one.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	c = Build(one)
+	checkRules(t, one, c)
+	for _, r := range c.Rows[:2] {
+		if r.Feasible || !strings.HasPrefix(r.Reason, "no layout of 1 GPU has") {
+			t.Errorf("one GPU: %s feasible %v, %q", r.Name, r.Feasible, r.Reason)
+		}
+	}
+	if b := c.Rows[2]; !b.Feasible || b.Name != "best: 1 GPU" {
+		t.Errorf("one GPU: best %q feasible %v (%s)", b.Name, b.Feasible, b.Reason)
 	}
 
 	bad := s
@@ -122,7 +220,7 @@ func TestBuildAwkwardModels(t *testing.T) {
 		t.Fatalf("invalid model: %v, %d rows", c.Err, len(c.Rows))
 	}
 	for _, r := range c.Rows {
-		if r.Feasible || r.Reason == "" {
+		if r.Feasible || !strings.Contains(r.Reason, "layers") {
 			t.Errorf("invalid model: row %s feasible %v reason %q", r.Name, r.Feasible, r.Reason)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/common"
 	"github.com/splitscope/splitscope/tui/theme"
 )
@@ -200,16 +201,20 @@ func (m *Model) chart(st theme.Styles, h int, sentence string) []string {
 
 // legend names the two series (with their layouts) and the crossover marker.
 func (m *Model) legend(st theme.Styles, cross, both bool, styles []lipgloss.Style) string {
-	name := func(i int, fallback string) string {
-		if i < len(m.cmp.Rows) && m.cmp.Rows[i].Layout.TP > 0 {
-			l := m.cmp.Rows[i].Layout
-			return fmt.Sprintf("%s %d×%d×%d", fallback, l.TP, l.PP, l.DP)
+	// The layouts as the sweep ran them (an interleaved PP only runs as 1F1B).
+	name := func(l model.Layout, fallback string) string {
+		if l.TP <= 0 {
+			return fallback
 		}
-		return fallback
+		out := fmt.Sprintf("%s %d×%d×%d", fallback, l.TP, l.PP, l.DP)
+		if l.PP > 1 && !m.infer() {
+			out += " " + l.Schedule.String()
+		}
+		return out
 	}
 	parts := []string{
-		styles[sTP].Render(string(GlyphTP)+string(trailTP)+string(trailTP)) + " " + name(0, "TP only"),
-		styles[sPP].Render(string(GlyphPP)+string(trailPP)+string(trailPP)) + " " + name(1, "PP only"),
+		styles[sTP].Render(string(GlyphTP)+string(trailTP)+string(trailTP)) + " " + name(m.cmp.CrossTP, NameTP),
+		styles[sPP].Render(string(GlyphPP)+string(trailPP)+string(trailPP)) + " " + name(m.cmp.CrossPP, NamePP),
 	}
 	if both {
 		parts = append(parts, styles[sBoth].Render(string(GlyphBoth))+" both")

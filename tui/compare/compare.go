@@ -1,7 +1,9 @@
-// Package compare is the explorer's Compare tab: for the same GPUs and workload, TP alone, PP
-// alone and the best hybrid layout side by side (latency, throughput, memory, communication,
-// bubble, fit) with the winner of each row starred, and a chart of tokens per second against the
-// number of micro-batches that shows where pipeline parallelism overtakes tensor parallelism.
+// Package compare is the explorer's Compare tab: for the same GPUs and workload, the fastest
+// layout with TP alone, with PP alone, the fastest of all and, when that is not a hybrid, the
+// fastest hybrid, side by side (latency, throughput, memory, communication, bubble, fit) with the
+// best value of each row among the layouts that fit starred, and a chart of tokens per second
+// against the number of micro-batches that shows where pipeline parallelism overtakes tensor
+// parallelism.
 package compare
 
 import (
@@ -93,6 +95,9 @@ func (m *Model) View() string {
 		return common.Fit(lines, m.w, m.h)
 	}
 	lines = append(lines, m.table(st)...)
+	if len(m.cmp.Rows) > 0 {
+		lines = append(lines, m.starRule(st))
+	}
 	notes := m.notes(st)
 	left := m.h - len(lines) - 1
 	need := chartMinLines // the sweep keeps its chart…
@@ -131,30 +136,67 @@ func dimmed(st theme.Styles) theme.Styles {
 	return st
 }
 
-// title names what is compared and the state of the result.
+// title names what is compared and the state of the result: the longest of its forms that fits.
 func (m *Model) title(st theme.Styles) string {
-	t := "TP only vs PP only vs best hybrid"
+	state := ""
+	switch {
+	case m.pending && m.computed:
+		state = " · computing…"
+	case m.data.Stale:
+		state = " · stale"
+	}
+	best := "the fastest layout"
+	if n := m.cmp.Searched; n > 0 {
+		best = fmt.Sprintf("the fastest of %d layouts", n)
+	}
+	forms := []string{"TP only vs PP only vs " + best, best}
 	if m.hasData {
 		s := m.data.Scenario
 		mode := "training"
 		if s.Workload.Mode == model.Infer {
 			mode = "inference"
 		}
-		t += fmt.Sprintf(" · %s on %d× %s (%s) · %s", s.Arch.ID, s.Cluster.GPUs, s.Cluster.GPU.ID, s.Cluster.Intra.ID, mode)
+		forms = append([]string{forms[0] + fmt.Sprintf(" · %s on %d× %s (%s) · %s", s.Arch.ID, s.Cluster.GPUs, s.Cluster.GPU.ID, s.Cluster.Intra.ID, mode)}, forms...)
 	}
-	if m.hasData {
-		if lipgloss.Width(t) > m.w {
-			t = t[strings.Index(t, " · ")+len(" · "):]
+	t := forms[len(forms)-1]
+	for _, f := range forms {
+		if lipgloss.Width(f+state) <= m.w {
+			t = f
+			break
 		}
 	}
-	out := st.Bold.Render(t)
-	switch {
-	case m.pending && m.computed:
-		out += st.Warn.Render(" · computing…")
-	case m.data.Stale:
-		out += st.Warn.Render(" · stale")
+	return st.Bold.Render(t) + st.Warn.Render(state)
+}
+
+// starRule is the line under the table that says what ★ marks: the longest form that fits.
+func (m *Model) starRule(st theme.Styles) string {
+	fits := false
+	for _, r := range m.cmp.Rows {
+		fits = fits || r.Feasible
 	}
-	return out
+	if !fits {
+		return st.Dim.Render("no " + string(GlyphWinner) + ": none of these layouts fits")
+	}
+	var most, least []string
+	for _, mt := range m.metrics() {
+		if mt.lower {
+			least = append(least, mt.label)
+		} else {
+			most = append(most, mt.label)
+		}
+	}
+	w := string(GlyphWinner)
+	forms := []string{
+		w + " best of those that fit: most " + strings.Join(most, ", ") + "; least " + strings.Join(least, ", "),
+		w + " each row's best of the layouts that fit",
+		w + " best of those that fit",
+	}
+	for _, f := range forms {
+		if lipgloss.Width(f) <= m.w {
+			return st.Dim.Render(f)
+		}
+	}
+	return st.Dim.Render(forms[len(forms)-1])
 }
 
 // infer reports whether the contenders serve requests (TTFT/TPOT) rather than train.
@@ -220,7 +262,7 @@ func (m *Model) metrics() []metric {
 			return cell{long: static.Count(r.TokensPerS) + " tok/s", short: short(r.TokensPerS)}
 		}},
 		metric{"memory/GPU", true, mem, func(r costmodel.Report) cell {
-			c := cell{long: static.Bytes(r.Memory.Total), short: static.Bytes(r.Memory.Total)}
+			c := cell{long: static.Bytes(r.Memory.Total), short: strings.ReplaceAll(static.Bytes(r.Memory.Total), " ", "")}
 			if r.Memory.Capacity > 0 {
 				c.long += fmt.Sprintf(" (%.0f%%)", 100*r.Memory.Total/r.Memory.Capacity)
 			}
@@ -240,80 +282,15 @@ func infOf(r costmodel.Report) costmodel.Inference {
 
 // table renders the contenders side by side, one line per quantity.
 func (m *Model) table(st theme.Styles) []string {
-	rows := m.cmp.Rows
-	if len(rows) == 0 {
+	if len(m.cmp.Rows) == 0 {
 		return []string{st.Dim.Render("no contenders")}
 	}
-	type line struct {
-		label string
-		cells []cell
-	}
-	var lines []line
-	add := func(label string, f func(common.CompareRow) cell) {
-		l := line{label: label}
-		for _, r := range rows {
-			l.cells = append(l.cells, f(r))
-		}
-		lines = append(lines, l)
-	}
-	add("", func(r common.CompareRow) cell { return cell{long: r.Name} })
-	add("layout", func(r common.CompareRow) cell {
-		l := r.Layout
-		if l.TP <= 0 {
-			return cell{long: "—"}
-		}
-		return cell{long: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP), short: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP)}
-	})
-	if !m.infer() {
-		add("schedule", func(r common.CompareRow) cell { return cell{long: scheduleText(r.Layout)} })
-	}
-	add("m × b", func(r common.CompareRow) cell {
-		if r.Layout.TP <= 0 {
-			return cell{long: "—"}
-		}
-		mm := "?"
-		if evaluated(r) {
-			mm = fmt.Sprint(r.Report.Layout.MicroBatches)
-		}
-		return cell{long: fmt.Sprintf("%s × %d", mm, r.Layout.MicroBatch)}
-	})
-	for _, mt := range m.metrics() {
-		vals := make([]float64, len(rows))
-		ok := make([]bool, len(rows))
-		for i, r := range rows {
-			vals[i] = mt.value(r.Report)
-			ok[i] = r.Feasible && evaluated(r)
-		}
-		win := winners(vals, ok, mt.lower)
-		l := line{label: mt.label}
-		for i, r := range rows {
-			c := cell{long: "—"}
-			if evaluated(r) {
-				c = mt.fmt(r.Report)
-				c.bad = !r.Feasible
-			}
-			c.win = win[i]
-			l.cells = append(l.cells, c)
-		}
-		lines = append(lines, l)
-	}
-	add("fits", func(r common.CompareRow) cell {
-		switch {
-		case r.Feasible:
-			return cell{long: "✓ yes"}
-		case evaluated(r) && !r.Report.Memory.Fits:
-			return cell{long: "✗ " + r.Reason, short: fmt.Sprintf("✗ +%.1f GiB", (r.Report.Memory.Total-r.Report.Memory.Capacity)/model.GiB), bad: true}
-		case r.Reason != "":
-			return cell{long: "✗ " + r.Reason, short: "✗ invalid", bad: true}
-		}
-		return cell{long: "✗ no", bad: true}
-	})
-
+	lines := m.tableLines()
 	labelW := 0
 	for _, l := range lines {
 		labelW = max(labelW, lipgloss.Width(l.label))
 	}
-	labelW, cols := columns(m.w, labelW, len(rows), 8)
+	labelW, cols := columns(m.w, labelW, len(m.cmp.Rows), 8)
 	for i := range cols {
 		natural := 0
 		for _, l := range lines {
@@ -347,6 +324,104 @@ func (m *Model) table(st theme.Styles) []string {
 		out = append(out, b.String())
 	}
 	return out
+}
+
+// tableLine is one line of the table: a quantity and its cell for each contender.
+type tableLine struct {
+	label string
+	cells []cell
+}
+
+// tableLines are the table's contents, the ★ marks decided, before any width is applied.
+func (m *Model) tableLines() []tableLine {
+	rows := m.cmp.Rows
+	var lines []tableLine
+	add := func(label string, f func(common.CompareRow) cell) {
+		l := tableLine{label: label}
+		for _, r := range rows {
+			l.cells = append(l.cells, f(r))
+		}
+		lines = append(lines, l)
+	}
+	add("", func(r common.CompareRow) cell { return cell{long: r.Name, short: shortName(r)} })
+	add("layout", func(r common.CompareRow) cell {
+		l := r.Layout
+		if l.TP <= 0 {
+			return cell{long: "—"}
+		}
+		return cell{long: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP), short: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP)}
+	})
+	if !m.infer() {
+		add("schedule", func(r common.CompareRow) cell {
+			c := cell{long: scheduleText(r.Layout)}
+			if r.Layout.PP > 1 && r.Layout.Schedule == model.Interleaved {
+				c.short = fmt.Sprintf("intl ×%d", r.Layout.Chunks)
+			}
+			return c
+		})
+	}
+	add("m × b", func(r common.CompareRow) cell {
+		if r.Layout.TP <= 0 {
+			return cell{long: "—"}
+		}
+		mm := "?"
+		if evaluated(r) {
+			mm = fmt.Sprint(r.Report.Layout.MicroBatches)
+		}
+		return cell{long: fmt.Sprintf("%s × %d", mm, r.Layout.MicroBatch)}
+	})
+	for _, mt := range m.metrics() {
+		vals := make([]float64, len(rows))
+		ok := make([]bool, len(rows))
+		for i, r := range rows {
+			vals[i] = mt.value(r.Report)
+			// A layout listed twice (the best one is TP only's or PP only's) competes once.
+			ok[i] = r.Feasible && evaluated(r) && m.cmp.Twin(i) == i
+		}
+		win := winners(vals, ok, mt.lower)
+		l := tableLine{label: mt.label}
+		for i, r := range rows {
+			c := cell{long: "—", bad: !r.Feasible}
+			if r.Feasible && evaluated(r) {
+				c = mt.fmt(r.Report)
+			}
+			c.win = win[m.cmp.Twin(i)]
+			l.cells = append(l.cells, c)
+		}
+		lines = append(lines, l)
+	}
+	add("fits", func(r common.CompareRow) cell {
+		switch {
+		case r.Feasible:
+			return cell{long: "✓ yes"}
+		case evaluated(r) && !r.Report.Memory.Fits:
+			return cell{long: "✗ " + r.Reason, short: fmt.Sprintf("✗ +%.1f GiB", (r.Report.Memory.Total-r.Report.Memory.Capacity)/model.GiB), bad: true}
+		case r.Reason != "":
+			return cell{long: "✗ " + r.Reason, short: "✗ invalid", bad: true}
+		}
+		return cell{long: "✗ no", bad: true}
+	})
+
+	return lines
+}
+
+// shortName is a contender's label for a narrow column; its layout is on the next line.
+func shortName(r common.CompareRow) string {
+	switch r.Kind {
+	case common.RowBest:
+		switch {
+		case r.SameAs == common.RowTPOnly:
+			return "best = TP"
+		case r.SameAs == common.RowPPOnly:
+			return "best = PP"
+		case r.Feasible:
+			return "best"
+		}
+		return "none fits"
+	case common.RowHybrid:
+		return "hybrid"
+	}
+	return ""
 }
 
 // scheduleText names a layout's pipeline schedule; "—" without a pipeline.

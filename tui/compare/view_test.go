@@ -43,6 +43,7 @@ func TestViewGolden(t *testing.T) {
 		{"infer-l40s", inferL40S},
 		{"train-h100", trainH100},
 		{"over-memory", overH100},
+		{"tour-pcie", tourPCIe},
 	}
 	for _, tc := range cases {
 		m := loaded(t, tc.s(t))
@@ -83,7 +84,8 @@ func BenchmarkBuild(b *testing.B) {
 	for _, tc := range []struct {
 		name string
 		s    func(testing.TB) model.Scenario
-	}{{"llama-3-70b-l40s-infer", inferL40S}, {"llama-2-13b-h100-train", trainH100}, {"llama-3-70b-h100-train-over", overH100}} {
+	}{{"llama-3-70b-l40s-infer", inferL40S}, {"llama-2-13b-h100-train", trainH100}, {"llama-3-70b-h100-train-over", overH100},
+		{"default-llama-3-70b-32-h100", defaultTrain}, {"tour-pcie", tourPCIe}} {
 		s := tc.s(b)
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
@@ -93,8 +95,8 @@ func BenchmarkBuild(b *testing.B) {
 	}
 }
 
-// handMade is a training comparison with known numbers: PP only is fastest but does not fit,
-// so the hybrid wins throughput.
+// handMade is a training comparison with known numbers: PP only would be fastest but does not
+// fit, so the hybrid is the best.
 func handMade() common.Compare {
 	const gib = model.GiB
 	rep := func(tp, pp, dp int, step, tps, mem, comm, bubble float64, fits bool) costmodel.Report {
@@ -109,22 +111,26 @@ func handMade() common.Compare {
 	}
 	return common.Compare{
 		Rows: []common.CompareRow{
-			{Name: NameTP, Layout: lay(8, 1, 1), Report: rep(8, 1, 1, 8, 30000, 38, 0.35, 0, true), Feasible: true},
-			{Name: NamePP, Layout: lay(1, 8, 1), Report: rep(1, 8, 1, 3, 90000, 90, 0.001, 0.09, false), Reason: "over memory by 10.0 GiB (stage 0)"},
-			{Name: NameHybrid, Layout: lay(2, 2, 2), Report: rep(2, 2, 2, 5, 50000, 75, 0.07, 0.008, true), Feasible: true},
+			{Kind: common.RowTPOnly, Name: NameTP, Layout: lay(8, 1, 1), Report: rep(8, 1, 1, 8, 30000, 38, 0.35, 0, true), Feasible: true},
+			{Kind: common.RowPPOnly, Name: NamePP, Layout: lay(1, 8, 1), Report: rep(1, 8, 1, 3, 90000, 90, 0.001, 0.09, false), Reason: "over memory by 10.0 GiB (stage 0)"},
+			{Kind: common.RowBest, Name: "best: TP 2 × PP 2 × DP 2", Layout: lay(2, 2, 2), Report: rep(2, 2, 2, 5, 50000, 75, 0.07, 0.008, true), Feasible: true},
 		},
+		Searched: 42,
+		CrossTP:  lay(8, 1, 1),
+		CrossPP:  lay(1, 8, 1),
 		Cross: pts([]float64{26700, 28300, 29200, 29600, 29900, 30000, 30000, 30100},
 			[]float64{7000, 12400, 20200, 29500, 38200, 44800, 49100, 51500}),
 	}
 }
 
-// cellOf returns the text of column col (0: TP only) on the table line labelled label.
-func cellOf(t *testing.T, view, label string, col int) string {
+// cellOf returns the text of column col (0: TP only) on the table line labelled label, the
+// columns found by their names in the header.
+func cellOf(t *testing.T, view string, names []string, label string, col int) string {
 	t.Helper()
 	lines := strings.Split(view, "\n")
 	header := []rune(lines[1])
 	starts := []int{}
-	for _, name := range []string{NameTP, NamePP, NameHybrid} {
+	for _, name := range names {
 		i := strings.Index(string(header), name)
 		if i < 0 {
 			t.Fatalf("header %q lacks %q", lines[1], name)
@@ -147,9 +153,14 @@ func cellOf(t *testing.T, view, label string, col int) string {
 
 func TestWinnerMarking(t *testing.T) {
 	m := New(theme.Default())
-	m.SetCompare(handMade())
+	hm := handMade()
+	m.SetCompare(hm)
 	m.SetSize(120, 34)
 	v := m.View()
+	var names []string
+	for _, r := range hm.Rows {
+		names = append(names, r.Name)
+	}
 	star := string(GlyphWinner)
 	cases := []struct {
 		label  string
@@ -165,14 +176,20 @@ func TestWinnerMarking(t *testing.T) {
 	}
 	for _, tc := range cases {
 		for col := range 3 {
-			c := cellOf(t, v, tc.label, col)
+			c := cellOf(t, v, names, tc.label, col)
 			if got := strings.HasSuffix(c, star); got != (col == tc.winner) {
 				t.Errorf("%s, column %d: %q (winner column %d)\n%s", tc.label, col, c, tc.winner, v)
 			}
 		}
 	}
-	if c := cellOf(t, v, "fits", 1); !strings.HasPrefix(c, "✗") {
+	if c := cellOf(t, v, names, "fits", 1); !strings.HasPrefix(c, "✗") {
 		t.Errorf("PP only fits cell %q", c)
+	}
+	// PP only does not fit: its reason instead of numbers.
+	for _, label := range []string{"step time", "throughput", "memory/GPU", "comm", "bubble"} {
+		if c := cellOf(t, v, names, label, 1); c != "—" {
+			t.Errorf("PP only does not fit, yet its %s reads %q", label, c)
+		}
 	}
 	if !strings.Contains(v, "✗ PP only: over memory by 10.0 GiB (stage 0)") {
 		t.Errorf("no reason for PP only:\n%s", v)
@@ -211,7 +228,7 @@ func TestCrossoverChart(t *testing.T) {
 	if found < 3 {
 		t.Fatalf("crossover line at column %d drawn %d times:\n%s", runeCol, found, v)
 	}
-	for _, want := range []string{"T·· TP only 8×1×1", "P∘∘ PP only 1×8×1", "┊ crossover"} {
+	for _, want := range []string{"T·· TP only 8×1×1", "P∘∘ PP only 1×8×1 1f1b", "┊ crossover"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("legend lacks %q", want)
 		}
@@ -311,4 +328,72 @@ func sweepStep(n int) int {
 		return 1
 	}
 	return 7
+}
+
+// paneSizes are the Compare pane's sizes in the explorer at 80×24, 120×40 and 200×60, with the
+// parameter panel shown and hidden.
+var paneSizes = [][2]int{{50, 18}, {86, 34}, {162, 54}, {78, 18}, {118, 34}, {198, 54}}
+
+// TestStarRule: for every scenario of TestBuildScenarios and at the explorer's sizes, the line
+// under the table says what ★ marks (whole), ★ marks only layouts that fit, and the view shows
+// every mark the table decided.
+func TestStarRule(t *testing.T) {
+	for _, tc := range buildCases {
+		m := loaded(t, tc.s(t))
+		lines := m.tableLines()
+		marks := 0
+		for _, l := range lines {
+			for i, c := range l.cells {
+				if c.win {
+					marks++
+					if r := m.cmp.Rows[i]; !r.Feasible {
+						t.Errorf("%s: %s of %s starred, but it does not fit", tc.name, l.label, r.Name)
+					}
+				}
+			}
+		}
+		anyFits := false
+		for _, r := range m.cmp.Rows {
+			anyFits = anyFits || r.Feasible
+		}
+		if anyFits != (marks > 0) {
+			t.Errorf("%s: %d marks, a layout fits: %v", tc.name, marks, anyFits)
+		}
+		for _, sz := range paneSizes {
+			m.SetSize(sz[0], sz[1])
+			v := strings.Split(m.View(), "\n")
+			rule := v[1+len(lines)]
+			ok := strings.HasPrefix(rule, "★ ") && strings.Contains(rule, "that fit")
+			if !anyFits {
+				ok = rule == "no ★: none of these layouts fits"
+			}
+			if !ok || strings.HasSuffix(strings.TrimRight(rule, " "), "…") {
+				t.Errorf("%s at %v: the line under the table is %q", tc.name, sz, rule)
+			}
+			if got := strings.Count(strings.Join(v[1:1+len(lines)], "\n"), string(GlyphWinner)); got != marks {
+				t.Errorf("%s at %v: %d ★ on screen, %d decided\n%s", tc.name, sz, got, marks, strings.Join(v, "\n"))
+			}
+		}
+	}
+}
+
+// TestTwinCountsOnce: the best layout being PP only's, the pair competes as one layout. With TP
+// only over memory it is the one layout that fits, so every metric is starred in both columns
+// (counted twice, the pair would tie and nothing would be).
+func TestTwinCountsOnce(t *testing.T) {
+	hm := handMade()
+	pp := hm.Rows[1]
+	pp.Feasible, pp.Reason, pp.Report.Memory.Fits = true, "", true
+	hm.Rows[0].Feasible, hm.Rows[0].Reason = false, "over memory by 1.0 GiB (stage 0)"
+	hm.Rows[1] = pp
+	hm.Rows[2] = pp
+	hm.Rows[2].Kind, hm.Rows[2].Name, hm.Rows[2].SameAs = common.RowBest, "best (= PP only)", common.RowPPOnly
+	m := New(theme.Default())
+	m.SetCompare(hm)
+	lines := m.tableLines()
+	for _, l := range lines[4 : len(lines)-1] { // the metrics: after name, layout, schedule, m × b
+		if w := []bool{l.cells[0].win, l.cells[1].win, l.cells[2].win}; w[0] || !w[1] || !w[2] {
+			t.Errorf("%s: marks %v, want PP only and its twin", l.label, w)
+		}
+	}
 }

@@ -18,9 +18,11 @@ import (
 const WinnerMark = "★"
 
 // Markdown writes the report of s as Markdown — scenario, layout, step time and its breakdown,
-// efficiency, inference latency, memory per GPU and warnings — then the comparison of c: TP
-// only, PP only and the best hybrid side by side (what is split, communication per layer,
-// latency, throughput, interconnect needs, memory per GPU, fits), each row's winner marked ★.
+// efficiency, inference latency, memory per GPU and warnings — then the comparison of c, the
+// Compare tab's contenders under the same labels (TP only, PP only, the best layout, the best
+// hybrid) side by side (what is split, communication per layer, latency, throughput,
+// interconnect needs, memory per GPU, fits), each row's winner among the layouts that fit
+// marked ★.
 // lang "fr" writes French, anything else English.
 func Markdown(w io.Writer, s model.Scenario, r costmodel.Report, c common.Compare, lang string) error {
 	m := &mdWriter{t: newTexts(lang, nil)}
@@ -217,20 +219,21 @@ func (m *mdWriter) compare(s model.Scenario, c common.Compare) {
 		m.line("")
 		return
 	}
-	m.line(t.get("cmp.intro"))
+	m.line(t.get("cmp.intro", "n", strconv.Itoa(c.Searched)))
 	m.line("")
 	rows := c.Rows
 	infer := s.Workload.Mode == model.Infer
 	for _, r := range rows {
 		infer = infer || r.Report.Inference != nil
 	}
+	// A layout listed twice (the best one is TP only's or PP only's) competes once for ★.
 	ok := make([]bool, len(rows))
 	for i, r := range rows {
-		ok[i] = r.Feasible && evaluated(r)
+		ok[i] = r.Feasible && evaluated(r) && c.Twin(i) == i
 	}
 	head := []string{""}
 	for _, r := range rows {
-		head = append(head, "**"+mdEsc(t.get("name."+r.Name))+"**")
+		head = append(head, "**"+mdEsc(m.name(r))+"**")
 	}
 	var table [][]string
 	// text adds a row of per-contender text; metric adds a numeric row with its winner.
@@ -250,13 +253,13 @@ func (m *mdWriter) compare(s model.Scenario, c common.Compare) {
 		row := []string{"**" + label + "**"}
 		for i, r := range rows {
 			cell := t.get("cmp.missing")
-			if evaluated(r) {
+			if r.Feasible && evaluated(r) {
 				cell = f(r.Report)
 			}
-			switch {
-			case win[i] && bold:
+			switch w := win[c.Twin(i)]; {
+			case w && bold:
 				cell = "**" + cell + "** " + WinnerMark
-			case win[i]:
+			case w:
 				cell += " " + WinnerMark
 			}
 			row = append(row, cell)
@@ -310,6 +313,10 @@ func (m *mdWriter) compare(s model.Scenario, c common.Compare) {
 	if len(c.Cross) > 0 {
 		m.line(t.get("cmp.cross"))
 		m.line("")
+		if i := c.Row(common.RowPPOnly); i >= 0 && c.Rows[i].Layout.Schedule != c.CrossPP.Schedule && !infer {
+			m.line(t.get("cmp.cross.sched", "schedule", mdEsc(c.CrossPP.Schedule.String())))
+			m.line("")
+		}
 		var cr [][]string
 		cell := func(v float64) string {
 			if v > 0 {
@@ -322,6 +329,30 @@ func (m *mdWriter) compare(s model.Scenario, c common.Compare) {
 		}
 		m.table([]string{t.get("cmp.cross.m"), mdEsc(t.get("name.TP only")), mdEsc(t.get("name.PP only"))}, "rrr", cr)
 	}
+}
+
+// name is a contender's label, the Compare tab's in the export's language.
+func (m *mdWriter) name(r common.CompareRow) string {
+	t := m.t
+	switch r.Kind {
+	case common.RowTPOnly:
+		return t.get("name.TP only")
+	case common.RowPPOnly:
+		return t.get("name.PP only")
+	case common.RowHybrid:
+		return t.get("name.best hybrid")
+	case common.RowBest:
+		switch {
+		case r.SameAs == common.RowTPOnly:
+			return t.get("name.best.same", "name", t.get("name.TP only"))
+		case r.SameAs == common.RowPPOnly:
+			return t.get("name.best.same", "name", t.get("name.PP only"))
+		case !r.Feasible:
+			return t.get("name.best.none")
+		}
+		return t.get("name.best", "split", common.SplitName(r.Layout))
+	}
+	return r.Name
 }
 
 func infOf(r costmodel.Report) costmodel.Inference {

@@ -44,7 +44,7 @@ func TestMarkdownEnglish(t *testing.T) {
 		"# splitscope report", static.ScenarioLine(s), "## Layout", "## Step time", "| part | time | share |",
 		"| **step time (one optimizer step)** | **" + static.Seconds(r.StepTime) + "** |",
 		"## Memory per GPU", "| weights | " + static.Bytes(r.Memory.Weights) + " |", "## Warnings",
-		"## Tensor vs pipeline parallelism", "|  | **TP only** | **PP only** | **best hybrid** |",
+		"## Tensor vs pipeline parallelism", "|  | **TP only** | **PP only** | **" + c.Rows[2].Name + "** |",
 		"| **what is split** |", "| **communication per layer** |", "| **latency: step time** |", "| **throughput** |",
 		"| **interconnect needs** |", "| **memory per GPU** |", "| **fits** |",
 		"2 all-reduces of b·s·h forward + 2 backward", "one send of b·s·h per stage boundary",
@@ -55,7 +55,7 @@ func TestMarkdownEnglish(t *testing.T) {
 			t.Errorf("Markdown lacks %q:\n%s", w, md)
 		}
 	}
-	if len(c.Rows) != 3 {
+	if len(c.Rows) < 3 {
 		t.Fatalf("%d contenders", len(c.Rows))
 	}
 	// Winner marks: the fastest step time and the highest throughput among those that fit.
@@ -82,8 +82,13 @@ func TestMarkdownEnglish(t *testing.T) {
 		if !strings.HasSuffix(cells[bi], " "+WinnerMark) {
 			t.Errorf("%s: winner %s not marked: %q", row.label, c.Rows[bi].Name, cells)
 		}
+		for i, cell := range cells {
+			if strings.Contains(cell, WinnerMark) && !c.Rows[i].Feasible {
+				t.Errorf("%s: %s marked but does not fit", row.label, c.Rows[i].Name)
+			}
+		}
 		marks := strings.Count(strings.Join(cells, "|"), WinnerMark)
-		if marks < 1 || marks > 2 {
+		if marks < 1 || marks > 3 {
 			t.Errorf("%s: %d winner marks: %q", row.label, marks, cells)
 		}
 	}
@@ -107,7 +112,7 @@ func TestMarkdownFrench(t *testing.T) {
 	md := renderMarkdown(t, s, r, compare.Build(s), "fr")
 	for _, w := range []string{
 		"# Rapport splitscope", "## Durée d'une étape", "## Parallélisme de tenseurs ou de pipeline",
-		"|  | **TP seul** | **PP seul** | **meilleur hybride** |", "| **ce qui est découpé** |",
+		"|  | **TP seul** | **PP seul** | **meilleur", "| **ce qui est découpé** |",
 		"| **communication par couche** |", "| **débit** |", "| **besoins d'interconnexion** |", "| **mémoire par GPU** |",
 		WinnerMark,
 	} {
@@ -145,7 +150,7 @@ func TestMarkdownEdgeCases(t *testing.T) {
 	}
 	// A contender that was never evaluated keeps its column, with dashes and its reason.
 	c := compare.Build(scenario(t))
-	c.Rows[2] = common.CompareRow{Name: compare.NameSearch, Reason: "no feasible layout"}
+	c.Rows[2] = common.CompareRow{Kind: common.RowBest, Name: compare.NameNone, Reason: "no feasible layout"}
 	md = renderMarkdown(t, s, r, c, "en")
 	if cells := tableRow(t, md, "throughput"); cells[2] != "—" {
 		t.Errorf("unevaluated contender's throughput %q", cells[2])
@@ -153,7 +158,73 @@ func TestMarkdownEdgeCases(t *testing.T) {
 	if cells := tableRow(t, md, "fits"); cells[2] != "✗ no feasible layout" {
 		t.Errorf("unevaluated contender's fit %q", cells[2])
 	}
-	if !strings.Contains(md, "**best (search)**") {
+	if !strings.Contains(md, "**best: none fits**") {
 		t.Error("contender name missing")
+	}
+}
+
+// TestMarkdownLabels: the table's columns carry the Compare tab's labels (translated in French),
+// a layout that does not fit shows its reason instead of numbers, and the best layout listed
+// twice (PP only's) stars with its twin.
+func TestMarkdownLabels(t *testing.T) {
+	s, r := evaluate(t, func(*model.Scenario) {})
+	c := compare.Build(s)
+	gib := float64(model.GiB)
+	rep := func(step, tps, mem float64) costmodel.Report {
+		return costmodel.Report{Layout: costmodel.LayoutSummary{TP: 1, PP: 8, DP: 1}, StepTime: step, TokensPerS: tps,
+			Memory: costmodel.Memory{Total: mem * gib, Capacity: 80 * gib, Fits: mem <= 80}}
+	}
+	tp := common.CompareRow{Kind: common.RowTPOnly, Name: compare.NameTP, Layout: model.Layout{TP: 8, PP: 1, DP: 1},
+		Report: rep(3, 1000, 90), Reason: "over memory by 10.0 GiB (stage 0)"}
+	pp := common.CompareRow{Kind: common.RowPPOnly, Name: compare.NamePP, Layout: model.Layout{TP: 1, PP: 8, DP: 1},
+		Report: rep(5, 600, 60), Feasible: true}
+	best := pp
+	best.Kind, best.Name, best.SameAs = common.RowBest, "best (= PP only)", common.RowPPOnly
+	hy := common.CompareRow{Kind: common.RowHybrid, Name: compare.NameHybrid, Layout: model.Layout{TP: 2, PP: 4, DP: 1},
+		Report: rep(6, 500, 50), Feasible: true}
+	c.Rows = []common.CompareRow{tp, pp, best, hy}
+	for _, tc := range []struct {
+		lang, head, throughput, fits string
+	}{
+		{"en", "|  | **TP only** | **PP only** | **best (= PP only)** | **best hybrid** |", "throughput", "fits"},
+		{"fr", "|  | **TP seul** | **PP seul** | **meilleur (= PP seul)** | **meilleur hybride** |", "débit", "tient en mémoire"},
+	} {
+		md := renderMarkdown(t, s, r, c, tc.lang)
+		if !strings.Contains(md, tc.head) {
+			t.Errorf("%s: no header %q in\n%s", tc.lang, tc.head, md)
+		}
+		cells := tableRow(t, md, tc.throughput)
+		if cells[0] != "—" {
+			t.Errorf("%s: TP only does not fit, yet its throughput reads %q", tc.lang, cells[0])
+		}
+		if !strings.HasSuffix(cells[1], WinnerMark) || !strings.HasSuffix(cells[2], WinnerMark) || strings.HasSuffix(cells[3], WinnerMark) {
+			t.Errorf("%s: throughput marks %q, want PP only and its twin", tc.lang, cells)
+		}
+		if f := tableRow(t, md, tc.fits); !strings.Contains(f[0], "over memory by 10.0 GiB") {
+			t.Errorf("%s: TP only's reason missing: %q", tc.lang, f)
+		}
+	}
+	// The sweep ran PP only as 1F1B, its column being interleaved: the export says so.
+	c.Cross = []common.CrossPoint{{Micro: 1, TP: 1, PP: 1}}
+	c.CrossPP = c.Rows[1].Layout
+	for _, sched := range []model.Schedule{model.OneFOneB, model.Interleaved} {
+		for _, i := range []int{1, 2} {
+			c.Rows[i].Layout.Schedule = sched
+		}
+		md := renderMarkdown(t, s, r, c, "en")
+		if got, want := strings.Contains(md, "PP only runs 1f1b in this sweep"), sched == model.Interleaved; got != want {
+			t.Errorf("PP only %s, swept 1f1b: note %v", sched, got)
+		}
+	}
+	// PP only and its twin alone fit: one layout, starred in both columns (counted twice they
+	// would tie and no row would have a winner).
+	c.Rows = c.Rows[:3]
+	if cells := tableRow(t, renderMarkdown(t, s, r, c, "en"), "throughput"); !strings.HasSuffix(cells[1], WinnerMark) || !strings.HasSuffix(cells[2], WinnerMark) {
+		t.Errorf("the one layout that fits is not starred: %q", cells)
+	}
+	c.Rows[2] = hy
+	c.Rows[2].Kind, c.Rows[2].Name = common.RowBest, "best: TP 2 × PP 4"
+	if md := renderMarkdown(t, s, r, c, "fr"); !strings.Contains(md, "**meilleur : TP 2 × PP 4**") {
+		t.Errorf("French best label missing:\n%s", md)
 	}
 }

@@ -138,7 +138,7 @@ var english = map[string]string{
 
 	// Markdown: the TP-vs-PP table.
 	"cmp.heading":      "Tensor vs pipeline parallelism",
-	"cmp.intro":        "The same GPUs and workload split three ways: tensor parallelism alone, pipeline parallelism alone (1F1B) and the best hybrid layout the search finds. ★ marks the best value of a row among the layouts that fit.",
+	"cmp.intro":        "The same GPUs and workload split by the search into {n} layouts: the fastest with tensor parallelism alone, the fastest with pipeline parallelism alone, the fastest of all and, when that is not a hybrid, the fastest hybrid (TP and PP). ★ marks the best value of a row among the layouts that fit; a layout that does not fit says why instead of its numbers.",
 	"cmp.layout":       "layout TP × PP × DP",
 	"cmp.split":        "what is split",
 	"cmp.comm":         "communication per layer",
@@ -152,6 +152,7 @@ var english = map[string]string{
 	"cmp.none":         "no comparison: {err}",
 	"cmp.cross":        "Throughput (tokens/s) as the micro-batch count m grows, everything else fixed; — where the layout is invalid or does not fit:",
 	"cmp.cross.m":      "m",
+	"cmp.cross.sched":  "PP only runs {schedule} in this sweep: its interleaved schedule needs m to be a multiple of PP.",
 
 	"cmp.split.tp":   "the matrices of every layer: each GPU holds 1/{t} of each weight matrix",
 	"cmp.split.pp":   "runs of whole layers: each stage holds {lp} of the {L} layers",
@@ -178,10 +179,12 @@ var english = map[string]string{
 	"cmp.missing":  "—",
 	"cmp.noreport": "not evaluated",
 
-	"name.TP only":       "TP only",
-	"name.PP only":       "PP only",
-	"name.best hybrid":   "best hybrid",
-	"name.best (search)": "best (search)",
+	"name.TP only":     "TP only",
+	"name.PP only":     "PP only",
+	"name.best hybrid": "best hybrid",
+	"name.best":        "best: {split}",
+	"name.best.same":   "best (= {name})",
+	"name.best.none":   "best: none fits",
 }
 
 // french is english in French. Numbers keep the decimal point the rest of splitscope prints.
@@ -309,7 +312,7 @@ var french = map[string]string{
 	"md.layout.m":        "micro-lots (m)",
 
 	"cmp.heading":      "Parallélisme de tenseurs ou de pipeline",
-	"cmp.intro":        "Les mêmes GPU et la même charge découpés de trois façons : parallélisme de tenseurs seul, parallélisme de pipeline seul (1F1B) et le meilleur découpage hybride trouvé par la recherche. ★ marque la meilleure valeur d'une ligne parmi les découpages qui tiennent en mémoire.",
+	"cmp.intro":        "Les mêmes GPU et la même charge, découpés par la recherche de {n} façons : le plus rapide avec le parallélisme de tenseurs seul, le plus rapide avec le parallélisme de pipeline seul, le plus rapide de tous et, s'il n'est pas hybride, le plus rapide des hybrides (TP et PP). ★ marque la meilleure valeur d'une ligne parmi les découpages qui tiennent en mémoire ; un découpage qui ne tient pas dit pourquoi au lieu de donner ses chiffres.",
 	"cmp.layout":       "découpage TP × PP × DP",
 	"cmp.split":        "ce qui est découpé",
 	"cmp.comm":         "communication par couche",
@@ -323,6 +326,7 @@ var french = map[string]string{
 	"cmp.none":         "pas de comparaison : {err}",
 	"cmp.cross":        "Débit (jetons/s) quand le nombre de micro-lots m augmente, tout le reste fixé ; — là où le découpage est invalide ou ne tient pas :",
 	"cmp.cross.m":      "m",
+	"cmp.cross.sched":  "PP seul tourne ici en {schedule} : son ordonnancement entrelacé demande que m soit un multiple de PP.",
 
 	"cmp.split.tp":   "les matrices de chaque couche : chaque GPU détient 1/{t} de chaque matrice de poids",
 	"cmp.split.pp":   "des suites de couches entières : chaque étage détient {lp} des {L} couches",
@@ -349,10 +353,12 @@ var french = map[string]string{
 	"cmp.missing":  "—",
 	"cmp.noreport": "non évalué",
 
-	"name.TP only":       "TP seul",
-	"name.PP only":       "PP seul",
-	"name.best hybrid":   "meilleur hybride",
-	"name.best (search)": "meilleur (recherche)",
+	"name.TP only":     "TP seul",
+	"name.PP only":     "PP seul",
+	"name.best hybrid": "meilleur hybride",
+	"name.best":        "meilleur : {split}",
+	"name.best.same":   "meilleur (= {name})",
+	"name.best.none":   "meilleur : aucun ne tient",
 }
 
 // Texts returns the export texts in a language: French for "fr" (and "fr_FR.UTF-8", "fr-CA"…),

@@ -94,7 +94,7 @@ type MemFacts struct {
 	State, StateShare string
 }
 
-// CompareFacts explain the Compare tab's winner.
+// CompareFacts explain the Compare tab's winner: its best layout.
 type CompareFacts struct {
 	Ready, Pending bool
 	Err            string
@@ -119,8 +119,9 @@ type CompareFacts struct {
 type RowFacts struct {
 	Name, Layout, TokS, Step, TTFT, TPOT, Comm, Bubble, Memory string
 	TP, PP, DP                                                 int
-	Feasible, IsWinner                                         bool
-	// InNode: its TP group fits in one node.
+	// IsWinner: this is the best layout, or the contender whose layout it is.
+	Feasible, IsWinner bool
+	// InNode: it has a TP group (TP > 1) and the group fits in one node.
 	InNode bool
 	Reason string
 	// Why this row loses to the winner: "memory", "invalid", "comm", "bubble" or "compute".
@@ -306,12 +307,13 @@ func compareFacts(c common.Compare, ready, infer bool, perNode int) CompareFacts
 		out.Err = c.Err.Error()
 		return out
 	}
-	win := -1
-	for i, r := range c.Rows {
-		if r.Feasible && (win < 0 || r.Report.TokensPerS > c.Rows[win].Report.TokensPerS) {
-			win = i
-		}
+	// The winner is the Compare tab's best layout (the fastest, so the most tokens per second);
+	// a contender with the very same layout (TP only's or PP only's) wins with it.
+	win := c.Row(common.RowBest)
+	if win >= 0 && !c.Rows[win].Feasible {
+		win = -1
 	}
+	wins := func(i int) bool { return win >= 0 && c.Twin(i) == c.Twin(win) }
 	lat := -1
 	for i, r := range c.Rows {
 		if r.Feasible && r.Report.Inference != nil &&
@@ -321,7 +323,7 @@ func compareFacts(c common.Compare, ready, infer bool, perNode int) CompareFacts
 	}
 	for i, r := range c.Rows {
 		rf := RowFacts{Name: r.Name, TP: r.Layout.TP, PP: r.Layout.PP, DP: r.Layout.DP, Feasible: r.Feasible,
-			IsWinner: i == win, Reason: r.Reason, InNode: r.Layout.TP <= perNode, tokS: r.Report.TokensPerS}
+			IsWinner: wins(i), Reason: r.Reason, InNode: r.Layout.TP > 1 && r.Layout.TP <= perNode, tokS: r.Report.TokensPerS}
 		if r.Layout.TP > 0 {
 			rf.Layout = "TP " + strconv.Itoa(r.Layout.TP) + " × PP " + strconv.Itoa(r.Layout.PP) + " × DP " + strconv.Itoa(r.Layout.DP)
 		}
@@ -333,7 +335,7 @@ func compareFacts(c common.Compare, ready, infer bool, perNode int) CompareFacts
 				rf.TTFT, rf.TPOT = Seconds(rr.Inference.TTFT), Seconds(rr.Inference.TPOT)
 			}
 		}
-		if win >= 0 && i != win {
+		if win >= 0 && !wins(i) {
 			rf.Why, rf.Gap = whyLoses(r, c.Rows[win])
 		}
 		out.Rows = append(out.Rows, rf)
@@ -342,15 +344,7 @@ func compareFacts(c common.Compare, ready, infer bool, perNode int) CompareFacts
 		w := out.Rows[win]
 		out.Winner = &w
 	}
-	tp, pp := -1, -1
-	for i, r := range c.Rows {
-		switch {
-		case tp < 0 && r.Layout.TP > 1 && r.Layout.PP == 1:
-			tp = i
-		case pp < 0 && r.Layout.TP == 1 && r.Layout.PP > 1:
-			pp = i
-		}
-	}
+	tp, pp := c.Row(common.RowTPOnly), c.Row(common.RowPPOnly)
 	out.CrossM = crossM(c.Cross)
 	if tp >= 0 {
 		out.TPRow = &out.Rows[tp]
@@ -367,7 +361,7 @@ func compareFacts(c common.Compare, ready, infer bool, perNode int) CompareFacts
 		}
 		out.PPMore = b.TokensPerS > a.TokensPerS
 	}
-	if infer && lat >= 0 && lat != win {
+	if infer && lat >= 0 && !wins(lat) {
 		out.LatencyWinner, out.LatencyTTFT = c.Rows[lat].Name, Seconds(c.Rows[lat].Report.Inference.TTFT)
 	}
 	return out

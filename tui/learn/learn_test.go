@@ -98,15 +98,80 @@ func TestScrollToAndCompare(t *testing.T) {
 	if !strings.Contains(m.View(), "still evaluating") {
 		t.Error("without a comparison the winner section should wait for it")
 	}
-	m.SetCompare(common.Compare{Rows: []common.CompareRow{{Name: "TP only", Layout: model.Layout{TP: 8, PP: 1, DP: 1},
-		Report: m.data.Report, Feasible: true}}})
+	tp := common.CompareRow{Kind: common.RowTPOnly, Name: "TP only", Layout: model.Layout{TP: 8, PP: 1, DP: 1},
+		Report: m.data.Report, Feasible: true}
+	best := tp
+	best.Kind, best.Name, best.SameAs = common.RowBest, "best (= TP only)", common.RowTPOnly
+	m.SetCompare(common.Compare{Rows: []common.CompareRow{tp, best}})
 	m.ScrollTo(SecWinner)
-	if !strings.Contains(m.View(), "TP only (TP 8 × PP 1 × DP 1) gives the most tokens") {
+	if !strings.Contains(m.View(), "The best layout, TP 8 × PP 1 × DP 1") {
 		t.Errorf("the winner is not explained:\n%s", m.View())
 	}
 	m.Invalidate()
 	m.ScrollTo(SecWinner)
 	if !strings.Contains(m.View(), "still evaluating") {
 		t.Error("an outdated comparison is still explained")
+	}
+}
+
+// TestWinnerIsCompareBest: the winner section names the Compare tab's best layout with its label
+// and does not list the contender whose layout it is as a loser; the others are explained.
+func TestWinnerIsCompareBest(t *testing.T) {
+	d := data(t)
+	rep := func(tps float64) costmodel.Report {
+		r := d.Report
+		r.TokensPerS = tps
+		return r
+	}
+	lay := func(tp, pp, dp int) model.Layout { return model.Layout{TP: tp, PP: pp, DP: dp} }
+	pp := common.CompareRow{Kind: common.RowPPOnly, Name: "PP only", Layout: lay(1, 8, 1), Report: rep(39000), Feasible: true}
+	best := pp
+	best.Kind, best.Name, best.SameAs = common.RowBest, "best (= PP only)", common.RowPPOnly
+	c := common.Compare{Rows: []common.CompareRow{
+		{Kind: common.RowTPOnly, Name: "TP only", Layout: lay(4, 1, 2), Report: rep(19000), Feasible: true},
+		pp, best,
+		// Faster by tokens/s than the best, as a stale or hand-made row could be: the winner is
+		// still the best layout, not the largest number.
+		{Kind: common.RowHybrid, Name: "best hybrid", Layout: lay(2, 4, 1), Report: rep(45000), Feasible: true},
+	}}
+	f := NewFacts(d, c, true)
+	if f.Cmp.Winner == nil || f.Cmp.Winner.Name != "best (= PP only)" {
+		t.Fatalf("winner %+v", f.Cmp.Winner)
+	}
+	for i, want := range []bool{false, true, true, false} {
+		if f.Cmp.Rows[i].IsWinner != want {
+			t.Errorf("%s: winner %v", f.Cmp.Rows[i].Name, f.Cmp.Rows[i].IsWinner)
+		}
+	}
+	for _, lang := range assets.Langs {
+		tx, err := assets.Texts(lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := Document(NewTexts(tx), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text string
+		for _, b := range doc {
+			if b.Section == SecWinner {
+				text = PlainText([]Block{b})
+			}
+		}
+		for _, want := range []string{"best (= PP only)", "TP 1 × PP 8 × DP 1", "TP only (TP 4 × PP 1 × DP 2)", "best hybrid (TP 2 × PP 4 × DP 1)"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: the winner section lacks %q:\n%s", lang, want, text)
+			}
+		}
+		if strings.Contains(text, "PP only (TP 1 × PP 8") {
+			t.Errorf("%s: PP only, the best layout itself, is listed as a loser:\n%s", lang, text)
+		}
+	}
+	// Nothing fits: no winner.
+	for i := range c.Rows {
+		c.Rows[i].Feasible = false
+	}
+	if f := NewFacts(d, c, true); f.Cmp.Winner != nil {
+		t.Errorf("nothing fits, yet the winner is %s", f.Cmp.Winner.Name)
 	}
 }

@@ -123,12 +123,14 @@ func (m *Model) View() string {
 	g := m.geometry(ss, capacity)
 	g.paints(st)
 
-	barRows, ruler, legend := avail, false, false
+	// The legend takes as many lines as it needs to keep every entry whole.
+	legend := m.legend(st, ss, capacity)
+	barRows, ruler, showLegend := avail, false, false
 	switch {
-	case avail >= 4:
-		barRows, ruler, legend = avail-2, true, true
-	case avail >= 2:
-		barRows, legend = avail-1, true
+	case avail >= 3+len(legend):
+		barRows, ruler, showLegend = avail-1-len(legend), true, true
+	case avail >= 1+len(legend):
+		barRows, showLegend = avail-len(legend), true
 	}
 	if ruler {
 		lines = append(lines, g.ruler(st, capacity))
@@ -143,7 +145,7 @@ func (m *Model) View() string {
 			for range t - 1 {
 				lines = append(lines, g.bar(ss[i], false))
 			}
-			lines = append(lines, g.detailLine(st, ss[i]))
+			lines = append(lines, g.detailLine(st, ss[i], m.w))
 		}
 	} else {
 		rows := foldRows(len(ss), barRows, full)
@@ -155,14 +157,11 @@ func (m *Model) View() string {
 			lines = append(lines, g.bar(ss[r], true))
 		}
 	}
-	if legend {
-		if len(lines) < m.h-1 {
+	if showLegend {
+		for len(lines) < m.h-len(legend) {
 			lines = append(lines, "")
 		}
-		for len(lines) < m.h-1 {
-			lines = append(lines, "")
-		}
-		lines = append(lines, m.legend(st, ss, capacity))
+		lines = append(lines, legend...)
 	}
 	return common.Fit(lines, m.w, m.h)
 }
@@ -377,23 +376,24 @@ func (g *geometry) bar(s stage, first bool) string {
 }
 
 // detailLine says what a stage holds: layers, embedding or logits, in-flight micro-batches, and
-// its parts in GiB keyed by their glyphs.
-func (g geometry) detailLine(st theme.Styles, s stage) string {
+// its parts in GiB keyed by their glyphs, in at most width cells: the prose goes first (in-flight
+// count, then embedding and logits, then the layers), so that the parts stay whole.
+func (g geometry) detailLine(st theme.Styles, s stage, width int) string {
 	d := s.detail
-	var what []string
-	l := fmt.Sprintf("%d layers", d.Layers)
+	layers := fmt.Sprintf("%d layers", d.Layers)
 	if d.Layers == 1 {
-		l = "1 layer"
+		layers = "1 layer"
 	}
+	withEnds := layers
 	if d.Embedding {
-		l += " + embedding"
+		withEnds += " + embedding"
 	}
 	if d.Logits {
-		l += " + logits"
+		withEnds += " + logits"
 	}
-	what = append(what, l)
+	inFlight := ""
 	if d.InFlight > 0 {
-		what = append(what, fmt.Sprintf("%d in flight", d.InFlight))
+		inFlight = fmt.Sprintf("%d in flight", d.InFlight)
 	}
 	var ps []string
 	for i, v := range parts(s.mem) {
@@ -401,38 +401,83 @@ func (g geometry) detailLine(st theme.Styles, s stage) string {
 			ps = append(ps, string(partGlyphs[i])+" "+strconv.FormatFloat(v/model.GiB, 'f', 1, 64))
 		}
 	}
+	key := ""
 	if len(ps) > 0 {
-		what = append(what, strings.Join(ps, "  ")+" GiB")
+		key = strings.Join(ps, "  ") + " GiB"
 	}
 	pre := ""
 	if g.labels {
 		pre = strings.Repeat(" ", g.labelW+1)
 	}
-	return pre + st.Dim.Render(strings.Join(what, " · "))
+	join := func(fields ...string) string {
+		var kept []string
+		for _, f := range fields {
+			if f != "" {
+				kept = append(kept, f)
+			}
+		}
+		return strings.Join(kept, " · ")
+	}
+	forms := []string{
+		join(withEnds, inFlight, key), join(withEnds, key), join(layers, key), key,
+		strings.Join(ps, " ") + " GiB",
+	}
+	text := forms[len(forms)-1]
+	for _, f := range forms {
+		if lipgloss.Width(pre+f) <= width {
+			text = f
+			break
+		}
+	}
+	return pre + st.Dim.Render(text)
 }
 
-// legend keys the glyphs of the parts present and the capacity line.
-func (m *Model) legend(st theme.Styles, ss []stage, capacity float64) string {
+// legend keys the glyphs of the parts present and the capacity line, every entry whole: on one
+// line with the parts' full names, or their short ones, or else the full names over as many
+// lines as the width needs.
+func (m *Model) legend(st theme.Styles, ss []stage, capacity float64) []string {
 	var present [6]bool
 	for _, s := range ss {
 		for i, v := range parts(s.mem) {
 			present[i] = present[i] || v > 0
 		}
 	}
-	build := func(names [6]string, capText, sep string) string {
-		var items []string
+	items := func(names [6]string, capText string) []string {
+		var out []string
 		for i := range partGlyphs {
 			if present[i] {
-				items = append(items, st.MemParts[i].Render(string(partGlyphs[i]))+" "+st.Label.Render(names[i]))
+				out = append(out, st.MemParts[i].Render(string(partGlyphs[i]))+" "+st.Label.Render(names[i]))
 			}
 		}
-		items = append(items, st.Bold.Render(string(glyphCapacity))+" "+st.Label.Render(capText))
-		return strings.Join(items, sep)
+		return append(out, st.Bold.Render(string(glyphCapacity))+" "+st.Label.Render(capText))
 	}
-	if l := build(partNames, "capacity "+gib(capacity), "  "); lipgloss.Width(l) <= m.w {
-		return l
+	long := items(partNames, "capacity "+gib(capacity))
+	if l := strings.Join(long, "  "); lipgloss.Width(l) <= m.w {
+		return []string{l}
 	}
-	return build(shortNames, gib(capacity), " ")
+	if l := strings.Join(items(shortNames, gib(capacity)), " "); lipgloss.Width(l) <= m.w {
+		return []string{l}
+	}
+	return wrapItems(long, "  ", m.w)
+}
+
+// wrapItems lays items out in lines of at most w cells, sep between two on a line; an item
+// wider than w gets a line of its own (and is cut there by the frame).
+func wrapItems(items []string, sep string, w int) []string {
+	var out []string
+	cur := ""
+	for _, it := range items {
+		switch {
+		case cur == "":
+			cur = it
+		case lipgloss.Width(cur+sep+it) <= w:
+			cur += sep + it
+		default:
+			out = append(out, cur)
+			cur = it
+		}
+	}
+	return append(out, cur)
 }
 
 // pad right-pads s with spaces to w cells.

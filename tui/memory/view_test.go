@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -195,5 +196,75 @@ func BenchmarkViewMemory(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// paneSizes are the Memory pane's sizes in the explorer at 80×24, 120×40 and 200×60.
+var paneSizes = [][2]int{{50, 18}, {86, 34}, {162, 54}}
+
+// partKey finds a detail line's key of a stage's parts: "W 9.1".
+var partKey = regexp.MustCompile(`\bW \d`)
+
+// TestLegendWhole: at the explorer's sizes every legend entry — each part present (reserve
+// included) and the capacity line — is on screen whole, and so is each stage's key of its parts
+// in GiB.
+func TestLegendWhole(t *testing.T) {
+	for name, f := range map[string]func(testing.TB) model.Scenario{
+		"tour/pcie": tourPCIe, "default": defaultTrain, "infer": inferL40S, "train": trainH100, "over": overH100,
+	} {
+		s := f(t)
+		m := loaded(t, s)
+		ss := m.stages()
+		var present [6]bool
+		for _, st := range ss {
+			for i, v := range parts(st.mem) {
+				present[i] = present[i] || v > 0
+			}
+		}
+		for _, sz := range paneSizes {
+			m.SetSize(sz[0], sz[1])
+			v := m.View()
+			tuitest.CheckFrame(t, v, sz[0], sz[1])
+			if !present[5] {
+				t.Fatalf("%s: no reserve", name)
+			}
+			for i, ok := range present {
+				g := string(partGlyphs[i])
+				if ok && !strings.Contains(v, g+" "+partNames[i]) && !strings.Contains(v, g+" "+shortNames[i]+" ") &&
+					!strings.HasSuffix(v, g+" "+shortNames[i]) {
+					t.Errorf("%s at %v: legend lacks %q whole:\n%s", name, sz, g+" "+partNames[i], v)
+				}
+			}
+			capText := gib(ss[0].mem.Capacity)
+			if !strings.Contains(v, string(glyphCapacity)+" capacity "+capText) && !strings.Contains(v, string(glyphCapacity)+" "+capText) {
+				t.Errorf("%s at %v: legend lacks the capacity %s:\n%s", name, sz, capText, v)
+			}
+			// Each stage's detail line, when shown, ends with its parts, the reserve last.
+			for _, l := range strings.Split(v, "\n") {
+				if strings.Contains(l, " in flight") || strings.Contains(l, " layers") || partKey.MatchString(l) {
+					if strings.Contains(l, "…") || !strings.HasSuffix(strings.TrimRight(l, " "), " GiB") || !strings.Contains(l, "R ") {
+						t.Errorf("%s at %v: detail line cut: %q", name, sz, l)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestLegendWraps: a pane too narrow for the legend on one line gets it on several, every entry
+// whole, and the bars give up the rows it needs.
+func TestLegendWraps(t *testing.T) {
+	m := New(theme.Default())
+	m.SetData(synthetic(2, 1, false))
+	m.SetSize(30, 12)
+	v := m.View()
+	tuitest.CheckFrame(t, v, 30, 12)
+	for _, want := range []string{"W weights", "G gradients", "O optimizer", "A activations", "R reserved", "│ capacity 80.0 GiB"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("legend lacks %q:\n%s", want, v)
+		}
+	}
+	if got := wrapItems([]string{"aaaa", "bb", "cccccc", "d"}, "  ", 8); strings.Join(got, "|") != "aaaa  bb|cccccc|d" {
+		t.Errorf("wrapItems: %q", got)
 	}
 }
