@@ -48,19 +48,34 @@ func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 	sizes := microBatchSizes(maxB, fix.MicroBatch)
 
 	var feasible, infeasible []Candidate
-	reject := func(l model.Layout, reason string) {
+	// reject lists a TP × PP × DP split that no micro-batch or schedule makes work, as the layout
+	// with the first micro-batch size and the fixed schedule.
+	reject := func(t, pp, d int, reason string) {
+		l := base.Layout
+		l.TP, l.PP, l.DP, l.MicroBatch = t, pp, d, sizes[0]
+		if sc := schedulesFor(base, pp, 0, 2, infer, fix); len(sc) > 0 {
+			l.Schedule, l.Chunks = sc[0].s, sc[0].v
+		}
 		infeasible = append(infeasible, Candidate{Layout: l, Reason: reason})
 	}
 	for _, t := range model.Divisors(gpus) {
 		if fix.TP > 0 && t != fix.TP {
 			continue
 		}
-		lay := base.Layout
-		lay.TP, lay.PP, lay.DP, lay.Chunks, lay.MicroBatch = t, 1, gpus/t, 1, 1
 		if reason := tpProblem(a, t); reason != "" {
-			reject(lay, reason)
+			// Listed once, with the PP and DP fixed if any (checkFix: they then divide).
+			pp := max(fix.PP, 1)
+			d := gpus / (t * pp)
+			if fix.DP > 0 && fix.PP == 0 {
+				pp, d = gpus/(t*fix.DP), fix.DP
+			}
+			if t*pp*d == gpus && (fix.DP == 0 || d == fix.DP) {
+				reject(t, pp, d, reason)
+			}
 			continue
 		}
+		lay := base.Layout
+		lay.TP = t
 		for _, pp := range model.Divisors(gpus / t) {
 			d := gpus / (t * pp)
 			if fix.PP > 0 && pp != fix.PP || fix.DP > 0 && d != fix.DP {
@@ -68,7 +83,7 @@ func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 			}
 			lay.PP, lay.DP = pp, d
 			if pp > a.Layers {
-				reject(lay, fmt.Sprintf("PP %d above the %d layers", pp, a.Layers))
+				reject(t, pp, d, fmt.Sprintf("PP %d above the %d layers", pp, a.Layers))
 				continue
 			}
 			tried := 0
@@ -112,7 +127,7 @@ func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 				if len(sizes) == 1 {
 					of = fmt.Sprint(sizes[0])
 				}
-				reject(lay, fmt.Sprintf("%s %d does not split over DP %d in micro-batches of %s", what, units, d, of))
+				reject(t, pp, d, fmt.Sprintf("%s %d does not split over DP %d in micro-batches of %s", what, units, d, of))
 			}
 		}
 	}

@@ -187,8 +187,16 @@ func TestBridgedPairIsNoContradiction(t *testing.T) {
 	}
 }
 
+// TestSearchFix: with sizes fixed, every candidate has them, even those rejected before any
+// evaluation (llama-2-13b's 40 heads rule out TP 16), and none of the full search's is lost.
 func TestSearchFix(t *testing.T) {
-	base := scenario(t, "llama-2-7b", "h100-sxm", "nvlink4", 16, 8, 2)
+	for _, id := range []string{"llama-2-7b", "llama-2-13b"} {
+		t.Run(id, func(t *testing.T) { testSearchFix(t, id) })
+	}
+}
+
+func testSearchFix(t *testing.T, modelID string) {
+	base := scenario(t, modelID, "h100-sxm", "nvlink4", 16, 8, 2)
 	base.Cluster.NICsPerNode = 8
 	all, err := Search(base, SearchOptions{})
 	if err != nil {

@@ -86,9 +86,10 @@ func loadBoxes(paths []string) ([]gpu.Box, error) {
 	return boxes, nil
 }
 
-// writeBoxWarnings prints what ToCluster said about the boxes, one "splitscope: warning:" line each.
-func writeBoxWarnings(w io.Writer, sf *scenarioFlags) {
-	for _, wn := range sf.boxWarnings {
+// writeWarnings prints the command line's warnings (cliWarnings: what ToCluster said about the
+// boxes, the typed flags the scenario does not read), one "splitscope: warning:" line each.
+func writeWarnings(w io.Writer, sf *scenarioFlags) {
+	for _, wn := range sf.cliWarnings() {
 		fmt.Fprintf(w, "splitscope: warning: %s\n", wn)
 	}
 }

@@ -136,7 +136,7 @@ func runProbe(w, errw io.Writer, sf *scenarioFlags, save string) error {
 	default:
 		return err
 	}
-	out.Warnings = append(out.Warnings, sf.boxWarnings...)
+	out.Warnings = append(out.Warnings, sf.cliWarnings()...)
 
 	if sf.json {
 		if capRes != nil {
