@@ -82,7 +82,8 @@ func ResolveSizes(gpus, perNode int, a Arch, sched Schedule, mode Mode, v Sizes,
 	out = Sizes{TP: tp, PP: pp, DP: dp, MicroBatch: v.MicroBatch, Batch: v.Batch, Requests: v.Requests}
 
 	// Batch and requests: the defaults rise to the nearest split into whole micro-batches.
-	// Search sweeps micro-batch sizes itself, so only the starting DP shapes its default batch.
+	// Search sweeps micro-batch sizes itself unless one is given, so then only the starting DP
+	// shapes its default batch.
 	per := v.MicroBatch * dp
 	if forSearch && !given.MicroBatch {
 		per = dp

@@ -16,17 +16,13 @@ import (
 // boxFlags are the scenario flags that boxes replace: giving one with --box is bad input.
 var boxFlags = []string{"gpu", "gpus", "gpus-per-node", "intra"}
 
-// boxConflicts lists the hardware flags given beside --box (or to probe, whose box is the hardware).
+// boxConflicts lists the hardware flags given beside --box (probe refuses them: flagRules).
 func (f *scenarioFlags) boxConflicts() model.ValidationError {
-	from := f.boxFrom
-	if from == "" {
-		from = "--box"
-	}
 	var errs model.ValidationError
 	for _, name := range boxFlags {
 		if f.changed(name) {
 			errs = append(errs, &model.FieldError{Field: name, Value: f.fs.Lookup(name).Value.String(),
-				Allowed: "conflicts with " + from + ", which sets the GPU type, the GPU count, GPUs per node and the intra-node link"})
+				Allowed: "conflicts with --box, which sets the GPU type, the GPU count, GPUs per node and the intra-node link"})
 		}
 	}
 	return errs

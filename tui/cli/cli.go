@@ -84,7 +84,7 @@ Exit status: 0 ok (a scenario that does not fit in memory is a result), 2 bad in
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if sf.json && sf.changed("lang") {
-				return usagef("--lang: --json prints the report, which has no teaching texts")
+				return usagef("%s: --json prints the report, which has no teaching texts", typedFlagText(cmd.Flags().Lookup("lang")))
 			}
 			return runExplorer(stdout, cmd.ErrOrStderr(), sf)
 		},

@@ -512,7 +512,7 @@ func TestScenarioFlagBadInput(t *testing.T) {
 		{"invalid scenario", []string{"report", "--scenario", writeFile(t, "v.yaml", "model: llama-3-70b\ngpu: h100-sxm\ntp: 3\n")},
 			[]string{"splitscope: --tp 3: must divide heads (64)"}},
 		{"bad lang", []string{"export", "--lang", "de", "--markdown", "-"}, []string{"splitscope: --lang de: one of en, fr"}},
-		{"lang on presets", []string{"presets", "--lang", "de"}, []string{"--lang: presets prints no teaching texts"}},
+		{"lang on presets", []string{"presets", "--lang", "de"}, []string{"--lang de: presets prints no teaching texts"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { requireBadInput(t, tc.args, tc.want) })
 	}

@@ -73,9 +73,8 @@ type scenarioFlags struct {
 	lang string
 
 	// boxes is the hardware when it comes from boxes: the --box files once read, or what probe
-	// found (boxFrom then says so). boxWarnings are what gpu.ToCluster said about them.
+	// found. boxWarnings are what gpu.ToCluster said about them.
 	boxes       []gpu.Box
-	boxFrom     string
 	boxWarnings []string
 
 	// typed says which flags were typed on the command line, once a --scenario file has set

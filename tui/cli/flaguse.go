@@ -33,6 +33,7 @@ type flagRule struct {
 const (
 	noTeachingTexts = "prints no teaching texts (--lang is for the explorer and export)"
 	capacityLayouts = "probe's capacity verdict tries every layout; use search --box FILE to fix one"
+	probeHardware   = "conflicts with probe, which sets the GPU type, the GPU count, GPUs per node and the intra-node link"
 )
 
 // flagRules holds, per command (its path below the root), what it does with the shared flags. A
@@ -45,7 +46,7 @@ var flagRules = map[string]flagRule{
 	"probe": {refuse: map[string]string{
 		"tp": capacityLayouts, "pp": capacityLayouts, "dp": capacityLayouts, "micro-batch": capacityLayouts,
 		"schedule": capacityLayouts, "chunks": capacityLayouts, "lang": "probe " + noTeachingTexts,
-		// --gpu, --gpus, --gpus-per-node and --intra: boxConflicts says the probe sets them.
+		"gpu": probeHardware, "gpus": probeHardware, "gpus-per-node": probeHardware, "intra": probeHardware,
 	}},
 	"presets": {
 		noScenario: "presets lists the embedded presets; it takes no scenario flags",
@@ -82,7 +83,7 @@ func checkFlagUse(cmd *cobra.Command) error {
 	var bad []string
 	cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) {
 		if why := refusal(cmd, f.Name); f.Changed && why != "" {
-			bad = append(bad, fmt.Sprintf("--%s: %s", f.Name, why))
+			bad = append(bad, fmt.Sprintf("%s: %s", typedFlagText(f), why))
 		}
 	})
 	if len(bad) == 0 {
@@ -90,6 +91,20 @@ func checkFlagUse(cmd *cobra.Command) error {
 	}
 	// One refusal a line, each with the program's prefix as printError gives the first.
 	return usagef("%s", strings.Join(bad, "\nsplitscope: "))
+}
+
+// typedFlagText is the flag as typed, with its value unless it is a switch or a list:
+// "--gpus 4", "--sequence-parallel", "--box".
+func typedFlagText(f *pflag.Flag) string {
+	switch f.Value.Type() {
+	case "bool", "stringArray":
+		return "--" + f.Name
+	}
+	v := f.Value.String()
+	if v == "" || strings.ContainsAny(v, " \t") {
+		v = fmt.Sprintf("%q", v)
+	}
+	return "--" + f.Name + " " + v
 }
 
 func init() {
@@ -199,19 +214,21 @@ func (f *scenarioFlags) searchFix(s model.Scenario) (costmodel.SearchFix, error)
 // searchBoundsUsed refuses a search bound typed where nothing is swept: --max-micro-batch beside
 // --micro-batch, --max-chunks beside --chunks, a non-interleaved --schedule, or in inference.
 func searchBoundsUsed(cmd *cobra.Command, s model.Scenario, fix costmodel.SearchFix) error {
-	if cmd.Flags().Changed("max-micro-batch") && fix.MicroBatch > 0 {
-		return usagef("--max-micro-batch: --micro-batch %d fixes the micro-batch size; give one or the other", fix.MicroBatch)
+	fl := cmd.Flags()
+	if fl.Changed("max-micro-batch") && fix.MicroBatch > 0 {
+		return usagef("%s: --micro-batch %d fixes the micro-batch size; give one or the other", typedFlagText(fl.Lookup("max-micro-batch")), fix.MicroBatch)
 	}
-	if !cmd.Flags().Changed("max-chunks") {
+	if !fl.Changed("max-chunks") {
 		return nil
 	}
+	maxChunks := typedFlagText(fl.Lookup("max-chunks"))
 	switch {
 	case fix.Chunks > 0:
-		return usagef("--max-chunks: --chunks %d fixes the interleaving; give one or the other", fix.Chunks)
+		return usagef("%s: --chunks %d fixes the interleaving; give one or the other", maxChunks, fix.Chunks)
 	case fix.HasSchedule && fix.Schedule != model.Interleaved:
-		return usagef("--max-chunks: --schedule %s does not interleave; only the interleaved schedule has chunks", fix.Schedule)
+		return usagef("%s: --schedule %s does not interleave; only the interleaved schedule has chunks", maxChunks, fix.Schedule)
 	case s.Workload.Mode == model.Infer:
-		return usagef("--max-chunks: inference has no interleaving; serving runs forward passes only")
+		return usagef("%s: inference has no interleaving; serving runs forward passes only", maxChunks)
 	}
 	return nil
 }

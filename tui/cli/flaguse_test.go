@@ -62,7 +62,7 @@ func TestCommandsRefuseFlagsTheyDoNotUse(t *testing.T) {
 		}
 		newRootCmd(&bytes.Buffer{}).PersistentFlags().VisitAll(func(f *pflag.Flag) {
 			why := refusal(cmd, f.Name)
-			listed := regexp.MustCompile(`(?m)^\s+(-\w, )?--` + regexp.QuoteMeta(f.Name) + `\b`).MatchString(help)
+			listed := regexp.MustCompile(`(?m)^\s+(-\w, )?--` + regexp.QuoteMeta(f.Name) + `\s`).MatchString(help)
 			if help != "" && listed != (why == "") {
 				t.Errorf("%s --help lists --%s: %v, but the command takes it: %v", name, f.Name, listed, why == "")
 			}
@@ -72,7 +72,7 @@ func TestCommandsRefuseFlagsTheyDoNotUse(t *testing.T) {
 			refused++
 			args := append(append([]string{}, path...), flagArgs(f)...)
 			code, out, errs := runArgs(t, args...)
-			if code != 2 || out != "" || !strings.Contains(errs, "splitscope: --"+f.Name+": ") || !strings.Contains(errs, strings.Fields(name)[0]) {
+			if code != 2 || out != "" || !regexp.MustCompile(`splitscope: --`+regexp.QuoteMeta(f.Name)+`( \S+)?: `).MatchString(errs) || !strings.Contains(errs, strings.Fields(name)[0]) {
 				t.Errorf("%q: exit %d, want 2 with a message naming --%s and %s; stdout %q, stderr:\n%s", args, code, f.Name, name, out, errs)
 			}
 		})
@@ -87,24 +87,26 @@ func TestRefusalMessages(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"presets", "--gpus", "4"}, "splitscope: --gpus: presets lists the embedded presets; it takes no scenario flags\n"},
-		{[]string{"validate", "--model", "x"}, "splitscope: --model: validate runs the published setups the model is checked on"},
-		{[]string{"presets", "--gpus", "4", "--tp", "2"}, "splitscope: --gpus: presets lists the embedded presets; it takes no scenario flags\nsplitscope: --tp: presets"},
-		{[]string{"--gpus", "4", "presets"}, "splitscope: --gpus: presets"},
+		{[]string{"presets", "--gpus", "4"}, "splitscope: --gpus 4: presets lists the embedded presets; it takes no scenario flags\n"},
+		{[]string{"validate", "--model", "x"}, "splitscope: --model x: validate runs the published setups the model is checked on"},
+		{[]string{"presets", "--gpus", "4", "--tp", "2"}, "splitscope: --gpus 4: presets lists the embedded presets; it takes no scenario flags\nsplitscope: --tp 2: presets"},
+		{[]string{"--gpus", "4", "presets"}, "splitscope: --gpus 4: presets"},
 		{[]string{"export", "--json", "--markdown", "-"}, "splitscope: --json: export writes SVG (--svg) and Markdown (--markdown), not JSON"},
-		{[]string{"report", "--lang", "fr"}, "splitscope: --lang: report prints no teaching texts"},
-		{[]string{"search", "--lang", "fr"}, "splitscope: --lang: search prints no teaching texts"},
-		{[]string{"--json", "--lang", "fr"}, "splitscope: --lang: --json prints the report, which has no teaching texts"},
-		{[]string{"probe", "--tp", "4"}, "splitscope: --tp: probe's capacity verdict tries every layout"},
-		{[]string{"probe", "--schedule", "gpipe"}, "splitscope: --schedule: probe's capacity verdict tries every layout"},
+		{[]string{"report", "--lang", "fr"}, "splitscope: --lang fr: report prints no teaching texts"},
+		{[]string{"search", "--lang", "fr"}, "splitscope: --lang fr: search prints no teaching texts"},
+		{[]string{"--json", "--lang", "fr"}, "splitscope: --lang fr: --json prints the report, which has no teaching texts"},
+		{[]string{"probe", "--tp", "4"}, "splitscope: --tp 4: probe's capacity verdict tries every layout"},
+		{[]string{"probe", "--schedule", "gpipe"}, "splitscope: --schedule gpipe: probe's capacity verdict tries every layout"},
+		{[]string{"probe", "--gpus", "4"}, "splitscope: --gpus 4: conflicts with probe, which sets the GPU type"},
+		{[]string{"probe", "--sequence-parallel", "--lang", "fr"}, "splitscope: --lang fr: probe prints no teaching texts"},
 		{[]string{"report", "--print-scenario", "--json"}, "splitscope: --json: --print-scenario writes the scenario file (YAML) and evaluates nothing"},
 		{[]string{"report", "--print-scenario", "--capacity"}, "splitscope: --capacity: --print-scenario"},
 		{[]string{"search", "--max-micro-batch", "0"}, "splitscope: --max-micro-batch 0: must be between 1 and"},
 		{[]string{"search", "--max-chunks", "0"}, "splitscope: --max-chunks 0: must be between 1 and 64"},
-		{[]string{"search", "--max-micro-batch", "4", "--micro-batch", "2"}, "splitscope: --max-micro-batch: --micro-batch 2 fixes the micro-batch size"},
-		{[]string{"search", "--max-chunks", "4", "--chunks", "2"}, "splitscope: --max-chunks: --chunks 2 fixes the interleaving"},
-		{[]string{"search", "--max-chunks", "4", "--schedule", "gpipe"}, "splitscope: --max-chunks: --schedule gpipe does not interleave"},
-		{[]string{"search", "--max-chunks", "4", "--mode", "infer"}, "splitscope: --max-chunks: inference has no interleaving"},
+		{[]string{"search", "--max-micro-batch", "4", "--micro-batch", "2"}, "splitscope: --max-micro-batch 4: --micro-batch 2 fixes the micro-batch size"},
+		{[]string{"search", "--max-chunks", "4", "--chunks", "2"}, "splitscope: --max-chunks 4: --chunks 2 fixes the interleaving"},
+		{[]string{"search", "--max-chunks", "4", "--schedule", "gpipe"}, "splitscope: --max-chunks 4: --schedule gpipe does not interleave"},
+		{[]string{"search", "--max-chunks", "4", "--mode", "infer"}, "splitscope: --max-chunks 4: inference has no interleaving"},
 	} {
 		code, out, errs := runArgs(t, tc.args...)
 		if code != 2 || out != "" || !strings.Contains(errs, tc.want) {
