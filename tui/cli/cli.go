@@ -197,11 +197,13 @@ ones by the objective; infeasible layouts follow with their reason.
 (PP > 1; a single stage has none and runs 1F1B); --chunks above 1 means interleaved. A size no
 layout of the GPUs can have is bad input. A --scenario file's layout fixes nothing: search
 starts from it. --recompute, --sequence-parallel and --zero are kept; the other scenario flags
-describe the model, the hardware and the workload. After the ranking comes the Pareto front of step time
-(time to serve every request in inference) against memory per GPU: the feasible layouts that no
-other layout beats on both. With --json: {"candidates":[report + "feasible" + "reason", …],
-"pareto":[…], "warnings":[…]}, the --top feasible candidates best first, then every infeasible
-one; "pareto" holds the front, fastest first, as the same objects.`,
+describe the model, the hardware and the workload.
+
+After the ranking comes the Pareto front of step time (time to serve every request in
+inference) against memory per GPU: the feasible layouts that no other layout beats on both,
+then the warnings that hold for every layout tried. With --json: {"candidates":[report +
+"feasible" + "reason", …], "pareto":[…], "warnings":[…]}, the --top feasible candidates best
+first, then every infeasible one; "pareto" holds the front, fastest first, as the same objects.`,
 		Example: `  splitscope search --model llama-2-70b --gpu l40s --intra pcie4
   splitscope search --gpus 64 --objective throughput --top 5 --json
   splitscope search --gpus 64 --tp 8 --schedule interleaved
