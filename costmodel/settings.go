@@ -108,7 +108,13 @@ func clusterWarnings(c model.Cluster) []string {
 	var w []string
 	g, in := c.GPU, c.Intra
 	switch {
-	case in.ID == g.NativeLink:
+	case in.ID == g.NativeLink, strings.HasPrefix(in.ID, g.NativeLink+"-"):
+		// The native link, or a probed share of it ("nvlink4-x12": gpu.ToCluster).
+	case !knownLinks(g):
+		// A GPU built from a probe (gpu.ToCluster's generic- and mixed- GPUs) has the links the
+		// probe found, whatever the preset it borrows its peaks from says.
+	case c.NodeSize() == 1 && in.ID == g.PCIeLink:
+		// One GPU per node on its host bus: what a probe of such a node gives.
 	case c.NodeSize() == 1:
 		w = append(w, fmt.Sprintf("intra link %s has no effect: there is one GPU per node, so no traffic stays inside a node", in.ID))
 	case in.Kind == model.InfiniBand || in.Kind == model.RoCE || in.Kind == model.Ethernet:
@@ -139,6 +145,12 @@ func clusterWarnings(c model.Cluster) []string {
 		}
 	}
 	return w
+}
+
+// knownLinks says whether the GPU's native and PCIe links are a preset's facts: not so for the
+// GPUs gpu.ToCluster builds for devices that match no preset, or for a box of mixed GPUs.
+func knownLinks(g model.GPU) bool {
+	return g.NativeLink != "" && !strings.HasPrefix(g.ID, "generic-") && !strings.HasPrefix(g.ID, "mixed-")
 }
 
 // tflops formats FLOP/s as TFLOP/s, three significant digits below 100: 15.7, 125, 1979.

@@ -67,7 +67,7 @@ func settingCases(t *testing.T) []settingCase {
 			s := trainOn("h100-sxm", "nvlink4", 4, 1, 4)(t)
 			s.Cluster.GPUsPerNode, s.Cluster.NICsPerNode = 1, 1
 			return s
-		}, func(s *model.Scenario) { s.Cluster.Intra = link("pcie5") }, "intra link pcie5 has no effect: there is one GPU per node", true},
+		}, func(s *model.Scenario) { s.Cluster.Intra = link("nvlink3") }, "intra link nvlink3 has no effect: there is one GPU per node", true},
 
 		{"NVLink on an AMD GPU", trainOn("mi300x", "xgmi", 8, 8, 1), func(s *model.Scenario) { s.Cluster.Intra = link("nvlink4") },
 			"intra link nvlink4 on mi300x: its GPUs are joined by xgmi, not nvlink4; set the intra link to xgmi", false},
@@ -155,6 +155,30 @@ func TestSettingWarningsQuietOnDefaultsAndTour(t *testing.T) {
 				t.Errorf("%s, %s, native link: %q", g.ID, mode, w)
 			}
 		}
+	}
+}
+
+// TestProbedLinksAreNoContradiction: what a probe finds is the hardware. A share of the native
+// NVLink ("nvlink4-x12"), the links of a GPU that matches no preset, and a lone GPU on its host
+// bus do not warn; a link typed for a lone GPU that is neither does.
+func TestProbedLinksAreNoContradiction(t *testing.T) {
+	p := presets(t)
+	h100 := trainOn("h100-sxm", "nvlink4", 8, 8, 1)(t)
+	share := h100
+	share.Cluster.Intra.ID = "nvlink4-x12"
+	generic := trainOn("l40s", "pcie4", 8, 8, 1)(t)
+	generic.Cluster.GPU.ID = "generic-l40s"
+	generic.Cluster.Intra = mustLink(t, p, "nvlink4")
+	lone := trainOn("h100-sxm", "nvlink4", 1, 1, 1)(t)
+	lone.Cluster.Intra = mustLink(t, p, "pcie5")
+	for name, s := range map[string]model.Scenario{"share": share, "generic": generic, "lone GPU on PCIe": lone} {
+		if w := ScenarioWarnings(s); len(w) > 0 {
+			t.Errorf("%s: %q", name, w)
+		}
+	}
+	lone.Cluster.Intra = mustLink(t, p, "nvlink3")
+	if w := ScenarioWarnings(lone); countContaining(w, "intra link nvlink3 has no effect") != 1 {
+		t.Errorf("nvlink3 on one GPU: %q", w)
 	}
 }
 

@@ -299,11 +299,21 @@ func TestDefaultsAndTourAreQuiet(t *testing.T) {
 	if w := reportWarnings(t); len(w) != 0 {
 		t.Errorf("the default report --json warns: %q", w)
 	}
+	setting := func(w string) bool {
+		return strings.Contains(w, "has no effect") || strings.Contains(w, "tensor cores") || strings.Contains(w, "intra link")
+	}
 	for _, step := range assets.TourSteps() {
 		for _, w := range reportWarnings(t, "--scenario", "tour/"+step) {
-			if strings.Contains(w, "has no effect") || strings.Contains(w, "tensor cores") || strings.Contains(w, "intra link") {
+			if setting(w) {
 				t.Errorf("tour/%s: %q", step, w)
 			}
+		}
+	}
+	// A saved box is the hardware as probed: its links contradict nothing.
+	box := writeFile(t, "ws1.json", rtx4090Box)
+	for _, w := range reportWarnings(t, "--box", box, "--model", "llama-2-7b") {
+		if setting(w) {
+			t.Errorf("--box: %q", w)
 		}
 	}
 }
