@@ -171,6 +171,7 @@ type gpuRow struct {
 	MemoryEff      float64 `yaml:"memory_eff"`
 	NativeLink     string  `yaml:"native_link"`
 	PCIeLink       string  `yaml:"pcie_link"`
+	NVLinkBridge   bool    `yaml:"nvlink_bridge"`
 	TDPWatts       float64 `yaml:"tdp_watts"`
 	Source         string  `yaml:"source"`
 }
@@ -184,7 +185,9 @@ func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, 
 	var out []model.GPU
 	for _, r := range rows {
 		var g gpuRow
-		r.decode(&g, allFields(&g)) // every GPU field is required; peak_fp8_tflops says 0 for none
+		// Every GPU field but nvlink_bridge (false when left out) is required; peak_fp8_tflops says
+		// 0 for none.
+		r.decode(&g, slices.DeleteFunc(allFields(&g), func(f string) bool { return f == "nvlink_bridge" }))
 		r.checkCommon(ids, g.ID, g.Name, g.Source)
 		r.positive("peak_bf16_tflops", g.PeakBF16TFLOPS)
 		r.positive("peak_fp16_tflops", g.PeakFP16TFLOPS)
@@ -198,6 +201,9 @@ func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, 
 		if linksRead {
 			r.linkRef("native_link", g.NativeLink, linkKinds, model.NVLink, model.PCIe, model.XGMI)
 			r.linkRef("pcie_link", g.PCIeLink, linkKinds, model.PCIe)
+		}
+		if g.NVLinkBridge && g.NativeLink != g.PCIeLink {
+			r.fail("nvlink_bridge", "true", "only a PCIe card (native_link = pcie_link) takes a bridge; %s has %s", g.ID, g.NativeLink)
 		}
 		if r.finish(errs) {
 			out = append(out, model.GPU{
@@ -213,6 +219,7 @@ func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, 
 				MemoryEff:    g.MemoryEff,
 				NativeLink:   g.NativeLink,
 				PCIeLink:     g.PCIeLink,
+				NVLinkBridge: g.NVLinkBridge,
 				TDPWatts:     g.TDPWatts,
 				Source:       g.Source,
 			})

@@ -415,6 +415,8 @@ func TestBadRows(t *testing.T) {
 			"pcie_link", "pcie_link = nvlink4: is of kind nvlink; must be of kind pcie", 27, 1},
 		{"gpu native_link is a network", GPUsFile, gpuFile(replace("native_link: pcie4", "native_link: ib-ndr")),
 			"native_link", "native_link = ib-ndr: is of kind infiniband; must be of kind nvlink or pcie or xgmi", 26, 1},
+		{"gpu bridge on an NVLink card", GPUsFile, gpuFile(replace("native_link: pcie4", "native_link: nvlink4\n    nvlink_bridge: true")),
+			"nvlink_bridge", "nvlink_bridge = true: only a PCIe card (native_link = pcie_link) takes a bridge; bad-gpu has nvlink4", 27, 1},
 		{"gpu duplicate id", GPUsFile, gpuFile(replace("bad-gpu", "good-gpu")),
 			"id", "(line 16, id good-gpu): id = good-gpu: duplicate of row 0 (line 2)", 16, 1},
 		{"gpu bad id", GPUsFile, gpuFile(replace("bad-gpu", "Bad GPU")),

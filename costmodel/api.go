@@ -43,6 +43,20 @@ type SearchOptions struct {
 	MaxMicroBatch int
 	// MaxChunks is the largest interleaving tried; 0 means 4.
 	MaxChunks int
+	// Fix holds the layout sizes the user chose: Search tries only layouts with them.
+	Fix SearchFix
+}
+
+// SearchFix narrows Search to the layouts a user asked for (search --tp 8 means "the best layout
+// with TP 8"). A size of 0 is swept. Schedule and Chunks apply to pipelines (PP > 1): a layout
+// with one stage has no schedule and runs 1F1B.
+type SearchFix struct {
+	TP, PP, DP, MicroBatch int
+	// Chunks fixes the interleaving: 1 for the non-interleaved schedules, above 1 interleaved.
+	Chunks int
+	// Schedule is the only pipeline schedule tried when HasSchedule.
+	Schedule    model.Schedule
+	HasSchedule bool
 }
 
 // Candidate is one layout Search looked at.
@@ -54,7 +68,10 @@ type Candidate struct {
 }
 
 // SearchResult lists feasible candidates best first, then infeasible ones with their reason.
+// Warnings are the settings of the search's scenario that have no effect on any layout tried,
+// or that contradict the hardware (ScenarioWarnings, and LayoutWarnings every layout shares).
 type SearchResult struct {
 	Candidates []Candidate
 	Feasible   int
+	Warnings   []string
 }

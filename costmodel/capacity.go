@@ -23,8 +23,8 @@ type CapacityResult struct {
 
 // Capacity searches base's hardware for the best layout of base's model in base's mode, and for
 // the largest of models that has a feasible layout in inference and in training. The inference
-// and training checks keep base's other settings (cluster, precision, sequence, batch, requests,
-// recompute, ZeRO) and switch only the model and the mode. Models are tried largest first and
+// and training checks keep base's other settings (cluster, precision, sequence, batch, requests;
+// recompute, ZeRO and serial DP in training) and switch only the model and the mode. Models are tried largest first and
 // the search stops at the first that fits, so a box on which everything fits costs one Search
 // per mode. A model Search rejects outright (an invalid scenario) counts as not fitting.
 func Capacity(base model.Scenario, models []model.Arch, opt SearchOptions) CapacityResult {
@@ -40,6 +40,11 @@ func Capacity(base model.Scenario, models []model.Arch, opt SearchOptions) Capac
 			s := base
 			s.Arch = order[i]
 			s.Workload.Mode = mode
+			if mode == model.Infer {
+				// Serving has no backward pass, gradients or optimizer state: training's
+				// recomputation, ZeRO and serial DP change nothing there but the warnings.
+				s.Layout.Recompute, s.Layout.ZeRO, s.Layout.SerialDP = model.RecomputeNone, 0, false
+			}
 			var c *Candidate
 			if s.Arch == base.Arch && mode == base.Workload.Mode {
 				c = out.Best // already searched

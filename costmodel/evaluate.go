@@ -39,6 +39,7 @@ func evaluate(s model.Scenario, mode evalMode) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	r.Warnings = append(r.Warnings, settingWarnings(s)...)
 	sanitize(&r)
 	return r, nil
 }
@@ -292,9 +293,6 @@ func (p *plan) commonWarnings() []string {
 	}
 	if p.t > 1 && p.c.Intra.Kind == model.PCIe && p.tp.g.nodes == 1 {
 		w = append(w, fmt.Sprintf("TP=%d over %s: all-reduces on PCIe are slow; PP needs far less bandwidth", p.t, p.c.Intra.ID))
-	}
-	if p.s.Workload.Precision == model.FP8 && p.c.GPU.PeakFP8 == 0 {
-		w = append(w, fmt.Sprintf("%s has no FP8 tensor cores: FP8 runs at the BF16 rate", p.c.GPU.ID))
 	}
 	if p.a.MaxSeq > 0 && p.s.TokensPerSequence() > p.a.MaxSeq {
 		w = append(w, fmt.Sprintf("sequence of %d tokens exceeds %s's context of %d", p.s.TokensPerSequence(), p.a.ID, p.a.MaxSeq))

@@ -3,6 +3,7 @@ package costmodel
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/splitscope/splitscope/model"
@@ -17,51 +18,82 @@ const searchRefine = 24
 // the rest with the reason they fail. The model, hardware and workload come from base; its
 // layout's recompute, sequence-parallel, ZeRO and software settings are kept.
 //
+// opt.Fix narrows the sweep to the sizes given; a size that no layout of the GPUs can have is an
+// error naming it.
+//
 // Every layout is first evaluated with the closed-form pipeline time (no simulation); the best
 // searchRefine are then simulated op by op and re-ranked, so the top of the list is exact.
 func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 	if err := checkSearchBase(base); err != nil {
 		return SearchResult{}, err
 	}
+	fix := opt.Fix
+	if err := checkFix(base, fix); err != nil {
+		return SearchResult{}, err
+	}
 	maxB := opt.MaxMicroBatch
 	if maxB <= 0 {
 		maxB = 8
 	}
+	maxB = min(maxB, model.MaxBatch)
 	maxV := opt.MaxChunks
 	if maxV <= 0 {
 		maxV = 4
 	}
+	maxV = min(maxV, maxChunks)
 	a := base.Arch
 	gpus := base.Cluster.GPUs
 	units := base.BatchUnits()
 	infer := base.Workload.Mode == model.Infer
+	sizes := microBatchSizes(maxB, fix.MicroBatch)
 
 	var feasible, infeasible []Candidate
-	reject := func(l model.Layout, reason string) {
+	// reject lists a TP × PP × DP split that no micro-batch or schedule makes work, as the layout
+	// with the first micro-batch size and the fixed schedule.
+	reject := func(t, pp, d int, reason string) {
+		l := base.Layout
+		l.TP, l.PP, l.DP, l.MicroBatch = t, pp, d, sizes[0]
+		if sc := schedulesFor(base, pp, 0, 2, infer, fix); len(sc) > 0 {
+			l.Schedule, l.Chunks = sc[0].s, sc[0].v
+		}
 		infeasible = append(infeasible, Candidate{Layout: l, Reason: reason})
 	}
 	for _, t := range model.Divisors(gpus) {
-		lay := base.Layout
-		lay.TP, lay.PP, lay.DP, lay.Chunks, lay.MicroBatch = t, 1, gpus/t, 1, 1
-		if reason := tpProblem(a, t); reason != "" {
-			reject(lay, reason)
+		if fix.TP > 0 && t != fix.TP {
 			continue
 		}
+		if reason := tpProblem(a, t); reason != "" {
+			// Listed once, with the PP and DP fixed if any (checkFix: they then divide).
+			pp := max(fix.PP, 1)
+			d := gpus / (t * pp)
+			if fix.DP > 0 && fix.PP == 0 {
+				pp, d = gpus/(t*fix.DP), fix.DP
+			}
+			if t*pp*d == gpus && (fix.DP == 0 || d == fix.DP) {
+				reject(t, pp, d, reason)
+			}
+			continue
+		}
+		lay := base.Layout
+		lay.TP = t
 		for _, pp := range model.Divisors(gpus / t) {
 			d := gpus / (t * pp)
+			if fix.PP > 0 && pp != fix.PP || fix.DP > 0 && d != fix.DP {
+				continue
+			}
 			lay.PP, lay.DP = pp, d
 			if pp > a.Layers {
-				reject(lay, fmt.Sprintf("PP %d above the %d layers", pp, a.Layers))
+				reject(t, pp, d, fmt.Sprintf("PP %d above the %d layers", pp, a.Layers))
 				continue
 			}
 			tried := 0
-			for b := 1; b <= maxB; b *= 2 {
+			for _, b := range sizes {
 				if units%(b*d) != 0 {
 					continue
 				}
 				tried++
 				lay.MicroBatch = b
-				for _, sv := range schedulesFor(base, pp, units/(b*d), maxV, infer) {
+				for _, sv := range schedulesFor(base, pp, units/(b*d), maxV, infer, fix) {
 					lay.Schedule, lay.Chunks = sv.s, sv.v
 					s := base
 					s.Layout = lay
@@ -91,7 +123,11 @@ func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 				if infer {
 					what = "requests"
 				}
-				reject(lay, fmt.Sprintf("%s %d does not split over DP %d in micro-batches of 1…%d", what, units, d, maxB))
+				of := fmt.Sprintf("1…%d", sizes[len(sizes)-1])
+				if len(sizes) == 1 {
+					of = fmt.Sprint(sizes[0])
+				}
+				reject(t, pp, d, fmt.Sprintf("%s %d does not split over DP %d in micro-batches of %s", what, units, d, of))
 			}
 		}
 	}
@@ -130,7 +166,110 @@ func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 		return infeasible[i].Report.Memory.Total < infeasible[j].Report.Memory.Total
 	})
 	out = append(out, infeasible...)
-	return SearchResult{Candidates: out, Feasible: nFeasible}, nil
+	warnings := append(ScenarioWarnings(base), sharedLayoutWarnings(base, out)...)
+	return SearchResult{Candidates: out, Feasible: nFeasible, Warnings: warnings}, nil
+}
+
+// maxChunks is the most virtual stages per GPU a scenario may have (model.Scenario.Validate).
+const maxChunks = 64
+
+// microBatchSizes are the micro-batch sizes Search tries: the fixed one, else the powers of two
+// up to maxB.
+func microBatchSizes(maxB, fixed int) []int {
+	if fixed > 0 {
+		return []int{fixed}
+	}
+	var out []int
+	for b := 1; b <= maxB; b *= 2 {
+		out = append(out, b)
+	}
+	return out
+}
+
+// sharedLayoutWarnings are the LayoutWarnings that every candidate has (ZeRO when every layout
+// tried has DP = 1): a property of the search, not of one layout.
+func sharedLayoutWarnings(base model.Scenario, cands []Candidate) []string {
+	var shared []string
+	for i, c := range cands {
+		s := base
+		s.Layout = c.Layout
+		w := LayoutWarnings(s)
+		if i == 0 {
+			shared = w
+			continue
+		}
+		shared = slices.DeleteFunc(shared, func(x string) bool { return !slices.Contains(w, x) })
+		if len(shared) == 0 {
+			break
+		}
+	}
+	return shared
+}
+
+// checkFix says which fixed sizes no layout of base's GPUs and model can have.
+func checkFix(base model.Scenario, f SearchFix) error {
+	var errs model.ValidationError
+	add := func(field string, v any, allowed string, args ...any) {
+		errs = append(errs, &model.FieldError{Field: field, Value: v, Allowed: fmt.Sprintf(allowed, args...)})
+	}
+	gpus, a := base.Cluster.GPUs, base.Arch
+	rest, restOf := gpus, fmt.Sprintf("gpus (%d)", gpus)
+	if f.TP > 0 {
+		if gpus%f.TP != 0 {
+			add("tp", f.TP, "must divide %s", restOf)
+		} else if why := tpProblem(a, f.TP); why != "" {
+			add("tp", f.TP, "%s", why)
+		} else {
+			rest, restOf = gpus/f.TP, fmt.Sprintf("gpus / tp (%d / %d)", gpus, f.TP)
+		}
+	}
+	if f.PP > 0 {
+		if f.PP > a.Layers {
+			add("pp", f.PP, "must be at most layers (%d)", a.Layers)
+		} else if rest%f.PP != 0 {
+			add("pp", f.PP, "must divide %s", restOf)
+		} else {
+			rest, restOf = rest/f.PP, fmt.Sprintf("%s / pp (%d)", restOf, f.PP)
+		}
+	}
+	switch {
+	case f.DP > 0 && rest%f.DP != 0:
+		add("dp", f.DP, "must divide %s", restOf)
+	case f.DP > 0 && f.TP > 0 && f.PP > 0 && f.TP*f.PP*f.DP != gpus:
+		add("dp", f.DP, "tp × pp × dp must equal gpus: %d × %d × %d ≠ %d", f.TP, f.PP, f.DP, gpus)
+	}
+	if f.MicroBatch > model.MaxBatch {
+		add("micro-batch", f.MicroBatch, "must be between 1 and %d", model.MaxBatch)
+	}
+	if f.Chunks > maxChunks {
+		add("chunks", f.Chunks, "must be between 1 and %d", maxChunks)
+	}
+	if base.Workload.Mode == model.Infer {
+		if f.HasSchedule {
+			add("schedule", f.Schedule, "inference has no pipeline schedule: serving runs forward passes only, each stage in turn")
+		}
+		if f.Chunks > 0 {
+			add("chunks", f.Chunks, "inference has no interleaving: serving runs forward passes only, each stage in turn")
+		}
+		return errsOrNil(errs)
+	}
+	interleaved := f.HasSchedule && f.Schedule == model.Interleaved
+	switch {
+	case f.Chunks > 1 && f.HasSchedule && !interleaved:
+		add("chunks", f.Chunks, "must be 1 unless schedule is interleaved")
+	case f.Chunks == 1 && interleaved:
+		add("chunks", f.Chunks, "the interleaved schedule needs 2 chunks or more")
+	case f.PP == 1 && (f.HasSchedule || f.Chunks > 1):
+		add("pp", f.PP, "one stage has no pipeline to schedule or interleave: raise pp or leave schedule and chunks out")
+	}
+	return errsOrNil(errs)
+}
+
+func errsOrNil(errs model.ValidationError) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs
 }
 
 // checkSearchBase validates everything but the layout.
@@ -164,13 +303,30 @@ type schedChoice struct {
 	v int
 }
 
-// schedulesFor lists the schedules worth trying for a pipeline of pp stages and m micro-batches.
-func schedulesFor(base model.Scenario, pp, m, maxV int, infer bool) []schedChoice {
+// schedulesFor lists the schedules worth trying for a pipeline of pp stages and m micro-batches,
+// those fix allows. A fixed interleaving is tried even where it cannot work, so that the
+// candidate says why.
+func schedulesFor(base model.Scenario, pp, m, maxV int, infer bool, fix SearchFix) []schedChoice {
 	if infer || pp == 1 {
 		return []schedChoice{{model.OneFOneB, 1}}
 	}
-	out := []schedChoice{{model.OneFOneB, 1}, {model.GPipe, 1}, {model.ZBH1, 1}}
-	if m%pp == 0 {
+	var out []schedChoice
+	if fix.Chunks <= 1 {
+		for _, s := range []model.Schedule{model.OneFOneB, model.GPipe, model.ZBH1} {
+			if !fix.HasSchedule || fix.Schedule == s {
+				out = append(out, schedChoice{s, 1})
+			}
+		}
+	}
+	switch {
+	case fix.Chunks == 1 || fix.HasSchedule && fix.Schedule != model.Interleaved:
+	case fix.Chunks > 1:
+		out = append(out, schedChoice{model.Interleaved, fix.Chunks})
+	case fix.HasSchedule:
+		for v := 2; v <= maxV; v++ {
+			out = append(out, schedChoice{model.Interleaved, v})
+		}
+	case m%pp == 0:
 		for v := 2; v <= maxV && pp*v <= base.Arch.Layers; v++ {
 			out = append(out, schedChoice{model.Interleaved, v})
 		}

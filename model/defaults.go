@@ -39,13 +39,10 @@ type SizesGiven struct {
 // DefaultMicroBatch.
 //
 // When TP × PP does not divide the GPUs no DP can be derived: DP is then 1 and split names the
-// size at fault (tp, or pp when only PP was given). With forSearch, TP, PP and DP count as not
-// given (search chooses them) and the micro-batch neither shapes the default batch nor is
-// derived in inference: the layout is only a starting point.
+// size at fault (tp, or pp when only PP was given). With forSearch the layout is only a starting
+// point: the sizes given are those the search keeps, PP is not spread over the nodes, and a
+// micro-batch not given neither shapes the default batch nor is derived in inference.
 func ResolveSizes(gpus, perNode int, a Arch, sched Schedule, mode Mode, v Sizes, given SizesGiven, forSearch bool) (out Sizes, split *FieldError) {
-	if forSearch {
-		given.TP, given.PP, given.DP = false, false, false
-	}
 	if !given.MicroBatch {
 		v.MicroBatch = DefaultMicroBatch
 	}
@@ -85,9 +82,10 @@ func ResolveSizes(gpus, perNode int, a Arch, sched Schedule, mode Mode, v Sizes,
 	out = Sizes{TP: tp, PP: pp, DP: dp, MicroBatch: v.MicroBatch, Batch: v.Batch, Requests: v.Requests}
 
 	// Batch and requests: the defaults rise to the nearest split into whole micro-batches.
-	// Search sweeps micro-batch sizes itself, so only the starting DP shapes its default batch.
+	// Search sweeps micro-batch sizes itself unless one is given, so then only the starting DP
+	// shapes its default batch.
 	per := v.MicroBatch * dp
-	if forSearch {
+	if forSearch && !given.MicroBatch {
 		per = dp
 	}
 	if !given.Batch {

@@ -40,8 +40,12 @@ func TestResolveSizes(t *testing.T) {
 			Sizes{TP: 8, PP: 1, DP: 1, MicroBatch: 2, Batch: 7, Requests: 5}, ""},
 		{"tp does not divide", 8, OneFOneB, Train, Sizes{TP: 3}, SizesGiven{TP: true}, false, Sizes{TP: 3, PP: 1, DP: 1, MicroBatch: 1, Batch: 32, Requests: 8}, "tp"},
 		{"pp does not divide", 8, OneFOneB, Train, Sizes{PP: 3}, SizesGiven{PP: true}, false, Sizes{TP: 8, PP: 3, DP: 1, MicroBatch: 1, Batch: 32, Requests: 8}, "pp"},
-		{"search ignores the layout", 16, OneFOneB, Infer, Sizes{TP: 3, PP: 3, MicroBatch: 3}, SizesGiven{TP: true, PP: true, MicroBatch: true}, true,
-			Sizes{TP: 8, PP: 1, DP: 2, MicroBatch: 3, Batch: 32, Requests: 8}, ""},
+		{"search starts from one stage", 16, OneFOneB, Infer, Sizes{TP: 3, PP: 3, MicroBatch: 3}, SizesGiven{}, true,
+			Sizes{TP: 8, PP: 1, DP: 2, MicroBatch: 1, Batch: 32, Requests: 8}, ""},
+		{"search keeps the sizes it fixes", 16, OneFOneB, Infer, Sizes{TP: 4, PP: 2, MicroBatch: 3}, SizesGiven{TP: true, PP: true, MicroBatch: true}, true,
+			Sizes{TP: 4, PP: 2, DP: 2, MicroBatch: 3, Batch: 36, Requests: 12}, ""},
+		{"search with a fixed DP raises the batch", 64, OneFOneB, Train, Sizes{DP: 64}, SizesGiven{DP: true}, true,
+			Sizes{TP: 1, PP: 1, DP: 64, MicroBatch: 1, Batch: 64, Requests: 64}, ""},
 	} {
 		got, split := ResolveSizes(tc.gpus, 8, a, tc.sched, tc.mode, tc.v, tc.given, tc.forSearch)
 		if got != tc.want {

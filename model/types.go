@@ -107,10 +107,13 @@ type GPU struct {
 	// MemoryEff is the fraction of HBM bandwidth a streaming kernel reaches.
 	MemoryEff float64 `json:"memory_eff"`
 	// NativeLink is the ID of the GPU-to-GPU link the GPU has inside its node; PCIeLink its host bus.
-	NativeLink string  `json:"native_link"`
-	PCIeLink   string  `json:"pcie_link"`
-	TDPWatts   float64 `json:"tdp_watts,omitempty"`
-	Source     string  `json:"source,omitempty"`
+	NativeLink string `json:"native_link"`
+	PCIeLink   string `json:"pcie_link"`
+	// NVLinkBridge says that a PCIe card (NativeLink = PCIeLink) takes an NVLink bridge, which
+	// joins two cards: a pair of them may talk over NVLink, a whole node cannot.
+	NVLinkBridge bool    `json:"nvlink_bridge,omitempty"`
+	TDPWatts     float64 `json:"tdp_watts,omitempty"`
+	Source       string  `json:"source,omitempty"`
 }
 
 // Peak is the dense peak FLOP/s in a precision; FP8 falls back to BF16 on GPUs without it.
@@ -127,6 +130,20 @@ func (g GPU) Peak(p Precision) float64 {
 		return g.PeakFP32
 	default:
 		return g.PeakBF16
+	}
+}
+
+// TensorCores reports whether the GPU has tensor cores for the precision, read from its peaks:
+// FP32 is the non-tensor rate by definition, FP8 needs a peak of its own, and a 16-bit format
+// whose peak is no higher than the FP32 rate runs without them (V100's BF16).
+func (g GPU) TensorCores(p Precision) bool {
+	switch p {
+	case FP32:
+		return false
+	case FP8:
+		return g.PeakFP8 > 0
+	default:
+		return g.Peak(p) > g.PeakFP32
 	}
 }
 

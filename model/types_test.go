@@ -212,6 +212,26 @@ func TestHardwareHelpers(t *testing.T) {
 	}
 }
 
+func TestTensorCores(t *testing.T) {
+	// V100: FP16 on tensor cores, BF16 only at the FP32 rate, no FP8.
+	v100 := GPU{PeakBF16: 15.7e12, PeakFP16: 125e12, PeakFP32: 15.7e12}
+	h100 := GPU{PeakBF16: 989e12, PeakFP16: 989e12, PeakFP8: 1979e12, PeakFP32: 67e12}
+	for _, tc := range []struct {
+		name string
+		g    GPU
+		want map[Precision]bool
+	}{
+		{"v100", v100, map[Precision]bool{BF16: false, FP16: true, FP8: false, FP32: false}},
+		{"h100", h100, map[Precision]bool{BF16: true, FP16: true, FP8: true, FP32: false}},
+	} {
+		for p, want := range tc.want {
+			if got := tc.g.TensorCores(p); got != want {
+				t.Errorf("%s: TensorCores(%s) = %v, want %v", tc.name, p, got, want)
+			}
+		}
+	}
+}
+
 func TestScenarioDerived(t *testing.T) {
 	cases := []struct {
 		name               string

@@ -16,17 +16,13 @@ import (
 // boxFlags are the scenario flags that boxes replace: giving one with --box is bad input.
 var boxFlags = []string{"gpu", "gpus", "gpus-per-node", "intra"}
 
-// boxConflicts lists the hardware flags given beside --box (or to probe, whose box is the hardware).
+// boxConflicts lists the hardware flags given beside --box (probe refuses them: flagRules).
 func (f *scenarioFlags) boxConflicts() model.ValidationError {
-	from := f.boxFrom
-	if from == "" {
-		from = "--box"
-	}
 	var errs model.ValidationError
 	for _, name := range boxFlags {
 		if f.changed(name) {
 			errs = append(errs, &model.FieldError{Field: name, Value: f.fs.Lookup(name).Value.String(),
-				Allowed: "conflicts with " + from + ", which sets the GPU type, the GPU count, GPUs per node and the intra-node link"})
+				Allowed: "conflicts with --box, which sets the GPU type, the GPU count, GPUs per node and the intra-node link"})
 		}
 	}
 	return errs
@@ -86,9 +82,10 @@ func loadBoxes(paths []string) ([]gpu.Box, error) {
 	return boxes, nil
 }
 
-// writeBoxWarnings prints what ToCluster said about the boxes, one "splitscope: warning:" line each.
-func writeBoxWarnings(w io.Writer, sf *scenarioFlags) {
-	for _, wn := range sf.boxWarnings {
+// writeWarnings prints the command line's warnings (cliWarnings: what ToCluster said about the
+// boxes, the typed flags the scenario does not read), one "splitscope: warning:" line each.
+func writeWarnings(w io.Writer, sf *scenarioFlags) {
+	for _, wn := range sf.cliWarnings() {
 		fmt.Fprintf(w, "splitscope: warning: %s\n", wn)
 	}
 }

@@ -227,6 +227,9 @@ func TestBoxConflicts(t *testing.T) {
 			args := append([]string{cmd, "--box", box}, flag...)
 			code, out, errs := runArgs(t, args...)
 			want := flag[0] + " " + flag[1] + ": conflicts with --box"
+			if cmd == "probe" {
+				want = flag[0] + " " + flag[1] + ": conflicts with probe" // refused before the boxes are read
+			}
 			if code != 2 || !strings.Contains(errs, want) || out != "" {
 				t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 2 and %q", args, code, errs, out, want)
 			}

@@ -73,18 +73,34 @@ are the flags' names with underscores; flags typed on the command line override 
 neither sets takes the defaults below. report --print-scenario writes such a file.
 
 Exit status: 0 ok (a scenario that does not fit in memory is a result), 2 bad input, 1 other failure.`,
-		Args:              noArgs,
-		SilenceUsage:      true,
-		SilenceErrors:     true,
-		PersistentPreRunE: func(*cobra.Command, []string) error { return sf.checkLang() },
-		RunE:              func(cmd *cobra.Command, _ []string) error { return runExplorer(stdout, cmd.ErrOrStderr(), sf) },
+		Args:          noArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFlagUse(cmd); err != nil {
+				return err
+			}
+			return sf.checkLang()
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if sf.json && sf.changed("lang") {
+				return usagef("%s: --json prints the report, which has no teaching texts", typedFlagText(cmd.Flags().Lookup("lang")))
+			}
+			return runExplorer(stdout, cmd.ErrOrStderr(), sf)
+		},
 	}
 	root.SuggestionsMinimumDistance = 2
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
 	sf.register(root.PersistentFlags())
 	root.PersistentFlags().SortFlags = false
 	root.Flags().SortFlags = false
-	root.SetUsageTemplate(strings.Replace(root.UsageTemplate(), "Global Flags:", "Scenario Flags (shared by all commands):", 1))
+	// Each subcommand's help lists the shared flags it takes (flagRules), not all of them.
+	tmpl := root.UsageTemplate()
+	inherited := "{{if .HasAvailableInheritedFlags}}\n\nGlobal Flags:\n{{.InheritedFlags.FlagUsages | trimTrailingWhitespaces}}{{end}}"
+	if !strings.Contains(tmpl, inherited) {
+		panic("cli: cobra's usage template changed: " + tmpl)
+	}
+	root.SetUsageTemplate(strings.Replace(tmpl, inherited, "{{sharedFlags .}}", 1))
 
 	root.AddCommand(
 		newReportCmd(stdout, sf),
@@ -101,7 +117,7 @@ Exit status: 0 ok (a scenario that does not fit in memory is a result), 2 bad in
 			Long: `validate evaluates the calibration and hold-out checks of the cost model: the nccl-tests
 all-reduce sweep on 8×A100, Korthikanti et al.'s Figure 1 memory, Megatron-LM's Table 1 step
 times and Korthikanti et al.'s 530B MFU (not fitted), each published value beside the model's.
-It uses the a100-sxm-80gb, nvlink3 and ib-hdr presets; scenario flags do not apply.`,
+It uses the a100-sxm-80gb, nvlink3 and ib-hdr presets and takes no scenario flags.`,
 			Args: noArgs,
 			RunE: func(_ *cobra.Command, _ []string) error { return runValidate(stdout, sf.json) },
 		},
@@ -126,7 +142,7 @@ recompute, TP/PP/DP communication, bubble and optimizer; the bubble and communic
 model and hardware TFLOP/s per GPU, MFU and tokens/s; TTFT and TPOT in inference; memory per GPU
 of the fullest GPU against its capacity; one row per pipeline stage; and warnings.
 
-Every flag below applies. Flags that set an architecture field (--layers, --hidden, --heads,
+Every flag below applies (--lang, for teaching texts, does not: report refuses it). Flags that set an architecture field (--layers, --hidden, --heads,
 --kv-heads, --ffn, --vocab) override the --model preset; calibration flags (--compute-eff,
 --memory-eff, --intra-eff, --inter-eff, --reserve-gib) override the preset's value when not 0.
 With --json the report is the JSON object of the contract: bytes per GPU, seconds.
@@ -135,7 +151,11 @@ With --json the report is the JSON object of the contract: bytes per GPU, second
 boxes saved by probe --save; --capacity adds what fits on the hardware.
 
 --print-scenario prints the scenario as a scenario file (YAML) instead of evaluating it, for
---scenario: every layout and workload key, preset IDs, overrides where they differ.`,
+--scenario: every layout and workload key, preset IDs, overrides where they differ; it takes
+neither --json nor --capacity.
+
+Warnings name every setting that has no effect in the scenario (ZeRO with DP = 1, recompute in
+inference, …) or that contradicts the hardware (NVLink on a GPU without it, bf16 on V100).`,
 		Example: `  splitscope report --model llama-2-70b --gpu l40s --tp 4 --pp 2
   splitscope report --gpus 64 --tp 8 --pp 4 --schedule interleaved --chunks 2 --json
   splitscope report --mode infer --prompt 2048 --gen 512 --requests 32
@@ -145,6 +165,11 @@ boxes saved by probe --save; --capacity adds what fits on the hardware.
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if printScenario {
+				for _, name := range []string{"json", "capacity"} {
+					if cmd.Flags().Changed(name) {
+						return usagef("--%s: --print-scenario writes the scenario file (YAML) and evaluates nothing", name)
+					}
+				}
 				return runPrintScenario(stdout, sf)
 			}
 			return runReport(stdout, cmd.ErrOrStderr(), sf, capacity)
@@ -165,16 +190,23 @@ func newSearchCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
 		Short: "Rank every layout of the GPUs (TP × PP × DP, schedule, chunks, micro-batch); --top N, --json",
 		Long: `search enumerates every way to split the model over the --gpus GPUs (TP × PP × DP, the
 pipeline schedule, interleaving chunks and micro-batch size), evaluates each and ranks the feasible
-ones by the objective; infeasible layouts follow with their reason. --tp, --pp and --dp are
-ignored: search chooses them, and it sweeps --schedule, --chunks and --micro-batch too.
---recompute, --sequence-parallel and --zero are kept; the other scenario flags describe the
-model, the hardware and the workload. After the ranking comes the Pareto front of step time
-(time to serve every request in inference) against memory per GPU: the feasible layouts that no
-other layout beats on both. With --json: {"candidates":[report + "feasible" + "reason", …],
-"pareto":[…], "warnings":[…]}, the --top feasible candidates best first, then every infeasible
-one; "pareto" holds the front, fastest first, as the same objects.`,
+ones by the objective; infeasible layouts follow with their reason.
+
+--tp, --pp, --dp, --micro-batch, --schedule and --chunks, when typed, fix that size: search
+--tp 8 ranks only the layouts with TP 8. --schedule and --chunks fix the schedule of pipelines
+(PP > 1; a single stage has none and runs 1F1B); --chunks above 1 means interleaved. A size no
+layout of the GPUs can have is bad input. A --scenario file's layout fixes nothing: search
+starts from it. --recompute, --sequence-parallel and --zero are kept; the other scenario flags
+describe the model, the hardware and the workload.
+
+After the ranking comes the Pareto front of step time (time to serve every request in
+inference) against memory per GPU: the feasible layouts that no other layout beats on both,
+then the warnings that hold for every layout tried. With --json: {"candidates":[report +
+"feasible" + "reason", …], "pareto":[…], "warnings":[…]}, the --top feasible candidates best
+first, then every infeasible one; "pareto" holds the front, fastest first, as the same objects.`,
 		Example: `  splitscope search --model llama-2-70b --gpu l40s --intra pcie4
   splitscope search --gpus 64 --objective throughput --top 5 --json
+  splitscope search --gpus 64 --tp 8 --schedule interleaved
   splitscope search --box box.json --mode infer`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -184,25 +216,25 @@ one; "pareto" holds the front, fastest first, as the same objects.`,
 				errs = append(errs, enumError("objective", objective, err))
 			}
 			for _, c := range []struct {
-				name string
-				v    int
-			}{{"top", top}, {"max-micro-batch", maxMicroBatch}, {"max-chunks", maxChunks}} {
-				if c.v < 0 {
-					errs = append(errs, &model.FieldError{Field: c.name, Value: c.v, Allowed: "must be 0 or more"})
+				name      string
+				v, lo, hi int
+			}{{"top", top, 0, model.MaxGPUs}, {"max-micro-batch", maxMicroBatch, 1, model.MaxBatch}, {"max-chunks", maxChunks, 1, 64}} {
+				if c.v < c.lo || c.v > c.hi {
+					errs = append(errs, &model.FieldError{Field: c.name, Value: c.v, Allowed: fmt.Sprintf("must be between %d and %d", c.lo, c.hi)})
 				}
 			}
 			if len(errs) > 0 {
 				return errs
 			}
-			return runSearch(stdout, cmd.ErrOrStderr(), sf, top, costmodel.SearchOptions{Objective: obj, MaxMicroBatch: maxMicroBatch, MaxChunks: maxChunks})
+			return runSearch(stdout, cmd, sf, top, costmodel.SearchOptions{Objective: obj, MaxMicroBatch: maxMicroBatch, MaxChunks: maxChunks})
 		},
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.IntVar(&top, "top", 10, "feasible layouts to show, best first; 0 shows all")
 	fs.StringVar(&objective, "objective", "time", "what to rank by: time (step time, or time to serve all requests), throughput (tokens/s), latency (TPOT in inference, step time in training) or memory (per GPU)")
-	fs.IntVar(&maxMicroBatch, "max-micro-batch", 8, "largest micro-batch size tried, sequences (powers of two up to it)")
-	fs.IntVar(&maxChunks, "max-chunks", 4, "largest interleaving tried, virtual stages per GPU")
+	fs.IntVar(&maxMicroBatch, "max-micro-batch", 8, "largest micro-batch size tried, sequences (powers of two up to it); not with --micro-batch")
+	fs.IntVar(&maxChunks, "max-chunks", 4, "largest interleaving tried, virtual stages per GPU (1: none); not with --chunks, nor in inference")
 	return cmd
 }
 
@@ -230,7 +262,7 @@ func runExplorer(w, errw io.Writer, sf *scenarioFlags) error {
 	if err != nil {
 		return err
 	}
-	writeBoxWarnings(errw, sf)
+	writeWarnings(errw, sf)
 	var opts []tui.Option
 	if len(sf.box) > 0 {
 		// The Box tab shows the saved box(es) instead of probing this machine.
@@ -276,13 +308,13 @@ func runReport(w, errw io.Writer, sf *scenarioFlags, capacity bool) error {
 	}
 	if sf.json {
 		out := reportOutput{Report: jsonReport(r)}
-		out.Warnings = append(out.Warnings, sf.boxWarnings...)
+		out.Warnings = append(out.Warnings, sf.cliWarnings()...)
 		if capRes != nil {
 			out.Capacity = jsonCapacity(s, *capRes, len(p.Models))
 		}
 		return writeJSON(w, out)
 	}
-	writeBoxWarnings(errw, sf)
+	writeWarnings(errw, sf)
 	if err := static.RenderReport(w, s, r); err != nil {
 		return err
 	}
@@ -310,7 +342,8 @@ func runPrintScenario(w io.Writer, sf *scenarioFlags) error {
 	return err
 }
 
-func runSearch(w, errw io.Writer, sf *scenarioFlags, top int, opt costmodel.SearchOptions) error {
+// runSearch ranks the layouts of the flags' scenario, keeping the sizes typed (searchFix).
+func runSearch(w io.Writer, cmd *cobra.Command, sf *scenarioFlags, top int, opt costmodel.SearchOptions) error {
 	p, err := loadPresets()
 	if err != nil {
 		return err
@@ -322,16 +355,23 @@ func runSearch(w, errw io.Writer, sf *scenarioFlags, top int, opt costmodel.Sear
 	if err != nil && !(errors.As(err, &ve) && ve.OnlyLayout()) {
 		return err
 	}
+	if opt.Fix, err = sf.searchFix(s); err != nil {
+		return err
+	}
+	if err := searchBoundsUsed(cmd, s, opt.Fix); err != nil {
+		return err
+	}
+	errw := cmd.ErrOrStderr()
 	res, err := costmodel.Search(s, opt)
 	if err != nil {
 		return fmt.Errorf("search: %w", err)
 	}
 	if sf.json {
 		out := jsonSearch(s, res, top)
-		out.Warnings = append(out.Warnings, sf.boxWarnings...)
+		out.Warnings = append(out.Warnings, sf.cliWarnings()...)
 		return writeJSON(w, out)
 	}
-	writeBoxWarnings(errw, sf)
+	writeWarnings(errw, sf)
 	return static.RenderSearch(w, s, res, top)
 }
 

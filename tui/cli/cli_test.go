@@ -163,18 +163,10 @@ func TestSearchHelp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, w := range []string{"--top", "--objective", "--max-micro-batch", "--max-chunks", "--tp, --pp and --dp are\nignored"} {
+	for _, w := range []string{"--top", "--objective", "--max-micro-batch", "--max-chunks", "--tp, --pp, --dp, --micro-batch, --schedule and --chunks, when typed, fix that size"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("search --help lacks %q", w)
 		}
-	}
-}
-
-func TestSearchIgnoresLayoutFlags(t *testing.T) {
-	// Whether or not Search is implemented yet, --tp 3 must not be reported as bad input.
-	code, _, errs := runArgs(t, "search", "--tp", "3", "--pp", "5", "--dp", "7")
-	if code == 2 || strings.Contains(errs, "--tp") {
-		t.Errorf("search rejected ignored layout flags: exit %d\n%s", code, errs)
 	}
 }
 
@@ -519,8 +511,8 @@ func TestScenarioFlagBadInput(t *testing.T) {
 		{"bad file in search", []string{"search", "--scenario", bad}, []string{bad + " line 3: tpp"}},
 		{"invalid scenario", []string{"report", "--scenario", writeFile(t, "v.yaml", "model: llama-3-70b\ngpu: h100-sxm\ntp: 3\n")},
 			[]string{"splitscope: --tp 3: must divide heads (64)"}},
-		{"bad lang", []string{"report", "--lang", "de"}, []string{"splitscope: --lang de: one of en, fr"}},
-		{"bad lang on presets", []string{"presets", "--lang", "de"}, []string{"--lang de: one of en, fr"}},
+		{"bad lang", []string{"export", "--lang", "de", "--markdown", "-"}, []string{"splitscope: --lang de: one of en, fr"}},
+		{"lang on presets", []string{"presets", "--lang", "de"}, []string{"--lang de: presets prints no teaching texts"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { requireBadInput(t, tc.args, tc.want) })
 	}

@@ -57,7 +57,7 @@ func runExport(stdout, errw io.Writer, sf *scenarioFlags, svgPath, mdPath string
 	if err != nil {
 		return err
 	}
-	writeBoxWarnings(errw, sf)
+	writeWarnings(errw, sf)
 	lang := sf.language()
 	if svgPath != "" {
 		var b bytes.Buffer

@@ -73,10 +73,14 @@ type scenarioFlags struct {
 	lang string
 
 	// boxes is the hardware when it comes from boxes: the --box files once read, or what probe
-	// found (boxFrom then says so). boxWarnings are what gpu.ToCluster said about them.
+	// found. boxWarnings are what gpu.ToCluster said about them.
 	boxes       []gpu.Box
-	boxFrom     string
 	boxWarnings []string
+
+	// typed says which flags were typed on the command line, once a --scenario file has set
+	// others (typedFlag); flagWarnings are the typed flags the scenario does not read.
+	typed        map[string]bool
+	flagWarnings []string
 }
 
 // register adds the scenario flags to fs. Help strings name the unit and the default; flags whose
@@ -100,9 +104,9 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.inter, "inter", defaultInter, "link preset `LINK` between nodes, per NIC")
 	fs.IntVar(&f.nicsPerNode, "nics-per-node", 0, "NICs of the --inter link per node (default: --gpus-per-node)")
 
-	fs.IntVar(&f.tp, "tp", 0, "tensor-parallel size, GPUs per TP group; search ignores it (default: the largest ≤ min(gpus-per-node, gpus) that divides gpus/(pp·dp), heads and ffn and divides or is a multiple of kv-heads)")
-	fs.IntVar(&f.pp, "pp", 0, "pipeline-parallel stages; search ignores it (default: the number of nodes when --tp and --dp are not given either, so TP stays inside a node and PP crosses nodes; else 1)")
-	fs.IntVar(&f.dp, "dp", 0, "data-parallel replicas; search ignores it (default: gpus / (tp × pp))")
+	fs.IntVar(&f.tp, "tp", 0, "tensor-parallel size, GPUs per TP group; search tries only this TP (default: the largest ≤ min(gpus-per-node, gpus) that divides gpus/(pp·dp), heads and ffn and divides or is a multiple of kv-heads)")
+	fs.IntVar(&f.pp, "pp", 0, "pipeline-parallel stages; search tries only this PP (default: the number of nodes when --tp and --dp are not given either, so TP stays inside a node and PP crosses nodes; else 1)")
+	fs.IntVar(&f.dp, "dp", 0, "data-parallel replicas; search tries only this DP (default: gpus / (tp × pp))")
 	fs.IntVar(&f.chunks, "chunks", defaultChunks, "virtual pipeline stages `V` per GPU, interleaved schedule only")
 	fs.StringVar(&f.schedule, "schedule", defaultSchedule, "pipeline schedule: gpipe, 1f1b, interleaved or zb-h1")
 	fs.StringVar(&f.mode, "mode", defaultMode, "train (one optimizer step) or infer (serve --requests)")
@@ -156,8 +160,8 @@ func enumError(flag, value string, err error) *model.FieldError {
 func defaultTP(n, perNode int, a model.Arch) int { return model.DefaultTP(n, perNode, a) }
 
 // scenario builds the Scenario the flags describe and validates it. Every problem is returned at
-// once as a model.ValidationError whose fields are flag names. For search, the --tp, --pp and
-// --dp flags are ignored: the layout is the default one and only a starting point.
+// once as a model.ValidationError whose fields are flag names. For search, the layout is only a
+// starting point that keeps the sizes typed (searchFix).
 func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scenario, error) {
 	var errs model.ValidationError
 	var s model.Scenario
@@ -276,10 +280,14 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	s.ReserveBytes = reserve
 
 	// Layout, batch and requests: the ones not given take their defaults (model.ResolveSizes).
+	// Search sweeps the layout: only the sizes typed fix it (searchFix), not a file's.
+	given := model.SizesGiven{TP: f.changed("tp"), PP: f.changed("pp"), DP: f.changed("dp"), MicroBatch: f.changed("micro-batch"),
+		Batch: f.changed("batch"), Requests: f.changed("requests")}
+	if forSearch {
+		given.TP, given.PP, given.DP, given.MicroBatch = f.typedFlag("tp"), f.typedFlag("pp"), f.typedFlag("dp"), f.typedFlag("micro-batch")
+	}
 	sz, split := model.ResolveSizes(gpus, perNode, arch, sched, mode,
-		model.Sizes{TP: f.tp, PP: f.pp, DP: f.dp, MicroBatch: f.microBatch, Batch: f.batch, Requests: f.reqs},
-		model.SizesGiven{TP: f.changed("tp"), PP: f.changed("pp"), DP: f.changed("dp"), MicroBatch: f.changed("micro-batch"),
-			Batch: f.changed("batch"), Requests: f.changed("requests")}, forSearch)
+		model.Sizes{TP: f.tp, PP: f.pp, DP: f.dp, MicroBatch: f.microBatch, Batch: f.batch, Requests: f.reqs}, given, forSearch)
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: f.chunks, MicroBatch: sz.MicroBatch,
 		Schedule: sched, SequenceParallel: f.sequenceParallel, Recompute: rc, ZeRO: f.zero,
 		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP}
@@ -287,6 +295,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,
 		GenTokens: f.gen, Requests: reqs, Precision: prec}
 
+	f.flagWarnings = f.typedWarnings(s)
 	err = s.Validate()
 	if split == nil {
 		return s, err
@@ -396,6 +405,7 @@ func (f *scenarioFlags) applyScenarioFile(p *assets.Presets, boxed bool) error {
 	typed := map[string]bool{}
 	// Changed, not Visit: cobra parses a subcommand's copy of the set, sharing the flags.
 	f.fs.VisitAll(func(fl *pflag.Flag) { typed[fl.Name] = fl.Changed })
+	f.typed = typed
 	for _, kv := range sf.Set {
 		name := kv.Flag()
 		switch {

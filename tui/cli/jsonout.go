@@ -22,7 +22,8 @@ type searchCandidate struct {
 }
 
 // searchOutput is the `search --json` document: the ranked candidates, the Pareto front of step
-// time against memory per GPU (fastest first) and what --box said about the hardware.
+// time against memory per GPU (fastest first), and the warnings: the settings that have no
+// effect on any layout tried, what --box said about the hardware, typed flags not read.
 type searchOutput struct {
 	Candidates []searchCandidate `json:"candidates"`
 	Pareto     []searchCandidate `json:"pareto"`
@@ -46,7 +47,7 @@ func jsonCandidate(s model.Scenario, c costmodel.Candidate) searchCandidate {
 // jsonSearch lists the top feasible candidates (top ≤ 0: all) best first, then every infeasible
 // one, and the whole Pareto front.
 func jsonSearch(s model.Scenario, res costmodel.SearchResult, top int) searchOutput {
-	out := searchOutput{Candidates: []searchCandidate{}, Pareto: []searchCandidate{}, Warnings: []string{}}
+	out := searchOutput{Candidates: []searchCandidate{}, Pareto: []searchCandidate{}, Warnings: append([]string{}, res.Warnings...)}
 	shown := 0
 	for _, c := range res.Candidates {
 		if c.Feasible {

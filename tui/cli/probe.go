@@ -90,17 +90,10 @@ func runProbe(w, errw io.Writer, sf *scenarioFlags, save string) error {
 		if save != "" {
 			return &model.FieldError{Field: "save", Value: save, Allowed: "writes a probed box; not with --box"}
 		}
-		if errs := sf.boxConflicts(); len(errs) > 0 {
-			return errs
-		}
 		if boxes, err = loadBoxes(sf.box); err != nil {
 			return err
 		}
 	} else {
-		sf.boxFrom = "probe"
-		if errs := sf.boxConflicts(); len(errs) > 0 {
-			return errs
-		}
 		b, err := probeGPUs()
 		if err != nil {
 			return probeFailed(w, errw, sf.json, save, err)
@@ -136,7 +129,7 @@ func runProbe(w, errw io.Writer, sf *scenarioFlags, save string) error {
 	default:
 		return err
 	}
-	out.Warnings = append(out.Warnings, sf.boxWarnings...)
+	out.Warnings = append(out.Warnings, sf.cliWarnings()...)
 
 	if sf.json {
 		if capRes != nil {

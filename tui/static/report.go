@@ -152,14 +152,20 @@ func RenderReport(w io.Writer, s model.Scenario, r costmodel.Report) error {
 		renderStages(ew, r.Detail.Stages, step, infer)
 	}
 
-	if len(r.Warnings) > 0 {
-		ew.line("")
-		ew.line("warnings")
-		for _, wn := range r.Warnings {
-			ew.line("  ! " + wn)
-		}
-	}
+	renderWarnings(ew, r.Warnings)
 	return ew.err
+}
+
+// renderWarnings writes the warnings section, if there are warnings: one "  ! " line each.
+func renderWarnings(ew *errWriter, warnings []string) {
+	if len(warnings) == 0 {
+		return
+	}
+	ew.line("")
+	ew.line("warnings")
+	for _, wn := range warnings {
+		ew.line("  ! " + wn)
+	}
 }
 
 // Verdict is "fits" or "OVER by 12.3 GiB".

@@ -33,7 +33,8 @@ func yesNo(b bool) string {
 
 // RenderSearch writes the ranked feasible layouts of a search (at most top of them; top ≤ 0
 // shows all), the Pareto front of step time (serve time in inference) against memory per GPU,
-// then the infeasible ones with their reasons, capped at MaxInfeasibleShown.
+// then the infeasible ones with their reasons, capped at MaxInfeasibleShown, and the warnings
+// that hold for every layout tried.
 func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top int) error {
 	ew := &errWriter{w: w}
 	ew.line(ScenarioLine(s))
@@ -119,6 +120,7 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 			ew.line(fmt.Sprintf("  … and %d more", more))
 		}
 	}
+	renderWarnings(ew, res.Warnings)
 	return ew.err
 }
 

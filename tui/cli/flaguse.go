@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/model"
+)
+
+// No silent ignores, on the command line's side. The scenario flags live on the root, so that
+// `splitscope --tp 4 report` works, and every subcommand would accept them all; flagRules says
+// which of them each command uses, and a command refuses the others (exit 2). The same table
+// filters each command's help. What a flag does not do in the scenario at hand (--batch in
+// inference) is a warning, as the cost model's are (costmodel.ScenarioWarnings).
+
+// outputFlags are the shared flags that shape the output rather than the scenario.
+var outputFlags = []string{"json", "lang"}
+
+// flagRule is what one command does with the shared flags.
+type flagRule struct {
+	// noScenario, when set, refuses every scenario flag (all shared flags but outputFlags) and
+	// says why.
+	noScenario string
+	// refuse gives the shared flags the command refuses, each with the reason.
+	refuse map[string]string
+}
+
+const (
+	noTeachingTexts = "prints no teaching texts (--lang is for the explorer and export)"
+	capacityLayouts = "probe's capacity verdict tries every layout; use search --box FILE to fix one"
+	probeHardware   = "conflicts with probe, which sets the GPU type, the GPU count, GPUs per node and the intra-node link"
+)
+
+// flagRules holds, per command (its path below the root), what it does with the shared flags. A
+// command left out (help, completion bash) takes none of them.
+var flagRules = map[string]flagRule{
+	"splitscope": {},
+	"report":     {refuse: map[string]string{"lang": "report " + noTeachingTexts}},
+	"search":     {refuse: map[string]string{"lang": "search " + noTeachingTexts}},
+	"export":     {refuse: map[string]string{"json": "export writes SVG (--svg) and Markdown (--markdown), not JSON"}},
+	"probe": {refuse: map[string]string{
+		"tp": capacityLayouts, "pp": capacityLayouts, "dp": capacityLayouts, "micro-batch": capacityLayouts,
+		"schedule": capacityLayouts, "chunks": capacityLayouts, "lang": "probe " + noTeachingTexts,
+		"gpu": probeHardware, "gpus": probeHardware, "gpus-per-node": probeHardware, "intra": probeHardware,
+	}},
+	"presets": {
+		noScenario: "presets lists the embedded presets; it takes no scenario flags",
+		refuse:     map[string]string{"lang": "presets " + noTeachingTexts},
+	},
+	"validate": {
+		noScenario: "validate runs the published setups the model is checked on (8×A100, Megatron-LM); it takes no scenario flags",
+		refuse:     map[string]string{"lang": "validate " + noTeachingTexts},
+	},
+}
+
+// refusal says why cmd does not take the shared flag name, or "" when it does.
+func refusal(cmd *cobra.Command, name string) string {
+	path := cmd.Name() // the root
+	if cmd.HasParent() {
+		path = strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+	}
+	rule, ok := flagRules[path]
+	if !ok {
+		return path + " takes none of the scenario or output flags"
+	}
+	if why := rule.refuse[name]; why != "" {
+		return why
+	}
+	if rule.noScenario != "" && !slices.Contains(outputFlags, name) {
+		return rule.noScenario
+	}
+	return ""
+}
+
+// checkFlagUse refuses the shared flags typed for a command that does not use them, naming each.
+// It runs before the command, when Changed still means typed: a --scenario file is applied later.
+func checkFlagUse(cmd *cobra.Command) error {
+	var bad []string
+	cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) {
+		if why := refusal(cmd, f.Name); f.Changed && why != "" {
+			bad = append(bad, fmt.Sprintf("%s: %s", typedFlagText(f), why))
+		}
+	})
+	if len(bad) == 0 {
+		return nil
+	}
+	// One refusal a line, each with the program's prefix as printError gives the first.
+	return usagef("%s", strings.Join(bad, "\nsplitscope: "))
+}
+
+// typedFlagText is the flag as typed, with its value unless it is a switch or a list:
+// "--gpus 4", "--sequence-parallel", "--box".
+func typedFlagText(f *pflag.Flag) string {
+	switch f.Value.Type() {
+	case "bool", "stringArray":
+		return "--" + f.Name
+	}
+	v := f.Value.String()
+	if v == "" || strings.ContainsAny(v, " \t") {
+		v = fmt.Sprintf("%q", v)
+	}
+	return "--" + f.Name + " " + v
+}
+
+func init() {
+	cobra.AddTemplateFunc("sharedFlags", sharedFlags)
+}
+
+// sharedFlags is the help section of the shared flags cmd takes (none: ""), titled by what they
+// are. The root lists them as its own flags.
+func sharedFlags(cmd *cobra.Command) string {
+	fs := pflag.NewFlagSet(cmd.Name(), pflag.ContinueOnError)
+	fs.SortFlags = false
+	scenario := false
+	cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) {
+		if refusal(cmd, f.Name) == "" && !f.Hidden {
+			fs.AddFlag(f)
+			scenario = scenario || !slices.Contains(outputFlags, f.Name)
+		}
+	})
+	if !fs.HasFlags() {
+		return ""
+	}
+	title := "Output Flags:"
+	if scenario {
+		title = "Scenario Flags:"
+	}
+	return "\n\n" + title + "\n" + strings.TrimRight(fs.FlagUsages(), " \n")
+}
+
+// modeOnly are the scenario flags one mode reads and the other ignores, with what the other
+// reads instead.
+var modeOnly = []struct {
+	flag string
+	mode model.Mode
+	why  string
+}{
+	{"batch", model.Train, "serving runs --requests requests"},
+	{"seq", model.Train, "a request is --prompt + --gen tokens long"},
+	{"prompt", model.Infer, "training sequences are --seq tokens long"},
+	{"gen", model.Infer, "training sequences are --seq tokens long"},
+	{"requests", model.Infer, "training runs --batch sequences per step"},
+}
+
+// typedWarnings are the flags typed on the command line that the scenario does not read: the
+// other mode's, and link calibrations for links nothing crosses. A scenario file's keys do not
+// warn (report --print-scenario writes them all); settings the cost model can judge from the
+// scenario itself warn there, for every front end.
+func (f *scenarioFlags) typedWarnings(s model.Scenario) []string {
+	var w []string
+	mode := s.Workload.Mode
+	for _, m := range modeOnly {
+		if m.mode != mode && f.typedFlag(m.flag) {
+			w = append(w, fmt.Sprintf("--%s has no effect in %s mode: %s; drop it or use --mode %s", m.flag, mode, m.why, m.mode))
+		}
+	}
+	c := s.Cluster
+	if f.typedFlag("inter-eff") && c.Nodes() <= 1 {
+		w = append(w, fmt.Sprintf("--inter-eff has no effect: the %d GPUs fit in one node of %d, so nothing crosses nodes; drop it or add GPUs", c.GPUs, c.GPUsPerNode))
+	}
+	if f.typedFlag("intra-eff") && c.NodeSize() <= 1 {
+		w = append(w, "--intra-eff has no effect: there is one GPU per node, so no traffic stays inside a node; drop it")
+	}
+	return w
+}
+
+// typedFlag says whether the flag was typed on the command line (not set by a --scenario file).
+func (f *scenarioFlags) typedFlag(name string) bool {
+	if f.typed != nil {
+		return f.typed[name]
+	}
+	return f.changed(name)
+}
+
+// cliWarnings are the command line's own warnings: what gpu.ToCluster said about the boxes, and
+// the typed flags the scenario does not read.
+func (f *scenarioFlags) cliWarnings() []string {
+	return append(slices.Clone(f.boxWarnings), f.flagWarnings...)
+}
+
+// searchFix turns the layout flags typed for search into the sizes it keeps: search --tp 8 ranks
+// the layouts with TP 8. A scenario file's layout is only a starting point and fixes nothing.
+// s is the flags' scenario, whose schedule is already checked.
+func (f *scenarioFlags) searchFix(s model.Scenario) (costmodel.SearchFix, error) {
+	var fix costmodel.SearchFix
+	var errs model.ValidationError
+	for _, x := range []struct {
+		name string
+		v    int
+		dst  *int
+	}{{"tp", f.tp, &fix.TP}, {"pp", f.pp, &fix.PP}, {"dp", f.dp, &fix.DP}, {"micro-batch", f.microBatch, &fix.MicroBatch}, {"chunks", f.chunks, &fix.Chunks}} {
+		switch {
+		case !f.typedFlag(x.name):
+		case x.v < 1:
+			errs = append(errs, &model.FieldError{Field: x.name, Value: x.v, Allowed: "must be 1 or more"})
+		default:
+			*x.dst = x.v
+		}
+	}
+	if f.typedFlag("schedule") {
+		fix.Schedule, fix.HasSchedule = s.Layout.Schedule, true
+	}
+	if len(errs) > 0 {
+		return fix, errs
+	}
+	return fix, nil
+}
+
+// searchBoundsUsed refuses a search bound typed where nothing is swept: --max-micro-batch beside
+// --micro-batch, --max-chunks beside --chunks, a non-interleaved --schedule, or in inference.
+func searchBoundsUsed(cmd *cobra.Command, s model.Scenario, fix costmodel.SearchFix) error {
+	fl := cmd.Flags()
+	if fl.Changed("max-micro-batch") && fix.MicroBatch > 0 {
+		return usagef("%s: --micro-batch %d fixes the micro-batch size; give one or the other", typedFlagText(fl.Lookup("max-micro-batch")), fix.MicroBatch)
+	}
+	if !fl.Changed("max-chunks") {
+		return nil
+	}
+	maxChunks := typedFlagText(fl.Lookup("max-chunks"))
+	switch {
+	case fix.Chunks > 0:
+		return usagef("%s: --chunks %d fixes the interleaving; give one or the other", maxChunks, fix.Chunks)
+	case fix.HasSchedule && fix.Schedule != model.Interleaved:
+		return usagef("%s: --schedule %s does not interleave; only the interleaved schedule has chunks", maxChunks, fix.Schedule)
+	case s.Workload.Mode == model.Infer:
+		return usagef("%s: inference has no interleaving; serving runs forward passes only", maxChunks)
+	}
+	return nil
+}

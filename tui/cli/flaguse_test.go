@@ -1,0 +1,347 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/splitscope/splitscope/assets"
+)
+
+// commandPaths are every command a user can run, as typed after splitscope.
+var commandPaths = [][]string{{}, {"report"}, {"search"}, {"presets"}, {"validate"}, {"probe"}, {"export"},
+	{"completion", "bash"}, {"help"}}
+
+// findCommand is the command that args run.
+func findCommand(t *testing.T, path []string) *cobra.Command {
+	t.Helper()
+	root := newRootCmd(&bytes.Buffer{})
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	cmd, _, err := root.Find(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+// flagArgs is the flag typed with a value of its type (the default: typed is what counts).
+func flagArgs(f *pflag.Flag) []string {
+	switch f.Value.Type() {
+	case "bool":
+		return []string{"--" + f.Name}
+	case "stringArray":
+		return []string{"--" + f.Name, "node0.json"}
+	}
+	v := f.DefValue
+	if v == "" {
+		v = "x"
+	}
+	return []string{"--" + f.Name, v}
+}
+
+// TestCommandsRefuseFlagsTheyDoNotUse types every shared flag to every command: a flag the
+// command does not use is bad input that names the flag and the command; one it uses is not
+// refused, and its help lists exactly the shared flags it takes.
+func TestCommandsRefuseFlagsTheyDoNotUse(t *testing.T) {
+	refused := 0
+	for _, path := range commandPaths {
+		name := strings.Join(path, " ")
+		if name == "" {
+			name = "splitscope"
+		}
+		cmd := findCommand(t, path)
+		_, help, _ := runArgs(t, append(append([]string{}, path...), "--help")...)
+		if len(path) == 1 && path[0] == "help" {
+			help = "" // help's help is the root's
+		}
+		newRootCmd(&bytes.Buffer{}).PersistentFlags().VisitAll(func(f *pflag.Flag) {
+			why := refusal(cmd, f.Name)
+			listed := regexp.MustCompile(`(?m)^\s+(-\w, )?--` + regexp.QuoteMeta(f.Name) + `\s`).MatchString(help)
+			if help != "" && listed != (why == "") {
+				t.Errorf("%s --help lists --%s: %v, but the command takes it: %v", name, f.Name, listed, why == "")
+			}
+			if why == "" {
+				return
+			}
+			refused++
+			args := append(append([]string{}, path...), flagArgs(f)...)
+			code, out, errs := runArgs(t, args...)
+			if code != 2 || out != "" || !regexp.MustCompile(`splitscope: --`+regexp.QuoteMeta(f.Name)+`( \S+)?: `).MatchString(errs) || !strings.Contains(errs, strings.Fields(name)[0]) {
+				t.Errorf("%q: exit %d, want 2 with a message naming --%s and %s; stdout %q, stderr:\n%s", args, code, f.Name, name, out, errs)
+			}
+		})
+	}
+	if refused < 80 {
+		t.Errorf("only %d refusals: the table lost its rules", refused)
+	}
+}
+
+func TestRefusalMessages(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"presets", "--gpus", "4"}, "splitscope: --gpus 4: presets lists the embedded presets; it takes no scenario flags\n"},
+		{[]string{"validate", "--model", "x"}, "splitscope: --model x: validate runs the published setups the model is checked on"},
+		{[]string{"presets", "--gpus", "4", "--tp", "2"}, "splitscope: --gpus 4: presets lists the embedded presets; it takes no scenario flags\nsplitscope: --tp 2: presets"},
+		{[]string{"--gpus", "4", "presets"}, "splitscope: --gpus 4: presets"},
+		{[]string{"export", "--json", "--markdown", "-"}, "splitscope: --json: export writes SVG (--svg) and Markdown (--markdown), not JSON"},
+		{[]string{"report", "--lang", "fr"}, "splitscope: --lang fr: report prints no teaching texts"},
+		{[]string{"search", "--lang", "fr"}, "splitscope: --lang fr: search prints no teaching texts"},
+		{[]string{"--json", "--lang", "fr"}, "splitscope: --lang fr: --json prints the report, which has no teaching texts"},
+		{[]string{"probe", "--tp", "4"}, "splitscope: --tp 4: probe's capacity verdict tries every layout"},
+		{[]string{"probe", "--schedule", "gpipe"}, "splitscope: --schedule gpipe: probe's capacity verdict tries every layout"},
+		{[]string{"probe", "--gpus", "4"}, "splitscope: --gpus 4: conflicts with probe, which sets the GPU type"},
+		{[]string{"probe", "--sequence-parallel", "--lang", "fr"}, "splitscope: --lang fr: probe prints no teaching texts"},
+		{[]string{"report", "--print-scenario", "--json"}, "splitscope: --json: --print-scenario writes the scenario file (YAML) and evaluates nothing"},
+		{[]string{"report", "--print-scenario", "--capacity"}, "splitscope: --capacity: --print-scenario"},
+		{[]string{"search", "--max-micro-batch", "0"}, "splitscope: --max-micro-batch 0: must be between 1 and"},
+		{[]string{"search", "--max-chunks", "0"}, "splitscope: --max-chunks 0: must be between 1 and 64"},
+		{[]string{"search", "--max-micro-batch", "4", "--micro-batch", "2"}, "splitscope: --max-micro-batch 4: --micro-batch 2 fixes the micro-batch size"},
+		{[]string{"search", "--max-chunks", "4", "--chunks", "2"}, "splitscope: --max-chunks 4: --chunks 2 fixes the interleaving"},
+		{[]string{"search", "--max-chunks", "4", "--schedule", "gpipe"}, "splitscope: --max-chunks 4: --schedule gpipe does not interleave"},
+		{[]string{"search", "--max-chunks", "4", "--mode", "infer"}, "splitscope: --max-chunks 4: inference has no interleaving"},
+	} {
+		code, out, errs := runArgs(t, tc.args...)
+		if code != 2 || out != "" || !strings.Contains(errs, tc.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr:\n%s\nwant exit 2 and %q", tc.args, code, out, errs, tc.want)
+		}
+	}
+	// The search bounds alone, and the flags each command takes, stay accepted.
+	for _, args := range [][]string{
+		{"search", "--max-micro-batch", "4", "--max-chunks", "2", "--top", "1"},
+		{"search", "--max-chunks", "2", "--schedule", "interleaved", "--top", "1"},
+		{"presets", "--json"},
+		{"report", "--print-scenario"},
+		{"export", "--lang", "fr", "--markdown", "-"},
+	} {
+		if code, _, errs := runArgs(t, args...); code != 0 {
+			t.Errorf("%q: exit %d\n%s", args, code, errs)
+		}
+	}
+}
+
+// searchJSON runs search --json and returns its document.
+func searchJSON(t *testing.T, args ...string) searchDoc {
+	t.Helper()
+	code, out, errs := runArgs(t, append([]string{"search", "--json", "--top", "0"}, args...)...)
+	if code != 0 {
+		t.Fatalf("search %q: exit %d\n%s", args, code, errs)
+	}
+	var d searchDoc
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+type searchLayout struct {
+	TP, PP, DP, Chunks int
+	MicroBatch         int    `json:"micro_batch"`
+	Schedule           string `json:"schedule"`
+}
+
+type searchDoc struct {
+	Candidates []struct {
+		Layout   searchLayout `json:"layout"`
+		Feasible bool         `json:"feasible"`
+	} `json:"candidates"`
+	Warnings []string `json:"warnings"`
+}
+
+// TestSearchKeepsTheSizesTyped: search --tp 4 ranks only layouts with TP 4, and so on; a
+// scenario file's layout fixes nothing.
+func TestSearchKeepsTheSizesTyped(t *testing.T) {
+	base := []string{"--model", "llama-2-13b", "--gpus", "16"}
+	full := searchJSON(t, base...)
+	tps := map[int]bool{}
+	for _, c := range full.Candidates {
+		tps[c.Layout.TP] = true
+	}
+	if len(tps) < 3 {
+		t.Fatalf("the unconstrained search tries TP %v only", tps)
+	}
+	type layout = searchLayout
+	for _, tc := range []struct {
+		args []string
+		keep func(l layout) bool
+	}{
+		{[]string{"--tp", "4"}, func(l layout) bool { return l.TP == 4 }},
+		{[]string{"--pp", "2", "--dp", "2"}, func(l layout) bool { return l.PP == 2 && l.DP == 2 }},
+		{[]string{"--micro-batch", "2"}, func(l layout) bool { return l.MicroBatch == 2 }},
+		{[]string{"--micro-batch", "3", "--batch", "48"}, func(l layout) bool { return l.MicroBatch == 3 }},
+		{[]string{"--schedule", "zb-h1"}, func(l layout) bool { return l.PP == 1 || l.Schedule == "zb-h1" }},
+		{[]string{"--chunks", "2", "--pp", "4"}, func(l layout) bool { return l.PP == 4 && l.Schedule == "interleaved" && l.Chunks == 2 }},
+	} {
+		d := searchJSON(t, append(append([]string{}, base...), tc.args...)...)
+		feasible := 0
+		for _, c := range d.Candidates {
+			if !tc.keep(c.Layout) {
+				t.Errorf("%q: layout %+v breaks the sizes typed", tc.args, c.Layout)
+				break
+			}
+			if c.Feasible {
+				feasible++
+			}
+		}
+		if feasible == 0 {
+			t.Errorf("%q: no feasible layout", tc.args)
+		}
+	}
+	// tour/pcie says tp: 8, pp: 1; search still tries every TP.
+	d := searchJSON(t, "--scenario", "tour/pcie")
+	tps = map[int]bool{}
+	for _, c := range d.Candidates {
+		tps[c.Layout.TP] = true
+	}
+	if len(tps) < 3 {
+		t.Errorf("a scenario file's tp fixed the search: TP %v", tps)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"search", "--tp", "3", "--dp", "1", "--pp", "1", "--gpus", "3"}, "--tp 3: TP 3 does not divide the 64 heads"},
+		{[]string{"search", "--tp", "8", "--pp", "8"}, "--tp 8: tp × pp (8 × 8) must divide gpus (32)"},
+		{[]string{"search", "--tp", "0"}, "--tp 0: must be 1 or more"},
+		{[]string{"search", "--mode", "infer", "--schedule", "gpipe"}, "--schedule gpipe: inference has no pipeline schedule"},
+		{[]string{"search", "--pp", "1", "--schedule", "gpipe"}, "--pp 1: one stage has no pipeline to schedule"},
+	} {
+		requireBadInput(t, tc.args, []string{tc.want})
+	}
+}
+
+// TestTypedFlagWarnings: a flag typed that the scenario's mode or size does not read is a warning
+// (stderr, or JSON "warnings"); the same key from a scenario file is not.
+func TestTypedFlagWarnings(t *testing.T) {
+	code, out, errs := runArgs(t, "report", "--mode", "infer", "--batch", "64", "--seq", "2048")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	for _, w := range []string{
+		"splitscope: warning: --batch has no effect in infer mode: serving runs --requests requests; drop it or use --mode train\n",
+		"splitscope: warning: --seq has no effect in infer mode",
+	} {
+		if !strings.Contains(errs, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errs)
+		}
+	}
+	if strings.Contains(out, "--batch") {
+		t.Errorf("the typed-flag warning went to stdout:\n%s", out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--prompt", "100"}, "--prompt has no effect in train mode: training sequences are --seq tokens long"},
+		{[]string{"--gen", "100"}, "--gen has no effect in train mode"},
+		{[]string{"--requests", "16"}, "--requests has no effect in train mode: training runs --batch sequences per step"},
+		{[]string{"--gpus", "8", "--inter-eff", "0.5"}, "--inter-eff has no effect: the 8 GPUs fit in one node of 8"},
+		{[]string{"--gpus", "2", "--gpus-per-node", "1", "--tp", "1", "--intra-eff", "0.5"}, "--intra-eff has no effect: there is one GPU per node"},
+	} {
+		if got := reportWarnings(t, tc.args...); countContains(got, tc.want) != 1 {
+			t.Errorf("%q: warnings %q lack %q", tc.args, got, tc.want)
+		}
+	}
+	// A scenario file keeps every key (report --print-scenario writes batch and seq in inference).
+	code, yaml, errs := runArgs(t, "report", "--mode", "infer", "--print-scenario")
+	if code != 0 || !strings.Contains(yaml, "batch:") {
+		t.Fatalf("print-scenario: exit %d, no batch key:\n%s%s", code, yaml, errs)
+	}
+	file := writeFile(t, "infer.yaml", yaml)
+	if got := reportWarnings(t, "--scenario", file); len(got) != 0 {
+		t.Errorf("keys from a scenario file warn: %q", got)
+	}
+}
+
+func countContains(ws []string, sub string) int {
+	n := 0
+	for _, w := range ws {
+		if strings.Contains(w, sub) {
+			n++
+		}
+	}
+	return n
+}
+
+// reportWarnings runs report --json and returns its warnings.
+func reportWarnings(t *testing.T, args ...string) []string {
+	t.Helper()
+	code, out, errs := runArgs(t, append([]string{"report", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("report %q: exit %d\n%s", args, code, errs)
+	}
+	if errs != "" {
+		t.Errorf("report --json %q wrote to stderr:\n%s", args, errs)
+	}
+	var d struct {
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	return d.Warnings
+}
+
+// TestDefaultsAndTourAreQuiet: the default report warns about nothing, and a tour step only
+// about its lesson, never about a setting.
+func TestDefaultsAndTourAreQuiet(t *testing.T) {
+	code, out, errs := runArgs(t, "report")
+	if code != 0 || errs != "" || strings.Contains(out, "warnings") {
+		t.Errorf("the default report warns: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	if w := reportWarnings(t); len(w) != 0 {
+		t.Errorf("the default report --json warns: %q", w)
+	}
+	setting := func(w string) bool {
+		return strings.Contains(w, "has no effect") || strings.Contains(w, "tensor cores") || strings.Contains(w, "intra link")
+	}
+	for _, step := range assets.TourSteps() {
+		for _, w := range reportWarnings(t, "--scenario", "tour/"+step) {
+			if setting(w) {
+				t.Errorf("tour/%s: %q", step, w)
+			}
+		}
+	}
+	// A saved box is the hardware as probed: its links contradict nothing.
+	box := writeFile(t, "ws1.json", rtx4090Box)
+	for _, w := range reportWarnings(t, "--box", box, "--model", "llama-2-7b") {
+		if setting(w) {
+			t.Errorf("--box: %q", w)
+		}
+	}
+}
+
+// TestSettingWarningsReachEveryOutput: the cost model's warnings are one list that report (text
+// and JSON), search and export all show.
+func TestSettingWarningsReachEveryOutput(t *testing.T) {
+	const want = "intra link nvlink4 on mi300x: its GPUs are joined by xgmi, not nvlink4; set the intra link to xgmi"
+	hw := []string{"--gpu", "mi300x", "--intra", "nvlink4", "--model", "llama-2-7b", "--gpus", "8"}
+	if got := reportWarnings(t, hw...); countContains(got, want) != 1 {
+		t.Errorf("report --json: %q", got)
+	}
+	for _, args := range [][]string{
+		append([]string{"report"}, hw...),
+		append([]string{"search", "--top", "1"}, hw...),
+		append([]string{"export", "--markdown", "-"}, hw...),
+	} {
+		code, out, errs := runArgs(t, args...)
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("%q: exit %d, output lacks %q:\n%s%s", args, code, want, out, errs)
+		}
+	}
+	if d := searchJSON(t, hw...); countContains(d.Warnings, want) != 1 {
+		t.Errorf("search --json warnings: %q", d.Warnings)
+	}
+	// A layout warning every candidate shares is the search's own.
+	code, out, errs := runArgs(t, "search", "--gpus", "8", "--model", "llama-2-7b", "--dp", "1", "--zero", "1", "--top", "1")
+	if code != 0 || !strings.Contains(out, "  ! ZeRO 1 has no effect with DP = 1") {
+		t.Errorf("search --dp 1 --zero 1: exit %d:\n%s%s", code, out, errs)
+	}
+}
