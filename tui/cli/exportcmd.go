@@ -61,7 +61,7 @@ func runExport(stdout, errw io.Writer, sf *scenarioFlags, svgPath, mdPath string
 	lang := sf.language()
 	if svgPath != "" {
 		var b bytes.Buffer
-		if err := export.SVG(&b, s, r, export.SVGOptions{Lang: lang}); err != nil {
+		if err := export.SVG(&b, s, r, export.SVGOptions{Lang: lang, Title: sf.scenarioTitle}); err != nil {
 			return fmt.Errorf("export svg: %w", err)
 		}
 		if err := writeOut(stdout, svgPath, b.Bytes()); err != nil {
