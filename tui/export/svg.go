@@ -584,7 +584,8 @@ func (c *svgCanvas) op(tl *costmodel.Timeline, op schedule.Op, xOf func(float64)
 // top, each as tall as its kind's share of the box's time, with the count, span and busy time
 // as data attributes. Boxes have no white outline: two boxes side by side are ops back to back.
 func (c *svgCanvas) box(stage int, b aggBox, xOf func(float64) float64, ly, h float64) {
-	x, xe := xOf(b.start), xOf(b.end)
+	// Edges rounded as num writes them, so that a box ends exactly where the next one starts.
+	x, xe := math.Round(xOf(b.start)*100)/100, math.Round(xOf(b.end)*100)/100
 	span := b.end - b.start
 	y := ly
 	for _, k := range b.kinds {

@@ -166,6 +166,16 @@ func checkLane(t *testing.T, st int, rects []*node, ops []schedule.Op, infer boo
 		if i > 0 && b.start < bs[i-1].end-eps {
 			t.Fatalf("S%d: boxes overlap at %v s", st, b.start)
 		}
+		// Boxes back to back touch: no seam that would read as idle.
+		if i > 0 && b.start == bs[i-1].end {
+			for _, p := range bs[i-1].kinds {
+				for _, q := range b.kinds {
+					if end := p.float(t, "x") + p.float(t, "width"); math.Abs(q.float(t, "x")-end) > 1e-9 {
+						t.Fatalf("S%d: box ends at x %v, the next starts at %v", st, end, q.float(t, "x"))
+					}
+				}
+			}
+		}
 		// The ops inside: none cut by the box's edges, their kinds the box's bands.
 		ops2, busy := map[string]int{}, map[string]float64{}
 		for _, op := range ops {
