@@ -480,7 +480,7 @@ func (c *svgCanvas) pipeline(s model.Scenario, r costmodel.Report, y float64) fl
 			"closed", static.Percent(r.Detail.BubbleClosedForm))
 	}
 	if fold > 1 {
-		capt += " · " + c.t.get("pipe.fold", "n", strconv.Itoa(n), "k", strconv.Itoa(fold))
+		capt += " · " + c.t.get("pipe.fold", "k", strconv.Itoa(fold))
 	}
 	if g.labelEvery > 1 {
 		capt += " · " + c.t.get("pipe.folded", "k", strconv.Itoa(g.labelEvery*fold))

@@ -16,7 +16,9 @@ import (
 //   - a run of consecutive ops of one kind at least a grain wide is one box;
 //   - runs narrower than the grain that follow each other (F and B alternating in the 1F1B
 //     steady state) share boxes about a grain wide, one band per kind, each band as tall as its
-//     kind's share of the box's time;
+//     kind's share of the box's time; a box ends where the pattern starts over (before a run
+//     of the kind it began with), so that the shares of a steady alternation do not jitter
+//     from box to box, or at twice the grain;
 //   - an idle gap of idleMinPx or more is never inside a box: idle stays idle; a shorter gap
 //     belongs to the box before it (whose bands it lowers, as it lowers the busy share), so
 //     that boxes back to back touch. Only when no grain fits with idleMinPx (many ops with
@@ -47,13 +49,14 @@ type aggKind struct {
 type aggBox struct {
 	start, end float64
 	kinds      []aggKind
-	joined     bool // the box follows the one before it with no idle gap
+	lead       string // the kind of its first op
+	joined     bool   // the box follows the one before it with no idle gap
 }
 
 // add puts op (of kind) in the box.
 func (b *aggBox) add(op schedule.Op, kind string) {
 	if len(b.kinds) == 0 {
-		b.start, b.end = op.Start, op.End
+		b.start, b.end, b.lead = op.Start, op.End, kind
 	}
 	b.start, b.end = math.Min(b.start, op.Start), math.Max(b.end, op.End)
 	d := math.Max(op.End-op.Start, 0)
@@ -111,8 +114,9 @@ func aggregateLane(ops []schedule.Op, infer bool, pxPerSec, grain, gap float64) 
 		kindOf = k
 	}
 
-	// Boxes: a wide run alone; narrow joined runs together, a new box once one is a grain wide,
-	// a last box under half a grain joined to the one before.
+	// Boxes: a wide run alone; narrow joined runs together, a new box once one is a grain wide
+	// and the next run starts the pattern over (or once it is two grains wide), a last box under
+	// half a grain joined to the one before.
 	var out []aggBox
 	seg := -1 // index in out of the first box of the current stretch of narrow runs, or -1
 	closeSeg := func() {
@@ -133,7 +137,7 @@ func aggregateLane(ops []schedule.Op, infer bool, pxPerSec, grain, gap float64) 
 			closeSeg()
 			seg = n
 			out = append(out, r)
-		case out[n-1].end-out[n-1].start >= narrow:
+		case out[n-1].end-out[n-1].start >= narrow && (r.lead == out[n-1].lead || out[n-1].end-out[n-1].start >= 2*narrow):
 			out = append(out, r)
 		default:
 			out[n-1].merge(r)

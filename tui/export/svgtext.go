@@ -126,11 +126,13 @@ func wrap(s string, size float64, bold bool, width float64) []string {
 func lineHeight(size float64) float64 { return size * 1.3 }
 
 // para writes s with its first baseline at y within width: on one line at the largest size
-// from o.size down to minSize at which it fits, else wrapped at minSize. It returns the last
+// from o.size down to minSize at which it fits, else wrapped at o.size. It returns the last
 // line's baseline.
 func (c *svgCanvas) para(x, y, width float64, o textOpt, minSize float64, s string) float64 {
 	bold := o.weight == "bold"
-	o.size = fitSize(s, o.size, minSize, width, bold)
+	if textWidth(s, minSize, bold) <= width {
+		o.size = fitSize(s, o.size, minSize, width, bold)
+	}
 	return c.lines(x, y, o, wrap(s, o.size, bold, width))
 }
 

@@ -239,7 +239,7 @@ func TestSVGFoldsLanes(t *testing.T) {
 	for _, c := range root.find("text", "caption") {
 		capt += c.text + " "
 	}
-	if !strings.Contains(capt, "264 stages: one lane for one stage in 3 (S0, S3…)") {
+	if !strings.Contains(capt, "p = 264 stages") || !strings.Contains(capt, "lanes show one stage in 3 (S0, S3…)") {
 		t.Errorf("caption does not say lanes are folded: %q", capt)
 	}
 	labels := root.find("text", "lane-label")
