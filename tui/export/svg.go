@@ -198,9 +198,9 @@ func (c *svgCanvas) title(s model.Scenario, r costmodel.Report, title string) fl
 	return c.para(margin, y+30, width, textOpt{size: 18, fill: colSub, class: "subtitle"}, 14, l2)
 }
 
-// scenarioLines is static.ScenarioLine(s) fitted to width, o.size shrunk to at most 16 px:
-// whole; else without the model's details ("(80 layers, 70.6B params)"); else with the model
-// ID cut short; else wrapped.
+// scenarioLines is static.ScenarioLine(s) fitted to width, o.size shrunk as needed but not
+// below 16 px: whole; else without the model's details ("(80 layers, 70.6B params)"); else
+// with the model ID cut short; else wrapped.
 func scenarioLines(s model.Scenario, o *textOpt, width float64) []string {
 	bold := o.weight == "bold"
 	minSize := math.Min(16, o.size)
@@ -313,8 +313,8 @@ func (c *svgCanvas) laneLabel(i int, r costmodel.Report) string {
 	return c.t.get(key, "stage", strconv.Itoa(i), "gpus", static.Ints(gpus))
 }
 
-// labelWidth is the width of the label column: the widest lane or bar label.
-// (capped at 360 px: longer labels are cut with "…").
+// labelWidth is the width of the label column: the widest lane or bar label, at most 360 px
+// (longer labels are cut with "…").
 func (c *svgCanvas) labelWidth(r costmodel.Report) float64 {
 	shown, _ := shownStages(numStages(r))
 	g := lanes(len(shown), 0)
@@ -452,9 +452,9 @@ func (c *svgCanvas) pipeline(s model.Scenario, r costmodel.Report, y float64) fl
 		for _, l := range laneOps {
 			ops += len(l)
 		}
-		n, sep := shapes(boxes), c.t.get("num.sep")
-		note := c.t.get("pipe.aggregated", "ops", thousands(ops, sep), "shapes", thousands(n, sep), "grain", num(grain), "gap", num(gap))
-		fmt.Fprintf(&c.b, "<g class=\"aggregation\" data-ops=\"%d\" data-shapes=\"%d\" data-grain=\"%s\" data-gap=\"%s\">\n", ops, n, num(grain), num(gap))
+		drawn, sep := shapes(boxes), c.t.get("num.sep")
+		note := c.t.get("pipe.aggregated", "ops", thousands(ops, sep), "shapes", thousands(drawn, sep), "grain", num(grain), "gap", num(gap))
+		fmt.Fprintf(&c.b, "<g class=\"aggregation\" data-ops=\"%d\" data-shapes=\"%d\" data-grain=\"%s\" data-gap=\"%s\">\n", ops, drawn, num(grain), num(gap))
 		cy = c.para(margin, ay+50, width, textOpt{size: 15, fill: colSub, class: "aggregation-note"}, 13, note) + 30
 		c.b.WriteString("</g>\n")
 	}

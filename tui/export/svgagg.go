@@ -53,6 +53,11 @@ type aggBox struct {
 	joined     bool   // the box follows the one before it with no idle gap
 }
 
+// byKindOrder sorts a box's kinds in kindOrder.
+func byKindOrder(x, y aggKind) int {
+	return slices.Index(kindOrder, x.kind) - slices.Index(kindOrder, y.kind)
+}
+
 // add puts op (of kind) in the box.
 func (b *aggBox) add(op schedule.Op, kind string) {
 	if len(b.kinds) == 0 {
@@ -68,9 +73,7 @@ func (b *aggBox) add(op schedule.Op, kind string) {
 		}
 	}
 	b.kinds = append(b.kinds, aggKind{kind, 1, d})
-	slices.SortStableFunc(b.kinds, func(x, y aggKind) int {
-		return slices.Index(kindOrder, x.kind) - slices.Index(kindOrder, y.kind)
-	})
+	slices.SortStableFunc(b.kinds, byKindOrder)
 }
 
 // merge puts every op of o in the box.
@@ -85,9 +88,7 @@ func (b *aggBox) merge(o aggBox) {
 		b.kinds[i].ops += k.ops
 		b.kinds[i].busy += k.busy
 	}
-	slices.SortStableFunc(b.kinds, func(x, y aggKind) int {
-		return slices.Index(kindOrder, x.kind) - slices.Index(kindOrder, y.kind)
-	})
+	slices.SortStableFunc(b.kinds, byKindOrder)
 }
 
 // aggregateLane groups one lane's ops, sorted by start, into boxes at grain px, gaps under gap
@@ -98,11 +99,10 @@ func aggregateLane(ops []schedule.Op, infer bool, pxPerSec, grain, gap float64) 
 
 	// Runs: consecutive ops of one kind with no idle gap between them.
 	var runs []aggBox
-	kindOf := ""
 	for _, op := range ops {
 		k := opKind(op, infer)
 		if n := len(runs); n > 0 && op.Start-runs[n-1].end < gapTol {
-			if k == kindOf {
+			if k == runs[n-1].lead {
 				runs[n-1].add(op, k)
 				continue
 			}
@@ -111,7 +111,6 @@ func aggregateLane(ops []schedule.Op, infer bool, pxPerSec, grain, gap float64) 
 			runs = append(runs, aggBox{})
 		}
 		runs[len(runs)-1].add(op, k)
-		kindOf = k
 	}
 
 	// Boxes: a wide run alone; narrow joined runs together, a new box once one is a grain wide
@@ -135,7 +134,7 @@ func aggregateLane(ops []schedule.Op, infer bool, pxPerSec, grain, gap float64) 
 		switch n := len(out); {
 		case seg < 0 || !r.joined:
 			closeSeg()
-			seg = n
+			seg = len(out)
 			out = append(out, r)
 		case out[n-1].end-out[n-1].start >= narrow && (r.lead == out[n-1].lead || out[n-1].end-out[n-1].start >= 2*narrow):
 			out = append(out, r)
