@@ -21,9 +21,11 @@ func newExportCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
 		Short: "Write the Pipeline timeline and Tensor breakdown as SVG (--svg FILE), the report and TP-vs-PP table as Markdown (--markdown FILE)",
 		Long: `export evaluates the scenario the flags describe and writes files to take away.
 
---svg FILE writes one self-contained SVG picture, 1600 px wide, for slides: the scenario as a
-title; the Pipeline timeline with one lane per pipeline stage, one box per op (F, B, W, or
-prefill and decode in inference), a time axis and the simulated bubble against its closed form;
+--svg FILE writes one self-contained SVG picture, 1600 px wide, for slides: the --scenario
+file's title if it has one, and the scenario; the Pipeline timeline with one lane per pipeline
+stage, one box per op (F, B, W, or prefill and decode in inference; a long timeline, over 4,500
+ops or ops under a pixel wide, is drawn as boxes of consecutive ops, as a note under its axis
+says), a time axis and the simulated bubble against its closed form;
 the Tensor breakdown of one layer on one GPU to scale, compute against TP all-reduce, with the
 ring all-reduce formula filled in; and a legend.
 
@@ -61,7 +63,7 @@ func runExport(stdout, errw io.Writer, sf *scenarioFlags, svgPath, mdPath string
 	lang := sf.language()
 	if svgPath != "" {
 		var b bytes.Buffer
-		if err := export.SVG(&b, s, r, export.SVGOptions{Lang: lang}); err != nil {
+		if err := export.SVG(&b, s, r, export.SVGOptions{Lang: lang, Title: sf.scenarioTitle}); err != nil {
 			return fmt.Errorf("export svg: %w", err)
 		}
 		if err := writeOut(stdout, svgPath, b.Bytes()); err != nil {

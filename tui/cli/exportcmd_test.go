@@ -56,6 +56,22 @@ func TestExportSVG(t *testing.T) {
 	}
 }
 
+// TestExportSVGTitle checks that a scenario file's title heads the picture.
+func TestExportSVGTitle(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pcie.svg")
+	if code, _, errs := runArgs(t, "export", "--scenario", "tour/pcie", "--svg", path); code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errs)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wellFormed(t, data)
+	if !bytes.Contains(data, []byte(`>NVLink against PCIe</text>`)) {
+		t.Error("the SVG does not open with the scenario's title")
+	}
+}
+
 func TestExportMarkdownAndBoth(t *testing.T) {
 	dir := t.TempDir()
 	svg, md := filepath.Join(dir, "a.svg"), filepath.Join(dir, "a.md")

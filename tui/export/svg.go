@@ -26,21 +26,25 @@ type SVGOptions struct {
 	Lang string
 	// Texts overrides texts by key (see Texts for the keys).
 	Texts map[string]string
+	// Title is the scenario file's title, written above the scenario; "" for none.
+	Title string
 }
 
 // Geometry of the picture, in px: a 1600 px wide slide; the height follows the content (about
-// 900 px for a few stages).
+// 900 px for a few stages, 1,200 for 64).
 const (
-	svgWidth   = 1600
-	margin     = 40
-	labelGap   = 14  // between the lane labels and the chart
-	totalRoom  = 120 // right of the tensor bars, for their totals
-	maxLaneH   = 44
-	minLaneH   = 4
-	lanesArea  = 300 // px the lanes take at most
-	barH       = 46
-	barGap     = 12
-	labelMaxOp = 2000 // timelines with more ops get no text inside their boxes
+	svgWidth     = 1600
+	margin       = 40
+	labelGap     = 14  // between the lane labels and the chart
+	totalRoom    = 120 // right of the tensor bars, for their totals
+	maxLaneH     = 44
+	minLaneH     = 4
+	lanesArea    = 300 // px the lanes take up to 37 stages
+	maxLanesArea = 512 // px they take at most: 8 px a lane from 37 to 64 stages
+	maxLanes     = 128 // lanes drawn at most: past it, one stage in k
+	barH         = 46
+	barGap       = 12
+	labelMaxOp   = 2000 // timelines with more ops get no text inside their boxes
 )
 
 // Colours, the terminal theme's.
@@ -64,13 +68,15 @@ const (
 )
 
 // SVG writes the Pipeline timeline and the Tensor breakdown of r as one SVG picture: a title
-// with the scenario, one lane per pipeline stage with one rect per op and a time axis, one
-// layer on one GPU to scale with the all-reduce formula filled in, and a legend.
+// with the scenario, one lane per pipeline stage with one rect per op (or, for long timelines,
+// per run of ops: see aggregate) and a time axis, one layer on one GPU to scale with the
+// all-reduce formula filled in, and a legend. Every text line fits in the 1600 px width.
 func SVG(w io.Writer, s model.Scenario, r costmodel.Report, opt SVGOptions) error {
 	c := &svgCanvas{t: newTexts(opt.Lang, opt.Texts)}
-	c.x0 = margin + c.labelWidth(r) + labelGap
+	c.labelW = c.labelWidth(r)
+	c.x0 = margin + c.labelW + labelGap
 	c.x1 = svgWidth - margin
-	y := c.title(s, r)
+	y := c.title(s, r, opt.Title)
 	y = c.pipeline(s, r, y+28)
 	y = c.tensor(s, r, y+44)
 	y = c.legend(s, r, y+36)
@@ -78,8 +84,8 @@ func SVG(w io.Writer, s model.Scenario, r costmodel.Report, opt SVGOptions) erro
 
 	var head bytes.Buffer
 	fmt.Fprintf(&head, `<?xml version="1.0" encoding="UTF-8"?>`+"\n")
-	fmt.Fprintf(&head, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" fill="%s">`+"\n",
-		svgWidth, h, svgWidth, h, colText)
+	fmt.Fprintf(&head, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="%s" fill="%s">`+"\n",
+		svgWidth, h, svgWidth, h, fontFamily, colText)
 	fmt.Fprintf(&head, "<title>%s</title>\n", esc(static.Header(s)))
 	fmt.Fprintf(&head, `<rect class="background" x="0" y="0" width="%d" height="%d" fill="#FFFFFF"/>`+"\n", svgWidth, h)
 	if _, err := w.Write(head.Bytes()); err != nil {
@@ -95,6 +101,8 @@ type svgCanvas struct {
 	b      bytes.Buffer
 	t      texts
 	x0, x1 float64 // the chart's x range: time 0 and the makespan (the bars' scale starts at x0)
+	labelW float64 // the width of the label column, left of x0
+	agg    bool    // the timeline is drawn as boxes of ops (aggregate), not one rect per op
 }
 
 // esc escapes text for XML character data and attribute values.
@@ -120,37 +128,20 @@ func num(x float64) string {
 // sec formats a time for a data attribute: seconds, 7 significant digits.
 func sec(x float64) string { return strconv.FormatFloat(x, 'g', 7, 64) }
 
-// textWidth estimates the width of s in px at font size px: DejaVu Sans metrics, the widest of
-// the usual sans-serif fonts, so that an estimate that fits does fit.
-func textWidth(s string, size float64) float64 {
-	w := 0.0
-	for _, r := range s {
-		switch {
-		case strings.ContainsRune("iIl.,:;'|!·", r):
-			w += 0.30
-		case r == ' ' || strings.ContainsRune("()[]ft-/", r):
-			w += 0.38
-		case r >= '0' && r <= '9':
-			w += 0.64
-		case r >= 'A' && r <= 'Z', strings.ContainsRune("mwMW×—★", r):
-			w += 0.76
-		default:
-			w += 0.60
-		}
-	}
-	return w * size
-}
-
 type textOpt struct {
 	size   float64
 	weight string // "bold" or ""
 	fill   string // "" for the default
 	anchor string // "start", "middle", "end"
 	class  string
+	max    float64 // when > 0, the text is cut to this width with "…"
 }
 
 // text writes one line of text with its baseline at y.
 func (c *svgCanvas) text(x, y float64, o textOpt, s string) {
+	if o.max > 0 {
+		s = ellipsize(s, o.size, o.weight == "bold", o.max)
+	}
 	b := &c.b
 	b.WriteString(`<text`)
 	if o.class != "" {
@@ -169,14 +160,6 @@ func (c *svgCanvas) text(x, y float64, o textOpt, s string) {
 	fmt.Fprintf(b, ">%s</text>\n", esc(s))
 }
 
-// fitSize is the largest font size ≤ size (and ≥ minSize) at which s fits in width.
-func fitSize(s string, size, minSize, width float64) float64 {
-	for size > minSize && textWidth(s, size) > width {
-		size -= 0.5
-	}
-	return size
-}
-
 func (c *svgCanvas) rect(class string, x, y, w, h float64, fill, extra string) {
 	fmt.Fprintf(&c.b, `<rect class="%s" x="%s" y="%s" width="%s" height="%s" fill="%s"%s/>`+"\n",
 		class, num(x), num(y), num(w), num(h), fill, extra)
@@ -189,17 +172,61 @@ func (c *svgCanvas) line(x1, y1, x2, y2 float64, stroke string, width float64) {
 
 // ---- title ----
 
-func (c *svgCanvas) title(s model.Scenario, r costmodel.Report) float64 {
+// title writes the scenario file's title (when there is one), the scenario and the layout with
+// the step time, and returns the last baseline. Each fits the width: the scenario line gives up
+// the model's details, then the model ID's end, before it wraps; layout and batch stay whole.
+func (c *svgCanvas) title(s model.Scenario, r costmodel.Report, title string) float64 {
 	width := float64(svgWidth - 2*margin)
-	l1 := static.ScenarioLine(s)
-	c.text(margin, 52, textOpt{size: fitSize(l1, 26, 14, width), weight: "bold", class: "title"}, l1)
+	y := 52.0
+	head := textOpt{size: 26, weight: "bold", class: "title"}
+	if title != "" {
+		o := textOpt{size: fitSize(title, 28, 20, width, true), weight: "bold", class: "title"}
+		lines := wrap(title, o.size, true, width)
+		if len(lines) > 2 {
+			lines = []string{lines[0], ellipsize(lines[1]+" "+ellipsis, o.size, true, width)}
+		}
+		y = c.lines(margin, y, o, lines) + 32
+		head = textOpt{size: 20, class: "scenario"}
+	}
+	lines := scenarioLines(s, &head, width)
+	y = c.lines(margin, y, head, lines)
 	key := "svg.step"
 	if isInfer(s, r) {
 		key = "svg.serve"
 	}
 	l2 := static.LayoutLine(s) + " · " + c.t.get(key, "t", static.Seconds(r.StepTime))
-	c.text(margin, 82, textOpt{size: fitSize(l2, 18, 12, width), fill: colSub, class: "subtitle"}, l2)
-	return 82
+	return c.para(margin, y+30, width, textOpt{size: 18, fill: colSub, class: "subtitle"}, 14, l2)
+}
+
+// scenarioLines is static.ScenarioLine(s) fitted to width, o.size shrunk as needed but not
+// below 16 px: whole; else without the model's details ("(80 layers, 70.6B params)"); else
+// with the model ID cut short; else wrapped.
+func scenarioLines(s model.Scenario, o *textOpt, width float64) []string {
+	bold := o.weight == "bold"
+	minSize := math.Min(16, o.size)
+	full := static.ScenarioLine(s)
+	id := s.Arch.ID
+	if id == "" {
+		id = "custom model"
+	}
+	short, rest := full, ""
+	if after, ok := strings.CutPrefix(full, id); ok {
+		if i := strings.Index(after, " · "); i >= 0 {
+			rest = after[i:]
+			short = id + rest
+		}
+	}
+	for _, v := range []string{full, short} {
+		if textWidth(v, minSize, bold) <= width {
+			o.size = fitSize(v, o.size, minSize, width, bold)
+			return []string{v}
+		}
+	}
+	o.size = minSize
+	if room := width - textWidth(rest, minSize, bold); rest != "" && room >= textWidth("mmmmmmmm"+ellipsis, minSize, bold) {
+		return []string{ellipsize(id, minSize, bold, room) + rest}
+	}
+	return wrap(short, minSize, bold, width)
 }
 
 func isInfer(s model.Scenario, r costmodel.Report) bool {
@@ -218,9 +245,12 @@ type laneGeom struct {
 	opLabelSize float64 // 0: no labels inside ops
 }
 
+// lanes lays n lanes out from top: 300 px for a few stages, up to 8 px a lane past 37 of them
+// (512 px for 64), never under minLaneH px.
 func lanes(n int, top float64) laneGeom {
 	g := laneGeom{n: max(n, 1), top: top}
-	g.pitch = math.Min(lanesArea/float64(g.n), maxLaneH*1.2)
+	area := math.Min(math.Max(lanesArea, 8*float64(g.n)), maxLanesArea)
+	g.pitch = math.Min(area/float64(g.n), maxLaneH*1.2)
 	gap := math.Min(math.Max(g.pitch*0.18, 1), 8)
 	g.h = math.Max(g.pitch-gap, minLaneH)
 	g.pitch = g.h + gap
@@ -240,6 +270,17 @@ func lanes(n int, top float64) laneGeom {
 
 func (g laneGeom) y(i int) float64 { return g.top + float64(i)*g.pitch }
 func (g laneGeom) bottom() float64 { return g.top + float64(g.n)*g.pitch - (g.pitch - g.h) }
+
+// shownStages lists the stages that get a lane: all n of them, or one in k (S0, Sk, S2k…) when
+// there are more than maxLanes; k is 1 when none is left out.
+func shownStages(n int) (stages []int, k int) {
+	k = (n + maxLanes - 1) / maxLanes
+	k = max(k, 1)
+	for i := 0; i < n; i += k {
+		stages = append(stages, i)
+	}
+	return stages, k
+}
 
 // stageGPUs lists each stage's GPUs, from the timeline or else from the stage details.
 func stageGPUs(r costmodel.Report, i int) []int {
@@ -272,16 +313,17 @@ func (c *svgCanvas) laneLabel(i int, r costmodel.Report) string {
 	return c.t.get(key, "stage", strconv.Itoa(i), "gpus", static.Ints(gpus))
 }
 
-// labelWidth is the width of the label column: the widest lane or bar label.
+// labelWidth is the width of the label column: the widest lane or bar label, at most 360 px
+// (longer labels are cut with "…").
 func (c *svgCanvas) labelWidth(r costmodel.Report) float64 {
-	n := numStages(r)
-	g := lanes(n, 0)
+	shown, _ := shownStages(numStages(r))
+	g := lanes(len(shown), 0)
 	w := 0.0
-	for i := 0; i < n; i += g.labelEvery {
-		w = math.Max(w, textWidth(c.laneLabel(i, r), g.labelSize))
+	for i := 0; i < len(shown); i += g.labelEvery {
+		w = math.Max(w, textWidth(c.laneLabel(shown[i], r), g.labelSize, false))
 	}
 	for _, k := range []string{"tensor.fwd", "tensor.bwd", "tensor.step", "axis.time"} {
-		w = math.Max(w, textWidth(c.t.get(k), 16))
+		w = math.Max(w, textWidth(c.t.get(k), 16, false))
 	}
 	return math.Min(math.Max(w, 80), 360)
 }
@@ -294,27 +336,55 @@ func (c *svgCanvas) pipeline(s model.Scenario, r costmodel.Report, y float64) fl
 	fmt.Fprintf(&c.b, "<g class=\"section pipeline\">\n")
 	defer c.b.WriteString("</g>\n")
 	head := c.t.get("pipe.heading")
-	c.text(margin, y+20, textOpt{size: 22, weight: "bold", class: "heading"}, head)
-	sub := c.t.get("pipe.sub.train")
-	if infer {
-		sub = c.t.get("pipe.sub.infer")
-	}
-	c.text(margin, y+46, textOpt{size: fitSize(sub, 15, 11, width), fill: colSub}, sub)
-	y += 62
+	c.text(margin, y+20, textOpt{size: 22, weight: "bold", class: "heading", max: width}, head)
 
 	tl := r.Timeline
-	if tl == nil || !(tl.Makespan > 0) || math.IsInf(tl.Makespan, 0) {
-		c.text(margin, y+24, textOpt{size: 16, fill: colSub}, c.t.get("pipe.none"))
+	hasTimeline := tl != nil && tl.Makespan > 0 && !math.IsInf(tl.Makespan, 0)
+	n := numStages(r)
+	shown, fold := shownStages(n)
+	span := 1.0
+	if hasTimeline {
+		span = tl.Makespan
+	}
+	pxPerSec := (c.x1 - c.x0) / span
+	// The ops of each lane, by start.
+	laneOps := make([][]schedule.Op, len(shown))
+	laneOf := make(map[int]int, len(shown))
+	for li, st := range shown {
+		laneOf[st] = li
+	}
+	if hasTimeline {
+		for _, op := range tl.Ops {
+			if li, ok := laneOf[op.Stage]; ok {
+				laneOps[li] = append(laneOps[li], op)
+			}
+		}
+		for _, ops := range laneOps {
+			sort.SliceStable(ops, func(a, b int) bool { return ops[a].Start < ops[b].Start })
+		}
+	}
+	agg := hasTimeline && aggregated(laneOps, pxPerSec)
+	c.agg = agg
+
+	subKey := "pipe.sub.train"
+	if infer {
+		subKey = "pipe.sub.infer"
+	}
+	if agg {
+		subKey += ".agg"
+	}
+	y = c.para(margin, y+46, width, textOpt{size: 15, fill: colSub}, 12, c.t.get(subKey)) + 16
+
+	if !hasTimeline {
+		c.text(margin, y+24, textOpt{size: 16, fill: colSub, max: width}, c.t.get("pipe.none"))
 		return y + 40
 	}
-	n := numStages(r)
-	g := lanes(n, y)
-	span := tl.Makespan
+	g := lanes(len(shown), y)
 	xOf := func(t float64) float64 { return c.x0 + t/span*(c.x1-c.x0) }
 
 	// Lane backgrounds: what no op covers reads as idle.
 	c.b.WriteString("<g class=\"lane-backgrounds\">\n")
-	for i := range n {
+	for i := range shown {
 		c.rect("idle", c.x0, g.y(i), c.x1-c.x0, g.h, colIdle, "")
 	}
 	c.b.WriteString("</g>\n")
@@ -327,27 +397,36 @@ func (c *svgCanvas) pipeline(s model.Scenario, r costmodel.Report, y float64) fl
 	}
 	c.b.WriteString("</g>\n")
 
-	byStage := make([][]int, n)
-	for i, op := range tl.Ops {
-		if op.Stage < 0 || op.Stage >= n {
-			continue
-		}
-		byStage[op.Stage] = append(byStage[op.Stage], i)
+	var boxes [][]aggBox
+	var grain, gap float64
+	if agg {
+		boxes, grain, gap = aggregate(laneOps, infer, pxPerSec)
 	}
-	labels := len(tl.Ops) <= labelMaxOp && g.opLabelSize > 0
+	labels := !agg && len(tl.Ops) <= labelMaxOp && g.opLabelSize > 0
 	if labels {
-		g.opLabelSize = opLabelSize(tl, g.opLabelSize, (c.x1-c.x0)/span, infer)
+		g.opLabelSize = opLabelSize(tl, g.opLabelSize, pxPerSec, infer)
 	}
-	for st := range n {
-		ly := g.y(st)
-		fmt.Fprintf(&c.b, "<g class=\"lane\" data-stage=\"%d\">\n", st)
-		if st%g.labelEvery == 0 {
-			c.text(c.x0-labelGap, ly+g.h/2+g.labelSize*0.35, textOpt{size: g.labelSize, anchor: "end", class: "lane-label"}, c.laneLabel(st, r))
+	for li, st := range shown {
+		ly := g.y(li)
+		if agg {
+			// Boxes back to back touch at fractions of a pixel: crisp edges, or their anti-aliased
+			// edges would draw a pale seam that reads as idle time.
+			fmt.Fprintf(&c.b, "<g class=\"lane\" data-stage=\"%d\" shape-rendering=\"crispEdges\">\n", st)
+		} else {
+			fmt.Fprintf(&c.b, "<g class=\"lane\" data-stage=\"%d\">\n", st)
 		}
-		ids := byStage[st]
-		sort.SliceStable(ids, func(a, b int) bool { return tl.Ops[ids[a]].Start < tl.Ops[ids[b]].Start })
-		for _, i := range ids {
-			c.op(tl, tl.Ops[i], xOf, ly, g, infer, labels)
+		if li%g.labelEvery == 0 {
+			c.text(c.x0-labelGap, ly+g.h/2+g.labelSize*0.35, textOpt{size: g.labelSize, anchor: "end", class: "lane-label", max: c.labelW},
+				c.laneLabel(st, r))
+		}
+		if agg {
+			for _, b := range boxes[li] {
+				c.box(st, b, xOf, ly, g.h)
+			}
+		} else {
+			for _, op := range laneOps[li] {
+				c.op(tl, op, xOf, ly, g, infer, labels)
+			}
 		}
 		c.b.WriteString("</g>\n")
 	}
@@ -363,8 +442,22 @@ func (c *svgCanvas) pipeline(s model.Scenario, r costmodel.Report, y float64) fl
 		c.text(x, ay+24, textOpt{size: 14, fill: colAxis, anchor: "middle"}, tk.label)
 		c.b.WriteString("</g>\n")
 	}
-	c.text(c.x0-labelGap, ay+24, textOpt{size: 14, fill: colAxis, anchor: "end"}, c.t.get("axis.time"))
+	c.text(c.x0-labelGap, ay+24, textOpt{size: 14, fill: colAxis, anchor: "end", max: c.labelW}, c.t.get("axis.time"))
 	c.b.WriteString("</g>\n")
+	cy := ay + 56
+
+	// Aggregation: said in the picture, with its numbers.
+	if agg {
+		ops := 0
+		for _, l := range laneOps {
+			ops += len(l)
+		}
+		drawn, sep := shapes(boxes), c.t.get("num.sep")
+		note := c.t.get("pipe.aggregated", "ops", thousands(ops, sep), "shapes", thousands(drawn, sep), "grain", num(grain), "gap", num(gap))
+		fmt.Fprintf(&c.b, "<g class=\"aggregation\" data-ops=\"%d\" data-shapes=\"%d\" data-grain=\"%s\" data-gap=\"%s\">\n", ops, drawn, num(grain), num(gap))
+		cy = c.para(margin, ay+50, width, textOpt{size: 15, fill: colSub, class: "aggregation-note"}, 13, note) + 30
+		c.b.WriteString("</g>\n")
+	}
 
 	// Caption: the simulated bubble against its closed form.
 	var capt string
@@ -386,12 +479,22 @@ func (c *svgCanvas) pipeline(s model.Scenario, r costmodel.Report, y float64) fl
 			"step", static.Seconds(r.StepTime), "sim", static.Percent(r.BubbleFraction), "form", form,
 			"closed", static.Percent(r.Detail.BubbleClosedForm))
 	}
-	if g.labelEvery > 1 {
-		capt += " · " + c.t.get("pipe.folded", "k", strconv.Itoa(g.labelEvery))
+	if fold > 1 {
+		capt += " · " + c.t.get("pipe.fold", "k", strconv.Itoa(fold))
 	}
-	cy := ay + 56
-	c.text(margin, cy, textOpt{size: fitSize(capt, 17, 11, width), weight: "bold", class: "caption"}, capt)
-	return cy
+	if g.labelEvery > 1 {
+		capt += " · " + c.t.get("pipe.folded", "k", strconv.Itoa(g.labelEvery*fold))
+	}
+	return c.para(margin, cy, width, textOpt{size: 17, weight: "bold", class: "caption"}, 13, capt)
+}
+
+// thousands writes n with its thousands grouped by sep: "65,536".
+func thousands(n int, sep string) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + sep + s[i:]
+	}
+	return s
 }
 
 // closedForm names the textbook bubble the simulation is compared with.
@@ -472,8 +575,27 @@ func (c *svgCanvas) op(tl *costmodel.Timeline, op schedule.Op, xOf func(float64)
 	}
 	fmt.Fprintf(b, "><title>%s</title></rect>\n", esc(opTitle(op, kind)))
 	lab := opLabel(op, kind)
-	if size := g.opLabelSize; textWidth(lab, size)+6 <= wd {
+	if size := g.opLabelSize; textWidth(lab, size, false)+6 <= wd {
 		c.text(x+wd/2, ly+g.h/2+size*0.36, textOpt{size: size, anchor: "middle", class: "op-label"}, lab)
+	}
+}
+
+// box writes one box of a lane's ops: one band per kind, stacked in kindOrder from the lane's
+// top, each as tall as its kind's share of the box's time, with the count, span and busy time
+// as data attributes. Boxes have no white outline: two boxes side by side are ops back to back.
+func (c *svgCanvas) box(stage int, b aggBox, xOf func(float64) float64, ly, h float64) {
+	// Edges rounded as num writes them, so that a box ends exactly where the next one starts.
+	x, xe := math.Round(xOf(b.start)*100)/100, math.Round(xOf(b.end)*100)/100
+	span := b.end - b.start
+	y := ly
+	for _, k := range b.kinds {
+		share := 1 / float64(len(b.kinds))
+		if span > 0 {
+			share = math.Min(math.Max(k.busy/span, 0), 1)
+		}
+		fmt.Fprintf(&c.b, `<rect class="ops %s" data-stage="%d" data-kind="%s" data-ops="%d" data-start="%s" data-end="%s" data-busy="%s" x="%s" y="%s" width="%s" height="%s" fill="%s"/>`+"\n",
+			k.kind, stage, k.kind, k.ops, sec(b.start), sec(b.end), sec(k.busy), num(x), num(y), num(xe-x), num(h*share), opFill(k.kind, 0))
+		y += h * share
 	}
 }
 
@@ -485,7 +607,7 @@ func opLabelSize(tl *costmodel.Timeline, size, pxPerSec float64, infer bool) flo
 	for _, op := range tl.Ops {
 		lab := opLabel(op, opKind(op, infer))
 		w := (op.End - op.Start) * pxPerSec
-		if textWidth(lab, size)+6 > w && textWidth(lab, small)+6 <= w {
+		if textWidth(lab, size, false)+6 > w && textWidth(lab, small, false)+6 <= w {
 			gained++
 		}
 	}
@@ -627,7 +749,7 @@ func (c *svgCanvas) tensor(s model.Scenario, r costmodel.Report, y float64) floa
 	width := float64(svgWidth - 2*margin)
 	c.b.WriteString("<g class=\"section tensor\">\n")
 	defer c.b.WriteString("</g>\n")
-	c.text(margin, y+20, textOpt{size: 22, weight: "bold", class: "heading"}, c.t.get("tensor.heading"))
+	c.text(margin, y+20, textOpt{size: 22, weight: "bold", class: "heading", max: width}, c.t.get("tensor.heading"))
 	subKey := "tensor.sub.train"
 	if infer {
 		subKey = "tensor.sub.infer"
@@ -643,8 +765,7 @@ func (c *svgCanvas) tensor(s model.Scenario, r costmodel.Report, y float64) floa
 	if id := s.Arch.ID; id != "" {
 		sub += " · " + id
 	}
-	c.text(margin, y+46, textOpt{size: fitSize(sub, 15, 11, width), fill: colSub}, sub)
-	y += 66
+	y = c.para(margin, y+46, width, textOpt{size: 15, fill: colSub}, 12, sub) + 20
 
 	type row struct {
 		name  string
@@ -674,7 +795,7 @@ func (c *svgCanvas) tensor(s model.Scenario, r costmodel.Report, y float64) floa
 	xOf := func(v float64) float64 { return bx0 + v/maxTotal*(bx1-bx0) }
 	for _, rw := range rows {
 		fmt.Fprintf(&c.b, "<g class=\"bar\">\n")
-		c.text(c.x0-labelGap, y+barH/2+6, textOpt{size: 16, anchor: "end", class: "bar-label"}, rw.name)
+		c.text(c.x0-labelGap, y+barH/2+6, textOpt{size: 16, anchor: "end", class: "bar-label", max: c.labelW}, rw.name)
 		at := 0.0
 		for _, sg := range rw.segs {
 			dur := segDur(sg)
@@ -685,19 +806,20 @@ func (c *svgCanvas) tensor(s model.Scenario, r costmodel.Report, y float64) floa
 				sg.Kind, sec(at-dur), sec(at), num(x), num(y), num(wd), num(barH), segFill(sg.Kind), esc(sg.Label+" "+static.Seconds(dur)))
 			name := c.t.seg(sg.Label)
 			ds := static.Seconds(dur)
-			fits := func(s string, size float64) bool { return textWidth(s, size)+8 <= wd }
+			fits := func(s string, size float64, bold bool) bool { return textWidth(s, size, bold)+8 <= wd }
 			mid := x + wd/2
 			switch {
-			case fits(name, 15) && fits(ds, 13):
+			case fits(name, 15, true) && fits(ds, 13, false):
 				c.text(mid, y+barH/2-3, textOpt{size: 15, anchor: "middle", weight: "bold"}, name)
 				c.text(mid, y+barH/2+15, textOpt{size: 13, anchor: "middle"}, ds)
-			case fits(ds, 13):
+			case fits(ds, 13, false):
 				c.text(mid, y+barH/2+5, textOpt{size: 13, anchor: "middle"}, ds)
-			case fits(name, 12):
+			case fits(name, 12, false):
 				c.text(mid, y+barH/2+5, textOpt{size: 12, anchor: "middle"}, name)
 			}
 		}
-		c.text(xOf(rw.total)+10, y+barH/2+6, textOpt{size: 16, weight: "bold"}, "= "+static.Seconds(rw.total))
+		tx := xOf(rw.total) + 10
+		c.text(tx, y+barH/2+6, textOpt{size: 16, weight: "bold", max: svgWidth - margin - tx}, "= "+static.Seconds(rw.total))
 		c.b.WriteString("</g>\n")
 		y += barH + barGap
 	}
@@ -718,9 +840,7 @@ func (c *svgCanvas) tensor(s model.Scenario, r costmodel.Report, y float64) floa
 	c.b.WriteString("<g class=\"numbers\">\n")
 	defer c.b.WriteString("</g>\n")
 	line := func(s string, o textOpt) {
-		y += 30
-		o.size = fitSize(s, o.size, 11, width)
-		c.text(margin, y, o, s)
+		y = c.para(margin, y+30, width, o, 13, s)
 	}
 	if t <= 1 {
 		line(c.t.get("tensor.tp1"), textOpt{size: 17, weight: "bold"})
@@ -852,7 +972,7 @@ func (c *svgCanvas) legend(s model.Scenario, r costmodel.Report, y float64) floa
 		if hasW || s.Layout.Schedule == model.ZBH1 {
 			pipe = append(pipe, swatch{colW, c.t.get("legend.W")})
 		}
-		if tl := r.Timeline; tl != nil && tl.Chunks > 1 {
+		if tl := r.Timeline; tl != nil && tl.Chunks > 1 && !c.agg {
 			pipe = append(pipe, swatch{colFOdd, c.t.get("legend.chunk")})
 		}
 	}
@@ -868,6 +988,7 @@ func (c *svgCanvas) legend(s model.Scenario, r costmodel.Report, y float64) floa
 	c.b.WriteString("<g class=\"legend\">\n")
 	defer c.b.WriteString("</g>\n")
 	const sw, size = 22.0, 16.0
+	width := float64(svgWidth - 2*margin)
 	x := float64(margin)
 	place := func(need float64) {
 		if x+need > svgWidth-margin && x > margin {
@@ -882,16 +1003,18 @@ func (c *svgCanvas) legend(s model.Scenario, r costmodel.Report, y float64) floa
 		if gi > 0 {
 			x += 30
 		}
-		tw := textWidth(grp.title, size) + 14
+		title := ellipsize(grp.title, size, true, width)
+		tw := textWidth(title, size, true) + 14
 		place(tw)
-		c.text(x, y+sw/2+size*0.36, textOpt{size: size, weight: "bold", fill: colSub, class: "legend-title"}, grp.title)
+		c.text(x, y+sw/2+size*0.36, textOpt{size: size, weight: "bold", fill: colSub, class: "legend-title"}, title)
 		x += tw
 		for _, it := range grp.items {
-			need := sw + 8 + textWidth(it.label, size) + 26
+			label := ellipsize(it.label, size, false, width-sw-8)
+			need := sw + 8 + textWidth(label, size, false) + 26
 			place(need)
 			fmt.Fprintf(&c.b, "<g class=\"legend-item\">")
 			c.rect("swatch", x, y, sw, sw, it.fill, ` stroke="#9E9E9E" stroke-width="1"`)
-			c.text(x+sw+8, y+sw/2+size*0.36, textOpt{size: size}, it.label)
+			c.text(x+sw+8, y+sw/2+size*0.36, textOpt{size: size}, label)
 			c.b.WriteString("</g>\n")
 			x += need
 		}

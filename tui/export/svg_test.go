@@ -133,7 +133,8 @@ func TestSVGStructure(t *testing.T) {
 				t.Errorf("first <title> is not the scenario header")
 			}
 
-			// One lane per stage, one rect per op, each in its stage's lane.
+			// One lane per stage, one rect per op (or per box of ops when aggregated: see
+			// TestSVGAggregation), each in its stage's lane.
 			lanes := root.find("g", "lane")
 			if len(lanes) != tl.Stages {
 				t.Fatalf("%d lane groups, want %d stages", len(lanes), tl.Stages)
@@ -143,9 +144,21 @@ func TestSVGStructure(t *testing.T) {
 					t.Errorf("lane %d has data-stage %q", i, l.attr["data-stage"])
 				}
 			}
-			ops := root.find("rect", "op")
-			if len(ops) != len(tl.Ops) {
-				t.Fatalf("%d op rects, want %d ops", len(ops), len(tl.Ops))
+			ops, boxes := root.find("rect", "op"), root.find("rect", "ops")
+			notes := root.find("text", "aggregation-note")
+			if fx.agg {
+				if len(ops) != 0 || len(boxes) == 0 || len(notes) == 0 {
+					t.Fatalf("aggregated: %d op rects, %d boxes, %d note lines; want 0, some, some", len(ops), len(boxes), len(notes))
+				}
+				ops = boxes
+			} else {
+				if len(boxes) != 0 || len(notes) != 0 {
+					t.Fatalf("not aggregated, yet %d boxes and %d note lines", len(boxes), len(notes))
+				}
+				if len(ops) != len(tl.Ops) {
+					t.Fatalf("%d op rects, want %d ops", len(ops), len(tl.Ops))
+				}
+				checkOpAttrs(t, ops, tl)
 			}
 			kinds := map[string]int{}
 			for _, op := range ops {
@@ -156,7 +169,11 @@ func TestSVGStructure(t *testing.T) {
 				if !op.hasClass(k) {
 					t.Errorf("op class %q lacks its kind %q", op.attr["class"], k)
 				}
-				kinds[k]++
+				n := 1
+				if fx.agg {
+					n = int(op.float(t, "data-ops"))
+				}
+				kinds[k] += n
 			}
 			want := map[string]int{}
 			for _, op := range tl.Ops {
@@ -244,7 +261,11 @@ func TestSVGStructure(t *testing.T) {
 				if en > lastEnd {
 					lastEnd, lastOp = en, op
 				}
-				sumSVG += en - st
+				if fx.agg {
+					sumSVG += op.float(t, "data-busy")
+				} else {
+					sumSVG += en - st
+				}
 			}
 			for _, op := range tl.Ops {
 				sumTL += op.End - op.Start
@@ -293,13 +314,44 @@ func TestSVGStructure(t *testing.T) {
 			}
 
 			// Caption: the simulated bubble and its closed form.
-			cap := root.find("text", "caption")
-			if len(cap) != 1 || !strings.Contains(cap[0].text, static.Percent(r.BubbleFraction)) ||
-				!strings.Contains(cap[0].text, static.Percent(r.Detail.BubbleClosedForm)) {
-				t.Errorf("caption lacks the bubble %s and closed form %s: %v", static.Percent(r.BubbleFraction),
-					static.Percent(r.Detail.BubbleClosedForm), cap)
+			capt := ""
+			for _, c := range root.find("text", "caption") {
+				capt += c.text + " "
+			}
+			if !strings.Contains(capt, static.Percent(r.BubbleFraction)) || !strings.Contains(capt, static.Percent(r.Detail.BubbleClosedForm)) {
+				t.Errorf("caption lacks the bubble %s and closed form %s: %q", static.Percent(r.BubbleFraction),
+					static.Percent(r.Detail.BubbleClosedForm), capt)
 			}
 		})
+	}
+}
+
+// checkOpAttrs fails unless the op rects carry exactly the timeline's ops, one each, with the
+// data attributes scripts read: data-stage, data-micro, data-kind, data-start, data-end (and
+// data-chunk, data-token where they apply).
+func checkOpAttrs(t *testing.T, rects []*node, tl *costmodel.Timeline) {
+	t.Helper()
+	var got, want []string
+	for _, n := range rects {
+		got = append(got, strings.Join([]string{n.attr["data-stage"], n.attr["data-micro"], n.attr["data-kind"],
+			n.attr["data-start"], n.attr["data-end"], n.attr["data-chunk"], n.attr["data-token"]}, "/"))
+	}
+	for _, op := range tl.Ops {
+		infer := tl.Mode == model.Infer
+		chunk, token := "", ""
+		if tl.Chunks > 1 {
+			chunk = strconv.Itoa(op.Chunk)
+		}
+		if infer {
+			token = strconv.Itoa(op.Token)
+		}
+		want = append(want, strings.Join([]string{strconv.Itoa(op.Stage), strconv.Itoa(op.Micro), opKind(op, infer),
+			sec(op.Start), sec(op.End), chunk, token}, "/"))
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("op rects' data attributes differ from the timeline's ops")
 	}
 }
 

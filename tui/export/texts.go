@@ -30,6 +30,13 @@ var english = map[string]string{
 	"pipe.folded":     "lanes labelled every {k} stages",
 	"axis.time":       "time",
 
+	// SVG: many stages, long timelines.
+	"pipe.fold":          "lanes show one stage in {k} (S0, S{k}…)",
+	"pipe.sub.train.agg": "One lane per pipeline stage. Each box is a run of consecutive forward (F) or backward (B, W) ops on that stage, aggregated as the note under the time axis says; gaps are idle time.",
+	"pipe.sub.infer.agg": "One lane per pipeline stage. Each box is a run of consecutive prefills or decode steps on that stage, aggregated as the note under the time axis says; gaps are idle time.",
+	"pipe.aggregated":    "Aggregated: {ops} ops drawn as {shapes} shapes. Each box holds consecutive ops of one kind; where runs narrower than {grain} px alternate, a box about {grain} px wide holds them all, each kind's band as tall as its share of the box's time (idle gaps under {gap} px included).",
+	"num.sep":            ",",
+
 	// SVG: tensor breakdown.
 	"tensor.heading":     "Tensor parallelism: one layer on one GPU, to scale",
 	"tensor.sub.train":   "t = {t} GPUs per TP group over {link} · training: forward and backward of one micro-batch through one layer",
@@ -208,6 +215,12 @@ var french = map[string]string{
 	"pipe.none":       "Pas de chronologie : le scénario n'a pas d'étape simulée.",
 	"pipe.folded":     "étiquette tous les {k} étages",
 	"axis.time":       "temps",
+
+	"pipe.fold":          "une ligne pour un étage sur {k} (S0, S{k}…)",
+	"pipe.sub.train.agg": "Une ligne par étage du pipeline. Chaque bloc est une suite de passes avant (F) ou arrière (B, W) consécutives sur cet étage, agrégées comme l'indique la note sous l'axe du temps ; les vides sont du temps inactif.",
+	"pipe.sub.infer.agg": "Une ligne par étage du pipeline. Chaque bloc est une suite de préremplissages ou d'étapes de décodage consécutifs sur cet étage, agrégés comme l'indique la note sous l'axe du temps ; les vides sont du temps inactif.",
+	"pipe.aggregated":    "Agrégé : {ops} opérations dessinées en {shapes} formes. Chaque bloc regroupe des opérations consécutives d'un même type ; là où des suites de moins de {grain} px alternent, un bloc d'environ {grain} px les regroupe toutes, la hauteur de chaque bande étant la part de son type dans la durée du bloc (vides de moins de {gap} px compris).",
+	"num.sep":            "\u202f",
 
 	"tensor.heading":     "Parallélisme de tenseurs : une couche sur un GPU, à l'échelle",
 	"tensor.sub.train":   "t = {t} GPU par groupe TP sur {link} · entraînement : passes avant et arrière d'un micro-lot dans une couche",
