@@ -271,10 +271,14 @@ func (m Model) export() (tea.Model, tea.Cmd) {
 		cmp = m.cmp
 	}
 	d, dir, lang := m.data, m.saveDir, m.lang
+	title := ""
+	if m.tour.on {
+		title = m.tour.files[m.tour.at].Title // the tour step's title heads the picture
+	}
 	stem := filepath.Join(dir, fileStem(d.Scenario))
 	return m, func() tea.Msg {
 		var svg, md bytes.Buffer
-		if err := export.SVG(&svg, d.Scenario, d.Report, export.SVGOptions{Lang: lang}); err != nil {
+		if err := export.SVG(&svg, d.Scenario, d.Report, export.SVGOptions{Lang: lang, Title: title}); err != nil {
 			return noteMsg{text: "export failed: " + err.Error(), err: true}
 		}
 		if err := export.Markdown(&md, d.Scenario, d.Report, cmp, lang); err != nil {

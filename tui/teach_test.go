@@ -625,3 +625,20 @@ func TestTourFitsEverySize(t *testing.T) {
 		}
 	}
 }
+
+// x during the tour heads the picture with the step's title.
+func TestExportInTheTourCarriesTheStepTitle(t *testing.T) {
+	m := ready(t, 100, 30, nil)
+	m.saveDir = t.TempDir()
+	m, _ = press(m, "g")
+	m = settle(m)
+	title := m.tour.files[m.tour.at].Title
+	_, cmd := press(m, "x")
+	if note, _ := cmd().(noteMsg); note.err {
+		t.Fatalf("export: %s", note.text)
+	}
+	b, err := os.ReadFile(filepath.Join(m.saveDir, fileStem(m.cur)+"-1.svg"))
+	if err != nil || title == "" || !strings.Contains(string(b), title) {
+		t.Errorf("the SVG lacks the step title %q (%v)", title, err)
+	}
+}

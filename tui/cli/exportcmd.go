@@ -30,9 +30,10 @@ the Tensor breakdown of one layer on one GPU to scale, compute against TP all-re
 ring all-reduce formula filled in; and a legend.
 
 --markdown FILE writes the report (scenario, layout, step time and its breakdown, efficiency,
-memory per GPU, warnings) and the comparison of TP only, PP only and the best hybrid layout:
-what is split, communication per layer, latency, throughput, interconnect needs, memory per
-GPU, with each row's winner marked ★.
+memory per GPU, warnings) and the Compare tab's contenders under the same labels (TP only, PP
+only, the best layout of the search, the best hybrid when that is not it): what is split,
+communication per layer, latency, throughput, interconnect needs, memory per GPU, with each
+row's winner among the layouts that fit marked ★.
 
 Give either or both; "-" writes to standard output. --lang fr writes French texts.`,
 		Example: `  splitscope export --svg pipeline.svg
