@@ -508,3 +508,24 @@ func TestHelpOnTheBoxTabFollowsTheBox(t *testing.T) {
 		}
 	}
 }
+
+// A setting with no effect is said on screen: the cost model's warning in the footer and, whole,
+// under the panel.
+func TestWarningsShowInTheFooterAndThePanel(t *testing.T) {
+	m := ready(t, 120, 40, func(s *model.Scenario) { s.Layout.ZeRO = 1 }) // DP 1: nothing to shard
+	if len(m.data.Report.Warnings) == 0 {
+		t.Fatal("ZeRO 1 with DP 1: no warning from the cost model")
+	}
+	v := m.View()
+	lines := strings.Split(v, "\n")
+	if foot := lines[len(lines)-1]; !strings.Contains(foot, "! ZeRO 1") {
+		t.Errorf("the footer lacks the warning: %q", foot)
+	}
+	if flat := strings.Join(strings.Fields(strings.ReplaceAll(v, "│", " ")), " "); !strings.Contains(flat, "raise DP or set ZeRO 0") {
+		t.Errorf("the panel lacks the whole warning:\n%s", v)
+	}
+	clean := ready(t, 120, 40, nil)
+	if strings.Contains(clean.View(), "! ") {
+		t.Error("a warning on a scenario that sets nothing in vain")
+	}
+}

@@ -218,6 +218,12 @@ func (m Model) paramNotes(innerW, innerH int) []string {
 			notes = append(notes, wrap(m.styles.Dim, d, innerW)...)
 		}
 	}
+	if m.hasData && !m.data.Stale && !m.editing {
+		// Settings with no effect or that the hardware contradicts, from the cost model.
+		for _, w := range m.data.Report.Warnings {
+			notes = append(notes, wrap(m.styles.Warn, "! "+w, innerW)...)
+		}
+	}
 	if m.boxErr != "" {
 		notes = append(notes, wrap(m.styles.ValueError, m.boxErr, innerW)...)
 	} else if len(m.boxNotes) > 0 && sameHardware(m.cur.Cluster, m.boxCluster) {
