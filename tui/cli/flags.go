@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"slices"
@@ -69,6 +68,9 @@ type scenarioFlags struct {
 	scenarioFile    string
 	scenarioTitle   string
 	scenarioApplied bool
+	// fileSet holds the flags the --scenario file set (not typed), by flag name, with the key
+	// and its line, so that a problem with one of them names the file, the line and the key.
+	fileSet map[string]assets.Setting
 	// lang is --lang as typed; language() resolves the default from the environment.
 	lang string
 
@@ -156,8 +158,9 @@ func enumError(flag, value string, err error) *model.FieldError {
 func defaultTP(n, perNode int, a model.Arch) int { return model.DefaultTP(n, perNode, a) }
 
 // scenario builds the Scenario the flags describe and validates it. Every problem is returned at
-// once as a model.ValidationError whose fields are flag names. For search, the --tp, --pp and
-// --dp flags are ignored: the layout is the default one and only a starting point.
+// once, as a scenarioError that says each against what the user wrote (explain) and unwraps to
+// the model.ValidationError. For search, the --tp, --pp and --dp flags are ignored: the layout
+// is the default one and only a starting point.
 func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scenario, error) {
 	var errs model.ValidationError
 	var s model.Scenario
@@ -212,15 +215,28 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	if err != nil {
 		errs = append(errs, enumError("recompute", f.recompute, err))
 	}
+	// The float flags: NaN, ±Inf and values out of range are named here, with what is allowed.
+	for _, c := range []struct {
+		name string
+		v    float64
+		ok   bool
+	}{
+		{"compute-eff", f.computeEff, f.computeEff == 0 || finiteIn(f.computeEff, math.SmallestNonzeroFloat64, 1)},
+		{"memory-eff", f.memoryEff, f.memoryEff == 0 || finiteIn(f.memoryEff, math.SmallestNonzeroFloat64, 1)},
+		{"intra-eff", f.intraEff, f.intraEff == 0 || finiteIn(f.intraEff, math.SmallestNonzeroFloat64, 1)},
+		{"inter-eff", f.interEff, f.interEff == 0 || finiteIn(f.interEff, math.SmallestNonzeroFloat64, 1)},
+		{"reserve-gib", f.reserveGiB, finiteIn(f.reserveGiB, 0, maxReserveGiB)},
+	} {
+		if !c.ok {
+			errs = append(errs, &model.FieldError{Field: c.name, Value: c.v, Allowed: floatAllowed[c.name]})
+		}
+	}
 	reserve := float64(model.DefaultReserveBytes)
-	switch r := f.reserveGiB; {
-	case math.IsNaN(r) || math.IsInf(r, 0) || r < 0:
-		errs = append(errs, &model.FieldError{Field: "reserve-gib", Value: r, Allowed: "must be a finite number of GiB ≥ 0 (0: 1 GiB)"})
-	case r > 0:
-		reserve = r * model.GiB
+	if f.reserveGiB > 0 {
+		reserve = f.reserveGiB * model.GiB
 	}
 	if len(errs) > 0 {
-		return s, errs
+		return s, f.explain(errs, s, forSearch)
 	}
 
 	// The boxes set the GPU, how many, how many per node and the link between them.
@@ -288,18 +304,20 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 		GenTokens: f.gen, Requests: reqs, Precision: prec}
 
 	err = s.Validate()
-	if split == nil {
+	ve, ok := err.(model.ValidationError)
+	if err != nil && !ok {
 		return s, err
 	}
+	if split == nil {
+		return s, f.explain(ve, s, forSearch)
+	}
 	// The derived dp is a placeholder: report the tp × pp split, not the dp it implies.
-	if ve, ok := err.(model.ValidationError); ok {
-		for _, fe := range ve {
-			if fe.Field != "dp" {
-				errs = append(errs, fe)
-			}
+	for _, fe := range ve {
+		if fe.Field != "dp" {
+			errs = append(errs, fe)
 		}
 	}
-	return s, append(errs, split)
+	return s, f.explain(append(errs, split), s, forSearch)
 }
 
 // languages are the values --lang takes; the first is the fallback.
@@ -358,14 +376,9 @@ func (f *scenarioFlags) readScenarioFile(p *assets.Presets) (assets.ScenarioFile
 		}
 		return sf, err
 	}
-	data, err := os.ReadFile(ref)
+	data, err := readInputFile("scenario", ref)
 	if err != nil {
-		why := err
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			why = pe.Err
-		}
-		return assets.ScenarioFile{}, &model.FieldError{Field: "scenario", Value: ref, Allowed: "cannot read the file: " + why.Error()}
+		return assets.ScenarioFile{}, err
 	}
 	sf, err := assets.ParseScenario(ref, data, p)
 	if err != nil {
@@ -396,6 +409,7 @@ func (f *scenarioFlags) applyScenarioFile(p *assets.Presets, boxed bool) error {
 	typed := map[string]bool{}
 	// Changed, not Visit: cobra parses a subcommand's copy of the set, sharing the flags.
 	f.fs.VisitAll(func(fl *pflag.Flag) { typed[fl.Name] = fl.Changed })
+	f.fileSet = map[string]assets.Setting{}
 	for _, kv := range sf.Set {
 		name := kv.Flag()
 		switch {
@@ -407,8 +421,13 @@ func (f *scenarioFlags) applyScenarioFile(p *assets.Presets, boxed bool) error {
 			continue
 		}
 		if err := f.fs.Set(name, kv.Value); err != nil {
-			return &inputError{err: fmt.Errorf("%s: %s: %w", f.scenarioFile, kv.Key, err)}
+			why := err.Error()
+			if fe := badFlagValue(err); fe != nil {
+				why = fe.Allowed
+			}
+			return &inputError{err: fmt.Errorf("%s line %d: %s = %s: %s", f.scenarioFile, kv.Line, kv.Key, kv.Value, why)}
 		}
+		f.fileSet[name] = kv
 	}
 	return nil
 }
