@@ -60,8 +60,9 @@ type boxError struct{ err error }
 func (e *boxError) Error() string { return "--box: " + e.err.Error() }
 func (e *boxError) Unwrap() error { return e.err }
 
-// loadBoxes reads and parses box files. A file that cannot be read (or is no regular file, or
-// is too large: readInputFile) is a --box field error; one that does not parse is an inputError whose message (gpu.ParseBox's) names file, line and field.
+// loadBoxes reads and parses box files. A file that cannot be read (or is no regular file, or is
+// too large: readInputFile) is a --box field error; one that does not parse is an inputError
+// whose message (gpu.ParseBox's) names file, line and field.
 func loadBoxes(paths []string) ([]gpu.Box, error) {
 	boxes := make([]gpu.Box, 0, len(paths))
 	for _, path := range paths {

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"slices"
 	"strings"
@@ -215,21 +214,18 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	if err != nil {
 		errs = append(errs, enumError("recompute", f.recompute, err))
 	}
-	// The float flags: NaN, ±Inf and values out of range are named here, with what is allowed.
+	// The float flags: NaN, ±Inf and values out of range are named here, with what is allowed
+	// (comparisons with NaN are false, so NaN fails each test).
 	for _, c := range []struct {
 		name string
 		v    float64
-		ok   bool
-	}{
-		{"compute-eff", f.computeEff, f.computeEff == 0 || finiteIn(f.computeEff, math.SmallestNonzeroFloat64, 1)},
-		{"memory-eff", f.memoryEff, f.memoryEff == 0 || finiteIn(f.memoryEff, math.SmallestNonzeroFloat64, 1)},
-		{"intra-eff", f.intraEff, f.intraEff == 0 || finiteIn(f.intraEff, math.SmallestNonzeroFloat64, 1)},
-		{"inter-eff", f.interEff, f.interEff == 0 || finiteIn(f.interEff, math.SmallestNonzeroFloat64, 1)},
-		{"reserve-gib", f.reserveGiB, finiteIn(f.reserveGiB, 0, maxReserveGiB)},
-	} {
-		if !c.ok {
+	}{{"compute-eff", f.computeEff}, {"memory-eff", f.memoryEff}, {"intra-eff", f.intraEff}, {"inter-eff", f.interEff}} {
+		if c.v != 0 && !(c.v > 0 && c.v <= 1) {
 			errs = append(errs, &model.FieldError{Field: c.name, Value: c.v, Allowed: floatAllowed[c.name]})
 		}
+	}
+	if !(f.reserveGiB >= 0 && f.reserveGiB <= maxReserveGiB) {
+		errs = append(errs, &model.FieldError{Field: "reserve-gib", Value: f.reserveGiB, Allowed: floatAllowed["reserve-gib"]})
 	}
 	reserve := float64(model.DefaultReserveBytes)
 	if f.reserveGiB > 0 {

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -198,9 +197,4 @@ func flagAllowed(name, typ string, cause error) string {
 		return "must be true or false"
 	}
 	return cause.Error()
-}
-
-// finiteIn reports whether x is a finite number from lo to hi.
-func finiteIn(x, lo, hi float64) bool {
-	return !math.IsNaN(x) && !math.IsInf(x, 0) && x >= lo && x <= hi
 }
