@@ -42,6 +42,9 @@ var scenarioFS embed.FS
 // TourDir is the embedded folder of the tour's scenario files, NN-name.yaml in tour order.
 const TourDir = "scenarios/tour"
 
+// maxScenarioErrors is how many problems of one scenario file ParseScenario reports.
+const maxScenarioErrors = 10
+
 // yamlLine picks the line out of a yaml.v3 syntax error.
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
@@ -58,9 +61,11 @@ type ScenarioFile struct {
 }
 
 // Setting is one key of a scenario file and its value, normalised: preset IDs and enum values in
-// their canonical spelling, numbers in Go's shortest form.
+// their canonical spelling, numbers in Go's shortest form. Line is the key's line in the file,
+// so that a problem found later (an invalid scenario) can still name the file, line and key.
 type Setting struct {
 	Key, Value string
+	Line       int
 }
 
 // Flag is the command-line flag of the key: the key with '-' for '_'.
@@ -130,7 +135,8 @@ type scenarioValues struct {
 }
 
 // ParseScenario reads a scenario file named name (for messages) against the presets p. Every
-// problem is reported, as an Errors whose items name the file, the line and the key: an unknown
+// problem is reported (the first maxScenarioErrors, then how many more), as an Errors whose
+// items name the file, the line and the key: an unknown
 // key, a repeated one, a value of the wrong type, an unknown preset ID (listing the known ones),
 // an unknown enum value, a missing model or gpu.
 //
@@ -142,8 +148,18 @@ func ParseScenario(name string, data []byte, p *Presets) (ScenarioFile, error) {
 		p = &Presets{}
 	}
 	var errs Errors
+	failed := 0
 	fail := func(line int, key, value, format string, args ...any) {
-		errs = append(errs, &Error{File: name, Row: -1, Line: line, Field: key, Value: value, Msg: fmt.Sprintf(format, args...)})
+		if failed++; failed <= maxScenarioErrors {
+			errs = append(errs, &Error{File: name, Row: -1, Line: line, Field: key, Value: value, Msg: fmt.Sprintf(format, args...)})
+		}
+	}
+	// done caps the problems reported: a file of thousands of bad keys gives a screenful.
+	done := func() error {
+		if more := failed - len(errs); more > 0 {
+			errs = append(errs, &Error{File: name, Row: -1, Msg: fmt.Sprintf("%d more problems not shown", more)})
+		}
+		return errs
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -154,16 +170,16 @@ func ParseScenario(name string, data []byte, p *Presets) (ScenarioFile, error) {
 			msg = "not YAML: " + m[2]
 		}
 		fail(line, "", "", "%s", msg)
-		return ScenarioFile{}, errs
+		return ScenarioFile{}, done()
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		fail(1, "", "", "empty file: a scenario needs at least model: and gpu: (preset IDs)")
-		return ScenarioFile{}, errs
+		return ScenarioFile{}, done()
 	}
 	top := resolve(doc.Content[0])
 	if top.Kind != yaml.MappingNode {
 		fail(top.Line, "", "", "a scenario must be a mapping of key: value, not a %s", kindName(top))
-		return ScenarioFile{}, errs
+		return ScenarioFile{}, done()
 	}
 
 	v := scenarioValues{set: map[string]bool{}, ints: map[string]int{}, floats: map[string]float64{},
@@ -206,15 +222,15 @@ func ParseScenario(name string, data []byte, p *Presets) (ScenarioFile, error) {
 			continue
 		}
 		v.set[key] = true
-		out.Set = append(out.Set, Setting{Key: key, Value: val})
+		out.Set = append(out.Set, Setting{Key: key, Value: val, Line: k.Line})
 	}
 	for _, req := range []string{"model", "gpu"} {
 		if _, seen := firstLine[req]; !seen {
 			fail(top.Line, req, "", "missing (required): a %s preset ID", req)
 		}
 	}
-	if len(errs) > 0 {
-		return ScenarioFile{}, errs
+	if failed > 0 {
+		return ScenarioFile{}, done()
 	}
 	s, err := v.scenario(p)
 	if err != nil {
@@ -232,6 +248,10 @@ func unknownKeyMsg(key string) string {
 	}
 	best, bestD := "", 3
 	for _, k := range known {
+		// Lengths further apart than the distance sought cannot be closer: a long key costs nothing.
+		if abs(len(key)-len(k)) >= bestD {
+			continue
+		}
 		if d := editDistance(strings.ToLower(key), k); d < bestD {
 			best, bestD = k, d
 		}
@@ -241,6 +261,8 @@ func unknownKeyMsg(key string) string {
 	}
 	return "unknown key (known: " + strings.Join(known, ", ") + ")"
 }
+
+func abs(x int) int { return max(x, -x) }
 
 // editDistance is the Levenshtein distance between a and b.
 func editDistance(a, b string) int {

@@ -273,8 +273,8 @@ func TestParseScenarioSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Setting{{"model", "llama-3-70b"}, {"gpu", "h100-sxm"}, {"schedule", "zb-h1"}, {"tp", "4"},
-		{"intra_eff", "1"}, {"sequence_parallel", "true"}}
+	want := []Setting{{"model", "llama-3-70b", 2}, {"gpu", "h100-sxm", 3}, {"schedule", "zb-h1", 4}, {"tp", "4", 5},
+		{"intra_eff", "1", 6}, {"sequence_parallel", "true", 7}}
 	if !slices.Equal(sf.Set, want) {
 		t.Errorf("Set = %v, want %v", sf.Set, want)
 	}

@@ -9,8 +9,11 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/splitscope/splitscope/model"
 )
 
 // MarshalBox writes a box file: the Box as indented JSON, fields in the order the types declare
@@ -42,13 +45,25 @@ func ParseBox(name string, data []byte) (Box, error) {
 	if len(problems) == 0 {
 		return b, nil
 	}
-	ix := indexJSON(data)
-	msgs := make([]string, len(problems))
-	for i, p := range problems {
+	shown := problems[:min(len(problems), maxProblems)]
+	want := make([]string, len(shown))
+	for i, p := range shown {
+		want[i] = p.path
+	}
+	ix := indexJSON(data, want...)
+	msgs := make([]string, len(shown), len(shown)+1)
+	for i, p := range shown {
 		msgs[i] = fmt.Sprintf("%s:%d: %s: %s", name, ix.lineOf(p.path), p.path, p.msg)
+	}
+	if more := len(problems) - len(shown); more > 0 {
+		msgs = append(msgs, fmt.Sprintf("%s: %d more problems not shown", name, more))
 	}
 	return Box{}, errors.New(strings.Join(msgs, "\n"))
 }
+
+// maxProblems is how many problems of one box file are reported: a large broken box (a GPU
+// list pasted many times over) should give a screenful, not a line per GPU.
+const maxProblems = 10
 
 // decodeError turns an encoding/json error into "file:line: field: what".
 func decodeError(name string, data []byte, err error) error {
@@ -106,16 +121,40 @@ func typeWord(t reflect.Type) string {
 	return t.String()
 }
 
-// lineAt is the 1-based line of a byte offset.
+// lineAt is the 1-based line of a byte offset, for a single look-up.
 func lineAt(data []byte, off int64) int {
 	off = max(min(off, int64(len(data))), 0)
 	return 1 + bytes.Count(data[:off], []byte{'\n'})
 }
 
+// lineTable answers many line look-ups in one text in logarithmic time each: the index builds a
+// path for every value of a box, and counting newlines from the start for each would make a
+// large box quadratic.
+type lineTable []int64 // offsets of the newlines, ascending
+
+func newLineTable(data []byte) lineTable {
+	var t lineTable
+	for off := 0; ; {
+		i := bytes.IndexByte(data[off:], '\n')
+		if i < 0 {
+			return t
+		}
+		t = append(t, int64(off+i))
+		off += i + 1
+	}
+}
+
+// line is the 1-based line of byte offset off: one more than the newlines before it.
+func (t lineTable) line(off int64) int {
+	return 1 + sort.Search(len(t), func(i int) bool { return t[i] >= off })
+}
+
 // jsonIndex maps the values of a syntactically valid JSON text to their paths
 // ("gpus[2].memory_total_bytes") and lines, and lists the keys the Box type does not have.
 type jsonIndex struct {
-	data    []byte
+	nl      lineTable
+	types   map[reflect.Type]map[string]reflect.Type // jsonFields, once per type
+	want    map[string]bool                          // paths still wanted; nil: index everything
 	lines   map[string]int
 	spans   []jsonSpan
 	unknown []unknownKey
@@ -136,11 +175,39 @@ type unknownKey struct {
 	known     []string
 }
 
-func indexJSON(data []byte) *jsonIndex {
-	ix := &jsonIndex{data: data, lines: map[string]int{}}
+// indexJSON indexes data. Given the paths wanted, it stops as soon as it has seen them all (a
+// problem near the top of a large box needs no walk through the rest); a path absent from the
+// text needs the whole walk, which finds the closest ancestor present.
+func indexJSON(data []byte, want ...string) *jsonIndex {
+	ix := &jsonIndex{nl: newLineTable(data), lines: map[string]int{}, types: map[reflect.Type]map[string]reflect.Type{}}
+	if len(want) > 0 {
+		ix.want = map[string]bool{}
+		for _, w := range want {
+			ix.want[w] = true
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	_ = ix.value(dec, "", 0, reflect.TypeFor[Box]()) // a broken text leaves a partial index
 	return ix
+}
+
+// errIndexed stops the walk once every wanted path is indexed.
+var errIndexed = errors.New("every wanted path indexed")
+
+// record notes the line of a path's first appearance, and returns errIndexed when that was the
+// last path wanted.
+func (ix *jsonIndex) record(path string, line int) error {
+	if _, seen := ix.lines[path]; seen {
+		return nil
+	}
+	ix.lines[path] = line
+	if ix.want[path] {
+		delete(ix.want, path)
+		if len(ix.want) == 0 {
+			return errIndexed
+		}
+	}
+	return nil
 }
 
 func (ix *jsonIndex) value(dec *json.Decoder, path string, depth int, t reflect.Type) error {
@@ -152,13 +219,12 @@ func (ix *jsonIndex) value(dec *json.Decoder, path string, depth int, t reflect.
 	end := dec.InputOffset()
 	delim, ok := tok.(json.Delim)
 	if !ok {
-		ix.add(path, before, end, depth, end-1)
-		return nil
+		return ix.add(path, before, end, depth, end-1)
 	}
 	start := end - 1
 	switch delim {
 	case '{':
-		fields := jsonFields(t)
+		fields := ix.fields(t)
 		for dec.More() {
 			kt, err := dec.Token()
 			if err != nil {
@@ -169,9 +235,9 @@ func (ix *jsonIndex) value(dec *json.Decoder, path string, depth int, t reflect.
 			if path != "" {
 				kpath = path + "." + key
 			}
-			keyLine := lineAt(ix.data, dec.InputOffset()-1)
-			if _, seen := ix.lines[kpath]; !seen {
-				ix.lines[kpath] = keyLine
+			keyLine := ix.nl.line(dec.InputOffset() - 1)
+			if err := ix.record(kpath, keyLine); err != nil {
+				return err
 			}
 			var ft reflect.Type
 			if fields != nil {
@@ -203,16 +269,13 @@ func (ix *jsonIndex) value(dec *json.Decoder, path string, depth int, t reflect.
 	if _, err := dec.Token(); err != nil { // the closing delimiter
 		return err
 	}
-	ix.add(path, start, dec.InputOffset(), depth, start)
-	return nil
+	return ix.add(path, start, dec.InputOffset(), depth, start)
 }
 
-func (ix *jsonIndex) add(path string, start, end int64, depth int, at int64) {
-	line := lineAt(ix.data, at)
-	if _, ok := ix.lines[path]; !ok {
-		ix.lines[path] = line
-	}
+func (ix *jsonIndex) add(path string, start, end int64, depth int, at int64) error {
+	line := ix.nl.line(at)
 	ix.spans = append(ix.spans, jsonSpan{path: path, start: start, end: end, depth: depth, line: line})
+	return ix.record(path, line)
 }
 
 // at is the deepest value holding byte offset off (encoding/json's error offsets point just past
@@ -249,6 +312,19 @@ func (ix *jsonIndex) lineOf(path string) int {
 	return 1
 }
 
+// fields is jsonFields(t), computed once per type: a box holds many objects of one type.
+func (ix *jsonIndex) fields(t reflect.Type) map[string]reflect.Type {
+	if t == nil {
+		return nil
+	}
+	m, ok := ix.types[t]
+	if !ok {
+		m = jsonFields(t)
+		ix.types[t] = m
+	}
+	return m
+}
+
 // jsonFields maps the JSON names of a struct type's fields to their types (nil if t is not a
 // struct).
 func jsonFields(t reflect.Type) map[string]reflect.Type {
@@ -283,8 +359,13 @@ func validateBox(b Box) []boxProblem {
 	add := func(path, format string, a ...any) {
 		ps = append(ps, boxProblem{path, fmt.Sprintf(format, a...)})
 	}
-	if len(b.GPUs) == 0 {
+	switch n := len(b.GPUs); {
+	case n == 0:
 		add("gpus", "must list at least one GPU")
+	case n > model.MaxGPUsPerNode:
+		// Refused whole: what each GPU holds does not matter.
+		add("gpus", "lists %d GPUs: a box is one node, at most %d GPUs (one file per node: probe --save on each)", n, model.MaxGPUsPerNode)
+		return ps
 	}
 	for i, d := range b.GPUs {
 		p := fmt.Sprintf("gpus[%d].", i)

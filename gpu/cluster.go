@@ -140,6 +140,9 @@ func ToCluster(boxes []Box, gpus []model.GPU, links []model.Link, inter model.Li
 			}
 			n.label += ": "
 		}
+		if len(b.GPUs) > model.MaxGPUsPerNode {
+			return model.Cluster{}, warns, fmt.Errorf("%s%d GPUs: a box is one node, at most %d GPUs", labelOr(n.label, "box"), len(b.GPUs), model.MaxGPUsPerNode)
+		}
 		for i, d := range b.GPUs {
 			switch {
 			case d.Lost:
@@ -161,6 +164,9 @@ func ToCluster(boxes []Box, gpus []model.GPU, links []model.Link, inter model.Li
 			return model.Cluster{}, warns, fmt.Errorf("boxes need the same number of GPUs each: %s%d, %s%d",
 				nodes[0].label, per, n.label, len(n.use))
 		}
+	}
+	if per*len(nodes) > model.MaxGPUs {
+		return model.Cluster{}, warns, fmt.Errorf("%d boxes of %d GPUs: at most %d GPUs in all", len(nodes), per, model.MaxGPUs)
 	}
 
 	// GPU type: one per distinct device name, in order of appearance.
@@ -337,42 +343,77 @@ var nvlinkFullLinks = map[int]int{2: 6, 3: 12, 4: 18, 5: 18}
 
 // intraLink picks the link between the GPUs use of one box.
 func intraLink(b Box, use []int, gpu model.GPU, links []model.Link) (model.Link, []string, error) {
-	topo := func(i, j int) string {
-		if i < len(b.Topology) && j < len(b.Topology[i]) {
-			return b.Topology[i][j]
+	ps := summarisePairs(b, use)
+	switch {
+	case ps.minNV > 0: // every pair shares NVLinks
+		l, w, ok := nvlinkFor(b, use, ps.minNV, gpu, links)
+		if ok {
+			return l, w, nil
 		}
-		return "?"
+		pl, pw, err := pcieFor(b, use, ps, gpu, links)
+		return pl, append(w, pw...), err
+	case ps.someNV:
+		l, w, err := pcieFor(b, use, ps, gpu, links)
+		return l, append([]string{"NVLink joins only some GPU pairs; the others talk over PCIe, which sets the pace"}, w...), err
 	}
-	if len(use) >= 2 {
-		minNV, someNV, allNV := math.MaxInt, false, true
-		for a := range use {
-			for c := a + 1; c < len(use); c++ {
-				n := nvCount(topo(use[a], use[c]))
-				if n == 0 {
-					n = nvCount(topo(use[c], use[a]))
-				}
-				if n == 0 {
-					allNV = false
-				} else {
-					someNV = true
-				}
-				minNV = min(minNV, n)
+	return pcieFor(b, use, ps, gpu, links)
+}
+
+// pairSummary is what the topology matrix says about the pairs of GPUs a box uses.
+type pairSummary struct {
+	minNV   int  // the fewest NVLinks joining a pair: 0 when some pair has none (or one GPU)
+	someNV  bool // some pair shares NVLinks
+	sys     bool // some pair without NVLink crosses CPU sockets ("SYS")
+	unknown bool // some pair without NVLink has an unknown topology ("?")
+}
+
+// summarisePairs reads the topology of every pair of the GPUs use once. A pair's NVLinks may
+// be written on either side of the diagonal. A matrix that is not n×n for the box's n GPUs
+// (ParseBox refuses those; a box built in memory may have none) says "?" for every pair: it is
+// not read at all, so that a large box without a matrix costs nothing per pair, and the work
+// stays in proportion to the matrix, which is the size of the input.
+func summarisePairs(b Box, use []int) pairSummary {
+	var ps pairSummary
+	if len(use) < 2 {
+		return ps
+	}
+	if !isSquare(b.Topology, len(b.GPUs)) {
+		ps.unknown = true
+		return ps
+	}
+	ps.minNV = math.MaxInt
+	for a, i := range use {
+		for _, j := range use[a+1:] {
+			t := b.Topology[i][j]
+			n := nvCount(t)
+			if n == 0 {
+				n = nvCount(b.Topology[j][i])
+			}
+			ps.minNV = min(ps.minNV, n)
+			switch {
+			case n > 0:
+				ps.someNV = true
+			case t == "SYS":
+				ps.sys = true
+			case t == "?":
+				ps.unknown = true
 			}
 		}
-		if allNV {
-			l, w, ok := nvlinkFor(b, use, minNV, gpu, links)
-			if ok {
-				return l, w, nil
-			}
-			pl, pw, err := pcieFor(b, use, topo, gpu, links)
-			return pl, append(w, pw...), err
-		}
-		if someNV {
-			l, w, err := pcieFor(b, use, topo, gpu, links)
-			return l, append([]string{"NVLink joins only some GPU pairs; the others talk over PCIe, which sets the pace"}, w...), err
+	}
+	return ps
+}
+
+// isSquare reports whether m is an n×n matrix.
+func isSquare(m [][]string, n int) bool {
+	if len(m) != n {
+		return false
+	}
+	for _, row := range m {
+		if len(row) != n {
+			return false
 		}
 	}
-	return pcieFor(b, use, topo, gpu, links)
+	return true
 }
 
 // nvlinkFor is the NVLink preset of the GPUs' generation scaled to n links per pair; ok is false
@@ -422,7 +463,7 @@ func nvlinkFor(b Box, use []int, n int, gpu model.GPU, links []model.Link) (mode
 }
 
 // pcieFor is the PCIe preset for the GPUs' generation, across sockets if some pair is.
-func pcieFor(b Box, use []int, topo func(i, j int) string, gpu model.GPU, links []model.Link) (model.Link, []string, error) {
+func pcieFor(b Box, use []int, ps pairSummary, gpu model.GPU, links []model.Link) (model.Link, []string, error) {
 	var warns []string
 	gen, width := Unknown, Unknown
 	for _, i := range use {
@@ -458,29 +499,14 @@ func pcieFor(b Box, use []int, topo func(i, j int) string, gpu model.GPU, links 
 		warns = append(warns, fmt.Sprintf("PCIe %d has no preset; modelled as PCIe 5", gen))
 		gen = 5
 	}
-	sys, unknown := false, false
-	for a := range use {
-		for c := a + 1; c < len(use); c++ {
-			t := topo(use[a], use[c])
-			if nvCount(t) > 0 {
-				continue
-			}
-			switch t {
-			case "SYS":
-				sys = true
-			case "?":
-				unknown = true
-			}
-		}
-	}
 	id := fmt.Sprintf("pcie%d", gen)
-	if sys {
+	if ps.sys {
 		if _, ok := findLink(links, id+"-sys"); ok {
 			id += "-sys"
 		} else {
 			warns = append(warns, fmt.Sprintf("GPUs sit under different CPU sockets, but there is no %s-sys preset; using %s", id, id))
 		}
-	} else if unknown {
+	} else if ps.unknown {
 		warns = append(warns, "PCIe topology unknown for some GPU pairs; assuming they share a CPU socket (across sockets is slower)")
 	}
 	base, ok := findLink(links, id)

@@ -52,7 +52,28 @@ const (
 	MaxGenTokens = 1 << 20
 	// MaxOps bounds the ops of one simulated step (training: micro-batches × stages × chunks × 3).
 	MaxOps = 1 << 22
+	// MaxGPUsPerNode bounds a node, and so a box file (one node's probe).
+	MaxGPUsPerNode = 1024
 )
+
+// intLimits are the ranges Validate allows for the integer fields, by field name (the command
+// line's flag). One table, so that a value the command line cannot even parse (too many digits)
+// is answered with the same range as one it can.
+var intLimits = map[string][2]int{
+	"layers": {1, MaxLayers}, "hidden": {1, MaxHidden}, "heads": {1, MaxHeads}, "kv-heads": {1, MaxHeads},
+	"ffn": {1, 1 << 20}, "vocab": {1, MaxVocab},
+	"gpus": {1, MaxGPUs}, "gpus-per-node": {1, MaxGPUsPerNode}, "nics-per-node": {1, 64},
+	"prompt": {1, MaxSeq}, "gen": {1, MaxGenTokens}, "requests": {1, MaxBatch}, "seq": {1, MaxSeq}, "batch": {1, MaxBatch},
+	"tp": {1, MaxGPUs}, "pp": {1, MaxLayers}, "dp": {1, MaxGPUs}, "chunks": {1, 64}, "micro-batch": {1, MaxBatch},
+	"zero": {0, 3},
+}
+
+// IntLimits is the range Validate allows for the integer field named field; ok is false for a
+// field that is not an integer field of a Scenario.
+func IntLimits(field string) (lo, hi int, ok bool) {
+	r, ok := intLimits[field]
+	return r[0], r[1], ok
+}
 
 type checker struct{ errs ValidationError }
 
@@ -77,8 +98,9 @@ func (v ValidationError) OnlyLayout() bool {
 	return true
 }
 
-// intRange checks lo ≤ v ≤ hi and reports whether it held.
-func (c *checker) intRange(field string, v, lo, hi int) bool {
+// intRange checks that v is within the field's intLimits and reports whether it held.
+func (c *checker) intRange(field string, v int) bool {
+	lo, hi, _ := IntLimits(field)
 	if v < lo || v > hi {
 		c.add(field, v, "must be between %d and %d", lo, hi)
 		return false
@@ -146,12 +168,12 @@ func (a Arch) Validate() error {
 }
 
 func (a Arch) check(c *checker) {
-	c.intRange("layers", a.Layers, 1, MaxLayers)
-	hOK := c.intRange("hidden", a.Hidden, 1, MaxHidden)
-	headsOK := c.intRange("heads", a.Heads, 1, MaxHeads)
-	kvOK := c.intRange("kv-heads", a.KVHeads, 1, MaxHeads)
-	c.intRange("ffn", a.FFN, 1, 1<<20)
-	c.intRange("vocab", a.Vocab, 1, MaxVocab)
+	c.intRange("layers", a.Layers)
+	hOK := c.intRange("hidden", a.Hidden)
+	headsOK := c.intRange("heads", a.Heads)
+	kvOK := c.intRange("kv-heads", a.KVHeads)
+	c.intRange("ffn", a.FFN)
+	c.intRange("vocab", a.Vocab)
 	if hOK && headsOK && a.Hidden%a.Heads != 0 {
 		c.add("heads", a.Heads, "must divide hidden (%d)", a.Hidden)
 	}
@@ -197,12 +219,12 @@ func (s Scenario) Validate() error {
 	s.Cluster.Intra.check(&c, "intra")
 	s.Cluster.Inter.check(&c, "inter")
 	cl := s.Cluster
-	gpusOK := c.intRange("gpus", cl.GPUs, 1, MaxGPUs)
-	gpnOK := c.intRange("gpus-per-node", cl.GPUsPerNode, 1, 1024)
+	gpusOK := c.intRange("gpus", cl.GPUs)
+	gpnOK := c.intRange("gpus-per-node", cl.GPUsPerNode)
 	if gpusOK && gpnOK && cl.GPUs > cl.GPUsPerNode && cl.GPUs%cl.GPUsPerNode != 0 {
 		c.add("gpus", cl.GPUs, "must be a multiple of gpus-per-node (%d) when it spans nodes", cl.GPUsPerNode)
 	}
-	c.intRange("nics-per-node", cl.NICsPerNode, 1, 64)
+	c.intRange("nics-per-node", cl.NICsPerNode)
 	if !finite(s.ReserveBytes) || s.ReserveBytes < 0 {
 		c.add("reserve", s.ReserveBytes, "must be a finite number of bytes ≥ 0")
 	}
@@ -216,25 +238,25 @@ func (s Scenario) Validate() error {
 	}
 	var unitsOK bool
 	if w.Mode == Infer {
-		c.intRange("prompt", w.PromptTokens, 1, MaxSeq)
-		c.intRange("gen", w.GenTokens, 1, MaxGenTokens)
-		unitsOK = c.intRange("requests", w.Requests, 1, MaxBatch)
+		c.intRange("prompt", w.PromptTokens)
+		c.intRange("gen", w.GenTokens)
+		unitsOK = c.intRange("requests", w.Requests)
 		if w.PromptTokens > 0 && w.GenTokens > 0 && w.PromptTokens+w.GenTokens > MaxSeq {
 			c.add("gen", w.GenTokens, "prompt + gen must be at most %d tokens", MaxSeq)
 		}
 	} else {
-		c.intRange("seq", w.Seq, 1, MaxSeq)
-		unitsOK = c.intRange("batch", w.GlobalBatch, 1, MaxBatch)
+		c.intRange("seq", w.Seq)
+		unitsOK = c.intRange("batch", w.GlobalBatch)
 	}
 
 	l := s.Layout
 	layoutFrom := len(c.errs)
-	tpOK := c.intRange("tp", l.TP, 1, MaxGPUs)
-	ppOK := c.intRange("pp", l.PP, 1, MaxLayers)
-	dpOK := c.intRange("dp", l.DP, 1, MaxGPUs)
-	vOK := c.intRange("chunks", l.Chunks, 1, 64)
-	bOK := c.intRange("micro-batch", l.MicroBatch, 1, MaxBatch)
-	c.intRange("zero", l.ZeRO, 0, 3)
+	tpOK := c.intRange("tp", l.TP)
+	ppOK := c.intRange("pp", l.PP)
+	dpOK := c.intRange("dp", l.DP)
+	vOK := c.intRange("chunks", l.Chunks)
+	bOK := c.intRange("micro-batch", l.MicroBatch)
+	c.intRange("zero", l.ZeRO)
 	if l.Schedule < OneFOneB || l.Schedule > ZBH1 {
 		c.add("schedule", int(l.Schedule), "must be one of %s", strings.Join(scheduleNames, ", "))
 	}

@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/splitscope/splitscope/assets"
@@ -59,19 +56,15 @@ type boxError struct{ err error }
 func (e *boxError) Error() string { return "--box: " + e.err.Error() }
 func (e *boxError) Unwrap() error { return e.err }
 
-// loadBoxes reads and parses box files. A file that cannot be read is a --box field error; one
-// that does not parse is an inputError whose message (gpu.ParseBox's) names file, line and field.
+// loadBoxes reads and parses box files. A file that cannot be read (or is no regular file, or is
+// too large: readInputFile) is a --box field error; one that does not parse is an inputError
+// whose message (gpu.ParseBox's) names file, line and field.
 func loadBoxes(paths []string) ([]gpu.Box, error) {
 	boxes := make([]gpu.Box, 0, len(paths))
 	for _, path := range paths {
-		data, err := os.ReadFile(path)
+		data, err := readInputFile("box", path)
 		if err != nil {
-			why := err
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				why = pe.Err
-			}
-			return nil, &model.FieldError{Field: "box", Value: path, Allowed: "cannot read the file: " + why.Error()}
+			return nil, err
 		}
 		b, err := gpu.ParseBox(path, data)
 		if err != nil {

@@ -89,8 +89,16 @@ Exit status: 0 ok (a scenario that does not fit in memory is a result), 2 bad in
 			return runExplorer(stdout, cmd.ErrOrStderr(), sf)
 		},
 	}
+	// --version: the module version, VCS revision and Go toolchain from the build information.
+	root.Version = buildVersion()
+	root.SetVersionTemplate("{{.Version}}")
 	root.SuggestionsMinimumDistance = 2
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		if fe := badFlagValue(err); fe != nil {
+			return fe // a value that does not parse: the flag and what it allows
+		}
+		return &usageError{err: err}
+	})
 	sf.register(root.PersistentFlags())
 	root.PersistentFlags().SortFlags = false
 	root.Flags().SortFlags = false

@@ -52,7 +52,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"bad precision", []string{"report", "--precision", "int4"}, []string{"--precision int4: one of bf16, fp16, fp8, fp32"}},
 		{"bad schedule", []string{"report", "--schedule", "pipedream"}, []string{"--schedule pipedream: one of", "zb-h1"}},
 		{"bad mode in json mode", []string{"report", "--mode", "serve", "--json"}, []string{"--mode serve: one of train, infer"}},
-		{"flag parse", []string{"report", "--gpus", "eight"}, []string{"invalid argument \"eight\"", "--gpus"}},
+		{"flag parse", []string{"report", "--gpus", "eight"}, []string{"splitscope: --gpus eight: must be a whole number between 1 and 1048576\n"}},
 		{"unknown flag", []string{"report", "--tensor", "8"}, []string{"unknown flag: --tensor"}},
 		{"unknown command", []string{"reprot"}, []string{`unknown command "reprot"`, "report"}},
 		{"extra argument", []string{"report", "llama"}, []string{"takes no arguments"}},
@@ -496,6 +496,7 @@ func TestScenarioFlagTour(t *testing.T) {
 func TestScenarioFlagBadInput(t *testing.T) {
 	dir := t.TempDir()
 	bad := writeFile(t, "lesson.yaml", "model: llama-3-70b\ngpu: h100-sxm\ntpp: 4\nintra: nvlink9\n")
+	invalid := writeFile(t, "v.yaml", "model: llama-3-70b\ngpu: h100-sxm\ntp: 3\n")
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -509,8 +510,8 @@ func TestScenarioFlagBadInput(t *testing.T) {
 			"splitscope: " + bad + " line 4: intra = nvlink9: unknown link preset (known: ",
 		}},
 		{"bad file in search", []string{"search", "--scenario", bad}, []string{bad + " line 3: tpp"}},
-		{"invalid scenario", []string{"report", "--scenario", writeFile(t, "v.yaml", "model: llama-3-70b\ngpu: h100-sxm\ntp: 3\n")},
-			[]string{"splitscope: --tp 3: must divide heads (64)"}},
+		{"invalid scenario", []string{"report", "--scenario", invalid},
+			[]string{"splitscope: " + invalid + " line 3: tp = 3: must divide heads (64)"}},
 		{"bad lang", []string{"export", "--lang", "de", "--markdown", "-"}, []string{"splitscope: --lang de: one of en, fr"}},
 		{"lang on presets", []string{"presets", "--lang", "de"}, []string{"--lang de: presets prints no teaching texts"}},
 	} {

@@ -66,11 +66,7 @@ func fieldLine(cmd *cobra.Command, fe *model.FieldError) string {
 	if isFlag(cmd, name) {
 		name = "--" + name
 	}
-	v := fmt.Sprint(fe.Value)
-	if s, ok := fe.Value.(string); ok && (s == "" || strings.ContainsAny(s, " \t")) {
-		v = fmt.Sprintf("%q", s)
-	}
-	return fmt.Sprintf("%s %s: %s", name, v, fe.Allowed)
+	return fmt.Sprintf("%s %s: %s", name, showValue(fe.Value), fe.Allowed)
 }
 
 // printError writes err to w, one line per invalid field, each prefixed with the program name.
@@ -78,7 +74,12 @@ func printError(w io.Writer, cmd *cobra.Command, err error) {
 	var ve model.ValidationError
 	var fe *model.FieldError
 	var ie *inputError
+	var se *scenarioError
 	switch {
+	case errors.As(err, &se):
+		for _, l := range se.lines {
+			fmt.Fprintf(w, "splitscope: %s\n", l)
+		}
 	case errors.As(err, &ie), isBoxError(err):
 		// The message names the file, the line and the field itself, one problem a line.
 		for _, l := range strings.Split(strings.TrimRight(err.Error(), "\n"), "\n") {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +15,7 @@ import (
 // Markdown report with the TP-vs-PP comparison table.
 func newExportCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
 	var svgPath, mdPath string
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Write the Pipeline timeline and Tensor breakdown as SVG (--svg FILE), the report and TP-vs-PP table as Markdown (--markdown FILE)",
@@ -35,26 +35,33 @@ only, the best layout of the search, the best hybrid when that is not it): what 
 communication per layer, latency, throughput, interconnect needs, memory per GPU, with each
 row's winner among the layouts that fit marked ★.
 
-Give either or both; "-" writes to standard output. --lang fr writes French texts.`,
+Give either or both, each its own file; "-" writes to standard output (one of them). A file
+that exists is left alone unless --force is given; then it is replaced whole, never half-written.
+--lang fr writes French texts.`,
 		Example: `  splitscope export --svg pipeline.svg
   splitscope export --model llama-2-13b --pp 4 --tp 2 --svg lesson.svg --markdown lesson.md
   splitscope export --scenario tour/pcie --lang fr --markdown -`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runExport(stdout, cmd.ErrOrStderr(), sf, svgPath, mdPath)
+			return runExport(stdout, cmd.ErrOrStderr(), sf, output{"svg", svgPath}, output{"markdown", mdPath}, force)
 		},
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.StringVar(&svgPath, "svg", "", "write the Pipeline timeline and Tensor breakdown as SVG to `FILE` (\"-\": standard output)")
 	fs.StringVar(&mdPath, "markdown", "", "write the report and the TP-vs-PP comparison as Markdown to `FILE` (\"-\": standard output)")
+	fs.BoolVar(&force, "force", false, "replace --svg and --markdown files that exist (default off: refuse)")
 	return cmd
 }
 
 // runExport evaluates the flags' scenario (with its timeline) and writes the files asked for.
-func runExport(stdout, errw io.Writer, sf *scenarioFlags, svgPath, mdPath string) error {
-	if svgPath == "" && mdPath == "" {
+// Outputs that would lose data are refused before anything is evaluated or written.
+func runExport(stdout, errw io.Writer, sf *scenarioFlags, svg, md output, force bool) error {
+	if svg.path == "" && md.path == "" {
 		return usagef("export needs --svg FILE or --markdown FILE")
+	}
+	if err := checkOutputs(force, svg, md); err != nil {
+		return err
 	}
 	_, s, r, err := evaluateFlags(sf)
 	if err != nil {
@@ -62,35 +69,23 @@ func runExport(stdout, errw io.Writer, sf *scenarioFlags, svgPath, mdPath string
 	}
 	writeWarnings(errw, sf)
 	lang := sf.language()
-	if svgPath != "" {
+	if svg.path != "" {
 		var b bytes.Buffer
 		if err := export.SVG(&b, s, r, export.SVGOptions{Lang: lang, Title: sf.scenarioTitle}); err != nil {
 			return fmt.Errorf("export svg: %w", err)
 		}
-		if err := writeOut(stdout, svgPath, b.Bytes()); err != nil {
+		if err := writeOutput(stdout, svg, b.Bytes(), force); err != nil {
 			return err
 		}
 	}
-	if mdPath != "" {
+	if md.path != "" {
 		var b bytes.Buffer
 		if err := export.Markdown(&b, s, r, compare.Build(s), lang); err != nil {
 			return fmt.Errorf("export markdown: %w", err)
 		}
-		if err := writeOut(stdout, mdPath, b.Bytes()); err != nil {
+		if err := writeOutput(stdout, md, b.Bytes(), force); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// writeOut writes data to the file at path, or to stdout for "-".
-func writeOut(stdout io.Writer, path string, data []byte) error {
-	if path == "-" {
-		_, err := stdout.Write(data)
-		return err
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return fmt.Errorf("export: %w", err)
 	}
 	return nil
 }

@@ -3,8 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"math"
 	"os"
 	"slices"
 	"strings"
@@ -69,6 +67,9 @@ type scenarioFlags struct {
 	scenarioFile    string
 	scenarioTitle   string
 	scenarioApplied bool
+	// fileSet holds the flags the --scenario file set (not typed), by flag name, with the key
+	// and its line, so that a problem with one of them names the file, the line and the key.
+	fileSet map[string]assets.Setting
 	// lang is --lang as typed; language() resolves the default from the environment.
 	lang string
 
@@ -160,8 +161,9 @@ func enumError(flag, value string, err error) *model.FieldError {
 func defaultTP(n, perNode int, a model.Arch) int { return model.DefaultTP(n, perNode, a) }
 
 // scenario builds the Scenario the flags describe and validates it. Every problem is returned at
-// once as a model.ValidationError whose fields are flag names. For search, the layout is only a
-// starting point that keeps the sizes typed (searchFix).
+// once, as a scenarioError that says each against what the user wrote (explain) and unwraps to
+// the model.ValidationError. For search, the layout is only a starting point that keeps the
+// sizes typed (searchFix).
 func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scenario, error) {
 	var errs model.ValidationError
 	var s model.Scenario
@@ -216,15 +218,25 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	if err != nil {
 		errs = append(errs, enumError("recompute", f.recompute, err))
 	}
+	// The float flags: NaN, ±Inf and values out of range are named here, with what is allowed
+	// (comparisons with NaN are false, so NaN fails each test).
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"compute-eff", f.computeEff}, {"memory-eff", f.memoryEff}, {"intra-eff", f.intraEff}, {"inter-eff", f.interEff}} {
+		if c.v != 0 && !(c.v > 0 && c.v <= 1) {
+			errs = append(errs, &model.FieldError{Field: c.name, Value: c.v, Allowed: floatAllowed[c.name]})
+		}
+	}
+	if !(f.reserveGiB >= 0 && f.reserveGiB <= maxReserveGiB) {
+		errs = append(errs, &model.FieldError{Field: "reserve-gib", Value: f.reserveGiB, Allowed: floatAllowed["reserve-gib"]})
+	}
 	reserve := float64(model.DefaultReserveBytes)
-	switch r := f.reserveGiB; {
-	case math.IsNaN(r) || math.IsInf(r, 0) || r < 0:
-		errs = append(errs, &model.FieldError{Field: "reserve-gib", Value: r, Allowed: "must be a finite number of GiB ≥ 0 (0: 1 GiB)"})
-	case r > 0:
-		reserve = r * model.GiB
+	if f.reserveGiB > 0 {
+		reserve = f.reserveGiB * model.GiB
 	}
 	if len(errs) > 0 {
-		return s, errs
+		return s, f.explain(errs, s, forSearch)
 	}
 
 	// The boxes set the GPU, how many, how many per node and the link between them.
@@ -297,18 +309,20 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 
 	f.flagWarnings = f.typedWarnings(s)
 	err = s.Validate()
-	if split == nil {
+	ve, ok := err.(model.ValidationError)
+	if err != nil && !ok {
 		return s, err
 	}
+	if split == nil {
+		return s, f.explain(ve, s, forSearch)
+	}
 	// The derived dp is a placeholder: report the tp × pp split, not the dp it implies.
-	if ve, ok := err.(model.ValidationError); ok {
-		for _, fe := range ve {
-			if fe.Field != "dp" {
-				errs = append(errs, fe)
-			}
+	for _, fe := range ve {
+		if fe.Field != "dp" {
+			errs = append(errs, fe)
 		}
 	}
-	return s, append(errs, split)
+	return s, f.explain(append(errs, split), s, forSearch)
 }
 
 // languages are the values --lang takes; the first is the fallback.
@@ -367,14 +381,9 @@ func (f *scenarioFlags) readScenarioFile(p *assets.Presets) (assets.ScenarioFile
 		}
 		return sf, err
 	}
-	data, err := os.ReadFile(ref)
+	data, err := readInputFile("scenario", ref)
 	if err != nil {
-		why := err
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			why = pe.Err
-		}
-		return assets.ScenarioFile{}, &model.FieldError{Field: "scenario", Value: ref, Allowed: "cannot read the file: " + why.Error()}
+		return assets.ScenarioFile{}, err
 	}
 	sf, err := assets.ParseScenario(ref, data, p)
 	if err != nil {
@@ -406,6 +415,7 @@ func (f *scenarioFlags) applyScenarioFile(p *assets.Presets, boxed bool) error {
 	// Changed, not Visit: cobra parses a subcommand's copy of the set, sharing the flags.
 	f.fs.VisitAll(func(fl *pflag.Flag) { typed[fl.Name] = fl.Changed })
 	f.typed = typed
+	f.fileSet = map[string]assets.Setting{}
 	for _, kv := range sf.Set {
 		name := kv.Flag()
 		switch {
@@ -417,8 +427,13 @@ func (f *scenarioFlags) applyScenarioFile(p *assets.Presets, boxed bool) error {
 			continue
 		}
 		if err := f.fs.Set(name, kv.Value); err != nil {
-			return &inputError{err: fmt.Errorf("%s: %s: %w", f.scenarioFile, kv.Key, err)}
+			why := err.Error()
+			if fe := badFlagValue(err); fe != nil {
+				why = fe.Allowed
+			}
+			return &inputError{err: fmt.Errorf("%s line %d: %s = %s: %s", f.scenarioFile, kv.Line, kv.Key, kv.Value, why)}
 		}
+		f.fileSet[name] = kv
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ var probeGPUs = gpu.Probe
 
 func newProbeCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
 	var save string
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "probe",
 		Short: "GPUs and links found through NVML, the cluster they make and what fits on them; --json, --save FILE",
@@ -34,18 +35,19 @@ exits 0; with --json that is {"error": "<reason>"}. On success --json prints
 
 --save FILE also writes the box for --box: %h in FILE is the host name, %n the node number
 ($SLURM_NODEID, else the host name), so that the cluster's launcher can run one probe per node
-(srun splitscope probe --save node-%n.json). With --box FILE, probe shows saved boxes instead of
-reading this machine.`,
+(srun splitscope probe --save node-%n.json). A file that exists is left alone unless --force
+is given. With --box FILE, probe shows saved boxes instead of reading this machine.`,
 		Example: `  splitscope probe
   splitscope probe --json
   srun --ntasks-per-node 1 splitscope probe --save node-%n.json
   splitscope probe --box node-0.json --model llama-3.1-405b`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runProbe(stdout, cmd.ErrOrStderr(), sf, save)
+			return runProbe(stdout, cmd.ErrOrStderr(), sf, save, force)
 		},
 	}
 	cmd.Flags().StringVar(&save, "save", "", "also write the box to `FILE`, for --box (%h host name, %n node number) (default none)")
+	cmd.Flags().BoolVar(&force, "force", false, "replace the --save file if it exists (default off: refuse)")
 	return cmd
 }
 
@@ -80,10 +82,13 @@ func jsonCluster(c model.Cluster) *clusterOutput {
 
 // runProbe probes (or, with --box, loads) the boxes and prints them, the cluster they make and
 // the capacity verdict. No GPU is a result: the reason, exit 0.
-func runProbe(w, errw io.Writer, sf *scenarioFlags, save string) error {
+func runProbe(w, errw io.Writer, sf *scenarioFlags, save string, force bool) error {
 	p, err := loadPresets()
 	if err != nil {
 		return err
+	}
+	if save == "-" {
+		return &model.FieldError{Field: "save", Value: save, Allowed: "must name a file: the report goes to standard output"}
 	}
 	var boxes []gpu.Box
 	if len(sf.box) > 0 {
@@ -106,7 +111,7 @@ func runProbe(w, errw io.Writer, sf *scenarioFlags, save string) error {
 		out.Boxes = boxes
 	}
 	if save != "" {
-		path, err := saveBox(save, boxes[0])
+		path, err := saveBox(save, boxes[0], force)
 		if err != nil {
 			return err
 		}
@@ -193,8 +198,9 @@ func probeFailed(w, errw io.Writer, asJSON bool, save string, err error) error {
 	return nil
 }
 
-// saveBox writes the box to the --save path with its placeholders filled in and returns the path.
-func saveBox(pattern string, b gpu.Box) (string, error) {
+// saveBox writes the box to the --save path with its placeholders filled in and returns the
+// path. A file there is replaced only with force.
+func saveBox(pattern string, b gpu.Box, force bool) (string, error) {
 	host := b.Host
 	if host == "" {
 		host, _ = os.Hostname()
@@ -204,8 +210,8 @@ func saveBox(pattern string, b gpu.Box) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("save box: %w", err)
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return "", fmt.Errorf("save box: %w", err)
+	if err := writeOutput(nil, output{"save", path}, data, force); err != nil {
+		return "", err
 	}
 	return path, nil
 }

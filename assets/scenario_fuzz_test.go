@@ -1,0 +1,61 @@
+package assets
+
+import (
+	"path"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// FuzzParseScenario feeds ParseScenario any bytes: it must not panic; a refusal names the file
+// on every line and stays a screenful; a scenario it accepts and that validates writes back
+// (MarshalScenario) to a file that reads as the same scenario and title.
+func FuzzParseScenario(f *testing.F) {
+	p, err := Load()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, file := range tourFiles() {
+		data, err := scenarioFS.ReadFile(path.Join(TourDir, file))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+		sf, err := ParseScenario(file, data, p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(MarshalScenario(sf.Scenario, sf.Title))
+	}
+	for _, s := range []string{"", "model: llama-3-70b\ngpu: h100-sxm\ntp: 3\n", "tpp: 4\n", "- a\n",
+		"model: llama-3-70b\ngpu: h100-sxm\nreserve_gib: 1e300\ncompute_eff: .nan\n", "a: &x [*x]\n",
+		"model: llama-2-7b\ngpu: l40s\nheads: 16\nmode: infer\nmicro_batch: 3\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sf, err := ParseScenario("fuzz.yaml", data, p)
+		if err != nil {
+			lines := strings.Split(err.Error(), "\n")
+			if len(lines) > maxScenarioErrors+1 {
+				t.Errorf("%d lines of errors", len(lines))
+			}
+			for _, l := range lines {
+				if !strings.HasPrefix(l, "assets: fuzz.yaml") {
+					t.Errorf("error line %q does not name the file", l)
+				}
+			}
+			return
+		}
+		if sf.Scenario.Validate() != nil {
+			return
+		}
+		out := MarshalScenario(sf.Scenario, sf.Title)
+		back, err := ParseScenario("back.yaml", out, p)
+		if err != nil {
+			t.Fatalf("the scenario written back does not parse: %v\n%s", err, out)
+		}
+		if back.Title != sf.Title || !reflect.DeepEqual(back.Scenario, sf.Scenario) {
+			t.Fatalf("round trip differs:\n got %q %+v\nwant %q %+v\n%s", back.Title, back.Scenario, sf.Title, sf.Scenario, out)
+		}
+	})
+}
