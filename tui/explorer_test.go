@@ -454,7 +454,7 @@ func TestHelpShowsEveryKeyAt80x24(t *testing.T) {
 	m := ready(t, 80, 24, nil)
 	all := helpText(t, m)
 	for _, want := range []string{"↑/↓ k/j", "←/→ h/l", "enter", "mouse", "click a tab", "tab", "shift+tab", "1-6",
-		"space", "home/0", "+", "-", ".", "w", "g", "P", "s", "x", "p", "?", "q"} {
+		"space", "home/0", "+", "-", ".", "w", "g", "P", "s", "x", "p", "?", "q, ctrl+c"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the help never shows %q", want)
 		}

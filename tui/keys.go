@@ -21,7 +21,7 @@ type keyMap struct {
 // DefaultKeyMap builds the global key bindings.
 func DefaultKeyMap() keyMap {
 	return keyMap{
-		Quit:         key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Quit:         key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q, ctrl+c", "quit")),
 		Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
 		NextTab:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next tab")),
 		PrevTab:      key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous tab")),
@@ -84,7 +84,8 @@ func (k keyMap) ShortHelp() []key.Binding {
 	if len(k.pane) > 0 {
 		out = append(out, k.pane[0])
 	}
-	return append(out, short(k.Why, "w", "why?"), short(k.Tour, "g", "tour"), short(k.NextTab, "tab", "next tab"), k.Help, k.Quit)
+	return append(out, short(k.Why, "w", "why?"), short(k.Tour, "g", "tour"), short(k.NextTab, "tab", "next tab"), k.Help,
+		short(k.Quit, "q", "quit"))
 }
 
 // FullHelp is every key, in columns (the help page lays out its own sections; see helpSections).
