@@ -21,7 +21,7 @@ type helpRow struct {
 
 // helpSections lists every active key: the parameters (with the mouse), the tabs, the active
 // tab's own keys, teaching, files and the screen. Disabled bindings (see activeKeys) are left out.
-func (m Model) helpSections() []helpRow {
+func (m *Model) helpSections() []helpRow {
 	k := m.activeKeys()
 	var rows []helpRow
 	section := func(title string, entries ...helpRow) {
@@ -64,7 +64,7 @@ func (m Model) helpSections() []helpRow {
 }
 
 // helpLines renders the help rows for a width: key column, then the description, cut to fit.
-func (m Model) helpLines(w int) []string {
+func (m *Model) helpLines(w int) []string {
 	rows := m.helpSections()
 	keyW := 0
 	for _, r := range rows {
@@ -90,7 +90,7 @@ func (m Model) helpLines(w int) []string {
 
 // helpPage is the help as the main pane shows it: a heading with the scroll position, then the
 // rows from helpTop, h lines in all.
-func (m Model) helpPage(w, h int) string {
+func (m *Model) helpPage(w, h int) string {
 	lines := m.helpLines(w)
 	body := max(h-2, 1)
 	top := min(max(m.helpTop, 0), max(len(lines)-body, 0))

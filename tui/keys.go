@@ -55,7 +55,7 @@ func DefaultKeyMap() keyMap {
 // keys while the panel is hidden (p, P) or, for ←/→, while the tour uses them; y without an
 // offer; esc with nothing to dismiss or leave; x before there is a result. The pane's keys are
 // the active tab's, as it lists them now (the Box tab offers u only with a box).
-func (m Model) activeKeys() keyMap {
+func (m *Model) activeKeys() keyMap {
 	k := m.keys
 	panel := !m.present
 	k.Up.SetEnabled(panel)

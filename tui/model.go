@@ -643,7 +643,7 @@ func (m Model) fieldAt(y int) (int, bool) {
 
 // tabTitles are the tab labels, "1 Pipeline", or without their numbers when the tab bar is too
 // narrow for six numbered tabs (80 columns with the parameter panel).
-func (m Model) tabTitles() []string {
+func (m *Model) tabTitles() []string {
 	out := make([]string, len(m.panes))
 	w := 0
 	for i, p := range m.panes {

@@ -29,10 +29,10 @@ import (
 // Teaching: the guided tour, the "why?" key, presentation mode, save and export.
 
 // captionRows is the number of text lines of the tour's caption box (resize sets it).
-func (m Model) captionRows() int { return max(m.capRows, 1) }
+func (m *Model) captionRows() int { return max(m.capRows, 1) }
 
 // captionHeight is the caption box's height with its borders, 0 outside the tour.
-func (m Model) captionHeight() int {
+func (m *Model) captionHeight() int {
 	if !m.tour.on {
 		return 0
 	}
@@ -46,7 +46,7 @@ func (m Model) tourReady() bool {
 
 // captionView is the tour step's caption in a box across the screen, its title in the top border:
 // what to look at, with the numbers of the step's evaluation.
-func (m Model) captionView() string {
+func (m *Model) captionView() string {
 	w := max(m.width-2, 1)
 	step := m.tour.steps[m.tour.at]
 	f := learn.NewFacts(m.data, m.cmp, m.cmpOK)

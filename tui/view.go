@@ -66,7 +66,7 @@ func tooSmallView(w, h int) string {
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, text)
 }
 
-func (m Model) titleView() string {
+func (m *Model) titleView() string {
 	s := m.cur
 	if m.hasData {
 		s = m.data.Scenario
@@ -131,7 +131,7 @@ func titleLine(s model.Scenario, w int) string {
 
 // stripView is the TP-vs-PP strip for the last result (dimmed while a change is evaluated or
 // refused), or a placeholder before the first one.
-func (m Model) stripView() string {
+func (m *Model) stripView() string {
 	h := m.lay.Strip.H
 	if !m.hasData {
 		return fitLines([]string{m.styles.Dim.Render(" evaluating…")}, m.width, h)
@@ -139,7 +139,7 @@ func (m Model) stripView() string {
 	return fitLines(strings.Split(stripView(m.styles, m.data.Scenario, m.data.Report, m.data.Stale, m.width, h), "\n"), m.width, h)
 }
 
-func (m Model) paramsView() string {
+func (m *Model) paramsView() string {
 	r := m.lay.Params
 	innerW, innerH := r.W-2, r.H-2
 	notes := m.paramNotes(innerW, innerH)
@@ -161,7 +161,7 @@ func (m Model) paramsView() string {
 // paramRow is one row of the panel: the label and the value, right-aligned. The selected row
 // being typed into shows the input in place of the value (its text selected, reversed, until
 // the first key); a row whose last edit was refused shows the value asked for after a ✗.
-func (m Model) paramRow(i, innerW int) string {
+func (m *Model) paramRow(i, innerW int) string {
 	f := m.fields[i]
 	label, val := f.label, f.get(&m.cur)
 	sel := i == m.sel
@@ -196,7 +196,7 @@ func (m Model) paramRow(i, innerW int) string {
 // paramNotes is what goes under the parameter rows: why a typed value or the last edit was
 // refused and the fix y (or Enter again) takes, what the derived row is made of, the box's notes;
 // at most half the panel.
-func (m Model) paramNotes(innerW, innerH int) []string {
+func (m *Model) paramNotes(innerW, innerH int) []string {
 	var notes []string
 	switch {
 	case m.editing && m.inputErr != "":
@@ -277,7 +277,7 @@ func indexOf(v []int, x int) int {
 	return 0
 }
 
-func (m Model) mainView() string {
+func (m *Model) mainView() string {
 	r := m.lay.Main
 	innerW := r.W - 2
 	var tabs []string
@@ -303,7 +303,7 @@ func (m Model) mainView() string {
 
 // helpView is the footer's key help, cut to the terminal's width: the keys that do something
 // now; on the help page, how to leave it; during the tour, how to move through it.
-func (m Model) helpView() string {
+func (m *Model) helpView() string {
 	if m.helpOpen {
 		return m.styles.Dim.Render(ansi.Truncate(" ↑/↓ pgup/pgdn scroll · ? or esc closes · q quits", max(m.width, 1), "…"))
 	}
@@ -317,7 +317,7 @@ func (m Model) helpView() string {
 
 // shortHelp is the footer's key line: as many of the active keys as fit in w, in order, and
 // always "? all keys" and "q quit" at the end, so that every other key is one press away.
-func (m Model) shortHelp(w int) string {
+func (m *Model) shortHelp(w int) string {
 	var items []string
 	for _, b := range m.activeKeys().ShortHelp() {
 		if b.Enabled() && b.Help().Key != "" {
@@ -336,13 +336,13 @@ func (m Model) shortHelp(w int) string {
 	return ansi.Truncate(strings.Join(append(append([]string{}, keep...), tail...), sep), w, "…")
 }
 
-func (m Model) footerView() string {
+func (m *Model) footerView() string {
 	return m.helpView() + "\n" + m.verdict()
 }
 
 // verdict is the footer's one-line summary of the current result, after what the last edit
 // moved, why it was refused (with the fix y takes), or a note from a save or an export.
-func (m Model) verdict() string {
+func (m *Model) verdict() string {
 	if !m.hasData {
 		if m.note != "" {
 			return ansi.Truncate(" "+m.note, m.width, "…")
