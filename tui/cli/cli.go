@@ -262,11 +262,7 @@ func runExplorer(w, errw io.Writer, sf *scenarioFlags) error {
 	if sf.json || !ok || !term.IsTerminal(f.Fd()) {
 		return runReport(w, errw, sf, false)
 	}
-	p, err := loadPresets()
-	if err != nil {
-		return err
-	}
-	s, err := sf.scenario(p, false)
+	p, s, err := flagScenario(sf)
 	if err != nil {
 		return err
 	}
@@ -285,13 +281,19 @@ func runExplorer(w, errw io.Writer, sf *scenarioFlags) error {
 	return tui.Run(s, p, opts...)
 }
 
-// evaluateFlags loads the presets, builds the flags' scenario and evaluates it with its timeline.
-func evaluateFlags(sf *scenarioFlags) (*assets.Presets, model.Scenario, costmodel.Report, error) {
+// flagScenario loads the presets and builds the flags' scenario (not for search).
+func flagScenario(sf *scenarioFlags) (*assets.Presets, model.Scenario, error) {
 	p, err := loadPresets()
 	if err != nil {
-		return nil, model.Scenario{}, costmodel.Report{}, err
+		return nil, model.Scenario{}, err
 	}
 	s, err := sf.scenario(p, false)
+	return p, s, err
+}
+
+// evaluateFlags loads the presets, builds the flags' scenario and evaluates it with its timeline.
+func evaluateFlags(sf *scenarioFlags) (*assets.Presets, model.Scenario, costmodel.Report, error) {
+	p, s, err := flagScenario(sf)
 	if err != nil {
 		return nil, model.Scenario{}, costmodel.Report{}, err
 	}
@@ -338,11 +340,7 @@ func runReport(w, errw io.Writer, sf *scenarioFlags, capacity bool) error {
 // runPrintScenario writes the flags' scenario (after --scenario and the flags typed) as a
 // scenario file, keeping the --scenario file's title.
 func runPrintScenario(w io.Writer, sf *scenarioFlags) error {
-	p, err := loadPresets()
-	if err != nil {
-		return err
-	}
-	s, err := sf.scenario(p, false)
+	_, s, err := flagScenario(sf)
 	if err != nil {
 		return err
 	}
