@@ -96,7 +96,7 @@ func (m Model) tourStep(i int) (tea.Model, tea.Cmd) {
 	}
 	m.tour.at = i
 	m.cur = m.tour.files[i].Scenario
-	m.boxErr, m.editing, m.inputErr = "", false, ""
+	m.boxErr, m.editing, m.inputErr, m.offer, m.moved = "", false, "", nil, ""
 	m.input.Blur()
 	tab, ok := tourTabs[m.tour.steps[i]]
 	if !ok {
@@ -114,6 +114,7 @@ func (m Model) leaveTour() (tea.Model, tea.Cmd) {
 	saved := m.tour
 	m.tour = tourState{}
 	m.cur, m.sel = saved.saved, saved.savedSel
+	m.offer, m.moved = nil, "" // the tour's scenarios were not the user's edits
 	next, evalCmd := m.changed()
 	next, tabCmd := next.(Model).setTab(saved.savedTab)
 	return next, tea.Batch(evalCmd, tabCmd)
