@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -236,6 +237,8 @@ type linkRow struct {
 	BandwidthGBps float64 `yaml:"bandwidth_gbps"`
 	LatencyUS     float64 `yaml:"latency_us"`
 	Efficiency    float64 `yaml:"efficiency"`
+	NVLS          bool    `yaml:"nvls"`
+	NVLSMinRanks  int     `yaml:"nvls_min_ranks"`
 	Source        string  `yaml:"source"`
 }
 
@@ -258,7 +261,8 @@ func parseLinks(fsys fs.FS, errs *Errors) (parsedLinks, bool) {
 	ids := newIDSet()
 	for _, r := range rows {
 		var l linkRow
-		r.decode(&l, allFields(&l))
+		// nvls and nvls_min_ranks are optional (no NVLink SHARP when left out).
+		r.decode(&l, slices.DeleteFunc(allFields(&l), func(f string) bool { return f == "nvls" || f == "nvls_min_ranks" }))
 		r.checkCommon(ids, l.ID, l.Name, l.Source)
 		kind, err := model.ParseLinkKind(l.Kind)
 		if err != nil && !r.bad["kind"] {
@@ -274,6 +278,14 @@ func parseLinks(fsys fs.FS, errs *Errors) (parsedLinks, bool) {
 			r.fail("latency_us", fmtFloat(l.LatencyUS), "must be above 0 and at most %g (1 s)", maxLatUS)
 		}
 		r.fraction("efficiency", l.Efficiency)
+		switch {
+		case l.NVLS && kind != model.NVLink:
+			r.fail("nvls", "true", "NVLink SHARP needs an NVLink (NVSwitch) link; %s is %s", l.ID, l.Kind)
+		case l.NVLSMinRanks != 0 && !l.NVLS:
+			r.fail("nvls_min_ranks", strconv.Itoa(l.NVLSMinRanks), "applies only with nvls: true")
+		case l.NVLS && (l.NVLSMinRanks < 2 || l.NVLSMinRanks > 72):
+			r.fail("nvls_min_ranks", strconv.Itoa(l.NVLSMinRanks), "must be 2 to 72 GPUs with nvls: true")
+		}
 		if _, dup := pl.kinds[l.ID]; l.ID != "" && !dup {
 			if err != nil {
 				pl.kinds[l.ID] = unknownKind
@@ -283,13 +295,15 @@ func parseLinks(fsys fs.FS, errs *Errors) (parsedLinks, bool) {
 		}
 		if r.finish(errs) {
 			pl.items = append(pl.items, model.Link{
-				ID:         l.ID,
-				Name:       l.Name,
-				Kind:       kind,
-				Bandwidth:  l.BandwidthGBps * giga,
-				Latency:    l.LatencyUS / perMicro,
-				Efficiency: l.Efficiency,
-				Source:     l.Source,
+				ID:           l.ID,
+				Name:         l.Name,
+				Kind:         kind,
+				Bandwidth:    l.BandwidthGBps * giga,
+				Latency:      l.LatencyUS / perMicro,
+				Efficiency:   l.Efficiency,
+				NVLS:         l.NVLS,
+				NVLSMinRanks: l.NVLSMinRanks,
+				Source:       l.Source,
 			})
 		}
 	}

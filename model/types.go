@@ -158,6 +158,10 @@ type Link struct {
 	Latency float64 `json:"latency_s"`
 	// Efficiency is the fraction of Bandwidth that large collectives reach (nccl-tests busbw).
 	Efficiency float64 `json:"efficiency"`
+	// NVLS says the link is an NVSwitch fabric with NVLink SHARP (Hopper and later): the switch
+	// reduces and multicasts, and NCCL uses it for groups of at least NVLSMinRanks GPUs of a node.
+	NVLS         bool `json:"nvls,omitempty"`
+	NVLSMinRanks int  `json:"nvls_min_ranks,omitempty"`
 	Source     string  `json:"source,omitempty"`
 }
 

@@ -1,0 +1,176 @@
+package collective
+
+import "math"
+
+// caseData is what every algorithm of one collective needs, computed once.
+type caseData struct {
+	op                 Op
+	bytes              float64
+	n, nodes, local    int
+	intraBus           float64 // bus bandwidth a GPU reaches on its intra-node link, bytes/s
+	intraRaw           float64 // the link's per-GPU bandwidth before efficiency, bytes/s
+	netBus             float64 // a node's NICs together, effective, bytes/s
+	alphaIntra, alphaN float64 // LL step latency inside a node and across nodes, s
+	nvls               bool    // NVLink SHARP applies to this group
+	chunkOverhead      float64 // Simple's fixed cost per chunk, in bytes of one channel's transfer
+	ok                 bool
+}
+
+func newCase(op Op, bytes float64, g Group, f Fabric) caseData {
+	c := caseData{op: op, bytes: bytes, n: g.Ranks, nodes: g.Nodes, local: g.Local()}
+	if c.local < 1 || c.local*c.nodes != c.n {
+		c.local = max(c.n/c.nodes, 1)
+	}
+	c.intraRaw = f.Intra.Bandwidth
+	c.intraBus = f.Intra.Bandwidth * f.Intra.Efficiency
+	c.chunkOverhead = simpleChunkOverheadTime * channelBandwidth(c.intraBus)
+	c.alphaIntra = f.Intra.Latency
+	c.netBus = f.Inter.Bandwidth * f.Inter.Efficiency * float64(max(f.NICs, 1))
+	c.alphaN = f.Inter.Latency
+	c.nvls = f.Intra.NVLS && c.local >= max(f.Intra.NVLSMinRanks, 2)
+	good := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) && !math.IsNaN(x) }
+	c.ok = good(c.intraBus) && c.alphaIntra >= 0 && c.n >= 2
+	if c.nodes > 1 {
+		c.ok = c.ok && good(c.netBus) && c.alphaN >= 0
+	}
+	return c
+}
+
+// each calls try with the time of every algorithm and protocol that applies to the case.
+func (c caseData) each(try func(Algo, Proto, float64)) {
+	switch c.op {
+	case AllToAll, SendRecv:
+		c.direct(try)
+		return
+	}
+	c.ring(try)
+	if c.op == AllReduce && c.nodes > 1 {
+		c.tree(try)
+	}
+	if c.nvls && (c.op == AllReduce || ((c.op == AllGather || c.op == ReduceScatter) && c.nodes == 1)) {
+		c.nvlsAlgo(try)
+	}
+}
+
+// ring: NCCL's ring through every rank, node after node. An all-reduce takes 2(n−1) steps and
+// moves 2(n−1)/n · S through each rank's link; reduce-scatter and all-gather half of both;
+// a broadcast is a pipelined chain of n−1 hops moving S. Across nodes, 2(nodes−1) of the
+// all-reduce's steps (nodes−1 of the others') cross the network, and the node's NICs carry what
+// one rank's link does, so the ring runs at the slower of the two [NCCL tuning.cc].
+func (c caseData) ring(try func(Algo, Proto, float64)) {
+	n := float64(c.n)
+	var steps, inter int
+	var wire float64
+	switch c.op {
+	case AllReduce:
+		steps, inter = 2*(c.n-1), 2*(c.nodes-1)
+		wire = 2 * (n - 1) / n * c.bytes
+	case ReduceScatter, AllGather:
+		steps, inter = c.n-1, c.nodes-1
+		wire = (n - 1) / n * c.bytes
+	default: // Broadcast
+		steps, inter = c.n-1, c.nodes-1
+		wire = c.bytes
+	}
+	bus := c.intraBus
+	if c.nodes > 1 {
+		bus = min(bus, c.netBus)
+	}
+	hops := func(perIntra, perNet float64) float64 {
+		return float64(steps-inter)*perIntra + float64(inter)*perNet
+	}
+	try(Ring, LL, hops(c.alphaIntra, c.alphaN)+wire/llBandwidth(bus))
+	try(Ring, Simple, c.simpleTime(hops(simpleHopFactor*c.alphaIntra, simpleHopFactor*c.alphaN),
+		hops(simpleSyncFactor*c.alphaIntra, simpleSyncFactor*c.alphaN), wire, bus))
+}
+
+// tree: NCCL's double binary tree across nodes for an all-reduce, a chain inside each node:
+// 2·((local−1) intra steps + log2(nodes) network steps) of latency, and each byte goes up the
+// tree and comes down again (algorithm bandwidth half the bus bandwidth, at 92%) [NCCL
+// tuning.cc].
+func (c caseData) tree(try func(Algo, Proto, float64)) {
+	depth := math.Ceil(math.Log2(float64(c.nodes)))
+	hops := func(perIntra, perNet float64) float64 {
+		return 2 * (float64(c.local-1)*perIntra + depth*perNet)
+	}
+	bus := min(c.intraBus, c.netBus) * treeBusFraction
+	wire := 2 * c.bytes // up and down: algorithm bandwidth = bus / 2
+	try(Tree, LL, hops(c.alphaIntra, c.alphaN)+wire/llBandwidth(bus))
+	try(Tree, Simple, c.simpleTime(hops(simpleHopFactor*c.alphaIntra, simpleHopFactor*c.alphaN),
+		hops(simpleSyncFactor*c.alphaIntra, simpleSyncFactor*c.alphaN), wire, bus))
+}
+
+// nvlsAlgo: NVLink SHARP. The NVSwitch reduces what the GPUs write and multicasts the result,
+// so an all-reduce moves S out of and S into each GPU once ("instead of 2N sends, N+1" [SN
+// §2.1]), at nvlsEfficiency of the link, after one fixed latency. All-gather and
+// reduce-scatter move (n−1)/n · S. Across nodes NCCL runs NVLS inside the nodes and a tree
+// between them (NVLS+tree): the network's part is the tree's.
+func (c caseData) nvlsAlgo(try func(Algo, Proto, float64)) {
+	bw := c.intraRaw * nvlsEfficiency
+	bytes := c.bytes
+	if c.op != AllReduce {
+		bytes *= float64(c.n-1) / float64(c.n)
+	}
+	if c.nodes == 1 {
+		try(NVLS, Simple, nvlsLatency+bytes/bw)
+		return
+	}
+	depth := math.Ceil(math.Log2(float64(c.nodes)))
+	net := c.netBus * treeBusFraction / 2 // the tree's algorithm bandwidth between nodes
+	lat := nvlsLatency + 2*depth*simpleSyncFactor*c.alphaN
+	try(NVLSTree, Simple, lat+bytes/min(bw, net))
+}
+
+// direct: all-to-all and send/recv. A send/recv between two ranks takes one link (the NIC's
+// share when they are on different nodes); an all-to-all sends (n−1)/n · S from every rank at
+// once, the part for other nodes through the node's NICs, shared by its GPUs.
+func (c caseData) direct(try func(Algo, Proto, float64)) {
+	if c.op == SendRecv {
+		bus, alpha := c.intraBus, c.alphaIntra
+		if c.nodes > 1 {
+			bus, alpha = min(c.netBus/float64(c.local), c.intraBus), c.alphaN
+		}
+		try(Direct, LL, alpha+c.bytes/llBandwidth(bus))
+		try(Direct, Simple, c.simpleTime(simpleHopFactor*alpha, simpleSyncFactor*alpha, c.bytes, bus))
+		return
+	}
+	n := float64(c.n)
+	intraPart := c.bytes * float64(c.local-1) / n
+	netPart := c.bytes * float64(c.n-c.local) / n
+	t := intraPart / c.intraBus
+	alpha := c.alphaIntra
+	if c.nodes > 1 {
+		t = max(t, netPart/(c.netBus/float64(c.local)))
+		alpha = max(alpha, c.alphaN)
+	}
+	// Every peer is one send and one receive, posted together: one handshake per peer.
+	lat := float64(c.n-1) * simpleHopFactor * alpha
+	try(Direct, Simple, max(float64(c.n-1)*simpleSyncFactor*alpha/2, lat+t))
+}
+
+// llBandwidth is the LL protocol's bus bandwidth on a link of bus bandwidth bus.
+func llBandwidth(bus float64) float64 { return min(llBusCap, llBusFraction*bus) }
+
+// simpleTime is a Simple-protocol transfer: the handshakes (lat) plus wire bytes at the bus
+// bandwidth reached with NCCL's chunk size for the message, and never less than the steps'
+// handshake floor.
+func (c caseData) simpleTime(lat, floor, wire, bus float64) float64 {
+	return max(floor, lat+wire/(bus*simpleRamp(c.bytes, c.n, c.chunkOverhead)))
+}
+
+// simpleRamp is the fraction of the bus bandwidth the Simple protocol reaches for a message:
+// chunks of about S / (n · simpleChunkDivisor) bytes between 64 KiB and 2 MiB, each paying a
+// fixed overhead worth overhead bytes.
+func simpleRamp(bytes float64, n int, overhead float64) float64 {
+	chunk := min(max(bytes/(float64(n)*simpleChunkDivisor), simpleMinChunk), simpleMaxChunk)
+	return chunk / (chunk + overhead)
+}
+
+// channelBandwidth is the bandwidth of one of NCCL's channels on a link of bus bandwidth bus:
+// NCCL opens as many channels as it takes to fill the link, each moving at most channelMaxBW.
+func channelBandwidth(bus float64) float64 {
+	if !(bus > 0) || math.IsInf(bus, 0) {
+		return 0
+	}
+	return bus / math.Ceil(bus/channelMaxBW)
+}

@@ -1,0 +1,230 @@
+// Package collective times the collectives of a parallel job the way NCCL runs them: for an
+// operation, a message size and a group of GPUs on a fabric, it costs every algorithm NCCL has
+// for that case (ring, tree, NVLink SHARP, NVLS+tree) in every protocol (LL, LL128, Simple) and
+// takes the fastest, as NCCL's tuner does (src/graph/tuning.cc in NVIDIA/nccl: a latency per
+// algorithm and protocol, a bandwidth per algorithm and protocol, time = latency + size /
+// bandwidth). On top of the tuner's shape it models what nccl-tests measure and the tuner does
+// not: Simple's handshake floor at small sizes, and its slow bandwidth ramp from 1 MiB to
+// 512 MiB as NCCL's chunks grow (see simple.go). Pure, O(1) and allocation-free.
+//
+// Sizes follow nccl-tests: S is the buffer of the operation in bytes (for all-gather the
+// gathered output, for reduce-scatter the input), and bus bandwidth is algbw × the operation's
+// factor (2(n−1)/n for all-reduce, (n−1)/n for all-gather, reduce-scatter and all-to-all, 1 for
+// broadcast and send/recv) [NT].
+package collective
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/splitscope/splitscope/model"
+)
+
+// Op is a collective operation.
+type Op uint8
+
+// Operations, as nccl-tests names them.
+const (
+	AllReduce Op = iota
+	ReduceScatter
+	AllGather
+	Broadcast
+	AllToAll
+	SendRecv
+)
+
+var opNames = []string{"all-reduce", "reduce-scatter", "all-gather", "broadcast", "all-to-all", "send-recv"}
+
+func (o Op) String() string { return name(opNames, int(o)) }
+
+// Ops lists every operation.
+func Ops() []Op { return []Op{AllReduce, ReduceScatter, AllGather, Broadcast, AllToAll, SendRecv} }
+
+// ParseOp reads an operation name ("all-reduce", also "allreduce" or "all_reduce").
+func ParseOp(s string) (Op, error) {
+	i, err := parse(opNames, s)
+	return Op(i), err
+}
+
+// BusFactor is nccl-tests' ratio of bus to algorithm bandwidth for the operation on n ranks.
+func (o Op) BusFactor(n int) float64 {
+	if n <= 1 {
+		return 1
+	}
+	f := float64(n-1) / float64(n)
+	switch o {
+	case AllReduce:
+		return 2 * f
+	case ReduceScatter, AllGather, AllToAll:
+		return f
+	}
+	return 1
+}
+
+// Algo is an algorithm NCCL can run a collective with. Auto lets the model choose.
+type Algo uint8
+
+// Algorithms. NVLS is NVLink SHARP (the NVSwitch reduces and multicasts), NVLSTree NVLS inside
+// the nodes and a tree across them; Direct is a point-to-point exchange (send/recv,
+// all-to-all).
+const (
+	Auto Algo = iota
+	Ring
+	Tree
+	NVLS
+	NVLSTree
+	Direct
+)
+
+var algoNames = []string{"auto", "ring", "tree", "nvls", "nvls-tree", "direct"}
+
+func (a Algo) String() string { return name(algoNames, int(a)) }
+
+// Algos lists the algorithms a user can force (NCCL_ALGO), Auto first.
+func Algos() []Algo { return []Algo{Auto, Ring, Tree, NVLS, NVLSTree} }
+
+// ParseAlgo reads an algorithm name.
+func ParseAlgo(s string) (Algo, error) {
+	i, err := parse(algoNames, s)
+	return Algo(i), err
+}
+
+// Proto is an NCCL protocol.
+type Proto uint8
+
+// Protocols: LL (8-byte stores carrying their own flag: low latency, low bandwidth), LL128
+// (128-byte lines with a flag word) and Simple (plain copies with a handshake per step: full
+// bandwidth, heavier latency).
+const (
+	LL Proto = iota
+	LL128
+	Simple
+)
+
+var protoNames = []string{"ll", "ll128", "simple"}
+
+func (p Proto) String() string { return name(protoNames, int(p)) }
+
+// Result is the time of one collective and how NCCL would run it.
+type Result struct {
+	Seconds float64
+	Algo    Algo
+	Proto   Proto
+}
+
+// Group is a communicator: Ranks GPUs on Nodes nodes, the same number on each.
+type Group struct {
+	Ranks, Nodes int
+}
+
+// Local is the ranks per node.
+func (g Group) Local() int { return g.Ranks / max(g.Nodes, 1) }
+
+// Fabric is what a group's traffic runs on: the link between GPUs of a node and, across nodes,
+// the node's NICs.
+type Fabric struct {
+	// Intra is the per-GPU link inside a node (NVLink through NVSwitch, PCIe, XGMI …).
+	Intra model.Link
+	// Inter is one NIC port; NICs is the number of them per node, shared by its GPUs.
+	Inter model.Link
+	NICs  int
+}
+
+// FabricOf is the fabric of a cluster.
+func FabricOf(c model.Cluster) Fabric {
+	return Fabric{Intra: c.Intra, Inter: c.Inter, NICs: max(c.NICsPerNode, 1)}
+}
+
+// Time is how long op on bytes takes over the group, run as NCCL runs it: the algorithm NCCL's
+// own cost table picks (tuner.go), timed with the calibrated cost of its fastest protocol
+// (algos.go). With algo other than Auto that algorithm only (what NCCL_ALGO does), or, when it
+// does not apply to the case (a tree on one node, NVLS without NVLink SHARP), the choice as
+// with Auto. Zero bytes, one rank or a fabric without bandwidth cost nothing.
+func Time(op Op, bytes float64, g Group, f Fabric, algo Algo) Result {
+	none := Result{Algo: Ring, Proto: Simple}
+	if !(bytes > 0) || g.Ranks <= 1 || math.IsInf(bytes, 0) {
+		return none
+	}
+	g.Nodes = max(g.Nodes, 1)
+	c := newCase(op, bytes, g, f)
+	if !c.ok {
+		return none
+	}
+	// The fastest protocol of each algorithm, calibrated.
+	var best [numAlgos]Result
+	for i := range best {
+		best[i].Seconds = math.Inf(1)
+	}
+	c.each(func(a Algo, p Proto, t float64) {
+		if t > 0 && t < best[a].Seconds {
+			best[a] = Result{Seconds: t, Algo: a, Proto: p}
+		}
+	})
+	if algo != Auto && int(algo) < numAlgos && !math.IsInf(best[algo].Seconds, 1) {
+		return best[algo]
+	}
+	if op == AllToAll || op == SendRecv {
+		if math.IsInf(best[Direct].Seconds, 1) {
+			return none
+		}
+		return best[Direct]
+	}
+	// NCCL's choice of algorithm, by its own estimate.
+	chosen, est := Ring, math.Inf(1)
+	for _, a := range []Algo{Ring, Tree, NVLS, NVLSTree} {
+		if math.IsInf(best[a].Seconds, 1) {
+			continue
+		}
+		for p := LL; p <= Simple; p++ {
+			if t := c.tunerTime(a, p, f); t < est {
+				chosen, est = a, t
+			}
+		}
+	}
+	if math.IsInf(best[chosen].Seconds, 1) {
+		return none
+	}
+	return best[chosen]
+}
+
+// numAlgos sizes per-algorithm arrays.
+const numAlgos = int(Direct) + 1
+
+// Candidates lists every algorithm and protocol the model can time for the case with its
+// calibrated time (unsorted), for explaining a choice: the Tensor tab, `comm`.
+func Candidates(op Op, bytes float64, g Group, f Fabric) []Result {
+	var out []Result
+	if !(bytes > 0) || g.Ranks <= 1 || math.IsInf(bytes, 0) {
+		return out
+	}
+	g.Nodes = max(g.Nodes, 1)
+	c := newCase(op, bytes, g, f)
+	if !c.ok {
+		return out
+	}
+	c.each(func(a Algo, p Proto, t float64) {
+		if t > 0 && !math.IsInf(t, 0) {
+			out = append(out, Result{Seconds: t, Algo: a, Proto: p})
+		}
+	})
+	return out
+}
+
+func name(names []string, i int) string {
+	if i < 0 || i >= len(names) {
+		return fmt.Sprintf("?%d", i)
+	}
+	return names[i]
+}
+
+func parse(names []string, s string) (int, error) {
+	k := strings.ToLower(strings.TrimSpace(s))
+	k = strings.ReplaceAll(k, "_", "-")
+	for i, n := range names {
+		if k == n || k == strings.ReplaceAll(n, "-", "") {
+			return i, nil
+		}
+	}
+	return 0, &model.FieldError{Value: s, Allowed: "one of " + strings.Join(names, ", ")}
+}
