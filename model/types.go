@@ -160,9 +160,9 @@ type Link struct {
 	Efficiency float64 `json:"efficiency"`
 	// NVLS says the link is an NVSwitch fabric with NVLink SHARP (Hopper and later): the switch
 	// reduces and multicasts, and NCCL uses it for groups of at least NVLSMinRanks GPUs of a node.
-	NVLS         bool `json:"nvls,omitempty"`
-	NVLSMinRanks int  `json:"nvls_min_ranks,omitempty"`
-	Source     string  `json:"source,omitempty"`
+	NVLS         bool   `json:"nvls,omitempty"`
+	NVLSMinRanks int    `json:"nvls_min_ranks,omitempty"`
+	Source       string `json:"source,omitempty"`
 }
 
 // EffBandwidth is Bandwidth × Efficiency.
