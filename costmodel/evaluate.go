@@ -56,8 +56,8 @@ type plan struct {
 	hw         hw
 	// layers[vs] is the number of transformer layers of virtual stage vs = chunk·p + rank.
 	layers []int
-	tp     collective
-	dp     collective
+	tp     comms
+	dp     comms
 	// crossNode[vs] says whether the boundary between virtual stages vs and vs+1 leaves the node.
 	crossNode []bool
 }
@@ -73,8 +73,8 @@ func newPlan(s model.Scenario) *plan {
 	p.hw = newHW(s.Cluster.GPU, s.Workload.Precision)
 	p.layers = splitLayers(s.Arch.Layers, p.p*p.v)
 	gpn := s.Cluster.NodeSize()
-	p.tp = newCollective(spanGroup(1, p.t, gpn), s.Cluster)
-	p.dp = newCollective(spanGroup(p.t, p.d, gpn), s.Cluster)
+	p.tp = newComms(spanGroup(1, p.t, gpn), s.Cluster)
+	p.dp = newComms(spanGroup(p.t, p.d, gpn), s.Cluster)
 	n := p.p * p.v
 	p.crossNode = make([]bool, max(n-1, 0))
 	for vs := 0; vs+1 < n; vs++ {
@@ -121,10 +121,13 @@ func spanGroup(stride, count, gpn int) group {
 	return group{n: count, nodes: (count + local - 1) / local, local: local}
 }
 
-// p2pLink is the link between two virtual stages' GPUs.
+// p2pLink is the link between two virtual stages' GPUs: across nodes, a GPU's share of its
+// node's NICs (every GPU of the stage sends at once).
 func (p *plan) p2pLink(vs int) model.Link {
 	if p.crossNode[vs] {
-		return p.tp.inter
+		l := p.c.Inter
+		l.Bandwidth *= float64(p.c.NICsPerNode) / float64(p.c.NodeSize())
+		return l
 	}
 	return p.c.Intra
 }
@@ -288,10 +291,10 @@ func (p *plan) stageParams(r int, layers int) (total, layerOnly float64) {
 
 func (p *plan) commonWarnings() []string {
 	var w []string
-	if p.tp.g.nodes > 1 {
-		w = append(w, fmt.Sprintf("TP=%d spans %d nodes: every layer's all-reduces cross the %s network", p.t, p.tp.g.nodes, p.c.Inter.ID))
+	if p.tp.g.Nodes > 1 {
+		w = append(w, fmt.Sprintf("TP=%d spans %d nodes: every layer's all-reduces cross the %s network", p.t, p.tp.g.Nodes, p.c.Inter.ID))
 	}
-	if p.t > 1 && p.c.Intra.Kind == model.PCIe && p.tp.g.nodes == 1 {
+	if p.t > 1 && p.c.Intra.Kind == model.PCIe && p.tp.g.Nodes == 1 {
 		w = append(w, fmt.Sprintf("TP=%d over %s: all-reduces on PCIe are slow; PP needs far less bandwidth", p.t, p.c.Intra.ID))
 	}
 	if p.a.MaxSeq > 0 && p.s.TokensPerSequence() > p.a.MaxSeq {

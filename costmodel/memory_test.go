@@ -168,13 +168,13 @@ func TestZeROLowersMemoryAndZeRO3RaisesDPComm(t *testing.T) {
 		dpS     float64
 	}{
 		// ZeRO 0: all-reduce of the fp32 gradients.
-		{0, 6, 4, 8, ringAllReduce(4*P, 8, link)},
+		{0, 6, 4, 8, refAllReduce(4*P, 8, link)},
 		// ZeRO 1 and 2: reduce-scatter the gradients, all-gather the updated 16-bit weights.
-		{1, 2 + 4.0/8, 4, 1, ringHalf(4*P, 8, link) + ringHalf(2*P, 8, link)},
-		{2, 2 + 4.0/8, 0.5, 1, ringHalf(4*P, 8, link) + ringHalf(2*P, 8, link)},
+		{1, 2 + 4.0/8, 4, 1, refHalf(4*P, 8, link) + refHalf(2*P, 8, link)},
+		{2, 2 + 4.0/8, 0.5, 1, refHalf(4*P, 8, link) + refHalf(2*P, 8, link)},
 		// ZeRO 3 also gathers the weights before every forward and every backward:
 		// 2 · m = 16 more all-gathers of 2P bytes.
-		{3, 2.0/8 + 4.0/8, 0.5, 1, ringHalf(4*P, 8, link) + ringHalf(2*P, 8, link) + 2*m*ringHalf(2*P, 8, link)},
+		{3, 2.0/8 + 4.0/8, 0.5, 1, refHalf(4*P, 8, link) + refHalf(2*P, 8, link) + 2*m*refHalf(2*P, 8, link)},
 	}
 	var reports []Report
 	for _, tc := range cases {
@@ -325,7 +325,7 @@ func TestZeRO3GathersEachChunkOnce(t *testing.T) {
 			want := 0.0
 			for _, st := range r.Detail.Stages {
 				P := st.ParamsOnGPU
-				want = max(want, ringHalf(4*P, 8, link)+ringHalf(2*P, 8, link)+2*m*vf*ringHalf(2*P/vf, 8, link))
+				want = max(want, refHalf(4*P, 8, link)+refHalf(2*P, 8, link)+2*m*vf*refHalf(2*P/vf, 8, link))
 			}
 			if !relNear(r.Detail.DPS, want, 1e-9) {
 				t.Errorf("DP sync %.6g s, want %.6g s", r.Detail.DPS, want)

@@ -6,24 +6,27 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/model"
 )
 
-// refAllReduce and refHalf are ring collectives written out from the α-β model (see refSimple
-// and refLL in comm_test.go): 2(n−1) steps of 2(n−1)/n · S, and n−1 steps of (n−1)/n · S.
+// refAllReduce, refHalf and refSend are the collective package on one link, one node: the
+// placement tests check that the plan hands it the right groups and links (the collective
+// oracles themselves are costmodel/collective's tests).
 func refAllReduce(bytes float64, n int, l model.Link) float64 {
-	steps, wire := 2*float64(n-1), 2*float64(n-1)/float64(n)*bytes
-	return min(refSimple(steps, wire, l), refLL(steps, wire, l))
+	return collective.Time(collective.AllReduce, bytes, collective.Group{Ranks: n, Nodes: 1}, collective.Fabric{Intra: l}, collective.Auto).Seconds
 }
 
 func refHalf(bytes float64, n int, l model.Link) float64 {
-	steps, wire := float64(n-1), float64(n-1)/float64(n)*bytes
-	return min(refSimple(steps, wire, l), refLL(steps, wire, l))
+	return collective.Time(collective.ReduceScatter, bytes, collective.Group{Ranks: n, Nodes: 1}, collective.Fabric{Intra: l}, collective.Auto).Seconds
 }
 
-// refSend is one transfer: one step carrying the bytes once.
-func refSend(bytes float64, l model.Link) float64 {
-	return min(refSimple(1, bytes, l), refLL(1, bytes, l))
+func refSend(bytes float64, l model.Link) float64 { return sendTime(bytes, l) }
+
+// refSpanning is an all-reduce of a group that fills `nodes` whole nodes of c: every NIC of the
+// node is the group's.
+func refSpanning(bytes float64, n, nodes int, c model.Cluster) float64 {
+	return collective.Time(collective.AllReduce, bytes, collective.Group{Ranks: n, Nodes: nodes}, collective.FabricOf(c), collective.Auto).Seconds
 }
 
 // nicShare is the inter-node link as one GPU sees it: NIC bandwidth × NICs / GPUs per node.
@@ -44,27 +47,22 @@ func hasWarning(r Report, sub string) bool {
 
 func TestTPPlacement(t *testing.T) {
 	// Llama-3-70B, s = 4096, b = 1, bf16: one TP all-reduce carries b·s·h·e = 4096 · 8192 · 2
-	// = 67,108,864 B (64 MiB). 16 H100s in two nodes of 8, NVLink 4 inside (450 GB/s × 0.74,
-	// α 3 µs), 8 NDR NICs per node (50 GB/s each, so 50 GB/s × 0.85 per GPU, α 5 µs).
+	// = 67,108,864 B (64 MiB). 16 H100s in two nodes of 8, NVLink 4 inside, 8 NDR NICs per node.
 	const S = 4096 * 8192 * 2
 	p := presets(t)
 	nv, ndr := mustLink(t, p, "nvlink4"), mustLink(t, p, "ib-ndr")
 	c := model.Cluster{GPUs: 16, GPUsPerNode: 8, NICsPerNode: 8, Intra: nv, Inter: ndr}
 	inter := nicShare(c)
 
-	// TP 8 in a node: flat ring on NVLink, 14 steps of 1.75 · 64 MiB:
-	// 14·3µs·2 + 117,440,512 / 333e9 = 84 + 352.7 = 436.7 µs.
+	// TP 8 in a node: the collective on NVLink (NVLS: 8 GPUs on NVLink 4).
 	tp8 := refAllReduce(S, 8, nv)
-	// TP 16 over 2 nodes: NVLink reduce-scatter and all-gather over 8 (together the same 436.7 µs)
-	// plus an all-reduce of S/8 = 8 MiB between the 2 nodes on one NIC per GPU:
-	// 2·5µs·2 + 8,388,608 / 42.5e9 = 20 + 197.4 = 217.4 µs; 654.1 µs in all.
-	tp16 := 2*refHalf(S, 8, nv) + refAllReduce(S/8, 2, inter)
-	// With 4 NICs per node a GPU gets half a NIC: 21.25 GB/s effective, the network leg
-	// 20 + 394.8 = 414.8 µs.
+	// TP 16 over 2 nodes: the group has both nodes whole, with all their NICs.
+	tp16 := refSpanning(S, 16, 2, c)
+	// With 4 NICs per node the network's half as fast.
 	c4 := c
 	c4.NICsPerNode = 4
 	half := nicShare(c4)
-	tp16n4 := 2*refHalf(S, 8, nv) + refAllReduce(S/8, 2, half)
+	tp16n4 := refSpanning(S, 16, 2, c4)
 
 	cases := []struct {
 		name      string
@@ -77,8 +75,8 @@ func TestTPPlacement(t *testing.T) {
 	}{
 		{"tp 8 stays in a node", 8, 2, 8, false, "nvlink4", nv.EffBandwidth(), tp8},
 		{"tp 8 stays in a node, 4 NICs", 8, 2, 4, false, "nvlink4", nv.EffBandwidth(), tp8},
-		{"tp 16 spans 2 nodes", 16, 1, 8, true, "ib-ndr", inter.EffBandwidth(), tp16},
-		{"tp 16 spans 2 nodes, 4 NICs", 16, 1, 4, true, "ib-ndr", half.EffBandwidth(), tp16n4},
+		{"tp 16 spans 2 nodes", 16, 1, 8, true, "ib-ndr", inter.EffBandwidth() * 8, tp16},
+		{"tp 16 spans 2 nodes, 4 NICs", 16, 1, 4, true, "ib-ndr", half.EffBandwidth() * 8, tp16n4},
 	}
 	reports := map[string]Report{}
 	for _, tc := range cases {
@@ -111,7 +109,7 @@ func TestTPPlacement(t *testing.T) {
 		})
 	}
 	t.Run("tp 16 pays more per layer than tp 8", func(t *testing.T) {
-		// Same bytes per all-reduce, plus the network leg: 654 / 437 ≈ 1.5×.
+		// Same bytes per all-reduce, over the network's 8 × 42.5 GB/s instead of NVLink's NVLS.
 		r8, r16 := reports["tp 8 stays in a node"], reports["tp 16 spans 2 nodes"]
 		if r16.Detail.TPAllReduceS < 1.4*r8.Detail.TPAllReduceS {
 			t.Errorf("TP 16 all-reduce %.4g s, TP 8 %.4g s: want at least 1.4×", r16.Detail.TPAllReduceS, r8.Detail.TPAllReduceS)
@@ -136,13 +134,12 @@ func TestPPBoundaryPlacement(t *testing.T) {
 		crossNodes bool
 	}{
 		// Ranks fill TP first: PP rank 0 is GPUs 0–7 (node 0), rank 1 GPUs 8–15 (node 1).
-		// 4 NICs per node: each of the 8 sending GPUs gets half a NIC. 8 MiB per GPU over
-		// half an NDR NIC: 2·5µs + 8,388,608 / (25e9 · 0.85) = 10 + 394.8 = 404.8 µs.
+		// 4 NICs per node: each of the 8 sending GPUs gets half a NIC, 8 MiB each.
 		{"tp 8 × pp 2 over NDR", 16, 8, "ib-ndr", true},
-		// HDR has half NDR's bandwidth: 10 µs + 8,388,608 / 10.625e9 = 799.5 µs.
+		// HDR has half NDR's bandwidth.
 		{"tp 8 × pp 2 over HDR", 16, 8, "ib-hdr", true},
-		// One node: rank 0 is GPUs 0–3, rank 1 GPUs 4–7; 16 MiB per GPU over NVLink:
-		// 6 µs + 16,777,216 / 333e9 = 56.4 µs, whatever the network.
+		// One node: rank 0 is GPUs 0–3, rank 1 GPUs 4–7; 16 MiB per GPU over NVLink, whatever
+		// the network.
 		{"tp 4 × pp 2 in a node, NDR", 8, 4, "ib-ndr", false},
 		{"tp 4 × pp 2 in a node, HDR", 8, 4, "ib-hdr", false},
 	}
@@ -176,7 +173,7 @@ func TestPPBoundaryPlacement(t *testing.T) {
 		if got["tp 4 × pp 2 in a node, HDR"] != got["tp 4 × pp 2 in a node, NDR"] {
 			t.Errorf("in-node p2p depends on the network: %.4g vs %.4g s", got["tp 4 × pp 2 in a node, HDR"], got["tp 4 × pp 2 in a node, NDR"])
 		}
-		// Sending the same 8 MiB over NVLink would take 6 µs + 25.2 µs: the NIC is far slower.
+		// Sending the same 8 MiB over NVLink is far faster than half a NIC.
 		if got["tp 8 × pp 2 over NDR"] < 4*refSend(S/8, nv) {
 			t.Errorf("cross-node p2p %.4g s is not well above NVLink's %.4g s", got["tp 8 × pp 2 over NDR"], refSend(S/8, nv))
 		}
@@ -220,7 +217,8 @@ func TestCrossNodeBoundaries(t *testing.T) {
 			if !slices.Equal(pl.crossNode, tc.want) {
 				t.Errorf("cross-node boundaries %v, want %v", pl.crossNode, tc.want)
 			}
-			if pl.tp.g != tc.tpGroup || pl.dp.g != tc.dpGroup {
+			asGroup := func(g group) collective.Group { return collective.Group{Ranks: g.n, Nodes: g.nodes} }
+			if pl.tp.g != asGroup(tc.tpGroup) || pl.dp.g != asGroup(tc.dpGroup) {
 				t.Errorf("TP group %+v, DP group %+v; want %+v, %+v", pl.tp.g, pl.dp.g, tc.tpGroup, tc.dpGroup)
 			}
 		})
@@ -338,7 +336,7 @@ func TestGroupsStraddlingNodes(t *testing.T) {
 		check  func(t *testing.T, pl *plan)
 	}{
 		{"tp 4 × dp 3", 4, 1, func(t *testing.T, pl *plan) {
-			if pl.tp.g.nodes < 2 {
+			if pl.tp.g.Nodes < 2 {
 				t.Errorf("TP group %+v: GPUs 4–7 span nodes 0 and 1", pl.tp.g)
 			}
 		}},

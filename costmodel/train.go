@@ -392,7 +392,7 @@ func (p *plan) trainWarnings(r Report) []string {
 	if !r.Memory.Fits {
 		w = append(w, fmt.Sprintf("stage %d needs %s but the GPU has %s: over by %s", r.Memory.Stage, gib(r.Memory.Total), gib(r.Memory.Capacity), gib(r.Memory.Total-r.Memory.Capacity)))
 	}
-	if p.dp.g.nodes > 1 && p.c.Inter.Kind == model.Ethernet {
+	if p.dp.g.Nodes > 1 && p.c.Inter.Kind == model.Ethernet {
 		w = append(w, "data-parallel gradient sync over Ethernet: expect it to dominate")
 	}
 	return w
