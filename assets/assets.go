@@ -239,6 +239,8 @@ type linkRow struct {
 	Efficiency    float64 `yaml:"efficiency"`
 	NVLS          bool    `yaml:"nvls"`
 	NVLSMinRanks  int     `yaml:"nvls_min_ranks"`
+	NVLSEff       float64 `yaml:"nvls_efficiency"`
+	LLGBps        float64 `yaml:"ll_bandwidth_gbps"`
 	Source        string  `yaml:"source"`
 }
 
@@ -261,8 +263,11 @@ func parseLinks(fsys fs.FS, errs *Errors) (parsedLinks, bool) {
 	ids := newIDSet()
 	for _, r := range rows {
 		var l linkRow
-		// nvls and nvls_min_ranks are optional (no NVLink SHARP when left out).
-		r.decode(&l, slices.DeleteFunc(allFields(&l), func(f string) bool { return f == "nvls" || f == "nvls_min_ranks" }))
+		// nvls, nvls_min_ranks and nvls_efficiency (no NVLink SHARP when left out) and
+		// ll_bandwidth_gbps (LL's own limit when left out) are optional.
+		r.decode(&l, slices.DeleteFunc(allFields(&l), func(f string) bool {
+			return slices.Contains([]string{"nvls", "nvls_min_ranks", "nvls_efficiency", "ll_bandwidth_gbps"}, f)
+		}))
 		r.checkCommon(ids, l.ID, l.Name, l.Source)
 		kind, err := model.ParseLinkKind(l.Kind)
 		if err != nil && !r.bad["kind"] {
@@ -285,6 +290,13 @@ func parseLinks(fsys fs.FS, errs *Errors) (parsedLinks, bool) {
 			r.fail("nvls_min_ranks", strconv.Itoa(l.NVLSMinRanks), "applies only with nvls: true")
 		case l.NVLS && (l.NVLSMinRanks < 2 || l.NVLSMinRanks > 72):
 			r.fail("nvls_min_ranks", strconv.Itoa(l.NVLSMinRanks), "must be 2 to 72 GPUs with nvls: true")
+		case l.NVLS != (l.NVLSEff != 0):
+			r.fail("nvls_efficiency", fmtFloat(l.NVLSEff), "goes with nvls: true, and only with it")
+		case l.NVLS:
+			r.fraction("nvls_efficiency", l.NVLSEff)
+		}
+		if l.LLGBps != 0 {
+			r.positive("ll_bandwidth_gbps", l.LLGBps)
 		}
 		if _, dup := pl.kinds[l.ID]; l.ID != "" && !dup {
 			if err != nil {
@@ -295,15 +307,17 @@ func parseLinks(fsys fs.FS, errs *Errors) (parsedLinks, bool) {
 		}
 		if r.finish(errs) {
 			pl.items = append(pl.items, model.Link{
-				ID:           l.ID,
-				Name:         l.Name,
-				Kind:         kind,
-				Bandwidth:    l.BandwidthGBps * giga,
-				Latency:      l.LatencyUS / perMicro,
-				Efficiency:   l.Efficiency,
-				NVLS:         l.NVLS,
-				NVLSMinRanks: l.NVLSMinRanks,
-				Source:       l.Source,
+				ID:             l.ID,
+				Name:           l.Name,
+				Kind:           kind,
+				Bandwidth:      l.BandwidthGBps * giga,
+				Latency:        l.LatencyUS / perMicro,
+				Efficiency:     l.Efficiency,
+				NVLS:           l.NVLS,
+				NVLSMinRanks:   l.NVLSMinRanks,
+				NVLSEfficiency: l.NVLSEff,
+				LLBandwidth:    l.LLGBps * giga,
+				Source:         l.Source,
 			})
 		}
 	}

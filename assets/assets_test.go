@@ -410,7 +410,7 @@ func TestBadRows(t *testing.T) {
 		{"gpu not a number", GPUsFile, gpuFile(replace("tdp_watts: 300", "tdp_watts: lots")),
 			"tdp_watts", "tdp_watts = lots: must be a number", 28, 1},
 		{"gpu unknown link", GPUsFile, gpuFile(replace("native_link: pcie4", "native_link: nvlink9")),
-			"native_link", "native_link = nvlink9: unknown link id in presets/links.yaml (known: eth-100, ib-edr", 26, 1},
+			"native_link", "native_link = nvlink9: unknown link id in presets/links.yaml (known: efa-100, efa-200, efa-400, eth-100, ib-edr", 26, 1},
 		{"gpu pcie_link not pcie", GPUsFile, gpuFile(replace("pcie_link: pcie4", "pcie_link: nvlink4")),
 			"pcie_link", "pcie_link = nvlink4: is of kind nvlink; must be of kind pcie", 27, 1},
 		{"gpu native_link is a network", GPUsFile, gpuFile(replace("native_link: pcie4", "native_link: ib-ndr")),

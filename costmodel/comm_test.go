@@ -25,9 +25,10 @@ func TestSendTime(t *testing.T) {
 	if got := sendTime(8, testLink); !relNear(got, testLink.Latency, 1e-3) {
 		t.Errorf("8 B: %v, want one LL hop (%v) plus 8 B at LL's half bandwidth", got, testLink.Latency)
 	}
+	// A peer gets fewer channels than a ring: 84% of the link's bus bandwidth.
 	big := sendTime(1e9, testLink)
-	if !(big > 1e9/50e9) || big > 1.1e9/50e9 {
-		t.Errorf("1 GB: %v s, want just above 1e9 / 50e9 = 20 ms", big)
+	if want := 1e9 / (50e9 * 0.84); !(big > want) || big > 1.1*want {
+		t.Errorf("1 GB: %v s, want just above 1e9 / (0.84 · 50e9) = %v s", big, want)
 	}
 	prev := 0.0
 	for b := 1.0; b < 1e11; b *= 3 {
@@ -138,9 +139,10 @@ func TestCommsOnTheCluster(t *testing.T) {
 			t.Errorf("%g B: two nodes %v not slower than one %v", bytes, k2.allReduce(bytes), k.allReduce(bytes))
 		}
 	}
-	// Large messages run at the network's pace: 1.875 · 8 GB / 80 GB/s = 187.5 ms at least.
-	if got := k2.allReduce(8e9); got < 1.875*8e9/80e9 || got > 1.3*1.875*8e9/80e9 {
-		t.Errorf("8 GB over two nodes: %v s, want about %v", got, 1.875*8e9/80e9)
+	// Large messages run at the network's pace: no faster than 8 GB through the NICs' 80 GB/s
+	// (the two-node tree's bound, 100 ms), no slower than the ring's 1.875 · 8 GB / 80 GB/s.
+	if got := k2.allReduce(8e9); got < 8e9/80e9 || got > 1.05*1.875*8e9/80e9 {
+		t.Errorf("8 GB over two nodes: %v s, want between %v and %v", got, 8e9/80e9, 1.875*8e9/80e9)
 	}
 	// A reduce-scatter is at most an all-reduce.
 	if k2.half(1e9) > k2.allReduce(1e9) {

@@ -109,10 +109,12 @@ func TestTPPlacement(t *testing.T) {
 		})
 	}
 	t.Run("tp 16 pays more per layer than tp 8", func(t *testing.T) {
-		// Same bytes per all-reduce, over the network's 8 × 42.5 GB/s instead of NVLink's NVLS.
+		// Same bytes per all-reduce, NVLS inside each node and the network between them (NVLS+tree):
+		// the network leg adds latency; with 8 NDR NICs per node its bandwidth keeps up with NVLS,
+		// as 2 × 8 H100 measure [ADT: busbw 487 GB/s at 16 GiB].
 		r8, r16 := reports["tp 8 stays in a node"], reports["tp 16 spans 2 nodes"]
-		if r16.Detail.TPAllReduceS < 1.4*r8.Detail.TPAllReduceS {
-			t.Errorf("TP 16 all-reduce %.4g s, TP 8 %.4g s: want at least 1.4×", r16.Detail.TPAllReduceS, r8.Detail.TPAllReduceS)
+		if r16.Detail.TPAllReduceS <= r8.Detail.TPAllReduceS {
+			t.Errorf("TP 16 all-reduce %.4g s, TP 8 %.4g s: want slower across nodes", r16.Detail.TPAllReduceS, r8.Detail.TPAllReduceS)
 		}
 		// The share of a layer spent in TP communication grows too (half the compute per GPU).
 		if r16.Detail.Layer.CommShare <= r8.Detail.Layer.CommShare {

@@ -160,9 +160,16 @@ type Link struct {
 	Efficiency float64 `json:"efficiency"`
 	// NVLS says the link is an NVSwitch fabric with NVLink SHARP (Hopper and later): the switch
 	// reduces and multicasts, and NCCL uses it for groups of at least NVLSMinRanks GPUs of a node.
-	NVLS         bool   `json:"nvls,omitempty"`
-	NVLSMinRanks int    `json:"nvls_min_ranks,omitempty"`
-	Source       string `json:"source,omitempty"`
+	NVLS         bool `json:"nvls,omitempty"`
+	NVLSMinRanks int  `json:"nvls_min_ranks,omitempty"`
+	// NVLSEfficiency is the fraction of Bandwidth an NVLS all-reduce moves as algorithm
+	// bandwidth.
+	NVLSEfficiency float64 `json:"nvls_efficiency,omitempty"`
+	// LLBandwidth caps the bus bandwidth of NCCL's LL protocol on this link, bytes/s, where it is
+	// bound by the channels NCCL opens for small messages rather than by the link (0: half the
+	// link's bus bandwidth, LL's own limit).
+	LLBandwidth float64 `json:"ll_bandwidth_bps,omitempty"`
+	Source      string  `json:"source,omitempty"`
 }
 
 // EffBandwidth is Bandwidth × Efficiency.

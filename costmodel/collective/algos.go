@@ -13,6 +13,8 @@ type caseData struct {
 	alphaIntra, alphaN float64 // LL step latency inside a node and across nodes, s
 	nvls               bool    // NVLink SHARP applies to this group
 	chunkOverhead      float64 // Simple's fixed cost per chunk, in bytes of one channel's transfer
+	llCap              float64 // the intra link's LL ceiling, bytes/s (0: none)
+	nvlsEff            float64 // the intra link's NVLS efficiency
 	ok                 bool
 }
 
@@ -27,7 +29,9 @@ func newCase(op Op, bytes float64, g Group, f Fabric) caseData {
 	c.alphaIntra = f.Intra.Latency
 	c.netBus = f.Inter.Bandwidth * f.Inter.Efficiency * float64(max(f.NICs, 1))
 	c.alphaN = f.Inter.Latency
-	c.nvls = f.Intra.NVLS && c.local >= max(f.Intra.NVLSMinRanks, 2)
+	c.nvls = f.Intra.NVLS && c.local >= max(f.Intra.NVLSMinRanks, 2) && f.Intra.NVLSEfficiency > 0
+	c.nvlsEff = f.Intra.NVLSEfficiency
+	c.llCap = f.Intra.LLBandwidth
 	good := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) && !math.IsNaN(x) }
 	c.ok = good(c.intraBus) && c.alphaIntra >= 0 && c.n >= 2
 	if c.nodes > 1 {
@@ -79,45 +83,49 @@ func (c caseData) ring(try func(Algo, Proto, float64)) {
 	hops := func(perIntra, perNet float64) float64 {
 		return float64(steps-inter)*perIntra + float64(inter)*perNet
 	}
-	try(Ring, LL, hops(c.alphaIntra, c.alphaN)+wire/llBandwidth(bus))
+	try(Ring, LL, hops(c.alphaIntra, c.alphaN)+wire/c.llBandwidth(bus))
 	try(Ring, Simple, c.simpleTime(hops(simpleHopFactor*c.alphaIntra, simpleHopFactor*c.alphaN),
 		hops(simpleSyncFactor*c.alphaIntra, simpleSyncFactor*c.alphaN), wire, bus))
 }
 
 // tree: NCCL's double binary tree across nodes for an all-reduce, a chain inside each node:
-// 2·((local−1) intra steps + log2(nodes) network steps) of latency, and each byte goes up the
-// tree and comes down again (algorithm bandwidth half the bus bandwidth, at 92%) [NCCL
-// tuning.cc].
+// 2·((local−1) intra steps + log2(nodes) network steps) of latency [NCCL tuning.cc]. Every
+// byte goes up and comes down: inside the node each GPU of the chain sends S up and S down
+// (half its link as algorithm bandwidth); across more than two nodes the network carries it
+// both ways too (half the NICs); two nodes are one hop where each node sends half and receives
+// half each way, so the NICs' full bandwidth (NCCL doubles the inter-node bandwidth for two
+// nodes; 2 × 8 A100 over 4 EFA NICs reach busbw 78 GB/s on 50 GB/s of NICs [ADT]). At 92%.
 func (c caseData) tree(try func(Algo, Proto, float64)) {
 	depth := math.Ceil(math.Log2(float64(c.nodes)))
 	hops := func(perIntra, perNet float64) float64 {
 		return 2 * (float64(c.local-1)*perIntra + depth*perNet)
 	}
-	bus := min(c.intraBus, c.netBus) * treeBusFraction
-	wire := 2 * c.bytes // up and down: algorithm bandwidth = bus / 2
-	try(Tree, LL, hops(c.alphaIntra, c.alphaN)+wire/llBandwidth(bus))
+	alg := min(c.intraBus/2, c.netBus*treeAlgFactor(c.nodes)) * treeBusFraction
+	try(Tree, LL, hops(c.alphaIntra, c.alphaN)+c.bytes/(c.llBandwidth(2*alg)/2))
 	try(Tree, Simple, c.simpleTime(hops(simpleHopFactor*c.alphaIntra, simpleHopFactor*c.alphaN),
-		hops(simpleSyncFactor*c.alphaIntra, simpleSyncFactor*c.alphaN), wire, bus))
+		hops(simpleSyncFactor*c.alphaIntra, simpleSyncFactor*c.alphaN), c.bytes, alg))
 }
 
 // nvlsAlgo: NVLink SHARP. The NVSwitch reduces what the GPUs write and multicasts the result,
 // so an all-reduce moves S out of and S into each GPU once ("instead of 2N sends, N+1" [SN
-// §2.1]), at nvlsEfficiency of the link, after one fixed latency. All-gather and
-// reduce-scatter move (n−1)/n · S. Across nodes NCCL runs NVLS inside the nodes and a tree
-// between them (NVLS+tree): the network's part is the tree's.
+// §2.1]), at the link's NVLS efficiency, after a fixed latency and a pipeline fill that grows
+// with NCCL's NVLS chunk. All-gather and reduce-scatter move (n−1)/n · S. Across nodes NCCL runs
+// NVLS inside the nodes and a tree between them (NVLS+tree): the network's part is the tree's.
 func (c caseData) nvlsAlgo(try func(Algo, Proto, float64)) {
-	bw := c.intraRaw * nvlsEfficiency
+	bw := c.intraRaw * c.nvlsEff
 	bytes := c.bytes
 	if c.op != AllReduce {
 		bytes *= float64(c.n-1) / float64(c.n)
 	}
+	chunk := min(max(c.bytes/nvlsChunkDivisor, nvlsMinChunk), nvlsMaxChunk)
+	lat := nvlsLatency + nvlsFill*chunk/nvlsMaxChunk
 	if c.nodes == 1 {
-		try(NVLS, Simple, nvlsLatency+bytes/bw)
+		try(NVLS, Simple, lat+bytes/bw)
 		return
 	}
 	depth := math.Ceil(math.Log2(float64(c.nodes)))
-	net := c.netBus * treeBusFraction / 2 // the tree's algorithm bandwidth between nodes
-	lat := nvlsLatency + 2*depth*simpleSyncFactor*c.alphaN
+	net := c.netBus * treeBusFraction * treeAlgFactor(c.nodes) // the tree's algorithm bandwidth between nodes
+	lat += 2 * depth * simpleSyncFactor * c.alphaN
 	try(NVLSTree, Simple, lat+bytes/min(bw, net))
 }
 
@@ -126,11 +134,11 @@ func (c caseData) nvlsAlgo(try func(Algo, Proto, float64)) {
 // once, the part for other nodes through the node's NICs, shared by its GPUs.
 func (c caseData) direct(try func(Algo, Proto, float64)) {
 	if c.op == SendRecv {
-		bus, alpha := c.intraBus, c.alphaIntra
+		bus, alpha := c.intraBus*p2pBusFraction, c.alphaIntra
 		if c.nodes > 1 {
-			bus, alpha = min(c.netBus/float64(c.local), c.intraBus), c.alphaN
+			bus, alpha = min(c.netBus/float64(c.local), c.intraBus*p2pBusFraction), c.alphaN
 		}
-		try(Direct, LL, alpha+c.bytes/llBandwidth(bus))
+		try(Direct, LL, alpha+c.bytes/c.llBandwidth(bus))
 		try(Direct, Simple, c.simpleTime(simpleHopFactor*alpha, simpleSyncFactor*alpha, c.bytes, bus))
 		return
 	}
@@ -148,8 +156,15 @@ func (c caseData) direct(try func(Algo, Proto, float64)) {
 	try(Direct, Simple, max(float64(c.n-1)*simpleSyncFactor*alpha/2, lat+t))
 }
 
-// llBandwidth is the LL protocol's bus bandwidth on a link of bus bandwidth bus.
-func llBandwidth(bus float64) float64 { return min(llBusCap, llBusFraction*bus) }
+// llBandwidth is the LL protocol's bus bandwidth on a link of bus bandwidth bus: half of it,
+// and no more than the intra-node link's measured LL ceiling when it has one.
+func (c caseData) llBandwidth(bus float64) float64 {
+	bw := llBusFraction * bus
+	if c.llCap > 0 {
+		bw = min(bw, c.llCap)
+	}
+	return bw
+}
 
 // simpleTime is a Simple-protocol transfer: the handshakes (lat) plus wire bytes at the bus
 // bandwidth reached with NCCL's chunk size for the message, and never less than the steps'

@@ -11,9 +11,9 @@ import (
 // Links as the presets define them (assets/presets/links.yaml): the package tests use literal
 // copies so that they run without the assets package.
 var (
-	nvlink3 = model.Link{ID: "nvlink3", Kind: model.NVLink, Bandwidth: 300e9, Latency: 3e-6, Efficiency: 0.80}
+	nvlink3 = model.Link{ID: "nvlink3", Kind: model.NVLink, Bandwidth: 300e9, Latency: 3e-6, Efficiency: 0.80, LLBandwidth: 23.6e9}
 	nvlink4 = model.Link{ID: "nvlink4", Kind: model.NVLink, Bandwidth: 450e9, Latency: 3e-6, Efficiency: 0.80,
-		NVLS: true, NVLSMinRanks: 5}
+		NVLS: true, NVLSMinRanks: 5, NVLSEfficiency: 0.603}
 	pcie3 = model.Link{ID: "pcie3", Kind: model.PCIe, Bandwidth: 15.75e9, Latency: 3e-6, Efficiency: 0.80}
 	ibHDR = model.Link{ID: "ib-hdr", Kind: model.InfiniBand, Bandwidth: 25e9, Latency: 5e-6, Efficiency: 0.85}
 )
@@ -111,7 +111,7 @@ func TestNVLSTraffic(t *testing.T) {
 	g := Group{Ranks: 8, Nodes: 1}
 	const s = 1 << 30
 	r := Time(AllReduce, s, g, node(nvlink4), Auto)
-	want := nvlsLatency + s/(nvlink4.Bandwidth*nvlsEfficiency)
+	want := nvlsLatency + nvlsFill + s/(nvlink4.Bandwidth*nvlink4.NVLSEfficiency)
 	if r.Algo != NVLS || math.Abs(r.Seconds-want) > 1e-12 {
 		t.Fatalf("1 GiB on 8×H100: %v %s, want %v on NVLS", r.Seconds, r.Algo, want)
 	}

@@ -17,11 +17,9 @@ const (
 	// llBusFraction: LL moves 8 bytes of data per 16 written (data + flag), half the link's
 	// bandwidth [NCCL tuning.cc: busBw × 0.5 for ring LL]; the 4×V100 PCIe sweep's LL slope
 	// (5.3 GB/s busbw from 32 to 128 KiB) is half its Simple slope (12.4 GB/s) [ISS sglang-V100#2].
+	// On NVLink LL is bound lower, by the channels NCCL opens for small messages: a measured
+	// fact of the link's generation (model.Link.LLBandwidth: 23.6 GB/s on 8×A100, 120 on 8×H200).
 	llBusFraction = 0.5
-	// llBusCap: on NVLink, LL is bound by the few channels NCCL launches for small messages, not
-	// the link: the 8×A100 sweep gains 19 µs per 256 KiB from 32 KiB to 512 KiB, a bus bandwidth
-	// of 23.6 GB/s [SN §3.3]. Bytes/s.
-	llBusCap = 23.6e9
 
 	// Simple's bandwidth ramp. NCCL cuts each channel's share of a message into chunks of at most
 	// simpleMaxChunk (NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8 × ALLREDUCE_CHUNKSTEPS 4 = 2 MiB)
@@ -39,12 +37,22 @@ const (
 	simpleChunkOverheadTime = 2.353e-6
 	channelMaxBW            = 29.9e9
 
-	// NVLink SHARP. nvlsLatency: one NVLS operation's fixed cost, 25 µs [NCCL tuning.cc
-	// hwLatencies NVLINK NVLS Simple]. nvlsEfficiency: the fraction of the per-GPU NVLink
-	// bandwidth an NVLS all-reduce moves as algorithm bandwidth: 8×H200 reaches busbw 481 GB/s,
-	// 107% of the 450 GB/s link [SN §2.1, §3.1], algbw 481 / 1.75 = 275 GB/s = 0.61 × 450.
-	nvlsLatency    = 25e-6
-	nvlsEfficiency = 0.61
+	// NVLink SHARP, fitted on 8×H200 [SN, sweep sn-h200x8-allreduce-bench, NVLS from 2 MiB]:
+	// t = nvlsLatency + nvlsFill · c / nvlsMaxChunk + S / (B · η), with NCCL's NVLS chunk c =
+	// S / nvlsChunkDivisor between 16 KiB and its nvlsChunkSize of 128 KiB [NCCL enqueue.cc]: a
+	// fixed 43 µs, a pipeline fill of 46 µs at full chunks, and η the link's NVLSEfficiency
+	// (0.60 on H200: busbw 482 GB/s at 16 GiB, 107% of the 450 GB/s wire). Mean error 0.9% from
+	// 2 MiB to 16 GiB.
+	nvlsLatency      = 43.4e-6
+	nvlsFill         = 46.4e-6
+	nvlsChunkDivisor = 156
+	nvlsMinChunk     = 16 << 10
+	nvlsMaxChunk     = 128 << 10
+
+	// p2pBusFraction: a send/recv between two GPUs of an NVSwitch node moves 195 GB/s on 8×A100,
+	// 84% of what a ring collective's bus reaches there (233 GB/s): NCCL gives a peer fewer
+	// channels than a ring [LIP, sweep lip-a100x8-sendrecv].
+	p2pBusFraction = 0.84
 
 	// treeBusFraction: a tree all-reduce across nodes reaches 92% of the network's bus bandwidth
 	// [NCCL tuning.cc: busBw × .92 for tree all-reduce], and moves each byte up and down the

@@ -98,36 +98,33 @@ func (c caseData) tunerTime(a Algo, p Proto, f Fabric) float64 {
 			return math.Inf(1)
 		}
 		lat = tunerBase[a][p] + 2*(float64(c.local-1)*intraLat+depth*netLat)
-		bus := busGB * 0.92
+		alg := min(c.intraBus/2e9, c.netBus/1e9*treeAlgFactor(nodes)) * 0.92
 		if p == LL {
-			bus = min(bus/3.8, llMax)
+			alg = min(alg/3.8, llMax)
 		}
-		algbw = bus * 0.5
+		algbw = alg
 	case NVLS, NVLSTree:
 		if p != Simple || !c.nvls {
 			return math.Inf(1)
 		}
-		bus := 2 * tunerNVLSEfficiency * c.intraRaw / 1e9 // NVLS pipelines two operations
+		// NVLS inside the node: NCCL's estimate is 0.85 of the link, both directions pipelined.
+		intra := tunerNVLSEfficiency * c.intraRaw / 1e9
 		if c.op != AllReduce {
-			bus = tunerNVLSEfficiency * c.intraRaw / 1e9 * (float64(c.local) - 1) / float64(c.local)
+			intra *= (float64(c.local) - 1) / float64(c.local)
 		}
 		if a == NVLS {
 			if nodes > 1 {
 				return math.Inf(1) // NCCL runs NVLS across nodes only with CollNet
 			}
 			lat = intraLat
+			algbw = intra
 		} else {
 			if nodes < 2 || c.op != AllReduce {
 				return math.Inf(1)
 			}
-			net := c.netBus / 1e9
-			if nodes <= 2 {
-				net *= 2
-			}
-			bus = min(bus, net)
 			lat = intraLat + 2*depth*netLat
+			algbw = min(intra, c.netBus/1e9*treeAlgFactor(nodes))
 		}
-		algbw = bus * n / float64(steps)
 	default:
 		return math.Inf(1)
 	}
@@ -135,4 +132,15 @@ func (c caseData) tunerTime(a Algo, p Proto, f Fabric) float64 {
 		return math.Inf(1)
 	}
 	return (lat + c.bytes/(1e3*algbw)) * 1e-6
+}
+
+// treeAlgFactor is a tree's algorithm bandwidth over the network's bus bandwidth: every byte
+// goes up and comes down (½), except on two nodes, one hop where each node sends half and
+// receives half each way (1) — what NCCL's doubling of the inter-node bandwidth for two nodes
+// expresses [NCCL tuning.cc], and what 2 × 8 A100 measure [ADT].
+func treeAlgFactor(nodes int) float64 {
+	if nodes <= 2 {
+		return 1
+	}
+	return 0.5
 }

@@ -411,6 +411,11 @@ func runValidate(w io.Writer, asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	comm, err := costmodel.CommChecks(p.Link)
+	if err != nil {
+		return err
+	}
+	checks = append(checks, comm...)
 	if asJSON {
 		return writeJSON(w, map[string]any{"checks": checks})
 	}

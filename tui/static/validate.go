@@ -12,6 +12,7 @@ var checkGroups = []struct{ id, title string }{
 	{"fig1", "Korthikanti et al. 2022, Figure 1: memory per GPU (CAL, §4.3)"},
 	{"table1", "Megatron-LM, Narayanan et al. 2021, Table 1: seconds per iteration (MLC, §4.1)"},
 	{"holdout", "Hold-out, not fitted: Korthikanti et al. 2022, 530B on 2240 A100s (§4.3)"},
+	{"comm", "Collectives on published sweeps, bus bandwidth (§3.5; the note names the algorithm the model runs)"},
 }
 
 // RenderValidation prints the published figures beside the model's predictions, one table a
@@ -52,6 +53,8 @@ func checkValue(v float64, unit string) string {
 		return Seconds(v)
 	case "GiB":
 		return fmt.Sprintf("%.4f GiB", v)
+	case "GB/s":
+		return fmt.Sprintf("%.1f GB/s", v)
 	default:
 		return Percent(v)
 	}

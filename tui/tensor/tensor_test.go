@@ -88,9 +88,9 @@ func TestViewContent(t *testing.T) {
 	nv := newPane(120, 34, scenario(t, "nvlink4", model.Train, 8)).View()
 	for _, want := range []string{
 		"fwd", "bwd", "attention", "all-reduce", "mlp", "weight grads", string(theme.GlyphComm), string(theme.GlyphCompute),
-		"µs", "ms", "t = 8", "nvlink4", "35.9%", "21.8%",
-		"S = 33.6 MB", "2(t−1)·α + 2(t−1)/t·S/B = 2·7·3.00 µs + 1.75·33.6 MB / 360 GB/s = 205 µs", "model 147 µs",
-		"1 s on screen = 60.7 µs", "G0", "G7", "step 3/14", "reduce-scatter", "chunk 0: G2 → G3",
+		"µs", "ms", "t = 8", "nvlink4", "44.8%", "28.8%",
+		"S = 33.6 MB", "2(t−1)·α + 2(t−1)/t·S/B = 2·7·3.00 µs + 1.75·33.6 MB / 360 GB/s = 205 µs", "→ 213 µs",
+		"1 s on screen = 73.1 µs", "G0", "G7", "step 3/14", "reduce-scatter", "chunk 0: G2 → G3",
 	} {
 		if !strings.Contains(nv, want) {
 			t.Errorf("NVLink training view lacks %q:\n%s", want, nv)
@@ -111,7 +111,7 @@ func TestViewContent(t *testing.T) {
 		t.Errorf("TP=1 view:\n%s", tp1)
 	}
 	small := newPane(50, 14, scenario(t, "nvlink4", model.Train, 8)).View()
-	for _, want := range []string{"fwd", "bwd", "27.1%", "205 µs", "G0→G1→G2⇒G3→G4→G5→G6→G7→G0", "3/14"} {
+	for _, want := range []string{"fwd", "bwd", "35.1%", "205 µs", "G0→G1→G2⇒G3→G4→G5→G6→G7→G0", "3/14"} {
 		if !strings.Contains(small, want) {
 			t.Errorf("50×14 view lacks %q:\n%s", want, small)
 		}

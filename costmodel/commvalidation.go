@@ -1,0 +1,164 @@
+package costmodel
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/splitscope/splitscope/costmodel/collective"
+	"github.com/splitscope/splitscope/model"
+)
+
+// The collective model against the published sweeps it was not fitted to (PublishedCommSweeps,
+// docs/references.md §3.5). Each checked sweep names the presets that describe its hardware
+// and, when the run forced one, the algorithm. The checks compare bus bandwidth (nccl-tests'
+// busbw, or algbw × the operation's factor), the figure every sweep prints, from 1 MiB up:
+// smaller messages are latency, checked separately where a time column exists.
+
+// commCase says how to model one published sweep.
+type commCase struct {
+	id           string
+	intra, inter string // link preset IDs
+	nics         int    // NICs per node
+	algo         collective.Algo
+	minBytes     float64
+	tolerance    float64
+	note         string
+}
+
+// commCases are the sweeps the model is judged on. Fitted: sn-h200x8-allreduce-bench (NVLS
+// latency, fill and efficiency), sn-b200x8-allreduce-bench's 8 GiB point (NVLink 5's NVLS
+// efficiency) and lip-a100x8-sendrecv (p2pBusFraction); the rest are hold-outs. Across nodes
+// the model follows the large messages (512 MiB up) but not yet the slow ramp before them (the
+// network's pipeline, EFA's in particular): those rows are left out here and named as a gap.
+const multiNodeFrom = 512 << 20
+
+var multiNodeNote = "from 512 MiB (mid sizes not yet modelled)"
+
+var commCases = []commCase{
+	{id: "sn-h200x8-allreduce-bench", intra: "nvlink4", inter: "ib-ndr", nics: 8, minBytes: 1 << 20, tolerance: 0.15,
+		note: "NVLS fitted here; 1 MiB is where NCCL leaves the ring"},
+	{id: "sn-h200x8-allreduce-nvls", intra: "nvlink4", inter: "ib-ndr", nics: 8, tolerance: 0.10},
+	{id: "sn-h200x8-allreduce-ring", intra: "nvlink4", inter: "ib-ndr", nics: 8, algo: collective.Ring, tolerance: 0.10, note: "NCCL_NVLS_ENABLE=0"},
+	{id: "sn-h200x8-allgather", intra: "nvlink4", inter: "ib-ndr", nics: 8, tolerance: 0.10},
+	{id: "sn-h200x8-reducescatter", intra: "nvlink4", inter: "ib-ndr", nics: 8, tolerance: 0.10},
+	{id: "sn-b200x8-allreduce-bench", intra: "nvlink5", inter: "ib-ndr", nics: 8, minBytes: 16 << 20, tolerance: 0.30,
+		note: "odd run: 723–741 GB/s from 1 to 4 GiB, 839 at 8 GiB"},
+	{id: "sn-b200x8-allreduce-ring", intra: "nvlink5", inter: "ib-ndr", nics: 8, algo: collective.Ring, tolerance: 0.10, note: "NCCL_NVLS_ENABLE=0"},
+	{id: "adt-p4de-x16-allreduce", intra: "nvlink3", inter: "efa-100", nics: 4, minBytes: multiNodeFrom, tolerance: 0.25, note: multiNodeNote},
+	{id: "adt-p5-x16-allreduce", intra: "nvlink4", inter: "efa-100", nics: 32, minBytes: multiNodeFrom, tolerance: 0.25, note: multiNodeNote},
+	{id: "sn-h200x32-allreduce", intra: "nvlink4", inter: "efa-200", nics: 16, tolerance: 0.10},
+	{id: "sn-b200x32-allreduce-bench", intra: "nvlink5", inter: "efa-400", nics: 8, minBytes: multiNodeFrom, tolerance: 0.15, note: multiNodeNote},
+	{id: "lip-a100x8-sendrecv", intra: "nvlink3", inter: "ib-hdr", nics: 8, minBytes: 256 << 20, tolerance: 0.10, note: "p2p fitted here"},
+}
+
+// sweepOp maps nccl-tests' operation names.
+func sweepOp(name string) (collective.Op, bool) {
+	switch name {
+	case "all_reduce":
+		return collective.AllReduce, true
+	case "all_gather":
+		return collective.AllGather, true
+	case "reduce_scatter":
+		return collective.ReduceScatter, true
+	case "sendrecv":
+		return collective.SendRecv, true
+	case "alltoall":
+		return collective.AllToAll, true
+	}
+	return 0, false
+}
+
+// CommChecks models every published sweep of commCases with the link presets (looked up by ID)
+// and returns one Check per row, bus bandwidth in GB/s. A sweep whose presets are missing is an
+// error: the checks are part of the calibration.
+func CommChecks(link func(id string) (model.Link, error)) ([]Check, error) {
+	byID := map[string]CommSweep{}
+	for _, s := range PublishedCommSweeps {
+		byID[s.ID] = s
+	}
+	var out []Check
+	for _, cc := range commCases {
+		sw, ok := byID[cc.id]
+		if !ok {
+			return nil, fmt.Errorf("comm check %s: no such published sweep", cc.id)
+		}
+		op, ok := sweepOp(sw.Op)
+		if !ok {
+			return nil, fmt.Errorf("comm check %s: operation %q", cc.id, sw.Op)
+		}
+		intra, err := link(cc.intra)
+		if err != nil {
+			return nil, fmt.Errorf("comm check %s: %w", cc.id, err)
+		}
+		inter, err := link(cc.inter)
+		if err != nil {
+			return nil, fmt.Errorf("comm check %s: %w", cc.id, err)
+		}
+		g := collective.Group{Ranks: sw.GPUs, Nodes: sw.Nodes}
+		f := collective.Fabric{Intra: intra, Inter: inter, NICs: cc.nics}
+		if op == collective.SendRecv {
+			g = collective.Group{Ranks: 2, Nodes: 1} // sendrecv_perf: each rank to the next, one link each
+		}
+		for _, row := range sw.Rows {
+			bus := row.BusBW
+			if bus <= 0 && row.TimeUS > 0 {
+				bus = row.Bytes / (row.TimeUS * 1e-6) * op.BusFactor(sw.GPUs) / 1e9
+			}
+			if row.Bytes < cc.minBytes || bus <= 0 {
+				continue
+			}
+			r := collective.Time(op, row.Bytes, g, f, cc.algo)
+			pred := 0.0
+			if r.Seconds > 0 {
+				pred = row.Bytes / r.Seconds * op.BusFactor(sw.GPUs) / 1e9
+			}
+			if op == collective.SendRecv {
+				pred = row.Bytes / r.Seconds / 1e9
+			}
+			note := fmt.Sprintf("%s/%s", r.Algo, r.Proto)
+			if cc.note != "" {
+				note += "; " + cc.note
+			}
+			out = append(out, Check{Group: "comm", Case: fmt.Sprintf("%s %s", cc.id, humanBytes(row.Bytes)),
+				Published: bus, Predicted: pred, Unit: "GB/s", Tolerance: cc.tolerance, Note: note})
+		}
+	}
+	return out, nil
+}
+
+// CommSummary is the mean and worst |error| of the comm checks of one sweep.
+type CommSummary struct {
+	ID          string
+	Rows        int
+	Mean, Worst float64
+}
+
+// SummarizeComm groups comm checks by sweep.
+func SummarizeComm(checks []Check) []CommSummary {
+	var out []CommSummary
+	idx := map[string]int{}
+	for _, c := range checks {
+		if c.Group != "comm" {
+			continue
+		}
+		id := c.Case // "<sweep ID> <size>": sweep IDs have no spaces
+		for i := 0; i < len(id); i++ {
+			if id[i] == ' ' {
+				id = id[:i]
+				break
+			}
+		}
+		k, ok := idx[id]
+		if !ok {
+			k = len(out)
+			idx[id] = k
+			out = append(out, CommSummary{ID: id})
+		}
+		e := math.Abs(c.RelErr())
+		s := &out[k]
+		s.Mean = (s.Mean*float64(s.Rows) + e) / float64(s.Rows+1)
+		s.Rows++
+		s.Worst = max(s.Worst, e)
+	}
+	return out
+}
