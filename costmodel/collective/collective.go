@@ -228,3 +228,36 @@ func parse(names []string, s string) (int, error) {
 	}
 	return 0, &model.FieldError{Value: s, Allowed: "one of " + strings.Join(names, ", ")}
 }
+
+// Point is one row of a size sweep, as nccl-tests prints it.
+type Point struct {
+	Bytes   float64
+	Seconds float64
+	AlgBW   float64 // bytes/s: size / time
+	BusBW   float64 // bytes/s: algbw × the operation's bus factor
+	Algo    Algo
+	Proto   Proto
+}
+
+// MaxSweepRows bounds a sweep.
+const MaxSweepRows = 4096
+
+// Sweep times op from minBytes to maxBytes, multiplying by factor (> 1) each row, as
+// nccl-tests' -b, -e and -f do; at most MaxSweepRows rows.
+func Sweep(op Op, minBytes, maxBytes, factor float64, g Group, f Fabric, algo Algo) []Point {
+	if !(minBytes > 0) || !(maxBytes >= minBytes) || !(factor > 1) || math.IsInf(maxBytes, 0) {
+		return nil
+	}
+	var out []Point
+	for s := minBytes; s <= maxBytes*(1+1e-12) && len(out) < MaxSweepRows; s *= factor {
+		b := math.Round(s)
+		r := Time(op, b, g, f, algo)
+		p := Point{Bytes: b, Seconds: r.Seconds, Algo: r.Algo, Proto: r.Proto}
+		if r.Seconds > 0 {
+			p.AlgBW = b / r.Seconds
+			p.BusBW = p.AlgBW * op.BusFactor(g.Ranks)
+		}
+		out = append(out, p)
+	}
+	return out
+}

@@ -237,3 +237,36 @@ func BenchmarkTime(b *testing.B) {
 		Time(AllReduce, 50<<20, g, f, Auto)
 	}
 }
+
+func TestSweep(t *testing.T) {
+	g, f := Group{Ranks: 8, Nodes: 1}, node(nvlink3)
+	rows := Sweep(AllReduce, 8, 16<<30, 2, g, f, Auto)
+	if len(rows) != 32 {
+		t.Fatalf("8 B to 16 GiB by 2: %d rows, want 32", len(rows))
+	}
+	for i, r := range rows {
+		want := Time(AllReduce, r.Bytes, g, f, Auto)
+		if r.Bytes != float64(int64(8)<<i) || r.Seconds != want.Seconds || r.Algo != want.Algo || r.Proto != want.Proto {
+			t.Errorf("row %d: %+v, want %.0f B and %+v", i, r, float64(int64(8)<<i), want)
+		}
+		if math.Abs(r.BusBW-r.AlgBW*1.75) > 1e-6*r.BusBW || math.Abs(r.AlgBW-r.Bytes/r.Seconds) > 1e-6*r.AlgBW {
+			t.Errorf("row %d: algbw %v busbw %v", i, r.AlgBW, r.BusBW)
+		}
+	}
+	for _, bad := range [][3]float64{{0, 1, 2}, {8, 4, 2}, {8, 16, 1}, {8, math.Inf(1), 2}, {math.NaN(), 16, 2}} {
+		if rows := Sweep(AllReduce, bad[0], bad[1], bad[2], g, f, Auto); rows != nil {
+			t.Errorf("Sweep(%v): %d rows", bad, len(rows))
+		}
+	}
+	if n := len(Sweep(AllReduce, 1, 1<<50, 1.0001, g, f, Auto)); n != MaxSweepRows {
+		t.Errorf("a huge sweep has %d rows, want the bound %d", n, MaxSweepRows)
+	}
+}
+
+// BenchmarkSweep32 is `splitscope comm`'s work: 32 sizes, 8 B to 16 GiB, on 64 GPUs.
+func BenchmarkSweep32(b *testing.B) {
+	g, f := Group{Ranks: 64, Nodes: 8}, node(nvlink4)
+	for b.Loop() {
+		Sweep(AllReduce, 8, 16<<30, 2, g, f, Auto)
+	}
+}

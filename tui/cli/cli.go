@@ -131,6 +131,7 @@ It uses the a100-sxm-80gb, nvlink3 and ib-hdr presets and takes no scenario flag
 		},
 		newProbeCmd(stdout, sf),
 		newExportCmd(stdout, sf),
+		newCommCmd(stdout, sf),
 	)
 	// Keep the scenario flags in the order they were registered (grouped by topic) in every help.
 	for _, c := range root.Commands() {

@@ -28,6 +28,9 @@ type flagRule struct {
 	noScenario string
 	// refuse gives the shared flags the command refuses, each with the reason.
 	refuse map[string]string
+	// only, when set, lists the shared flags the command takes; onlyWhy says why not the others.
+	only    []string
+	onlyWhy string
 }
 
 const (
@@ -52,6 +55,11 @@ var flagRules = map[string]flagRule{
 		noScenario: "presets lists the embedded presets; it takes no scenario flags",
 		refuse:     map[string]string{"lang": "presets " + noTeachingTexts},
 	},
+	"comm": {
+		only: []string{"gpu", "gpus", "gpus-per-node", "intra", "inter", "nics-per-node", "intra-eff", "inter-eff",
+			"box", "scenario", "json"},
+		onlyWhy: "comm times collectives on the hardware; it takes the hardware flags (--gpu --gpus --gpus-per-node --intra --inter --nics-per-node --box)",
+	},
 	"validate": {
 		noScenario: "validate runs the published setups the model is checked on (8×A100, Megatron-LM); it takes no scenario flags",
 		refuse:     map[string]string{"lang": "validate " + noTeachingTexts},
@@ -70,6 +78,9 @@ func refusal(cmd *cobra.Command, name string) string {
 	}
 	if why := rule.refuse[name]; why != "" {
 		return why
+	}
+	if rule.only != nil && !slices.Contains(rule.only, name) {
+		return rule.onlyWhy
 	}
 	if rule.noScenario != "" && !slices.Contains(outputFlags, name) {
 		return rule.noScenario

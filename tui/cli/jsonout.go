@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -146,6 +147,32 @@ func jsonPresets(p *assets.Presets) presetsOutput {
 	}
 	for i, l := range p.Links {
 		out.Links[i] = presetLink{Link: l, Kind: l.Kind.String()}
+	}
+	return out
+}
+
+// commOutput is comm --json: the contract of docs/architecture.md.
+type commOutput struct {
+	Op    string    `json:"op"`
+	GPUs  int       `json:"gpus"`
+	Nodes int       `json:"nodes"`
+	Rows  []commRow `json:"rows"`
+}
+
+type commRow struct {
+	Bytes     float64 `json:"bytes"`
+	TimeS     float64 `json:"time_s"`
+	AlgBWGBs  float64 `json:"algbw_gbs"`
+	BusBWGBs  float64 `json:"busbw_gbs"`
+	Algorithm string  `json:"algorithm"`
+	Protocol  string  `json:"protocol"`
+}
+
+func jsonComm(op collective.Op, c model.Cluster, rows []collective.Point) commOutput {
+	out := commOutput{Op: op.String(), GPUs: c.GPUs, Nodes: c.Nodes(), Rows: []commRow{}}
+	for _, r := range rows {
+		out.Rows = append(out.Rows, commRow{Bytes: r.Bytes, TimeS: r.Seconds, AlgBWGBs: r.AlgBW / 1e9, BusBWGBs: r.BusBW / 1e9,
+			Algorithm: r.Algo.String(), Protocol: r.Proto.String()})
 	}
 	return out
 }

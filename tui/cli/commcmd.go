@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/splitscope/splitscope/costmodel/collective"
+	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/static"
+)
+
+// commFlags are the flags comm takes besides the hardware.
+type commFlags struct {
+	op, minBytes, maxBytes, algo string
+	factor                       float64
+}
+
+func newCommCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
+	cf := &commFlags{}
+	cmd := &cobra.Command{
+		Use:   "comm",
+		Short: "What nccl-tests would print on this hardware: time, algbw, busbw, algorithm and protocol per size",
+		Long: `comm times one collective over every GPU of the hardware the flags describe (--gpu, --gpus,
+--gpus-per-node, --intra, --inter, --nics-per-node, or --box), for sizes from --min-bytes to
+--max-bytes multiplied by --step-factor, as nccl-tests' all_reduce_perf -b -e -f would: the time,
+the algorithm bandwidth (size / time), the bus bandwidth (algbw × 2(n−1)/n for all-reduce,
+(n−1)/n for all-gather, reduce-scatter and all-to-all, 1 for broadcast and send/recv), and the
+algorithm and protocol NCCL would run. --algo forces an algorithm, as NCCL_ALGO does (ring, tree,
+nvls, nvls-tree); one that does not apply to the hardware gives way to NCCL's own choice, and the
+algorithm column says which ran. Sizes are bytes with an optional K, M, G or T (binary: 1K = 1024).`,
+		Example: `  splitscope comm --gpu h100-sxm --gpus 8
+  splitscope comm --gpu h100-sxm --gpus 8 --algo ring --min-bytes 1M --max-bytes 16G
+  splitscope comm --gpu a100-sxm-80gb --gpus 32 --inter ib-hdr --op all-gather --json
+  splitscope comm --box node0.json --box node1.json --inter ib-ndr`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runComm(stdout, sf, cf) },
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.StringVar(&cf.op, "op", "all-reduce", "operation: "+strings.Join(opNames(), ", "))
+	fs.StringVar(&cf.minBytes, "min-bytes", "8", "smallest size `SIZE`, bytes (K, M, G, T: binary)")
+	fs.StringVar(&cf.maxBytes, "max-bytes", "16G", "largest size `SIZE`, bytes (K, M, G, T: binary)")
+	fs.Float64Var(&cf.factor, "step-factor", 2, "multiply the size by this each row, above 1")
+	fs.StringVar(&cf.algo, "algo", "auto", "algorithm: auto (NCCL's choice), ring, tree, nvls or nvls-tree")
+	return cmd
+}
+
+func opNames() []string {
+	var out []string
+	for _, o := range collective.Ops() {
+		out = append(out, o.String())
+	}
+	return out
+}
+
+// maxCommBytes bounds a size: 1 PiB.
+const maxCommBytes = 1 << 50
+
+// parseSize reads "8", "1K", "16M", "2G", "1T" (binary), also with a trailing "B" or "iB".
+func parseSize(flag, text string) (float64, error) {
+	t := strings.TrimSpace(text)
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "i")
+	mult := 1.0
+	if n := len(t); n > 0 {
+		switch strings.ToUpper(t[n-1:]) {
+		case "K":
+			mult = 1 << 10
+		case "M":
+			mult = 1 << 20
+		case "G":
+			mult = 1 << 30
+		case "T":
+			mult = 1 << 40
+		}
+		if mult > 1 {
+			t = t[:n-1]
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	b := v * mult
+	if err != nil || !(b >= 1) || b > maxCommBytes || math.IsNaN(b) {
+		return 0, &model.FieldError{Field: flag, Value: text, Allowed: "a size of 1 byte to 1P, bytes with an optional K, M, G or T (binary)"}
+	}
+	return math.Round(b), nil
+}
+
+// commRequest checks comm's own flags, every problem at once.
+func (cf *commFlags) request() (collective.Op, float64, float64, collective.Algo, error) {
+	var errs model.ValidationError
+	op, err := collective.ParseOp(cf.op)
+	if err != nil {
+		errs = append(errs, &model.FieldError{Field: "op", Value: cf.op, Allowed: "one of " + strings.Join(opNames(), ", ")})
+	}
+	lo, err := parseSize("min-bytes", cf.minBytes)
+	if err != nil {
+		errs = append(errs, err.(*model.FieldError))
+	}
+	hi, err := parseSize("max-bytes", cf.maxBytes)
+	if err != nil {
+		errs = append(errs, err.(*model.FieldError))
+	}
+	if lo > 0 && hi > 0 && hi < lo {
+		errs = append(errs, &model.FieldError{Field: "max-bytes", Value: cf.maxBytes, Allowed: "must be at least --min-bytes " + cf.minBytes})
+	}
+	if !(cf.factor > 1) || cf.factor > 1024 {
+		errs = append(errs, &model.FieldError{Field: "step-factor", Value: cf.factor, Allowed: "a number above 1 and at most 1024"})
+	} else if lo > 0 && hi >= lo && math.Log(hi/lo)/math.Log(cf.factor)+1 > collective.MaxSweepRows {
+		errs = append(errs, &model.FieldError{Field: "step-factor", Value: cf.factor,
+			Allowed: fmt.Sprintf("too small for %s to %s: at most %d rows", cf.minBytes, cf.maxBytes, collective.MaxSweepRows)})
+	}
+	algo, err := collective.ParseAlgo(cf.algo)
+	if err != nil || algo == collective.Direct {
+		errs = append(errs, &model.FieldError{Field: "algo", Value: cf.algo, Allowed: "one of auto, ring, tree, nvls, nvls-tree"})
+	}
+	if len(errs) > 0 {
+		return 0, 0, 0, 0, errs
+	}
+	return op, lo, hi, algo, nil
+}
+
+// runComm sweeps the collective on the flags' hardware. The scenario is built as search builds it
+// (its layout is not comm's business); only the cluster is used.
+func runComm(w io.Writer, sf *scenarioFlags, cf *commFlags) error {
+	op, lo, hi, algo, err := cf.request()
+	if err != nil {
+		return err
+	}
+	p, err := loadPresets()
+	if err != nil {
+		return err
+	}
+	s, err := sf.scenario(p, true)
+	var ve model.ValidationError
+	if err != nil && !(errors.As(err, &ve) && ve.OnlyLayout()) {
+		return err
+	}
+	c := s.Cluster
+	g := collective.Group{Ranks: c.GPUs, Nodes: c.Nodes()}
+	if op == collective.SendRecv {
+		g = collective.Group{Ranks: 2, Nodes: 1} // sendrecv_perf: each rank to the next, one link each
+		if c.Nodes() > 1 && c.GPUsPerNode == 1 {
+			g.Nodes = 2
+		}
+	}
+	rows := collective.Sweep(op, lo, hi, cf.factor, g, collective.FabricOf(c), algo)
+	if sf.json {
+		return writeJSON(w, jsonComm(op, c, rows))
+	}
+	return static.RenderComm(w, op, c, algo, rows)
+}

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestCommJSON(t *testing.T) {
+	code, out, errs := runArgs(t, "comm", "--gpu", "h100-sxm", "--gpus", "8", "--min-bytes", "1K", "--max-bytes", "1G", "--step-factor", "4", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Op    string `json:"op"`
+		GPUs  int    `json:"gpus"`
+		Nodes int    `json:"nodes"`
+		Rows  []struct {
+			Bytes     float64 `json:"bytes"`
+			TimeS     float64 `json:"time_s"`
+			AlgBW     float64 `json:"algbw_gbs"`
+			BusBW     float64 `json:"busbw_gbs"`
+			Algorithm string  `json:"algorithm"`
+			Protocol  string  `json:"protocol"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// 1 KiB, 4 KiB, … 1 GiB: 11 rows.
+	if doc.Op != "all-reduce" || doc.GPUs != 8 || doc.Nodes != 1 || len(doc.Rows) != 11 {
+		t.Fatalf("op %s, %d GPUs, %d nodes, %d rows", doc.Op, doc.GPUs, doc.Nodes, len(doc.Rows))
+	}
+	for i, r := range doc.Rows {
+		if want := float64(int64(1024) << (2 * i)); r.Bytes != want {
+			t.Errorf("row %d: %v B, want %v", i, r.Bytes, want)
+		}
+		// busbw is algbw × 2(n−1)/n, algbw size / time, as nccl-tests defines them.
+		if r.TimeS <= 0 || !near(r.AlgBW, r.Bytes/r.TimeS/1e9, 1e-9) || !near(r.BusBW, r.AlgBW*1.75, 1e-9) {
+			t.Errorf("row %d: time %v, algbw %v, busbw %v", i, r.TimeS, r.AlgBW, r.BusBW)
+		}
+	}
+	// Small sizes run the ring's LL, large ones NVLS on 8 H100s.
+	if first, last := doc.Rows[0], doc.Rows[len(doc.Rows)-1]; first.Algorithm != "ring" || first.Protocol != "ll" || last.Algorithm != "nvls" {
+		t.Errorf("first %s/%s, last %s/%s", first.Algorithm, first.Protocol, last.Algorithm, last.Protocol)
+	}
+}
+
+func near(a, b, rel float64) bool {
+	d := a - b
+	if d < 0 {
+		d = -d
+	}
+	return d <= rel*max(a, b, 1e-300)
+}
+
+func TestCommText(t *testing.T) {
+	code, out, errs := runArgs(t, "comm", "--gpu", "h100-sxm", "--gpus", "8", "--algo", "ring", "--min-bytes", "1G", "--max-bytes", "1G")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"# splitscope comm: all-reduce on 8× h100-sxm, nvlink4 · algorithm ring", "(GB/s)", "1073741824", "ring       simple"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	// Across nodes the header names the network.
+	_, out, _ = runArgs(t, "comm", "--gpu", "a100-sxm-80gb", "--gpus", "32", "--inter", "ib-hdr", "--op", "all-gather", "--max-bytes", "1M")
+	if !strings.Contains(out, "all-gather on 32× a100-sxm-80gb (4 nodes × 8), nvlink3 / ib-hdr ×8 NICs") {
+		t.Errorf("multi-node header:\n%s", out)
+	}
+}
+
+func TestCommBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"comm", "--op", "allreduse"}, "--op allreduse: one of all-reduce, reduce-scatter"},
+		{[]string{"comm", "--min-bytes", "0"}, "--min-bytes 0: a size of 1 byte to 1P"},
+		{[]string{"comm", "--max-bytes", "lots"}, "--max-bytes lots: a size of 1 byte to 1P"},
+		{[]string{"comm", "--min-bytes", "1G", "--max-bytes", "1M"}, "--max-bytes 1M: must be at least --min-bytes 1G"},
+		{[]string{"comm", "--step-factor", "1"}, "--step-factor 1: a number above 1"},
+		{[]string{"comm", "--step-factor", "1.0001", "--max-bytes", "1T"}, "--step-factor 1.0001: too small for 8 to 1T"},
+		{[]string{"comm", "--algo", "collnet"}, "--algo collnet: one of auto, ring, tree, nvls, nvls-tree"},
+		{[]string{"comm", "--tp", "8"}, "--tp 8: comm times collectives on the hardware"},
+		{[]string{"comm", "--gpu", "nope"}, "--gpu nope: unknown GPU"},
+	} {
+		requireBadInput(t, tc.args, []string{tc.want})
+	}
+}
