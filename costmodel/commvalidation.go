@@ -21,6 +21,7 @@ type commCase struct {
 	nics         int    // NICs per node
 	algo         collective.Algo
 	minBytes     float64
+	maxBytes     float64 // 0: no bound
 	tolerance    float64
 	note         string
 }
@@ -48,13 +49,17 @@ var commCases = []commCase{
 	{id: "adt-p5-x16-allreduce", intra: "nvlink4", inter: "efa-100", nics: 32, minBytes: multiNodeFrom, tolerance: 0.25, note: multiNodeNote},
 	{id: "sn-h200x32-allreduce", intra: "nvlink4", inter: "efa-200", nics: 16, tolerance: 0.10},
 	{id: "sn-b200x32-allreduce-bench", intra: "nvlink5", inter: "efa-400", nics: 8, minBytes: multiNodeFrom, tolerance: 0.15, note: multiNodeNote},
+	{id: "msp-a100x8-allreduce-mscclpp", intra: "nvlink3", inter: "ib-hdr", nics: 8, algo: collective.OneShot, maxBytes: 8 << 20, tolerance: 0.15,
+		note: "an engine's one-shot kernel (not NCCL); below 8 MiB, where vLLM uses it"},
+	{id: "msp-h100x8-allreduce-mscclpp", intra: "nvlink4", inter: "ib-ndr", nics: 8, algo: collective.OneShot, maxBytes: 8 << 20, tolerance: 0.15,
+		note: "an engine's one-shot kernel (not NCCL)"},
 	{id: "lip-a100x8-sendrecv", intra: "nvlink3", inter: "ib-hdr", nics: 8, minBytes: 256 << 20, tolerance: 0.10, note: "p2p fitted here"},
 }
 
 // sweepOp maps nccl-tests' operation names.
 func sweepOp(name string) (collective.Op, bool) {
 	switch name {
-	case "all_reduce":
+	case "all_reduce", "all_reduce/mscclpp":
 		return collective.AllReduce, true
 	case "all_gather":
 		return collective.AllGather, true
@@ -104,7 +109,7 @@ func CommChecks(link func(id string) (model.Link, error)) ([]Check, error) {
 			if bus <= 0 && row.TimeUS > 0 {
 				bus = row.Bytes / (row.TimeUS * 1e-6) * op.BusFactor(sw.GPUs) / 1e9
 			}
-			if row.Bytes < cc.minBytes || bus <= 0 {
+			if row.Bytes < cc.minBytes || (cc.maxBytes > 0 && row.Bytes >= cc.maxBytes) || bus <= 0 {
 				continue
 			}
 			r := collective.Time(op, row.Bytes, g, f, cc.algo)

@@ -67,7 +67,7 @@ type Algo uint8
 
 // Algorithms. NVLS is NVLink SHARP (the NVSwitch reduces and multicasts), NVLSTree NVLS inside
 // the nodes and a tree across them; Direct is a point-to-point exchange (send/recv,
-// all-to-all).
+// all-to-all). OneShot and TwoShot are the inference engines' own all-reduce (Engine).
 const (
 	Auto Algo = iota
 	Ring
@@ -75,14 +75,26 @@ const (
 	NVLS
 	NVLSTree
 	Direct
+	OneShot
+	TwoShot
 )
 
-var algoNames = []string{"auto", "ring", "tree", "nvls", "nvls-tree", "direct"}
+var algoNames = []string{"auto", "ring", "tree", "nvls", "nvls-tree", "direct", "one-shot", "two-shot"}
 
 func (a Algo) String() string { return name(algoNames, int(a)) }
 
-// Algos lists the algorithms a user can force (NCCL_ALGO), Auto first.
-func Algos() []Algo { return []Algo{Auto, Ring, Tree, NVLS, NVLSTree} }
+// Algos lists the algorithms a user can force, Auto first: NCCL's (NCCL_ALGO), then the
+// inference engines' all-reduce kernels.
+func Algos() []Algo { return []Algo{Auto, Ring, Tree, NVLS, NVLSTree, OneShot, TwoShot} }
+
+// AlgoNames is Algos as the names ParseAlgo reads.
+func AlgoNames() []string {
+	var out []string
+	for _, a := range Algos() {
+		out = append(out, a.String())
+	}
+	return out
+}
 
 // ParseAlgo reads an algorithm name.
 func ParseAlgo(s string) (Algo, error) {
@@ -138,15 +150,20 @@ func FabricOf(c model.Cluster) Fabric {
 
 // Time is how long op on bytes takes over the group, run as NCCL runs it: the algorithm NCCL's
 // own cost table picks (tuner.go), timed with the calibrated cost of its fastest protocol
-// (algos.go). With algo other than Auto that algorithm only (what NCCL_ALGO does), or, when it
-// does not apply to the case (a tree on one node, NVLS without NVLink SHARP), the choice as
-// with Auto. Zero bytes, one rank or a fabric without bandwidth cost nothing.
+// (algos.go). With algo other than Auto that algorithm only (what NCCL_ALGO does; OneShot and
+// TwoShot are the engines' kernels, engine.go), or, when it does not apply to the case (a tree
+// on one node, NVLS without NVLink SHARP, one-shot across nodes), the choice as with Auto. Zero bytes, one rank or a fabric without bandwidth cost nothing.
 func Time(op Op, bytes float64, g Group, f Fabric, algo Algo) Result {
 	none := Result{Algo: Ring, Proto: Simple}
 	if !(bytes > 0) || g.Ranks <= 1 || math.IsInf(bytes, 0) {
 		return none
 	}
 	g.Nodes = max(g.Nodes, 1)
+	if op == AllReduce && (algo == OneShot || algo == TwoShot) {
+		if t, ok := engineKernel(algo, bytes, g, f); ok {
+			return Result{Seconds: t, Algo: algo, Proto: Simple}
+		}
+	}
 	c := newCase(op, bytes, g, f)
 	if !c.ok {
 		return none
@@ -161,7 +178,7 @@ func Time(op Op, bytes float64, g Group, f Fabric, algo Algo) Result {
 			best[a] = Result{Seconds: t, Algo: a, Proto: p}
 		}
 	})
-	if algo != Auto && int(algo) < numAlgos && !math.IsInf(best[algo].Seconds, 1) {
+	if algo > Auto && int(algo) < numAlgos && !math.IsInf(best[algo].Seconds, 1) {
 		return best[algo]
 	}
 	if op == AllToAll || op == SendRecv {
@@ -188,7 +205,7 @@ func Time(op Op, bytes float64, g Group, f Fabric, algo Algo) Result {
 	return best[chosen]
 }
 
-// numAlgos sizes per-algorithm arrays.
+// numAlgos sizes per-algorithm arrays (NCCL's algorithms: the engine's are timed apart).
 const numAlgos = int(Direct) + 1
 
 // Candidates lists every algorithm and protocol the model can time for the case with its

@@ -47,7 +47,7 @@ algorithm column says which ran. Sizes are bytes with an optional K, M, G or T (
 	fs.StringVar(&cf.minBytes, "min-bytes", "8", "smallest size `SIZE`, bytes (K, M, G, T: binary)")
 	fs.StringVar(&cf.maxBytes, "max-bytes", "16G", "largest size `SIZE`, bytes (K, M, G, T: binary)")
 	fs.Float64Var(&cf.factor, "step-factor", 2, "multiply the size by this each row, above 1")
-	fs.StringVar(&cf.algo, "algo", "auto", "algorithm: auto (NCCL's choice), ring, tree, nvls or nvls-tree")
+	fs.StringVar(&cf.algo, "algo", "auto", "algorithm: auto (NCCL's choice), ring, tree, nvls, nvls-tree, or the inference engines' one-shot or two-shot all-reduce")
 	return cmd
 }
 
@@ -116,7 +116,9 @@ func (cf *commFlags) request() (collective.Op, float64, float64, collective.Algo
 	}
 	algo, err := collective.ParseAlgo(cf.algo)
 	if err != nil || algo == collective.Direct {
-		errs = append(errs, &model.FieldError{Field: "algo", Value: cf.algo, Allowed: "one of auto, ring, tree, nvls, nvls-tree"})
+		errs = append(errs, &model.FieldError{Field: "algo", Value: cf.algo, Allowed: "one of " + strings.Join(collective.AlgoNames(), ", ")})
+	} else if (algo == collective.OneShot || algo == collective.TwoShot) && op != collective.AllReduce {
+		errs = append(errs, &model.FieldError{Field: "algo", Value: cf.algo, Allowed: "one-shot and two-shot are all-reduce kernels: use them with --op all-reduce"})
 	}
 	if len(errs) > 0 {
 		return 0, 0, 0, 0, errs
