@@ -147,17 +147,30 @@ func (p *plan) tpLink() model.Link { return p.tp.link() }
 // times turns a layer pass into kernel times: attention (projections + core), MLP, element-wise.
 type passTimes struct {
 	attn, core, mlp, elem float64
-	ar                    float64 // one TP all-reduce
+	ar                    float64 // one TP all-reduce (sequence parallel: a reduce-scatter and an all-gather)
+	ag                    float64 // one TP all-gather of the layer's activations
 }
 
 func (p *plan) passTimes(ps pass) passTimes {
-	return passTimes{
+	pt := passTimes{
 		attn: p.hw.time(ps.attnGEMM),
 		core: p.hw.time(ps.attnCore) + p.hw.time(ps.scores),
 		mlp:  p.hw.time(ps.mlp),
 		elem: p.hw.time(ps.elem),
 		ar:   p.tpAllReduce(ps.tpBytes),
 	}
+	if p.t > 1 {
+		pt.ag = p.tp.half(ps.tpBytes)
+	}
+	return pt
+}
+
+// tpLabel names the TP collective of a layout's layer segments.
+func tpLabel(l model.Layout) string {
+	if l.SequenceParallel {
+		return "reduce-scatter + all-gather"
+	}
+	return "all-reduce"
 }
 
 // tpAllReduce is one TP all-reduce of bytes (a reduce-scatter plus an all-gather with sequence
@@ -172,13 +185,14 @@ func (p *plan) tpAllReduce(bytes float64) float64 {
 	return p.tp.allReduce(bytes)
 }
 
-// forwardSegments lays out one layer's forward on one GPU: attention, all-reduce, MLP, all-reduce.
-func forwardSegments(pt passTimes) []Segment {
+// forwardSegments lays out one layer's forward on one GPU: attention, all-reduce, MLP, all-reduce
+// (label names the TP collective).
+func forwardSegments(pt passTimes, label string) []Segment {
 	return segments(
 		seg{SegCompute, "attention", pt.attn + pt.core + pt.elem/2},
-		seg{SegTPComm, "all-reduce", pt.ar},
+		seg{SegTPComm, label, pt.ar},
 		seg{SegCompute, "mlp", pt.mlp + pt.elem/2},
-		seg{SegTPComm, "all-reduce", pt.ar},
+		seg{SegTPComm, label, pt.ar},
 	)
 }
 

@@ -36,7 +36,7 @@ func (p *plan) inferStages() ([]inferStage, inferLayer) {
 	// Decode: b tokens, each attending to the average context over the generation; serving
 	// stacks decode with fused attention kernels.
 	dec := p.passTimes(layerPass(a, l, b, prompt+gen/2, b, p.e, false))
-	layer := inferLayer{prefill: forwardSegments(pre), decode: forwardSegments(dec)}
+	layer := inferLayer{prefill: forwardSegments(pre, tpLabel(p.l)), decode: forwardSegments(dec, tpLabel(p.l))}
 	preT, decT := segTotal(layer.prefill), segTotal(layer.decode)
 	// Only the last position's logits are needed, in prefill and in every decode step.
 	lgT := p.hw.time(logits(a, l, b, p.e))

@@ -61,14 +61,24 @@ func (p *plan) trainStages() ([]vstage, trainLayer) {
 	// element-wise work twice) and W (weight gradients: the GEMMs again), so B ≈ W ≈ forward and
 	// zero-bubble schedules can move W; other schedules run W inside B.
 	var tl trainLayer
-	tl.f = forwardSegments(pt)
+	tl.f = forwardSegments(pt, tpLabel(l))
+	// With sequence parallelism each column-parallel GEMM (QKV, MLP up) keeps only its
+	// sequence shard of the input, so the backward all-gathers it again to form the weight
+	// gradient [Korthikanti et al. 2022, §4.2.2]: one more all-gather per GEMM, two per layer, beside the two
+	// reduce-scatters and two all-gathers that mirror the forward.
+	regather := 0.0
+	if l.SequenceParallel && p.t > 1 {
+		regather = pt.ag
+	}
 	tl.b = segments(
 		seg{SegCompute, "recompute", recomp},
 		seg{SegTPComm, "all-reduce", recompTP},
 		seg{SegCompute, "mlp bwd", pt.mlp + pt.elem},
-		seg{SegTPComm, "all-reduce", pt.ar},
+		seg{SegTPComm, tpLabel(l), pt.ar},
+		seg{SegTPComm, "all-gather (wgrad)", regather},
 		seg{SegCompute, "attention bwd", pt.attn + 2*pt.core + pt.elem},
-		seg{SegTPComm, "all-reduce", pt.ar},
+		seg{SegTPComm, tpLabel(l), pt.ar},
+		seg{SegTPComm, "all-gather (wgrad)", regather},
 	)
 	zb := l.Schedule == model.ZBH1
 	layerW := segments(seg{SegCompute, "weight grads", wT})
@@ -103,7 +113,7 @@ func (p *plan) trainStages() ([]vstage, trainLayer) {
 		if zb {
 			st.w = segsDur(st.wHead) + k*wTot
 		}
-		st.tp = k * (4*pt.ar + recompTP)
+		st.tp = k * (4*pt.ar + 2*regather + recompTP)
 		st.recompute = k * recomp
 		st.compute = st.f + st.b + st.w - st.tp - st.recompute
 		st.modelFLOPs = 3 * k * layerFLOPs
