@@ -83,6 +83,7 @@ const (
 	kSchedule
 	kPrecision
 	kRecompute
+	kCollectives
 	kInt
 	kFloat
 	kBool
@@ -113,7 +114,7 @@ var scenarioKeys = []scenarioKey{
 	{"schedule", kSchedule},
 	{"mode", kMode}, {"seq", kInt}, {"batch", kInt}, {"precision", kPrecision},
 	{"recompute", kRecompute}, {"sequence_parallel", kBool}, {"zero", kInt},
-	{"unfused_attention", kBool}, {"serial_dp", kBool},
+	{"unfused_attention", kBool}, {"serial_dp", kBool}, {"collectives", kCollectives},
 	{"prompt", kInt}, {"gen", kInt}, {"requests", kInt},
 	{"reserve_gib", kFloat},
 }
@@ -132,6 +133,7 @@ type scenarioValues struct {
 	sched  model.Schedule
 	prec   model.Precision
 	rc     model.Recompute
+	coll   model.Collectives
 }
 
 // ParseScenario reads a scenario file named name (for messages) against the presets p. Every
@@ -316,7 +318,7 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		}
 		v.links[key] = l
 		return l.ID, true
-	case kMode, kSchedule, kPrecision, kRecompute:
+	case kMode, kSchedule, kPrecision, kRecompute, kCollectives:
 		var (
 			s   fmt.Stringer
 			err error
@@ -331,6 +333,9 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		case kPrecision:
 			v.prec, err = model.ParsePrecision(text)
 			s = v.prec
+		case kCollectives:
+			v.coll, err = model.ParseCollectives(text)
+			s = v.coll
 		default:
 			v.rc, err = model.ParseRecompute(text)
 			s = v.rc
@@ -435,7 +440,7 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: v.intOr("chunks", model.DefaultChunks),
 		MicroBatch: sz.MicroBatch, Schedule: v.sched, SequenceParallel: v.bools["sequence_parallel"],
 		Recompute: v.rc, ZeRO: v.ints["zero"], UnfusedAttention: v.bools["unfused_attention"],
-		SerialDP: v.bools["serial_dp"]}
+		SerialDP: v.bools["serial_dp"], Collectives: v.coll}
 	s.Workload = model.Workload{Mode: v.mode, Seq: v.intOr("seq", model.DefaultSeq), GlobalBatch: sz.Batch,
 		PromptTokens: v.intOr("prompt", model.DefaultPrompt), GenTokens: v.intOr("gen", model.DefaultGen),
 		Requests: sz.Requests, Precision: v.prec}
@@ -548,6 +553,7 @@ func MarshalScenario(s model.Scenario, title string) []byte {
 	add("zero", l.ZeRO)
 	add("unfused_attention", l.UnfusedAttention)
 	add("serial_dp", l.SerialDP)
+	add("collectives", l.Collectives.String())
 	add("prompt", w.PromptTokens)
 	add("gen", w.GenTokens)
 	add("requests", w.Requests)

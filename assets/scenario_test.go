@@ -204,7 +204,7 @@ func TestMarshalScenarioKeys(t *testing.T) {
 	}
 	want := []string{"title", "model", "gpu", "gpus", "gpus_per_node", "intra", "inter", "nics_per_node", "tp", "pp", "dp",
 		"chunks", "micro_batch", "schedule", "mode", "seq", "batch", "precision", "recompute", "sequence_parallel",
-		"zero", "unfused_attention", "serial_dp", "prompt", "gen", "requests"}
+		"zero", "unfused_attention", "serial_dp", "collectives", "prompt", "gen", "requests"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("keys %v, want %v\n%s", keys, want, out)
 	}

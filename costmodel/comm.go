@@ -15,10 +15,12 @@ type group struct {
 	n, nodes, local int
 }
 
-// comms is one communicator of the plan on its fabric.
+// comms is one communicator of the plan on its fabric. With engine its all-reduces are the
+// serving engine's own kernels where they apply (collective.TimeEngine).
 type comms struct {
-	g collective.Group
-	f collective.Fabric
+	g      collective.Group
+	f      collective.Fabric
+	engine bool
 }
 
 // newComms places a group on a cluster. Every group of a node talks at the same time (all TP
@@ -34,6 +36,9 @@ func newComms(g group, c model.Cluster) comms {
 
 // run is one collective of bytes (nccl-tests' size: the whole buffer) on the group.
 func (k comms) run(op collective.Op, bytes float64) collective.Result {
+	if k.engine {
+		return collective.TimeEngine(op, bytes, k.g, k.f)
+	}
 	return collective.Time(op, bytes, k.g, k.f, collective.Auto)
 }
 

@@ -74,6 +74,7 @@ func newPlan(s model.Scenario) *plan {
 	p.layers = splitLayers(s.Arch.Layers, p.p*p.v)
 	gpn := s.Cluster.NodeSize()
 	p.tp = newComms(spanGroup(1, p.t, gpn), s.Cluster)
+	p.tp.engine = l.Collectives.UsesEngine(s.Workload.Mode)
 	p.dp = newComms(spanGroup(p.t, p.d, gpn), s.Cluster)
 	n := p.p * p.v
 	p.crossNode = make([]bool, max(n-1, 0))

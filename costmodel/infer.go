@@ -181,9 +181,13 @@ func (p *plan) infer(record bool) (Report, error) {
 	r.Detail.Layer = LayerDetail{Forward: layer.decode}
 	r.Detail.Layer.CommShare = commShare(r.Detail.Layer.Forward, nil)
 
+	if u := p.tpUses("decode activations", decBytes, 1, 0); len(u) > 0 {
+		r.Detail.TPCollective = u[0]
+	}
 	r.Warnings = append(p.commonWarnings(), p.inferWarnings(r)...)
 	if record {
 		r.Timeline = p.inferTimeline(res, st, layer)
+		r.Collectives = p.inferCollectives(st[crit].layers)
 	}
 	return r, nil
 }

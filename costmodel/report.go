@@ -66,6 +66,9 @@ type Report struct {
 	Inference      *Inference    `json:"inference,omitempty"`
 	Memory         Memory        `json:"memory"`
 	Warnings       []string      `json:"warnings"`
+	// Collectives lists every kind of communication of the step with the algorithm it runs
+	// (Evaluate only; empty from the fast path Search uses).
+	Collectives []CollectiveUse `json:"collectives,omitempty"`
 
 	// Not in the JSON contract: detail for the explorer and the teaching pane.
 	Detail   Detail    `json:"-"`
@@ -85,6 +88,9 @@ type Detail struct {
 	TPLinkAlpha float64
 	TPLinkBW    float64
 	TPLink      string
+	// TPCollective is that all-reduce as the collective model runs it: its algorithm, protocol
+	// and communicator (zero with TP = 1).
+	TPCollective CollectiveUse
 	// P2PBytes and P2PS: one micro-batch's activations across one stage boundary.
 	P2PBytes float64
 	P2PS     float64

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -23,6 +24,8 @@ func ScenarioWarnings(s model.Scenario) []string {
 	w = append(w, clusterWarnings(s.Cluster)...)
 	if s.Workload.Mode == model.Infer {
 		w = append(w, inferenceWarnings(s.Layout)...)
+	} else if s.Layout.Collectives == model.CollectivesEngine {
+		w = append(w, "collectives engine has no effect in training: training frameworks all-reduce with NCCL; the one-shot/two-shot kernels are the serving engines' (vLLM, TensorRT-LLM); set collectives auto or nccl")
 	}
 	return w
 }
@@ -43,10 +46,39 @@ func LayoutWarnings(s model.Scenario) []string {
 	if l.SequenceParallel && l.TP == 1 {
 		w = append(w, "sequence parallelism has no effect with TP = 1: it splits activations across the TP group, which is one GPU; raise TP or turn it off")
 	}
+	if !train && l.Collectives == model.CollectivesEngine {
+		w = append(w, engineWarnings(s)...)
+	}
 	if train && l.PP == 1 && (l.Schedule != model.OneFOneB || l.Chunks > 1) {
 		w = append(w, fmt.Sprintf("schedule %s has no effect with PP = 1: one stage has no pipeline to schedule (it runs 1F1B, plain gradient accumulation); raise PP or set the schedule to 1f1b", scheduleName(l)))
 	}
 	return w
+}
+
+// engineWarnings: collectives engine asked for where the engine's all-reduce never runs, so
+// NCCL runs every TP all-reduce as with collectives nccl.
+func engineWarnings(s model.Scenario) []string {
+	l, c := s.Layout, s.Cluster
+	if l.TP <= 1 {
+		return []string{"collectives engine has no effect with TP = 1: there is no TP all-reduce; raise TP or set collectives auto"}
+	}
+	if l.TP > c.GPUs || c.NodeSize() < 1 {
+		return nil // invalid split: validation says so
+	}
+	k := newComms(spanGroup(1, l.TP, c.NodeSize()), c)
+	if _, ok := collective.Engine(1, k.g, k.f); ok {
+		return nil
+	}
+	return []string{fmt.Sprintf("collectives engine has no effect here: the engines' all-reduce runs on 2, 4, 6 or 8 GPUs of one node joined by NVLink or XGMI (or 2 PCIe GPUs), and this TP group is %d GPUs %s over %s; NCCL runs its all-reduces",
+		k.g.Ranks, nodesPhrase(k.g.Nodes), k.link().ID)}
+}
+
+// nodesPhrase is "on one node" or "on N nodes".
+func nodesPhrase(n int) string {
+	if n <= 1 {
+		return "on one node"
+	}
+	return fmt.Sprintf("on %d nodes", n)
 }
 
 // settingWarnings is every warning of ScenarioWarnings and LayoutWarnings, for Evaluate.

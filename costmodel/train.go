@@ -340,9 +340,17 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	r.Detail.Layer = LayerDetail{Forward: layer.f, Backward: append(shift(layer.b, 0), shift(layer.w, segTotal(layer.b))...)}
 	r.Detail.Layer.CommShare = commShare(r.Detail.Layer.Forward, r.Detail.Layer.Backward)
 
+	if u := p.tpUses("layer activations", actBytes, 1, 0); len(u) > 0 {
+		r.Detail.TPCollective = u[0]
+	}
 	r.Warnings = append(p.commonWarnings(), p.trainWarnings(r)...)
 	if record {
 		r.Timeline = p.timeline(res, st, layer)
+		maxParams := 0.0
+		for rk := range stages {
+			maxParams = max(maxParams, stages[rk].ParamsOnGPU)
+		}
+		r.Collectives = p.trainCollectives(stages[crit].Layers, maxParams)
 	}
 	return r, nil
 }

@@ -101,6 +101,32 @@ func ParseRecompute(s string) (Recompute, error) {
 	return Recompute(i), err
 }
 
+// Collectives says whose all-reduce the TP group runs: NCCL's, or the serving engine's own
+// one-shot/two-shot kernels (vLLM, TensorRT-LLM) where they apply.
+type Collectives int
+
+// Collective implementations.
+const (
+	CollectivesAuto   Collectives = iota // the engine's in inference, NCCL's in training
+	CollectivesNCCL                      // NCCL only
+	CollectivesEngine                    // the engine's kernels where they apply (inference)
+)
+
+var collectivesNames = []string{"auto", "nccl", "engine"}
+
+func (c Collectives) String() string { return enumName(collectivesNames, int(c)) }
+
+// ParseCollectives reads "auto", "nccl" or "engine".
+func ParseCollectives(s string) (Collectives, error) {
+	i, err := parseEnum("collectives", collectivesNames, s)
+	return Collectives(i), err
+}
+
+// UsesEngine says whether the TP all-reduce runs the engine's kernels in this mode.
+func (c Collectives) UsesEngine(m Mode) bool {
+	return m == Infer && c != CollectivesNCCL
+}
+
 // LinkKind is the family of an interconnect.
 type LinkKind int
 

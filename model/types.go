@@ -214,6 +214,8 @@ type Layout struct {
 	// the whole backward.
 	UnfusedAttention bool `json:"unfused_attention,omitempty"` // no FlashAttention: s×s scores in HBM
 	SerialDP         bool `json:"serial_dp,omitempty"`         // gradient sync not overlapped with backward
+	// Collectives picks NCCL or the serving engine's own all-reduce for TP (inference).
+	Collectives Collectives `json:"collectives,omitempty"`
 }
 
 // GPUs is TP × PP × DP.

@@ -263,6 +263,9 @@ func (s Scenario) Validate() error {
 	if l.Recompute < RecomputeNone || l.Recompute > RecomputeFull {
 		c.add("recompute", int(l.Recompute), "must be one of %s", strings.Join(recomputeNames, ", "))
 	}
+	if l.Collectives < CollectivesAuto || l.Collectives > CollectivesEngine {
+		c.add("collectives", int(l.Collectives), "must be one of %s", strings.Join(collectivesNames, ", "))
+	}
 	if tpOK && ppOK && dpOK && gpusOK && int64(l.TP)*int64(l.PP)*int64(l.DP) != int64(cl.GPUs) {
 		c.add("dp", l.DP, "tp × pp × dp must equal gpus: %d × %d × %d ≠ %d", l.TP, l.PP, l.DP, cl.GPUs)
 	}

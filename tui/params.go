@@ -314,6 +314,9 @@ func fields() []field {
 			func(s *model.Scenario, i int) { s.Layout.ZeRO = i }),
 		intField("prompt", "prompt tokens", serving, func(s *model.Scenario) *int { return &s.Workload.PromptTokens }, pow2(model.MaxSeq), nil),
 		intField("gen", "gen tokens", serving, func(s *model.Scenario) *int { return &s.Workload.GenTokens }, pow2(model.MaxGenTokens), nil),
+		enumField("collectives", "TP all-reduce", serving, []string{"auto", "nccl", "engine"},
+			func(s *model.Scenario) int { return int(s.Layout.Collectives) },
+			func(s *model.Scenario, i int) { s.Layout.Collectives = model.Collectives(i) }),
 	}
 }
 

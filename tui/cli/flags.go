@@ -27,6 +27,7 @@ const (
 	defaultSeq         = model.DefaultSeq
 	defaultPrecision   = "bf16"
 	defaultRecompute   = "none"
+	defaultCollectives = "auto"
 	defaultSchedule    = "1f1b"
 	defaultChunks      = model.DefaultChunks
 	defaultMicroBatch  = model.DefaultMicroBatch
@@ -51,6 +52,7 @@ type scenarioFlags struct {
 	batch, microBatch  int
 	precision          string
 	recompute          string
+	collectives        string
 	sequenceParallel   bool
 	unfusedAttention   bool
 	serialDP           bool
@@ -118,6 +120,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.sequenceParallel, "sequence-parallel", false, "shard norm and dropout activations across TP ranks, Megatron sequence parallelism (default off)")
 	fs.BoolVar(&f.unfusedAttention, "unfused-attention", false, "software: attention materialises the s×s scores in HBM, as before FlashAttention (Megatron-LM 2021) (default off)")
 	fs.BoolVar(&f.serialDP, "serial-dp", false, "software: all-reduce gradients after the whole backward instead of overlapping it (Megatron-LM 2021) (default off)")
+	fs.StringVar(&f.collectives, "collectives", defaultCollectives, "whose TP all-reduce runs: nccl, engine (the serving engine's one-shot/two-shot kernels, vLLM and TensorRT-LLM, on one NVLink node below 8 MiB) or auto (engine in infer mode, nccl in training)")
 	fs.IntVar(&f.zero, "zero", 0, "ZeRO stage 0-3: what data parallelism shards (1 optimizer state, 2 + gradients, 3 + weights) (default 0: none)")
 
 	fs.IntVar(&f.prompt, "prompt", defaultPrompt, "inference: prompt tokens per request")
@@ -218,6 +221,10 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	if err != nil {
 		errs = append(errs, enumError("recompute", f.recompute, err))
 	}
+	coll, err := model.ParseCollectives(f.collectives)
+	if err != nil {
+		errs = append(errs, enumError("collectives", f.collectives, err))
+	}
 	// The float flags: NaN, ±Inf and values out of range are named here, with what is allowed
 	// (comparisons with NaN are false, so NaN fails each test).
 	for _, c := range []struct {
@@ -302,7 +309,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 		model.Sizes{TP: f.tp, PP: f.pp, DP: f.dp, MicroBatch: f.microBatch, Batch: f.batch, Requests: f.reqs}, given, forSearch)
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: f.chunks, MicroBatch: sz.MicroBatch,
 		Schedule: sched, SequenceParallel: f.sequenceParallel, Recompute: rc, ZeRO: f.zero,
-		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP}
+		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP, Collectives: coll}
 	batch, reqs := sz.Batch, sz.Requests
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,
 		GenTokens: f.gen, Requests: reqs, Precision: prec}

@@ -3,6 +3,7 @@ package static
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -144,6 +145,11 @@ func RenderReport(w io.Writer, s model.Scenario, r costmodel.Report) error {
 		it.write(ew)
 	}
 
+	if len(r.Collectives) > 0 {
+		ew.line("")
+		renderCollectives(ew, r.Collectives, infer)
+	}
+
 	ew.line("")
 	renderMemory(ew, r.Memory)
 
@@ -154,6 +160,34 @@ func RenderReport(w io.Writer, s model.Scenario, r costmodel.Report) error {
 
 	renderWarnings(ew, r.Warnings)
 	return ew.err
+}
+
+// renderCollectives lists the step's collectives: communicator, operation, size, group, the
+// algorithm and protocol it runs, one call's time, how many calls and their total.
+func renderCollectives(ew *errWriter, uses []costmodel.CollectiveUse, infer bool) {
+	if infer {
+		ew.line("collectives (one GPU of the busiest stage, the whole run, before overlap)")
+	} else {
+		ew.line("collectives (one GPU of the busiest stage, one step, before overlap)")
+	}
+	t := newTable("  ", false, false, true, false, false, true, true, true, false)
+	for _, u := range uses {
+		where := fmt.Sprintf("%d GPUs, %s", u.GPUs, u.Link)
+		if u.Nodes > 1 {
+			where = fmt.Sprintf("%d GPUs on %d nodes, %s", u.GPUs, u.Nodes, u.Link)
+		}
+		t.add(u.Comm, u.Op, Bytes(u.Bytes), where, u.Algorithm+"/"+u.Protocol, Seconds(u.Seconds),
+			"× "+calls(u.Calls), "= "+Seconds(u.Total()), u.What)
+	}
+	t.write(ew)
+}
+
+// calls is a count of calls, whole below ten million.
+func calls(n float64) string {
+	if n >= 0 && n < 1e7 {
+		return strconv.FormatFloat(math.Round(n), 'f', -1, 64)
+	}
+	return Count(n)
 }
 
 // renderWarnings writes the warnings section, if there are warnings: one "  ! " line each.

@@ -1,0 +1,128 @@
+package costmodel
+
+import (
+	"github.com/splitscope/splitscope/costmodel/collective"
+	"github.com/splitscope/splitscope/model"
+)
+
+// The report's list of collectives: every kind of communication a step runs, one line each,
+// with the algorithm and protocol NCCL (or the serving engine) picks for it. Only Evaluate
+// builds it (not the fast path Search uses).
+
+// CollectiveUse is one kind of collective a step runs.
+type CollectiveUse struct {
+	Comm      string  `json:"comm"` // tp, pp or dp
+	What      string  `json:"what"` // what the bytes are
+	Op        string  `json:"op"`   // all-reduce, reduce-scatter, all-gather, send-recv
+	Bytes     float64 `json:"bytes"`
+	GPUs      int     `json:"gpus"`
+	Nodes     int     `json:"nodes"`
+	Link      string  `json:"link"` // the link that bounds it
+	Algorithm string  `json:"algorithm"`
+	Protocol  string  `json:"protocol"`
+	Seconds   float64 `json:"time_s"` // one call
+	// Calls is how many a step runs on one GPU of the busiest stage (inference: the whole run).
+	Calls float64 `json:"calls"`
+
+	// Group and Fabric are the communicator, for renderers that sweep it (collective.Sweep).
+	Group  collective.Group  `json:"-"`
+	Fabric collective.Fabric `json:"-"`
+	// Engine says the communicator runs the serving engine's all-reduce where it applies.
+	Engine bool `json:"-"`
+}
+
+// Total is Seconds × Calls.
+func (u CollectiveUse) Total() float64 { return u.Seconds * u.Calls }
+
+// use describes calls of op on bytes over communicator k.
+func use(k comms, comm, what string, op collective.Op, bytes, calls float64) CollectiveUse {
+	r := k.run(op, bytes)
+	return CollectiveUse{
+		Comm: comm, What: what, Op: op.String(), Bytes: bytes, GPUs: k.g.Ranks, Nodes: k.g.Nodes,
+		Link: k.link().ID, Algorithm: r.Algo.String(), Protocol: r.Proto.String(), Seconds: r.Seconds,
+		Calls: calls, Group: k.g, Fabric: k.f, Engine: k.engine,
+	}
+}
+
+// tpUses is calls of the TP collective on bytes: all-reduces, or with sequence parallelism as
+// many reduce-scatters and all-gathers, plus extra all-gathers (the backward's re-gathers).
+func (p *plan) tpUses(what string, bytes, calls, extraGathers float64) []CollectiveUse {
+	if p.t <= 1 || calls <= 0 {
+		return nil
+	}
+	if !p.l.SequenceParallel {
+		return []CollectiveUse{use(p.tp, "tp", what, collective.AllReduce, bytes, calls)}
+	}
+	return []CollectiveUse{
+		use(p.tp, "tp", what, collective.ReduceScatter, bytes, calls),
+		use(p.tp, "tp", what, collective.AllGather, bytes, calls+extraGathers),
+	}
+}
+
+// p2pUse is calls of one micro-batch's activations across the slowest stage boundary.
+func (p *plan) p2pUse(what string, bytes, calls float64) []CollectiveUse {
+	if p.p <= 1 || calls <= 0 {
+		return nil
+	}
+	slow := 0
+	for vs := range p.crossNode {
+		if p.crossNode[vs] {
+			slow = vs
+			break
+		}
+	}
+	k := comms{g: collective.Group{Ranks: 2, Nodes: 1}, f: collective.Fabric{Intra: p.p2pLink(slow), NICs: 1}}
+	u := use(k, "pp", what, collective.SendRecv, bytes/float64(p.t), calls)
+	if p.crossNode[slow] {
+		u.Nodes = 2
+	}
+	return []CollectiveUse{u}
+}
+
+// trainCollectives lists a training step's collectives on the busiest stage, which holds
+// layers transformer layers (all chunks) and params parameters per GPU.
+func (p *plan) trainCollectives(layers int, params float64) []CollectiveUse {
+	m := float64(p.m)
+	k := float64(layers)
+	actBytes := float64(p.b) * float64(p.s.Workload.Seq) * float64(p.a.Hidden) * p.e
+	// Per layer and micro-batch: two in the forward, two in the backward, two more when the
+	// backward recomputes the forward; sequence parallelism re-gathers twice in the backward.
+	per := 4.0
+	if p.l.Recompute == model.RecomputeFull {
+		per += 2
+	}
+	var out []CollectiveUse
+	out = append(out, p.tpUses("layer activations", actBytes, k*m*per, 2*k*m)...)
+	out = append(out, p.p2pUse("activations and their gradients", actBytes, 2*m)...)
+	if p.d > 1 {
+		grads := params * bytesGradients
+		switch p.l.ZeRO {
+		case 0:
+			out = append(out, use(p.dp, "dp", "fp32 gradients", collective.AllReduce, grads, 1))
+		default:
+			out = append(out, use(p.dp, "dp", "fp32 gradients", collective.ReduceScatter, grads, 1),
+				use(p.dp, "dp", "updated 16-bit weights", collective.AllGather, params*bytesWeights16, 1))
+		}
+		if p.l.ZeRO == 3 {
+			v := float64(p.v)
+			out = append(out, use(p.dp, "dp", "16-bit weights before each pass", collective.AllGather, params*bytesWeights16/v, 2*m*v))
+		}
+	}
+	return out
+}
+
+// inferCollectives lists a serving run's collectives on the busiest stage (layers layers).
+func (p *plan) inferCollectives(layers int) []CollectiveUse {
+	w := p.s.Workload
+	m, k := float64(p.m), float64(layers)
+	b, h := float64(p.b), float64(p.a.Hidden)
+	decodes := float64(max(w.GenTokens-1, 0))
+	pre := b * float64(w.PromptTokens) * h * p.e
+	dec := b * h * p.e
+	var out []CollectiveUse
+	out = append(out, p.tpUses("prefill activations", pre, 2*k*m, 0)...)
+	out = append(out, p.tpUses("decode activations", dec, 2*k*m*decodes, 0)...)
+	out = append(out, p.p2pUse("prefill activations", pre, m)...)
+	out = append(out, p.p2pUse("decode activations", dec, m*decodes)...)
+	return out
+}
