@@ -524,6 +524,10 @@ func (m *Model) formula(t int) formula {
 		f.note = "(≈, NCCL LL protocol for small messages: model " + mod + ")"
 	case f.b > 0 && near(simpleLatencyFactor*n*f.alpha+wire/f.b):
 		f.note = "(≈: model " + mod + ", NCCL Simple protocol pays 2α a step)"
+	case d.TPCollective.Algorithm == "one-shot" || d.TPCollective.Algorithm == "two-shot":
+		f.note = "(≈: model " + mod + ", the serving engine's " + d.TPCollective.Algorithm + " kernel)"
+	case d.TPCollective.Algorithm != "":
+		f.note = "(≈: model " + mod + ", NCCL " + d.TPCollective.Algorithm + "/" + d.TPCollective.Protocol + ")"
 	default:
 		f.note = "(≈: model " + mod + ", NCCL protocol / hierarchy across nodes)"
 	}
