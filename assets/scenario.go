@@ -110,7 +110,7 @@ var scenarioKeys = []scenarioKey{
 	{"gpu", kGPU}, {"compute_eff", kFloat}, {"memory_eff", kFloat},
 	{"gpus", kInt}, {"gpus_per_node", kInt},
 	{"intra", kLink}, {"intra_eff", kFloat}, {"inter", kLink}, {"inter_eff", kFloat}, {"nics_per_node", kInt},
-	{"tp", kInt}, {"pp", kInt}, {"dp", kInt}, {"chunks", kInt}, {"micro_batch", kInt},
+	{"tp", kInt}, {"pp", kInt}, {"dp", kInt}, {"ep", kInt}, {"chunks", kInt}, {"micro_batch", kInt},
 	{"schedule", kSchedule},
 	{"mode", kMode}, {"seq", kInt}, {"batch", kInt}, {"precision", kPrecision},
 	{"recompute", kRecompute}, {"sequence_parallel", kBool}, {"zero", kInt},
@@ -440,7 +440,7 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: v.intOr("chunks", model.DefaultChunks),
 		MicroBatch: sz.MicroBatch, Schedule: v.sched, SequenceParallel: v.bools["sequence_parallel"],
 		Recompute: v.rc, ZeRO: v.ints["zero"], UnfusedAttention: v.bools["unfused_attention"],
-		SerialDP: v.bools["serial_dp"], Collectives: v.coll}
+		SerialDP: v.bools["serial_dp"], Collectives: v.coll, EP: v.ints["ep"]}
 	s.Workload = model.Workload{Mode: v.mode, Seq: v.intOr("seq", model.DefaultSeq), GlobalBatch: sz.Batch,
 		PromptTokens: v.intOr("prompt", model.DefaultPrompt), GenTokens: v.intOr("gen", model.DefaultGen),
 		Requests: sz.Requests, Precision: v.prec}
@@ -541,6 +541,9 @@ func MarshalScenario(s model.Scenario, title string) []byte {
 	add("tp", l.TP)
 	add("pp", l.PP)
 	add("dp", l.DP)
+	if l.EP > 1 {
+		add("ep", l.EP)
+	}
 	add("chunks", l.Chunks)
 	add("micro_batch", l.MicroBatch)
 	add("schedule", l.Schedule.String())

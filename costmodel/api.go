@@ -54,6 +54,8 @@ type SearchFix struct {
 	TP, PP, DP, MicroBatch int
 	// Chunks fixes the interleaving: 1 for the non-interleaved schedules, above 1 interleaved.
 	Chunks int
+	// EP fixes expert parallelism (MoE models; 0 sweeps the divisors of DP and the experts).
+	EP int
 	// Schedule is the only pipeline schedule tried when HasSchedule.
 	Schedule    model.Schedule
 	HasSchedule bool

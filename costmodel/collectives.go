@@ -11,7 +11,7 @@ import (
 
 // CollectiveUse is one kind of collective a step runs.
 type CollectiveUse struct {
-	Comm      string  `json:"comm"` // tp, pp or dp
+	Comm      string  `json:"comm"` // tp, ep, pp or dp
 	What      string  `json:"what"` // what the bytes are
 	Op        string  `json:"op"`   // all-reduce, reduce-scatter, all-gather, send-recv
 	Bytes     float64 `json:"bytes"`
@@ -93,20 +93,39 @@ func (p *plan) trainCollectives(layers int, params float64) []CollectiveUse {
 	}
 	var out []CollectiveUse
 	out = append(out, p.tpUses("layer activations", actBytes, k*m*per, 2*k*m)...)
+	out = append(out, p.epUse("tokens to and from their experts", actBytes, k*m*per)...)
 	out = append(out, p.p2pUse("activations and their gradients", actBytes, 2*m)...)
-	if p.d > 1 {
-		grads := params * bytesGradients
-		switch p.l.ZeRO {
-		case 0:
-			out = append(out, use(p.dp, "dp", "fp32 gradients", collective.AllReduce, grads, 1))
-		default:
-			out = append(out, use(p.dp, "dp", "fp32 gradients", collective.ReduceScatter, grads, 1),
-				use(p.dp, "dp", "updated 16-bit weights", collective.AllGather, params*bytesWeights16, 1))
-		}
-		if p.l.ZeRO == 3 {
-			v := float64(p.v)
-			out = append(out, use(p.dp, "dp", "16-bit weights before each pass", collective.AllGather, params*bytesWeights16/v, 2*m*v))
-		}
+	expert := p.stageExpertParams(layers)
+	out = append(out, p.syncUses(p.dp, p.d, "", params-expert)...)
+	out = append(out, p.syncUses(p.expDP, p.d/p.ep, "expert ", expert)...)
+	return out
+}
+
+// epUse is calls of the expert-parallel all-to-all for a layer whose activations are bytes.
+func (p *plan) epUse(what string, bytes, calls float64) []CollectiveUse {
+	if p.ep <= 1 || calls <= 0 {
+		return nil
+	}
+	b := bytes * float64(p.a.ActiveExperts()) / float64(p.t)
+	return []CollectiveUse{use(p.epc, "ep", what, collective.AllToAll, b, calls)}
+}
+
+// syncUses is the gradient sync of params parameters over a data-parallel group of n.
+func (p *plan) syncUses(k comms, n int, kind string, params float64) []CollectiveUse {
+	if n <= 1 || params <= 0 {
+		return nil
+	}
+	grads := params * bytesGradients
+	var out []CollectiveUse
+	if p.l.ZeRO == 0 {
+		out = append(out, use(k, "dp", kind+"fp32 gradients", collective.AllReduce, grads, 1))
+	} else {
+		out = append(out, use(k, "dp", kind+"fp32 gradients", collective.ReduceScatter, grads, 1),
+			use(k, "dp", kind+"updated 16-bit weights", collective.AllGather, params*bytesWeights16, 1))
+	}
+	if p.l.ZeRO == 3 {
+		m, v := float64(p.m), float64(p.v)
+		out = append(out, use(k, "dp", kind+"16-bit weights before each pass", collective.AllGather, params*bytesWeights16/v, 2*m*v))
 	}
 	return out
 }
@@ -122,6 +141,8 @@ func (p *plan) inferCollectives(layers int) []CollectiveUse {
 	var out []CollectiveUse
 	out = append(out, p.tpUses("prefill activations", pre, 2*k*m, 0)...)
 	out = append(out, p.tpUses("decode activations", dec, 2*k*m*decodes, 0)...)
+	out = append(out, p.epUse("prefill tokens to and from their experts", pre, 2*k*m)...)
+	out = append(out, p.epUse("decode tokens to and from their experts", dec, 2*k*m*decodes)...)
 	out = append(out, p.p2pUse("prefill activations", pre, m)...)
 	out = append(out, p.p2pUse("decode activations", dec, m*decodes)...)
 	return out

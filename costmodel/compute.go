@@ -69,6 +69,9 @@ type pass struct {
 	elem     kernel // element-wise traffic
 	// tpBytes is the size of each of the two TP all-reduces of forward (b·s·h·e).
 	tpBytes float64
+	// a2aBytes is one expert-parallel all-to-all's buffer on one GPU: its 1/t share of the
+	// tokens, each sent to its top-k experts (tokens·k·h·e / t); 0 without expert parallelism.
+	a2aBytes float64
 }
 
 // layerPass builds one layer's forward on one GPU: tokens processed (b·s, or b in decode),
@@ -100,7 +103,11 @@ func layerPass(a model.Arch, l model.Layout, tokens, ctx, seqs float64, e float6
 
 	// MLP: each token runs through `act` experts; the weights read are those of the experts
 	// the batch touches (all of them for a dense model).
-	touched := expertsTouched(a, tokens)
+	ep := 1
+	if a.Experts > 1 {
+		ep = l.EPSize()
+	}
+	touched := expertsTouched(a, tokens, ep)
 	p.mlp = kernel{
 		flops: 2 * tokens * act * h * f * k / t,
 		bytes: (touched*h*f*k/t + tokens*act*(h+k*f/t)) * e,
@@ -112,18 +119,23 @@ func layerPass(a model.Arch, l model.Layout, tokens, ctx, seqs float64, e float6
 	}
 	p.elem = kernel{bytes: tokens * (elementwisePerHidden*hShare + k*f*act/t) * e}
 	p.tpBytes = tokens * h * e
+	if ep > 1 {
+		p.a2aBytes = tokens * act * h * e / t
+	}
 	return p
 }
 
-// expertsTouched is how many experts' weights a batch of tokens reads: all E when enough tokens,
-// else the expected number of distinct experts hit by tokens·topK uniform picks.
-func expertsTouched(a model.Arch, tokens float64) float64 {
+// expertsTouched is how many experts' weights one GPU reads for a batch of tokens: all it holds
+// when enough tokens, else the expected number of distinct experts hit by uniform top-k picks.
+// With expert parallelism a GPU holds E/ep experts and serves the tokens of ep replicas; the
+// FLOPs are the same (each replica's tokens·k expert passes spread over ep GPUs).
+func expertsTouched(a model.Arch, tokens float64, ep int) float64 {
 	if a.Experts <= 1 {
 		return 1
 	}
 	e := float64(a.Experts)
 	q := 1 - float64(a.ActiveExperts())/e
-	return e * (1 - math.Pow(q, tokens))
+	return e / float64(ep) * (1 - math.Pow(q, tokens*float64(ep)))
 }
 
 func (p pass) forward() kernel {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -51,13 +52,19 @@ type plan struct {
 	l          model.Layout
 	c          model.Cluster
 	t, p, d, v int
-	b, m       int
-	e          float64
-	hw         hw
+	// ep is the expert-parallel size (1 for dense models): ep replicas share each MoE layer's
+	// experts, exchanging tokens over epc; the replicas holding the same experts sync their
+	// gradients over expDP (d/ep of them).
+	ep   int
+	b, m int
+	e    float64
+	hw   hw
 	// layers[vs] is the number of transformer layers of virtual stage vs = chunk·p + rank.
 	layers []int
 	tp     comms
 	dp     comms
+	epc    comms
+	expDP  comms
 	// crossNode[vs] says whether the boundary between virtual stages vs and vs+1 leaves the node.
 	crossNode []bool
 }
@@ -76,6 +83,12 @@ func newPlan(s model.Scenario) *plan {
 	p.tp = newComms(spanGroup(1, p.t, gpn), s.Cluster)
 	p.tp.engine = l.Collectives.UsesEngine(s.Workload.Mode)
 	p.dp = newComms(spanGroup(p.t, p.d, gpn), s.Cluster)
+	p.ep = 1
+	if s.Arch.Experts > 1 {
+		p.ep = l.EPSize()
+	}
+	p.epc = newComms(spanGroup(p.t, p.ep, gpn), s.Cluster)
+	p.expDP = newComms(spanGroup(p.t*p.ep, max(p.d/p.ep, 1), gpn), s.Cluster)
 	n := p.p * p.v
 	p.crossNode = make([]bool, max(n-1, 0))
 	for vs := 0; vs+1 < n; vs++ {
@@ -150,6 +163,7 @@ type passTimes struct {
 	attn, core, mlp, elem float64
 	ar                    float64 // one TP all-reduce (sequence parallel: a reduce-scatter and an all-gather)
 	ag                    float64 // one TP all-gather of the layer's activations
+	a2a                   float64 // one expert-parallel all-to-all (dispatch or combine)
 }
 
 func (p *plan) passTimes(ps pass) passTimes {
@@ -162,6 +176,9 @@ func (p *plan) passTimes(ps pass) passTimes {
 	}
 	if p.t > 1 {
 		pt.ag = p.tp.half(ps.tpBytes)
+	}
+	if p.ep > 1 {
+		pt.a2a = p.epc.run(collective.AllToAll, ps.a2aBytes).Seconds
 	}
 	return pt
 }
@@ -192,7 +209,9 @@ func forwardSegments(pt passTimes, label string) []Segment {
 	return segments(
 		seg{SegCompute, "attention", pt.attn + pt.core + pt.elem/2},
 		seg{SegTPComm, label, pt.ar},
+		seg{SegEPComm, "all-to-all", pt.a2a},
 		seg{SegCompute, "mlp", pt.mlp + pt.elem/2},
+		seg{SegEPComm, "all-to-all", pt.a2a},
 		seg{SegTPComm, label, pt.ar},
 	)
 }
@@ -231,7 +250,7 @@ func sanitize(r *Report) {
 		}
 	}
 	for _, x := range []*float64{&r.StepTime, &r.Breakdown.Compute, &r.Breakdown.Recompute,
-		&r.Breakdown.TPComm, &r.Breakdown.PPComm, &r.Breakdown.DPComm, &r.Breakdown.Bubble,
+		&r.Breakdown.TPComm, &r.Breakdown.EPComm, &r.Breakdown.PPComm, &r.Breakdown.DPComm, &r.Breakdown.Bubble,
 		&r.Breakdown.Optimizer, &r.BubbleFraction, &r.CommFraction, &r.ModelTFLOPS, &r.HWTFLOPS,
 		&r.MFU, &r.TokensPerS, &r.Memory.Weights, &r.Memory.Gradients, &r.Memory.Optimizer,
 		&r.Memory.Activations, &r.Memory.KVCache, &r.Memory.Reserved, &r.Memory.Total,
@@ -277,7 +296,7 @@ func (p *plan) layoutSummary() LayoutSummary {
 	if p.s.Workload.Mode == model.Infer {
 		sched = "forward"
 	}
-	return LayoutSummary{TP: p.t, PP: p.p, DP: p.d, Chunks: p.v, MicroBatch: p.b, MicroBatches: p.m, Schedule: sched}
+	return LayoutSummary{TP: p.t, PP: p.p, DP: p.d, EP: p.ep, Chunks: p.v, MicroBatch: p.b, MicroBatches: p.m, Schedule: sched}
 }
 
 // rankLayers is the number of layers each rank holds over all its chunks.
@@ -290,10 +309,10 @@ func (p *plan) rankLayers() []int {
 }
 
 // stageParams is the parameters one GPU of rank r holds (before ZeRO sharding), and of those
-// the transformer layers'.
+// the transformer layers'. Expert parallelism divides the expert matrices by ep.
 func (p *plan) stageParams(r int, layers int) (total, layerOnly float64) {
 	t := float64(p.t)
-	layerOnly = float64(layers) * p.a.LayerParams() / t
+	layerOnly = float64(layers) * (p.a.LayerParams() - p.a.ExpertParams()*(1-1/float64(p.ep))) / t
 	total = layerOnly
 	if r == 0 {
 		total += p.a.EmbeddingParams() / t

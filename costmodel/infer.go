@@ -19,6 +19,7 @@ import (
 type inferStage struct {
 	prefill, decode     float64
 	prefillTP, decodeTP float64
+	prefillEP, decodeEP float64 // expert-parallel all-to-alls
 	layers              int
 	head, tail          []seg // embedding on the first rank, logits on the last
 }
@@ -56,6 +57,7 @@ func (p *plan) inferStages() ([]inferStage, inferLayer) {
 		st.prefill = segsDur(st.head) + k*preT + segsDur(st.tail)
 		st.decode = k*decT + segsDur(st.tail)
 		st.prefillTP, st.decodeTP = 2*k*pre.ar, 2*k*dec.ar
+		st.prefillEP, st.decodeEP = 2*k*pre.a2a, 2*k*dec.a2a
 	}
 	return out, layer
 }
@@ -115,6 +117,7 @@ func (p *plan) infer(record bool) (Report, error) {
 	m := float64(p.m)
 	decodes := gen - 1
 	tpc := m * (st[crit].prefillTP + decodes*st[crit].decodeTP)
+	epc := m * (st[crit].prefillEP + decodes*st[crit].decodeEP)
 	busy := res.Busy[crit]
 	// Exposed p2p: with fewer groups than stages every token crosses every boundary on the
 	// critical path; with the pipeline full, transfers hide behind other groups' work.
@@ -123,9 +126,9 @@ func (p *plan) infer(record bool) (Report, error) {
 		pp = sum(in.P2P) + decodes*sum(in.P2PTok)
 	}
 	pp = min(pp, max(step-busy, 0))
-	r.Breakdown = Breakdown{Compute: busy - tpc, TPComm: tpc, PPComm: pp, Bubble: max(step-busy-pp, 0)}
+	r.Breakdown = Breakdown{Compute: busy - tpc - epc, TPComm: tpc, EPComm: epc, PPComm: pp, Bubble: max(step-busy-pp, 0)}
 	r.BubbleFraction = ratio(r.Breakdown.Bubble, step)
-	r.CommFraction = ratio(tpc+pp, step)
+	r.CommFraction = ratio(tpc+epc+pp, step)
 
 	// FLOPs: prefill of every prompt plus every decode step, logits of one position each.
 	reqs := float64(w.Requests)

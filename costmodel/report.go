@@ -10,6 +10,7 @@ type LayoutSummary struct {
 	TP           int    `json:"tp"`
 	PP           int    `json:"pp"`
 	DP           int    `json:"dp"`
+	EP           int    `json:"ep"`
 	Chunks       int    `json:"chunks"`
 	MicroBatch   int    `json:"micro_batch"`
 	MicroBatches int    `json:"micro_batches"`
@@ -24,6 +25,7 @@ type Breakdown struct {
 	TPComm    float64 `json:"tp_comm"`
 	PPComm    float64 `json:"pp_comm"`
 	DPComm    float64 `json:"dp_comm"` // exposed (not hidden behind backward)
+	EPComm    float64 `json:"ep_comm"` // expert-parallel all-to-all
 	Bubble    float64 `json:"bubble"`
 	Optimizer float64 `json:"optimizer"`
 }
@@ -130,6 +132,7 @@ type SegmentKind uint8
 const (
 	SegCompute SegmentKind = iota
 	SegTPComm              // TP all-reduce (or reduce-scatter/all-gather with sequence parallelism)
+	SegEPComm              // expert-parallel all-to-all (MoE dispatch and combine)
 	SegMemory              // memory-bound work: element-wise ops, decode weight reads
 )
 
@@ -139,6 +142,8 @@ func (k SegmentKind) String() string {
 		return "compute"
 	case SegTPComm:
 		return "tp-comm"
+	case SegEPComm:
+		return "ep-comm"
 	case SegMemory:
 		return "memory"
 	}

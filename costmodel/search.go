@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/splitscope/splitscope/model"
 )
@@ -86,6 +87,10 @@ func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 				reject(t, pp, d, fmt.Sprintf("PP %d above the %d layers", pp, a.Layers))
 				continue
 			}
+			eps := epSizes(a, d, base.Layout.EP, fix.EP)
+			if len(eps) == 0 {
+				continue // the fixed EP does not divide this DP
+			}
 			tried := 0
 			for _, b := range sizes {
 				if units%(b*d) != 0 {
@@ -94,27 +99,30 @@ func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 				tried++
 				lay.MicroBatch = b
 				for _, sv := range schedulesFor(base, pp, units/(b*d), maxV, infer, fix) {
-					lay.Schedule, lay.Chunks = sv.s, sv.v
-					s := base
-					s.Layout = lay
-					r, err := evaluate(s, modeEstimate)
-					c := Candidate{Layout: lay, Report: r}
-					var ve model.ValidationError
-					switch {
-					case errors.As(err, &ve):
-						c.Reason = ve[0].Field + ": " + ve[0].Allowed
-					case err != nil:
-						c.Reason = err.Error()
-					case !r.Memory.Fits:
-						c.Reason = fmt.Sprintf("over memory by %s on stage %d (%s of %s)", gib(r.Memory.Total-r.Memory.Capacity),
-							r.Memory.Stage, gib(r.Memory.Total), gib(r.Memory.Capacity))
-					default:
-						c.Feasible = true
-					}
-					if c.Feasible {
-						feasible = append(feasible, c)
-					} else {
-						infeasible = append(infeasible, c)
+					for _, ep := range eps {
+						lay.EP = ep
+						lay.Schedule, lay.Chunks = sv.s, sv.v
+						s := base
+						s.Layout = lay
+						r, err := evaluate(s, modeEstimate)
+						c := Candidate{Layout: lay, Report: r}
+						var ve model.ValidationError
+						switch {
+						case errors.As(err, &ve):
+							c.Reason = ve[0].Field + ": " + ve[0].Allowed
+						case err != nil:
+							c.Reason = err.Error()
+						case !r.Memory.Fits:
+							c.Reason = fmt.Sprintf("over memory by %s on stage %d (%s of %s)", gib(r.Memory.Total-r.Memory.Capacity),
+								r.Memory.Stage, gib(r.Memory.Total), gib(r.Memory.Capacity))
+						default:
+							c.Feasible = true
+						}
+						if c.Feasible {
+							feasible = append(feasible, c)
+						} else {
+							infeasible = append(infeasible, c)
+						}
 					}
 				}
 			}
@@ -170,8 +178,48 @@ func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 	return SearchResult{Candidates: out, Feasible: nFeasible, Warnings: warnings}, nil
 }
 
+// epSizes are the expert-parallel sizes Search tries with DP d: for a MoE model every divisor
+// of d that divides the experts (or only the fixed one, none when it does not divide d); for a
+// dense model the base layout's (expert parallelism does nothing there).
+func epSizes(a model.Arch, d, base, fixed int) []int {
+	if a.Experts <= 1 {
+		return []int{base}
+	}
+	if fixed > 0 {
+		if d%fixed != 0 {
+			return nil
+		}
+		return []int{canonEP(fixed)}
+	}
+	var out []int
+	for _, e := range model.Divisors(d) {
+		if a.Experts%e == 0 {
+			out = append(out, canonEP(e))
+		}
+	}
+	return out
+}
+
+// canonEP stores EP 1 as 0, the layout's "no expert parallelism".
+func canonEP(e int) int {
+	if e == 1 {
+		return 0
+	}
+	return e
+}
+
 // maxChunks is the most virtual stages per GPU a scenario may have (model.Scenario.Validate).
 const maxChunks = 64
+
+// joinDivisors lists n's divisors: "1, 2, 4, 8".
+func joinDivisors(n int) string {
+	ds := model.Divisors(n)
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = fmt.Sprint(d)
+	}
+	return strings.Join(out, ", ")
+}
 
 // microBatchSizes are the micro-batch sizes Search tries: the fixed one, else the powers of two
 // up to maxB.
@@ -237,6 +285,16 @@ func checkFix(base model.Scenario, f SearchFix) error {
 		add("dp", f.DP, "must divide %s", restOf)
 	case f.DP > 0 && f.TP > 0 && f.PP > 0 && f.TP*f.PP*f.DP != gpus:
 		add("dp", f.DP, "tp × pp × dp must equal gpus: %d × %d × %d ≠ %d", f.TP, f.PP, f.DP, gpus)
+	}
+	if f.EP > 1 {
+		switch {
+		case a.Experts <= 1:
+			add("ep", f.EP, "must be 1: the model is dense (no experts to divide)")
+		case a.Experts%f.EP != 0:
+			add("ep", f.EP, "must divide the experts (%d): one of %s", a.Experts, joinDivisors(a.Experts))
+		case rest%f.EP != 0:
+			add("ep", f.EP, "must divide dp, so %s", restOf)
+		}
 	}
 	if f.MicroBatch > model.MaxBatch {
 		add("micro-batch", f.MicroBatch, "must be between 1 and %d", model.MaxBatch)

@@ -46,6 +46,9 @@ func LayoutWarnings(s model.Scenario) []string {
 	if l.SequenceParallel && l.TP == 1 {
 		w = append(w, "sequence parallelism has no effect with TP = 1: it splits activations across the TP group, which is one GPU; raise TP or turn it off")
 	}
+	if l.EP > 1 && s.Arch.Experts <= 1 {
+		w = append(w, fmt.Sprintf("ep %d has no effect: the model is dense (no experts to divide); set ep 1", l.EP))
+	}
 	if !train && l.Collectives == model.CollectivesEngine {
 		w = append(w, engineWarnings(s)...)
 	}

@@ -11,6 +11,7 @@ import (
 type vstage struct {
 	f, b, w                 float64 // op times handed to the simulation (w = 0 unless ZB-H1)
 	compute, recompute, tp  float64 // what those op times are made of (f + b + w)
+	ep                      float64 // expert-parallel all-to-alls, also inside f + b
 	layers                  int
 	fHead, fTail, bHead     []seg // embedding / logits pieces around the layers
 	wHead                   []seg
@@ -42,11 +43,11 @@ func (p *plan) trainStages() ([]vstage, trainLayer) {
 	pt := p.passTimes(ps)
 	fwd := pt.attn + pt.core + pt.mlp + pt.elem
 	wT := pt.attn + pt.mlp
-	var recomp, recompTP float64
+	var recomp, recompTP, recompEP float64
 	var recompFLOPs float64
 	switch l.Recompute {
 	case model.RecomputeFull:
-		recomp, recompTP = fwd, 2*pt.ar
+		recomp, recompTP, recompEP = fwd, 2*pt.ar, 2*pt.a2a
 		recompFLOPs = ps.forward().flops
 	case model.RecomputeSelective:
 		recomp = pt.core
@@ -72,8 +73,11 @@ func (p *plan) trainStages() ([]vstage, trainLayer) {
 	}
 	tl.b = segments(
 		seg{SegCompute, "recompute", recomp},
-		seg{SegTPComm, "all-reduce", recompTP},
+		seg{SegTPComm, tpLabel(l), recompTP},
+		seg{SegEPComm, "all-to-all", recompEP},
+		seg{SegEPComm, "all-to-all", pt.a2a},
 		seg{SegCompute, "mlp bwd", pt.mlp + pt.elem},
+		seg{SegEPComm, "all-to-all", pt.a2a},
 		seg{SegTPComm, tpLabel(l), pt.ar},
 		seg{SegTPComm, "all-gather (wgrad)", regather},
 		seg{SegCompute, "attention bwd", pt.attn + 2*pt.core + pt.elem},
@@ -113,9 +117,10 @@ func (p *plan) trainStages() ([]vstage, trainLayer) {
 		if zb {
 			st.w = segsDur(st.wHead) + k*wTot
 		}
+		st.ep = k * (4*pt.a2a + recompEP)
 		st.tp = k * (4*pt.ar + 2*regather + recompTP)
 		st.recompute = k * recomp
-		st.compute = st.f + st.b + st.w - st.tp - st.recompute
+		st.compute = st.f + st.b + st.w - st.tp - st.ep - st.recompute
 		st.modelFLOPs = 3 * k * layerFLOPs
 		st.recompFLOPs = k * recompFLOPs
 		if vs == n-1 {
@@ -123,6 +128,24 @@ func (p *plan) trainStages() ([]vstage, trainLayer) {
 		}
 	}
 	return out, tl
+}
+
+// stageExpertParams is the expert parameters one GPU of a stage with layers layers holds.
+func (p *plan) stageExpertParams(layers int) float64 {
+	return float64(layers) * p.a.ExpertParams() / float64(p.t*p.ep)
+}
+
+// gradSync is the gradient sync of params parameters over a data-parallel group of n replicas:
+// an all-reduce of the fp32 gradients, or under ZeRO a reduce-scatter of them and an all-gather
+// of the updated 16-bit weights.
+func (p *plan) gradSync(k comms, n int, params float64) float64 {
+	if n <= 1 || params <= 0 {
+		return 0
+	}
+	if p.l.ZeRO == 0 {
+		return k.allReduce(params * bytesGradients)
+	}
+	return k.half(params*bytesGradients) + k.half(params*bytesWeights16)
 }
 
 // segsDur is the total duration of some pieces.
@@ -215,7 +238,13 @@ func (p *plan) train(mode evalMode) (Report, error) {
 		sd.InFlight = res.PeakInFlight[rk]
 		params, layerParams := p.stageParams(rk, sd.Layers)
 		sd.ParamsOnGPU, sd.LayerParams = params, layerParams
-		w, g, o := paramState(params, p.s.Workload.Precision, p.l.ZeRO, p.d)
+		// Expert parallelism: the expert matrices are sharded over ep and synced (and ZeRO-
+		// sharded) over the d/ep replicas that hold the same experts; the rest over all d.
+		expert := p.stageExpertParams(sd.Layers)
+		dense := params - expert
+		w, g, o := paramState(dense, p.s.Workload.Precision, p.l.ZeRO, p.d)
+		we, ge, oe := paramState(expert, p.s.Workload.Precision, p.l.ZeRO, p.d/p.ep)
+		w, g, o = w+we, g+ge, o+oe
 		perChunk := float64(sd.Layers) / float64(p.v)
 		act := float64(sd.InFlight) * perChunk * layerActivationBytes(p.a, p.l, seq, float64(p.b), p.s.Workload.Precision)
 		sd.LayerActBytes = act
@@ -228,15 +257,7 @@ func (p *plan) train(mode evalMode) (Report, error) {
 		// Gradient sync over DP: all-reduce of fp32 gradients (ZeRO: reduce-scatter, then an
 		// all-gather of the updated 16-bit weights). It overlaps the last micro-batch's backward
 		// unless SerialDP; ZeRO-3 also gathers weights before every forward and backward.
-		dpT := 0.0
-		if p.d > 1 {
-			gradBytes := params * bytesGradients
-			if p.l.ZeRO == 0 {
-				dpT = p.dp.allReduce(gradBytes)
-			} else {
-				dpT = p.dp.half(gradBytes) + p.dp.half(params*bytesWeights16)
-			}
-		}
+		dpT := p.gradSync(p.dp, p.d, dense) + p.gradSync(p.expDP, p.d/p.ep, expert)
 		window := 0.0
 		if !p.l.SerialDP {
 			last := st[rk]
@@ -245,7 +266,10 @@ func (p *plan) train(mode evalMode) (Report, error) {
 		exposed := max(dpT-window, 0)
 		if p.l.ZeRO == 3 && p.d > 1 {
 			// Each chunk's forward and backward gathers that chunk's 1/v of the weights.
-			gather := 2 * m * float64(p.v) * p.dp.half(params*bytesWeights16/float64(p.v))
+			gather := 2 * m * float64(p.v) * p.dp.half(dense*bytesWeights16/float64(p.v))
+			if p.d/p.ep > 1 {
+				gather += 2 * m * float64(p.v) * p.expDP.half(expert*bytesWeights16/float64(p.v))
+			}
 			exposed += max(gather-(sd.Busy-window), 0)
 			dpT += gather
 		}
@@ -277,16 +301,17 @@ func (p *plan) train(mode evalMode) (Report, error) {
 
 	// Breakdown on the critical (busiest) rank: its work, the pipeline's idle time on it, then
 	// what the gradient sync and the optimizer add to the step.
-	var comp, recomp, tpc float64
+	var comp, recomp, tpc, epc float64
 	for c := 0; c < p.v; c++ {
 		x := st[c*p.p+crit]
 		comp += x.compute
 		recomp += x.recompute
 		tpc += x.tp
+		epc += x.ep
 	}
 	busy := res.Busy[crit]
 	bd := Breakdown{
-		Compute: comp * m, Recompute: recomp * m, TPComm: tpc * m,
+		Compute: comp * m, Recompute: recomp * m, TPComm: tpc * m, EPComm: epc * m,
 		PPComm:    min(ppExposed, max(res.Makespan-busy, 0)),
 		DPComm:    stepEnd - res.Makespan,
 		Optimizer: optimizer,
@@ -295,7 +320,7 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	r.Breakdown = bd
 	r.StepTime = step
 	r.BubbleFraction = ratio(bd.Bubble, step)
-	r.CommFraction = ratio(bd.TPComm+bd.PPComm+bd.DPComm, step)
+	r.CommFraction = ratio(bd.TPComm+bd.EPComm+bd.PPComm+bd.DPComm, step)
 
 	// FLOPs: model FLOPs are 3× the forward of the whole batch; hardware adds recompute.
 	var modelPerGPU, hwPerGPU float64

@@ -69,6 +69,15 @@ func (a Arch) MLPParams() float64 {
 	return p
 }
 
+// ExpertParams is the parameter count of one layer's expert matrices, all experts (0 for a dense
+// model): what expert parallelism divides.
+func (a Arch) ExpertParams() float64 {
+	if a.Experts <= 1 {
+		return 0
+	}
+	return a.MLPMatrices() * float64(a.Hidden) * float64(a.FFN) * float64(a.Experts)
+}
+
 // LayerParams is the parameter count of one transformer layer (two norms included, biases not).
 func (a Arch) LayerParams() float64 { return a.AttnParams() + a.MLPParams() + 2*float64(a.Hidden) }
 
@@ -216,7 +225,14 @@ type Layout struct {
 	SerialDP         bool `json:"serial_dp,omitempty"`         // gradient sync not overlapped with backward
 	// Collectives picks NCCL or the serving engine's own all-reduce for TP (inference).
 	Collectives Collectives `json:"collectives,omitempty"`
+	// EP is expert parallelism for MoE models: the experts of each MoE layer are divided among
+	// EP data-parallel replicas (EP divides DP and the experts), which exchange tokens by
+	// all-to-all. 0 or 1: every replica holds every expert.
+	EP int `json:"ep,omitempty"`
 }
+
+// EPSize is EP, 1 when unset.
+func (l Layout) EPSize() int { return max(l.EP, 1) }
 
 // GPUs is TP × PP × DP.
 func (l Layout) GPUs() int { return l.TP * l.PP * l.DP }

@@ -65,7 +65,7 @@ var intLimits = map[string][2]int{
 	"gpus": {1, MaxGPUs}, "gpus-per-node": {1, MaxGPUsPerNode}, "nics-per-node": {1, 64},
 	"prompt": {1, MaxSeq}, "gen": {1, MaxGenTokens}, "requests": {1, MaxBatch}, "seq": {1, MaxSeq}, "batch": {1, MaxBatch},
 	"tp": {1, MaxGPUs}, "pp": {1, MaxLayers}, "dp": {1, MaxGPUs}, "chunks": {1, 64}, "micro-batch": {1, MaxBatch},
-	"zero": {0, 3},
+	"zero": {0, 3}, "ep": {1, MaxGPUs},
 }
 
 // IntLimits is the range Validate allows for the integer field named field; ok is false for a
@@ -262,6 +262,14 @@ func (s Scenario) Validate() error {
 	}
 	if l.Recompute < RecomputeNone || l.Recompute > RecomputeFull {
 		c.add("recompute", int(l.Recompute), "must be one of %s", strings.Join(recomputeNames, ", "))
+	}
+	if l.EP != 0 && c.intRange("ep", l.EP) && l.EP > 1 {
+		if dpOK && l.DP%l.EP != 0 {
+			c.add("ep", l.EP, "must divide dp (%d): one of %s", l.DP, joinInts(Divisors(l.DP)))
+		}
+		if s.Arch.Experts > 1 && s.Arch.Experts%l.EP != 0 {
+			c.add("ep", l.EP, "must divide the experts (%d): one of %s", s.Arch.Experts, joinInts(Divisors(s.Arch.Experts)))
+		}
 	}
 	if l.Collectives < CollectivesAuto || l.Collectives > CollectivesEngine {
 		c.add("collectives", int(l.Collectives), "must be one of %s", strings.Join(collectivesNames, ", "))

@@ -58,6 +58,25 @@ func intField(name, label string, show func(*model.Scenario) bool, ptr func(*mod
 	}
 }
 
+// epChoices are the EP sizes a scenario can have: divisors of DP that divide the experts.
+func epChoices(s *model.Scenario) []int {
+	var out []int
+	for _, d := range model.Divisors(max(s.Layout.DP, 1)) {
+		if s.Arch.Experts > 0 && s.Arch.Experts%d == 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// setEP stores an EP size, 1 as the layout's 0.
+func setEP(s *model.Scenario, v int) {
+	if v == 1 {
+		v = 0
+	}
+	s.Layout.EP = v
+}
+
 // pow2 steps through powers of two (from any value, to the next one up or down), 1…hi.
 func pow2(hi int) func(*model.Scenario, int, int) int {
 	return func(_ *model.Scenario, v, dir int) int {
@@ -250,6 +269,20 @@ func fields() []field {
 		// offers the split that gives them.
 		intField("dp", "DP (derived)", always, func(s *model.Scenario) *int { return &s.Layout.DP },
 			among(divisorsOf(func(s *model.Scenario) int { return s.Cluster.GPUs })), nil),
+		// EP divides the experts among DP replicas (MoE models only); 1 is stored as 0.
+		{name: "ep", label: "EP (experts)", show: func(s *model.Scenario) bool { return s.Arch.Experts > 1 },
+			get: func(s *model.Scenario) string { return strconv.Itoa(s.Layout.EPSize()) },
+			step: func(s *model.Scenario, _ *assets.Presets, dir int) {
+				setEP(s, among(epChoices)(s, s.Layout.EPSize(), dir))
+			},
+			set: func(s *model.Scenario, _ *assets.Presets, text string) error {
+				v, err := strconv.Atoi(strings.TrimSpace(text))
+				if err != nil || v < 1 {
+					return fmt.Errorf("%q is not a whole number ≥ 1", text)
+				}
+				setEP(s, v)
+				return nil
+			}},
 		intField("micro-batch", "micro-batch b", always, func(s *model.Scenario) *int { return &s.Layout.MicroBatch },
 			pow2(1<<12), nil),
 		// The global batch (requests in inference) is what the user sets; m = batch / (b × DP)

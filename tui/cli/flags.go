@@ -48,6 +48,7 @@ type scenarioFlags struct {
 	intra, inter       string
 	nicsPerNode        int
 	tp, pp, dp, chunks int
+	ep                 int
 	schedule, mode     string
 	batch, microBatch  int
 	precision          string
@@ -86,6 +87,15 @@ type scenarioFlags struct {
 	flagWarnings []string
 }
 
+// canonicalEP stores --ep 1 as the layout's zero value (no expert parallelism), as a scenario
+// file without the key does.
+func canonicalEP(ep int) int {
+	if ep == 1 {
+		return 0
+	}
+	return ep
+}
+
 // register adds the scenario flags to fs. Help strings name the unit and the default; flags whose
 // default depends on other flags or on a preset say how it is derived.
 func (f *scenarioFlags) register(fs *pflag.FlagSet) {
@@ -110,6 +120,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.tp, "tp", 0, "tensor-parallel size, GPUs per TP group; search tries only this TP (default: the largest ≤ min(gpus-per-node, gpus) that divides gpus/(pp·dp), heads and ffn and divides or is a multiple of kv-heads)")
 	fs.IntVar(&f.pp, "pp", 0, "pipeline-parallel stages; search tries only this PP (default: the number of nodes when --tp and --dp are not given either, so TP stays inside a node and PP crosses nodes; else 1)")
 	fs.IntVar(&f.dp, "dp", 0, "data-parallel replicas; search tries only this DP (default: gpus / (tp × pp))")
+	fs.IntVar(&f.ep, "ep", 1, "expert parallelism for MoE models: the experts of each MoE layer are divided among this many data-parallel replicas, which exchange tokens by all-to-all; must divide dp and the experts")
 	fs.IntVar(&f.chunks, "chunks", defaultChunks, "virtual pipeline stages `V` per GPU, interleaved schedule only")
 	fs.StringVar(&f.schedule, "schedule", defaultSchedule, "pipeline schedule: gpipe, 1f1b, interleaved or zb-h1")
 	fs.StringVar(&f.mode, "mode", defaultMode, "train (one optimizer step) or infer (serve --requests)")
@@ -221,6 +232,10 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	if err != nil {
 		errs = append(errs, enumError("recompute", f.recompute, err))
 	}
+	if f.ep == 0 {
+		lo, hi, _ := model.IntLimits("ep")
+		errs = append(errs, &model.FieldError{Field: "ep", Value: f.ep, Allowed: fmt.Sprintf("must be between %d and %d", lo, hi)})
+	}
 	coll, err := model.ParseCollectives(f.collectives)
 	if err != nil {
 		errs = append(errs, enumError("collectives", f.collectives, err))
@@ -309,7 +324,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 		model.Sizes{TP: f.tp, PP: f.pp, DP: f.dp, MicroBatch: f.microBatch, Batch: f.batch, Requests: f.reqs}, given, forSearch)
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: f.chunks, MicroBatch: sz.MicroBatch,
 		Schedule: sched, SequenceParallel: f.sequenceParallel, Recompute: rc, ZeRO: f.zero,
-		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP, Collectives: coll}
+		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP, Collectives: coll, EP: canonicalEP(f.ep)}
 	batch, reqs := sz.Batch, sz.Requests
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,
 		GenTokens: f.gen, Requests: reqs, Precision: prec}

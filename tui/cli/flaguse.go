@@ -48,7 +48,7 @@ var flagRules = map[string]flagRule{
 	"export":     {refuse: map[string]string{"json": "export writes SVG (--svg) and Markdown (--markdown), not JSON"}},
 	"probe": {refuse: map[string]string{
 		"tp": capacityLayouts, "pp": capacityLayouts, "dp": capacityLayouts, "micro-batch": capacityLayouts,
-		"schedule": capacityLayouts, "chunks": capacityLayouts, "lang": "probe " + noTeachingTexts,
+		"schedule": capacityLayouts, "chunks": capacityLayouts, "ep": capacityLayouts, "lang": "probe " + noTeachingTexts,
 		"gpu": probeHardware, "gpus": probeHardware, "gpus-per-node": probeHardware, "intra": probeHardware,
 	}},
 	"presets": {
@@ -204,7 +204,7 @@ func (f *scenarioFlags) searchFix(s model.Scenario) (costmodel.SearchFix, error)
 		name string
 		v    int
 		dst  *int
-	}{{"tp", f.tp, &fix.TP}, {"pp", f.pp, &fix.PP}, {"dp", f.dp, &fix.DP}, {"micro-batch", f.microBatch, &fix.MicroBatch}, {"chunks", f.chunks, &fix.Chunks}} {
+	}{{"tp", f.tp, &fix.TP}, {"pp", f.pp, &fix.PP}, {"dp", f.dp, &fix.DP}, {"micro-batch", f.microBatch, &fix.MicroBatch}, {"chunks", f.chunks, &fix.Chunks}, {"ep", f.ep, &fix.EP}} {
 		switch {
 		case !f.typedFlag(x.name):
 		case x.v < 1:

@@ -111,7 +111,7 @@ func (m *mdWriter) report(s model.Scenario, r costmodel.Report) {
 		key string
 		v   float64
 	}{
-		{"md.compute", bd.Compute}, {"md.recompute", bd.Recompute}, {"md.tpcomm", bd.TPComm}, {"md.ppcomm", bd.PPComm},
+		{"md.compute", bd.Compute}, {"md.recompute", bd.Recompute}, {"md.tpcomm", bd.TPComm}, {"md.epcomm", bd.EPComm}, {"md.ppcomm", bd.PPComm},
 		{"md.dpcomm", bd.DPComm}, {"md.bubble", bd.Bubble}, {"md.optimizer", bd.Optimizer},
 	} {
 		rows = append(rows, []string{t.get(p.key), static.Seconds(p.v), share(p.v, step)})

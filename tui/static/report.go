@@ -51,6 +51,9 @@ func LayoutLine(s model.Scenario) string {
 	l := s.Layout
 	var b strings.Builder
 	fmt.Fprintf(&b, "TP=%d PP=%d DP=%d", l.TP, l.PP, l.DP)
+	if l.EP > 1 {
+		fmt.Fprintf(&b, " EP=%d", l.EP)
+	}
 	if s.Workload.Mode != model.Infer {
 		b.WriteString(" " + l.Schedule.String())
 	}
@@ -106,12 +109,16 @@ func RenderReport(w io.Writer, s model.Scenario, r costmodel.Report) error {
 		{"  compute", bd.Compute, ""},
 		{"  recompute", bd.Recompute, ""},
 		{"  tp comm", bd.TPComm, ""},
+
 		{"  pp comm", bd.PPComm, ""},
 		{"  dp comm", bd.DPComm, "exposed"},
 		{"  bubble", bd.Bubble, ""},
 		{"  optimizer", bd.Optimizer, ""},
 	} {
 		t.add(row.name, Seconds(row.v), share(row.v, step), row.note)
+		if row.name == "  tp comm" && (bd.EPComm > 0 || s.Layout.EP > 1) {
+			t.add("  ep comm", Seconds(bd.EPComm), share(bd.EPComm, step), "expert all-to-all")
+		}
 	}
 	t.write(ew)
 	ew.line("")

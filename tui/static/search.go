@@ -3,6 +3,7 @@ package static
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/splitscope/splitscope/costmodel"
@@ -56,7 +57,8 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 	infer := s.Workload.Mode == model.Infer
 	if len(shown) > 0 {
 		ew.line("")
-		head := []string{"rank", "TP", "PP", "DP", "schedule", "v", "b", "m"}
+		moe := s.Arch.Experts > 1
+		head := layoutHead(moe)
 		if infer {
 			head = append(head, "TTFT", "TPOT")
 		} else {
@@ -67,7 +69,7 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 		for i := range right {
 			right[i] = true
 		}
-		right[4] = false // schedule
+		right[slices.Index(head, "schedule")] = false
 		right[len(right)-1] = false
 		t := newTable("", right...)
 		t.add(head...)
@@ -77,8 +79,8 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 			if infer {
 				sched = "-"
 			}
-			row := []string{strconv.Itoa(i + 1), strconv.Itoa(l.TP), strconv.Itoa(l.PP), strconv.Itoa(l.DP),
-				sched, strconv.Itoa(l.Chunks), strconv.Itoa(l.MicroBatch), strconv.Itoa(microBatches(s, c))}
+			row := append([]string{strconv.Itoa(i + 1)}, layoutCells(l, moe)...)
+			row = append(row, sched, strconv.Itoa(l.Chunks), strconv.Itoa(l.MicroBatch), strconv.Itoa(microBatches(s, c)))
 			if infer {
 				ttft, tpot := "-", "-"
 				if r.Inference != nil {
@@ -105,6 +107,9 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 		for _, c := range infeasible[:n] {
 			l := c.Layout
 			name := fmt.Sprintf("TP=%d PP=%d DP=%d", l.TP, l.PP, l.DP)
+			if l.EP > 1 {
+				name += fmt.Sprintf(" EP=%d", l.EP)
+			}
 			if !infer {
 				name += " " + l.Schedule.String()
 			}
@@ -124,6 +129,24 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 	return ew.err
 }
 
+// layoutHead is the layout columns of the search tables; EP only for MoE models.
+func layoutHead(moe bool) []string {
+	head := []string{"rank", "TP", "PP", "DP"}
+	if moe {
+		head = append(head, "EP")
+	}
+	return append(head, "schedule", "v", "b", "m")
+}
+
+// layoutCells is a layout's TP, PP, DP (and EP) cells.
+func layoutCells(l model.Layout, moe bool) []string {
+	out := []string{strconv.Itoa(l.TP), strconv.Itoa(l.PP), strconv.Itoa(l.DP)}
+	if moe {
+		out = append(out, strconv.Itoa(l.EPSize()))
+	}
+	return out
+}
+
 // renderPareto writes the Pareto front: the feasible layouts no other beats on both time and
 // memory per GPU, fastest first, each with its rank by the search's objective.
 func renderPareto(ew *errWriter, s model.Scenario, ranked, front []costmodel.Candidate) {
@@ -137,13 +160,15 @@ func renderPareto(ew *errWriter, s model.Scenario, ranked, front []costmodel.Can
 	}
 	ew.line("")
 	ew.line(fmt.Sprintf("Pareto front: time vs memory (%d layouts; none of the others is both faster and smaller)", len(front)))
-	head := []string{"rank", "TP", "PP", "DP", "schedule", "v", "b", "m", what, "mem/GPU", "tokens/s"}
+	moe := s.Arch.Experts > 1
+	head := append(layoutHead(moe), what, "mem/GPU", "tokens/s")
 	if infer {
 		head = append(head, "TPOT")
 	}
 	right := make([]bool, len(head))
+	sc := slices.Index(head, "schedule")
 	for i := range right {
-		right[i] = i != 4
+		right[i] = i != sc
 	}
 	t := newTable("", right...)
 	t.add(head...)
@@ -161,9 +186,9 @@ func renderPareto(ew *errWriter, s model.Scenario, ranked, front []costmodel.Can
 		if infer {
 			sched = "-"
 		}
-		row := []string{rank, strconv.Itoa(l.TP), strconv.Itoa(l.PP), strconv.Itoa(l.DP), sched,
-			strconv.Itoa(l.Chunks), strconv.Itoa(l.MicroBatch), strconv.Itoa(microBatches(s, c)),
-			Seconds(r.StepTime), Bytes(r.Memory.Total), Count(r.TokensPerS)}
+		row := append([]string{rank}, layoutCells(l, moe)...)
+		row = append(row, sched, strconv.Itoa(l.Chunks), strconv.Itoa(l.MicroBatch), strconv.Itoa(microBatches(s, c)),
+			Seconds(r.StepTime), Bytes(r.Memory.Total), Count(r.TokensPerS))
 		if infer {
 			tpot := "-"
 			if r.Inference != nil {
