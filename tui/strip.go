@@ -79,10 +79,14 @@ func stripParts(s model.Scenario, r costmodel.Report) (tp, pp stripPart) {
 		}
 	}
 	if l.DP > 1 {
-		pp.explain = fmt.Sprintf("DP %d: gradient sync %s exposed", l.DP, static.Seconds(r.Breakdown.DPComm)) + " · " + pp.explain
 		if s.Workload.Mode == model.Infer {
 			pp.explain = fmt.Sprintf("DP %d replicas", l.DP) + " · " + pp.explain
+		} else {
+			pp.explain = fmt.Sprintf("DP %d: gradient sync %s exposed", l.DP, static.Seconds(r.Breakdown.DPComm)) + " · " + pp.explain
 		}
+	}
+	if l.EP > 1 {
+		tp.cost += fmt.Sprintf(" · EP %d all-to-alls %s", l.EP, static.Seconds(r.Breakdown.EPComm))
 	}
 	return tp, pp
 }
