@@ -1,7 +1,5 @@
 package model
 
-import "fmt"
-
 // A calibration is a box's own link parameters, fitted from its nccl-tests logs by `splitscope
 // calibrate` and read back with --calibration FILE: each LinkCalibration replaces the parameters
 // of the link preset it names, wherever that preset is used (the scenario's intra or inter link,
@@ -48,8 +46,8 @@ type LinkCalibration struct {
 	NVLSEfficiency float64 `json:"nvls_efficiency,omitempty"`
 }
 
-// Apply returns l with the calibrated parameters in place of its own. Source says where they
-// came from.
+// Apply returns l with the calibrated parameters in place of its own, marked Calibrated by
+// source (the calibration file's name).
 func (c LinkCalibration) Apply(l Link, source string) Link {
 	if c.Bandwidth > 0 {
 		l.Bandwidth = c.Bandwidth
@@ -66,8 +64,9 @@ func (c LinkCalibration) Apply(l Link, source string) Link {
 	if c.NVLSEfficiency > 0 && l.NVLS {
 		l.NVLSEfficiency = c.NVLSEfficiency
 	}
-	if source != "" {
-		l.Source = fmt.Sprintf("calibrated: %s (splitscope calibrate); preset: %s", source, l.Source)
+	l.Calibrated = source
+	if source == "" {
+		l.Calibrated = "calibration"
 	}
 	return l
 }
@@ -109,8 +108,8 @@ func (c Calibration) LinkIDs() []string {
 	return out
 }
 
-// ApplyLinks replaces, in links, the parameters of every link the calibration names (source is
-// shown in each one's Source). It returns the IDs it found.
+// ApplyLinks replaces, in links, the parameters of every link the calibration names, each
+// marked Calibrated by source. It returns the IDs it found.
 func (c Calibration) ApplyLinks(links []Link, source string) []string {
 	var found []string
 	for _, lc := range c.Links() {
