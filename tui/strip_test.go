@@ -69,19 +69,39 @@ func TestStripSaysWhereEachSplitRuns(t *testing.T) {
 // The title keeps the layout and the batch at every width; the model's prose goes first.
 func TestTitleKeepsLayoutAndBatch(t *testing.T) {
 	s, _ := testScenario(t)
-	full := titleLine(s, 1000)
+	full := titleLine(s, 1000, "")
 	for _, want := range []string{"13.0B params", "nvlink4 / ib-ndr", "train bf16 seq 2048"} {
 		if !strings.Contains(full, want) {
 			t.Errorf("wide title lacks %q: %s", want, full)
 		}
 	}
 	for _, w := range []int{80, 100, 120} {
-		line := titleLine(s, w)
+		line := titleLine(s, w, "")
 		if !strings.Contains(line, static.LayoutLine(s)) || !strings.Contains(line, "batch 16") {
 			t.Errorf("%d columns: %q lost the layout or the batch", w, line)
 		}
 		if strings.Contains(line, "params") && !strings.Contains(line, "seq 2048") {
 			t.Errorf("%d columns: the model's prose stayed while the workload went: %q", w, line)
 		}
+	}
+}
+
+// A calibration file shows in the title: calibrated when a link the GPUs use carries it, said
+// to change nothing when none does.
+func TestTitleCalibration(t *testing.T) {
+	s, _ := testScenario(t)
+	if got := titleLine(s, 1000, "box.yaml"); !strings.HasSuffix(got, " · box.yaml: no link here") {
+		t.Errorf("uncalibrated links: %q", got)
+	}
+	s.Cluster.Intra.Calibrated = "box.yaml"
+	full := titleLine(s, 1000, "box.yaml")
+	if !strings.HasSuffix(full, " · calibrated: box.yaml") {
+		t.Errorf("calibrated intra link: %q", full)
+	}
+	if line := titleLine(s, 100, "box.yaml"); !strings.Contains(line, "calibrated: box.yaml") || !strings.Contains(line, static.LayoutLine(s)) {
+		t.Errorf("100 columns: %q", line)
+	}
+	if strings.Contains(titleLine(s, 1000, ""), "calibrat") {
+		t.Errorf("no calibration: %q", titleLine(s, 1000, ""))
 	}
 }

@@ -27,7 +27,9 @@ type Sample struct {
 	Group   collective.Group
 	// Algo is the algorithm the run forced with NCCL_ALGO (Auto: NCCL's choice).
 	Algo collective.Algo
-	// File and Line say where the row is.
+	// Run is the index of the row's run in what Samples was given; File and Line say where the
+	// row is.
+	Run  int
 	File string
 	Line int
 }
@@ -37,7 +39,7 @@ type Sample struct {
 func Samples(runs []Run) ([]Sample, []string) {
 	var out []Sample
 	var warn []string
-	for _, r := range runs {
+	for i, r := range runs {
 		algo := collective.Auto
 		if r.NCCLAlgo != "" {
 			a, ok := ncclAlgo(r.NCCLAlgo)
@@ -48,7 +50,8 @@ func Samples(runs []Run) ([]Sample, []string) {
 			}
 		}
 		for _, row := range r.Rows {
-			out = append(out, Sample{Op: r.Op, Bytes: row.Bytes, Seconds: row.Seconds(), Group: r.Group(), Algo: algo, File: r.File, Line: row.Line})
+			out = append(out, Sample{Op: r.Op, Bytes: row.Bytes, Seconds: row.Seconds(), Group: r.Group(), Algo: algo,
+				Run: i, File: r.File, Line: row.Line})
 		}
 	}
 	return out, warn
@@ -426,4 +429,27 @@ func countMoves(samples []Sample, f *collective.Fabric, k *knob, a, b float64) i
 		}
 	}
 	return n
+}
+
+// Key is the parameter's key in a calibration file, with its unit: latency_us, efficiency,
+// ll_bandwidth_gbps, nvls_efficiency.
+func (p Param) Key() string {
+	switch p {
+	case Latency:
+		return "latency_us"
+	case LLBandwidth:
+		return "ll_bandwidth_gbps"
+	}
+	return p.String()
+}
+
+// InKeyUnits converts a value of the parameter from SI to the unit its Key names (µs, GB/s).
+func (p Param) InKeyUnits(v float64) float64 {
+	switch p {
+	case Latency:
+		return v * 1e6
+	case LLBandwidth:
+		return v / 1e9
+	}
+	return v
 }
