@@ -4,7 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/boxtab/boxtest"
 	"github.com/splitscope/splitscope/tui/static"
 )
 
@@ -103,5 +106,32 @@ func TestTitleCalibration(t *testing.T) {
 	}
 	if strings.Contains(titleLine(s, 1000, ""), "calibrat") {
 		t.Errorf("no calibration: %q", titleLine(s, 1000, ""))
+	}
+}
+
+// The explorer started with --calibration: the presets' nvlink4 carries the calibration, the
+// title says so, and stepping to a link it does not calibrate says that too.
+func TestExplorerCalibrationTitle(t *testing.T) {
+	s, p := testScenario(t)
+	p.Calibrate(model.Calibration{GPU: "h100-sxm", Intra: &model.LinkCalibration{Link: "nvlink4", Latency: 9e-6, Efficiency: 0.4}}, "box.yaml")
+	s.Cluster.Intra, _ = p.Link("nvlink4")
+	m := New(s, p, WithProbe(boxtest.NoGPU), WithCalibration("box.yaml"))
+	next, _ := m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
+	m = settle(next.(Model))
+	if title := strings.Split(m.View(), "\n")[0]; !strings.Contains(title, "nvlink4 / ib-ndr") || !strings.Contains(title, "· calibrated: box.yaml") {
+		t.Errorf("title: %q", title)
+	}
+	slow := m.data.Report.Breakdown.TPComm
+	m = selectField(t, m, "intra")
+	m, _ = press(m, "right")
+	m = settle(m)
+	if m.cur.Cluster.Intra.ID == "nvlink4" {
+		t.Fatalf("the intra link did not change")
+	}
+	if title := strings.Split(m.View(), "\n")[0]; !strings.Contains(title, "· box.yaml: no link here") {
+		t.Errorf("title after stepping to %s: %q", m.cur.Cluster.Intra.ID, title)
+	}
+	if m.data.Report.Breakdown.TPComm == slow {
+		t.Errorf("TP comm unchanged by the link: %v", slow)
 	}
 }
