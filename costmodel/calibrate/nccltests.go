@@ -36,7 +36,8 @@ import (
 // #wrong "error"; validation off prints N/A there. A file may hold several runs (a script running
 // one test after another), each from its "# nThread" line. Lines that are neither the header nor
 // the table are noise and skipped: NCCL INFO and WARN lines ("host:pid:tid [0] NCCL INFO …"),
-// MPI's banners, the shell's command line. srun --label prefixes ("3: ") are removed.
+// MPI's banners, the shell's command line. Launchers' prefixes are removed: srun --label ("3: "),
+// Open MPI's --tag-output ("[1,0]<stdout>:"), kubectl's time stamps.
 
 // Bounds on what one log may hold.
 const (
@@ -140,7 +141,9 @@ var testOps = map[string]collective.Op{
 var unsupportedTests = []string{"reduce", "gather", "scatter", "hypercube"}
 
 var (
-	reSrunLabel = regexp.MustCompile(`^\s*\d+:\s`)
+	// Prefixes launchers and log collectors put before each line: srun --label ("3: "), Open
+	// MPI's --tag-output ("[1,0]<stdout>:"), an RFC 3339 time stamp (kubectl logs --timestamps).
+	reSrunLabel = regexp.MustCompile(`^\s*(?:\d+:\s|\[\d+,\d+\]<std(?:out|err)>:|\d{4}-\d\d-\d\dT[0-9:.]+(?:Z|[+-]\d\d:?\d\d)?\s)`)
 	reRank      = regexp.MustCompile(`^#\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+\d+\s+\[[^\]]*\]\s+(.+?)\s*$`)
 	reTestName  = regexp.MustCompile(`\b([a-z]+(?:_[a-z]+)?)_perf(?:_mpi)?\b`)
 	reNCCLAlgo  = regexp.MustCompile(`NCCL_ALGO(?:=|\s+set by environment to\s+)"?([^\s"']+)`)

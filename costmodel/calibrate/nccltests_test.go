@@ -180,6 +180,19 @@ func TestParseVariants(t *testing.T) {
 			t.Errorf("in place %v, out of place %v: want 53.10 µs and 52.95 µs", r.InPlace.Seconds, r.OutOfPlace.Seconds)
 		}
 	})
+	t.Run("Open MPI's --tag-output and kubectl's time stamps", func(t *testing.T) {
+		log := "$ ./all_reduce_perf -g 8\n" + header(8) + cols + arRows + footer
+		for _, prefix := range []string{"[1,0]<stdout>:", "2025-03-04T10:11:12.123456789Z "} {
+			var b strings.Builder
+			for _, l := range strings.Split(log, "\n") {
+				b.WriteString(prefix + l + "\n")
+			}
+			runs, err := ParseLog("x.log", []byte(b.String()))
+			if err != nil || len(runs[0].Rows) != 3 || runs[0].Ranks != 8 {
+				t.Fatalf("%q: %v %+v", prefix, err, runs)
+			}
+		}
+	})
 	t.Run("two hosts", func(t *testing.T) {
 		rows := "     1048576        262144     float     sum      -1    90.00   11.65   21.84      0    90.10   11.64   21.82      0\n"
 		runs, err := ParseLog("all_reduce_2n.log", []byte(header(16, "a", "b")+cols+rows+footer))
