@@ -179,6 +179,9 @@ type Link struct {
 	// link's bus bandwidth, LL's own limit).
 	LLBandwidth float64 `json:"ll_bandwidth_bps,omitempty"`
 	Source      string  `json:"source,omitempty"`
+	// Calibrated names the calibration file whose measured parameters the link carries in place
+	// of the preset's (see Calibration); "" for a preset as it is.
+	Calibrated string `json:"calibrated,omitempty"`
 }
 
 // EffBandwidth is Bandwidth × Efficiency.

@@ -140,6 +140,8 @@ type Model struct {
 	note         string
 	noteErr      bool
 	noteSeq      int
+	// calib is the calibration file the presets' links were calibrated with ("" for none).
+	calib string
 	// saveDir is where s and x write ("" is the current directory; tests use a temporary one).
 	saveDir string
 	// boxNotes are ToCluster's warnings from the last "use this box", shown under the parameters
@@ -165,6 +167,13 @@ type options struct {
 	probe  func() (gpu.Box, error)
 	source string
 	lang   string
+	calib  string
+}
+
+// WithCalibration says that the presets' links carry a calibration file's measurements (name is
+// the file, as the title shows it): splitscope --calibration FILE.
+func WithCalibration(name string) Option {
+	return func(o *options) { o.calib = name }
 }
 
 // WithLang sets the language of the Learn tab and the guided tour: "en" (the default), "fr", or
@@ -214,6 +223,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 		fields: fields(), input: in, cur: s, compare: cmp, box: bx,
 		pipe: pipe, learn: lrn, lang: lang, texts: learn.NewTexts(texts),
 		panes: []common.Pane{pipe, tensor.New(st), cmp, memory.New(st), bx, lrn},
+		calib: o.calib,
 	}
 	m.keys.pane = m.panes[m.tab].Keys()
 	return m

@@ -4,7 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/boxtab/boxtest"
 	"github.com/splitscope/splitscope/tui/static"
 )
 
@@ -69,19 +72,66 @@ func TestStripSaysWhereEachSplitRuns(t *testing.T) {
 // The title keeps the layout and the batch at every width; the model's prose goes first.
 func TestTitleKeepsLayoutAndBatch(t *testing.T) {
 	s, _ := testScenario(t)
-	full := titleLine(s, 1000)
+	full := titleLine(s, 1000, "")
 	for _, want := range []string{"13.0B params", "nvlink4 / ib-ndr", "train bf16 seq 2048"} {
 		if !strings.Contains(full, want) {
 			t.Errorf("wide title lacks %q: %s", want, full)
 		}
 	}
 	for _, w := range []int{80, 100, 120} {
-		line := titleLine(s, w)
+		line := titleLine(s, w, "")
 		if !strings.Contains(line, static.LayoutLine(s)) || !strings.Contains(line, "batch 16") {
 			t.Errorf("%d columns: %q lost the layout or the batch", w, line)
 		}
 		if strings.Contains(line, "params") && !strings.Contains(line, "seq 2048") {
 			t.Errorf("%d columns: the model's prose stayed while the workload went: %q", w, line)
 		}
+	}
+}
+
+// A calibration file shows in the title: calibrated when a link the GPUs use carries it, said
+// to change nothing when none does.
+func TestTitleCalibration(t *testing.T) {
+	s, _ := testScenario(t)
+	if got := titleLine(s, 1000, "box.yaml"); !strings.HasSuffix(got, " · box.yaml: no link here") {
+		t.Errorf("uncalibrated links: %q", got)
+	}
+	s.Cluster.Intra.Calibrated = "box.yaml"
+	full := titleLine(s, 1000, "box.yaml")
+	if !strings.HasSuffix(full, " · calibrated: box.yaml") {
+		t.Errorf("calibrated intra link: %q", full)
+	}
+	if line := titleLine(s, 100, "box.yaml"); !strings.Contains(line, "calibrated: box.yaml") || !strings.Contains(line, static.LayoutLine(s)) {
+		t.Errorf("100 columns: %q", line)
+	}
+	if strings.Contains(titleLine(s, 1000, ""), "calibrat") {
+		t.Errorf("no calibration: %q", titleLine(s, 1000, ""))
+	}
+}
+
+// The explorer started with --calibration: the presets' nvlink4 carries the calibration, the
+// title says so, and stepping to a link it does not calibrate says that too.
+func TestExplorerCalibrationTitle(t *testing.T) {
+	s, p := testScenario(t)
+	p.Calibrate(model.Calibration{GPU: "h100-sxm", Intra: &model.LinkCalibration{Link: "nvlink4", Latency: 9e-6, Efficiency: 0.4}}, "box.yaml")
+	s.Cluster.Intra, _ = p.Link("nvlink4")
+	m := New(s, p, WithProbe(boxtest.NoGPU), WithCalibration("box.yaml"))
+	next, _ := m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
+	m = settle(next.(Model))
+	if title := strings.Split(m.View(), "\n")[0]; !strings.Contains(title, "nvlink4 / ib-ndr") || !strings.Contains(title, "· calibrated: box.yaml") {
+		t.Errorf("title: %q", title)
+	}
+	slow := m.data.Report.Breakdown.TPComm
+	m = selectField(t, m, "intra")
+	m, _ = press(m, "right")
+	m = settle(m)
+	if m.cur.Cluster.Intra.ID == "nvlink4" {
+		t.Fatalf("the intra link did not change")
+	}
+	if title := strings.Split(m.View(), "\n")[0]; !strings.Contains(title, "· box.yaml: no link here") {
+		t.Errorf("title after stepping to %s: %q", m.cur.Cluster.Intra.ID, title)
+	}
+	if m.data.Report.Breakdown.TPComm == slow {
+		t.Errorf("TP comm unchanged by the link: %v", slow)
 	}
 }

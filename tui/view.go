@@ -71,13 +71,28 @@ func (m *Model) titleView() string {
 	if m.hasData {
 		s = m.data.Scenario
 	}
-	return m.styles.Title.Width(m.width).Render(titleLine(s, m.width))
+	return m.styles.Title.Width(m.width).Render(titleLine(s, m.width, m.calib))
 }
 
-// titleLine is the scenario in one line of at most w cells. The layout and the batch always
-// stay; the model's prose (layers, parameters), the links, the node count, the workload and the
-// GPUs go first, in that order, when the line is too long.
-func titleLine(s model.Scenario, w int) string {
+// calibrationTag says what a calibration file does to the scenario: "calibrated: box.yaml" when
+// a link the GPUs talk over carries its parameters, "box.yaml: no link here" when none does (the
+// explorer may step to a link it does not calibrate).
+func calibrationTag(s model.Scenario, calib string) string {
+	if calib == "" {
+		return ""
+	}
+	c := s.Cluster
+	if (c.NodeSize() > 1 && c.Intra.Calibrated != "") || (c.Nodes() > 1 && c.Inter.Calibrated != "") {
+		return "calibrated: " + calib
+	}
+	return calib + ": no link here"
+}
+
+// titleLine is the scenario in one line of at most w cells, with the calibration file the links
+// carry (calib, "" for none). The layout and the batch always stay; the model's prose (layers,
+// parameters), the links, the node count, the workload, the GPUs (all in the parameter panel)
+// and the calibration go first, in that order, when the line is too long.
+func titleLine(s model.Scenario, w int, calib string) string {
 	a, c, wl := s.Arch, s.Cluster, s.Workload
 	id := a.ID
 	if id == "" {
@@ -96,7 +111,8 @@ func titleLine(s model.Scenario, w int) string {
 	}
 	gpus := fmt.Sprintf("%d× %s", c.GPUs, c.GPU.ID)
 	links := c.Intra.ID + " / " + c.Inter.ID
-	keep := map[string]bool{"prose": true, "links": true, "nodes": true, "work": true, "gpus": true}
+	tag := calibrationTag(s, calib)
+	keep := map[string]bool{"prose": true, "links": true, "nodes": true, "work": true, "calib": tag != "", "gpus": true}
 	build := func() string {
 		parts := []string{" splitscope", id}
 		if keep["prose"] {
@@ -116,10 +132,13 @@ func titleLine(s model.Scenario, w int) string {
 		if keep["work"] {
 			parts = append(parts, work)
 		}
+		if keep["calib"] {
+			parts = append(parts, tag)
+		}
 		return strings.Join(parts, " · ")
 	}
 	line := build()
-	for _, drop := range []string{"prose", "links", "nodes", "work", "gpus"} {
+	for _, drop := range []string{"prose", "links", "nodes", "work", "gpus", "calib"} {
 		if ansi.StringWidth(line) <= w {
 			break
 		}

@@ -132,6 +132,7 @@ It uses the a100-sxm-80gb, nvlink3 and ib-hdr presets and takes no scenario flag
 		newProbeCmd(stdout, sf),
 		newExportCmd(stdout, sf),
 		newCommCmd(stdout, sf),
+		newCalibrateCmd(stdout, sf),
 	)
 	// Keep the scenario flags in the order they were registered (grouped by topic) in every help.
 	for _, c := range root.Commands() {
@@ -178,6 +179,9 @@ inference, …) or that contradicts the hardware (NVLink on a GPU without it, bf
 					if cmd.Flags().Changed(name) {
 						return usagef("--%s: --print-scenario writes the scenario file (YAML) and evaluates nothing", name)
 					}
+				}
+				if sf.calibration != "" {
+					return usagef("--calibration %s: a scenario file cannot hold a calibration; give --calibration beside --scenario when you use the file", sf.calibration)
 				}
 				return runPrintScenario(stdout, sf)
 			}
@@ -279,12 +283,16 @@ func runExplorer(w, errw io.Writer, sf *scenarioFlags) error {
 	}
 	// Learn and tour texts follow --lang, else the locale.
 	opts = append(opts, tui.WithLang(sf.language()))
+	if sf.calibration != "" {
+		opts = append(opts, tui.WithCalibration(filepath.Base(sf.calibration)))
+	}
 	return tui.Run(s, p, opts...)
 }
 
-// flagScenario loads the presets and builds the flags' scenario (not for search).
+// flagScenario loads the presets (with --calibration) and builds the flags' scenario (not for
+// search).
 func flagScenario(sf *scenarioFlags) (*assets.Presets, model.Scenario, error) {
-	p, err := loadPresets()
+	p, err := sf.presets()
 	if err != nil {
 		return nil, model.Scenario{}, err
 	}
@@ -351,7 +359,7 @@ func runPrintScenario(w io.Writer, sf *scenarioFlags) error {
 
 // runSearch ranks the layouts of the flags' scenario, keeping the sizes typed (searchFix).
 func runSearch(w io.Writer, cmd *cobra.Command, sf *scenarioFlags, top int, opt costmodel.SearchOptions) error {
-	p, err := loadPresets()
+	p, err := sf.presets()
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ var contractFlags = []string{
 	"gpus-per-node", "intra", "inter", "nics-per-node", "tp", "pp", "dp", "chunks", "schedule",
 	"mode", "batch", "micro-batch", "precision", "recompute", "sequence-parallel", "zero",
 	"prompt", "gen", "requests", "box", "json", "unfused-attention", "serial-dp",
-	"compute-eff", "memory-eff", "intra-eff", "inter-eff", "reserve-gib",
+	"compute-eff", "memory-eff", "intra-eff", "inter-eff", "reserve-gib", "calibration",
 }
 
 // Required preset IDs from architecture.md.

@@ -37,9 +37,10 @@ algorithm column says which ran. Sizes are bytes with an optional K, M, G or T (
 		Example: `  splitscope comm --gpu h100-sxm --gpus 8
   splitscope comm --gpu h100-sxm --gpus 8 --algo ring --min-bytes 1M --max-bytes 16G
   splitscope comm --gpu a100-sxm-80gb --gpus 32 --inter ib-hdr --op all-gather --json
-  splitscope comm --box node0.json --box node1.json --inter ib-ndr`,
+  splitscope comm --box node0.json --box node1.json --inter ib-ndr
+  splitscope comm --gpu a100-sxm-80gb --gpus 8 --calibration box.yaml`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runComm(stdout, sf, cf) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runComm(stdout, cmd.ErrOrStderr(), sf, cf) },
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
@@ -128,12 +129,12 @@ func (cf *commFlags) request() (collective.Op, float64, float64, collective.Algo
 
 // runComm sweeps the collective on the flags' hardware. The scenario is built as search builds it
 // (its layout is not comm's business); only the cluster is used.
-func runComm(w io.Writer, sf *scenarioFlags, cf *commFlags) error {
+func runComm(w, errw io.Writer, sf *scenarioFlags, cf *commFlags) error {
 	op, lo, hi, algo, err := cf.request()
 	if err != nil {
 		return err
 	}
-	p, err := loadPresets()
+	p, err := sf.presets()
 	if err != nil {
 		return err
 	}
@@ -151,6 +152,9 @@ func runComm(w io.Writer, sf *scenarioFlags, cf *commFlags) error {
 		}
 	}
 	rows := collective.Sweep(op, lo, hi, cf.factor, g, collective.FabricOf(c), algo)
+	// stdout keeps the table or the JSON of the contract; what the hardware flags imply goes to
+	// stderr.
+	writeWarnings(errw, sf)
 	if sf.json {
 		return writeJSON(w, jsonComm(op, c, rows))
 	}

@@ -23,6 +23,12 @@ const maxInputBytes = 4 << 20
 // once instead of waiting for a writer) and checked again once open. Every refusal is a
 // FieldError naming the flag and the file.
 func readInputFile(flag, path string) ([]byte, error) {
+	return readBoundedFile(flag, path, maxInputBytes, "a scenario or box file")
+}
+
+// readBoundedFile is readInputFile with its own limit, limit bytes, for files of the kind what
+// ("an nccl-tests log").
+func readBoundedFile(flag, path string, limit int64, what string) ([]byte, error) {
 	refuse := func(why string) error { return &model.FieldError{Field: flag, Value: path, Allowed: why} }
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -42,25 +48,25 @@ func readInputFile(flag, path string) ([]byte, error) {
 	if why := notRegular(fi); why != "" {
 		return nil, refuse(why)
 	}
-	if fi.Size() > maxInputBytes {
-		return nil, refuse(tooLarge(fi.Size()))
+	if fi.Size() > limit {
+		return nil, refuse(tooLarge(fi.Size(), limit, what))
 	}
 	// The size may change under us (a growing log): read one byte more than allowed to tell.
-	data, err := io.ReadAll(io.LimitReader(f, maxInputBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, refuse("cannot read the file: " + pathErr(err))
 	}
-	if len(data) > maxInputBytes {
-		return nil, refuse(tooLarge(-1))
+	if int64(len(data)) > limit {
+		return nil, refuse(tooLarge(-1, limit, what))
 	}
 	return data, nil
 }
 
-func tooLarge(size int64) string {
+func tooLarge(size, limit int64, what string) string {
 	if size < 0 {
-		return fmt.Sprintf("larger than %d MiB, the limit for a scenario or box file", maxInputBytes>>20)
+		return fmt.Sprintf("larger than %d MiB, the limit for %s", limit>>20, what)
 	}
-	return fmt.Sprintf("is %.1f MiB: larger than %d MiB, the limit for a scenario or box file", float64(size)/(1<<20), maxInputBytes>>20)
+	return fmt.Sprintf("is %.1f MiB: larger than %d MiB, the limit for %s", float64(size)/(1<<20), limit>>20, what)
 }
 
 // notRegular says what fi is when it is not a regular file, "" when it is.

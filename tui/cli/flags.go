@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -64,6 +65,11 @@ type scenarioFlags struct {
 
 	box  []string
 	json bool
+
+	// calibration is --calibration FILE; calib is the file once read (presets), whose link
+	// parameters replace the presets'.
+	calibration string
+	calib       *model.Calibration
 
 	// scenarioFile is --scenario: a scenario file or tour/NAME. Its keys are applied as flags,
 	// under the ones typed, on the first call of scenario; scenarioTitle is then its title.
@@ -145,6 +151,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.reserveGiB, "reserve-gib", 0, "calibration: memory per GPU lost to the CUDA context and allocator, GiB (default 0: 1 GiB)")
 
 	fs.StringArrayVar(&f.box, "box", nil, "saved probe `FILE` (probe --save) as the hardware instead of --gpu, --gpus, --gpus-per-node and --intra; repeat it for several nodes, one file each, joined by --inter (default none)")
+	fs.StringVar(&f.calibration, "calibration", "", "calibration `FILE` written by splitscope calibrate --out: the link parameters it measured replace the presets' for the links it names, wherever they are used (default none)")
 	fs.BoolVar(&f.json, "json", false, "print JSON instead of tables (default off)")
 	fs.StringVar(&f.lang, "lang", "", "language of the teaching texts (Learn tab, tour, exports): "+strings.Join(languages, " or ")+" (default: fr when LC_ALL, LC_MESSAGES or LANG starts with fr, else en)")
 }
@@ -329,7 +336,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,
 		GenTokens: f.gen, Requests: reqs, Precision: prec}
 
-	f.flagWarnings = f.typedWarnings(s)
+	f.flagWarnings = append(f.typedWarnings(s), f.calibrationWarnings(s)...)
 	err = s.Validate()
 	ve, ok := err.(model.ValidationError)
 	if err != nil && !ok {
@@ -409,14 +416,87 @@ func (f *scenarioFlags) readScenarioFile(p *assets.Presets) (assets.ScenarioFile
 	}
 	sf, err := assets.ParseScenario(ref, data, p)
 	if err != nil {
-		// One problem a line, each naming the file, the line and the key.
-		lines := strings.Split(err.Error(), "\n")
-		for i, l := range lines {
-			lines[i] = strings.TrimPrefix(l, "assets: ")
-		}
-		return sf, &inputError{err: fmt.Errorf("%s", strings.Join(lines, "\n"))}
+		return sf, fileProblems(err)
 	}
 	return sf, nil
+}
+
+// fileProblems is an assets error about a file the user gave, one problem a line, each naming
+// the file, the line and the key (exit 2).
+func fileProblems(err error) error {
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(l, "assets: ")
+	}
+	return &inputError{err: fmt.Errorf("%s", strings.Join(lines, "\n"))}
+}
+
+// presets loads the embedded presets with --calibration applied: the links the calibration
+// names carry its measured parameters wherever they are used (the scenario's links, those a
+// --box implies, the links the explorer steps through).
+func (f *scenarioFlags) presets() (*assets.Presets, error) {
+	p, err := loadPresets()
+	if err != nil || f.calibration == "" {
+		return p, err
+	}
+	data, err := readBoundedFile("calibration", f.calibration, maxInputBytes, "a calibration file")
+	if err != nil {
+		return nil, err
+	}
+	c, err := assets.ParseCalibration(f.calibration, data, p)
+	if err != nil {
+		return nil, fileProblems(err)
+	}
+	f.calib = &c
+	p.Calibrate(c, filepath.Base(f.calibration))
+	return p, nil
+}
+
+// calibrationWarnings say when --calibration does not do what it seems to: it calibrates no link
+// the scenario uses, it was measured on another GPU, or --intra-eff / --inter-eff override the
+// efficiency it measured.
+func (f *scenarioFlags) calibrationWarnings(s model.Scenario) []string {
+	if f.calib == nil {
+		return nil
+	}
+	c, name := s.Cluster, f.calibration
+	var used, talks []string
+	if c.NodeSize() > 1 {
+		talks = append(talks, c.Intra.ID+" inside a node")
+		if c.Intra.Calibrated != "" {
+			used = append(used, c.Intra.ID)
+		}
+	}
+	if c.Nodes() > 1 {
+		talks = append(talks, c.Inter.ID+" between nodes")
+		if c.Inter.Calibrated != "" {
+			used = append(used, c.Inter.ID)
+		}
+	}
+	if len(used) == 0 {
+		over := "nothing (one GPU)"
+		if len(talks) > 0 {
+			over = strings.Join(talks, " and ")
+		}
+		return []string{fmt.Sprintf("--calibration %s calibrates %s, but the scenario's GPUs talk over %s: it changes nothing here",
+			name, strings.Join(f.calib.LinkIDs(), " and "), over)}
+	}
+	var w []string
+	if f.calib.GPU != c.GPU.ID {
+		w = append(w, fmt.Sprintf("--calibration %s was measured on %s, the scenario's GPUs are %s: its %s parameters are used as they are",
+			name, f.calib.GPU, c.GPU.ID, strings.Join(used, " and ")))
+	}
+	for _, o := range []struct {
+		flag string
+		link model.Link
+		lc   *model.LinkCalibration
+	}{{"intra-eff", c.Intra, f.calib.Intra}, {"inter-eff", c.Inter, f.calib.Inter}} {
+		if f.changed(o.flag) && o.lc != nil && o.lc.Efficiency > 0 && o.link.ID == o.lc.Link && slices.Contains(used, o.link.ID) {
+			w = append(w, fmt.Sprintf("--%s %g replaces the efficiency --calibration %s measured for %s (%g)",
+				o.flag, o.link.Efficiency, name, o.link.ID, o.lc.Efficiency))
+		}
+	}
+	return w
 }
 
 // applyScenarioFile sets the --scenario file's keys as flags, except those typed on the command

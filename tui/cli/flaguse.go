@@ -57,8 +57,12 @@ var flagRules = map[string]flagRule{
 	},
 	"comm": {
 		only: []string{"gpu", "gpus", "gpus-per-node", "intra", "inter", "nics-per-node", "intra-eff", "inter-eff",
-			"box", "scenario", "json"},
-		onlyWhy: "comm times collectives on the hardware; it takes the hardware flags (--gpu --gpus --gpus-per-node --intra --inter --nics-per-node --box)",
+			"box", "calibration", "scenario", "json"},
+		onlyWhy: "comm times collectives on the hardware; it takes the hardware flags (--gpu --gpus --gpus-per-node --intra --inter --nics-per-node --box --calibration)",
+	},
+	"calibrate": {
+		only:    []string{"gpu", "intra", "inter", "nics-per-node", "json"},
+		onlyWhy: "calibrate reads the GPUs, how many and on how many nodes from the logs; it takes --gpu (when the logs' GPU is not a preset), --intra, --inter and --nics-per-node (the links the fit starts from) and --json",
 	},
 	"validate": {
 		noScenario: "validate runs the published setups the model is checked on (8×A100, Megatron-LM); it takes no scenario flags",

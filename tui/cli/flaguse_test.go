@@ -15,7 +15,7 @@ import (
 
 // commandPaths are every command a user can run, as typed after splitscope.
 var commandPaths = [][]string{{}, {"report"}, {"search"}, {"presets"}, {"validate"}, {"probe"}, {"export"},
-	{"completion", "bash"}, {"help"}}
+	{"comm"}, {"calibrate"}, {"completion", "bash"}, {"help"}}
 
 // findCommand is the command that args run.
 func findCommand(t *testing.T, path []string) *cobra.Command {

@@ -83,7 +83,7 @@ func jsonCluster(c model.Cluster) *clusterOutput {
 // runProbe probes (or, with --box, loads) the boxes and prints them, the cluster they make and
 // the capacity verdict. No GPU is a result: the reason, exit 0.
 func runProbe(w, errw io.Writer, sf *scenarioFlags, save string, force bool) error {
-	p, err := loadPresets()
+	p, err := sf.presets()
 	if err != nil {
 		return err
 	}

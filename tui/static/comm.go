@@ -15,9 +15,9 @@ func RenderComm(w io.Writer, op collective.Op, c model.Cluster, algo collective.
 	ew := &errWriter{w: w}
 	hw := fmt.Sprintf("%d× %s", c.GPUs, c.GPU.ID)
 	if n := c.Nodes(); n > 1 {
-		hw += fmt.Sprintf(" (%d nodes × %d), %s / %s ×%d NICs", n, c.GPUsPerNode, c.Intra.ID, c.Inter.ID, c.NICsPerNode)
+		hw += fmt.Sprintf(" (%d nodes × %d), %s / %s ×%d NICs", n, c.GPUsPerNode, LinkLabel(c.Intra), LinkLabel(c.Inter), c.NICsPerNode)
 	} else {
-		hw += ", " + c.Intra.ID
+		hw += ", " + LinkLabel(c.Intra)
 	}
 	ew.line(fmt.Sprintf("# splitscope comm: %s on %s · algorithm %s", op, hw, algo))
 	ew.line("#")

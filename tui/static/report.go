@@ -27,11 +27,11 @@ func ScenarioLine(s model.Scenario) string {
 	}
 	parts = append(parts, gpus)
 
-	links := c.Intra.ID
+	links := LinkLabel(c.Intra)
 	if c.Nodes() > 1 {
-		links += fmt.Sprintf(" / %s ×%d NICs", c.Inter.ID, c.NICsPerNode)
+		links += fmt.Sprintf(" / %s ×%d NICs", LinkLabel(c.Inter), c.NICsPerNode)
 	} else {
-		links += " / " + c.Inter.ID
+		links += " / " + LinkLabel(c.Inter)
 	}
 	parts = append(parts, links)
 

@@ -1,0 +1,124 @@
+package model
+
+// A calibration is a box's own link parameters, fitted from its nccl-tests logs by `splitscope
+// calibrate` and read back with --calibration FILE: each LinkCalibration replaces the parameters
+// of the link preset it names, wherever that preset is used (the scenario's intra or inter link,
+// a link the explorer cycles to, the link a --box file implies).
+
+// Range is a closed interval of allowed values.
+type Range struct{ Min, Max float64 }
+
+// Contains reports whether v lies in the range (false for NaN).
+func (r Range) Contains(v float64) bool { return v >= r.Min && v <= r.Max }
+
+// The ranges a calibrated link parameter may take: what a person could defend for a real link,
+// whatever a fit would prefer. The fitter searches inside them and says when it stops at a bound;
+// a calibration file outside them is refused. Seconds, fractions, bytes/s.
+var (
+	// CalLatency: α, the LL step. 0.5 µs is below any NCCL step measured (NVLink's is about 3);
+	// 200 µs is a slow TCP network's.
+	CalLatency = Range{0.5e-6, 200e-6}
+	// CalEfficiency: the fraction of the link's bandwidth a large collective's bus reaches.
+	CalEfficiency = Range{0.05, 1}
+	// CalLLBandwidth: the LL protocol's bus bandwidth ceiling, 0.1 GB/s to 2 TB/s.
+	CalLLBandwidth = Range{0.1e9, 2000e9}
+	// CalNVLSEfficiency: an NVLS all-reduce's algorithm bandwidth over the link's bandwidth
+	// (0.60 on 8×H200); the switch cannot move more than the link.
+	CalNVLSEfficiency = Range{0.05, 1}
+	// CalBandwidth: a link's per-GPU bandwidth, 0.1 GB/s to 100 TB/s.
+	CalBandwidth = Range{0.1e9, 100e12}
+)
+
+// LinkCalibration is one link's parameters as measured on a box. Zero fields keep the preset's
+// value.
+type LinkCalibration struct {
+	// Link is the ID of the link preset whose parameters this replaces.
+	Link string `json:"link"`
+	// Bandwidth is the per-GPU one-way bandwidth the efficiency is relative to, bytes/s.
+	Bandwidth float64 `json:"bandwidth_bps,omitempty"`
+	// Latency is α, seconds.
+	Latency float64 `json:"latency_s,omitempty"`
+	// Efficiency is the fraction of Bandwidth large collectives reach.
+	Efficiency float64 `json:"efficiency,omitempty"`
+	// LLBandwidth caps the LL protocol's bus bandwidth, bytes/s.
+	LLBandwidth float64 `json:"ll_bandwidth_bps,omitempty"`
+	// NVLSEfficiency is an NVLS all-reduce's algorithm bandwidth over Bandwidth.
+	NVLSEfficiency float64 `json:"nvls_efficiency,omitempty"`
+}
+
+// Apply returns l with the calibrated parameters in place of its own, marked Calibrated by
+// source (the calibration file's name).
+func (c LinkCalibration) Apply(l Link, source string) Link {
+	if c.Bandwidth > 0 {
+		l.Bandwidth = c.Bandwidth
+	}
+	if c.Latency > 0 {
+		l.Latency = c.Latency
+	}
+	if c.Efficiency > 0 {
+		l.Efficiency = c.Efficiency
+	}
+	if c.LLBandwidth > 0 {
+		l.LLBandwidth = c.LLBandwidth
+	}
+	if c.NVLSEfficiency > 0 && l.NVLS {
+		l.NVLSEfficiency = c.NVLSEfficiency
+	}
+	l.Calibrated = source
+	if source == "" {
+		l.Calibrated = "calibration"
+	}
+	return l
+}
+
+// Calibration is what `splitscope calibrate` fitted on one box.
+type Calibration struct {
+	// GPU is the GPU preset the logs were measured on.
+	GPU string `json:"gpu"`
+	// From lists the logs the fit read.
+	From []string `json:"from,omitempty"`
+	// Intra is the link between GPUs of a node; Inter the network link, per NIC. Either may be
+	// nil, never both.
+	Intra *LinkCalibration `json:"intra,omitempty"`
+	Inter *LinkCalibration `json:"inter,omitempty"`
+	// Rows, MeanError and MaxError describe the fit: the rows it used and the model's relative
+	// time error over them, mean and worst.
+	Rows      int     `json:"rows,omitempty"`
+	MeanError float64 `json:"mean_error,omitempty"`
+	MaxError  float64 `json:"max_error,omitempty"`
+}
+
+// Links lists the link calibrations present, intra first.
+func (c Calibration) Links() []LinkCalibration {
+	var out []LinkCalibration
+	for _, l := range []*LinkCalibration{c.Intra, c.Inter} {
+		if l != nil {
+			out = append(out, *l)
+		}
+	}
+	return out
+}
+
+// LinkIDs lists the IDs of the links the calibration replaces, intra first.
+func (c Calibration) LinkIDs() []string {
+	var out []string
+	for _, l := range c.Links() {
+		out = append(out, l.Link)
+	}
+	return out
+}
+
+// ApplyLinks replaces, in links, the parameters of every link the calibration names, each
+// marked Calibrated by source. It returns the IDs it found.
+func (c Calibration) ApplyLinks(links []Link, source string) []string {
+	var found []string
+	for _, lc := range c.Links() {
+		for i := range links {
+			if links[i].ID == lc.Link {
+				links[i] = lc.Apply(links[i], source)
+				found = append(found, lc.Link)
+			}
+		}
+	}
+	return found
+}
