@@ -201,6 +201,23 @@ var PublishedCommSweeps = []CommSweep{
 		Notes: "One size (4 GiB), busbw only. Default choice is Ring: 364.87 GB/s; NCCL_ALGO=allreduce:ring 364.65; NCCL_ALGO=allreduce:nvlstree 310.07 (15% slower).",
 		Rows:  []CommRow{{Bytes: 4294967296, BusBW: 364.87}},
 	},
+	// The same cluster and size with the algorithm forced (NCCL_ALGO), as SN measured it.
+	{
+		ID: "sn-h200x32-allreduce-ring", Source: "SN",
+		Hardware: "4 × AWS p5en.48xlarge: 8×H200 per node on NVLink 4, EFA v3 (SN lists P5en as 16 × 200 Gb/s)",
+		Software: "nccl-tests, NCCL 2.27.7, NCCL_ALGO=allreduce:ring, measured 2026-08-07",
+		Op:       "all_reduce", GPUs: 32, Nodes: 4,
+		Notes: "One size (4 GiB), busbw only, ring forced: 364.65 GB/s, within 0.1% of the default choice (sn-h200x32-allreduce).",
+		Rows:  []CommRow{{Bytes: 4294967296, BusBW: 364.65}},
+	},
+	{
+		ID: "sn-h200x32-allreduce-nvlstree", Source: "SN",
+		Hardware: "4 × AWS p5en.48xlarge: 8×H200 per node on NVLink 4, EFA v3 (SN lists P5en as 16 × 200 Gb/s)",
+		Software: "nccl-tests, NCCL 2.27.7, NCCL_ALGO=allreduce:nvlstree, measured 2026-08-07",
+		Op:       "all_reduce", GPUs: 32, Nodes: 4,
+		Notes: "One size (4 GiB), busbw only, NVLS+tree forced: 310.07 GB/s, 15% below the ring, which is why AWS's tuner plugin does not pick it there.",
+		Rows:  []CommRow{{Bytes: 4294967296, BusBW: 310.07}},
+	},
 	// AMD MI300X, 8 GPUs on one node (Infinity Fabric), rccl-tests from 8 B.
 	{
 		ID: "ais-mi300x8-allreduce", Source: "AIS",
