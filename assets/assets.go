@@ -241,6 +241,7 @@ type linkRow struct {
 	NVLSMinRanks  int     `yaml:"nvls_min_ranks"`
 	NVLSEff       float64 `yaml:"nvls_efficiency"`
 	LLGBps        float64 `yaml:"ll_bandwidth_gbps"`
+	SimpleOnly    bool    `yaml:"simple_only"`
 	Source        string  `yaml:"source"`
 }
 
@@ -263,10 +264,10 @@ func parseLinks(fsys fs.FS, errs *Errors) (parsedLinks, bool) {
 	ids := newIDSet()
 	for _, r := range rows {
 		var l linkRow
-		// nvls, nvls_min_ranks and nvls_efficiency (no NVLink SHARP when left out) and
-		// ll_bandwidth_gbps (LL's own limit when left out) are optional.
+		// nvls, nvls_min_ranks and nvls_efficiency (no NVLink SHARP when left out),
+		// ll_bandwidth_gbps (LL's own limit when left out) and simple_only (false) are optional.
 		r.decode(&l, slices.DeleteFunc(allFields(&l), func(f string) bool {
-			return slices.Contains([]string{"nvls", "nvls_min_ranks", "nvls_efficiency", "ll_bandwidth_gbps"}, f)
+			return slices.Contains([]string{"nvls", "nvls_min_ranks", "nvls_efficiency", "ll_bandwidth_gbps", "simple_only"}, f)
 		}))
 		r.checkCommon(ids, l.ID, l.Name, l.Source)
 		kind, err := model.ParseLinkKind(l.Kind)
@@ -298,6 +299,9 @@ func parseLinks(fsys fs.FS, errs *Errors) (parsedLinks, bool) {
 		if l.LLGBps != 0 {
 			r.positive("ll_bandwidth_gbps", l.LLGBps)
 		}
+		if l.SimpleOnly && (kind == model.NVLink || kind == model.PCIe || kind == model.XGMI) {
+			r.fail("simple_only", "true", "applies to a network link between nodes; %s is %s", l.ID, l.Kind)
+		}
 		if _, dup := pl.kinds[l.ID]; l.ID != "" && !dup {
 			if err != nil {
 				pl.kinds[l.ID] = unknownKind
@@ -317,6 +321,7 @@ func parseLinks(fsys fs.FS, errs *Errors) (parsedLinks, bool) {
 				NVLSMinRanks:   l.NVLSMinRanks,
 				NVLSEfficiency: l.NVLSEff,
 				LLBandwidth:    l.LLGBps * giga,
+				SimpleOnly:     l.SimpleOnly,
 				Source:         l.Source,
 			})
 		}

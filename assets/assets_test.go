@@ -410,7 +410,7 @@ func TestBadRows(t *testing.T) {
 		{"gpu not a number", GPUsFile, gpuFile(replace("tdp_watts: 300", "tdp_watts: lots")),
 			"tdp_watts", "tdp_watts = lots: must be a number", 28, 1},
 		{"gpu unknown link", GPUsFile, gpuFile(replace("native_link: pcie4", "native_link: nvlink9")),
-			"native_link", "native_link = nvlink9: unknown link id in presets/links.yaml (known: efa-100, efa-200, efa-400, eth-100, ib-edr", 26, 1},
+			"native_link", "native_link = nvlink9: unknown link id in presets/links.yaml (known: efa-100, efa-200, efa-400, efa1-100, eth-100", 26, 1},
 		{"gpu pcie_link not pcie", GPUsFile, gpuFile(replace("pcie_link: pcie4", "pcie_link: nvlink4")),
 			"pcie_link", "pcie_link = nvlink4: is of kind nvlink; must be of kind pcie", 27, 1},
 		{"gpu native_link is a network", GPUsFile, gpuFile(replace("native_link: pcie4", "native_link: ib-ndr")),
@@ -441,6 +441,8 @@ func TestBadRows(t *testing.T) {
 			"latency_us", "latency_us = 0: must be above 0 and at most 1e+06 (1 s)", 13, 1},
 		{"link missing kind", LinksFile, linkFile(replace("    kind: pcie\n", "")),
 			"kind", "kind: missing (required)", 9, 1},
+		{"link simple_only inside a node", LinksFile, linkFile(replace("efficiency: 0.8\n", "efficiency: 0.8\n    simple_only: true\n")),
+			"simple_only", "simple_only = true: applies to a network link between nodes; bad-link is pcie", 15, 1},
 
 		// Models: row 1 starts on line 14.
 		{"model kv_heads not dividing heads", ModelsFile, modelFile(replace("kv_heads: 8", "kv_heads: 3")),

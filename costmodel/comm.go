@@ -1,6 +1,8 @@
 package costmodel
 
 import (
+	"math"
+
 	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/model"
 )
@@ -25,12 +27,16 @@ type comms struct {
 
 // newComms places a group on a cluster. Every group of a node talks at the same time (all TP
 // groups of a stage, all DP groups of a replica), so the node's NICs are shared among the
-// NodeSize/local groups that have ranks there.
+// NodeSize/local groups that have ranks there: the group's rails are local/NodeSize of them
+// (each GPU its own NIC where there are as many NICs as GPUs). The collective model opens one
+// channel per rail; a fraction of a NIC (fewer NICs than GPUs) is one rail at that fraction of
+// the port's bandwidth.
 func newComms(g group, c model.Cluster) comms {
 	f := collective.FabricOf(c)
-	share := float64(max(g.local, 1)) / float64(c.NodeSize())
-	f.Inter.Bandwidth *= float64(f.NICs) * min(share, 1)
-	f.NICs = 1
+	share := min(float64(max(g.local, 1))/float64(c.NodeSize()), 1)
+	rails := float64(f.NICs) * share
+	f.NICs = max(int(math.Round(rails)), 1)
+	f.Inter.Bandwidth *= rails / float64(f.NICs)
 	return comms{g: collective.Group{Ranks: g.n, Nodes: g.nodes}, f: f}
 }
 
@@ -47,11 +53,13 @@ func (k comms) allReduce(bytes float64) float64 { return k.run(collective.AllRed
 // half is a reduce-scatter (or an all-gather, which costs the same) of a buffer of bytes.
 func (k comms) half(bytes float64) float64 { return k.run(collective.ReduceScatter, bytes).Seconds }
 
-// link is the link a flat ring of this group is bound by: the NICs' share across nodes, the
-// intra-node link otherwise.
+// link is the link a flat ring of this group is bound by: the NICs' share across nodes (its
+// rails as one link), the intra-node link otherwise.
 func (k comms) link() model.Link {
 	if k.g.Nodes > 1 {
-		return k.f.Inter
+		l := k.f.Inter
+		l.Bandwidth *= float64(max(k.f.NICs, 1))
+		return l
 	}
 	return k.f.Intra
 }

@@ -76,18 +76,21 @@ func TestSpanGroup(t *testing.T) {
 
 func TestNewCommsInterShare(t *testing.T) {
 	// A group's share of its node's NICs: every group with ranks on the node talks at once, so a
-	// group with `local` ranks there gets NICs × local / GPUs per node of them.
+	// group with `local` ranks there gets NICs × local / GPUs per node of them, as that many rails
+	// (one channel each in the collective model), a fraction of a NIC as one rail.
 	cases := []struct {
 		name          string
 		nicBW         float64
 		nics, gpn     int
 		stride, count int
 		wantShare     float64 // bytes/s of NIC bandwidth for the group on one node
+		wantRails     int
 	}{
-		{"TP 16: a whole node each, all 8 NDR NICs", 50e9, 8, 8, 1, 16, 400e9},
-		{"DP behind TP 8: one rank a node, one NIC's worth", 50e9, 8, 8, 8, 4, 50e9},
-		{"DP behind TP 2: 4 ranks a node, half the NICs", 25e9, 4, 8, 2, 8, 50e9},
-		{"1 NIC for 8 GPUs, one rank a node", 25e9, 1, 8, 8, 4, 3.125e9},
+		{"TP 16: a whole node each, all 8 NDR NICs", 50e9, 8, 8, 1, 16, 400e9, 8},
+		{"DP behind TP 8: one rank a node, one NIC's worth", 50e9, 8, 8, 8, 4, 50e9, 1},
+		{"DP behind TP 2: 4 ranks a node, half the NICs", 25e9, 4, 8, 2, 8, 50e9, 2},
+		{"1 NIC for 8 GPUs, one rank a node", 25e9, 1, 8, 8, 4, 3.125e9, 1},
+		{"4 NICs for 8 GPUs, one rank a node: half a NIC", 12.5e9, 4, 8, 8, 2, 6.25e9, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,6 +99,9 @@ func TestNewCommsInterShare(t *testing.T) {
 			k := newComms(spanGroup(tc.stride, tc.count, tc.gpn), c)
 			if got := k.f.Inter.Bandwidth * float64(k.f.NICs); !relNear(got, tc.wantShare, 1e-12) {
 				t.Errorf("NIC share %.4g, want %.4g", got, tc.wantShare)
+			}
+			if k.f.NICs != tc.wantRails {
+				t.Errorf("%d rails, want %d", k.f.NICs, tc.wantRails)
 			}
 			if k.f.Inter.Latency != 5e-6 || k.f.Inter.Efficiency != 0.85 || k.f.Inter.ID != "nic" || k.f.Intra != testLink {
 				t.Errorf("links changed beyond the NIC share: %+v", k.f)

@@ -201,6 +201,41 @@ var PublishedCommSweeps = []CommSweep{
 		Notes: "One size (4 GiB), busbw only. Default choice is Ring: 364.87 GB/s; NCCL_ALGO=allreduce:ring 364.65; NCCL_ALGO=allreduce:nvlstree 310.07 (15% slower).",
 		Rows:  []CommRow{{Bytes: 4294967296, BusBW: 364.87}},
 	},
+	// The same cluster and size with the algorithm forced (NCCL_ALGO), as SN measured it.
+	{
+		ID: "sn-h200x32-allreduce-ring", Source: "SN",
+		Hardware: "4 × AWS p5en.48xlarge: 8×H200 per node on NVLink 4, EFA v3 (SN lists P5en as 16 × 200 Gb/s)",
+		Software: "nccl-tests, NCCL 2.27.7, NCCL_ALGO=allreduce:ring, measured 2026-08-07",
+		Op:       "all_reduce", GPUs: 32, Nodes: 4,
+		Notes: "One size (4 GiB), busbw only, ring forced: 364.65 GB/s, within 0.1% of the default choice (sn-h200x32-allreduce).",
+		Rows:  []CommRow{{Bytes: 4294967296, BusBW: 364.65}},
+	},
+	{
+		ID: "sn-h200x32-allreduce-nvlstree", Source: "SN",
+		Hardware: "4 × AWS p5en.48xlarge: 8×H200 per node on NVLink 4, EFA v3 (SN lists P5en as 16 × 200 Gb/s)",
+		Software: "nccl-tests, NCCL 2.27.7, NCCL_ALGO=allreduce:nvlstree, measured 2026-08-07",
+		Op:       "all_reduce", GPUs: 32, Nodes: 4,
+		Notes: "One size (4 GiB), busbw only, NVLS+tree forced: 310.07 GB/s, 15% below the ring, which is why AWS's tuner plugin does not pick it there.",
+		Rows:  []CommRow{{Bytes: 4294967296, BusBW: 310.07}},
+	},
+	// Three nodes of 8×A100 over InfiniBand HDR, 4 ports each: the only rows of the log the thread
+	// shows whole are its last six (the run steps linearly by 1 MiB up to 128 MiB).
+	{
+		ID: "nccltests119-a100x24-allreduce", Source: "ISS nccl-tests#119",
+		Hardware: "3 nodes × 8 A100 SXM4 40GB (2 × Xeon Platinum 8358 each), NVLink 3 / NVSwitch; 4 × Mellanox HDR (200 Gb/s) InfiniBand per node",
+		Software: "NCCL version not in the quoted rows; mpirun -mca pml ucx -np 24 all_reduce_perf -b 8 -e 128M -g 1 (linear steps of 1 MiB)",
+		Op:       "all_reduce", GPUs: 24, Nodes: 3,
+		Notes: "Only the last six rows are transcribed (122–127 MiB). The log's 'Avg bus bandwidth' is 84.86 GB/s over all sizes. " +
+			"A maintainer (sjeaugey) answers that 24 GB/s is NCCL's peak per 200 Gb/s NIC (12 GB/s per 100 Gb/s), so 96 GB/s is the target here.",
+		Rows: []CommRow{
+			{Bytes: 127926280, TimeUS: 2560.7, AlgBW: 49.96, BusBW: 95.75},
+			{Bytes: 128974856, TimeUS: 2583.9, AlgBW: 49.92, BusBW: 95.67},
+			{Bytes: 130023432, TimeUS: 2584.7, AlgBW: 50.31, BusBW: 96.42},
+			{Bytes: 131072008, TimeUS: 2604.6, AlgBW: 50.32, BusBW: 96.45},
+			{Bytes: 132120584, TimeUS: 2644.1, AlgBW: 49.97, BusBW: 95.77},
+			{Bytes: 133169160, TimeUS: 2666.0, AlgBW: 49.95, BusBW: 95.74},
+		},
+	},
 	// AMD MI300X, 8 GPUs on one node (Infinity Fabric), rccl-tests from 8 B.
 	{
 		ID: "ais-mi300x8-allreduce", Source: "AIS",

@@ -178,7 +178,11 @@ type Link struct {
 	// bound by the channels NCCL opens for small messages rather than by the link (0: half the
 	// link's bus bandwidth, LL's own limit).
 	LLBandwidth float64 `json:"ll_bandwidth_bps,omitempty"`
-	Source      string  `json:"source,omitempty"`
+	// SimpleOnly says NCCL runs only its Simple protocol across this network link: the NIC does
+	// not deliver a message's bytes in order, which LL and LL128 rely on (AWS EFA v1, where the
+	// network plugin sets NCCL_PROTO=simple).
+	SimpleOnly bool   `json:"simple_only,omitempty"`
+	Source     string `json:"source,omitempty"`
 	// Calibrated names the calibration file whose measured parameters the link carries in place
 	// of the preset's (see Calibration); "" for a preset as it is.
 	Calibrated string `json:"calibrated,omitempty"`

@@ -15,6 +15,9 @@ type caseData struct {
 	chunkOverhead      float64 // Simple's fixed cost per chunk, in bytes of one channel's transfer
 	llCap              float64 // the intra link's LL ceiling, bytes/s (0: none)
 	nvlsEff            float64 // the intra link's NVLS efficiency
+	netSimpleOnly      bool    // the network runs Simple only (multinode.go)
+	nvlsChannels       float64 // NCCL's NVLS channels across nodes (multinode.go)
+	rails              float64 // the node's NICs the group uses: one ring or tree channel each
 	ok                 bool
 }
 
@@ -32,6 +35,7 @@ func newCase(op Op, bytes float64, g Group, f Fabric) caseData {
 	c.nvls = f.Intra.NVLS && c.local >= max(f.Intra.NVLSMinRanks, 2) && f.Intra.NVLSEfficiency > 0
 	c.nvlsEff = f.Intra.NVLSEfficiency
 	c.llCap = f.Intra.LLBandwidth
+	c.netSimpleOnly, c.nvlsChannels, c.rails = f.Inter.SimpleOnly, nvlsNetChannels(f.Intra), float64(max(f.NICs, 1))
 	good := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) && !math.IsNaN(x) }
 	c.ok = good(c.intraBus) && c.alphaIntra >= 0 && c.n >= 2
 	if c.nodes > 1 {
@@ -47,20 +51,19 @@ func (c caseData) each(try func(Algo, Proto, float64)) {
 		c.direct(try)
 		return
 	}
-	c.ring(try)
-	if c.op == AllReduce && c.nodes > 1 {
-		c.tree(try)
+	if c.nodes > 1 {
+		c.acrossNodes(try)
+		return
 	}
-	if c.nvls && (c.op == AllReduce || ((c.op == AllGather || c.op == ReduceScatter) && c.nodes == 1)) {
+	c.ring(try)
+	if c.nvls && (c.op == AllReduce || c.op == AllGather || c.op == ReduceScatter) {
 		c.nvlsAlgo(try)
 	}
 }
 
 // ring: NCCL's ring through every rank, node after node. An all-reduce takes 2(n−1) steps and
 // moves 2(n−1)/n · S through each rank's link; reduce-scatter and all-gather half of both;
-// a broadcast is a pipelined chain of n−1 hops moving S. Across nodes, 2(nodes−1) of the
-// all-reduce's steps (nodes−1 of the others') cross the network, and the node's NICs carry what
-// one rank's link does, so the ring runs at the slower of the two [NCCL tuning.cc].
+// a broadcast is a pipelined chain of n−1 hops moving S. (Across nodes: ringNet, multinode.go.)
 func (c caseData) ring(try func(Algo, Proto, float64)) {
 	n := float64(c.n)
 	var steps, inter int
@@ -88,29 +91,11 @@ func (c caseData) ring(try func(Algo, Proto, float64)) {
 		hops(simpleSyncFactor*c.alphaIntra, simpleSyncFactor*c.alphaN), wire, bus))
 }
 
-// tree: NCCL's double binary tree across nodes for an all-reduce, a chain inside each node:
-// 2·((local−1) intra steps + log2(nodes) network steps) of latency [NCCL tuning.cc]. Every
-// byte goes up and comes down: inside the node each GPU of the chain sends S up and S down
-// (half its link as algorithm bandwidth); across more than two nodes the network carries it
-// both ways too (half the NICs); two nodes are one hop where each node sends half and receives
-// half each way, so the NICs' full bandwidth (NCCL doubles the inter-node bandwidth for two
-// nodes; 2 × 8 A100 over 4 EFA NICs reach busbw 78 GB/s on 50 GB/s of NICs [ADT]). At 92%.
-func (c caseData) tree(try func(Algo, Proto, float64)) {
-	depth := math.Ceil(math.Log2(float64(c.nodes)))
-	hops := func(perIntra, perNet float64) float64 {
-		return 2 * (float64(c.local-1)*perIntra + depth*perNet)
-	}
-	alg := min(c.intraBus/2, c.netBus*treeAlgFactor(c.nodes)) * treeBusFraction
-	try(Tree, LL, hops(c.alphaIntra, c.alphaN)+c.bytes/(c.llBandwidth(2*alg)/2))
-	try(Tree, Simple, c.simpleTime(hops(simpleHopFactor*c.alphaIntra, simpleHopFactor*c.alphaN),
-		hops(simpleSyncFactor*c.alphaIntra, simpleSyncFactor*c.alphaN), c.bytes, alg))
-}
-
 // nvlsAlgo: NVLink SHARP. The NVSwitch reduces what the GPUs write and multicasts the result,
 // so an all-reduce moves S out of and S into each GPU once ("instead of 2N sends, N+1" [SN
 // §2.1]), at the link's NVLS efficiency, after a fixed latency and a pipeline fill that grows
-// with NCCL's NVLS chunk. All-gather and reduce-scatter move (n−1)/n · S. Across nodes NCCL runs
-// NVLS inside the nodes and a tree between them (NVLS+tree): the network's part is the tree's.
+// with NCCL's NVLS chunk. All-gather and reduce-scatter move (n−1)/n · S. (Across nodes NCCL runs
+// NVLS inside the nodes and a tree between them: nvlsTreeNet, multinode.go.)
 func (c caseData) nvlsAlgo(try func(Algo, Proto, float64)) {
 	bw := c.intraRaw * c.nvlsEff
 	bytes := c.bytes
@@ -119,14 +104,7 @@ func (c caseData) nvlsAlgo(try func(Algo, Proto, float64)) {
 	}
 	chunk := min(max(c.bytes/nvlsChunkDivisor, nvlsMinChunk), nvlsMaxChunk)
 	lat := nvlsLatency + nvlsFill*chunk/nvlsMaxChunk
-	if c.nodes == 1 {
-		try(NVLS, Simple, lat+bytes/bw)
-		return
-	}
-	depth := math.Ceil(math.Log2(float64(c.nodes)))
-	net := c.netBus * treeBusFraction * treeAlgFactor(c.nodes) // the tree's algorithm bandwidth between nodes
-	lat += 2 * depth * simpleSyncFactor * c.alphaN
-	try(NVLSTree, Simple, lat+bytes/min(bw, net))
+	try(NVLS, Simple, lat+bytes/bw)
 }
 
 // direct: all-to-all and send/recv. A send/recv between two ranks takes one link (the NIC's

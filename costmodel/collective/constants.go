@@ -58,4 +58,34 @@ const (
 	// [NCCL tuning.cc: busBw × .92 for tree all-reduce], and moves each byte up and down the
 	// tree (algorithm bandwidth half the bus bandwidth).
 	treeBusFraction = 0.92
+
+	// Across nodes (multinode.go).
+
+	// netSimpleFactor: a Simple step across the network costs this many LL steps (the link's α):
+	// the data lands, the proxy polls its completion, flushes it to the GPU and raises the flag,
+	// where LL's flags travel with the data. NCCL's own network latencies for the tree, 14 µs
+	// Simple against 5.0 µs LL [NCCL tuning.cc: hwLatencies, network]; on 2 × 8 H100 over EFA the
+	// NVLS+tree all-reduce of 2 MiB (147 µs, 55 µs of it NVLS) puts two Simple network steps at
+	// about 2.6 α each (α = 14 µs) [ADT].
+	netSimpleFactor = 2.8
+
+	// ringWindowChunks: chunks a ring's channel keeps in flight on a connection: NCCL_STEPS (8)
+	// buffer slots, ALLREDUCE_CHUNKSTEPS (4) of them per chunk [NCCL collectives.h]. A network
+	// step's latency that a window of chunks does not cover slows every step of the ring.
+	ringWindowChunks = 2
+	ncclSteps        = 8
+
+	// netStepBytes: a step of NCCL's Simple buffer, NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8: the chunk
+	// of a tree (one step a chunk) and of a broadcast chain [NCCL enqueue.cc, init.cc].
+	netStepBytes = 512 << 10
+
+	// treeLLDivisor: NCCL's estimate of a tree's LL bus bandwidth, the tree's bus bandwidth over
+	// 3.8 [NCCL tuning.cc]: LL moves 8 bytes of data in 16, and the tree's up and down halves
+	// share each GPU's link.
+	treeLLDivisor = 3.8
+
+	// nvlsChannelsHopper and nvlsChannelsBlackwell: the channels NCCL gives NVLS and NVLS+tree
+	// across nodes, 16 on Hopper and 32 on Blackwell [NCCL nvls.cc NVLS_NCHANNELS_SM90/SM100].
+	nvlsChannelsHopper    = 16
+	nvlsChannelsBlackwell = 32
 )

@@ -61,6 +61,9 @@ func (c caseData) tunerTime(a Algo, p Proto, f Fabric) float64 {
 	if p == LL128 {
 		return math.Inf(1) // the calibrated model has no LL128 costs yet: keep the choice consistent
 	}
+	if c.nodes > 1 && c.netSimpleOnly && p != Simple {
+		return math.Inf(1) // the network plugin set NCCL_PROTO=simple
+	}
 	hwIntra := &tunerHWPCIe
 	if f.Intra.Kind != model.PCIe {
 		hwIntra = &tunerHWNVLink
@@ -100,7 +103,7 @@ func (c caseData) tunerTime(a Algo, p Proto, f Fabric) float64 {
 		lat = tunerBase[a][p] + 2*(float64(c.local-1)*intraLat+depth*netLat)
 		alg := min(c.intraBus/2e9, c.netBus/1e9*treeAlgFactor(nodes)) * 0.92
 		if p == LL {
-			alg = min(alg/3.8, llMax)
+			alg = min(2*alg/3.8, llMax) / 2 // NCCL: the tree's bus bandwidth / 3.8, as algorithm bandwidth
 		}
 		algbw = alg
 	case NVLS, NVLSTree:
