@@ -18,6 +18,7 @@ var (
 	requiredGPUs = []string{"v100-sxm", "a100-sxm-40gb", "a100-sxm-80gb", "a100-pcie-80gb", "h100-sxm",
 		"h100-pcie", "h200-sxm", "b200", "l40s", "rtx-4090", "rtx-3090", "mi300x"}
 	requiredLinks = []string{"nvlink2", "nvlink3", "nvlink4", "nvlink5", "pcie3", "pcie4", "pcie5",
+		"pcie4-host", "pcie5-host", "pcie4-sys", "pcie5-sys", "pcie4-nop2p", "pcie5-nop2p", "xgmi",
 		"ib-hdr", "ib-ndr", "ib-xdr", "roce-100", "roce-200", "roce-400", "eth-100"}
 )
 
