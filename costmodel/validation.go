@@ -201,7 +201,9 @@ func humanBytes(b float64) string {
 		return fmt.Sprintf("%g GiB", b/(1<<30))
 	case b >= 1<<20:
 		return fmt.Sprintf("%g MiB", b/(1<<20))
-	default:
+	case b >= 1<<10:
 		return fmt.Sprintf("%g KiB", b/(1<<10))
+	default:
+		return fmt.Sprintf("%g B", b)
 	}
 }
