@@ -16,8 +16,9 @@ var (
 	requiredModels = []string{"gpt3-175b", "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b",
 		"llama-3-70b", "llama-3.1-405b", "mixtral-8x7b", "qwen2.5-72b"}
 	requiredGPUs = []string{"v100-sxm", "a100-sxm-40gb", "a100-sxm-80gb", "a100-pcie-80gb", "h100-sxm",
-		"h100-pcie", "h200-sxm", "b200", "l40s", "rtx-4090", "rtx-3090", "mi300x"}
-	requiredLinks = []string{"nvlink2", "nvlink3", "nvlink4", "nvlink5", "pcie3", "pcie4", "pcie5",
+		"h100-pcie", "h100-nvl", "h200-sxm", "h20", "gh200", "b200", "gb200", "l4", "a10g", "l40s", "rtx-4090",
+		"rtx-3090", "rtx-5090", "rtx-6000-ada", "rtx-pro-6000", "mi300x", "mi325x"}
+	requiredLinks = []string{"nvlink2", "nvlink3", "nvlink4", "nvlink5", "nvlink5-nvl72", "pcie3", "pcie4", "pcie5",
 		"pcie4-host", "pcie5-host", "pcie4-sys", "pcie5-sys", "pcie4-nop2p", "pcie5-nop2p", "xgmi",
 		"ib-hdr", "ib-ndr", "ib-xdr", "roce-100", "roce-200", "roce-400", "eth-100"}
 )
@@ -657,5 +658,49 @@ func TestParseEmbeddedFS(t *testing.T) {
 	q := mustLoad(t)
 	if len(p.Models) != len(q.Models) || len(p.GPUs) != len(q.GPUs) || len(p.Links) != len(q.Links) {
 		t.Error("Parse of the embedded files differs from Load")
+	}
+}
+
+// Whether a GPU does peer-to-peer is a fact of its preset: GeForce cards have none with NVIDIA's
+// stock driver [AIK], datacenter and workstation cards do. The topology links say their path.
+func TestTopologyFacts(t *testing.T) {
+	p := mustLoad(t)
+	for _, g := range p.GPUs {
+		geforce := strings.Contains(g.Name, "GeForce")
+		if g.NoP2P != geforce {
+			t.Errorf("%s (%s): no P2P %v, want %v", g.ID, g.Name, g.NoP2P, geforce)
+		}
+		if strings.TrimSpace(g.Source) == "" {
+			t.Errorf("%s has no source", g.ID)
+		}
+	}
+	for _, c := range []struct {
+		id     string
+		path   model.PCIePath
+		staged bool
+		mesh   int
+	}{
+		{"pcie5", model.PathSwitch, false, 0}, {"pcie4-host", model.PathHost, false, 0}, {"pcie5-host", model.PathHost, false, 0},
+		{"pcie4-sys", model.PathSocket, false, 0}, {"pcie5-sys", model.PathSocket, false, 0},
+		{"pcie4-nop2p", model.PathSwitch, true, 0}, {"pcie5-nop2p", model.PathSwitch, true, 0}, {"xgmi", model.PathSwitch, false, 7},
+	} {
+		l, err := p.Link(c.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.PCIePath != c.path || l.Staged != c.staged || l.MeshLinks != c.mesh {
+			t.Errorf("%s: path %s, staged %v, mesh %d; want %s, %v, %d", c.id, l.PCIePath, l.Staged, l.MeshLinks, c.path, c.staged, c.mesh)
+		}
+	}
+	// The new GPUs' native links exist and are what the rack or board has.
+	for id, link := range map[string]string{"gb200": "nvlink5-nvl72", "gh200": "nvlink4", "h20": "nvlink4", "mi325x": "xgmi",
+		"rtx-pro-6000": "pcie5", "rtx-5090": "pcie5", "rtx-6000-ada": "pcie4", "l4": "pcie4", "a10g": "pcie4", "h100-nvl": "pcie5"} {
+		g, err := p.GPU(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.NativeLink != link {
+			t.Errorf("%s: native link %s, want %s", id, g.NativeLink, link)
+		}
 	}
 }
