@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -256,15 +257,9 @@ func ToCluster(boxes []Box, gpus []model.GPU, links []model.Link, inter model.Li
 		warns = append(warns, fmt.Sprintf("mixed GPUs (%s): %s", strings.Join(parts, ", "), how))
 	}
 	gpu.MemoryBytes = float64(minMem)
-	if gpu.NoP2P && len(nodes) > 0 && allP2P(nodes[0].box, nodes[0].use) {
-		ok := true
-		for _, n := range nodes[1:] {
-			ok = ok && allP2P(n.box, n.use)
-		}
-		if ok {
-			gpu.NoP2P = false
-			warns = append(warns, fmt.Sprintf("NVML reports peer-to-peer between every pair of GPUs, which %s lacks with NVIDIA's stock driver (a driver that enables it?): modelled with peer-to-peer", gpu.ID))
-		}
+	if gpu.NoP2P && !slices.ContainsFunc(nodes, func(n node) bool { return !allP2P(n.box, n.use) }) {
+		gpu.NoP2P = false
+		warns = append(warns, fmt.Sprintf("NVML reports peer-to-peer between every pair of GPUs, which %s lacks with NVIDIA's stock driver (a driver that enables it?): modelled with peer-to-peer", gpu.ID))
 	}
 
 	// Intra-node link: the slowest over the nodes.
@@ -592,8 +587,8 @@ func pcieFor(b Box, use []int, ps pairSummary, gpu model.GPU, links []model.Link
 			base = l
 		} else {
 			base.ID, base.PCIePath = id+suffix, path
-			base.Name = fmt.Sprintf("%s, %s", base.Name, pathWords[path])
-			base.Source = strings.TrimSpace(fmt.Sprintf("%s; path from the probe: %s", base.Source, pathWords[path]))
+			base.Name = fmt.Sprintf("%s, %s", base.Name, path.Route())
+			base.Source = strings.TrimSpace(fmt.Sprintf("%s; path from the probe: %s", base.Source, path.Route()))
 		}
 	}
 	l := base
@@ -615,13 +610,6 @@ func pcieFor(b Box, use []int, ps pairSummary, gpu model.GPU, links []model.Link
 		}
 	}
 	return l, warns, nil
-}
-
-// pathWords says where a PCIe path goes, for link names and warnings.
-var pathWords = map[model.PCIePath]string{
-	model.PathSwitch: "under PCIe switches",
-	model.PathHost:   "through the CPU's host bridge",
-	model.PathSocket: "across CPU sockets",
 }
 
 func findLink(links []model.Link, id string) (model.Link, bool) {

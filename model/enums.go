@@ -147,6 +147,12 @@ func ParsePCIePath(s string) (PCIePath, error) {
 	return PCIePath(i), err
 }
 
+// Route says where the path goes, in words: "under PCIe switches", "through the CPU's host
+// bridge", "across CPU sockets".
+func (p PCIePath) Route() string {
+	return enumName([]string{"under PCIe switches", "through the CPU's host bridge", "across CPU sockets"}, int(p))
+}
+
 // MarshalText writes the path's name, so JSON says "host", not 1.
 func (p PCIePath) MarshalText() ([]byte, error) {
 	if p < PathSwitch || p > PathSocket {

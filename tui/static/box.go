@@ -187,12 +187,10 @@ func RenderCluster(w io.Writer, c *model.Cluster, warnings []string) error {
 // p2pText says how GPUs on a PCIe intra link reach each other: "yes, under PCIe switches", or
 // "no: staged through host memory, across CPU sockets".
 func p2pText(c model.Cluster) string {
-	where := map[model.PCIePath]string{model.PathSwitch: "under PCIe switches", model.PathHost: "through the CPU's host bridge",
-		model.PathSocket: "across CPU sockets"}[c.Intra.PCIePath]
 	if c.IntraLink().Staged {
-		return "no: staged through host memory, " + where
+		return "no: staged through host memory, " + c.Intra.PCIePath.Route()
 	}
-	return "yes, " + where
+	return "yes, " + c.Intra.PCIePath.Route()
 }
 
 // linkText is "nvlink4 (NVLink 4, 450 GB/s per GPU)"; per names what the bandwidth is for.
