@@ -173,6 +173,7 @@ type gpuRow struct {
 	NativeLink     string  `yaml:"native_link"`
 	PCIeLink       string  `yaml:"pcie_link"`
 	NVLinkBridge   bool    `yaml:"nvlink_bridge"`
+	P2P            bool    `yaml:"p2p"`
 	TDPWatts       float64 `yaml:"tdp_watts"`
 	Source         string  `yaml:"source"`
 }
@@ -186,8 +187,8 @@ func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, 
 	var out []model.GPU
 	for _, r := range rows {
 		var g gpuRow
-		// Every GPU field but nvlink_bridge (false when left out) is required; peak_fp8_tflops says
-		// 0 for none.
+		// Every GPU field but nvlink_bridge (false when left out) is required, p2p included: whether
+		// a GPU does peer-to-peer is a fact each row states; peak_fp8_tflops says 0 for none.
 		r.decode(&g, slices.DeleteFunc(allFields(&g), func(f string) bool { return f == "nvlink_bridge" }))
 		r.checkCommon(ids, g.ID, g.Name, g.Source)
 		r.positive("peak_bf16_tflops", g.PeakBF16TFLOPS)
@@ -221,6 +222,7 @@ func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, 
 				NativeLink:   g.NativeLink,
 				PCIeLink:     g.PCIeLink,
 				NVLinkBridge: g.NVLinkBridge,
+				NoP2P:        !g.P2P,
 				TDPWatts:     g.TDPWatts,
 				Source:       g.Source,
 			})
@@ -242,8 +244,15 @@ type linkRow struct {
 	NVLSEff       float64 `yaml:"nvls_efficiency"`
 	LLGBps        float64 `yaml:"ll_bandwidth_gbps"`
 	SimpleOnly    bool    `yaml:"simple_only"`
+	PCIePath      string  `yaml:"pcie_path"`
+	P2P           bool    `yaml:"p2p"`
+	MeshLinks     int     `yaml:"mesh_links"`
 	Source        string  `yaml:"source"`
 }
+
+// linkOptional are the link fields a row may leave out: no NVLink SHARP, LL's own limit, a PCIe
+// switch's path, peer-to-peer, no mesh.
+var linkOptional = []string{"nvls", "nvls_min_ranks", "nvls_efficiency", "ll_bandwidth_gbps", "pcie_path", "p2p", "mesh_links", "simple_only"}
 
 // parsedLinks is what the GPU rows need from links.yaml: every ID seen and its kind, bad rows
 // included, so that one bad link row does not also fail every GPU that names it.
@@ -264,11 +273,7 @@ func parseLinks(fsys fs.FS, errs *Errors) (parsedLinks, bool) {
 	ids := newIDSet()
 	for _, r := range rows {
 		var l linkRow
-		// nvls, nvls_min_ranks and nvls_efficiency (no NVLink SHARP when left out),
-		// ll_bandwidth_gbps (LL's own limit when left out) and simple_only (false) are optional.
-		r.decode(&l, slices.DeleteFunc(allFields(&l), func(f string) bool {
-			return slices.Contains([]string{"nvls", "nvls_min_ranks", "nvls_efficiency", "ll_bandwidth_gbps", "simple_only"}, f)
-		}))
+		r.decode(&l, slices.DeleteFunc(allFields(&l), func(f string) bool { return slices.Contains(linkOptional, f) }))
 		r.checkCommon(ids, l.ID, l.Name, l.Source)
 		kind, err := model.ParseLinkKind(l.Kind)
 		if err != nil && !r.bad["kind"] {
@@ -302,6 +307,10 @@ func parseLinks(fsys fs.FS, errs *Errors) (parsedLinks, bool) {
 		if l.SimpleOnly && (kind == model.NVLink || kind == model.PCIe || kind == model.XGMI) {
 			r.fail("simple_only", "true", "applies to a network link between nodes; %s is %s", l.ID, l.Kind)
 		}
+		path, staged := r.pcieTopology(l, kind, err == nil)
+		if _, set := r.nodes["mesh_links"]; set && !r.bad["mesh_links"] && (l.MeshLinks < 1 || l.MeshLinks >= model.MaxGPUsPerNode) {
+			r.fail("mesh_links", strconv.Itoa(l.MeshLinks), "must be 1 to %d peer links per GPU (leave it out for a switch or a bus)", model.MaxGPUsPerNode-1)
+		}
 		if _, dup := pl.kinds[l.ID]; l.ID != "" && !dup {
 			if err != nil {
 				pl.kinds[l.ID] = unknownKind
@@ -322,11 +331,38 @@ func parseLinks(fsys fs.FS, errs *Errors) (parsedLinks, bool) {
 				NVLSEfficiency: l.NVLSEff,
 				LLBandwidth:    l.LLGBps * giga,
 				SimpleOnly:     l.SimpleOnly,
+				PCIePath:       path,
+				Staged:         staged,
+				MeshLinks:      l.MeshLinks,
 				Source:         l.Source,
 			})
 		}
 	}
 	return pl, true
+}
+
+// pcieTopology reads a link row's pcie_path and p2p, which only a PCIe link may have: the path
+// between two GPUs (a switch when left out) and whether traffic is staged through host memory
+// (p2p: false). kindOK says the row's kind was readable.
+func (r *row) pcieTopology(l linkRow, kind model.LinkKind, kindOK bool) (model.PCIePath, bool) {
+	var path model.PCIePath
+	if _, set := r.nodes["pcie_path"]; set && !r.bad["pcie_path"] {
+		p, err := model.ParsePCIePath(l.PCIePath)
+		switch {
+		case err != nil:
+			r.fail("pcie_path", l.PCIePath, "must be one of switch, host, socket (nvidia-smi topo's PIX/PXB, PHB/NODE, SYS)")
+		case kindOK && kind != model.PCIe:
+			r.fail("pcie_path", l.PCIePath, "applies to PCIe links only; %s is %s", l.ID, kind)
+		default:
+			path = p
+		}
+	}
+	_, p2pSet := r.nodes["p2p"]
+	staged := p2pSet && !l.P2P
+	if staged && kindOK && kind != model.PCIe && !r.bad["p2p"] {
+		r.fail("p2p", "false", "only a PCIe link can lack peer-to-peer (staging through host memory); %s is %s", l.ID, kind)
+	}
+	return path, staged
 }
 
 // Checks shared by the three kinds of row.

@@ -16,8 +16,10 @@ var (
 	requiredModels = []string{"gpt3-175b", "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b",
 		"llama-3-70b", "llama-3.1-405b", "mixtral-8x7b", "qwen2.5-72b"}
 	requiredGPUs = []string{"v100-sxm", "a100-sxm-40gb", "a100-sxm-80gb", "a100-pcie-80gb", "h100-sxm",
-		"h100-pcie", "h200-sxm", "b200", "l40s", "rtx-4090", "rtx-3090", "mi300x"}
-	requiredLinks = []string{"nvlink2", "nvlink3", "nvlink4", "nvlink5", "pcie3", "pcie4", "pcie5",
+		"h100-pcie", "h100-nvl", "h200-sxm", "h20", "gh200", "b200", "gb200", "l4", "a10g", "l40s", "rtx-4090",
+		"rtx-3090", "rtx-5090", "rtx-6000-ada", "rtx-pro-6000", "mi300x", "mi325x"}
+	requiredLinks = []string{"nvlink2", "nvlink3", "nvlink4", "nvlink5", "nvlink5-nvl72", "pcie3", "pcie4", "pcie5",
+		"pcie4-host", "pcie5-host", "pcie4-sys", "pcie5-sys", "pcie4-nop2p", "pcie5-nop2p", "xgmi",
 		"ib-hdr", "ib-ndr", "ib-xdr", "roce-100", "roce-200", "roce-400", "eth-100"}
 )
 
@@ -308,6 +310,7 @@ const goodGPU = `  - id: good-gpu
     memory_eff: 0.85
     native_link: pcie4
     pcie_link: pcie4
+    p2p: true
     tdp_watts: 300
     source: test
 `
@@ -339,7 +342,7 @@ const goodModel = `  - id: good-model
 var gpusOnGoodLink = "gpus:\n" + strings.ReplaceAll(goodGPU, "link: pcie4", "link: good-link")
 
 // gpuFile is a gpus.yaml whose first row (row 0, from line 2) is good and whose second row
-// (row 1, from line 16) is goodGPU with edit applied.
+// (row 1, from line 17) is goodGPU with edit applied.
 func gpuFile(edit func(string) string) string {
 	bad := strings.Replace(goodGPU, "good-gpu", "bad-gpu", 1)
 	return "gpus:\n" + goodGPU + edit(bad)
@@ -366,12 +369,12 @@ func replace(old, new string) func(string) string {
 
 func TestExactMessage(t *testing.T) {
 	errs := parseErrors(t, map[string]string{GPUsFile: gpuFile(replace("peak_bf16_tflops: 100", "peak_bf16_tflops: -1"))})
-	want := "assets: presets/gpus.yaml row 1 (line 18, id bad-gpu): peak_bf16_tflops = -1: must be above 0"
+	want := "assets: presets/gpus.yaml row 1 (line 19, id bad-gpu): peak_bf16_tflops = -1: must be above 0"
 	if len(errs) != 1 || errs.Error() != want {
 		t.Fatalf("got\n%v\nwant\n%s", errs, want)
 	}
 	e := errs[0]
-	if e.File != GPUsFile || e.Row != 1 || e.Line != 18 || e.ID != "bad-gpu" || e.Field != "peak_bf16_tflops" || e.Value != "-1" {
+	if e.File != GPUsFile || e.Row != 1 || e.Line != 19 || e.ID != "bad-gpu" || e.Field != "peak_bf16_tflops" || e.Value != "-1" {
 		t.Errorf("fields: %+v", *e)
 	}
 	var one *Error
@@ -392,41 +395,45 @@ func TestBadRows(t *testing.T) {
 	}{
 		// GPUs: row 1 starts on line 16; its fields are on lines 16..29 in goodGPU's order.
 		{"gpu unknown field", GPUsFile, gpuFile(replace("    tdp_watts: 300\n", "    tdp_watts: 300\n    tflops: 5\n")),
-			"tflops", "tflops: unknown field (known: id, name, peak_bf16_tflops", 29, 1},
+			"tflops", "tflops: unknown field (known: id, name, peak_bf16_tflops", 31, 1},
 		{"gpu missing field", GPUsFile, gpuFile(replace("    hbm_gbps: 1000\n", "")),
-			"hbm_gbps", "hbm_gbps: missing (required)", 16, 1},
+			"hbm_gbps", "hbm_gbps: missing (required)", 17, 1},
 		{"gpu null value", GPUsFile, gpuFile(replace("hbm_gbps: 1000", "hbm_gbps:")),
-			"hbm_gbps", "hbm_gbps: has no value", 23, 1},
+			"hbm_gbps", "hbm_gbps: has no value", 24, 1},
 		{"gpu zero memory", GPUsFile, gpuFile(replace("memory_gib: 24", "memory_gib: 0")),
-			"memory_gib", "memory_gib = 0: must be above 0", 22, 1},
+			"memory_gib", "memory_gib = 0: must be above 0", 23, 1},
 		{"gpu negative fp8", GPUsFile, gpuFile(replace("peak_fp8_tflops: 0", "peak_fp8_tflops: -5")),
-			"peak_fp8_tflops", "peak_fp8_tflops = -5: must be 0 (no FP8) or above", 20, 1},
+			"peak_fp8_tflops", "peak_fp8_tflops = -5: must be 0 (no FP8) or above", 21, 1},
 		{"gpu infinite peak", GPUsFile, gpuFile(replace("peak_fp16_tflops: 100", "peak_fp16_tflops: .inf")),
-			"peak_fp16_tflops", "peak_fp16_tflops = +Inf: must be a finite number", 19, 1},
+			"peak_fp16_tflops", "peak_fp16_tflops = +Inf: must be a finite number", 20, 1},
 		{"gpu efficiency above 1", GPUsFile, gpuFile(replace("compute_eff: 0.8", "compute_eff: 1.2")),
-			"compute_eff", "compute_eff = 1.2: must be a fraction in (0, 1]", 24, 1},
+			"compute_eff", "compute_eff = 1.2: must be a fraction in (0, 1]", 25, 1},
 		{"gpu efficiency zero", GPUsFile, gpuFile(replace("memory_eff: 0.85", "memory_eff: 0")),
-			"memory_eff", "memory_eff = 0: must be a fraction in (0, 1]", 25, 1},
+			"memory_eff", "memory_eff = 0: must be a fraction in (0, 1]", 26, 1},
 		{"gpu not a number", GPUsFile, gpuFile(replace("tdp_watts: 300", "tdp_watts: lots")),
-			"tdp_watts", "tdp_watts = lots: must be a number", 28, 1},
+			"tdp_watts", "tdp_watts = lots: must be a number", 30, 1},
 		{"gpu unknown link", GPUsFile, gpuFile(replace("native_link: pcie4", "native_link: nvlink9")),
-			"native_link", "native_link = nvlink9: unknown link id in presets/links.yaml (known: efa-100, efa-200, efa-400, efa1-100, eth-100", 26, 1},
+			"native_link", "native_link = nvlink9: unknown link id in presets/links.yaml (known: efa-100, efa-200, efa-400, efa1-100, eth-100, ib-edr", 27, 1},
 		{"gpu pcie_link not pcie", GPUsFile, gpuFile(replace("pcie_link: pcie4", "pcie_link: nvlink4")),
-			"pcie_link", "pcie_link = nvlink4: is of kind nvlink; must be of kind pcie", 27, 1},
+			"pcie_link", "pcie_link = nvlink4: is of kind nvlink; must be of kind pcie", 28, 1},
 		{"gpu native_link is a network", GPUsFile, gpuFile(replace("native_link: pcie4", "native_link: ib-ndr")),
-			"native_link", "native_link = ib-ndr: is of kind infiniband; must be of kind nvlink or pcie or xgmi", 26, 1},
+			"native_link", "native_link = ib-ndr: is of kind infiniband; must be of kind nvlink or pcie or xgmi", 27, 1},
 		{"gpu bridge on an NVLink card", GPUsFile, gpuFile(replace("native_link: pcie4", "native_link: nvlink4\n    nvlink_bridge: true")),
-			"nvlink_bridge", "nvlink_bridge = true: only a PCIe card (native_link = pcie_link) takes a bridge; bad-gpu has nvlink4", 27, 1},
+			"nvlink_bridge", "nvlink_bridge = true: only a PCIe card (native_link = pcie_link) takes a bridge; bad-gpu has nvlink4", 28, 1},
 		{"gpu duplicate id", GPUsFile, gpuFile(replace("bad-gpu", "good-gpu")),
-			"id", "(line 16, id good-gpu): id = good-gpu: duplicate of row 0 (line 2)", 16, 1},
+			"id", "(line 17, id good-gpu): id = good-gpu: duplicate of row 0 (line 2)", 17, 1},
 		{"gpu bad id", GPUsFile, gpuFile(replace("bad-gpu", "Bad GPU")),
-			"id", "id = Bad GPU: must be lower-case letters", 16, 1},
+			"id", "id = Bad GPU: must be lower-case letters", 17, 1},
 		{"gpu empty source", GPUsFile, gpuFile(replace("source: test", `source: ""`)),
-			"source", `source = "": must not be empty`, 29, 1},
+			"source", `source = "": must not be empty`, 31, 1},
 		{"gpu field twice", GPUsFile, gpuFile(replace("    tdp_watts: 300\n", "    tdp_watts: 300\n    tdp_watts: 400\n")),
-			"tdp_watts", "tdp_watts: written twice in one row (first on line 28)", 29, 1},
+			"tdp_watts", "tdp_watts: written twice in one row (first on line 30)", 31, 1},
+		{"gpu p2p not a bool", GPUsFile, gpuFile(replace("p2p: true", "p2p: maybe")),
+			"p2p", "p2p = maybe: must be true or false", 29, 1},
+		{"gpu missing p2p", GPUsFile, gpuFile(replace("    p2p: true\n", "")),
+			"p2p", "p2p: missing (required)", 17, 1},
 		{"gpu list value", GPUsFile, gpuFile(replace("tdp_watts: 300", "tdp_watts: [300, 400]")),
-			"tdp_watts", "tdp_watts = <list>: must be a single value", 28, 1},
+			"tdp_watts", "tdp_watts = <list>: must be a single value", 30, 1},
 
 		// Links: row 1 starts on line 9.
 		{"link efficiency zero", LinksFile, linkFile(replace("efficiency: 0.8", "efficiency: 0")),
@@ -443,6 +450,14 @@ func TestBadRows(t *testing.T) {
 			"kind", "kind: missing (required)", 9, 1},
 		{"link simple_only inside a node", LinksFile, linkFile(replace("efficiency: 0.8\n", "efficiency: 0.8\n    simple_only: true\n")),
 			"simple_only", "simple_only = true: applies to a network link between nodes; bad-link is pcie", 15, 1},
+		{"link bad pcie path", LinksFile, linkFile(replace("    source: test\n", "    pcie_path: bus\n    source: test\n")),
+			"pcie_path", "pcie_path = bus: must be one of switch, host, socket", 15, 1},
+		{"link pcie path on NVLink", LinksFile, linkFile(replace("kind: pcie", "kind: nvlink\n    pcie_path: host")),
+			"pcie_path", "pcie_path = host: applies to PCIe links only; bad-link is nvlink", 12, 1},
+		{"link no p2p on XGMI", LinksFile, linkFile(replace("kind: pcie", "kind: xgmi\n    p2p: false")),
+			"p2p", "p2p = false: only a PCIe link can lack peer-to-peer (staging through host memory); bad-link is xgmi", 12, 1},
+		{"link zero mesh links", LinksFile, linkFile(replace("    source: test\n", "    mesh_links: 0\n    source: test\n")),
+			"mesh_links", "mesh_links = 0: must be 1 to 1023 peer links per GPU", 15, 1},
 
 		// Models: row 1 starts on line 14.
 		{"model kv_heads not dividing heads", ModelsFile, modelFile(replace("kv_heads: 8", "kv_heads: 3")),
@@ -645,5 +660,49 @@ func TestParseEmbeddedFS(t *testing.T) {
 	q := mustLoad(t)
 	if len(p.Models) != len(q.Models) || len(p.GPUs) != len(q.GPUs) || len(p.Links) != len(q.Links) {
 		t.Error("Parse of the embedded files differs from Load")
+	}
+}
+
+// Whether a GPU does peer-to-peer is a fact of its preset: GeForce cards have none with NVIDIA's
+// stock driver [AIK], datacenter and workstation cards do. The topology links say their path.
+func TestTopologyFacts(t *testing.T) {
+	p := mustLoad(t)
+	for _, g := range p.GPUs {
+		geforce := strings.Contains(g.Name, "GeForce")
+		if g.NoP2P != geforce {
+			t.Errorf("%s (%s): no P2P %v, want %v", g.ID, g.Name, g.NoP2P, geforce)
+		}
+		if strings.TrimSpace(g.Source) == "" {
+			t.Errorf("%s has no source", g.ID)
+		}
+	}
+	for _, c := range []struct {
+		id     string
+		path   model.PCIePath
+		staged bool
+		mesh   int
+	}{
+		{"pcie5", model.PathSwitch, false, 0}, {"pcie4-host", model.PathHost, false, 0}, {"pcie5-host", model.PathHost, false, 0},
+		{"pcie4-sys", model.PathSocket, false, 0}, {"pcie5-sys", model.PathSocket, false, 0},
+		{"pcie4-nop2p", model.PathSwitch, true, 0}, {"pcie5-nop2p", model.PathSwitch, true, 0}, {"xgmi", model.PathSwitch, false, 7},
+	} {
+		l, err := p.Link(c.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.PCIePath != c.path || l.Staged != c.staged || l.MeshLinks != c.mesh {
+			t.Errorf("%s: path %s, staged %v, mesh %d; want %s, %v, %d", c.id, l.PCIePath, l.Staged, l.MeshLinks, c.path, c.staged, c.mesh)
+		}
+	}
+	// The new GPUs' native links exist and are what the rack or board has.
+	for id, link := range map[string]string{"gb200": "nvlink5-nvl72", "gh200": "nvlink4", "h20": "nvlink4", "mi325x": "xgmi",
+		"rtx-pro-6000": "pcie5", "rtx-5090": "pcie5", "rtx-6000-ada": "pcie4", "l4": "pcie4", "a10g": "pcie4", "h100-nvl": "pcie5"} {
+		g, err := p.GPU(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.NativeLink != link {
+			t.Errorf("%s: native link %s, want %s", id, g.NativeLink, link)
+		}
 	}
 }

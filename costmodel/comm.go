@@ -64,6 +64,18 @@ func (k comms) link() model.Link {
 	return k.f.Intra
 }
 
+// ringParams are the α (seconds) and bus bandwidth (bytes/s) a flat ring of this group runs
+// with: the NICs' share across nodes, the GPU's share of the intra-node link otherwise (a mesh's
+// peer links, the PCIe path, staging through host memory: collective.LinkShare).
+func (k comms) ringParams() (alpha, bw float64) {
+	if k.g.Nodes > 1 {
+		l := k.link() // its rails together
+		return l.Latency, l.EffBandwidth()
+	}
+	bw, alpha = collective.LinkShare(k.f.Intra, k.g.Local())
+	return alpha, bw
+}
+
 // sendTime is one point-to-point transfer of bytes on a link.
 func sendTime(bytes float64, l model.Link) float64 {
 	return collective.Time(collective.SendRecv, bytes, collective.Group{Ranks: 2, Nodes: 1},

@@ -143,7 +143,7 @@ func (p *plan) p2pLink(vs int) model.Link {
 		l.Bandwidth *= float64(p.c.NICsPerNode) / float64(p.c.NodeSize())
 		return l
 	}
-	return p.c.Intra
+	return p.c.IntraLink()
 }
 
 // p2p is the time to send `bytes` of activations across boundary vs. With TP each rank of the

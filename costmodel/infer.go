@@ -175,8 +175,8 @@ func (p *plan) infer(record bool) (Report, error) {
 	decBytes := b * h * p.e
 	r.Detail.TPAllReduceBytes = decBytes
 	r.Detail.TPAllReduceS = p.tpAllReduce(decBytes)
-	l := p.tpLink()
-	r.Detail.TPLink, r.Detail.TPLinkAlpha, r.Detail.TPLinkBW = l.ID, l.Latency, l.EffBandwidth()
+	r.Detail.TPLink = p.tpLink().ID
+	r.Detail.TPLinkAlpha, r.Detail.TPLinkBW = p.tp.ringParams()
 	r.Detail.P2PBytes = b * h * p.e
 	if len(in.P2PTok) > 0 {
 		r.Detail.P2PS = maxFloat(in.P2PTok)

@@ -74,8 +74,8 @@ func TestSlowerLinkNeverLowersTPComm(t *testing.T) {
 func TestPCIeTPCommShareWellAboveNVLink(t *testing.T) {
 	// Inference with long prompts and few generated tokens: the prefill all-reduces carry
 	// megabytes, where bandwidth, not latency, sets their time. (Decode all-reduces of a few KiB
-	// cost about the same α on both links: NCCL's small-message latency is ≈ 3 µs a step on
-	// NVLink and on PCIe alike [reference §2.4].)
+	// cost a few µs a step on both links: NCCL's small-message latency is ≈ 3 µs a step on NVLink
+	// and 1.75 µs on PCIe with peer-to-peer [reference §2.4].)
 	for _, mode := range []model.Mode{model.Train, model.Infer} {
 		nv := scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", 8, 8, 1)
 		pc := scenario(t, "llama-3-70b", "h100-sxm", "pcie5", 8, 8, 1)
@@ -87,6 +87,39 @@ func TestPCIeTPCommShareWellAboveNVLink(t *testing.T) {
 		if rp.CommFraction < 1.5*rn.CommFraction || rp.CommFraction-rn.CommFraction < 0.2 {
 			t.Errorf("%s: PCIe comm share %.3f not well above NVLink's %.3f", mode, rp.CommFraction, rn.CommFraction)
 		}
+	}
+}
+
+// The topology as it is: a GeForce box without peer-to-peer pays more for TP than the same cards
+// with it (the all-reduces are staged through host memory), and a PCIe path across CPU sockets
+// more than one under a switch.
+func TestTopologyRaisesTPComm(t *testing.T) {
+	for _, mode := range []model.Mode{model.Train, model.Infer} {
+		geforce := scenario(t, "llama-3-8b", "rtx-4090", "pcie4", 8, 8, 1)
+		geforce.Workload.Mode = mode
+		withP2P := geforce
+		withP2P.Cluster.GPU.NoP2P = false
+		rn, rp := eval(t, geforce), eval(t, withP2P)
+		if rn.Breakdown.TPComm < 1.5*rp.Breakdown.TPComm {
+			t.Errorf("%s: TP comm without P2P %.4g s, with %.4g s: want well above", mode, rn.Breakdown.TPComm, rp.Breakdown.TPComm)
+		}
+		prev := 0.0
+		for _, link := range []string{"pcie5", "pcie5-host", "pcie5-sys", "pcie5-nop2p"} {
+			s := scenario(t, "llama-3-8b", "l40s", link, 8, 8, 1)
+			s.Workload.Mode = mode
+			r := eval(t, s)
+			if r.Breakdown.TPComm <= prev {
+				t.Errorf("%s on %s: TP comm %.4g s, not above the previous path's %.4g s", mode, link, r.Breakdown.TPComm, prev)
+			}
+			prev = r.Breakdown.TPComm
+		}
+	}
+	// On an MI300X board TP = 2 runs on one XGMI peer link: its all-reduce of the same bytes moves
+	// at about 1/7 of what 8 GPUs reach, where the switch boxes' would not change.
+	two, eight := scenario(t, "llama-3-8b", "mi300x", "xgmi", 8, 2, 1), scenario(t, "llama-3-8b", "mi300x", "xgmi", 8, 8, 1)
+	r2, r8 := eval(t, two), eval(t, eight)
+	if bw2, bw8 := r2.Detail.TPLinkBW, r8.Detail.TPLinkBW; math.Abs(bw2*7/bw8-1) > 1e-9 {
+		t.Errorf("MI300X TP 2 runs on %.1f GB/s, TP 8 on %.1f: want 1 of 7 peer links", bw2/1e9, bw8/1e9)
 	}
 }
 

@@ -42,9 +42,10 @@ type CommSweep struct {
 	Rows                               []CommRow
 }
 
-// PublishedCommSweeps are the transcribed sweeps, grouped by source: NVSwitch nodes and
-// clusters (SN, AIS, ADT, AMEGA, DRN, LIP), then PCIe-only GeForce boxes (AIK, TGK), then
-// custom all-reduce kernels beside NCCL (ISS vllm#50576, MSP).
+// PublishedCommSweeps are the transcribed sweeps, grouped by source: NVSwitch and XGMI nodes
+// and clusters (SN, AIS, ADT, AMEGA, DRN, LIP), then PCIe-only boxes with and without
+// peer-to-peer (AIK, TGK, ISS nccl#1639, RTXPRO), then custom all-reduce kernels beside NCCL
+// (ISS vllm#50576, MSP).
 var PublishedCommSweeps = []CommSweep{
 	// 8×H200 on NVSwitch, NCCL's default algorithm (NVLS from 2 MiB up per the
 	// source): the single-node curve with NVLink SHARP.
@@ -320,6 +321,24 @@ var PublishedCommSweeps = []CommSweep{
 			{Bytes: 8589934592, TimeUS: 45224, AlgBW: 189.94, BusBW: 356.14},
 			{Bytes: 17179869184, TimeUS: 90115, AlgBW: 190.64, BusBW: 357.46},
 		},
+	},
+	// MI300X groups of 2 and of 8 on one 8-GPU board (all_reduce_bench): a pair has one XGMI
+	// peer link, eight have seven.
+	{
+		ID: "sn-mi300x2-allreduce-bench", Source: "SN",
+		Hardware: "2 of the 8 AMD Instinct MI300X of one node, XGMI (one 64 GB/s peer link between them)",
+		Software: "the book's all_reduce_bench.py (torch.distributed over RCCL), 4 GiB payload; versions not printed beside these figures",
+		Op:       "all_reduce", GPUs: 2, Nodes: 1,
+		Notes: "One size, busbw only (n = 2: busbw = algbw). The source's point: 2 GPUs performed 6.5× slower than 8 on the same node.",
+		Rows:  []CommRow{{Bytes: 4294967296, BusBW: 47.671}},
+	},
+	{
+		ID: "sn-mi300x8-allreduce-bench", Source: "SN",
+		Hardware: "8×AMD Instinct MI300X, one node, XGMI (7 peer links per GPU)",
+		Software: "all_reduce_bench.py, 4 GiB payload, as sn-mi300x2-allreduce-bench",
+		Op:       "all_reduce", GPUs: 8, Nodes: 1,
+		Notes: "One size, busbw only; AIS's rccl-tests run on another 8×MI300X node gave 315.26 GB/s at 4 GiB.",
+		Rows:  []CommRow{{Bytes: 4294967296, BusBW: 312.912}},
 	},
 	// MI325X on 1, 2, 4 and 8 nodes with NCCL_ALGO=Ring forced: large sizes only.
 	{
@@ -689,6 +708,64 @@ var PublishedCommSweeps = []CommSweep{
 		Op:       "all_reduce", GPUs: 6, Nodes: 1,
 		Notes: "One size. The README's bidirectional P2P matrix shows ~50–51 GB/s between pairs.",
 		Rows:  []CommRow{{Bytes: 33554432, TimeUS: 2275.1, AlgBW: 14.75, BusBW: 24.58}},
+	},
+	// GeForce RTX 5090 with NVIDIA's stock driver: no peer-to-peer, NCCL stages through host memory.
+	{
+		ID: "iss1639-rtx5090x8-allreduce-nop2p", Source: "ISS nccl#1639",
+		Hardware: "8×GeForce RTX 5090 on PCIe, dual Intel Xeon 8480+ (ACS and SNC disabled); stock driver 570.124.04, so no P2P; a commenter guesses two PCIe switches of 4 GPUs (U)",
+		Software: "CUDA 12.8; NCCL_NTHREADS=256 NCCL_MIN_NCHANNELS=8 all_reduce_perf -b 1g -e 8g -f 2 -g 8 (NCCL version not printed)",
+		Op:       "all_reduce", GPUs: 8, Nodes: 1,
+		Notes: "The source quotes only the best busbw of the 1–8 GiB sweep, 28 GB/s, not its size: recorded at 1 GiB, the sweep's first size. " +
+			"NCCL's maintainer: on PCIe systems the CPU and memory bandwidth set the pace, \"8 flows at 28GB/s in both directions\".",
+		Rows: []CommRow{{Bytes: 1073741824, BusBW: 28}},
+	},
+	{
+		ID: "iss1639-rtx5090x4-allreduce-nop2p", Source: "ISS nccl#1639",
+		Hardware: "4 of the 8 RTX 5090 of iss1639-rtx5090x8-allreduce-nop2p (no P2P)",
+		Software: "as iss1639-rtx5090x8-allreduce-nop2p, -g 4",
+		Op:       "all_reduce", GPUs: 4, Nodes: 1,
+		Notes: "Best busbw of the 1–8 GiB sweep, 35 GB/s; recorded at 1 GiB.",
+		Rows:  []CommRow{{Bytes: 1073741824, BusBW: 35}},
+	},
+	// RTX PRO 6000 Blackwell boxes (PCIe 5, P2P), collected by a community of owners.
+	{
+		ID: "rtxpro-x8-allreduce-switch-small", Source: "RTXPRO",
+		Hardware: "8×RTX PRO 6000 Blackwell (Max-Q) under three PCIe switches, one CPU (\"luke\")",
+		Software: "NCCL, as the NCCL column beside a custom all-reduce kernel; NCCL version not printed",
+		Op:       "all_reduce", GPUs: 8, Nodes: 1,
+		Notes: "Time per call only, the small sizes of the table \"Custom Allreduce vs NCCL\"; sizes written 256 B … 256 KB, read as binary.",
+		Rows: []CommRow{
+			{Bytes: 256, TimeUS: 24.6},
+			{Bytes: 1024, TimeUS: 24.1},
+			{Bytes: 8192, TimeUS: 24.2},
+			{Bytes: 32768, TimeUS: 24.5},
+			{Bytes: 65536, TimeUS: 24.1},
+			{Bytes: 262144, TimeUS: 28.0},
+		},
+	},
+	{
+		ID: "rtxpro-x8-allreduce-switch-32m", Source: "RTXPRO",
+		Hardware: "8×RTX PRO 6000 Blackwell under four PCIe switches, one CPU (\"Grimulkan\")",
+		Software: "NCCL defaults; all_reduce_perf -b 32M -g 8 -c 0 (NCCL version not printed)",
+		Op:       "all_reduce", GPUs: 8, Nodes: 1,
+		Notes: "One size, busbw only. With NCCL_MIN_NCHANNELS=8 a sweep from 8 MiB to 2 GiB gave 39.4 GB/s (41.1 on three switches).",
+		Rows:  []CommRow{{Bytes: 33554432, BusBW: 40.1}},
+	},
+	{
+		ID: "rtxpro-x8-allreduce-turin-default", Source: "RTXPRO",
+		Hardware: "8×RTX PRO 6000 Blackwell (Server), dual AMD Turin, GPUs attached to the CPUs' root ports (no PCIe switch; \"Festr\")",
+		Software: "NCCL defaults (NCCL_P2P_LEVEL not set: NCCL keeps P2P within PCIe switches for more than 2 GPUs on AMD hosts, so these GPUs go through host memory, NCCL paths.cc); all_reduce_perf -b 32M -g 8",
+		Op:       "all_reduce", GPUs: 8, Nodes: 1,
+		Notes: "One size, busbw only. The same box with NCCL_MIN_NCHANNELS=8 (and P2P) gave 37.6 GB/s over an 8 MiB–2 GiB sweep.",
+		Rows:  []CommRow{{Bytes: 33554432, BusBW: 22.2}},
+	},
+	{
+		ID: "rtxpro-x7-allreduce-turin-sys", Source: "RTXPRO",
+		Hardware: "7 GPUs of a dual AMD Turin box (4×RTX PRO 6000 Workstation + RTX 5090s, \"purplepow3r\"), direct-attached, P2P across the sockets",
+		Software: "NCCL_P2P_LEVEL=SYS NCCL_IB_DISABLE=1 all_reduce_perf -b 4G -e 4G -g 7 -n 20 -N 100",
+		Op:       "all_reduce", GPUs: 7, Nodes: 1,
+		Notes: "One size, busbw only: 41.3–41.7 GB/s over the runs; the lower figure is recorded.",
+		Rows:  []CommRow{{Bytes: 4294967296, BusBW: 41.3}},
 	},
 	// 8×A800 PCIe in two islands of four: NCCL against two custom all-reduce kernels, µs per call.
 	{

@@ -356,8 +356,8 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	r.Detail.BubbleClosedForm = p.closedFormBubble(st)
 	r.Detail.TPAllReduceBytes = actBytes
 	r.Detail.TPAllReduceS = p.tpAllReduce(actBytes)
-	l := p.tpLink()
-	r.Detail.TPLink, r.Detail.TPLinkAlpha, r.Detail.TPLinkBW = l.ID, l.Latency, l.EffBandwidth()
+	r.Detail.TPLink = p.tpLink().ID
+	r.Detail.TPLinkAlpha, r.Detail.TPLinkBW = p.tp.ringParams()
 	r.Detail.P2PBytes = actBytes
 	if len(in.P2P) > 0 {
 		r.Detail.P2PS = maxFloat(in.P2P)

@@ -200,8 +200,10 @@ func humanBytes(b float64) string {
 	case b >= 1<<30:
 		return fmt.Sprintf("%.4g GiB", b/(1<<30))
 	case b >= 1<<20:
-		return fmt.Sprintf("%.4g MiB", b/(1<<20))
+		return fmt.Sprintf("%g MiB", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%g KiB", b/(1<<10))
 	default:
-		return fmt.Sprintf("%.4g KiB", b/(1<<10))
+		return fmt.Sprintf("%g B", b)
 	}
 }

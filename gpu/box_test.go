@@ -40,7 +40,18 @@ func TestMatchGPU(t *testing.T) {
 		{"NVIDIA A100 80GB PCIe", "a100-pcie-80gb"},
 		{"NVIDIA H100 80GB HBM3", "h100-sxm"},
 		{"NVIDIA H100 PCIe", "h100-pcie"},
-		{"NVIDIA H100 NVL", "h100-pcie"},
+		{"NVIDIA H100 NVL", "h100-nvl"},
+		{"NVIDIA H20", "h20"},
+		{"NVIDIA GH200 480GB", "gh200"},
+		{"NVIDIA GH200 144G HBM3e", "gh200"},
+		{"NVIDIA GB200", "gb200"},
+		{"NVIDIA L4", "l4"},
+		{"NVIDIA A10G", "a10g"},
+		{"NVIDIA GeForce RTX 5090", "rtx-5090"},
+		{"NVIDIA RTX PRO 6000 Blackwell Server Edition", "rtx-pro-6000"},
+		{"NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "rtx-pro-6000"},
+		{"NVIDIA RTX 6000 Ada Generation", "rtx-6000-ada"},
+		{"AMD Instinct MI325X", "mi325x"},
 		{"NVIDIA H200", "h200-sxm"},
 		{"NVIDIA B200", "b200"},
 		{"NVIDIA L40S", "l40s"},
@@ -53,8 +64,8 @@ func TestMatchGPU(t *testing.T) {
 		{"NVIDIA L40", ""},                    // not an L40S
 		{"NVIDIA GeForce RTX 4090 D", ""},     // cut-down 4090
 		{"NVIDIA GeForce RTX 3090 Ti", ""},    //
-		{"NVIDIA GH200 480GB", ""},            // not an H100 or H200 preset
-		{"NVIDIA GB200", ""},                  // not a B200
+		{"NVIDIA RTX 6000", ""},               // the Turing Quadro RTX 6000, not the Ada card
+		{"NVIDIA L40", ""},                    //
 		{"NVIDIA H200 NVL", ""},               // PCIe card, no preset
 		{"Tesla V100-PCIE-32GB", ""},          // only the SXM2 part is a preset
 		{"NVIDIA A10", ""},                    //
@@ -309,8 +320,8 @@ func TestToClusterUnknownGPU(t *testing.T) {
 	if c.GPU.ID != "generic-rtx-3090" { // the 4090 is closer (23.99 GiB against 24), but faster
 		t.Errorf("modelled on %s, want rtx-3090", c.GPU.ID)
 	}
-	if c.Intra.ID != "pcie4" {
-		t.Errorf("intra %s, want pcie4", c.Intra.ID)
+	if c.Intra.ID != "pcie4-host" || c.Intra.PCIePath != model.PathHost { // PHB: through the host bridge
+		t.Errorf("intra %s (%s), want pcie4-host", c.Intra.ID, c.Intra.PCIePath)
 	}
 	if err := (model.Scenario{Cluster: c}).Validate(); err != nil && strings.Contains(err.Error(), "gpu.") {
 		t.Errorf("generic GPU does not validate: %v", err)
@@ -336,8 +347,9 @@ func TestToClusterLinks(t *testing.T) {
 	}{
 		{"L40S across sockets", pcieBox("NVIDIA L40S", 4, l40s, 4, socket), "pcie4-sys", 0, ""},
 		{"L40S one socket", pcieBox("NVIDIA L40S", 4, l40s, 4, func(i, j int) string { return "PXB" }), "pcie4", 0, ""},
-		{"H100 PCIe gen 5", pcieBox("NVIDIA H100 PCIe", 2, 80*gib, 5, socket), "pcie5", 0, ""},
-		{"PCIe 3 host", pcieBox("NVIDIA L40S", 2, l40s, 3, socket), "pcie3", 0, ""},
+		{"H100 PCIe gen 5", pcieBox("NVIDIA H100 PCIe", 2, 80*gib, 5, socket), "pcie5-host", 0, ""},
+		{"H100 PCIe under a switch", pcieBox("NVIDIA H100 PCIe", 2, 80*gib, 5, func(i, j int) string { return "PIX" }), "pcie5", 0, ""},
+		{"PCIe 3 host", pcieBox("NVIDIA L40S", 2, l40s, 3, socket), "pcie3-host", 0, ""},
 		{"topology unknown", pcieBox("NVIDIA L40S", 2, l40s, 4, func(i, j int) string { return "?" }), "pcie4", 0, "PCIe topology unknown"},
 		{"full NVLink 4", nvBox("NVIDIA H100 80GB HBM3", 8, 80*gib, 4, 18), "nvlink4", 0, ""},
 		{"4 of 12 NVLink 3 links", nvBox("NVIDIA A100 80GB PCIe", 4, 80*gib, 3, 4), "nvlink3-x4", 100, "only 4 of NVLink 3's 12 links"},
@@ -382,7 +394,7 @@ func TestToClusterMixedAndLost(t *testing.T) {
 	a100, _ := p.GPU("a100-pcie-80gb")
 	l40s, _ := p.GPU("l40s")
 	if c.GPU.PeakBF16 != a100.PeakBF16 || c.GPU.ComputeEff != a100.ComputeEff || c.GPU.HBMBandwidth != l40s.HBMBandwidth ||
-		c.GPU.MemoryBytes != 46068*1024*1024 || c.Intra.ID != "pcie4" || c.GPUs != 4 {
+		c.GPU.MemoryBytes != 46068*1024*1024 || c.Intra.ID != "pcie4-host" || c.GPUs != 4 {
 		t.Errorf("got %+v over %s, %d GPUs", c.GPU, c.Intra.ID, c.GPUs)
 	}
 	if err := (model.Scenario{Cluster: c}).Validate(); err != nil && strings.Contains(err.Error(), "gpu.") {
@@ -410,7 +422,7 @@ func TestToClusterMixedAndLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantWarning(t, warns, "GPU 1 (NVIDIA H100 PCIe) was lost during the probe; left out")
-	if c.GPUs != 3 || c.GPUsPerNode != 3 || c.GPU.ID != "h100-pcie" || c.Intra.ID != "pcie5" {
+	if c.GPUs != 3 || c.GPUsPerNode != 3 || c.GPU.ID != "h100-pcie" || c.Intra.ID != "pcie5-host" {
 		t.Errorf("got %d GPUs (%d per node) of %s over %s", c.GPUs, c.GPUsPerNode, c.GPU.ID, c.Intra.ID)
 	}
 	for i := range b.GPUs {

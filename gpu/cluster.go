@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -13,10 +14,12 @@ import (
 
 // MatchGPU maps an NVML device name to a GPU preset: "NVIDIA A100-SXM4-80GB" → a100-sxm-80gb,
 // "NVIDIA A100 80GB PCIe" → a100-pcie-80gb, "NVIDIA H100 80GB HBM3" → h100-sxm, "NVIDIA H100 PCIe"
-// (and "H100 NVL") → h100-pcie, "NVIDIA H200" → h200-sxm, "NVIDIA B200" → b200, "NVIDIA L40S" →
-// l40s, "NVIDIA GeForce RTX 4090" → rtx-4090, "Tesla V100-SXM2-32GB" → v100-sxm, and so on. A
+// → h100-pcie, "NVIDIA H100 NVL" → h100-nvl, "NVIDIA H200" → h200-sxm, "NVIDIA GH200 480GB" →
+// gh200, "NVIDIA B200" → b200, "NVIDIA L40S" → l40s, "NVIDIA L4" → l4, "NVIDIA A10G" → a10g,
+// "NVIDIA GeForce RTX 4090" → rtx-4090, "NVIDIA RTX PRO 6000 Blackwell Server Edition" →
+// rtx-pro-6000, "Tesla V100-SXM2-32GB" → v100-sxm, "AMD Instinct MI325X" → mi325x, and so on. A
 // name that is exactly a preset's name or ID matches it too. ok is false for anything else
-// (L40, RTX 4090 D, GH200, V100 PCIe, …): ToCluster then builds a generic GPU.
+// (L40, A10, RTX 4090 D, V100 PCIe, …): ToCluster then builds a generic GPU.
 func MatchGPU(name string, presets []model.GPU) (model.GPU, bool) {
 	if id := presetID(name); id != "" {
 		for _, g := range presets {
@@ -70,11 +73,20 @@ func presetID(name string) string {
 			mem = "80gb"
 		}
 		return "a100-" + form + "-" + mem
+	case has("gh200"):
+		return "gh200"
+	case has("gb200"):
+		return "gb200"
 	case has("h100"):
-		if has("pcie") || has("nvl") {
+		switch {
+		case has("nvl"):
+			return "h100-nvl"
+		case has("pcie"):
 			return "h100-pcie"
 		}
 		return "h100-sxm"
+	case has("h20"):
+		return "h20"
 	case has("h200"):
 		if has("pcie") || has("nvl") {
 			return "" // H200 NVL: a PCIe card with less power than the SXM part; no preset
@@ -84,6 +96,14 @@ func presetID(name string) string {
 		return "b200"
 	case has("l40s"):
 		return "l40s"
+	case has("l4"):
+		return "l4"
+	case has("a10g"):
+		return "a10g"
+	case has("rtx") && has("pro") && has("6000"):
+		return "rtx-pro-6000"
+	case has("rtx") && has("6000") && has("ada"):
+		return "rtx-6000-ada"
 	case has("v100"):
 		if hasPrefix("sxm") {
 			return "v100-sxm"
@@ -93,8 +113,12 @@ func presetID(name string) string {
 		return "rtx-4090"
 	case has("rtx") && last == "3090":
 		return "rtx-3090"
+	case has("rtx") && last == "5090":
+		return "rtx-5090"
 	case has("mi300x"):
 		return "mi300x"
+	case has("mi325x"):
+		return "mi325x"
 	}
 	return ""
 }
@@ -112,8 +136,14 @@ func presetID(name string) string {
 //     generation's link preset (nvlink2..5), its Bandwidth scaled by n / the generation's full
 //     link count (6, 12, 18, 18) for the weakest pair. Otherwise PCIe: pcie3/4/5 from the lowest
 //     PCIe generation of the GPUs (the maximum the device and the system allow, since the current
-//     one drops while the GPU idles; the current one if the maximum is unknown), the -sys variant
-//     when some pair crosses CPU sockets (SYS), Bandwidth scaled below x16.
+//     one drops while the GPU idles; the current one if the maximum is unknown), on the farthest
+//     path between two of them: the -sys variant when some pair crosses CPU sockets (SYS), -host
+//     when some pair goes through a host bridge (PHB, NODE), the plain preset under switches
+//     (PIX, PXB); Bandwidth scaled below x16.
+//   - Peer-to-peer over PCIe, as NVML reports it (the box's P2P matrix): a pair without it ("NS")
+//     stages the intra link through host memory (Staged, "-nop2p"); P2P between every pair of
+//     GPUs whose preset has none (a driver that enables it) clears the GPU's NoP2P; an unknown
+//     status keeps the preset's fact.
 //   - GPUsPerNode: the GPUs of a box; GPUs: the sum over the boxes, which must all have the same
 //     number. Lost GPUs (and GPUs with unknown memory) are left out with a warning.
 //   - Inter: inter, with nicsPerNode NICs per node (GPUsPerNode when nicsPerNode <= 0). Several
@@ -227,6 +257,10 @@ func ToCluster(boxes []Box, gpus []model.GPU, links []model.Link, inter model.Li
 		warns = append(warns, fmt.Sprintf("mixed GPUs (%s): %s", strings.Join(parts, ", "), how))
 	}
 	gpu.MemoryBytes = float64(minMem)
+	if gpu.NoP2P && !slices.ContainsFunc(nodes, func(n node) bool { return !allP2P(n.box, n.use) }) {
+		gpu.NoP2P = false
+		warns = append(warns, fmt.Sprintf("NVML reports peer-to-peer between every pair of GPUs, which %s lacks with NVIDIA's stock driver (a driver that enables it?): modelled with peer-to-peer", gpu.ID))
+	}
 
 	// Intra-node link: the slowest over the nodes.
 	var intra model.Link
@@ -359,12 +393,33 @@ func intraLink(b Box, use []int, gpu model.GPU, links []model.Link) (model.Link,
 	return pcieFor(b, use, ps, gpu, links)
 }
 
-// pairSummary is what the topology matrix says about the pairs of GPUs a box uses.
+// pairSummary is what the topology and P2P matrices say about the pairs of GPUs a box uses.
 type pairSummary struct {
 	minNV   int  // the fewest NVLinks joining a pair: 0 when some pair has none (or one GPU)
 	someNV  bool // some pair shares NVLinks
 	sys     bool // some pair without NVLink crosses CPU sockets ("SYS")
+	host    bool // some pair without NVLink goes through a host bridge ("PHB", "NODE")
 	unknown bool // some pair without NVLink has an unknown topology ("?")
+	// noP2P is the first pair (box indices) whose P2P status is "NS", ok false when none is.
+	noP2P struct {
+		i, j int
+		ok   bool
+	}
+}
+
+// allP2P reports whether NVML says every pair of the GPUs use has peer-to-peer ("OK" both ways).
+func allP2P(b Box, use []int) bool {
+	if len(use) < 2 || !isSquare(b.P2P, len(b.GPUs)) {
+		return false
+	}
+	for a, i := range use {
+		for _, j := range use[a+1:] {
+			if b.P2P[i][j] != "OK" || b.P2P[j][i] != "OK" {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // summarisePairs reads the topology of every pair of the GPUs use once. A pair's NVLinks may
@@ -376,6 +431,17 @@ func summarisePairs(b Box, use []int) pairSummary {
 	var ps pairSummary
 	if len(use) < 2 {
 		return ps
+	}
+	if isSquare(b.P2P, len(b.GPUs)) {
+	p2p:
+		for a, i := range use {
+			for _, j := range use[a+1:] {
+				if b.P2P[i][j] == "NS" || b.P2P[j][i] == "NS" {
+					ps.noP2P.i, ps.noP2P.j, ps.noP2P.ok = i, j, true
+					break p2p
+				}
+			}
+		}
 	}
 	if !isSquare(b.Topology, len(b.GPUs)) {
 		ps.unknown = true
@@ -395,6 +461,8 @@ func summarisePairs(b Box, use []int) pairSummary {
 				ps.someNV = true
 			case t == "SYS":
 				ps.sys = true
+			case t == "PHB" || t == "NODE":
+				ps.host = true
 			case t == "?":
 				ps.unknown = true
 			}
@@ -500,29 +568,48 @@ func pcieFor(b Box, use []int, ps pairSummary, gpu model.GPU, links []model.Link
 		gen = 5
 	}
 	id := fmt.Sprintf("pcie%d", gen)
-	if ps.sys {
-		if _, ok := findLink(links, id+"-sys"); ok {
-			id += "-sys"
-		} else {
-			warns = append(warns, fmt.Sprintf("GPUs sit under different CPU sockets, but there is no %s-sys preset; using %s", id, id))
-		}
-	} else if ps.unknown {
-		warns = append(warns, "PCIe topology unknown for some GPU pairs; assuming they share a CPU socket (across sockets is slower)")
-	}
 	base, ok := findLink(links, id)
 	if !ok {
 		return model.Link{}, warns, fmt.Errorf("no link preset %q", id)
 	}
+	// The farthest path between two of the GPUs sets the pace of a ring through them all.
+	path, suffix := model.PathSwitch, ""
+	switch {
+	case ps.sys:
+		path, suffix = model.PathSocket, "-sys"
+	case ps.host:
+		path, suffix = model.PathHost, "-host"
+	case ps.unknown:
+		warns = append(warns, "PCIe topology unknown for some GPU pairs; assuming they share a PCIe switch (through the host bridge or across sockets is slower)")
+	}
+	if suffix != "" {
+		if l, ok := findLink(links, id+suffix); ok && l.PCIePath == path && !l.Staged {
+			base = l
+		} else {
+			base.ID, base.PCIePath = id+suffix, path
+			base.Name = fmt.Sprintf("%s, %s", base.Name, path.Route())
+			base.Source = strings.TrimSpace(fmt.Sprintf("%s; path from the probe: %s", base.Source, path.Route()))
+		}
+	}
+	l := base
 	if width > 0 && width < 16 {
-		l := base
 		l.ID = fmt.Sprintf("%s-x%d", base.ID, width)
 		l.Name = fmt.Sprintf("%s at x%d", base.Name, width)
 		l.Bandwidth = base.Bandwidth * float64(width) / 16
 		l.Source = strings.TrimSpace(fmt.Sprintf("%s; scaled to x%d from the probe", base.Source, width))
 		warns = append(warns, fmt.Sprintf("GPUs run PCIe x%d: %.1f GB/s instead of %.1f", width, l.Bandwidth/1e9, base.Bandwidth/1e9))
-		return l, warns, nil
 	}
-	return base, warns, nil
+	if ps.noP2P.ok {
+		l.Staged = true
+		l.ID += "-nop2p"
+		l.Name += ", without peer-to-peer"
+		l.Source = strings.TrimSpace(l.Source + "; no peer-to-peer per NVML: staged through host memory")
+		if !gpu.NoP2P { // a card without P2P is no news; a datacenter card without it is
+			warns = append(warns, fmt.Sprintf("NVML reports no peer-to-peer between GPUs %d and %d: every transfer is staged through host memory (about half the PCIe bandwidth, a slower step)",
+				b.GPUs[ps.noP2P.i].Index, b.GPUs[ps.noP2P.j].Index))
+		}
+	}
+	return l, warns, nil
 }
 
 func findLink(links []model.Link, id string) (model.Link, bool) {

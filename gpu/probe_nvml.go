@@ -316,16 +316,7 @@ func readPairs(b *Box, devs []nvml.Device) {
 			if j == i || !usable(j) {
 				continue
 			}
-			st, ret := devs[i].GetP2PStatus(devs[j], nvml.P2P_CAPS_INDEX_READ)
-			switch {
-			case ret != nvml.SUCCESS:
-				pairWarn(i, j, "p2p status", ret)
-			case st == nvml.P2P_STATUS_OK:
-				b.P2P[i][j] = "OK"
-			case st == nvml.P2P_STATUS_UNKNOWN:
-			default:
-				b.P2P[i][j] = "NS"
-			}
+			b.P2P[i][j] = p2pStatus(devs[i], devs[j], func(ret nvml.Return) { pairWarn(i, j, "p2p status", ret) })
 			if j < i {
 				continue
 			}
@@ -349,6 +340,27 @@ func readPairs(b *Box, devs []nvml.Device) {
 			}
 		}
 	}
+}
+
+// p2pStatus is the peer-to-peer status from a to b as the box writes it: "OK" when NVML says
+// a can both read and write b's memory (what NCCL checks before it uses P2P), "NS" when either
+// is not supported, "?" when NVML cannot say. warn gets a query's hard failure.
+func p2pStatus(a, b nvml.Device, warn func(nvml.Return)) string {
+	out := "OK"
+	for _, caps := range []nvml.GpuP2PCapsIndex{nvml.P2P_CAPS_INDEX_READ, nvml.P2P_CAPS_INDEX_WRITE} {
+		st, ret := a.GetP2PStatus(b, caps)
+		switch {
+		case ret != nvml.SUCCESS:
+			warn(ret)
+			return "?"
+		case st == nvml.P2P_STATUS_OK:
+		case st == nvml.P2P_STATUS_UNKNOWN:
+			out = "?"
+		default:
+			return "NS"
+		}
+	}
+	return out
 }
 
 // sharedNVLinks is the number of active NVLinks between GPUs i and j: the links of i whose

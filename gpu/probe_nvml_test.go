@@ -14,6 +14,8 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxa100"
+
+	"github.com/splitscope/splitscope/model"
 )
 
 // failAll sets every nil …Func field of a moq mock (mock.Interface, mock.Device) to a function
@@ -72,7 +74,9 @@ type fakeLink struct {
 type fakeBox struct {
 	gpus []fakeGPU
 	topo func(i, j int) nvml.GpuTopologyLevel
-	p2p  func(i, j int) nvml.GpuP2PStatus
+	p2p  func(i, j int) nvml.GpuP2PStatus // reads (and writes, unless p2pWrite says otherwise)
+	// p2pWrite is the write status when it differs from the read status (nil: the same).
+	p2pWrite func(i, j int) nvml.GpuP2PStatus
 }
 
 func (fb fakeBox) lib(t *testing.T) (*mock.Interface, []*mock.Device) {
@@ -126,13 +130,20 @@ func (fb fakeBox) lib(t *testing.T) (*mock.Interface, []*mock.Device) {
 				return 35, ret("temperature")
 			},
 			GetP2PStatusFunc: func(o nvml.Device, c nvml.GpuP2PCapsIndex) (nvml.GpuP2PStatus, nvml.Return) {
-				if c != nvml.P2P_CAPS_INDEX_READ {
-					t.Errorf("p2p caps index %v", c)
-				}
 				if r := ret("p2p"); r != nvml.SUCCESS {
 					return 0, r
 				}
-				return fb.p2p(i, index(o)), nvml.SUCCESS
+				switch c {
+				case nvml.P2P_CAPS_INDEX_READ:
+					return fb.p2p(i, index(o)), nvml.SUCCESS
+				case nvml.P2P_CAPS_INDEX_WRITE:
+					if fb.p2pWrite != nil {
+						return fb.p2pWrite(i, index(o)), nvml.SUCCESS
+					}
+					return fb.p2p(i, index(o)), nvml.SUCCESS
+				}
+				t.Errorf("p2p caps index %v", c)
+				return 0, nvml.ERROR_INVALID_ARGUMENT
 			},
 			GetTopologyCommonAncestorFunc: func(o nvml.Device) (nvml.GpuTopologyLevel, nvml.Return) {
 				if r := ret("topology"); r != nvml.SUCCESS {
@@ -335,8 +346,14 @@ func TestProbeL40SAcrossSockets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.GPU.ID != "l40s" || c.GPU.MemoryBytes != 46068<<20 || c.Intra.ID != "pcie4-sys" || c.GPUs != 4 || len(warns) != 0 {
-		t.Errorf("cluster %s (%.0f bytes) over %s, %d GPUs; warnings %q", c.GPU.ID, c.GPU.MemoryBytes, c.Intra.ID, c.GPUs, warns)
+	// NVML's "not supported" across the sockets: the ring's hops there are staged through host
+	// memory, and the path is the sockets'.
+	if c.GPU.ID != "l40s" || c.GPU.MemoryBytes != 46068<<20 || c.Intra.ID != "pcie4-sys-nop2p" || c.GPUs != 4 ||
+		c.Intra.PCIePath != model.PathSocket || !c.Intra.Staged {
+		t.Errorf("cluster %s (%.0f bytes) over %s (%s, staged %v), %d GPUs", c.GPU.ID, c.GPU.MemoryBytes, c.Intra.ID, c.Intra.PCIePath, c.Intra.Staged, c.GPUs)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "no peer-to-peer between GPUs 0 and 2") {
+		t.Errorf("warnings %q", warns)
 	}
 }
 
@@ -359,8 +376,10 @@ func TestProbeRTX4090(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.GPU.ID != "rtx-4090" || c.GPUs != 2 || c.Intra.ID != "pcie4" || c.GPU.MemoryBytes != 24564<<20 || len(warns) != 0 {
-		t.Errorf("cluster %s ×%d over %s; warnings %q", c.GPU.ID, c.GPUs, c.Intra.ID, warns)
+	// A GeForce card without P2P is no news (no warning); its link is staged all the same.
+	if c.GPU.ID != "rtx-4090" || c.GPUs != 2 || c.Intra.ID != "pcie4-host-nop2p" || !c.GPU.NoP2P || !c.IntraLink().Staged ||
+		c.GPU.MemoryBytes != 24564<<20 || len(warns) != 0 {
+		t.Errorf("cluster %s ×%d over %s (no P2P %v); warnings %q", c.GPU.ID, c.GPUs, c.Intra.ID, c.GPU.NoP2P, warns)
 	}
 }
 
@@ -463,7 +482,7 @@ func TestProbeGPULost(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantWarning(t, warns, "GPU 1 (NVIDIA H100 PCIe) was lost during the probe; left out")
-	if c.GPUs != 2 || c.GPU.ID != "h100-pcie" || c.Intra.ID != "pcie5" {
+	if c.GPUs != 2 || c.GPU.ID != "h100-pcie" || c.Intra.ID != "pcie5-host" {
 		t.Errorf("cluster %s ×%d over %s", c.GPU.ID, c.GPUs, c.Intra.ID)
 	}
 }
@@ -549,7 +568,7 @@ func TestProbeMixed(t *testing.T) {
 	wantWarning(t, warns, "mixed GPUs (2× NVIDIA A100 80GB PCIe, 2× NVIDIA L40S)")
 	wantWarning(t, warns, "memory bandwidth of l40s")
 	l40s, _ := p.GPU("l40s")
-	if c.GPU.HBMBandwidth != l40s.HBMBandwidth || c.GPU.MemoryBytes != 46068<<20 || c.Intra.ID != "pcie4" {
+	if c.GPU.HBMBandwidth != l40s.HBMBandwidth || c.GPU.MemoryBytes != 46068<<20 || c.Intra.ID != "pcie4-host" {
 		t.Errorf("cluster %+v over %s", c.GPU, c.Intra.ID)
 	}
 }
@@ -599,5 +618,75 @@ func TestProbeRealGPU(t *testing.T) {
 	t.Logf("cluster: %d× %s (%.1f GiB) over %s; warnings %q", c.GPUs, c.GPU.ID, c.GPU.MemoryBytes/(1<<30), c.Intra.ID, warns)
 	if slices.ContainsFunc(b.GPUs, func(d Device) bool { return d.Lost }) {
 		t.Logf("lost GPUs: %q", b.Warnings)
+	}
+}
+
+// NCCL uses peer-to-peer only when a GPU can both read and write the other's memory: the probe
+// writes "OK" for that alone, "NS" when either is not supported, "?" when NVML cannot say.
+func TestProbeP2PReadAndWrite(t *testing.T) {
+	fb := fakeBox{
+		gpus: pcieGPUs(3, "NVIDIA L40S", 46068<<20, 4),
+		topo: func(i, j int) nvml.GpuTopologyLevel { return nvml.TOPOLOGY_MULTIPLE },
+		p2p:  okP2P,
+		p2pWrite: func(i, j int) nvml.GpuP2PStatus {
+			switch {
+			case i == 2 || j == 2:
+				return nvml.P2P_STATUS_UNKNOWN
+			case i == 1:
+				return nvml.P2P_STATUS_DISABLED_BY_REGKEY
+			}
+			return nvml.P2P_STATUS_OK
+		},
+	}
+	lib, _ := fb.lib(t)
+	b := mustProbe(t, lib)
+	want := [][]string{{"X", "OK", "?"}, {"NS", "X", "?"}, {"?", "?", "X"}}
+	if !reflect.DeepEqual(b.P2P, want) {
+		t.Errorf("p2p %v, want %v", b.P2P, want)
+	}
+	if want := matrix(3, func(i, j int) string { return "PXB" }); !reflect.DeepEqual(b.Topology, want) {
+		t.Errorf("topology %v", b.Topology)
+	}
+	// The cluster: GPUs under switches (PXB), one pair without P2P: the PCIe 4 link, staged.
+	p := presets(t)
+	c, warns, err := ToCluster([]Box{b}, p.GPUs, p.Links, link(t, p, "ib-ndr"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Intra.ID != "pcie4-nop2p" || c.Intra.PCIePath != model.PathSwitch || !c.Intra.Staged {
+		t.Errorf("intra %s (%s, staged %v)", c.Intra.ID, c.Intra.PCIePath, c.Intra.Staged)
+	}
+	wantWarning(t, warns, "no peer-to-peer between GPUs 0 and 1")
+}
+
+// A GeForce box whose driver enables P2P (a patched kernel module) reports "OK" everywhere: the
+// probe is the box's fact, so the cluster models peer-to-peer although the preset has none.
+func TestProbeGeForceWithP2P(t *testing.T) {
+	fb := fakeBox{
+		gpus: pcieGPUs(4, "NVIDIA GeForce RTX 5090", 32607<<20, 5),
+		topo: func(i, j int) nvml.GpuTopologyLevel { return nvml.TOPOLOGY_SINGLE },
+		p2p:  okP2P,
+	}
+	lib, _ := fb.lib(t)
+	b := mustProbe(t, lib)
+	p := presets(t)
+	c, warns, err := ToCluster([]Box{b}, p.GPUs, p.Links, link(t, p, "ib-ndr"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.GPU.ID != "rtx-5090" || c.GPU.NoP2P || c.Intra.ID != "pcie5" || c.IntraLink().Staged {
+		t.Errorf("cluster %s (no P2P %v) over %s (staged %v)", c.GPU.ID, c.GPU.NoP2P, c.Intra.ID, c.IntraLink().Staged)
+	}
+	wantWarning(t, warns, "NVML reports peer-to-peer between every pair of GPUs, which rtx-5090 lacks")
+
+	// The same box with the stock driver: NVML says nothing either way ("?"), so the preset's
+	// fact stands: no peer-to-peer, the link staged through host memory.
+	b.P2P = matrix(4, func(i, j int) string { return "?" })
+	c, _, err = ToCluster([]Box{b}, p.GPUs, p.Links, link(t, p, "ib-ndr"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.GPU.NoP2P || !c.IntraLink().Staged || c.Intra.Staged {
+		t.Errorf("stock driver: no P2P %v, cluster link staged %v, preset link staged %v", c.GPU.NoP2P, c.IntraLink().Staged, c.Intra.Staged)
 	}
 }

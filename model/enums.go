@@ -150,6 +150,53 @@ func ParseLinkKind(s string) (LinkKind, error) {
 	return LinkKind(i), err
 }
 
+// PCIePath is the route PCIe traffic between two GPUs of a node takes, as nvidia-smi topo -m
+// names it: under one or more PCIe switches (PIX, PXB), through the CPU's host bridge (PHB,
+// NODE), or across CPU sockets (SYS). The zero value, a switch, is the shortest route; links
+// other than PCIe keep it.
+type PCIePath int
+
+// PCIe paths.
+const (
+	PathSwitch PCIePath = iota
+	PathHost
+	PathSocket
+)
+
+var pciePathNames = []string{"switch", "host", "socket"}
+
+func (p PCIePath) String() string { return enumName(pciePathNames, int(p)) }
+
+// ParsePCIePath reads "switch", "host" or "socket".
+func ParsePCIePath(s string) (PCIePath, error) {
+	i, err := parseEnum("pcie_path", pciePathNames, s)
+	return PCIePath(i), err
+}
+
+// Route says where the path goes, in words: "under PCIe switches", "through the CPU's host
+// bridge", "across CPU sockets".
+func (p PCIePath) Route() string {
+	return enumName([]string{"under PCIe switches", "through the CPU's host bridge", "across CPU sockets"}, int(p))
+}
+
+// MarshalText writes the path's name, so JSON says "host", not 1.
+func (p PCIePath) MarshalText() ([]byte, error) {
+	if p < PathSwitch || p > PathSocket {
+		return nil, &FieldError{Field: "pcie_path", Value: int(p), Allowed: strings.Join(pciePathNames, ", ")}
+	}
+	return []byte(p.String()), nil
+}
+
+// UnmarshalText reads a path's name.
+func (p *PCIePath) UnmarshalText(b []byte) error {
+	v, err := ParsePCIePath(string(b))
+	if err != nil {
+		return err
+	}
+	*p = v
+	return nil
+}
+
 func enumName(names []string, i int) string {
 	if i < 0 || i >= len(names) {
 		return fmt.Sprintf("unknown(%d)", i)

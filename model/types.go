@@ -120,9 +120,14 @@ type GPU struct {
 	PCIeLink   string `json:"pcie_link"`
 	// NVLinkBridge says that a PCIe card (NativeLink = PCIeLink) takes an NVLink bridge, which
 	// joins two cards: a pair of them may talk over NVLink, a whole node cannot.
-	NVLinkBridge bool    `json:"nvlink_bridge,omitempty"`
-	TDPWatts     float64 `json:"tdp_watts,omitempty"`
-	Source       string  `json:"source,omitempty"`
+	NVLinkBridge bool `json:"nvlink_bridge,omitempty"`
+	// NoP2P says the GPU's driver gives it no peer-to-peer access to other GPUs over PCIe
+	// (GeForce cards with NVIDIA's stock driver): every transfer between two of them is staged
+	// through host memory. The zero value, peer-to-peer, is what datacenter and workstation
+	// cards do.
+	NoP2P    bool    `json:"no_p2p,omitempty"`
+	TDPWatts float64 `json:"tdp_watts,omitempty"`
+	Source   string  `json:"source,omitempty"`
 }
 
 // Peak is the dense peak FLOP/s in a precision; FP8 falls back to BF16 on GPUs without it.
@@ -181,8 +186,18 @@ type Link struct {
 	// SimpleOnly says NCCL runs only its Simple protocol across this network link: the NIC does
 	// not deliver a message's bytes in order, which LL and LL128 rely on (AWS EFA v1, where the
 	// network plugin sets NCCL_PROTO=simple).
-	SimpleOnly bool   `json:"simple_only,omitempty"`
-	Source     string `json:"source,omitempty"`
+	SimpleOnly bool `json:"simple_only,omitempty"`
+	// PCIePath is where a PCIe link's traffic between two GPUs goes: under PCIe switches, through
+	// the CPU's host bridge, or across CPU sockets (nvidia-smi topo -m's PIX/PXB, PHB/NODE, SYS).
+	PCIePath PCIePath `json:"pcie_path,omitempty"`
+	// Staged says a PCIe link carries no peer-to-peer traffic: each transfer between two GPUs
+	// goes through host memory (the GPUs cannot map each other's memory).
+	Staged bool `json:"staged,omitempty"`
+	// MeshLinks > 0 says the link is a full mesh of point-to-point links, one to each other GPU
+	// of the node (XGMI on an 8-GPU MI300X board: 7), Bandwidth being their sum: a group of k
+	// GPUs of the node uses k−1 of them.
+	MeshLinks int    `json:"mesh_links,omitempty"`
+	Source    string `json:"source,omitempty"`
 	// Calibrated names the calibration file whose measured parameters the link carries in place
 	// of the preset's (see Calibration); "" for a preset as it is.
 	Calibrated string `json:"calibrated,omitempty"`
@@ -199,6 +214,16 @@ type Cluster struct {
 	Intra       Link `json:"intra"`         // between GPUs of one node
 	Inter       Link `json:"inter"`         // between nodes, per NIC
 	NICsPerNode int  `json:"nics_per_node"` // NICs of the Inter link each node has
+}
+
+// IntraLink is the link between two GPUs of a node as their traffic sees it: Intra, staged
+// through host memory when it is PCIe and the GPU has no peer-to-peer.
+func (c Cluster) IntraLink() Link {
+	l := c.Intra
+	if l.Kind == PCIe && c.GPU.NoP2P {
+		l.Staged = true
+	}
+	return l
 }
 
 // Nodes is the number of nodes the GPUs occupy.

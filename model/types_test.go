@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -31,6 +32,9 @@ func TestParseEnumsRoundTrip(t *testing.T) {
 		{"kind", []string{"nvlink", "pcie", "infiniband", "roce", "ethernet", "xgmi"},
 			func(i int) string { return LinkKind(i).String() },
 			func(s string) (int, error) { v, err := ParseLinkKind(s); return int(v), err }},
+		{"pcie_path", []string{"switch", "host", "socket"},
+			func(i int) string { return PCIePath(i).String() },
+			func(s string) (int, error) { v, err := ParsePCIePath(s); return int(v), err }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.field, func(t *testing.T) {
@@ -264,5 +268,53 @@ func TestScenarioDerived(t *testing.T) {
 				t.Errorf("TokensPerSequence %d, want %d", got, tc.tokensPerSeq)
 			}
 		})
+	}
+}
+
+// A PCIe path reads and writes as its name in JSON; an out-of-range one does not write.
+func TestPCIePathJSON(t *testing.T) {
+	l := Link{ID: "pcie5-sys", Kind: PCIe, PCIePath: PathSocket}
+	b, err := json.Marshal(l)
+	if err != nil || !strings.Contains(string(b), `"pcie_path":"socket"`) {
+		t.Fatalf("marshal: %s, %v", b, err)
+	}
+	var back Link
+	if err := json.Unmarshal(b, &back); err != nil || back.PCIePath != PathSocket {
+		t.Errorf("unmarshal: %+v, %v", back, err)
+	}
+	if err := json.Unmarshal([]byte(`{"pcie_path":"bus"}`), &back); err == nil || !strings.Contains(err.Error(), "switch, host, socket") {
+		t.Errorf("bad path: %v", err)
+	}
+	if _, err := json.Marshal(Link{PCIePath: 7}); err == nil {
+		t.Error("path 7 marshalled")
+	}
+	// A switch, the zero value, is left out.
+	if b, _ := json.Marshal(Link{ID: "pcie5", Kind: PCIe}); strings.Contains(string(b), "pcie_path") {
+		t.Errorf("a switch path written: %s", b)
+	}
+}
+
+// A cluster's GPUs without peer-to-peer stage their PCIe link through host memory; NVLink and
+// XGMI are not staged whatever the GPU says.
+func TestClusterIntraLink(t *testing.T) {
+	pcie := Link{ID: "pcie4", Kind: PCIe, Bandwidth: 31e9}
+	for _, c := range []struct {
+		noP2P bool
+		link  Link
+		want  bool
+	}{
+		{false, pcie, false},
+		{true, pcie, true},
+		{true, Link{ID: "nvlink3", Kind: NVLink}, false},
+		{true, Link{ID: "xgmi", Kind: XGMI, MeshLinks: 7}, false},
+		{false, Link{ID: "pcie4-nop2p", Kind: PCIe, Staged: true}, true},
+	} {
+		cl := Cluster{GPU: GPU{ID: "g", NoP2P: c.noP2P}, Intra: c.link}
+		if got := cl.IntraLink(); got.Staged != c.want || got.ID != c.link.ID || got.Bandwidth != c.link.Bandwidth {
+			t.Errorf("no P2P %v on %s: staged %v, want %v", c.noP2P, c.link.ID, got.Staged, c.want)
+		}
+		if cl.Intra.Staged != c.link.Staged {
+			t.Errorf("IntraLink changed the cluster's own link")
+		}
 	}
 }

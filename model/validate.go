@@ -209,6 +209,17 @@ func (l Link) check(c *checker, field string) {
 		c.add(field+".latency", l.Latency, "must be between 0 and 1 second")
 	}
 	c.fraction(field+"-eff", l.Efficiency)
+	if l.PCIePath < PathSwitch || l.PCIePath > PathSocket {
+		c.add(field+".pcie_path", int(l.PCIePath), "must be one of %s", strings.Join(pciePathNames, ", "))
+	} else if l.PCIePath != PathSwitch && l.Kind != PCIe {
+		c.add(field+".pcie_path", l.PCIePath.String(), "applies to PCIe links only; this one is %s", l.Kind)
+	}
+	if l.Staged && l.Kind != PCIe {
+		c.add(field+".staged", l.Staged, "applies to PCIe links only (staging through host memory); this one is %s", l.Kind)
+	}
+	if l.MeshLinks < 0 || l.MeshLinks > MaxGPUsPerNode-1 {
+		c.add(field+".mesh_links", l.MeshLinks, "must be 0 (no mesh) or 1 to %d links per GPU", MaxGPUsPerNode-1)
+	}
 }
 
 // Validate returns every problem with the scenario at once (a ValidationError), or nil.

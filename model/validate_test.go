@@ -107,6 +107,22 @@ func TestValidateCases(t *testing.T) {
 	}{
 		{name: "base scenario is valid", edit: func(*Scenario) {}},
 		{
+			name: "a PCIe path, staging and a mesh on links that cannot have them",
+			edit: func(s *Scenario) {
+				s.Cluster.Intra.PCIePath, s.Cluster.Intra.Staged = PathSocket, true // intra is NVLink here
+				s.Cluster.Inter.MeshLinks = -1
+			},
+			fields: []string{"intra.pcie_path", "intra.staged", "inter.mesh_links"},
+			msgs: []string{"intra.pcie_path = socket: applies to PCIe links only; this one is nvlink",
+				"intra.staged = true: applies to PCIe links only", "inter.mesh_links = -1: must be 0 (no mesh) or 1 to 1023"},
+		},
+		{
+			name:   "a PCIe path out of range",
+			edit:   func(s *Scenario) { s.Cluster.Intra.Kind, s.Cluster.Intra.PCIePath = PCIe, 3 },
+			fields: []string{"intra.pcie_path"},
+			msgs:   []string{"intra.pcie_path = 3: must be one of switch, host, socket"},
+		},
+		{
 			// Llama-3-70B has 8 KV heads; TP 16 divides the 64 query heads and is 2 × 8, so
 			// every KV head is held by two GPUs: allowed.
 			name: "tp above kv heads and a multiple of them",

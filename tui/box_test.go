@@ -137,7 +137,7 @@ func TestUseBoxFitsTheSplit(t *testing.T) {
 		t.Fatal("using the box started no evaluation")
 	}
 	c, l := m.cur.Cluster, m.cur.Layout
-	if c.GPUs != 4 || c.GPU.ID != "l40s" || c.Intra.ID != "pcie4-sys" {
+	if c.GPUs != 4 || c.GPU.ID != "l40s" || c.Intra.ID != "pcie4-sys-nop2p" {
 		t.Errorf("cluster %d× %s over %s", c.GPUs, c.GPU.ID, c.Intra.ID)
 	}
 	// TP 4 × PP 2 does not divide 4 GPUs: PP shrinks, DP follows, m stays.

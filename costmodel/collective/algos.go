@@ -7,8 +7,8 @@ type caseData struct {
 	op                 Op
 	bytes              float64
 	n, nodes, local    int
-	intraBus           float64 // bus bandwidth a GPU reaches on its intra-node link, bytes/s
-	intraRaw           float64 // the link's per-GPU bandwidth before efficiency, bytes/s
+	intraBus           float64 // bus bandwidth a GPU of the group reaches on its intra-node link, bytes/s
+	intraRaw           float64 // the same before the link's efficiency, bytes/s
 	netBus             float64 // a node's NICs together, effective, bytes/s
 	alphaIntra, alphaN float64 // LL step latency inside a node and across nodes, s
 	nvls               bool    // NVLink SHARP applies to this group
@@ -26,10 +26,8 @@ func newCase(op Op, bytes float64, g Group, f Fabric) caseData {
 	if c.local < 1 || c.local*c.nodes != c.n {
 		c.local = max(c.n/c.nodes, 1)
 	}
-	c.intraRaw = f.Intra.Bandwidth
-	c.intraBus = f.Intra.Bandwidth * f.Intra.Efficiency
+	c.intraRaw, c.intraBus, c.alphaIntra = intraPath(f.Intra, c.local) // the topology: topology.go
 	c.chunkOverhead = simpleChunkOverheadTime * channelBandwidth(c.intraBus)
-	c.alphaIntra = f.Intra.Latency
 	c.netBus = f.Inter.Bandwidth * f.Inter.Efficiency * float64(max(f.NICs, 1))
 	c.alphaN = f.Inter.Latency
 	c.nvls = f.Intra.NVLS && c.local >= max(f.Intra.NVLSMinRanks, 2) && f.Intra.NVLSEfficiency > 0

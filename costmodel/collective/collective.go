@@ -143,9 +143,10 @@ type Fabric struct {
 	NICs  int
 }
 
-// FabricOf is the fabric of a cluster.
+// FabricOf is the fabric of a cluster; its intra-node link is staged through host memory when
+// the GPUs have no peer-to-peer (model.Cluster.IntraLink).
 func FabricOf(c model.Cluster) Fabric {
-	return Fabric{Intra: c.Intra, Inter: c.Inter, NICs: max(c.NICsPerNode, 1)}
+	return Fabric{Intra: c.IntraLink(), Inter: c.Inter, NICs: max(c.NICsPerNode, 1)}
 }
 
 // Time is how long op on bytes takes over the group, run as NCCL runs it: the algorithm NCCL's

@@ -33,11 +33,11 @@ func engineKernel(a Algo, bytes float64, g Group, f Fabric) (float64, bool) {
 	}
 	switch {
 	case f.Intra.Kind == model.NVLink || f.Intra.Kind == model.XGMI: // fully connected
-	case g.Ranks == 2 && f.Intra.Kind == model.PCIe: // a pair with peer-to-peer
+	case g.Ranks == 2 && f.Intra.Kind == model.PCIe && !f.Intra.Staged: // a pair with peer-to-peer
 	default:
 		return 0, false
 	}
-	bw := f.Intra.Bandwidth * f.Intra.Efficiency
+	_, bw, _ := intraPath(f.Intra, g.Ranks) // on a mesh, the links of the group's GPUs
 	if !(bw > 0) || math.IsInf(bw, 0) {
 		return 0, false
 	}

@@ -364,8 +364,9 @@ func TestProbeFound(t *testing.T) {
 	if len(doc.Box.GPUs) != 2 || doc.Box.GPUs[1].UUID != "GPU-4e5f6a7b" {
 		t.Errorf("box: %+v", doc.Box)
 	}
-	if doc.Cluster["gpu"] != "rtx-4090" || doc.Cluster["gpus"] != float64(2) || doc.Cluster["intra"] != "pcie4" ||
-		doc.Cluster["memory_bytes"] != float64(25757220864) {
+	// Two GeForce cards under one host bridge, NVML saying "NS": no peer-to-peer, the host's path.
+	if doc.Cluster["gpu"] != "rtx-4090" || doc.Cluster["gpus"] != float64(2) || doc.Cluster["intra"] != "pcie4-host-nop2p" ||
+		doc.Cluster["p2p"] != false || doc.Cluster["pcie_path"] != "host" || doc.Cluster["memory_bytes"] != float64(25757220864) {
 		t.Errorf("cluster: %v", doc.Cluster)
 	}
 	if doc.Warnings == nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -87,5 +88,35 @@ func TestCommBadInput(t *testing.T) {
 		{[]string{"comm", "--gpu", "nope"}, "--gpu nope: unknown GPU"},
 	} {
 		requireBadInput(t, tc.args, []string{tc.want})
+	}
+}
+
+// A GeForce box has no peer-to-peer: comm says so in its header, and its all-reduce pays the
+// staging through host memory (about twice the time of the same PCIe link with P2P at 256 MiB).
+func TestCommNoP2P(t *testing.T) {
+	run := func(gpu string) (string, float64) {
+		t.Helper()
+		code, out, errs := runArgs(t, "comm", "--gpu", gpu, "--gpus", "8", "--intra", "pcie4", "--min-bytes", "256M", "--max-bytes", "256M")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", gpu, code, errs)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		f := strings.Fields(lines[len(lines)-1])
+		var us float64
+		if _, err := fmt.Sscan(f[1], &us); err != nil {
+			t.Fatalf("%s: %v in %q", gpu, err, lines[len(lines)-1])
+		}
+		return lines[0], us
+	}
+	head, geforce := run("rtx-4090")
+	if !strings.Contains(head, "on 8× rtx-4090, pcie4 (no peer-to-peer: staged through host memory)") {
+		t.Errorf("header %q", head)
+	}
+	head, l40s := run("l40s")
+	if strings.Contains(head, "peer-to-peer") {
+		t.Errorf("header %q names staging on a card with P2P", head)
+	}
+	if r := geforce / l40s; r < 1.8 || r > 2.2 {
+		t.Errorf("256 MiB: %.0f µs without P2P, %.0f with: ×%.2f, want about ×2", geforce, l40s, r)
 	}
 }

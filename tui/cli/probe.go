@@ -71,13 +71,23 @@ type clusterOutput struct {
 	GPUsPerNode int     `json:"gpus_per_node"`
 	Nodes       int     `json:"nodes"`
 	Intra       string  `json:"intra"`
-	Inter       string  `json:"inter"`
-	NICsPerNode int     `json:"nics_per_node"`
+	// P2P and PCIePath, for a PCIe intra link only: whether the GPUs reach each other's memory
+	// (false: every transfer is staged through host memory) and the path between them ("switch",
+	// "host", "socket").
+	P2P         *bool  `json:"p2p,omitempty"`
+	PCIePath    string `json:"pcie_path,omitempty"`
+	Inter       string `json:"inter"`
+	NICsPerNode int    `json:"nics_per_node"`
 }
 
 func jsonCluster(c model.Cluster) *clusterOutput {
-	return &clusterOutput{GPU: c.GPU.ID, GPUName: c.GPU.Name, MemoryBytes: c.GPU.MemoryBytes, GPUs: c.GPUs,
+	out := &clusterOutput{GPU: c.GPU.ID, GPUName: c.GPU.Name, MemoryBytes: c.GPU.MemoryBytes, GPUs: c.GPUs,
 		GPUsPerNode: c.GPUsPerNode, Nodes: c.Nodes(), Intra: c.Intra.ID, Inter: c.Inter.ID, NICsPerNode: c.NICsPerNode}
+	if c.Intra.Kind == model.PCIe {
+		p2p := !c.IntraLink().Staged
+		out.P2P, out.PCIePath = &p2p, c.Intra.PCIePath.String()
+	}
+	return out
 }
 
 // runProbe probes (or, with --box, loads) the boxes and prints them, the cluster they make and

@@ -170,6 +170,9 @@ func RenderCluster(w io.Writer, c *model.Cluster, warnings []string) error {
 		}
 		t.add("GPUs", count)
 		t.add("intra link", linkText(c.Intra, "GPU"))
+		if c.Intra.Kind == model.PCIe {
+			t.add("peer-to-peer", p2pText(*c))
+		}
 		if c.Nodes() > 1 {
 			t.add("inter link", fmt.Sprintf("%s × %d NICs per node", linkText(c.Inter, "NIC"), c.NICsPerNode))
 		}
@@ -179,6 +182,15 @@ func RenderCluster(w io.Writer, c *model.Cluster, warnings []string) error {
 		ew.line("  ! " + wn)
 	}
 	return ew.err
+}
+
+// p2pText says how GPUs on a PCIe intra link reach each other: "yes, under PCIe switches", or
+// "no: staged through host memory, across CPU sockets".
+func p2pText(c model.Cluster) string {
+	if c.IntraLink().Staged {
+		return "no: staged through host memory, " + c.Intra.PCIePath.Route()
+	}
+	return "yes, " + c.Intra.PCIePath.Route()
 }
 
 // linkText is "nvlink4 (NVLink 4, 450 GB/s per GPU)"; per names what the bandwidth is for.

@@ -19,6 +19,9 @@ func RenderComm(w io.Writer, op collective.Op, c model.Cluster, algo collective.
 	} else {
 		hw += ", " + LinkLabel(c.Intra)
 	}
+	if c.Intra.Kind == model.PCIe && c.IntraLink().Staged {
+		hw += " (no peer-to-peer: staged through host memory)"
+	}
 	ew.line(fmt.Sprintf("# splitscope comm: %s on %s · algorithm %s", op, hw, algo))
 	ew.line("#")
 	ew.line(fmt.Sprintf("# %12s %12s %9s %9s  %-10s %s", "size", "time", "algbw", "busbw", "algorithm", "protocol"))
