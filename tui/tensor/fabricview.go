@@ -59,7 +59,10 @@ func (m *Model) drawFabric(cv *canvas, g ringGeo, f frame, x0, y0 int) {
 		st = stComm
 	}
 	cv.set(x0, bandY, '╞', st)
-	cv.fill(x0+1, bandY, bw-2, '═', st)
+	cv.fill(x0+1, bandY, bw-2, '═', stAxis)
+	if on { // the traffic's progress through this step
+		cv.fill(x0+1, bandY, int(f.frac*float64(bw-2)+0.5), '≈', stComm)
+	}
 	cv.set(x0+bw-1, bandY, '╡', st)
 	if label != "" {
 		cv.text(x0+center(textWidth(label), bw), bandY, label, stBold)

@@ -212,9 +212,11 @@ func (m *Model) plan(ly layer, w, h int) plan {
 	}
 	if hasRing {
 		upgrade(ringMedium)
+	}
+	flag(hasRing, &p.legend) // what the drawing's cells and arrows mean, before more of it
+	if hasRing {
 		upgrade(ringFull)
 	}
-	flag(hasRing, &p.legend)
 	flag(true, &p.gapBars)
 	flag(p.curve != curveNone, &p.gapCurve)
 	flag(hasRing && w >= 80, &p.explain)
