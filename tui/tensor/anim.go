@@ -294,7 +294,7 @@ func (m *Model) phaseStrip(f frame, w int) []span {
 		var out []span
 		for i, p := range phases {
 			if i > 0 {
-				out = append(out, span{" → ", stAxis})
+				out = append(out, span{" │ ", stAxis})
 			}
 			l := p.label
 			if short && !p.on {
