@@ -164,11 +164,16 @@ func (c coll) formulaVariants() [][]span {
 }
 
 // headerVariants are the collective's line: what, how big, where, how, how long, how often.
-func (c *coll) headerVariants(what string, per int, infer bool) [][]span {
+// per is how many a layer runs; regather, the extra all-gathers of sequence parallelism's
+// backward, counted apart.
+func (c *coll) headerVariants(what string, per, regather int, infer bool) [][]span {
 	S := static.DecBytes(c.use.Bytes)
 	perLong := fmt.Sprintf(", %d per layer", per)
 	if infer {
 		perLong = fmt.Sprintf(", %d per layer per token", per)
+	}
+	if regather > 0 {
+		perLong += fmt.Sprintf(" and %d all-gathers again", regather)
 	}
 	x := " ×" + strconv.Itoa(per)
 	who, whoShort := "", ""

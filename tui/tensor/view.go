@@ -59,13 +59,14 @@ type plan struct {
 
 // layer is what the pane draws, gathered from the data once a view.
 type layer struct {
-	t        int
-	infer    bool
-	rows     [][]costmodel.Segment // forward (or the decode step), then backward
-	names    []string
-	totals   []float64
-	maxTotal float64
-	nComm    int // TP collectives per layer
+	t         int
+	infer     bool
+	rows      [][]costmodel.Segment // forward (or the decode step), then backward
+	names     []string
+	totals    []float64
+	maxTotal  float64
+	nComm     int // TP collectives per layer
+	nRegather int // of which sequence parallelism's extra all-gathers for the weight gradients
 }
 
 func (m *Model) layer() layer {
@@ -89,6 +90,9 @@ func (m *Model) layer() layer {
 			tot += segDur(s)
 			if s.Kind == costmodel.SegTPComm {
 				ly.nComm++
+				if strings.Contains(s.Label, "wgrad") {
+					ly.nRegather++
+				}
 			}
 		}
 		ly.totals = append(ly.totals, tot)
@@ -592,7 +596,7 @@ func (m *Model) drawNumbers(cv *canvas, ly layer, p plan, y int) int {
 	if ly.infer {
 		what = " (b·h·e, one token)"
 	}
-	cv.spans(0, y, fitSpans(w, c.headerVariants(what, ly.nComm, ly.infer)...)...)
+	cv.spans(0, y, fitSpans(w, c.headerVariants(what, ly.nComm-ly.nRegather, ly.nRegather, ly.infer)...)...)
 	y++
 	cv.spans(0, y, fitSpans(w, c.formulaVariants()...)...)
 	y++
