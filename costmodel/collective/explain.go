@@ -238,12 +238,9 @@ func (c caseData) explainDirect(e *Explanation) bool {
 			bus, alpha = min(c.netBus/float64(c.local), c.intraBus*p2pBusFraction), c.alphaN
 		}
 		e.WireFactor = 1
-		// One hop, on whichever link carries it: count it as a step at that link's latency.
-		saved := c.alphaIntra
+		// One hop, on whichever link carries it: a step at that link's latency (c is a copy).
 		c.alphaIntra = alpha
-		ok := c.protocol(e, bus, 1, 0)
-		c.alphaIntra = saved
-		return ok
+		return c.protocol(e, bus, 1, 0)
 	case AllToAll:
 		if e.Proto != Simple {
 			return false

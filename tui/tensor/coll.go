@@ -112,14 +112,6 @@ func (c coll) time() string {
 	return static.Seconds(c.use.Seconds)
 }
 
-// who says whose algorithm it is, for the engine's kernels.
-func (c coll) who() string {
-	if c.engine {
-		return " (serving engine)"
-	}
-	return ""
-}
-
 // formulaVariants are the formula line, longest first: the algorithm's formula in symbols and
 // with its numbers, then shorter forms. When the formula is not the model's own time (a case
 // explain.go does not follow), it says so.
