@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/boxtab/boxtest"
 	"github.com/splitscope/splitscope/tui/common"
@@ -224,9 +225,20 @@ func checkLearnNumbers(t *testing.T, text, lang string, d common.Data, cmp commo
 		want("t", fmt.Sprintf("t = %d", l.TP))
 		want("2(t−1)", fmt.Sprintf("2(t−1) = %d", 2*(l.TP-1)))
 		want("S", "S = "+strings.ReplaceAll(learn.DecBytes(r.Detail.TPAllReduceBytes), "\u00a0", " "))
-		want("B", "B = "+static.Bandwidth(r.Detail.TPLinkBW))
-		want("α", "α = "+static.Seconds(r.Detail.TPLinkAlpha))
-		want("T", "→ "+static.Seconds(r.Detail.TPAllReduceS))
+		want("T", static.Seconds(r.Detail.TPAllReduceS))
+		// The algorithm that runs it, and its formula with the collective model's numbers.
+		u := r.Detail.TPCollective
+		if e, ok := static.ExplainUse(u); ok {
+			f := static.Formula(e)
+			want("algorithm", f.Name)
+			want("formula", "= "+f.Numbers)
+			if e.Algo == collective.Ring || e.Algo == collective.Tree {
+				want("B", "B = "+static.Bandwidth(r.Detail.TPLinkBW))
+				want("α", "α = "+static.Seconds(r.Detail.TPLinkAlpha))
+			}
+		} else {
+			t.Errorf("no formula for the TP collective %+v", u)
+		}
 		want("link", r.Detail.TPLink)
 		want("layer share", static.Percent(r.Detail.Layer.CommShare))
 		want("step share", static.Percent(r.Breakdown.TPComm/r.StepTime))
@@ -345,7 +357,7 @@ func TestWhyJumpsToTheExplanation(t *testing.T) {
 			t.Errorf("w on tab %d: Learn shows line %d, section %s starts at %d", tab, off, sec, start)
 		}
 		v := got.View()
-		head := []string{"The pipeline bubble", "The TP all-reduce", "Where the memory goes", "Why the Compare tab's winner wins"}[sec]
+		head := []string{"The pipeline bubble", "The TP all-reduce", "Ring, NVLS, one-shot", "Where the memory goes", "Why the Compare tab's winner wins"}[sec]
 		if !strings.Contains(v, head) {
 			t.Errorf("w on tab %d: %q is not on screen:\n%s", tab, head, v)
 		}

@@ -410,8 +410,14 @@ func (m *mdWriter) comm(r costmodel.Report, infer bool) string {
 		if infer {
 			key = "cmp.comm.tp.infer"
 		}
+		algo := "?"
+		if u := d.TPCollective; u.Algorithm != "" {
+			if _, res, ok := static.UseResult(u); ok {
+				algo = static.AlgoProto(res.Algo, res.Proto)
+			}
+		}
 		parts = append(parts, t.get(key, "f", strconv.Itoa(countComm(d.Layer.Forward)), "b", strconv.Itoa(countComm(d.Layer.Backward)),
-			"S", decBytes(d.TPAllReduceBytes), "time", static.Seconds(d.TPAllReduceS)))
+			"S", decBytes(d.TPAllReduceBytes), "time", static.Seconds(d.TPAllReduceS), "algo", mdEsc(algo)))
 	}
 	if r.Layout.PP > 1 {
 		key := "cmp.comm.pp."

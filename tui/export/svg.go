@@ -863,14 +863,29 @@ func (c *svgCanvas) tensor(s model.Scenario, r costmodel.Report, y float64) floa
 	}
 	line(c.t.get("tensor.ar", "sym", arSymbol(s, d.TPAllReduceBytes), "S", decBytes(d.TPAllReduceBytes),
 		"time", static.Seconds(d.TPAllReduceS), "count", count), textOpt{size: 17})
-	f := ringFormula(t, d)
-	line(c.t.get("tensor.formula", "t", strconv.Itoa(t), "S", decBytes(f.s), "alpha", static.Seconds(f.alpha), "B", static.Bandwidth(f.b)),
-		textOpt{size: 17})
-	filled := c.t.get("tensor.filled", "t1", strconv.Itoa(t-1), "alpha", static.Seconds(f.alpha),
-		"coef", strconv.FormatFloat(2*float64(t-1)/float64(t), 'g', 3, 64), "S", decBytes(f.s), "B", static.Bandwidth(f.b),
-		"result", static.Seconds(f.sum))
-	if f.note != "" {
-		filled += "   " + c.t.get(f.note, "model", static.Seconds(f.model))
+	// The algorithm the collective model runs it with, and that algorithm's formula with the
+	// model's own terms, as the Tensor tab prints them.
+	u := d.TPCollective
+	e, ok := static.ExplainUse(u)
+	if !ok {
+		return y
+	}
+	f := static.Formula(e)
+	by := c.t.get("tensor.by.nccl")
+	if static.Engine(e.Algo) {
+		by = c.t.get("tensor.by.engine")
+	}
+	group := c.t.get("tensor.group", "n", strconv.Itoa(u.GPUs))
+	links := u.Fabric.Intra.ID
+	if u.Nodes > 1 {
+		group = c.t.get("tensor.group.nodes", "n", strconv.Itoa(u.GPUs), "nodes", strconv.Itoa(u.Nodes))
+		links += " + " + u.Fabric.Inter.ID
+	}
+	line(c.t.get("tensor.coll", "algo", f.Name, "group", group, "link", links, "by", by), textOpt{size: 17})
+	line(c.t.get("tensor.formula", "name", f.Name, "symbols", f.Symbols), textOpt{size: 17})
+	filled := c.t.get("tensor.filled", "numbers", f.Numbers, "result", f.Result)
+	if _, r, _ := static.UseResult(u); !e.Matches(r) {
+		filled += "   " + c.t.get("tensor.note.simplified", "model", static.Seconds(u.Seconds))
 	}
 	line(filled, textOpt{size: 17, weight: "bold"})
 	return y
@@ -896,50 +911,7 @@ func arSymbol(s model.Scenario, bytes float64) string {
 func isInferScenario(s model.Scenario) bool { return s.Workload.Mode == model.Infer }
 
 // decBytes formats bytes with decimal prefixes, like link bandwidths: "67.1 MB".
-func decBytes(b float64) string {
-	s := static.Count(b)
-	if !strings.Contains(s, " ") {
-		s += " "
-	}
-	return s + "B"
-}
-
-// formula is the ring all-reduce 2(t−1)·α + 2(t−1)/t·S/B with the numbers in, and the key of
-// a note when the cost model's time differs from it by more than 5%.
-type formula struct {
-	alpha, s, b float64
-	sum, model  float64
-	note        string
-}
-
-// Protocol constants of costmodel/comm.go, used only to say which protocol explains the gap
-// between the textbook sum and the model's time (as the Tensor tab does).
-const (
-	simpleLatencyFactor = 2.0
-	llBandwidthFraction = 0.1
-)
-
-func ringFormula(t int, d costmodel.Detail) formula {
-	f := formula{alpha: d.TPLinkAlpha, s: d.TPAllReduceBytes, b: d.TPLinkBW, model: d.TPAllReduceS}
-	n := float64(2 * (t - 1))
-	wire := n / float64(t) * f.s
-	if f.b > 0 {
-		f.sum = n*f.alpha + wire/f.b
-	}
-	if f.model <= 0 || math.Abs(f.model-f.sum) <= 0.05*f.model {
-		return f
-	}
-	near := func(x float64) bool { return math.Abs(x-f.model) <= 0.01*f.model }
-	switch {
-	case f.b > 0 && near(n*f.alpha+wire/(f.b*llBandwidthFraction)):
-		f.note = "tensor.note.ll"
-	case f.b > 0 && near(simpleLatencyFactor*n*f.alpha+wire/f.b):
-		f.note = "tensor.note.simple"
-	default:
-		f.note = "tensor.note.other"
-	}
-	return f
-}
+func decBytes(b float64) string { return static.DecBytes(b) }
 
 // ---- legend ----
 

@@ -411,21 +411,32 @@ func TestSVGTensor(t *testing.T) {
 	}
 	txt := sec[0].allText()
 	d := r.Detail
+	// The TP all-reduce: its algorithm (a ring of 2 on NVLink 4: NVLS needs 5 GPUs) and the
+	// algorithm's formula with the collective model's numbers, ending in the modelled time.
+	e, ok := static.ExplainUse(d.TPCollective)
+	if !ok {
+		t.Fatalf("no formula for %+v", d.TPCollective)
+	}
+	f := static.Formula(e)
 	for _, w := range []string{
-		"2(t−1)·α + 2(t−1)/t · S/B", "t = 2", "S = " + decBytes(d.TPAllReduceBytes), "α = " + static.Seconds(d.TPLinkAlpha),
-		"B = " + static.Bandwidth(d.TPLinkBW), static.Seconds(d.TPAllReduceS), static.Percent(d.Layer.CommShare),
+		"It runs as ring/Simple on 2 GPUs over nvlink4", "ring/Simple: T = 2(t−1)·h + 2(t−1)/t·S/(B·r)",
+		"= 2·1.18 µs + " + decBytes(d.TPAllReduceBytes) + " / (360 GB/s × ", "= " + f.Numbers + " = " + static.Seconds(d.TPAllReduceS),
+		"= " + decBytes(d.TPAllReduceBytes) + " in " + static.Seconds(d.TPAllReduceS), static.Percent(d.Layer.CommShare),
 		"b·s·h·e = 1·4096·4096·2 B", "forward", "backward", "attention", "all-reduce",
 	} {
 		if !strings.Contains(txt, w) {
 			t.Errorf("tensor section lacks %q:\n%s", w, txt)
 		}
 	}
-	f := ringFormula(2, d)
-	if !strings.Contains(txt, "= "+static.Seconds(f.sum)) {
-		t.Errorf("formula result %s missing:\n%s", static.Seconds(f.sum), txt)
+	if strings.Contains(txt, "≈") || strings.Contains(txt, "simplified") {
+		t.Errorf("the formula is the model's, yet flagged:\n%s", txt)
 	}
-	if want := 2*1*d.TPLinkAlpha + 1*d.TPAllReduceBytes/d.TPLinkBW; math.Abs(f.sum-want) > 1e-12 {
-		t.Errorf("ring formula for t=2: %v, want %v", f.sum, want)
+	// A report whose time the formula does not give says so.
+	r2 := r
+	r2.Detail.TPCollective.Seconds *= 2
+	_, root2 := renderSVG(t, s, r2, SVGOptions{})
+	if txt := root2.find("g", "tensor")[0].allText(); !strings.Contains(txt, "(simplified: the model's "+static.Seconds(2*d.TPCollective.Seconds)+")") {
+		t.Errorf("a formula that is not the model's is not flagged:\n%s", txt)
 	}
 
 	// TP = 1: no formula, the reason said.
@@ -476,7 +487,7 @@ func TestSVGFrench(t *testing.T) {
 	s, r := evaluate(t, func(*model.Scenario) {})
 	_, root := renderSVG(t, s, r, SVGOptions{Lang: "fr"})
 	txt := root.allText()
-	for _, w := range []string{"Chronologie du pipeline", "Parallélisme de tenseurs", "All-reduce en anneau", "passe avant", "inactif (bulle)", "S0 · GPU 0, 1"} {
+	for _, w := range []string{"Chronologie du pipeline", "Parallélisme de tenseurs", "Il s'exécute en ring/Simple sur 2 GPU par nvlink4", "passe avant", "inactif (bulle)", "S0 · GPU 0, 1"} {
 		if !strings.Contains(txt, w) {
 			t.Errorf("French SVG lacks %q:\n%s", w, txt)
 		}

@@ -14,12 +14,13 @@ type Section int
 const (
 	SecBubble Section = iota
 	SecAllReduce
+	SecAlgos // which all-reduce algorithm, and why: NVLS, no peer-to-peer, the engine's one-shot
 	SecMemory
 	SecWinner
 	numSections
 )
 
-var sectionNames = [numSections]string{"bubble", "allreduce", "memory", "winner"}
+var sectionNames = [numSections]string{"bubble", "allreduce", "algos", "memory", "winner"}
 
 func (s Section) String() string {
 	if s < 0 || s >= numSections {
@@ -114,7 +115,8 @@ func Keys(tourSteps []string) []string {
 	}
 	keys = append(keys,
 		"learn.bubble.none", "learn.bubble.train", "learn.bubble.infer",
-		"learn.allreduce.none", "learn.allreduce.train", "learn.allreduce.infer",
+		"learn.allreduce.none", "learn.allreduce.train", "learn.allreduce.infer", "learn.allreduce.how",
+		"learn.algos.none", "learn.algos.body",
 		"learn.memory.train", "learn.memory.infer",
 		"learn.winner.wait", "learn.winner.error", "learn.winner.none", "learn.winner.body",
 		"tour.evaluating")
@@ -141,6 +143,11 @@ func bodyKey(s Section, f *Facts) string {
 			return "learn.allreduce.none"
 		}
 		return "learn.allreduce." + mode
+	case SecAlgos:
+		if !f.Algos.On {
+			return "learn.algos.none"
+		}
+		return "learn.algos.body"
 	case SecMemory:
 		return "learn.memory." + mode
 	}
@@ -159,6 +166,13 @@ func bodyKey(s Section, f *Facts) string {
 // block per section.
 func Document(t *Texts, f Facts) ([]Block, error) {
 	var out []Block
+	if f.Coll.On {
+		how, err := t.Exec("learn.allreduce.how", f)
+		if err != nil {
+			return nil, err
+		}
+		f.Coll.How = strings.TrimRight(how, "\n")
+	}
 	intro, err := t.Exec("learn.intro", f)
 	if err != nil {
 		return nil, err

@@ -29,6 +29,8 @@ type Facts struct {
 
 	Bubble BubbleFacts
 	TP     TPFacts
+	Coll   CollFacts // today's TP collective: algorithm, protocol, formula
+	Algos  AlgoFacts // ring against NVLS, no peer-to-peer, NCCL against the engine
 	Mem    MemFacts
 	Cmp    CompareFacts
 }
@@ -196,6 +198,8 @@ func NewFacts(d common.Data, cmp common.Compare, cmpReady bool) Facts {
 	}
 	f.Bubble = bubbleFacts(f, s, r)
 	f.TP = tpFacts(f, s, r)
+	f.Coll = collFacts(r)
+	f.Algos = algoFacts(s, r)
 	f.Mem = memFacts(s, r)
 	f.Cmp = compareFacts(cmp, cmpReady, f.Infer, s.Cluster.GPUsPerNode)
 	if w := f.Cmp.Winner; w != nil {

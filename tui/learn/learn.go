@@ -1,6 +1,8 @@
 // Package learn is the explorer's Learn tab: for the scenario on screen, plain-language
-// explanations with the formulas filled in from the Report — the pipeline bubble, the TP ring
-// all-reduce, where each GiB of the fullest GPU goes and why the Compare tab's winner wins. The
+// explanations with the formulas filled in from the Report — the pipeline bubble, the TP
+// all-reduce and the algorithm that runs it, why NVLS beats the ring, why a box without
+// peer-to-peer pays twice and why serving engines use one-shot all-reduces, where each GiB of
+// the fullest GPU goes and why the Compare tab's winner wins. The
 // words are templates in assets/text (English, French); the numbers are Facts, taken from the
 // Report and formatted as the other tabs format them. It also renders the guided tour's captions.
 package learn

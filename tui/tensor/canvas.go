@@ -25,6 +25,8 @@ const (
 	stOK
 	stSub
 	stError
+	stCurve // the busbw curve
+	stToday // today's message size on the curve
 	numStyles
 )
 

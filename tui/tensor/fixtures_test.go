@@ -12,6 +12,12 @@ import (
 // scenario is llama-3-8b on 8× h100-sxm in one node, with the given intra-node link, mode and TP.
 func scenario(t testing.TB, link string, mode model.Mode, tp int) common.Data {
 	t.Helper()
+	return build(t, link, mode, tp, nil)
+}
+
+// build is scenario with a change applied before the evaluation (more GPUs, nodes, a batch).
+func build(t testing.TB, link string, mode model.Mode, tp int, change func(*model.Scenario)) common.Data {
+	t.Helper()
 	p, err := assets.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -40,9 +46,29 @@ func scenario(t testing.TB, link string, mode model.Mode, tp int) common.Data {
 			PromptTokens: 1024, GenTokens: 256, Requests: 16, Precision: model.BF16},
 		ReserveBytes: model.DefaultReserveBytes,
 	}
+	if change != nil {
+		change(&s)
+	}
 	r, err := costmodel.Evaluate(s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return common.Data{Scenario: s, Report: r}
+}
+
+// treeInfer is decoding with TP 16 over two nodes of 8: small all-reduces across the network,
+// which NCCL runs as a tree.
+func treeInfer(t testing.TB) common.Data {
+	return build(t, "nvlink4", model.Infer, 16, func(s *model.Scenario) {
+		s.Cluster.GPUs = 16
+		s.Layout.DP = 1
+	})
+}
+
+// twoShotInfer is decoding 64 requests at once: 512 KiB all-reduces, the engine's two-shot.
+func twoShotInfer(t testing.TB) common.Data {
+	return build(t, "nvlink4", model.Infer, 8, func(s *model.Scenario) {
+		s.Workload.Requests = 64
+		s.Layout.MicroBatch = 64
+	})
 }

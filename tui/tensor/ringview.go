@@ -16,6 +16,7 @@ type ringGeo struct {
 	boxW, boxH int
 	gap        int // columns between boxes, where the arrows go
 	width      int
+	rows       int // the tree's outline: its height
 }
 
 // ringGeometry sizes the boxed ring for t GPUs in avail columns, roomiest first; false when even
@@ -46,18 +47,22 @@ func ringGeometry(t, avail int, kind ringKind) (ringGeo, bool) {
 	return ringGeo{}, false
 }
 
-// frame is the ring's state at the current animation position.
+// frame is the animation's state at the current position.
 type frame struct {
 	t, k  int
-	phase Phase
+	phase Phase   // the ring's
 	frac  float64 // progress of step k
-	ids   []int
+	ids   []int   // the GPUs drawn
 }
 
 func (m *Model) frame(t int) frame {
 	k := int(m.pos)
 	ph, _ := phaseOf(k, t)
-	return frame{t: t, k: k, phase: ph, frac: m.pos - math.Floor(m.pos), ids: nodeIDs(t)}
+	n := t
+	if m.coll.anim == animNVLS || m.coll.anim == animOneShot || m.coll.anim == animTwoShot {
+		n = m.coll.fabricGPUs()
+	}
+	return frame{t: t, k: k, phase: ph, frac: m.pos - math.Floor(m.pos), ids: nodeIDs(n)}
 }
 
 // hop is the arrow from drawn GPU d to the next one.
@@ -91,39 +96,40 @@ func (h hop) styles() (line style, lab style) {
 	return stAxis, stAxis
 }
 
-// drawRing draws the ring section from line y.
-func (m *Model) drawRing(cv *canvas, ly layer, p plan, y int) {
+// drawAnim draws the animation from line y: its header, the drawing of today's algorithm, the
+// caption of the step under way, the legend and two lines on the algorithm.
+func (m *Model) drawAnim(cv *canvas, ly layer, p plan, y int) {
 	t := ly.t
 	f := m.frame(t)
 	w := cv.w
 	if p.ringHeader {
-		cv.spans(0, y, m.ringHeader(t, w)...)
+		cv.spans(0, y, m.animHeader(t, w)...)
 		y++
 	}
 	x0 := ringIndent(w)
-	switch p.ring {
-	case ringCompact:
+	switch {
+	case p.ring == ringCompact && p.anim == animRing:
 		cv.spans(x0, y, compactRing(f, w-x0)...)
-		y++
-	case ringMedium, ringFull, ringBig:
+	case p.ring == ringCompact:
+		cv.spans(x0, y, m.phaseStrip(f, w-x0)...)
+	case p.anim == animRing:
 		drawBoxes(cv, p.geo, f, x0, y, p.vgap)
-		y += p.ringHeight()
+	case p.anim == animTree:
+		m.drawTree(cv, f, x0, y, p.geo.rows)
+	default:
+		m.drawFabric(cv, p.geo, f, x0, y)
 	}
-	cv.spans(0, y, caption(f, w)...)
+	y += p.ringHeight()
+	cv.spans(0, y, m.animCaption(f, w)...)
 	y++
 	if p.legend {
-		cv.text(0, y, legend(t, p.ring, w), stSub)
+		cv.text(0, y, m.animLegend(p.ring, w), stSub)
 		y++
 	}
 	if p.explain {
-		cv.text(0, y, fit(w,
-			fmt.Sprintf("reduce-scatter (steps 1–%d): G i sends chunk (i−s) mod %d to G i+1, which adds its own share; G i ends with chunk (i+1) mod %d reduced", t-1, t, t),
-			fmt.Sprintf("reduce-scatter, steps 1–%d: receivers add; G i ends with chunk (i+1) mod %d", t-1, t),
-			fmt.Sprintf("reduce-scatter 1–%d: add", t-1)), stSub)
-		cv.text(0, y+1, fit(w,
-			fmt.Sprintf("all-gather (steps %d–%d): the reduced chunks go round once more, each receiver keeping a copy; all %d links busy every step", t, ringSteps(t), t),
-			fmt.Sprintf("all-gather, steps %d–%d: receivers keep a copy; all links busy", t, ringSteps(t)),
-			fmt.Sprintf("all-gather %d–%d: copy", t, ringSteps(t))), stSub)
+		a, b := m.animExplain(w)
+		cv.text(0, y, a, stSub)
+		cv.text(0, y+1, b, stSub)
 	}
 }
 

@@ -1,6 +1,8 @@
 // Package tensor is the explorer's Tensor tab: one transformer layer on one GPU of the TP group,
-// its compute and all-reduces drawn to scale, the communication share with the ring formula
-// filled in, and an animated ring all-reduce over the TP group's GPUs.
+// its compute and all-reduces drawn to scale, the communication share, today's TP all-reduce
+// named (algorithm, protocol) with its formula filled in, its bus bandwidth against the message
+// size, and an animation of the algorithm in use (ring, tree, NVLS, or the serving engine's
+// one-shot and two-shot kernels) over the TP group's GPUs.
 package tensor
 
 import (
@@ -12,6 +14,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/static"
 	"github.com/splitscope/splitscope/tui/theme"
 )
 
@@ -23,8 +26,8 @@ type KeyMap struct {
 // DefaultKeyMap returns the Tensor tab's keys.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Play:   key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "pause/play ring")),
-		Step:   key.NewBinding(key.WithKeys("."), key.WithHelp(".", "one ring step")),
+		Play:   key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "pause/play all-reduce")),
+		Step:   key.NewBinding(key.WithKeys("."), key.WithHelp(".", "one step")),
 		Faster: key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
 		Slower: key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "slower")),
 	}
@@ -57,8 +60,15 @@ type Model struct {
 	data common.Data
 	has  bool
 
-	// Ring animation: pos counts ring steps, the integer part the step under way (2(t−1) is the
-	// finished ring, held for one step before it loops), the fraction its progress.
+	// Today's TP collective, rebuilt by SetData; rev counts SetData calls, so that the curve's
+	// sweep (cur) is redone only for new data or a new width.
+	coll coll
+	rev  int
+	cur  curve
+
+	// Animation: pos counts the algorithm's steps, the integer part the step under way (the
+	// last, its step count, is the finished state, held for one step before it loops), the
+	// fraction its progress.
 	playing bool
 	pos     float64
 	speed   int
@@ -87,6 +97,8 @@ func New(s theme.Styles) *Model {
 		stOK:          s.OK,
 		stSub:         s.Subtitle,
 		stError:       s.Error,
+		stCurve:       s.P2P,
+		stToday:       s.Playhead,
 	}
 	for i := range m.dimPal {
 		m.dimPal[i] = s.Dim
@@ -102,26 +114,38 @@ func (m *Model) Title() string { return "Tensor" }
 // SetSize gives the pane its content area.
 func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
 
-// SetData hands the pane a new evaluation; the ring restarts when the TP degree changes.
+// SetData hands the pane a new evaluation; the animation restarts when the TP degree or the
+// algorithm changes.
 func (m *Model) SetData(d common.Data) {
-	if !m.has || d.Report.Layout.TP != m.data.Report.Layout.TP {
+	c := newColl(d.Report.Detail, max(d.Report.Layout.TP, 1))
+	if !m.has || d.Report.Layout.TP != m.data.Report.Layout.TP || c.anim != m.coll.anim || c.steps() != m.coll.steps() {
 		m.pos = 0
 	}
-	m.data, m.has = d, true
+	m.data, m.has, m.coll = d, true, c
+	m.rev++
 	m.pos = math.Mod(max(m.pos, 0), float64(m.positions()))
 }
 
 // Keys lists the pane's own key bindings.
 func (m *Model) Keys() []key.Binding { return m.keys.ShortHelp() }
 
-// Animating reports whether the ring is playing (and there is a ring to play).
+// Animating reports whether the all-reduce is playing (and there is one to play).
 func (m *Model) Animating() bool { return m.playing && m.tp() > 1 }
 
-// Playing reports whether the ring plays (space toggles it).
+// Playing reports whether the all-reduce plays (space toggles it).
 func (m *Model) Playing() bool { return m.playing }
 
-// Step is the ring step under way, 0 … 2(t−1); 2(t−1) is the finished ring.
+// Step is the step under way, 0 … its algorithm's step count (2(t−1) for the ring), which is the
+// finished state.
 func (m *Model) Step() int { return int(m.pos) }
+
+// Algorithm names the algorithm the animation plays, "ring", "NVLS", "one-shot"…
+func (m *Model) Algorithm() string {
+	if !m.coll.ok {
+		return "ring"
+	}
+	return static.AlgoName(m.coll.res.Algo)
+}
 
 // Speed is the playback multiplier.
 func (m *Model) Speed() float64 { return speeds[m.speed] }
@@ -149,7 +173,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// advance moves the ring by the wall time since the previous frame (one frame interval for the
+// advance moves the animation by the wall time since the previous frame (one frame interval for the
 // first frame after a pause), at the modelled pace.
 func (m *Model) advance(now time.Time) {
 	if !m.Animating() {
@@ -174,15 +198,21 @@ func (m *Model) tp() int {
 	return max(m.data.Report.Layout.TP, 1)
 }
 
-// positions is the length of the animation loop in steps: 2(t−1) steps and the finished ring.
-func (m *Model) positions() int { return ringSteps(m.tp()) + 1 }
+// positions is the length of the animation loop in steps: the algorithm's steps and the
+// finished state.
+func (m *Model) positions() int {
+	if m.tp() <= 1 {
+		return 1
+	}
+	return m.coll.steps() + 1
+}
 
 // wall is the on-screen duration of one all-reduce at the current speed, seconds.
 func (m *Model) wall() float64 {
 	return wallSeconds(m.data.Report.Detail.TPAllReduceS) / speeds[m.speed]
 }
 
-// stepWall is the on-screen duration of one ring step, seconds.
+// stepWall is the on-screen duration of one step, seconds.
 func (m *Model) stepWall() float64 {
-	return m.wall() / float64(max(ringSteps(m.tp()), 1))
+	return m.wall() / float64(max(m.positions()-1, 1))
 }

@@ -13,9 +13,11 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/common"
 	"github.com/splitscope/splitscope/tui/internal/tuitest"
+	"github.com/splitscope/splitscope/tui/static"
 	"github.com/splitscope/splitscope/tui/theme"
 )
 
@@ -56,26 +58,34 @@ func TestViewGolden(t *testing.T) {
 	}
 }
 
-// TestViewGoldenStates covers the finished ring, an all-gather step, a paused ring and a stale
-// result.
+// TestViewGoldenStates covers the ring's all-gather and finished state, a paused ring and a
+// stale result, and a step under way of every other algorithm.
 func TestViewGoldenStates(t *testing.T) {
-	d := scenario(t, "nvlink4", model.Train, 8)
+	ring := scenario(t, "pcie4", model.Train, 8)
+	nvls := scenario(t, "nvlink4", model.Train, 8)
 	cases := []struct {
 		name string
+		data common.Data
 		set  func(m *Model)
 	}{
-		{"all-gather", func(m *Model) { m.pos = 9.5 }},
-		{"done", func(m *Model) { m.pos = 14.2 }},
-		{"paused", func(m *Model) { m.Update(press(" ")) }},
-		{"stale", func(m *Model) {
-			s := d
+		{"all-gather", ring, func(m *Model) { m.pos = 9.5 }},
+		{"done", ring, func(m *Model) { m.pos = 14.2 }},
+		{"paused", ring, func(m *Model) { m.Update(press(" ")) }},
+		{"stale", ring, func(m *Model) {
+			s := ring
 			s.Stale = true
 			m.SetData(s)
 		}},
+		{"nvls-write", nvls, func(m *Model) { m.pos = 0.6 }},
+		{"nvls-multicast", nvls, func(m *Model) { m.pos = 1.5 }},
+		{"one-shot", scenario(t, "nvlink4", model.Infer, 8), func(m *Model) { m.pos = 0.5 }},
+		{"two-shot-gather", twoShotInfer(t), func(m *Model) { m.pos = 1.4 }},
+		{"tree-up", treeInfer(t), func(m *Model) { m.pos = 7.5 }},
+		{"tree-down", treeInfer(t), func(m *Model) { m.pos = 8.5 }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newPane(120, 34, d)
+			m := newPane(120, 34, tc.data)
 			tc.set(m)
 			out := m.View()
 			tuitest.CheckFrame(t, out, 120, 34)
@@ -84,37 +94,231 @@ func TestViewGoldenStates(t *testing.T) {
 	}
 }
 
+// line is the first line of a view that starts with prefix ("" when none does).
+func line(view, prefix string) string {
+	for _, l := range strings.Split(view, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
+}
+
 func TestViewContent(t *testing.T) {
-	nv := newPane(120, 34, scenario(t, "nvlink4", model.Train, 8)).View()
+	nvd := scenario(t, "nvlink4", model.Train, 8)
+	nv := newPane(120, 34, nvd).View()
 	for _, want := range []string{
 		"fwd", "bwd", "attention", "all-reduce", "mlp", "weight grads", string(theme.GlyphComm), string(theme.GlyphCompute),
-		"µs", "ms", "t = 8", "nvlink4", "44.8%", "28.8%",
-		"S = 33.6 MB", "2(t−1)·α + 2(t−1)/t·S/B = 2·7·3.00 µs + 1.75·33.6 MB / 360 GB/s = 205 µs", "→ 213 µs",
-		"1 s on screen = 73.1 µs", "G0", "G7", "step 3/14", "reduce-scatter", "chunk 0: G2 → G3",
+		"µs", "ms", "t = 8", "nvlink4", "35.1%", "34.0%",
+		// Today's all-reduce named: size, group, link, algorithm and protocol, time.
+		"all-reduce S = 33.6 MB (b·s·h·e) · 8 GPUs · nvlink4 · NVLS/Simple → 213 µs, 4 per layer",
+		// NVLS's own formula, its numbers from the collective model's constants.
+		"NVLS/Simple: L + S/(B·η) = 89.8 µs + 33.6 MB / (450 GB/s × 0.603) = 213 µs",
+		"each GPU sends its 33.6 MB once to the NVSwitch",
+		// The busbw curve with today's size marked and the algorithms' ranges.
+		"busbw vs message size", "▲ today S = 33.6 MB: 275 GB/s", "┄ link 450 GB/s", "ring/LL", "NVLS/Simple───",
+		// The animation is NVLS's: the switch between the GPUs.
+		"NVLS all-reduce", "NVSwitch", "G0", "G7", "1 s on screen = 73.1 µs",
 	} {
 		if !strings.Contains(nv, want) {
 			t.Errorf("NVLink training view lacks %q:\n%s", want, nv)
 		}
 	}
+	if strings.Contains(nv, "2(t−1)·α") || strings.Contains(nv, "(≈") || strings.Contains(nv, "Ring all-reduce") {
+		t.Errorf("the NVLS view still shows the ring:\n%s", nv)
+	}
+	// Decoding runs the serving engine's one-shot kernel: its formula, exact, no approximation note.
 	inf := newPane(120, 34, scenario(t, "nvlink4", model.Infer, 8)).View()
-	for _, want := range []string{"one decode step", "step ", "S = 8.19 kB", "= 42.0 µs"} {
+	for _, want := range []string{"one decode step", "step ", "S = 8.19 kB", "one-shot (serving engine) → 6.16 µs",
+		"one-shot: launch + (t−1)·S/B = 6.00 µs + 7·8.19 kB / 360 GB/s = 6.16 µs", "One-shot all-reduce", "reads its 7 peers",
+		"one-shot──", "two-shot"} {
 		if !strings.Contains(inf, want) {
 			t.Errorf("inference view lacks %q:\n%s", want, inf)
 		}
 	}
-	if strings.Contains(inf, "bwd") || !strings.Contains(inf, "one-shot kernel") {
-		t.Errorf("inference view shows a backward bar, or does not say the decode all-reduce is the engine's one-shot kernel:\n%s", inf)
+	if strings.Contains(inf, "bwd") || strings.Contains(inf, "(≈") || strings.Contains(inf, "simplified") || strings.Contains(inf, "2(t−1)·α") {
+		t.Errorf("inference view shows a backward bar, the ring or an approximation note it does not need:\n%s", inf)
+	}
+	// PCIe runs NCCL's ring with the Simple protocol: the ring formula, the ring animation.
+	pc := newPane(120, 34, scenario(t, "pcie4", model.Train, 8)).View()
+	for _, want := range []string{"pcie4 · ring/Simple → 3.78 ms",
+		"ring/Simple: 2(t−1)·h + 2(t−1)/t·S/(B·r) = 14·690 ns + 1.75·33.6 MB / (24.8 GB/s × 0.627) = 3.78 ms",
+		"Ring all-reduce over 8 GPUs, 14 steps", "step 3/14", "reduce-scatter", "chunk 0: G2 → G3"} {
+		if !strings.Contains(pc, want) {
+			t.Errorf("PCIe view lacks %q:\n%s", want, pc)
+		}
 	}
 	tp1 := newPane(120, 34, scenario(t, "nvlink4", model.Train, 1)).View()
 	if !strings.Contains(tp1, "TP = 1: no tensor-parallel communication") || strings.Contains(tp1, string(theme.GlyphComm)) ||
-		strings.Contains(tp1, "G0") {
+		strings.Contains(tp1, "G0") || strings.Contains(tp1, "busbw") {
 		t.Errorf("TP=1 view:\n%s", tp1)
 	}
-	small := newPane(50, 14, scenario(t, "nvlink4", model.Train, 8)).View()
-	for _, want := range []string{"fwd", "bwd", "35.1%", "205 µs", "G0→G1→G2⇒G3→G4→G5→G6→G7→G0", "3/14"} {
+	small := newPane(50, 14, nvd).View()
+	for _, want := range []string{"fwd", "bwd", "35.1%", "AR 33.6 MB NVLS/Simple 213 µs ×4", "= 213 µs", "busbw ", "▲", "switch Σ"} {
 		if !strings.Contains(small, want) {
 			t.Errorf("50×14 view lacks %q:\n%s", want, small)
 		}
+	}
+}
+
+// TestFormulaIsTheModels: on every fixture the formula line ends in the model's own time for the
+// collective, and when the report's time is not what the formula gives the line says so.
+func TestFormulaIsTheModels(t *testing.T) {
+	datas := map[string]common.Data{"tree": treeInfer(t), "two-shot": twoShotInfer(t)}
+	for _, f := range fixtures {
+		datas[f.name] = f.data(t)
+	}
+	for name, d := range datas {
+		u := d.Report.Detail.TPCollective
+		if d.Report.Layout.TP <= 1 {
+			continue
+		}
+		m := newPane(160, 40, d)
+		fl := line(m.View(), m.coll.name()+": ")
+		if want := " = " + static.Seconds(u.Seconds); !strings.HasSuffix(fl, want) {
+			t.Errorf("%s: the formula line %q does not end in the model's %q", name, fl, want)
+		}
+		// A report whose time the formula does not give (a model the formula lags behind).
+		d.Report.Detail.TPCollective.Seconds *= 1.3
+		m = newPane(160, 40, d)
+		fl = line(m.View(), m.coll.name()+": ")
+		if !strings.Contains(fl, "(simplified: the model says "+static.Seconds(u.Seconds*1.3)+")") {
+			t.Errorf("%s: a formula that is not the model's is not flagged: %q", name, fl)
+		}
+	}
+}
+
+// TestAnimationFollowsAlgorithm: the animation plays the algorithm the model picked, with that
+// algorithm's number of steps, and draws it.
+func TestAnimationFollowsAlgorithm(t *testing.T) {
+	cases := []struct {
+		name  string
+		data  common.Data
+		algo  string
+		steps int
+		marks []string
+	}{
+		{"ring", scenario(t, "pcie4", model.Train, 8), "ring", 14, []string{"Ring all-reduce", "≈→"}},
+		{"nvls", scenario(t, "nvlink4", model.Train, 8), "NVLS", 2, []string{"NVLS all-reduce", "NVSwitch", "↓S"}},
+		{"one-shot", scenario(t, "nvlink4", model.Infer, 8), "one-shot", 1, []string{"One-shot all-reduce", "NVLink: every GPU reads", "↕"}},
+		{"two-shot", twoShotInfer(t), "two-shot", 2, []string{"Two-shot all-reduce", "G i reads slice i", "reduce-scatter"}},
+		// Chains of 8 in each of 2 nodes and one tree level: 2·7 + 2·1 steps.
+		{"tree", treeInfer(t), "tree", 16, []string{"Tree all-reduce", "node 0", "└─ node 1", "chain up"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New(theme.Default())
+			m.SetSize(120, 40)
+			m.SetData(tc.data)
+			if m.Algorithm() != tc.algo {
+				t.Fatalf("algorithm %q, want %q", m.Algorithm(), tc.algo)
+			}
+			view := m.View()
+			for _, w := range tc.marks {
+				if !strings.Contains(view, w) {
+					t.Errorf("view lacks %q:\n%s", w, view)
+				}
+			}
+			if !strings.Contains(view, fmt.Sprintf("step 1/%d", tc.steps)) {
+				t.Errorf("view does not count %d steps:\n%s", tc.steps, view)
+			}
+			// '.' walks the steps and the finished state, then starts over.
+			for i := 1; i <= tc.steps+1; i++ {
+				m.Update(press("."))
+				if want := i % (tc.steps + 1); m.Step() != want {
+					t.Fatalf("after %d × '.': step %d, want %d", i, m.Step(), want)
+				}
+				tuitest.CheckFrame(t, m.View(), 120, 40)
+			}
+			m.pos = float64(tc.steps)
+			if v := m.View(); !strings.Contains(v, "done") {
+				t.Errorf("the finished state does not say so:\n%s", v)
+			}
+		})
+	}
+}
+
+// TestTreeShares: the tree's bookkeeping against its meaning: after the chains every node's first
+// GPU holds its node's sum, after the climb the root holds everything, and at the end every GPU.
+func TestTreeShares(t *testing.T) {
+	for _, nodes := range []int{2, 3, 4, 8} {
+		for _, l := range []int{1, 4, 8} {
+			c := coll{t: l * nodes, local: l, nodes: nodes, anim: animTree}
+			for d := 1; (1 << d) < nodes*2; d++ {
+				c.depth = d
+			}
+			c.depth = 0
+			for (1 << c.depth) < nodes {
+				c.depth++
+			}
+			chain := l - 1
+			for i := 0; i < nodes; i++ {
+				if got := c.treeShares(i, 0, chain); got != l {
+					t.Errorf("%d nodes of %d: after the chains node %d's first GPU holds %d, want %d", nodes, l, i, got, l)
+				}
+			}
+			if got := c.treeShares(0, 0, chain+c.depth); got != c.t {
+				t.Errorf("%d nodes of %d: after the climb the root holds %d, want %d", nodes, l, got, c.t)
+			}
+			for i := 0; i < nodes; i++ {
+				for g := 0; g < l; g++ {
+					if got := c.treeShares(i, g, c.steps()); got != c.t {
+						t.Errorf("%d nodes of %d: at the end GPU %d of node %d holds %d, want %d", nodes, l, g, i, got, c.t)
+					}
+					// Never more before the end than after.
+					for k := 0; k < c.steps(); k++ {
+						if c.treeShares(i, g, k) > c.treeShares(i, g, k+1) {
+							t.Errorf("%d nodes of %d: GPU %d of node %d loses shares at step %d", nodes, l, g, i, k)
+						}
+					}
+				}
+			}
+		}
+	}
+	if subtreeSize(0, 5) != 5 || subtreeSize(1, 5) != 3 || subtreeSize(2, 5) != 1 || subtreeSize(4, 5) != 1 {
+		t.Error("subtreeSize")
+	}
+	if heapLevel(0) != 0 || heapLevel(2) != 1 || heapLevel(3) != 2 || heapLevel(7) != 3 {
+		t.Error("heapLevel")
+	}
+}
+
+// TestCurve: the busbw curve is the model's, today's size sits where it belongs, and the bands
+// name the algorithms in order of size.
+func TestCurve(t *testing.T) {
+	d := scenario(t, "nvlink4", model.Train, 8)
+	m := newPane(120, 40, d)
+	cu := m.sweep(100)
+	if len(cu.pts) != 100 || cu.pts[0].bytes != 1024 || cu.pts[99].bytes != 16<<30 {
+		t.Fatalf("sweep: %d points from %v to %v", len(cu.pts), cu.pts[0].bytes, cu.pts[len(cu.pts)-1].bytes)
+	}
+	u := d.Report.Detail.TPCollective
+	for _, p := range cu.pts {
+		r := collective.Time(collective.AllReduce, p.bytes, u.Group, u.Fabric, collective.Auto)
+		if want := p.bytes / r.Seconds * 2 * 7 / 8; p.bus != want || p.algo != r.Algo {
+			t.Fatalf("%v B: busbw %v %s, the model says %v %s", p.bytes, p.bus, p.algo, want, r.Algo)
+		}
+	}
+	if p := cu.pts[cu.today]; p.bytes < u.Bytes/1.25 || p.bytes > u.Bytes*1.25 {
+		t.Errorf("today's column holds %v B, today is %v B", p.bytes, u.Bytes)
+	}
+	if cu.pts[0].algo != collective.Ring || cu.pts[99].algo != collective.NVLS {
+		t.Errorf("from %s to %s, want ring to NVLS", cu.pts[0].algo, cu.pts[99].algo)
+	}
+	// NVLS's bus bandwidth exceeds the link's per-GPU bandwidth, which the chart draws.
+	if !(cu.maxBus > cu.link) || cu.link != 450e9 || cu.top < cu.maxBus {
+		t.Errorf("max busbw %v, link %v, top %v", cu.maxBus, cu.link, cu.top)
+	}
+	// Cached: the same width and data give the same sweep without redoing it.
+	if m.sweep(100) != cu {
+		t.Error("the sweep is not cached")
+	}
+	// Today's size beyond the usual range stretches it.
+	if lo, hi := curveRange(16); lo >= 16 || hi != 16<<30 {
+		t.Errorf("range for 16 B: %v–%v", lo, hi)
+	}
+	if _, hi := curveRange(64 << 30); hi < 64<<30 {
+		t.Errorf("range for 64 GiB ends at %v", hi)
 	}
 }
 
@@ -163,7 +367,7 @@ func press(s string) tea.KeyMsg {
 func TestKeys(t *testing.T) {
 	m := New(theme.Default())
 	m.SetSize(120, 34)
-	m.SetData(scenario(t, "nvlink4", model.Train, 8))
+	m.SetData(scenario(t, "pcie4", model.Train, 8)) // a ring of 8: 14 steps
 	if !m.Playing() || !m.Animating() {
 		t.Fatal("the ring should play from the start")
 	}
@@ -216,8 +420,8 @@ func TestKeys(t *testing.T) {
 func TestFrames(t *testing.T) {
 	m := New(theme.Default())
 	m.SetSize(120, 34)
-	m.SetData(scenario(t, "nvlink4", model.Train, 8))
-	step := m.stepWall() // 3.22 s / 14 ≈ 0.23 s
+	m.SetData(scenario(t, "pcie4", model.Train, 8))
+	step := m.stepWall() // 8 s / 14 ≈ 0.57 s
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	frames := func(from time.Time, n int) time.Time {
 		for i := 0; i < n; i++ {
@@ -275,15 +479,21 @@ func TestNoAnimationWithoutRing(t *testing.T) {
 
 func TestSetDataResetsRingOnNewTP(t *testing.T) {
 	m := New(theme.Default())
-	m.SetData(scenario(t, "nvlink4", model.Train, 8))
-	m.pos = 9.5
 	m.SetData(scenario(t, "pcie4", model.Train, 8))
+	m.pos = 9.5
+	m.SetData(scenario(t, "pcie3", model.Train, 8))
 	if m.Step() != 9 {
-		t.Errorf("same TP: step %d, want 9", m.Step())
+		t.Errorf("same TP and algorithm: step %d, want 9", m.Step())
 	}
-	m.SetData(scenario(t, "nvlink4", model.Train, 4))
+	m.SetData(scenario(t, "pcie4", model.Train, 4))
 	if m.Step() != 0 {
 		t.Errorf("new TP: step %d, want 0", m.Step())
+	}
+	m.SetData(scenario(t, "pcie4", model.Train, 8))
+	m.pos = 3.5
+	m.SetData(scenario(t, "nvlink4", model.Train, 8)) // the same TP, now on NVLink: NVLS
+	if m.Step() != 0 || m.Algorithm() != "NVLS" {
+		t.Errorf("new algorithm: step %d, want 0", m.Step())
 	}
 }
 

@@ -44,22 +44,29 @@ const (
 type plan struct {
 	barLabels, thick, axisTicks, gapBars, gapNums bool
 	segList                                       bool
-	arLine, noteLine                              bool
-	ringHeader, legend, explain                   bool
-	ring                                          ringKind
-	vgap                                          int
-	geo                                           ringGeo
+	// arLine: the collective's line (always with TP > 1; TP = 1: what TP would do); noteLine:
+	// what each GPU moves; legendLine: the formula's symbols.
+	arLine, noteLine, legendLine bool
+	ringHeader, legend, explain  bool
+	ring                         ringKind
+	vgap                         int
+	geo                          ringGeo
+	anim                         animKind
+	curve                        curveKind
+	plotH                        int
+	gapCurve                     bool
 }
 
 // layer is what the pane draws, gathered from the data once a view.
 type layer struct {
-	t        int
-	infer    bool
-	rows     [][]costmodel.Segment // forward (or the decode step), then backward
-	names    []string
-	totals   []float64
-	maxTotal float64
-	nComm    int // TP collectives per layer
+	t         int
+	infer     bool
+	rows      [][]costmodel.Segment // forward (or the decode step), then backward
+	names     []string
+	totals    []float64
+	maxTotal  float64
+	nComm     int // TP collectives per layer
+	nRegather int // of which sequence parallelism's extra all-gathers for the weight gradients
 }
 
 func (m *Model) layer() layer {
@@ -83,6 +90,9 @@ func (m *Model) layer() layer {
 			tot += segDur(s)
 			if s.Kind == costmodel.SegTPComm {
 				ly.nComm++
+				if strings.Contains(s.Label, "wgrad") {
+					ly.nRegather++
+				}
 			}
 		}
 		ly.totals = append(ly.totals, tot)
@@ -119,8 +129,14 @@ func (m *Model) draw(cv *canvas) {
 	if p.gapNums {
 		y++
 	}
+	if p.curve != curveNone {
+		y = m.drawCurve(cv, p, y)
+		if p.gapCurve {
+			y++
+		}
+	}
 	if p.ring != ringNone {
-		m.drawRing(cv, ly, p, y)
+		m.drawAnim(cv, ly, p, y)
 	}
 }
 
@@ -132,7 +148,9 @@ func (m *Model) plan(ly layer, w, h int) plan {
 	hasRing := ly.t > 1
 	if hasRing {
 		p.ring = ringCompact
+		p.arLine = true // the collective's line: what runs, how, how long
 	}
+	p.anim = m.coll.anim
 	p.vgap = 1
 	height := func() int {
 		n := 1 + nb + 1 // header, bars, axis labels
@@ -152,15 +170,8 @@ func (m *Model) plan(ly layer, w, h int) plan {
 			n++
 		}
 		n += 2 // numbers: shares, formula (TP = 1: the note and one line)
-		if p.arLine {
-			n++
-		}
-		if p.noteLine {
-			n++
-		}
-		if p.gapNums {
-			n++
-		}
+		n += b2i(p.arLine) + b2i(p.noteLine) + b2i(p.legendLine) + b2i(p.gapNums)
+		n += curveRows(p.curve, p.plotH) + b2i(p.gapCurve)
 		if hasRing {
 			n += 1 + p.ringHeight() // caption and drawing
 			if p.ringHeader {
@@ -185,31 +196,52 @@ func (m *Model) plan(ly layer, w, h int) plan {
 		}
 	}
 	flag := func(ok bool, f *bool) { try(ok, func() { *f = true }, func() { *f = false }) }
+	curve := func(k curveKind, rows int) {
+		old, oldH := p.curve, p.plotH
+		try(hasRing && curveFits(k, w) && (k > p.curve || rows > p.plotH), func() { p.curve, p.plotH = k, rows }, func() { p.curve, p.plotH = old, oldH })
+	}
 	flag(true, &p.barLabels)
+	curve(curveSpark, 0)
 	flag(hasRing, &p.ringHeader)
-	flag(true, &p.arLine)
-	flag(hasRing && m.needNoteLine(ly, w), &p.noteLine)
+	flag(!hasRing, &p.arLine)
+	flag(hasRing && m.coll.gist(w) != "", &p.noteLine)
 	flag(true, &p.axisTicks)
 	flag(true, &p.gapNums)
+	curve(curvePlot, 3)
 	upgrade := func(k ringKind) {
-		if g, ok := ringGeometry(ly.t, w-ringIndent(w), k); ok && p.ring == k-1 {
+		if g, ok := m.animGeometry(ly.t, w-ringIndent(w), k); ok && p.ring == k-1 {
 			old, oldGeo := p.ring, p.geo
 			try(true, func() { p.ring, p.geo = k, g }, func() { p.ring, p.geo = old, oldGeo })
 		}
 	}
 	if hasRing {
 		upgrade(ringMedium)
+	}
+	flag(hasRing, &p.legend) // what the drawing's cells and arrows mean, before more of it
+	if hasRing {
 		upgrade(ringFull)
 	}
-	flag(hasRing, &p.legend)
 	flag(true, &p.gapBars)
+	flag(p.curve != curveNone, &p.gapCurve)
 	flag(hasRing && w >= 80, &p.explain)
-	try(p.ring >= ringMedium, func() { p.vgap = 2 }, func() { p.vgap = 1 })
+	ringOnly := p.anim == animRing && p.ring >= ringMedium
+	try(ringOnly, func() { p.vgap = 2 }, func() { p.vgap = 1 })
 	if hasRing {
 		upgrade(ringBig)
 	}
+	for _, rows := range []int{4} {
+		if p.curve == curvePlot {
+			curve(curvePlot, rows)
+		}
+	}
 	flag(len(ly.rows) > 0, &p.segList)
-	try(p.ring >= ringMedium && p.vgap == 2, func() { p.vgap = 3 }, func() { p.vgap = 2 })
+	flag(hasRing && m.coll.f.Legend != "" && textWidth(m.coll.f.Legend) <= w, &p.legendLine)
+	try(ringOnly && p.vgap == 2, func() { p.vgap = 3 }, func() { p.vgap = 2 })
+	for _, rows := range []int{6, 8} {
+		if p.curve == curvePlot {
+			curve(curvePlot, rows)
+		}
+	}
 	flag(len(ly.rows) > 0, &p.thick)
 	return p
 }
@@ -219,9 +251,30 @@ func (p plan) ringHeight() int {
 	case ringCompact:
 		return 1
 	case ringMedium, ringFull, ringBig:
-		return 2*p.geo.boxH + p.vgap
+		switch p.anim {
+		case animRing:
+			return 2*p.geo.boxH + p.vgap
+		case animTree:
+			return p.geo.rows
+		}
+		return 2*p.geo.boxH + fabricGap
 	}
 	return 0
+}
+
+// animGeometry sizes the drawing of today's algorithm in avail columns; false when that kind of
+// drawing does not fit (or does not exist: the tree has one size).
+func (m *Model) animGeometry(t, avail int, kind ringKind) (ringGeo, bool) {
+	switch m.coll.anim {
+	case animRing:
+		return ringGeometry(t, avail, kind)
+	case animTree:
+		if kind != ringMedium || avail < 36 {
+			return ringGeo{}, false
+		}
+		return ringGeo{rows: treeRows(m.coll.nodes)}, true
+	}
+	return ringGeometry(m.coll.fabricGPUs(), avail, kind)
 }
 
 func ringIndent(w int) int {
@@ -479,101 +532,10 @@ func shortLabel(l string) string {
 }
 
 // decBytes formats bytes with decimal prefixes, like the link bandwidths: "33.6 MB".
-func decBytes(b float64) string {
-	s := static.Count(b)
-	if !strings.Contains(s, " ") {
-		s += " "
-	}
-	return s + "B"
-}
+func decBytes(b float64) string { return static.DecBytes(b) }
 
 // coef formats 2(t−1)/t.
 func coef(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }
-
-// formula is the ring all-reduce cost with the numbers filled in: the α-β sum and, when the
-// cost model's result differs by more than 5%, why.
-type formula struct {
-	steps       int
-	alpha, s, b float64
-	sum, model  float64
-	note, short string
-}
-
-// Protocol constants of costmodel/comm.go, used only to name which protocol explains the gap
-// between the textbook α-β sum and the model's time.
-const (
-	simpleLatencyFactor = 2.0
-	llBandwidthFraction = 0.1
-)
-
-func (m *Model) formula(t int) formula {
-	d := m.data.Report.Detail
-	f := formula{steps: ringSteps(t), alpha: d.TPLinkAlpha, s: d.TPAllReduceBytes, b: d.TPLinkBW, model: d.TPAllReduceS}
-	n := float64(f.steps)
-	wire := n / float64(t) * f.s
-	if f.b > 0 {
-		f.sum = n*f.alpha + wire/f.b
-	}
-	if f.model <= 0 || math.Abs(f.model-f.sum) <= 0.05*f.model {
-		return f
-	}
-	mod := static.Seconds(f.model)
-	near := func(x float64) bool { return math.Abs(x-f.model) <= 0.01*f.model }
-	switch {
-	case f.b > 0 && near(n*f.alpha+wire/(f.b*llBandwidthFraction)):
-		f.note = "(≈, NCCL LL protocol for small messages: model " + mod + ")"
-	case f.b > 0 && near(simpleLatencyFactor*n*f.alpha+wire/f.b):
-		f.note = "(≈: model " + mod + ", NCCL Simple protocol pays 2α a step)"
-	case d.TPCollective.Algorithm == "one-shot" || d.TPCollective.Algorithm == "two-shot":
-		f.note = "(≈: model " + mod + ", the serving engine's " + d.TPCollective.Algorithm + " kernel)"
-	case d.TPCollective.Algorithm != "":
-		f.note = "(≈: model " + mod + ", NCCL " + d.TPCollective.Algorithm + "/" + d.TPCollective.Protocol + ")"
-	default:
-		f.note = "(≈: model " + mod + ", NCCL protocol / hierarchy across nodes)"
-	}
-	f.short = "(≈ " + mod + " modelled)"
-	return f
-}
-
-// needNoteLine reports whether the formula's note needs a line of its own: it does not fit
-// after the whole formula.
-func (m *Model) needNoteLine(ly layer, w int) bool {
-	f := m.formula(ly.t)
-	if f.note == "" {
-		return false
-	}
-	v := formulaVariants(ly.t, f)[0]
-	return spansWidth(v)+1+textWidth(f.note) > w
-}
-
-// formulaVariants are the formula line, longest first.
-func formulaVariants(t int, f formula) [][]span {
-	sum := static.Seconds(f.sum)
-	c := coef(2 * float64(t-1) / float64(t))
-	num := fmt.Sprintf("2·%d·%s + %s·%s / %s", t-1, static.Seconds(f.alpha), c, decBytes(f.s), static.Bandwidth(f.b))
-	return [][]span{
-		{{"2(t−1)·α + 2(t−1)/t·S/B", stLabel}, {" = " + num + " = ", stPlain}, {sum, stBold}},
-		{{num + " = ", stPlain}, {sum, stBold}},
-		{{fmt.Sprintf("2·%d·α + %s·S/B = ", t-1, c), stLabel}, {sum, stBold}},
-		{{"ring = ", stLabel}, {sum, stBold}},
-	}
-}
-
-// formulaSpans is the formula line that fits, with the note (or its short form) when asked.
-func formulaSpans(t int, f formula, w int, withNote bool) []span {
-	vs := formulaVariants(t, f)
-	if withNote && f.note != "" {
-		for _, v := range vs {
-			for _, note := range []string{f.note, f.short} {
-				vv := append(v[:len(v):len(v)], span{" " + note, stSub})
-				if spansWidth(vv) <= w {
-					return vv
-				}
-			}
-		}
-	}
-	return fitSpans(w, vs...)
-}
 
 // drawNumbers writes TP degree, link, comm shares, one all-reduce and its formula.
 func (m *Model) drawNumbers(cv *canvas, ly layer, p plan, y int) int {
@@ -609,7 +571,6 @@ func (m *Model) drawNumbers(cv *canvas, ly layer, p plan, y int) int {
 	}
 	l1 := fitSpans(w,
 		[]span{{"TP ", stLabel}, {fmt.Sprintf("t = %d", ly.t), stBold}, {" · link ", stLabel}, {d.TPLink, stBold},
-			{fmt.Sprintf(": α = %s, B = %s", static.Seconds(d.TPLinkAlpha), static.Bandwidth(d.TPLinkBW)), stPlain},
 			{" · TP comm ", stLabel}, {layerShare, stWarn}, {" of the layer, ", stLabel}, {stepShare, stWarn},
 			{fmt.Sprintf(" of the %s (%s of %s)", stepWhat, static.Seconds(r.Breakdown.TPComm), static.Seconds(r.StepTime)), stLabel}},
 		[]span{{"TP ", stLabel}, {fmt.Sprintf("t = %d", ly.t), stBold}, {" · ", stLabel}, {d.TPLink, stBold},
@@ -620,29 +581,31 @@ func (m *Model) drawNumbers(cv *canvas, ly layer, p plan, y int) int {
 	)
 	cv.spans(0, y, l1...)
 	y++
-	if p.arLine {
-		per := fmt.Sprintf(", %d per layer", ly.nComm)
-		if ly.infer {
-			per = fmt.Sprintf(", %d per layer per token", ly.nComm)
-		}
-		what := " (b·s·h·e)"
-		if ly.infer {
-			what = " (b·h·e, one token)"
-		}
+	c := &m.coll
+	if !c.ok {
+		// No collective in the report (a hand-made or broken result): the all-reduce as timed.
 		cv.spans(0, y, fitSpans(w,
-			[]span{{"one all-reduce: ", stLabel}, {"S = " + decBytes(d.TPAllReduceBytes), stBold}, {what, stLabel},
-				{" → ", stPlain}, {static.Seconds(d.TPAllReduceS), stWarn}, {per, stLabel}},
-			[]span{{"all-reduce ", stLabel}, {"S = " + decBytes(d.TPAllReduceBytes), stBold}, {" → ", stPlain},
-				{static.Seconds(d.TPAllReduceS), stWarn}, {fmt.Sprintf(" ×%d", ly.nComm), stLabel}},
+			[]span{{"one all-reduce: ", stLabel}, {"S = " + decBytes(d.TPAllReduceBytes), stBold}, {" → ", stPlain}, {static.Seconds(d.TPAllReduceS), stWarn}},
 			[]span{{"S=" + decBytes(d.TPAllReduceBytes) + " ", stBold}, {static.Seconds(d.TPAllReduceS), stWarn}},
 		)...)
 		y++
+		cv.text(0, y, fit(w, "no collective detail in this result", "no detail"), stDim)
+		return y + 1 + b2i(p.noteLine) + b2i(p.legendLine)
 	}
-	f := m.formula(ly.t)
-	cv.spans(0, y, formulaSpans(ly.t, f, w, !p.noteLine)...)
+	what := " (b·s·h·e)"
+	if ly.infer {
+		what = " (b·h·e, one token)"
+	}
+	cv.spans(0, y, fitSpans(w, c.headerVariants(what, ly.nComm-ly.nRegather, ly.nRegather, ly.infer)...)...)
+	y++
+	cv.spans(0, y, fitSpans(w, c.formulaVariants()...)...)
 	y++
 	if p.noteLine {
-		cv.text(0, y, fit(w, f.note, f.short), stSub)
+		cv.text(0, y, c.gist(w), stSub)
+		y++
+	}
+	if p.legendLine {
+		cv.text(0, y, fit(w, c.f.Legend, ""), stSub)
 		y++
 	}
 	return y
