@@ -176,27 +176,87 @@ func (c caseData) explainRing(e *Explanation) bool {
 		steps, inter = c.n-1, c.nodes-1
 		e.WireFactor = 1
 	}
-	bus := c.intraBus
 	if c.nodes > 1 {
-		bus = min(bus, c.netBus)
+		return c.explainRingNet(e, steps, inter)
 	}
-	return c.protocol(e, bus, steps-inter, inter)
+	return c.protocol(e, c.intraBus, steps, 0)
 }
 
+// explainRingNet follows ringNet (multinode.go): LL bound by the host across nodes; Simple's
+// network steps at netSimpleFactor·α_net, and its transfer at the rate the ring's channels
+// reach with their window of chunks in flight (BW = channels · chunk / step time).
+func (c caseData) explainRingNet(e *Explanation, steps, inter int) bool {
+	n := float64(c.n)
+	bus := min(c.intraBus, c.netBus)
+	e.Steps, e.NetSteps = steps-inter, inter
+	switch e.Proto {
+	case LL:
+		if c.netSimpleOnly {
+			return false
+		}
+		e.Hop, e.NetHop = c.alphaIntra, c.alphaN
+		e.Link, e.BW = bus, c.netLLBandwidth(bus)
+		e.Factor = e.BW / bus
+		return true
+	case Simple:
+		chunkMax, window := float64(simpleMaxChunk), float64(ringWindowChunks)
+		if c.op == Broadcast {
+			chunkMax, window = netStepBytes, ncclSteps
+		}
+		netStep := netSimpleFactor * c.alphaN
+		busS := min(c.intraBus*simpleRamp(c.bytes, c.n, c.chunkOverhead), c.netBus)
+		ch := c.rails
+		perChannel := busS / ch
+		chunk := min(chunkMax, c.bytes/(ch*n))
+		if c.op == Broadcast {
+			chunk = min(chunkMax, c.bytes/ch)
+		}
+		step := max(chunk/perChannel, (netStep+chunk/perChannel)/window)
+		e.Hop, e.NetHop = simpleHopFactor*c.alphaIntra, netStep
+		e.Link, e.BW = bus, ch*chunk/step
+		e.Factor = e.BW / bus
+		e.FloorSteps, e.FloorHop = steps, simpleSyncFactor*c.alphaIntra
+		e.Floor = float64(steps-inter)*simpleSyncFactor*c.alphaIntra + float64(inter)*netStep
+		return true
+	}
+	return false
+}
+
+// pipelinedBW is the rate at which pipelined (multinode.go) moves bytes once its latency is
+// paid: the first piece through every stage, the rest at the slowest stage's rate.
+func pipelinedBW(bytes, quantum, perByte, slowest float64) float64 {
+	piece := min(bytes, quantum)
+	return bytes / (piece*perByte + (bytes-piece)/slowest)
+}
+
+// explainTree follows treeNet (multinode.go): a chain of 2(l−1) stages inside the nodes and
+// 2⌈log2 N⌉ across them; LL at a quarter of the tree's bus under the host's ceiling; Simple
+// pipelined through the stages (its BW the pipeline's rate for this size).
 func (c caseData) explainTree(e *Explanation) bool {
 	if c.op != AllReduce || c.nodes < 2 {
 		return false
 	}
-	depth := int(math.Ceil(math.Log2(float64(c.nodes))))
-	alg := min(c.intraBus/2, c.netBus*treeAlgFactor(c.nodes)) * treeBusFraction
+	depth := math.Ceil(math.Log2(float64(c.nodes)))
+	intraStages, netStages := 2*float64(c.local-1), 2*depth
+	bIntra, bNet := c.intraBus/2, c.netBus*treeAlgFactor(c.nodes)
+	slowest := min(bIntra, bNet) * treeBusFraction
 	e.WireFactor = 1
-	if !c.protocol(e, alg, 2*(c.local-1), 2*depth) {
+	e.Steps, e.NetSteps = int(intraStages), int(netStages)
+	e.Link = slowest
+	switch e.Proto {
+	case LL:
+		if c.netSimpleOnly {
+			return false
+		}
+		e.Hop, e.NetHop = c.alphaIntra, c.alphaN
+		e.BW = min(2*slowest/treeLLDivisor, netLLCeiling(c.nodes)) / 2
+	case Simple:
+		e.Hop, e.NetHop = simpleSyncFactor*c.alphaIntra, netSimpleFactor*c.alphaN
+		e.BW = pipelinedBW(c.bytes, c.rails*netStepBytes, intraStages/bIntra+netStages/bNet, slowest)
+	default:
 		return false
 	}
-	if e.Proto == LL { // LL on the tree's bus (2·alg), back to algorithm bandwidth
-		e.BW = c.llBandwidth(2*alg) / 2
-		e.Factor = e.BW / alg
-	}
+	e.Factor = e.BW / e.Link
 	return true
 }
 
@@ -221,11 +281,19 @@ func (c caseData) explainNVLS(e *Explanation) bool {
 	e.Link, e.Factor = c.intraRaw, c.nvlsEff
 	e.BW = c.intraRaw * c.nvlsEff
 	if c.nodes > 1 {
-		depth := int(math.Ceil(math.Log2(float64(c.nodes))))
-		e.NetSteps, e.NetHop = 2*depth, simpleSyncFactor*c.alphaN
-		if net := c.netBus * treeBusFraction * treeAlgFactor(c.nodes); net < e.BW {
-			e.Link, e.Factor, e.BW = net, 1, net
-		}
+		// nvlsTreeNet (multinode.go): NCCL's NVLS+tree chunk, the tree's network steps, the
+		// pipeline's rate through the NVLS and network stages.
+		depth := math.Ceil(math.Log2(float64(c.nodes)))
+		bNVLS := c.intraRaw * c.nvlsEff
+		bNet := c.netBus * treeAlgFactor(c.nodes) * treeBusFraction
+		conc := c.nvlsChannels * float64(c.local)
+		chunk = nvlsTreeChunk(c.bytes, conc)
+		e.Fill = nvlsFill * chunk / nvlsMaxChunk
+		e.Fixed = nvlsLatency + e.Fill
+		e.NetSteps, e.NetHop = int(2*depth), netSimpleFactor*c.alphaN
+		e.Link = min(bNVLS, bNet)
+		e.BW = pipelinedBW(c.bytes, conc*chunk, 1/bNVLS+2*depth/bNet, e.Link)
+		e.Factor = e.BW / e.Link
 	}
 	return true
 }

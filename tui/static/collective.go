@@ -198,9 +198,13 @@ func Formula(e collective.Explanation) CollFormula {
 		f.Gist = "each GPU sends and receives " + wireSym(e.Op) + " = " + DecBytes(e.Wire()) +
 			" over its link, in " + stepsSym(e.Op, "t") + " = " + strconv.Itoa(steps) + " steps round the ring of " + strconv.Itoa(t)
 		f.GistShort = "each GPU moves " + DecBytes(e.Wire()) + " in " + strconv.Itoa(steps) + " ring steps"
-		if e.Proto == collective.Simple {
+		switch {
+		case e.Proto == collective.Simple && e.Nodes > 1:
+			f.Legend = "h: Simple's hop latency, h_net: its step across the network, r: the share of B the ring's chunks reach (" +
+				coef(e.Factor) + " at this size: ramp and the network's window)"
+		case e.Proto == collective.Simple:
 			f.Legend = "h: Simple's hop latency, r: its chunk ramp (" + coef(e.Factor) + " at this size)"
-		} else {
+		default:
 			f.Legend = "α: the link's step latency, B_LL: LL's bandwidth (8 data bytes in 16)"
 		}
 	case collective.Tree:
@@ -215,11 +219,14 @@ func Formula(e collective.Explanation) CollFormula {
 			strconv.Itoa(e.Nodes) + " nodes: S goes up to the root summed and comes back down"
 		f.GistShort = "chains in the nodes, a tree across " + strconv.Itoa(e.Nodes)
 		f.Legend = "l: GPUs per node, N: nodes, B_tree: the tree's share of the network"
+		if e.Proto == collective.Simple {
+			f.Legend += ", pipelined through its stages in chunks"
+		}
 	case collective.NVLS, collective.NVLSTree:
 		hs, hn := hops("", "2⌈log2 N⌉·s_net")
 		bwSym, bwNum := "(B·η)", product()
-		if e.Algo == collective.NVLSTree && e.Factor == 1 {
-			bwSym, bwNum = "B_net", Bandwidth(e.BW)
+		if e.Algo == collective.NVLSTree {
+			bwSym = "(B·p)"
 		}
 		sym := "S"
 		if e.Op != collective.AllReduce {
@@ -237,6 +244,10 @@ func Formula(e collective.Explanation) CollFormula {
 			f.GistShort = "NVLS in each node, a tree across " + strconv.Itoa(e.Nodes)
 		}
 		f.Legend = "L: NVLS latency " + sec(e.Fixed-e.Fill) + " + pipeline fill " + sec(e.Fill) + ", η: NVLS efficiency"
+		if e.Algo == collective.NVLSTree {
+			f.Legend = "L: NVLS latency " + sec(e.Fixed-e.Fill) + " + fill " + sec(e.Fill) + ", s_net: a Simple step across the network, " +
+				"B: the slower of NVLS and the network's tree, p: the pipeline's share of it at this size (" + coef(e.Factor) + ")"
+		}
 	case collective.OneShot, collective.TwoShot:
 		launch := "launch"
 		if e.Launches > 1 {
