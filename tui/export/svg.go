@@ -734,7 +734,7 @@ func countComm(ss []costmodel.Segment) int {
 
 func segFill(k costmodel.SegmentKind) string {
 	switch k {
-	case costmodel.SegTPComm:
+	case costmodel.SegTPComm, costmodel.SegEPComm:
 		return colComm
 	case costmodel.SegMemory:
 		return colMemory
@@ -933,7 +933,7 @@ func (c *svgCanvas) legend(s model.Scenario, r costmodel.Report, y float64) floa
 	for _, ss := range [][]costmodel.Segment{r.Detail.Layer.Forward, r.Detail.Layer.Backward} {
 		for _, sg := range ss {
 			hasMem = hasMem || sg.Kind == costmodel.SegMemory
-			hasComm = hasComm || sg.Kind == costmodel.SegTPComm
+			hasComm = hasComm || sg.Kind == costmodel.SegTPComm || sg.Kind == costmodel.SegEPComm
 		}
 	}
 	var pipe, tens []swatch

@@ -370,15 +370,15 @@ func (m *Model) drawBars(cv *canvas, ly layer, p plan, y int) int {
 			if c == 0 {
 				continue
 			}
-			if s.Kind == costmodel.SegTPComm {
+			if isComm(s.Kind) {
 				alt = false
-			} else if i > 0 && sc[i-1] > 0 && segs[i-1].Kind != costmodel.SegTPComm {
+			} else if i > 0 && sc[i-1] > 0 && !isComm(segs[i-1].Kind) {
 				alt = !alt
 			}
 			glyph, fill, txt := theme.GlyphCompute, stComputeFill, stCompute
 			margin := 4 // a label keeps a fill glyph each side, so the segment shows without colour
 			switch {
-			case s.Kind == costmodel.SegTPComm:
+			case isComm(s.Kind):
 				glyph, fill, txt = theme.GlyphComm, stComm, stComm
 			case s.Kind == costmodel.SegMemory:
 				glyph = '▒'
@@ -410,7 +410,7 @@ func (m *Model) drawBars(cv *canvas, ly layer, p plan, y int) int {
 				for _, v := range vs {
 					if v != "" && textWidth(v)+1 <= c {
 						st := stSub
-						if s.Kind == costmodel.SegTPComm {
+						if isComm(s.Kind) {
 							st = stWarn
 						}
 						cv.text(x+center(textWidth(v), c), y+rows, v, st)
@@ -435,6 +435,12 @@ func (m *Model) drawBars(cv *canvas, ly layer, p plan, y int) int {
 	return y
 }
 
+// isComm says a segment is communication inside the layer: TP's collectives or the MoE
+// all-to-alls of expert parallelism (drawn alike; only TP's count in the TP share).
+func isComm(k costmodel.SegmentKind) bool {
+	return k == costmodel.SegTPComm || k == costmodel.SegEPComm
+}
+
 // segList spells a bar out: each segment's duration, the total and the comm share.
 func segList(name string, segs []costmodel.Segment, total float64, w int) []span {
 	long := []span{{name + ": ", stLabel}}
@@ -443,8 +449,10 @@ func segList(name string, segs []costmodel.Segment, total float64, w int) []span
 	comm := 0.0
 	for i, s := range segs {
 		st := stValue
-		if s.Kind == costmodel.SegTPComm {
+		if isComm(s.Kind) {
 			st = stWarn
+		}
+		if s.Kind == costmodel.SegTPComm {
 			comm += segDur(s)
 		}
 		sep := ""
