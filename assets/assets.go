@@ -244,6 +244,7 @@ type linkRow struct {
 	NVLSEff       float64 `yaml:"nvls_efficiency"`
 	LLGBps        float64 `yaml:"ll_bandwidth_gbps"`
 	SimpleOnly    bool    `yaml:"simple_only"`
+	PluginLatUS   float64 `yaml:"plugin_latency_us"`
 	PCIePath      string  `yaml:"pcie_path"`
 	P2P           bool    `yaml:"p2p"`
 	MeshLinks     int     `yaml:"mesh_links"`
@@ -252,7 +253,7 @@ type linkRow struct {
 
 // linkOptional are the link fields a row may leave out: no NVLink SHARP, LL's own limit, a PCIe
 // switch's path, peer-to-peer, no mesh.
-var linkOptional = []string{"nvls", "nvls_min_ranks", "nvls_efficiency", "ll_bandwidth_gbps", "pcie_path", "p2p", "mesh_links", "simple_only"}
+var linkOptional = []string{"nvls", "nvls_min_ranks", "nvls_efficiency", "ll_bandwidth_gbps", "pcie_path", "p2p", "mesh_links", "simple_only", "plugin_latency_us"}
 
 // parsedLinks is what the GPU rows need from links.yaml: every ID seen and its kind, bad rows
 // included, so that one bad link row does not also fail every GPU that names it.
@@ -307,6 +308,14 @@ func parseLinks(fsys fs.FS, errs *Errors) (parsedLinks, bool) {
 		if l.SimpleOnly && (kind == model.NVLink || kind == model.PCIe || kind == model.XGMI) {
 			r.fail("simple_only", "true", "applies to a network link between nodes; %s is %s", l.ID, l.Kind)
 		}
+		if _, set := r.nodes["plugin_latency_us"]; set && r.finite("plugin_latency_us", l.PluginLatUS) {
+			switch {
+			case kind == model.NVLink || kind == model.PCIe || kind == model.XGMI:
+				r.fail("plugin_latency_us", fmtFloat(l.PluginLatUS), "applies to a network link between nodes; %s is %s", l.ID, l.Kind)
+			case l.PluginLatUS < 0 || l.PluginLatUS > maxLatUS:
+				r.fail("plugin_latency_us", fmtFloat(l.PluginLatUS), "must be 0 to %g (1 s)", maxLatUS)
+			}
+		}
 		path, staged := r.pcieTopology(l, kind, err == nil)
 		if _, set := r.nodes["mesh_links"]; set && !r.bad["mesh_links"] && (l.MeshLinks < 1 || l.MeshLinks >= model.MaxGPUsPerNode) {
 			r.fail("mesh_links", strconv.Itoa(l.MeshLinks), "must be 1 to %d peer links per GPU (leave it out for a switch or a bus)", model.MaxGPUsPerNode-1)
@@ -331,6 +340,7 @@ func parseLinks(fsys fs.FS, errs *Errors) (parsedLinks, bool) {
 				NVLSEfficiency: l.NVLSEff,
 				LLBandwidth:    l.LLGBps * giga,
 				SimpleOnly:     l.SimpleOnly,
+				PluginLatency:  l.PluginLatUS / perMicro,
 				PCIePath:       path,
 				Staged:         staged,
 				MeshLinks:      l.MeshLinks,

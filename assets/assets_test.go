@@ -450,6 +450,8 @@ func TestBadRows(t *testing.T) {
 			"kind", "kind: missing (required)", 9, 1},
 		{"link simple_only inside a node", LinksFile, linkFile(replace("efficiency: 0.8\n", "efficiency: 0.8\n    simple_only: true\n")),
 			"simple_only", "simple_only = true: applies to a network link between nodes; bad-link is pcie", 15, 1},
+		{"link plugin latency inside a node", LinksFile, linkFile(replace("    source: test\n", "    plugin_latency_us: 75\n    source: test\n")),
+			"plugin_latency_us", "plugin_latency_us = 75: applies to a network link between nodes; bad-link is pcie", 15, 1},
 		{"link bad pcie path", LinksFile, linkFile(replace("    source: test\n", "    pcie_path: bus\n    source: test\n")),
 			"pcie_path", "pcie_path = bus: must be one of switch, host, socket", 15, 1},
 		{"link pcie path on NVLink", LinksFile, linkFile(replace("kind: pcie", "kind: nvlink\n    pcie_path: host")),

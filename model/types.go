@@ -187,6 +187,11 @@ type Link struct {
 	// not deliver a message's bytes in order, which LL and LL128 rely on (AWS EFA v1, where the
 	// network plugin sets NCCL_PROTO=simple).
 	SimpleOnly bool `json:"simple_only,omitempty"`
+	// PluginLatency is the latency a network plugin declares to NCCL for this network link,
+	// seconds (ncclNetProperties.latency): NCCL's tuner adds it to each network step of its
+	// estimates (twice for Simple), which moves its choice of algorithm, not the time a step takes
+	// (AWS's plugin declares 75 µs on p4d and p5, 35 µs on p5en and p6-b200). 0: none.
+	PluginLatency float64 `json:"plugin_latency_s,omitempty"`
 	// PCIePath is where a PCIe link's traffic between two GPUs goes: under PCIe switches, through
 	// the CPU's host bridge, or across CPU sockets (nvidia-smi topo -m's PIX/PXB, PHB/NODE, SYS).
 	PCIePath PCIePath `json:"pcie_path,omitempty"`
