@@ -23,8 +23,11 @@ type commCase struct {
 	algo         collective.Algo
 	minBytes     float64
 	maxBytes     float64 // 0: no bound
-	tolerance    float64
-	note         string
+	// benchOverhead is a fixed cost, seconds, that the benchmark itself adds to every call it
+	// times (added to the model's time before comparing); 0 for nccl-tests, which averages many.
+	benchOverhead float64
+	tolerance     float64
+	note          string
 }
 
 // commCases are the sweeps the model is judged on. Fitted: sn-h200x8-allreduce-bench (NVLS
@@ -47,14 +50,14 @@ var commCases = []commCase{
 	{id: "sn-b200x8-allreduce-ring", intra: "nvlink5", inter: "ib-ndr", nics: 8, algo: collective.Ring, tolerance: 0.10, note: "NCCL_NVLS_ENABLE=0"},
 	{id: "adt-p4de-x16-allreduce", intra: "nvlink3", inter: "efa1-100", nics: 4, minBytes: multiNodeFrom, tolerance: 0.45,
 		note: "8–64 MiB 18–41% fast: NCCL's tree runs 0.7–0.8 of its own estimate there (tuning.cc's tree correction)"},
-	{id: "adt-p5-x16-allreduce", intra: "nvlink4", inter: "efa-100", nics: 32, minBytes: multiNodeFrom, tolerance: 0.40,
-		note: "16 MiB–2 GiB 9–39% fast: below ~30 MiB NCCL runs tree LL128, which the model has not"},
+	{id: "adt-p5-x16-allreduce", intra: "nvlink4", inter: "efa-100", nics: 32, minBytes: multiNodeFrom, tolerance: 0.20,
+		note: "32 MiB–2 GiB 9–19% fast: AWS's tuner keeps the tree's LL128 to 30 MiB, NCCL's table runs the ring's at 32 MiB; NVLS+tree mid sizes"},
 	{id: "sn-h200x32-allreduce", intra: "nvlink4", inter: "efa-200", nics: 16, tolerance: 0.10, note: "NCCL ran the ring here"},
 	{id: "sn-h200x32-allreduce-ring", intra: "nvlink4", inter: "efa-200", nics: 16, algo: collective.Ring, tolerance: 0.10, note: "NCCL_ALGO=ring"},
 	{id: "sn-h200x32-allreduce-nvlstree", intra: "nvlink4", inter: "efa-200", nics: 16, algo: collective.NVLSTree, tolerance: 0.10, note: "NCCL_ALGO=nvlstree"},
-	{id: "sn-b200x32-allreduce-bench", intra: "nvlink5", inter: "efa-400", nics: 8, minBytes: multiNodeFrom, maxBytes: 8 << 20, tolerance: 0.65,
-		note: "one call timed after a barrier: the ranks' skew (~150–250 µs) is in the figure"},
-	{id: "sn-b200x32-allreduce-bench", intra: "nvlink5", inter: "efa-400", nics: 8, minBytes: 8 << 20, tolerance: 0.25},
+	{id: "sn-b200x32-allreduce-bench", intra: "nvlink5", inter: "efa-400", nics: 8, minBytes: multiNodeFrom, maxBytes: 32 << 20,
+		benchOverhead: snBenchSkew, tolerance: 0.07, note: "one call timed after a barrier: + 225 µs of the bench's own (rank skew)"},
+	{id: "sn-b200x32-allreduce-bench", intra: "nvlink5", inter: "efa-400", nics: 8, minBytes: 32 << 20, tolerance: 0.25},
 	{id: "nccltests119-a100x24-allreduce", intra: "nvlink3", inter: "ib-hdr", nics: 4, tolerance: 0.16,
 		note: "the IB preset's 0.85 is U: NCCL's maintainers expect 24 GB/s of an HDR port (0.96), 14% more"},
 	{id: "drn-h200x2-allreduce-1nic", intra: "nvlink4", inter: "roce-400-gcp", nics: 1, minBytes: multiNodeFrom, tolerance: 0.45,
@@ -92,6 +95,14 @@ var commCases = []commCase{
 	{id: "iss1639-rtx5090x4-allreduce-nop2p", intra: "pcie5", inter: "roce-400", nics: 8, noP2P: true, tolerance: 0.35,
 		note: "4 GPUs: host memory shared by fewer GPUs, which the model does not see"},
 }
+
+// snBenchSkew: what SN's all_reduce_bench adds to each call on 4 × 8 B200. It times one call right
+// after a barrier (its version of 2026-08), so the ranks' skew leaving the barrier is in the
+// figure: from 1 to 16 MiB, where NCCL runs the tree's LL128 (its table, and AWS's tuner up to
+// 17.5 MiB on 32 ranks of p6-b200 [AWSOFI nccl_ofi_regions.cpp]), every row exceeds the model's
+// time by 203–243 µs, a constant as a fixed per-call cost is. Fitted: the mean of those five
+// excesses. What the check then tests is the model's slope over those sizes.
+const snBenchSkew = 225e-6
 
 // xgmiRampNote and pcieRampNote name the model's known gap on links other than NVLink.
 const (
@@ -160,11 +171,11 @@ func CommChecks(link func(id string) (model.Link, error)) ([]Check, error) {
 			}
 			r := collective.Time(op, row.Bytes, g, f, cc.algo)
 			pred := 0.0
-			if r.Seconds > 0 {
-				pred = row.Bytes / r.Seconds * op.BusFactor(sw.GPUs) / 1e9
-			}
-			if op == collective.SendRecv {
-				pred = row.Bytes / r.Seconds / 1e9
+			if t := r.Seconds + cc.benchOverhead; r.Seconds > 0 {
+				pred = row.Bytes / t * op.BusFactor(sw.GPUs) / 1e9
+				if op == collective.SendRecv {
+					pred = row.Bytes / t / 1e9
+				}
 			}
 			note := fmt.Sprintf("%s/%s", r.Algo, r.Proto)
 			if cc.note != "" {

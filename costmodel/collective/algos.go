@@ -1,6 +1,10 @@
 package collective
 
-import "math"
+import (
+	"math"
+
+	"github.com/splitscope/splitscope/model"
+)
 
 // caseData is what every algorithm of one collective needs, computed once.
 type caseData struct {
@@ -16,6 +20,11 @@ type caseData struct {
 	llCap              float64 // the intra link's LL ceiling, bytes/s (0: none)
 	nvlsEff            float64 // the intra link's NVLS efficiency
 	netSimpleOnly      bool    // the network runs Simple only (multinode.go)
+	ll128              bool    // NCCL enables LL128 inside the node: NVLink (tuner.go, ll128Enabled)
+	pluginLatency      float64 // the latency the network plugin declares to NCCL's tuner, s
+	gen                int     // the GPU generation the intra link implies (tuner.go)
+	depth              float64 // ⌈log2 nodes⌉, the inter-node tree's depth
+	sizeClass          int     // ⌊log2(bytes / 64)⌋, the row of NCCL's tree correction (tuner.go)
 	nvlsChannels       float64 // NCCL's NVLS channels across nodes (multinode.go)
 	rails              float64 // the node's NICs the group uses: one ring or tree channel each
 	ok                 bool
@@ -33,6 +42,14 @@ func newCase(op Op, bytes float64, g Group, f Fabric) caseData {
 	c.nvls = f.Intra.NVLS && c.local >= max(f.Intra.NVLSMinRanks, 2) && f.Intra.NVLSEfficiency > 0
 	c.nvlsEff = f.Intra.NVLSEfficiency
 	c.llCap = f.Intra.LLBandwidth
+	c.ll128 = f.Intra.Kind == model.NVLink
+	c.pluginLatency = f.Inter.PluginLatency
+	c.gen = generation(f.Intra)
+	c.depth = math.Ceil(math.Log2(float64(max(c.nodes, 1))))
+	c.sizeClass = -1
+	if units := bytes / 64; units >= 1 && !math.IsInf(units, 0) {
+		c.sizeClass = int(math.Floor(math.Log2(units)))
+	}
 	c.netSimpleOnly, c.nvlsChannels, c.rails = f.Inter.SimpleOnly, nvlsNetChannels(f.Intra), float64(max(f.NICs, 1))
 	good := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) && !math.IsNaN(x) }
 	c.ok = good(c.intraBus) && c.alphaIntra >= 0 && c.n >= 2
@@ -85,6 +102,9 @@ func (c caseData) ring(try func(Algo, Proto, float64)) {
 		return float64(steps-inter)*perIntra + float64(inter)*perNet
 	}
 	try(Ring, LL, hops(c.alphaIntra, c.alphaN)+wire/c.llBandwidth(bus))
+	if c.ll128Enabled() {
+		try(Ring, LL128, hops(ll128HopFactor*c.alphaIntra, ll128HopFactor*c.alphaN)+wire/(ll128DataFraction*bus))
+	}
 	try(Ring, Simple, c.simpleTime(hops(simpleHopFactor*c.alphaIntra, simpleHopFactor*c.alphaN),
 		hops(simpleSyncFactor*c.alphaIntra, simpleSyncFactor*c.alphaN), wire, bus))
 }

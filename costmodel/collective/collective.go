@@ -150,11 +150,33 @@ func FabricOf(c model.Cluster) Fabric {
 }
 
 // Time is how long op on bytes takes over the group, run as NCCL runs it: the algorithm NCCL's
-// own cost table picks (tuner.go), timed with the calibrated cost of its fastest protocol
-// (algos.go). With algo other than Auto that algorithm only (what NCCL_ALGO does; OneShot and
-// TwoShot are the engines' kernels, engine.go), or, when it does not apply to the case (a tree
-// on one node, NVLS without NVLink SHARP, one-shot across nodes), the choice as with Auto. Zero bytes, one rank or a fabric without bandwidth cost nothing.
+// own cost table picks (tuner.go), timed with the calibrated cost (algos.go) of the protocol it
+// runs: LL128 where NCCL's table ranks LL128 first for that algorithm, otherwise the faster of
+// LL and Simple by the calibrated costs (the crossover between those two moved between NCCL
+// versions, and the calibration sweeps pin it down). With algo other than Auto that algorithm
+// only (what NCCL_ALGO does; OneShot and TwoShot are the engines' kernels, engine.go), or, when
+// it does not apply to the case (a tree on one node, NVLS without NVLink SHARP, one-shot across
+// nodes), the choice as with Auto. Zero bytes, one rank or a fabric without bandwidth cost
+// nothing.
 func Time(op Op, bytes float64, g Group, f Fabric, algo Algo) Result {
+	return timeWith(op, bytes, g, f, algo, anyProto)
+}
+
+// TimeProto is Time with the protocol forced, as NCCL_PROTO does: NCCL's table then picks the
+// algorithm among those that run proto, and the time is that protocol's. Where no algorithm of
+// the case runs proto (LL128 on PCIe, LL across a Simple-only network), the choice as with Time.
+// Validation uses it for a sweep whose NCCL ran another protocol than today's table picks.
+func TimeProto(op Op, bytes float64, g Group, f Fabric, algo Algo, proto Proto) Result {
+	if r := timeWith(op, bytes, g, f, algo, proto); r.Proto == proto && r.Seconds > 0 {
+		return r
+	}
+	return Time(op, bytes, g, f, algo)
+}
+
+// anyProto lets timeWith choose the protocol.
+const anyProto Proto = 255
+
+func timeWith(op Op, bytes float64, g Group, f Fabric, algo Algo, proto Proto) Result {
 	none := Result{Algo: Ring, Proto: Simple}
 	if !(bytes > 0) || g.Ranks <= 1 || math.IsInf(bytes, 0) {
 		return none
@@ -169,41 +191,71 @@ func Time(op Op, bytes float64, g Group, f Fabric, algo Algo) Result {
 	if !c.ok {
 		return none
 	}
-	// The fastest protocol of each algorithm, calibrated.
-	var best [numAlgos]Result
-	for i := range best {
-		best[i].Seconds = math.Inf(1)
-	}
+	// Every algorithm and protocol's calibrated time (0: the case has none).
+	var cal [numAlgos][3]float64
 	c.each(func(a Algo, p Proto, t float64) {
-		if t > 0 && t < best[a].Seconds {
-			best[a] = Result{Seconds: t, Algo: a, Proto: p}
+		if t > 0 && !math.IsInf(t, 1) {
+			cal[a][p] = t
 		}
 	})
-	if algo > Auto && int(algo) < numAlgos && !math.IsInf(best[algo].Seconds, 1) {
-		return best[algo]
-	}
-	if op == AllToAll || op == SendRecv {
-		if math.IsInf(best[Direct].Seconds, 1) {
-			return none
-		}
-		return best[Direct]
-	}
-	// NCCL's choice of algorithm, by its own estimate.
-	chosen, est := Ring, math.Inf(1)
-	for _, a := range []Algo{Ring, Tree, NVLS, NVLSTree} {
-		if math.IsInf(best[a].Seconds, 1) {
-			continue
-		}
-		for p := LL; p <= Simple; p++ {
-			if t := c.tunerTime(a, p, f); t < est {
-				chosen, est = a, t
+	// NCCL's own estimates, for the algorithms the case has.
+	var est [numAlgos][3]float64
+	for a := Ring; a <= NVLSTree; a++ {
+		if cal[a] != ([3]float64{}) {
+			for p := LL; p <= Simple; p++ {
+				est[a][p] = c.tunerTime(a, p, f)
 			}
 		}
 	}
-	if math.IsInf(best[chosen].Seconds, 1) {
+	// run is algorithm a as NCCL runs it: the protocol forced, or LL128 where NCCL's table ranks
+	// it first, or else the faster of LL and Simple by their calibrated costs.
+	run := func(a Algo) (Result, bool) {
+		if proto != anyProto {
+			return Result{Seconds: cal[a][proto], Algo: a, Proto: proto}, cal[a][proto] > 0
+		}
+		if e := est[a]; cal[a][LL128] > 0 && e[LL128] < e[LL] && e[LL128] < e[Simple] {
+			return Result{Seconds: cal[a][LL128], Algo: a, Proto: LL128}, true
+		}
+		r, ok := Result{Seconds: math.Inf(1), Algo: a}, false
+		for _, p := range [...]Proto{LL, Simple} {
+			if t := cal[a][p]; t > 0 && t < r.Seconds {
+				r.Seconds, r.Proto, ok = t, p, true
+			}
+		}
+		return r, ok
+	}
+	if algo > Auto && int(algo) < numAlgos {
+		if r, ok := run(algo); ok {
+			return r
+		}
+	}
+	if op == AllToAll || op == SendRecv {
+		if r, ok := run(Direct); ok {
+			return r
+		}
 		return none
 	}
-	return best[chosen]
+	// NCCL's choice of algorithm, by its own estimate, among those that run.
+	var chosen Result
+	found, best := false, math.Inf(1)
+	for a := Ring; a <= NVLSTree; a++ {
+		r, ok := run(a)
+		if !ok {
+			continue
+		}
+		for p := LL; p <= Simple; p++ {
+			if proto != anyProto && p != proto {
+				continue
+			}
+			if t := est[a][p]; t < best {
+				chosen, found, best = r, true, t
+			}
+		}
+	}
+	if !found {
+		return none
+	}
+	return chosen
 }
 
 // numAlgos sizes per-algorithm arrays (NCCL's algorithms: the engine's are timed apart).

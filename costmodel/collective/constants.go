@@ -37,6 +37,29 @@ const (
 	simpleChunkOverheadTime = 2.353e-6
 	channelMaxBW            = 29.9e9
 
+	// LL128 (NCCL's prims_ll128.h): each 128-byte line a warp stores carries 120 bytes of data and
+	// an 8-byte flag (NCCL_LL128_DATAELEMS / NCCL_LL128_LINEELEMS), so LL128 moves 120/128 of what
+	// the link carries, with no handshake per step (the flag travels with the data, as LL's does).
+	// Its step costs what NCCL's own table says an LL128 step costs against an LL step on the same
+	// hop (ll128HopFactor), times the model's calibrated LL step α.
+	ll128DataFraction = 120.0 / 128
+
+	// ll128HopFactor: an LL128 step costs this many LL steps (α), inside a node and across the
+	// network. Fitted on 8×A100 at 4 and 8 MiB, where every NCCL version runs LL128 (its table
+	// ranks LL128 first from about 1.2–2 MB to 16–24 MB there): 101.5 and 133.5 µs are 14 steps
+	// of 1.63 α (4.9 µs) plus the wire at 120/128 of the 240 GB/s bus (the slope between them,
+	// 229 GB/s, is that 225 within 2%) [SN §3.3]. NCCL's own table puts an LL128 step between
+	// LL's and Simple's on NVLink [tuning.cc hwLatencies]. Checked on 2 × 8 H100 over EFA,
+	// where NCCL runs the tree's LL128 from 1 to about 30 MiB: its latency there, 2 × (7 NVLink
+	// steps + 1 network step) of 1.63 α, is 114 µs, the sweep's intercept 110–130 µs [ADT].
+	ll128HopFactor = 1.63
+
+	// treeLL128BcastThreads: the share of a channel's threads that runs a tree's broadcast half
+	// with LL and LL128, the rest reducing [NCCL all_reduce.h runTreeSplit: 70% reduce, 30%
+	// broadcast]. LL128 is copied by the SMs, so the broadcast half moves at this share of what a
+	// whole channel moves (treeLL128Rate).
+	treeLL128BcastThreads = 0.3
+
 	// NVLink SHARP, fitted on 8×H200 [SN, sweep sn-h200x8-allreduce-bench, NVLS from 2 MiB]:
 	// t = nvlsLatency + nvlsFill · c / nvlsMaxChunk + S / (B · η), with NCCL's NVLS chunk c =
 	// S / nvlsChunkDivisor between 16 KiB and its nvlsChunkSize of 128 KiB [NCCL enqueue.cc]: a

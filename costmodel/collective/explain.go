@@ -137,8 +137,9 @@ func (e Explanation) finish() Explanation {
 }
 
 // protocol fills the terms a protocol sets on a link of bus bandwidth bus, with steps and
-// netSteps latency steps: LL pays α a step and moves at llBandwidth; Simple pays its hop latency
-// a step, moves at the chunk ramp's share of the bus, and never beats its handshake floor.
+// netSteps latency steps: LL pays α a step and moves at llBandwidth; LL128 pays its own step
+// (ll128HopFactor·α) and moves 120/128 of the bus; Simple pays its hop latency a step, moves at
+// the chunk ramp's share of the bus, and never beats its handshake floor.
 func (c caseData) protocol(e *Explanation, bus float64, steps, netSteps int) bool {
 	e.Steps, e.NetSteps = steps, netSteps
 	e.Link = bus
@@ -147,6 +148,13 @@ func (c caseData) protocol(e *Explanation, bus float64, steps, netSteps int) boo
 		e.Hop, e.NetHop = c.alphaIntra, c.alphaN
 		e.BW = c.llBandwidth(bus)
 		e.Factor = e.BW / bus
+	case LL128:
+		if !c.ll128Enabled() {
+			return false
+		}
+		e.Hop, e.NetHop = ll128HopFactor*c.alphaIntra, ll128HopFactor*c.alphaN
+		e.Factor = ll128DataFraction
+		e.BW = bus * e.Factor
 	case Simple:
 		e.Hop, e.NetHop = simpleHopFactor*c.alphaIntra, simpleHopFactor*c.alphaN
 		e.Factor = simpleRamp(c.bytes, c.n, c.chunkOverhead)
@@ -182,7 +190,8 @@ func (c caseData) explainRing(e *Explanation) bool {
 	return c.protocol(e, c.intraBus, steps, 0)
 }
 
-// explainRingNet follows ringNet (multinode.go): LL bound by the host across nodes; Simple's
+// explainRingNet follows ringNet (multinode.go): LL bound by the host across nodes; LL128 at
+// 120/128 of the slower link, its own step on every hop; Simple's
 // network steps at netSimpleFactor·α_net, and its transfer at the rate the ring's channels
 // reach with their window of chunks in flight (BW = channels · chunk / step time).
 func (c caseData) explainRingNet(e *Explanation, steps, inter int) bool {
@@ -197,6 +206,14 @@ func (c caseData) explainRingNet(e *Explanation, steps, inter int) bool {
 		e.Hop, e.NetHop = c.alphaIntra, c.alphaN
 		e.Link, e.BW = bus, c.netLLBandwidth(bus)
 		e.Factor = e.BW / bus
+		return true
+	case LL128:
+		if !c.ll128Enabled() {
+			return false
+		}
+		e.Hop, e.NetHop = ll128HopFactor*c.alphaIntra, ll128HopFactor*c.alphaN
+		e.Link, e.Factor = bus, ll128DataFraction
+		e.BW = bus * e.Factor
 		return true
 	case Simple:
 		chunkMax, window := float64(simpleMaxChunk), float64(ringWindowChunks)
@@ -230,13 +247,14 @@ func pipelinedBW(bytes, quantum, perByte, slowest float64) float64 {
 }
 
 // explainTree follows treeNet (multinode.go): a chain of 2(l−1) stages inside the nodes and
-// 2⌈log2 N⌉ across them; LL at a quarter of the tree's bus under the host's ceiling; Simple
+// 2⌈log2 N⌉ across them; LL at a quarter of the tree's bus under the host's ceiling; LL128 at
+// 120/128 of the slowest stage, the broadcast's share of the threads counted as one; Simple
 // pipelined through the stages (its BW the pipeline's rate for this size).
 func (c caseData) explainTree(e *Explanation) bool {
 	if c.op != AllReduce || c.nodes < 2 {
 		return false
 	}
-	depth := math.Ceil(math.Log2(float64(c.nodes)))
+	depth := c.depth
 	intraStages, netStages := 2*float64(c.local-1), 2*depth
 	bIntra, bNet := c.intraBus/2, c.netBus*treeAlgFactor(c.nodes)
 	slowest := min(bIntra, bNet) * treeBusFraction
@@ -250,6 +268,12 @@ func (c caseData) explainTree(e *Explanation) bool {
 		}
 		e.Hop, e.NetHop = c.alphaIntra, c.alphaN
 		e.BW = min(2*slowest/treeLLDivisor, netLLCeiling(c.nodes)) / 2
+	case LL128:
+		if !c.ll128Enabled() {
+			return false
+		}
+		e.Hop, e.NetHop = ll128HopFactor*c.alphaIntra, ll128HopFactor*c.alphaN
+		e.BW = c.treeLL128Rate(bIntra, bNet)
 	case Simple:
 		e.Hop, e.NetHop = simpleSyncFactor*c.alphaIntra, netSimpleFactor*c.alphaN
 		e.BW = pipelinedBW(c.bytes, c.rails*netStepBytes, intraStages/bIntra+netStages/bNet, slowest)
@@ -283,7 +307,7 @@ func (c caseData) explainNVLS(e *Explanation) bool {
 	if c.nodes > 1 {
 		// nvlsTreeNet (multinode.go): NCCL's NVLS+tree chunk, the tree's network steps, the
 		// pipeline's rate through the NVLS and network stages.
-		depth := math.Ceil(math.Log2(float64(c.nodes)))
+		depth := c.depth
 		bNVLS := c.intraRaw * c.nvlsEff
 		bNet := c.netBus * treeAlgFactor(c.nodes) * treeBusFraction
 		conc := c.nvlsChannels * float64(c.local)

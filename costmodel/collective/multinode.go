@@ -1,8 +1,6 @@
 package collective
 
 import (
-	"math"
-
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -82,6 +80,11 @@ func (c caseData) ringNet(try func(Algo, Proto, float64)) {
 	if !c.netSimpleOnly {
 		try(Ring, LL, hops(c.alphaIntra, c.alphaN)+wire/c.netLLBandwidth(bus))
 	}
+	if c.ll128Enabled() {
+		// LL128's lines cross the network as they are, flags and all, from GPU memory to GPU
+		// memory (no host bounce, unlike LL): 120/128 of the slower of the two links.
+		try(Ring, LL128, hops(ll128HopFactor*c.alphaIntra, ll128HopFactor*c.alphaN)+wire/(ll128DataFraction*bus))
+	}
 	netStep := netSimpleFactor * c.alphaN
 	busS := min(c.intraBus*simpleRamp(c.bytes, c.n, c.chunkOverhead), c.netBus)
 	ch := c.rails // one channel a rail
@@ -106,7 +109,7 @@ func (c caseData) ringNet(try func(Algo, Proto, float64)) {
 // way); between more than two nodes the network carries every byte up and down (half the
 // NICs), on two nodes each node sends half and receives half (the whole NICs).
 func (c caseData) treeNet(try func(Algo, Proto, float64)) {
-	depth := math.Ceil(math.Log2(float64(c.nodes)))
+	depth := c.depth
 	intraStages, netStages := 2*float64(c.local-1), 2*depth
 	bIntra, bNet := c.intraBus/2, c.netBus*treeAlgFactor(c.nodes)
 	slowest := min(bIntra, bNet) * treeBusFraction
@@ -115,6 +118,9 @@ func (c caseData) treeNet(try func(Algo, Proto, float64)) {
 		// (NCCL's tree LL estimate: bus / 3.8, halved), under the host's LL ceiling.
 		alg := min(2*slowest/treeLLDivisor, netLLCeiling(c.nodes)) / 2
 		try(Tree, LL, intraStages*c.alphaIntra+netStages*c.alphaN+c.bytes/alg)
+	}
+	if c.ll128Enabled() {
+		try(Tree, LL128, ll128HopFactor*(intraStages*c.alphaIntra+netStages*c.alphaN)+c.bytes/c.treeLL128Rate(bIntra, bNet))
 	}
 	quantum := c.rails * netStepBytes
 	try(Tree, Simple, pipelined(c.bytes, quantum,
@@ -128,7 +134,7 @@ func (c caseData) treeNet(try func(Algo, Proto, float64)) {
 // is channels × heads × chunk; the NVLS stages move at the link's NVLS rate, the network's at
 // the tree's.
 func (c caseData) nvlsTreeNet(try func(Algo, Proto, float64)) {
-	depth := math.Ceil(math.Log2(float64(c.nodes)))
+	depth := c.depth
 	bNVLS := c.intraRaw * c.nvlsEff
 	bNet := c.netBus * treeAlgFactor(c.nodes) * treeBusFraction // the tree's, as between the nodes of treeNet
 	conc := c.nvlsChannels * float64(c.local)
@@ -167,4 +173,17 @@ func nvlsNetChannels(l model.Link) float64 {
 		return nvlsChannelsBlackwell
 	}
 	return nvlsChannelsHopper
+}
+
+// treeLL128Rate is the algorithm bandwidth of the tree's LL128, bytes/s, given its stages' rates
+// inside the node (bIntra) and across the network (bNet): 120/128 of the slowest stage at the
+// tree's efficiency, where the broadcast half of each channel counts as a stage of its own. NCCL
+// splits a channel's threads between the tree's reduce (70%) and its broadcast (30%) for LL and
+// LL128 [NCCL all_reduce.h runTreeSplit], and LL128 is copied by those threads: with all of them
+// it fills the link (the ring's LL128 moves 120/128 of the bus, 8×A100), with 30% it moves 30%
+// of it. On 2 × 8 H100 the broadcast binds (0.3 × 360 GB/s against 180 for each direction of
+// the chain and 380 for the NICs): 93 GB/s, where the sweep's tree LL128 adds 90–118 GB/s per
+// extra byte between 2 and 32 MiB [ADT].
+func (c caseData) treeLL128Rate(bIntra, bNet float64) float64 {
+	return ll128DataFraction * treeBusFraction * min(bIntra, bNet, treeLL128BcastThreads*c.intraBus)
 }

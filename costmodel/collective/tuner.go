@@ -39,27 +39,84 @@ const (
 	tunerNVLSEfficiency = 0.85
 	tunerLLMaxTwoNodes  = 39.0
 	tunerLLMaxManyNodes = 20.4
+	// tunerNetOverhead: NCCL's per-step cost of posting to the network in a ring across nodes,
+	// µs, on an Intel host (2 on AMD) [NCCL tuning.cc getNetOverhead].
+	tunerNetOverhead = 1.0
 )
 
-// tunerLLMaxOneNode is NCCL's LL ceiling on one node for the GPU generation the intra link
-// implies: NVLink 5 Blackwell, NVLink 4 Hopper, NVLink 3 and PCIe Ampere, older Volta.
-func tunerLLMaxOneNode(l model.Link) float64 {
+// GPU generations as NCCL's tables index them (compCapIndex in tuning.cc).
+const (
+	genVolta = iota
+	genAmpere
+	genHopper
+	genBlackwell
+)
+
+// generation is the GPU generation the intra link implies: NVLink 5 Blackwell, NVLink 4 Hopper,
+// NVLink 3 and PCIe Ampere, older NVLink Volta.
+func generation(l model.Link) int {
 	switch {
 	case l.Kind == model.NVLink && l.Bandwidth >= 900e9:
-		return 282.0
+		return genBlackwell
 	case l.Kind == model.NVLink && l.Bandwidth >= 450e9:
-		return 141.0
+		return genHopper
 	case l.Kind == model.NVLink && l.Bandwidth < 300e9:
-		return 39.0
+		return genVolta
 	}
-	return 87.7
+	return genAmpere
+}
+
+// tunerLLMaxOneNode is NCCL's LL ceiling on one node for the GPU generation the intra link
+// implies [NCCL tuning.cc llMaxBws, the N1 column].
+func tunerLLMaxOneNode(l model.Link) float64 {
+	return [...]float64{39.0, 87.7, 141.0, 282.0}[generation(l)]
+}
+
+// NCCL's LL128 ceilings per channel, GB/s, by GPU generation and by node count (1, 2, more)
+// [NCCL tuning.cc perChMaxRingLL128Bws, perChMaxTreeLL128Bws]: LL128 is copied by the SMs, one
+// thread block a channel, and a block moves no more than this whatever the link.
+var (
+	tunerRingLL128PerCh = [4][3]float64{
+		{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {40.0, 40.0, 40.0},
+	}
+	tunerTreeLL128PerCh = [4][3]float64{
+		{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0},
+	}
+)
+
+// tunerTreeCorrection is NCCL's correction of its tree estimate for medium sizes, by protocol
+// (LL, LL128, Simple) and log2 of the size in 64-byte units (64 B to 256 MiB): "trees are not
+// perfectly sticking to the model for medium sizes" [NCCL tuning.cc treeCorrectionFactor,
+// applied in ncclTopoGetAlgoTime to the tree all-reduce's bandwidth].
+var tunerTreeCorrection = [3][24]float64{
+	{1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+	{1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
+	{.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
+}
+
+// treeCorrection is tunerTreeCorrection's factor for the case's size (1 outside its range).
+func (c caseData) treeCorrection(p Proto) float64 {
+	if c.sizeClass < 0 || c.sizeClass >= len(tunerTreeCorrection[p]) {
+		return 1
+	}
+	return tunerTreeCorrection[p][c.sizeClass]
+}
+
+// ll128Enabled says NCCL runs LL128 on the fabric [NCCL tuning.cc, the LL128 enable rules]: only
+// where every GPU of the node reaches the others over NVLink (typeIntra ≤ PATH_NVB; Volta and
+// later), never on PCIe, where a 128-byte store may be split and seen out of order; across
+// nodes as well (NICs beside their GPUs: typeInter ≤ PXB, ≤ PXN on Hopper and later), unless the
+// network runs Simple only. RCCL enables it on MI200 only (gfx90a), not on the MI300X's XGMI
+// [RCCL tuning.cc], so an XGMI link has none.
+func (c caseData) ll128Enabled() bool {
+	return c.ll128 && !(c.nodes > 1 && c.netSimpleOnly)
 }
 
 // tunerTime is NCCL's estimate, seconds, of running the case with an algorithm and protocol, or
 // +Inf when NCCL would not (NVLS needs Simple; a tree all-reduce only).
 func (c caseData) tunerTime(a Algo, p Proto, f Fabric) float64 {
-	if p == LL128 {
-		return math.Inf(1) // the calibrated model has no LL128 costs yet: keep the choice consistent
+	if p == LL128 && !c.ll128Enabled() {
+		return math.Inf(1)
 	}
 	if c.nodes > 1 && c.netSimpleOnly && p != Simple {
 		return math.Inf(1) // the network plugin set NCCL_PROTO=simple
@@ -70,6 +127,15 @@ func (c caseData) tunerTime(a Algo, p Proto, f Fabric) float64 {
 	}
 	intraLat := hwIntra[a][p]
 	netLat := tunerHWNet[a][p]
+	if c.local == 1 {
+		netLat = tunerHWNet[Tree][p] // one GPU a node: "latencies are fully exposed, use the Tree network latency"
+	}
+	// The latency the network plugin declares, on every network step; Simple pays it again for
+	// the flush [NCCL tuning.cc: interLat += latencyInter, twice for Simple].
+	netLat += c.pluginLatency * 1e6
+	if p == Simple {
+		netLat += c.pluginLatency * 1e6
+	}
 	n, nodes := float64(c.n), c.nodes
 	busGB := c.intraBus / 1e9
 	if nodes > 1 {
@@ -80,20 +146,36 @@ func (c caseData) tunerTime(a Algo, p Proto, f Fabric) float64 {
 		steps, inter = c.n-1, nodes-1
 	}
 	llMax := tunerLLMaxOneNode(f.Intra)
+	scale := min(nodes, 3) - 1 // NCCL's N1, N2, N4 columns
 	switch {
 	case nodes == 2:
 		llMax = tunerLLMaxTwoNodes
 	case nodes > 2:
 		llMax = tunerLLMaxManyNodes
 	}
-	depth := math.Ceil(math.Log2(float64(nodes)))
+	gen, depth := c.gen, c.depth
 	var lat, algbw float64 // µs, GB/s
 	switch a {
 	case Ring:
+		if nodes > 1 {
+			// "Inter-node rings still have to launch nsteps * net overhead": 1 µs a step on an
+			// Intel host, 3 for Simple [NCCL tuning.cc getNetOverhead].
+			overhead := tunerNetOverhead
+			if p == Simple {
+				overhead *= 3
+			}
+			intraLat = max(intraLat, overhead)
+		}
 		lat = tunerBase[a][p] + float64(steps-inter)*intraLat + float64(inter)*netLat
 		bus := busGB
-		if p == LL {
+		switch p {
+		case LL:
 			bus = min(llMax, bus*0.5)
+		case LL128:
+			bus *= 0.92 // NCCL: "120.0/128.0"
+			if nodes > 1 {
+				bus = min(bus, c.rails*tunerRingLL128PerCh[gen][scale])
+			}
 		}
 		algbw = bus * n / float64(steps)
 	case Tree:
@@ -102,10 +184,13 @@ func (c caseData) tunerTime(a Algo, p Proto, f Fabric) float64 {
 		}
 		lat = tunerBase[a][p] + 2*(float64(c.local-1)*intraLat+depth*netLat)
 		alg := min(c.intraBus/2e9, c.netBus/1e9*treeAlgFactor(nodes)) * 0.92
-		if p == LL {
+		switch p {
+		case LL:
 			alg = min(2*alg/3.8, llMax) / 2 // NCCL: the tree's bus bandwidth / 3.8, as algorithm bandwidth
+		case LL128:
+			alg = min(2*alg*120/128, c.rails*tunerTreeLL128PerCh[gen][scale]) / 2
 		}
-		algbw = alg
+		algbw = alg * c.treeCorrection(p)
 	case NVLS, NVLSTree:
 		if p != Simple || !c.nvls {
 			return math.Inf(1)
@@ -146,4 +231,11 @@ func treeAlgFactor(nodes int) float64 {
 		return 1
 	}
 	return 0.5
+}
+
+// tunerPicksLL128 says NCCL's table ranks LL128 first among the protocols of algorithm a on this
+// case: NCCL runs LL128 there, and only there.
+func (c caseData) tunerPicksLL128(a Algo, f Fabric) bool {
+	t := c.tunerTime(a, LL128, f)
+	return !math.IsInf(t, 1) && t < c.tunerTime(a, LL, f) && t < c.tunerTime(a, Simple, f)
 }

@@ -19,7 +19,7 @@ type CollFacts struct {
 	Algo, Name string
 	// Which algorithm it is; Engine: the serving engine's kernel rather than NCCL's.
 	Ring, Tree, NVLS, OneShot, TwoShot, Engine bool
-	// Proto is the NCCL protocol, "LL" or "Simple" ("" for the engine's kernels); Floored says
+	// Proto is the NCCL protocol, "LL", "LL128" or "Simple" ("" for the engine's kernels); Floored says
 	// Simple's handshakes, not the transfer, set the time.
 	Proto   string
 	Floored bool

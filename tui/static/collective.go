@@ -174,8 +174,11 @@ func Formula(e collective.Explanation) CollFormula {
 	case collective.Ring:
 		hs, hn := "", ""
 		lat := "α"
-		if e.Proto == collective.Simple {
+		switch e.Proto {
+		case collective.Simple:
 			lat = "h"
+		case collective.LL128:
+			lat = "λ"
 		}
 		if e.Nodes > 1 {
 			intra := "2(t−N)"
@@ -189,8 +192,11 @@ func Formula(e collective.Explanation) CollFormula {
 		}
 		// LL's bandwidth is its own (half the bus, or the link's LL ceiling): shown as it is.
 		bwSym, bwNum := "B_LL", Bandwidth(e.BW)
-		if e.Proto == collective.Simple {
+		switch e.Proto {
+		case collective.Simple:
 			bwSym, bwNum = "(B·r)", product()
+		case collective.LL128:
+			bwSym, bwNum = "(B·d)", product()
 		}
 		ws, wn, wc := wire(wireSym(e.Op), bwSym, bwNum)
 		f.Symbols, f.Numbers, f.Compact = join(hs, ws), join(hn, wn), join(hn, wc)
@@ -204,13 +210,18 @@ func Formula(e collective.Explanation) CollFormula {
 				coef(e.Factor) + " at this size: ramp and the network's window)"
 		case e.Proto == collective.Simple:
 			f.Legend = "h: Simple's hop latency, r: its chunk ramp (" + coef(e.Factor) + " at this size)"
+		case e.Proto == collective.LL128:
+			f.Legend = "λ: LL128's step latency, d: its data share (120 bytes in each 128-byte line)"
 		default:
 			f.Legend = "α: the link's step latency, B_LL: LL's bandwidth (8 data bytes in 16)"
 		}
 	case collective.Tree:
 		lat := "α"
-		if e.Proto == collective.Simple {
+		switch e.Proto {
+		case collective.Simple:
 			lat = "h"
+		case collective.LL128:
+			lat = "λ"
 		}
 		hs, hn := hops("2(l−1)·"+lat, "2⌈log2 N⌉·"+lat+"_net")
 		ws, wn, wc := wire("S", "B_tree", Bandwidth(e.BW))
@@ -219,8 +230,11 @@ func Formula(e collective.Explanation) CollFormula {
 			strconv.Itoa(e.Nodes) + " nodes: S goes up to the root summed and comes back down"
 		f.GistShort = "chains in the nodes, a tree across " + strconv.Itoa(e.Nodes)
 		f.Legend = "l: GPUs per node, N: nodes, B_tree: the tree's share of the network"
-		if e.Proto == collective.Simple {
+		switch e.Proto {
+		case collective.Simple:
 			f.Legend += ", pipelined through its stages in chunks"
+		case collective.LL128:
+			f.Legend += ", λ: LL128's step latency; B_tree is 120/128 of the slowest stage, the broadcast's 30% of the threads counted as one"
 		}
 	case collective.NVLS, collective.NVLSTree:
 		hs, hn := hops("", "2⌈log2 N⌉·s_net")

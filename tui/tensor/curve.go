@@ -310,7 +310,12 @@ func (m *Model) drawBands(cv *canvas, cu *curve, x0, y int) {
 		if a > 0 {
 			cv.set(x0+a, y, '│', stAxis)
 		}
-		for _, l := range []string{static.AlgoProto(pt.algo, pt.proto), static.AlgoName(pt.algo), bandCode(pt.algo)} {
+		// A narrow band between bands of the same algorithm is told apart by its protocol.
+		short := static.AlgoName(pt.algo)
+		if (a > 0 && cu.pts[a-1].algo == pt.algo) || (b < len(cu.pts) && cu.pts[b].algo == pt.algo) {
+			short = static.ProtoName(pt.proto)
+		}
+		for _, l := range []string{static.AlgoProto(pt.algo, pt.proto), short, bandCode(pt.algo)} {
 			if textWidth(l)+2 <= n {
 				cv.text(x0+a+center(textWidth(l), n), y, l, st)
 				break
