@@ -17,6 +17,8 @@ type caseData struct {
 	alphaIntra, alphaN float64 // LL step latency inside a node and across nodes, s
 	nvls               bool    // NVLink SHARP applies to this group
 	chunkOverhead      float64 // Simple's fixed cost per chunk, in bytes of one channel's transfer
+	chunkDivisor       float64 // Simple's chunk is S / (n · chunkDivisor): channels × chunks each cuts a step
+	stagedHop          float64 // what staging through host memory adds to a step inside the node, s
 	llCap              float64 // the intra link's LL ceiling, bytes/s (0: none)
 	nvlsEff            float64 // the intra link's NVLS efficiency
 	netSimpleOnly      bool    // the network runs Simple only (multinode.go)
@@ -36,7 +38,12 @@ func newCase(op Op, bytes float64, g Group, f Fabric) caseData {
 		c.local = max(c.n/c.nodes, 1)
 	}
 	c.intraRaw, c.intraBus, c.alphaIntra = intraPath(f.Intra, c.local) // the topology: topology.go
-	c.chunkOverhead = simpleChunkOverheadTime * channelBandwidth(c.intraBus)
+	// Simple's chunk ramp on this link: a fixed cost per chunk of simpleChunkOverheadFactor·α,
+	// counted in bytes of one channel's transfer, and chunks of S / (n · channels · chunks a
+	// channel cuts per step), NCCL opening a channel per channelMaxBW of the link.
+	c.chunkOverhead = simpleChunkOverheadFactor * c.alphaIntra * channelBandwidth(c.intraBus)
+	c.chunkDivisor = simpleChunksPerChannel * channelCount(c.intraBus)
+	c.stagedHop = c.alphaIntra - f.Intra.Latency // the host copy of a staged step (topology.go), else 0
 	c.netBus = f.Inter.Bandwidth * f.Inter.Efficiency * float64(max(f.NICs, 1))
 	c.alphaN = f.Inter.Latency
 	c.nvls = f.Intra.NVLS && c.local >= max(f.Intra.NVLSMinRanks, 2) && f.Intra.NVLSEfficiency > 0
@@ -105,7 +112,7 @@ func (c caseData) ring(try func(Algo, Proto, float64)) {
 	if c.ll128Enabled() {
 		try(Ring, LL128, hops(ll128HopFactor*c.alphaIntra, ll128HopFactor*c.alphaN)+wire/(ll128DataFraction*bus))
 	}
-	try(Ring, Simple, c.simpleTime(hops(simpleHopFactor*c.alphaIntra, simpleHopFactor*c.alphaN),
+	try(Ring, Simple, c.simpleTime(hops(c.simpleHop(), simpleHopFactor*c.alphaN),
 		hops(simpleSyncFactor*c.alphaIntra, simpleSyncFactor*c.alphaN), wire, bus))
 }
 
@@ -135,7 +142,11 @@ func (c caseData) direct(try func(Algo, Proto, float64)) {
 			bus, alpha = min(c.netBus/float64(c.local), c.intraBus*p2pBusFraction), c.alphaN
 		}
 		try(Direct, LL, alpha+c.bytes/c.llBandwidth(bus))
-		try(Direct, Simple, c.simpleTime(simpleHopFactor*alpha, simpleSyncFactor*alpha, c.bytes, bus))
+		hop := c.simpleHop()
+		if c.nodes > 1 {
+			hop = simpleHopFactor * alpha
+		}
+		try(Direct, Simple, c.simpleTime(hop, simpleSyncFactor*alpha, c.bytes, bus))
 		return
 	}
 	n := float64(c.n)
@@ -148,7 +159,11 @@ func (c caseData) direct(try func(Algo, Proto, float64)) {
 		alpha = max(alpha, c.alphaN)
 	}
 	// Every peer is one send and one receive, posted together: one handshake per peer.
-	lat := float64(c.n-1) * simpleHopFactor * alpha
+	hop := c.simpleHop()
+	if c.nodes > 1 {
+		hop = simpleHopFactor * alpha
+	}
+	lat := float64(c.n-1) * hop
 	try(Direct, Simple, max(float64(c.n-1)*simpleSyncFactor*alpha/2, lat+t))
 }
 
@@ -166,15 +181,28 @@ func (c caseData) llBandwidth(bus float64) float64 {
 // bandwidth reached with NCCL's chunk size for the message, and never less than the steps'
 // handshake floor.
 func (c caseData) simpleTime(lat, floor, wire, bus float64) float64 {
-	return max(floor, lat+wire/(bus*simpleRamp(c.bytes, c.n, c.chunkOverhead)))
+	return max(floor, lat+wire/(bus*simpleRamp(c.bytes, c.n, c.chunkOverhead, c.chunkDivisor)))
 }
 
+// simpleHop is a Simple step's latency on top of its transfer inside a node: the handshake's
+// own cost, the same on every link, plus the host copy of a staged step.
+func (c caseData) simpleHop() float64 { return simpleHopTime + c.stagedHop }
+
 // simpleRamp is the fraction of the bus bandwidth the Simple protocol reaches for a message:
-// chunks of about S / (n · simpleChunkDivisor) bytes between 64 KiB and 2 MiB, each paying a
-// fixed overhead worth overhead bytes.
-func simpleRamp(bytes float64, n int, overhead float64) float64 {
-	chunk := min(max(bytes/(float64(n)*simpleChunkDivisor), simpleMinChunk), simpleMaxChunk)
+// chunks of about S / (n · div) bytes between 64 KiB and 2 MiB, each paying a fixed overhead
+// worth overhead bytes.
+func simpleRamp(bytes float64, n int, overhead, div float64) float64 {
+	chunk := min(max(bytes/(float64(n)*div), simpleMinChunk), simpleMaxChunk)
 	return chunk / (chunk + overhead)
+}
+
+// channelCount is the number of channels NCCL opens on a link of bus bandwidth bus, bytes/s:
+// as many as it takes to fill the link at channelMaxBW each (at least one).
+func channelCount(bus float64) float64 {
+	if !(bus > 0) || math.IsInf(bus, 0) {
+		return 1
+	}
+	return max(math.Ceil(bus/channelMaxBW), 1)
 }
 
 // channelBandwidth is the bandwidth of one of NCCL's channels on a link of bus bandwidth bus:
@@ -183,5 +211,5 @@ func channelBandwidth(bus float64) float64 {
 	if !(bus > 0) || math.IsInf(bus, 0) {
 		return 0
 	}
-	return bus / math.Ceil(bus/channelMaxBW)
+	return bus / channelCount(bus)
 }

@@ -7,12 +7,20 @@ package collective
 // moves every protocol together.
 const (
 	// simpleHopFactor and simpleSyncFactor: a Simple step costs simpleHopFactor·α on top of its
-	// transfer, and never less than simpleSyncFactor·α in all (its handshake round trip). Fitted
-	// on the 8×A100 NVLink sweep [SN §3.3]: 1.18 µs and 7.26 µs against α = 3.0 µs (the flat
-	// 101 µs from 1 to 4 MiB is 14 steps × 7.26 µs); the 4×V100 PCIe switch latencies [ISS
-	// sglang-V100#2] give 7.7 µs against α = 3.1 µs, the same ratio within 3%.
+	// transfer across the network, and never less than simpleSyncFactor·α in all (its handshake
+	// round trip). Fitted on the 8×A100 NVLink sweep [SN §3.3]: 1.18 µs and 7.26 µs against α =
+	// 3.0 µs (the flat 101 µs from 1 to 4 MiB is 14 steps × 7.26 µs); the 4×V100 PCIe switch
+	// latencies [ISS sglang-V100#2] give 7.7 µs against α = 3.1 µs, the same ratio within 3%.
 	simpleHopFactor  = 0.394
 	simpleSyncFactor = 2.42
+
+	// simpleHopTime: inside a node a Simple step's latency on top of its transfer is the
+	// handshake's own work on the GPU (a fence, a flag written and polled), the same on any link,
+	// unlike LL's step, which is the link's round trip (α). 1.18 µs on 8×A100 (0.394 of its 3 µs
+	// α, fitted with the ramp [SN §3.3]); 8×MI300X's XGMI, whose LL step is 1 µs, pays 1.2–1.4 µs
+	// a step between 2 and 16 MiB (a 20 µs intercept over 14 steps [AIS]), and 8×RTX 5090 on
+	// PCIe about 2 µs (a 30 µs intercept from 2 to 32 MiB [AIK]).
+	simpleHopTime = 1.182e-6
 
 	// llBusFraction: LL moves 8 bytes of data per 16 written (data + flag), half the link's
 	// bandwidth [NCCL tuning.cc: busBw × 0.5 for ring LL]; the 4×V100 PCIe sweep's LL slope
@@ -21,21 +29,26 @@ const (
 	// fact of the link's generation (model.Link.LLBandwidth: 23.6 GB/s on 8×A100, 120 on 8×H200).
 	llBusFraction = 0.5
 
-	// Simple's bandwidth ramp. NCCL cuts each channel's share of a message into chunks of at most
-	// simpleMaxChunk (NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8 × ALLREDUCE_CHUNKSTEPS 4 = 2 MiB)
-	// and at least simpleMinChunk (64 KiB), about S / (ranks × simpleChunkDivisor) in between;
-	// each chunk pays a fixed overhead of simpleChunkOverheadTime on its channel, which moves at
-	// most channelMaxBW. So a channel reaches c / (c + overhead) of its bandwidth, the overhead in
-	// bytes being its time at the channel's rate: on 8×A100 NVLink (8 channels of 29.9 GB/s) 97%
-	// at 2 MiB chunks, 48% at 64 KiB. Fitted on the 8×A100 sweep [SN §3.3] (with the two Simple
-	// latency factors and the link's efficiency): mean error 3.0% from 1 MiB to 16 GiB, 0.5%
-	// below. On a PCIe switch one channel of 12.6 GB/s fills the link, and the same overhead time
-	// costs less: the 4×V100 latencies stay within 16% [ISS sglang-V100#2].
-	simpleMaxChunk          = 2 << 20
-	simpleMinChunk          = 64 << 10
-	simpleChunkDivisor      = 42.7
-	simpleChunkOverheadTime = 2.353e-6
-	channelMaxBW            = 29.9e9
+	// Simple's bandwidth ramp. NCCL opens as many channels as it takes to fill the link at
+	// channelMaxBW each (9 on 8×A100's 240 GB/s bus, 2 on a PCIe 5 box's 43–50, 11 on 8×MI300X's
+	// 327) and each channel cuts its share of a ring step into chunks, simpleChunksPerChannel of
+	// them (between simpleMinChunk, 64 KiB, and simpleMaxChunk, NCCL_BUFFSIZE 4 MiB / NCCL_STEPS
+	// 8 × ALLREDUCE_CHUNKSTEPS 4 = 2 MiB): chunks of S / (n · channels · 4.74). Each chunk pays a
+	// fixed cost of simpleChunkOverheadFactor·α, a round of the link's own step latency, against
+	// its channel's rate: a channel reaches c / (c + 0.78·α·rate) of its bandwidth. A link with
+	// fewer channels cuts bigger chunks from the same message, and a link with a shorter step pays
+	// less a chunk, so both reach their plateau sooner than NVLink: on 8×A100 (α 3 µs, 9 channels)
+	// 97% at 2 MiB chunks, 51% at 64 KiB (at 512 MiB and below 22 MB); on 8×RTX 5090 (α 1.75 µs,
+	// 2 channels) 68% at 64 KiB, 98% from 160 MB; on 8×MI300X (α 1 µs, 11 channels) 69% and 99%.
+	// Fitted on the 8×A100 sweep [SN §3.3] (with the two Simple latencies and the link's
+	// efficiency): mean error 2.9% from 1 MiB to 16 GiB, 0.5% below; that 2.353 µs a chunk is
+	// 0.784 α is what carries to the other links, checked on 8×MI300X [AIS] (7.3% → 5.0% mean
+	// from 1 MiB) and on PCIe boxes [AIK, TGK, RTXPRO] (their mid sizes 25–100% slow before).
+	simpleMaxChunk            = 2 << 20
+	simpleMinChunk            = 64 << 10
+	simpleChunksPerChannel    = 4.744
+	simpleChunkOverheadFactor = 0.7843
+	channelMaxBW              = 29.9e9
 
 	// LL128 (NCCL's prims_ll128.h): each 128-byte line a warp stores carries 120 bytes of data and
 	// an 8-byte flag (NCCL_LL128_DATAELEMS / NCCL_LL128_LINEELEMS), so LL128 moves 120/128 of what

@@ -156,8 +156,8 @@ func (c caseData) protocol(e *Explanation, bus float64, steps, netSteps int) boo
 		e.Factor = ll128DataFraction
 		e.BW = bus * e.Factor
 	case Simple:
-		e.Hop, e.NetHop = simpleHopFactor*c.alphaIntra, simpleHopFactor*c.alphaN
-		e.Factor = simpleRamp(c.bytes, c.n, c.chunkOverhead)
+		e.Hop, e.NetHop = c.simpleHop(), simpleHopFactor*c.alphaN
+		e.Factor = simpleRamp(c.bytes, c.n, c.chunkOverhead, c.chunkDivisor)
 		e.BW = bus * e.Factor
 		e.FloorSteps, e.FloorHop = steps+netSteps, simpleSyncFactor*c.alphaIntra
 		e.Floor = float64(steps)*simpleSyncFactor*c.alphaIntra + float64(netSteps)*simpleSyncFactor*c.alphaN
@@ -221,7 +221,7 @@ func (c caseData) explainRingNet(e *Explanation, steps, inter int) bool {
 			chunkMax, window = netStepBytes, ncclSteps
 		}
 		netStep := netSimpleFactor * c.alphaN
-		busS := min(c.intraBus*simpleRamp(c.bytes, c.n, c.chunkOverhead), c.netBus)
+		busS := min(c.intraBus*simpleRamp(c.bytes, c.n, c.chunkOverhead, c.chunkDivisor), c.netBus)
 		ch := c.rails
 		perChannel := busS / ch
 		chunk := min(chunkMax, c.bytes/(ch*n))
@@ -229,7 +229,7 @@ func (c caseData) explainRingNet(e *Explanation, steps, inter int) bool {
 			chunk = min(chunkMax, c.bytes/ch)
 		}
 		step := max(chunk/perChannel, (netStep+chunk/perChannel)/window)
-		e.Hop, e.NetHop = simpleHopFactor*c.alphaIntra, netStep
+		e.Hop, e.NetHop = c.simpleHop(), netStep
 		e.Link, e.BW = bus, ch*chunk/step
 		e.Factor = e.BW / bus
 		e.FloorSteps, e.FloorHop = steps, simpleSyncFactor*c.alphaIntra
@@ -332,7 +332,11 @@ func (c caseData) explainDirect(e *Explanation) bool {
 		e.WireFactor = 1
 		// One hop, on whichever link carries it: a step at that link's latency (c is a copy).
 		c.alphaIntra = alpha
-		return c.protocol(e, bus, 1, 0)
+		ok := c.protocol(e, bus, 1, 0)
+		if c.nodes > 1 && e.Proto == Simple {
+			e.Hop = simpleHopFactor * alpha // direct's Simple hop across the network
+		}
+		return ok
 	case AllToAll:
 		if e.Proto != Simple {
 			return false
@@ -349,7 +353,10 @@ func (c caseData) explainDirect(e *Explanation) bool {
 			}
 		}
 		e.BW = e.Link
-		e.Steps, e.Hop = c.n-1, simpleHopFactor*alpha
+		e.Steps, e.Hop = c.n-1, c.simpleHop()
+		if c.nodes > 1 {
+			e.Hop = simpleHopFactor * alpha
+		}
 		e.FloorSteps, e.FloorHop = c.n-1, simpleSyncFactor*alpha/2
 		e.Floor = float64(e.FloorSteps) * e.FloorHop
 		return true

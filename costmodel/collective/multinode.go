@@ -86,7 +86,7 @@ func (c caseData) ringNet(try func(Algo, Proto, float64)) {
 		try(Ring, LL128, hops(ll128HopFactor*c.alphaIntra, ll128HopFactor*c.alphaN)+wire/(ll128DataFraction*bus))
 	}
 	netStep := netSimpleFactor * c.alphaN
-	busS := min(c.intraBus*simpleRamp(c.bytes, c.n, c.chunkOverhead), c.netBus)
+	busS := min(c.intraBus*simpleRamp(c.bytes, c.n, c.chunkOverhead, c.chunkDivisor), c.netBus)
 	ch := c.rails // one channel a rail
 	perChannel := busS / ch
 	// Each channel's link carries wire/ch bytes in chunks of S/(ch·n), at most chunkMax.
@@ -96,7 +96,7 @@ func (c caseData) ringNet(try func(Algo, Proto, float64)) {
 	}
 	chunks := wire / (ch * chunk)
 	step := max(chunk/perChannel, (netStep+chunk/perChannel)/window)
-	t := hops(simpleHopFactor*c.alphaIntra, netStep) + chunks*step
+	t := hops(c.simpleHop(), netStep) + chunks*step
 	try(Ring, Simple, max(hops(simpleSyncFactor*c.alphaIntra, netStep), t))
 }
 

@@ -169,7 +169,7 @@ func TestRingWindow(t *testing.T) {
 	f := cluster(nvlink4, efa, 8)
 	const s = 4 << 20
 	ch := 8.0
-	bus := min(nvlink4.EffBandwidth()*simpleRamp(s, 16, simpleChunkOverheadTime*channelBandwidth(nvlink4.EffBandwidth())), 8*efa.EffBandwidth())
+	bus := min(nvlink4.EffBandwidth()*simpleRamp(s, 16, simpleChunkOverheadFactor*nvlink4.Latency*channelBandwidth(nvlink4.EffBandwidth()), simpleChunksPerChannel*channelCount(nvlink4.EffBandwidth())), 8*efa.EffBandwidth())
 	chunk := s / (ch * 16)
 	perChannel := bus / ch
 	netStep := netSimpleFactor * efa.Latency
@@ -177,7 +177,7 @@ func TestRingWindow(t *testing.T) {
 		t.Fatal("not the latency-bound case")
 	}
 	steps := 2.0 * 15
-	lat := (steps-2)*simpleHopFactor*nvlink4.Latency + 2*netStep
+	lat := (steps-2)*simpleHopTime + 2*netStep
 	want := lat + steps*(netStep+chunk/perChannel)/ringWindowChunks
 	if r := candidate(AllReduce, s, g, f, Ring, Simple); math.Abs(r.Seconds/want-1) > 1e-12 {
 		t.Errorf("ring Simple of 4 MiB on 2×8: %v, want %v", r.Seconds, want)

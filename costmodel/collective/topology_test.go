@@ -145,3 +145,34 @@ func TestTopologyFinite(t *testing.T) {
 		}
 	}
 }
+
+// Simple's ramp follows the link: a chunk's fixed cost is 0.78 of the link's step α, and a link
+// with fewer channels cuts bigger chunks. So at 16 MiB 8 GPUs on a PCIe 5 switch (2 channels,
+// α 1.75 µs) move at over 85% of their plateau, 8 MI300X on XGMI (α 1 µs) at over 65%, and
+// 8×A100 on NVLink (9 channels, α 3 µs) at about half of theirs.
+func TestSimpleRampFollowsLink(t *testing.T) {
+	pcie5 := model.Link{ID: "pcie5", Kind: model.PCIe, Bandwidth: 63e9, Latency: 1.75e-6, Efficiency: 0.80}
+	xgmi := model.Link{ID: "xgmi", Kind: model.XGMI, Bandwidth: 448e9, Latency: 1e-6, Efficiency: 0.713, MeshLinks: 7}
+	g := Group{Ranks: 8, Nodes: 1}
+	share := func(l model.Link, s float64) float64 {
+		r := TimeProto(AllReduce, s, g, node(l), Ring, Simple)
+		big := TimeProto(AllReduce, 16<<30, g, node(l), Ring, Simple)
+		return (s / r.Seconds) / ((16 << 30) / big.Seconds)
+	}
+	for _, tc := range []struct {
+		l      model.Link
+		lo, hi float64
+	}{{pcie5, 0.85, 1}, {xgmi, 0.65, 0.9}, {nvlink3, 0.4, 0.6}} {
+		if f := share(tc.l, 16<<20); f < tc.lo || f > tc.hi {
+			t.Errorf("%s at 16 MiB: %.2f of its plateau, want %.2f–%.2f", tc.l.ID, f, tc.lo, tc.hi)
+		}
+	}
+	// The chunk's fixed cost scales with α: XGMI's is a third of NVLink's on channels of the same rate.
+	a := newCase(AllReduce, 1<<30, g, node(nvlink3))
+	b := newCase(AllReduce, 1<<30, g, node(xgmi))
+	ra := a.chunkOverhead / channelBandwidth(a.intraBus)
+	rb := b.chunkOverhead / channelBandwidth(b.intraBus)
+	if math.Abs(rb/ra-1.0/3) > 1e-9 {
+		t.Errorf("chunk cost XGMI/NVLink %.3f, want 1/3", rb/ra)
+	}
+}

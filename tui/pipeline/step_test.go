@@ -73,7 +73,7 @@ func TestStepThroughFirstOps(t *testing.T) {
 		t.Errorf("first step: %q", d)
 	}
 	m.Update(runes("."))
-	if d := m.StepDescription(); !strings.HasPrefix(d, "S1 (GPU 2) · F of micro-batch 0 · waited 24.9 ms for S0's F0 (p2p 131 µs)") {
+	if d := m.StepDescription(); !strings.HasPrefix(d, "S1 (GPU 2) · F of micro-batch 0 · waited 24.9 ms for S0's F0 (p2p 139 µs)") {
 		t.Errorf("second step: %q", d)
 	}
 }

@@ -141,8 +141,8 @@ func TestViewContent(t *testing.T) {
 	}
 	// PCIe runs NCCL's ring with the Simple protocol: the ring formula, the ring animation.
 	pc := newPane(120, 34, scenario(t, "pcie4", model.Train, 8)).View()
-	for _, want := range []string{"pcie4 · ring/Simple → 3.78 ms",
-		"ring/Simple: 2(t−1)·h + 2(t−1)/t·S/(B·r) = 14·690 ns + 1.75·33.6 MB / (24.8 GB/s × 0.627) = 3.78 ms",
+	for _, want := range []string{"pcie4 · ring/Simple → 2.48 ms",
+		"ring/Simple: 2(t−1)·h + 2(t−1)/t·S/(B·r) = 14·1.18 µs + 1.75·33.6 MB / (24.8 GB/s × 0.963) = 2.48 ms",
 		"Ring all-reduce over 8 GPUs, 14 steps", "step 3/14", "reduce-scatter", "chunk 0: G2 → G3"} {
 		if !strings.Contains(pc, want) {
 			t.Errorf("PCIe view lacks %q:\n%s", want, pc)
