@@ -18,7 +18,7 @@ type caseData struct {
 	nvls               bool    // NVLink SHARP applies to this group
 	chunkOverhead      float64 // Simple's fixed cost per chunk, in bytes of one channel's transfer
 	chunkDivisor       float64 // Simple's chunk is S / (n · chunkDivisor): channels × chunks each cuts a step
-	stagedHop          float64 // what staging through host memory adds to a step inside the node, s
+	simpleHopIntra     float64 // a Simple step's latency on top of its transfer inside the node, s
 	llCap              float64 // the intra link's LL ceiling, bytes/s (0: none)
 	nvlsEff            float64 // the intra link's NVLS efficiency
 	netSimpleOnly      bool    // the network runs Simple only (multinode.go)
@@ -43,7 +43,16 @@ func newCase(op Op, bytes float64, g Group, f Fabric) caseData {
 	// channel cuts per step), NCCL opening a channel per channelMaxBW of the link.
 	c.chunkOverhead = simpleChunkOverheadFactor * c.alphaIntra * channelBandwidth(c.intraBus)
 	c.chunkDivisor = simpleChunksPerChannel * channelCount(c.intraBus)
-	c.stagedHop = c.alphaIntra - f.Intra.Latency // the host copy of a staged step (topology.go), else 0
+	c.simpleHopIntra = simpleHopTime + c.alphaIntra - f.Intra.Latency // + the host copy of a staged step (topology.go)
+	if k := f.Intra.Kind; k == model.InfiniBand || k == model.RoCE || k == model.Ethernet {
+		// A network link standing for the node's: one send across nodes timed on the NIC (the
+		// pipeline's sends, costmodel/comm.go). Its Simple step and ramp stay as fitted on NVLink
+		// (α-scaled hop, 2.353 µs and 42.7 chunks a step): no published send/recv sweep across
+		// nodes carries the link's own step to them, and Megatron Table 1's sends rest on them.
+		c.simpleHopIntra = simpleHopFactor * c.alphaIntra
+		c.chunkOverhead = simpleChunkOverheadFactor * nvlinkAlpha * channelBandwidth(c.intraBus)
+		c.chunkDivisor = simpleChunksPerChannel * nvlinkChannels
+	}
 	c.netBus = f.Inter.Bandwidth * f.Inter.Efficiency * float64(max(f.NICs, 1))
 	c.alphaN = f.Inter.Latency
 	c.nvls = f.Intra.NVLS && c.local >= max(f.Intra.NVLSMinRanks, 2) && f.Intra.NVLSEfficiency > 0
@@ -185,8 +194,9 @@ func (c caseData) simpleTime(lat, floor, wire, bus float64) float64 {
 }
 
 // simpleHop is a Simple step's latency on top of its transfer inside a node: the handshake's
-// own cost, the same on every link, plus the host copy of a staged step.
-func (c caseData) simpleHop() float64 { return simpleHopTime + c.stagedHop }
+// own cost, the same on every GPU link, plus the host copy of a staged step; on a network link
+// (a point-to-point send across nodes timed on the NIC), simpleHopFactor of its α.
+func (c caseData) simpleHop() float64 { return c.simpleHopIntra }
 
 // simpleRamp is the fraction of the bus bandwidth the Simple protocol reaches for a message:
 // chunks of about S / (n · div) bytes between 64 KiB and 2 MiB, each paying a fixed overhead

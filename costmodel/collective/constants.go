@@ -46,9 +46,15 @@ const (
 	// from 1 MiB) and on PCIe boxes [AIK, TGK, RTXPRO] (their mid sizes 25–100% slow before).
 	simpleMaxChunk            = 2 << 20
 	simpleMinChunk            = 64 << 10
-	simpleChunksPerChannel    = 4.744
-	simpleChunkOverheadFactor = 0.7843
+	simpleChunksPerChannel    = 42.7 / nvlinkChannels  // 4.744
+	simpleChunkOverheadFactor = 2.353e-6 / nvlinkAlpha // 0.7843
 	channelMaxBW              = 29.9e9
+
+	// nvlinkAlpha and nvlinkChannels: the 8×A100 NVLink 3 fit's step latency (3 µs) and channel
+	// count (9 of 29.9 GB/s on its 240 GB/s bus), in whose terms the ramp above was fitted (2.353 µs
+	// a chunk, 42.7 chunks a step).
+	nvlinkAlpha    = 3e-6
+	nvlinkChannels = 9
 
 	// LL128 (NCCL's prims_ll128.h): each 128-byte line a warp stores carries 120 bytes of data and
 	// an 8-byte flag (NCCL_LL128_DATAELEMS / NCCL_LL128_LINEELEMS), so LL128 moves 120/128 of what
