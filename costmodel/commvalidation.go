@@ -180,7 +180,7 @@ func CommChecks(link func(id string) (model.Link, error)) ([]Check, error) {
 					pred = row.Bytes / t / 1e9
 				}
 			}
-			note := fmt.Sprintf("%s/%s", r.Algo, r.Proto)
+			note := fmt.Sprintf("%s/%s [%s]", r.Algo, r.Proto, sw.Source)
 			if cc.note != "" {
 				note += "; " + cc.note
 			}

@@ -62,7 +62,7 @@ const (
 var intLimits = map[string][2]int{
 	"layers": {1, MaxLayers}, "hidden": {1, MaxHidden}, "heads": {1, MaxHeads}, "kv-heads": {1, MaxHeads},
 	"ffn": {1, 1 << 20}, "vocab": {1, MaxVocab},
-	"gpus": {1, MaxGPUs}, "gpus-per-node": {1, MaxGPUsPerNode}, "nics-per-node": {1, 64},
+	"gpus": {1, MaxGPUs}, "gpus-per-node": {1, MaxGPUsPerNode}, "nics-per-node": {1, MaxGPUsPerNode},
 	"prompt": {1, MaxSeq}, "gen": {1, MaxGenTokens}, "requests": {1, MaxBatch}, "seq": {1, MaxSeq}, "batch": {1, MaxBatch},
 	"tp": {1, MaxGPUs}, "pp": {1, MaxLayers}, "dp": {1, MaxGPUs}, "chunks": {1, 64}, "micro-batch": {1, MaxBatch},
 	"zero": {0, 3}, "ep": {1, MaxGPUs},

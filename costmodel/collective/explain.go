@@ -93,7 +93,7 @@ func Explain(op Op, bytes float64, g Group, f Fabric, r Result) (Explanation, bo
 		}
 		n := float64(g.Ranks)
 		e.Local = g.Ranks
-		e.Link = f.Intra.Bandwidth * f.Intra.Efficiency
+		_, e.Link, _ = intraPath(f.Intra, g.Ranks) // as engineKernel: a mesh's links of the group
 		e.BW = e.Link
 		if r.Algo == OneShot {
 			e.Launches, e.WireFactor = 1, n-1

@@ -227,13 +227,7 @@ func TestLLCeilingAcrossNodes(t *testing.T) {
 // Never NaN, Inf or negative across nodes, whatever the links.
 func TestNoNaNAcrossNodes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	weird := []float64{0, -1, math.NaN(), math.Inf(1), 1e-300, 1e300}
-	pick := func() float64 {
-		if rng.IntN(4) == 0 {
-			return weird[rng.IntN(len(weird))]
-		}
-		return math.Exp(rng.Float64()*60 - 10)
-	}
+	pick := oddFloats(rng)
 	for range 20000 {
 		intra := model.Link{Kind: model.LinkKind(rng.IntN(6)), Bandwidth: pick(), Latency: pick() * 1e-9, Efficiency: rng.Float64(),
 			NVLS: rng.IntN(2) == 0, NVLSMinRanks: rng.IntN(10), NVLSEfficiency: rng.Float64()}

@@ -89,3 +89,11 @@ func LinkShare(l model.Link, local int) (bus, alpha float64) {
 	_, bus, alpha = intraPath(l, local)
 	return bus, alpha
 }
+
+// GroupLink is the raw bandwidth, bytes/s per direction, one GPU of a group with `local` ranks on
+// its node has on the node's link l, the topology applied (before the link's efficiency): what
+// a busbw curve is drawn against.
+func GroupLink(l model.Link, local int) float64 {
+	raw, _, _ := intraPath(l, local)
+	return raw
+}

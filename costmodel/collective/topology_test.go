@@ -176,3 +176,16 @@ func TestSimpleRampFollowsLink(t *testing.T) {
 		t.Errorf("chunk cost XGMI/NVLink %.3f, want 1/3", rb/ra)
 	}
 }
+
+// GroupLink: a group's raw share of the node's link, the busbw curve's reference line.
+func TestGroupLink(t *testing.T) {
+	for _, c := range []struct {
+		l     model.Link
+		local int
+		want  float64
+	}{{xgmi, 2, 64e9}, {xgmi, 4, 192e9}, {xgmi, 8, 448e9}, {nvlink4, 2, 450e9}, {nvlink4, 8, 450e9}} {
+		if got := GroupLink(c.l, c.local); math.Abs(got-c.want) > 1e-6*c.want {
+			t.Errorf("%s, %d GPUs: %.4g B/s, want %.4g", c.l.ID, c.local, got, c.want)
+		}
+	}
+}

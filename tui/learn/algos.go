@@ -3,7 +3,6 @@ package learn
 import (
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/costmodel/collective"
@@ -63,9 +62,11 @@ type AlgoFacts struct {
 	NVLSOverLink  bool
 	NVLSGain      string
 	// Without peer-to-peer: each GPU's ring traffic crosses PCIe twice. PCIe says today's TP
-	// link is PCIe (then WireTime is the ring's transfer term on it and StagedTime twice that);
-	// GeForce that today's GPU is a GeForce card.
+	// group is on one PCIe node (then WireTime is today's all-reduce with peer-to-peer and
+	// StagedTime staged through host memory); Staged that today's link has no peer-to-peer;
+	// GeForce that today's GPU has none (the GeForce presets).
 	PCIe                 bool
+	Staged               bool
 	GeForce              bool
 	StagedWire           string
 	WireTime, StagedTime string
@@ -128,17 +129,10 @@ func collFacts(r costmodel.Report) CollFacts {
 	return c
 }
 
-// geForce says a GPU preset is a GeForce card, whose driver has peer-to-peer between GPUs
-// turned off (the RTX 3090, 4090 and 5090 presets; not the workstation RTX cards).
-func geForce(g model.GPU) bool {
-	id := strings.ToLower(g.ID)
-	return strings.HasPrefix(id, "rtx-") && strings.HasSuffix(id, "90")
-}
-
 func algoFacts(s model.Scenario, r costmodel.Report) AlgoFacts {
 	u := r.Detail.TPCollective
 	t := r.Layout.TP
-	a := AlgoFacts{T: t, GeForce: geForce(s.Cluster.GPU)}
+	a := AlgoFacts{T: t, GeForce: s.Cluster.GPU.NoP2P}
 	if t <= 1 || u.Op == "" || !(u.Bytes > 0) {
 		return a
 	}
@@ -168,10 +162,11 @@ func algoFacts(s model.Scenario, r costmodel.Report) AlgoFacts {
 		a.NVLSLink, a.NVLSMin = true, max(fab.Intra.NVLSMinRanks, 2)
 	}
 	if fab.Intra.Kind == model.PCIe && g.Nodes <= 1 {
-		a.PCIe = true
-		if b := fab.Intra.EffBandwidth(); b > 0 {
-			a.WireTime, a.StagedTime = Seconds(wire/b), Seconds(2*wire/b)
-		}
+		a.PCIe, a.Staged = true, fab.Intra.Staged
+		p2p, staged := fab, fab
+		p2p.Intra.Staged, staged.Intra.Staged = false, true
+		a.WireTime = Seconds(collective.Time(collective.AllReduce, S, g, p2p, collective.Auto).Seconds)
+		a.StagedTime = Seconds(collective.Time(collective.AllReduce, S, g, staged, collective.Auto).Seconds)
 	}
 	// A decode step's all-reduce.
 	dec := S

@@ -112,10 +112,18 @@ func TestAlgosSection(t *testing.T) {
 	}
 }
 
+// Peer-to-peer comes from the GPU preset: the GeForce cards have none, so their PCIe ring is
+// staged through host memory and the section says the model times it so.
 func TestGeForce(t *testing.T) {
-	for id, want := range map[string]bool{"rtx-4090": true, "rtx-3090": true, "rtx-5090": true, "rtx-6000-ada": false, "rtx-pro-6000": false, "h100-sxm": false, "l40s": false} {
-		if got := geForce(model.GPU{ID: id}); got != want {
-			t.Errorf("%s: GeForce %v", id, got)
+	for id, want := range map[string]bool{"rtx-4090": true, "rtx-3090": true, "rtx-5090": true, "rtx-6000-ada": false, "l40s": false} {
+		f := NewFacts(evaluate(t, tuitest.Scenario(t, "llama-3-8b", id, "pcie4", model.Infer, 4, 4, 1)), common.Compare{}, false)
+		if f.Algos.GeForce != want || f.Algos.Staged != want || !f.Algos.PCIe {
+			t.Errorf("%s: GeForce %v, staged %v, PCIe %v; want %v", id, f.Algos.GeForce, f.Algos.Staged, f.Algos.PCIe, want)
+		}
+		for lang, text := range section(t, f, SecAlgos) {
+			if got := strings.Contains(text, map[string]string{"en": "times it staged", "fr": "chronomètre par l'hôte"}[lang]); got != want {
+				t.Errorf("%s %s: says the model times it staged: %v, want %v", id, lang, got, want)
+			}
 		}
 	}
 }

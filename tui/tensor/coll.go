@@ -95,6 +95,9 @@ func (c coll) group() string {
 // links names the links it crosses: the intra-node link, and the network across nodes.
 func (c coll) links() string {
 	l := c.use.Fabric.Intra.ID
+	if c.use.Fabric.Intra.Staged {
+		l += " no-P2P" // staged through host memory
+	}
 	if c.nodes > 1 && c.use.Fabric.Inter.ID != "" {
 		l += " + " + c.use.Fabric.Inter.ID
 	}

@@ -86,7 +86,7 @@ func (m *Model) sweep(cols int) *curve {
 	cu.today = int(math.Round(math.Log(c.use.Bytes/cu.lo) / span * float64(max(cols-1, 1))))
 	cu.today = max(0, min(cu.today, cols-1))
 	if c.nodes == 1 {
-		cu.link = f.Intra.Bandwidth
+		cu.link = collective.GroupLink(f.Intra, n) // a mesh's links of the group, the PCIe path
 	}
 	cu.top = niceCeil(max(cu.maxBus, cu.link, cu.todayBus))
 	m.cur = cu

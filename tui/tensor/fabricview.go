@@ -119,17 +119,7 @@ func (m *Model) fabricBand(f frame, w int) (string, bool) {
 // and, for NVLS's write, a caret under the part already sent.
 func (m *Model) drawFabricBox(cv *canvas, g ringGeo, f frame, d, x, y int) {
 	id := f.ids[d]
-	cv.set(x, y, '╭', stAxis)
-	cv.fill(x+1, y, g.inner, '─', stAxis)
-	cv.set(x+g.boxW-1, y, '╮', stAxis)
-	cv.text(x+1, y, "G"+strconv.Itoa(id), stBold)
-	for r := 1; r < g.boxH-1; r++ {
-		cv.set(x, y+r, '│', stAxis)
-		cv.set(x+g.boxW-1, y+r, '│', stAxis)
-	}
-	cv.set(x, y+g.boxH-1, '╰', stAxis)
-	cv.fill(x+1, y+g.boxH-1, g.inner, '─', stAxis)
-	cv.set(x+g.boxW-1, y+g.boxH-1, '╯', stAxis)
+	drawGPUFrame(cv, g, id, x, y)
 
 	numbers := g.boxH >= 5
 	cells := y + 1 + b2i(numbers)

@@ -360,12 +360,8 @@ func drawBoxes(cv *canvas, g ringGeo, f frame, x0, y0, vgap int) {
 	}
 }
 
-// drawBox draws drawn GPU d: its name in the top border, the chunk numbers (in boxes of 5 rows),
-// one cell per chunk showing how much of it is summed, and a caret under the chunk it sends (in
-// boxes of 4 rows or more).
-func drawBox(cv *canvas, g ringGeo, f frame, d, x, y int) {
-	id := f.ids[d]
-	t := f.t
+// drawGPUFrame draws a GPU's box at x, y: its border, with "G<id>" in the top one.
+func drawGPUFrame(cv *canvas, g ringGeo, id, x, y int) {
 	cv.set(x, y, '╭', stAxis)
 	cv.fill(x+1, y, g.inner, '─', stAxis)
 	cv.set(x+g.boxW-1, y, '╮', stAxis)
@@ -377,6 +373,15 @@ func drawBox(cv *canvas, g ringGeo, f frame, d, x, y int) {
 	cv.set(x, y+g.boxH-1, '╰', stAxis)
 	cv.fill(x+1, y+g.boxH-1, g.inner, '─', stAxis)
 	cv.set(x+g.boxW-1, y+g.boxH-1, '╯', stAxis)
+}
+
+// drawBox draws drawn GPU d: its name in the top border, the chunk numbers (in boxes of 5 rows),
+// one cell per chunk showing how much of it is summed, and a caret under the chunk it sends (in
+// boxes of 4 rows or more).
+func drawBox(cv *canvas, g ringGeo, f frame, d, x, y int) {
+	id := f.ids[d]
+	t := f.t
+	drawGPUFrame(cv, g, id, x, y)
 
 	numbers := g.boxH >= 5
 	cells := y + 1 + b2i(numbers)
