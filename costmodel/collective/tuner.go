@@ -232,10 +232,3 @@ func treeAlgFactor(nodes int) float64 {
 	}
 	return 0.5
 }
-
-// tunerPicksLL128 says NCCL's table ranks LL128 first among the protocols of algorithm a on this
-// case: NCCL runs LL128 there, and only there.
-func (c caseData) tunerPicksLL128(a Algo, f Fabric) bool {
-	t := c.tunerTime(a, LL128, f)
-	return !math.IsInf(t, 1) && t < c.tunerTime(a, LL, f) && t < c.tunerTime(a, Simple, f)
-}
