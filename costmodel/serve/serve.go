@@ -1,0 +1,546 @@
+// Package serve simulates an inference engine at iteration level, the way vLLM, SGLang and
+// TensorRT-LLM run: requests arrive; each engine step runs every running sequence's next decode
+// token plus prefill chunks of new requests within a token budget (chunked prefill); a paged KV
+// cache admits requests while it has blocks and preempts the newest when a running sequence
+// needs a block it cannot get; finished requests leave. Pipeline parallelism keeps one batch in
+// flight per stage (vLLM's virtual engines); DP replicas serve behind a round-robin balancer.
+//
+// The package knows nothing of GPUs: the time of a step on each pipeline stage comes from a
+// StepCost the caller supplies (costmodel builds it from its roofline and collective models).
+// Everything here is pure and deterministic: the same Config and workload give the same result.
+package serve
+
+import (
+	"fmt"
+	"math"
+)
+
+// Batch is what one engine step runs, summed over its sequences.
+type Batch struct {
+	// DecodeSeqs sequences each run one token; DecodeCtx is the sum of their contexts (the
+	// tokens whose keys and values each one reads, its own new token included).
+	DecodeSeqs int
+	DecodeCtx  float64
+	// PrefillTokens prompt tokens of PrefillSeqs sequences (whole prompts or chunks of them);
+	// PrefillAttn is Σ chunk · (tokens before the chunk + (chunk+1)/2), the keys their queries
+	// attend to in all; PrefillCtx is Σ (tokens before the chunk + chunk), the context each
+	// chunk's attention reads.
+	PrefillTokens int
+	PrefillSeqs   int
+	PrefillAttn   float64
+	PrefillCtx    float64
+	// Samples is the number of sequences that produce a token this step (logits): every decode
+	// sequence, and each prefill whose last chunk this is.
+	Samples int
+}
+
+// Tokens is the batch's tokens: one per decode sequence plus the prefill tokens.
+func (b *Batch) Tokens() int { return b.DecodeSeqs + b.PrefillTokens }
+
+// StepCost times an engine step.
+type StepCost interface {
+	// Stage is the time, seconds, of the batch on pipeline stage s (its compute, its TP
+	// collectives and the engine's own per-step overhead); Comm is the part of it that is TP or
+	// expert communication.
+	Stage(s int, b *Batch) (seconds, comm float64)
+	// Transfer is the time to send the batch's activations from stage s to stage s+1.
+	Transfer(s int, b *Batch) float64
+}
+
+// Request is one request of the workload.
+type Request struct {
+	Arrival float64 // seconds; ignored in a closed loop (Config.Concurrency > 0)
+	Prompt  int     // prompt tokens
+	Gen     int     // tokens to generate (≥ 1)
+}
+
+// Config is one deployment and its engine settings.
+type Config struct {
+	Replicas int // DP replicas, each an engine with its own pipeline and KV cache
+	Stages   int // PP stages of one replica; as many batches in flight
+	// MaxSeqs is the most sequences one batch runs (vLLM max_num_seqs); MaxBatchTokens the most
+	// tokens (max_num_batched_tokens), decode tokens first, prefill chunks in what is left.
+	MaxSeqs        int
+	MaxBatchTokens int
+	// KVBlocks is the KV cache of one replica in blocks of BlockTokens tokens (every stage holds
+	// its layers' share of each block). With several stages each batch in flight gets an equal
+	// share of the blocks, as vLLM's virtual engines do.
+	KVBlocks    int
+	BlockTokens int
+	// Concurrency > 0 runs a closed loop: that many clients, each sending its next request when
+	// its last one ends (the requests' Arrival is ignored). 0: requests arrive at Arrival.
+	Concurrency int
+	// Record keeps replica 0's first MaxRecord engine steps (each on every stage) for the
+	// Serve view.
+	Record    bool
+	MaxRecord int
+}
+
+// Step is one recorded engine step on one stage.
+type Step struct {
+	Replica, Engine, Stage int
+	Start, End             float64
+	DecodeSeqs             int
+	PrefillTokens          int
+	KVUsed                 float64 // fraction of the engine's blocks in use when it was scheduled
+	Waiting                int     // requests queued, not yet admitted
+}
+
+// Result is what a run measured.
+type Result struct {
+	// Per request, in workload order: when its first token and its last token came, and
+	// whether it ran at all (a request whose prompt and output can never fit the KV cache is
+	// rejected, as an engine refuses it).
+	FirstToken, Done []float64
+	Arrival          []float64
+	Rejected         []bool
+	Preemptions      int
+	// Duration is from time 0 to the last request's last token.
+	Duration float64
+	// MaxRunning is the most sequences admitted at once (each replica's peak, summed); KVPeak
+	// the highest fraction of an engine's KV blocks in use.
+	MaxRunning int
+	KVPeak     float64
+	// MeanInSystem is the time average of requests arrived and not yet done (all replicas).
+	MeanInSystem float64
+	// Steps counts engine steps (all replicas); Busy[s] is stage s's busy time on replica 0,
+	// BusyComm[s] the communication in it.
+	Steps          int
+	Busy, BusyComm []float64
+	Trace          []Step
+}
+
+// maxSimSteps bounds one run (a workload that makes no progress, or an absurd one).
+const maxSimSteps = 1 << 24
+
+// Run simulates the requests on the deployment.
+func Run(cfg Config, reqs []Request, cost StepCost) (Result, error) {
+	if err := cfg.validate(reqs); err != nil {
+		return Result{}, err
+	}
+	n := len(reqs)
+	res := Result{
+		FirstToken: make([]float64, n), Done: make([]float64, n), Arrival: make([]float64, n),
+		Rejected: make([]bool, n), Busy: make([]float64, cfg.Stages), BusyComm: make([]float64, cfg.Stages),
+	}
+	// The balancer: request i (or client i of a closed loop) goes to replica i mod d.
+	var inSystemArea float64
+	for rep := 0; rep < cfg.Replicas; rep++ {
+		var ids []int
+		clients := 0
+		if cfg.Concurrency > 0 {
+			clients = cfg.Concurrency / cfg.Replicas
+			if rep < cfg.Concurrency%cfg.Replicas {
+				clients++
+			}
+			if clients == 0 {
+				continue
+			}
+		}
+		for i := rep; i < n; i += cfg.Replicas {
+			ids = append(ids, i)
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		r := newReplica(cfg, rep, reqs, ids, clients, cost, &res)
+		if err := r.run(); err != nil {
+			return Result{}, err
+		}
+		inSystemArea += r.area
+		res.MaxRunning += r.maxRunning
+	}
+	for i := range reqs {
+		if !res.Rejected[i] {
+			res.Duration = max(res.Duration, res.Done[i])
+		}
+	}
+	if res.Duration > 0 {
+		res.MeanInSystem = inSystemArea / res.Duration
+	}
+	return res, nil
+}
+
+func (cfg Config) validate(reqs []Request) error {
+	switch {
+	case cfg.Replicas < 1:
+		return fmt.Errorf("serve: replicas %d: need at least 1", cfg.Replicas)
+	case cfg.Stages < 1:
+		return fmt.Errorf("serve: stages %d: need at least 1", cfg.Stages)
+	case cfg.MaxSeqs < 1:
+		return fmt.Errorf("serve: max-seqs %d: need at least 1", cfg.MaxSeqs)
+	case cfg.MaxBatchTokens < 1:
+		return fmt.Errorf("serve: max-batch-tokens %d: need at least 1", cfg.MaxBatchTokens)
+	case cfg.BlockTokens < 1:
+		return fmt.Errorf("serve: block size %d tokens: need at least 1", cfg.BlockTokens)
+	case cfg.KVBlocks < 0:
+		return fmt.Errorf("serve: KV blocks %d: need at least 0", cfg.KVBlocks)
+	case cfg.Concurrency < 0:
+		return fmt.Errorf("serve: concurrency %d: need 0 (open loop) or more", cfg.Concurrency)
+	case len(reqs) == 0:
+		return fmt.Errorf("serve: no requests")
+	}
+	for i, r := range reqs {
+		if r.Prompt < 1 || r.Gen < 1 {
+			return fmt.Errorf("serve: request %d: prompt %d, gen %d tokens: need at least 1 of each", i, r.Prompt, r.Gen)
+		}
+		if math.IsNaN(r.Arrival) || math.IsInf(r.Arrival, 0) || r.Arrival < 0 {
+			return fmt.Errorf("serve: request %d arrives at %v s: need a finite time ≥ 0", i, r.Arrival)
+		}
+		if i > 0 && cfg.Concurrency == 0 && r.Arrival < reqs[i-1].Arrival {
+			return fmt.Errorf("serve: request %d arrives at %g s, before request %d (%g s): arrivals must be in order", i, r.Arrival, i-1, reqs[i-1].Arrival)
+		}
+	}
+	return nil
+}
+
+// seq is one request inside an engine.
+type seq struct {
+	id       int     // index in the workload
+	arrival  float64 // when it reached the engine
+	prompt   int     // tokens to prefill: the prompt, and after a preemption what it had generated
+	gen      int     // tokens still to generate
+	computed int     // tokens whose KV is in the cache
+	blocks   int
+	started  bool // its first token has come
+}
+
+// engine is one scheduler with its share of the KV cache (a replica has one per stage).
+type engine struct {
+	waiting []*seq // FCFS; preempted requests go back to the front
+	running []*seq
+	free    int // KV blocks
+	blocks  int
+	ready   float64 // when its last batch leaves (left) the last stage
+	// The batch in flight, applied when it leaves the last stage: its sequences and the tokens
+	// each runs.
+	inFlight bool
+	seqs     []*seq
+	chunks   []int
+}
+
+type replica struct {
+	cfg     Config
+	idx     int
+	reqs    []Request
+	ids     []int
+	cost    StepCost
+	res     *Result
+	engines []engine
+	stage   []float64 // when each stage is next free
+	pending []arrival // arrivals not yet delivered, by time (open loop: in workload order)
+	next    int       // closed loop: the next request a client sends
+	clients int
+	area    float64 // ∫ requests in system dt
+	inSys   int
+	lastT   float64
+	running int
+	batch   Batch
+	sched   []*seq // the sequences of the batch being built, decode first
+	chunks  []int  // tokens each runs
+	// maxRunning is the most sequences admitted at once on this replica.
+	maxRunning int
+}
+
+type arrival struct {
+	t  float64
+	id int
+}
+
+func newReplica(cfg Config, idx int, reqs []Request, ids []int, clients int, cost StepCost, res *Result) *replica {
+	r := &replica{cfg: cfg, idx: idx, reqs: reqs, ids: ids, cost: cost, res: res, clients: clients,
+		stage: make([]float64, cfg.Stages), engines: make([]engine, cfg.Stages)}
+	for e := range r.engines {
+		b := cfg.KVBlocks / cfg.Stages
+		r.engines[e].free, r.engines[e].blocks = b, b
+	}
+	if clients > 0 {
+		for c := 0; c < clients && r.next < len(ids); c++ {
+			r.pending = append(r.pending, arrival{0, ids[r.next]})
+			r.next++
+		}
+	} else {
+		for _, id := range ids {
+			r.pending = append(r.pending, arrival{reqs[id].Arrival, id})
+		}
+	}
+	return r
+}
+
+// account advances the time integral of requests in the system to t.
+func (r *replica) account(t float64) {
+	if t > r.lastT {
+		r.area += float64(r.inSys) * (t - r.lastT)
+		r.lastT = t
+	}
+}
+
+// deliver hands the arrival to the engine with the fewest unfinished requests (vLLM's rule
+// for its virtual engines; the first of them on a tie).
+func (r *replica) deliver(a arrival) {
+	r.account(a.t)
+	r.inSys++
+	best := 0
+	for e := range r.engines {
+		if len(r.engines[e].waiting)+len(r.engines[e].running) < len(r.engines[best].waiting)+len(r.engines[best].running) {
+			best = e
+		}
+	}
+	q := r.reqs[a.id]
+	r.res.Arrival[a.id] = a.t
+	r.engines[best].waiting = append(r.engines[best].waiting, &seq{id: a.id, arrival: a.t, prompt: q.Prompt, gen: q.Gen})
+}
+
+// push adds a closed loop's next request, keeping pending in time order.
+func (r *replica) push(a arrival) {
+	i := len(r.pending)
+	r.pending = append(r.pending, a)
+	for i > 0 && r.pending[i-1].t > a.t {
+		r.pending[i] = r.pending[i-1]
+		i--
+	}
+	r.pending[i] = a
+}
+
+func (r *replica) run() error {
+	for steps := 0; ; steps++ {
+		if steps > maxSimSteps {
+			return fmt.Errorf("serve: more than %d events: the workload makes no progress", maxSimSteps)
+		}
+		// The next event: a batch leaving the last stage (its tokens come out), then an arrival,
+		// then an idle engine with work starting a batch when stage 0 is free for it. At equal
+		// times in that order, so a step sees what arrived and what finished by its start.
+		done, tDone := -1, math.Inf(1)
+		e, t := -1, math.Inf(1)
+		for i := range r.engines {
+			en := &r.engines[i]
+			switch {
+			case en.inFlight:
+				if en.ready < tDone {
+					done, tDone = i, en.ready
+				}
+			case len(en.waiting)+len(en.running) > 0:
+				if s := max(en.ready, r.stage[0]); s < t {
+					e, t = i, s
+				}
+			}
+		}
+		tArr := math.Inf(1)
+		if len(r.pending) > 0 {
+			tArr = r.pending[0].t
+		}
+		switch {
+		case done >= 0 && tDone <= tArr && tDone <= t:
+			r.complete(done)
+		case len(r.pending) > 0 && tArr <= t:
+			a := r.pending[0]
+			r.pending = r.pending[1:]
+			r.deliver(a)
+		case e >= 0:
+			r.step(e, t)
+		default:
+			return nil // nothing left
+		}
+	}
+}
+
+// step builds engine e's next batch at time t and runs it through the stages; its tokens come
+// out when it leaves the last stage (complete). A request that can never fit is rejected
+// instead, and when nothing can run the engine waits for its next arrival.
+func (r *replica) step(e int, t float64) {
+	en := &r.engines[e]
+	cfg := r.cfg
+	r.batch = Batch{}
+	r.sched, r.chunks = r.sched[:0], r.chunks[:0]
+	budget := cfg.MaxBatchTokens
+	bt := cfg.BlockTokens
+
+	// Running sequences first, in the order they were admitted: a decode token each, or their
+	// prompt's next chunk. A sequence that needs a block when none is free preempts the newest
+	// (the last admitted), itself if it is the newest, as vLLM does.
+	preempted := false
+	for i := 0; i < len(en.running) && budget > 0; i++ {
+		s := en.running[i]
+		want := 1
+		if s.computed < s.prompt {
+			want = min(s.prompt-s.computed, budget)
+		}
+		need := blocksFor(s.computed+want, bt) - s.blocks
+		self := false
+		for need > en.free {
+			v := en.running[len(en.running)-1]
+			r.preempt(en, v)
+			preempted = true
+			if v == s {
+				self = true
+				break
+			}
+		}
+		if self {
+			break // s was the last running sequence
+		}
+		en.free -= need
+		s.blocks += need
+		r.add(s, want)
+		budget -= want
+	}
+	// Then the queue, in order, while a sequence slot, the budget and the KV cache allow; not
+	// in a step that had to preempt (vLLM V1 leaves the queue alone then).
+	for !preempted && len(en.waiting) > 0 && budget > 0 && len(en.running) < cfg.MaxSeqs {
+		s := en.waiting[0]
+		if blocksFor(s.prompt+s.gen, bt) > en.blocks {
+			// It can never fit, not even alone: refuse it, as an engine does.
+			en.waiting = en.waiting[1:]
+			r.reject(s, t)
+			continue
+		}
+		want := min(s.prompt-s.computed, budget)
+		need := blocksFor(s.computed+want, bt) - s.blocks
+		if need > en.free {
+			break
+		}
+		en.waiting = en.waiting[1:]
+		en.free -= need
+		s.blocks += need
+		en.running = append(en.running, s)
+		r.running++
+		r.maxRunning = max(r.maxRunning, r.running)
+		r.add(s, want)
+		budget -= want
+	}
+	if len(r.sched) == 0 {
+		// Nothing ran. After a preemption the next step tries again; otherwise the head of the
+		// queue waits for blocks that no running sequence will free: it can never start.
+		if !preempted && len(en.running) == 0 && len(en.waiting) > 0 {
+			s := en.waiting[0]
+			en.waiting = en.waiting[1:]
+			r.reject(s, t)
+		}
+		return
+	}
+	used := 1 - float64(en.free)/float64(max(en.blocks, 1))
+	r.res.KVPeak = max(r.res.KVPeak, used)
+
+	// Through the pipeline: stage s starts when the batch arrives and the stage is free.
+	at := t
+	for s := 0; s < cfg.Stages; s++ {
+		if s > 0 {
+			at += r.cost.Transfer(s-1, &r.batch)
+		}
+		start := max(at, r.stage[s])
+		d, comm := r.cost.Stage(s, &r.batch)
+		end := start + d
+		r.stage[s] = end
+		if r.idx == 0 {
+			r.res.Busy[s] += d
+			r.res.BusyComm[s] += comm
+		}
+		if cfg.Record && r.idx == 0 && len(r.res.Trace) < cfg.MaxRecord*cfg.Stages {
+			r.res.Trace = append(r.res.Trace, Step{Replica: r.idx, Engine: e, Stage: s, Start: start, End: end,
+				DecodeSeqs: r.batch.DecodeSeqs, PrefillTokens: r.batch.PrefillTokens, KVUsed: used, Waiting: len(en.waiting)})
+		}
+		at = end
+	}
+	en.ready = at
+	en.inFlight = true
+	en.seqs = append(en.seqs[:0], r.sched...)
+	en.chunks = append(en.chunks[:0], r.chunks...)
+	r.res.Steps++
+}
+
+// complete applies engine e's batch as it leaves the last stage: prompt chunks are in the
+// cache, and each sequence whose prompt is all in samples a token, its first or its next.
+func (r *replica) complete(e int) {
+	en := &r.engines[e]
+	at := en.ready
+	r.account(at)
+	en.inFlight = false
+	for i, s := range en.seqs {
+		s.computed += en.chunks[i]
+		if s.computed < s.prompt {
+			continue
+		}
+		if !s.started {
+			s.started = true
+			r.res.FirstToken[s.id] = at
+		}
+		s.gen--
+		if s.gen == 0 {
+			r.finish(en, s, at)
+		}
+	}
+}
+
+// add puts want tokens of s into the batch being built.
+func (r *replica) add(s *seq, want int) {
+	r.sched = append(r.sched, s)
+	r.chunks = append(r.chunks, want)
+	b := &r.batch
+	if s.computed >= s.prompt {
+		b.DecodeSeqs++
+		b.DecodeCtx += float64(s.computed + 1)
+		b.Samples++
+		return
+	}
+	c := float64(s.computed)
+	w := float64(want)
+	b.PrefillTokens += want
+	b.PrefillSeqs++
+	b.PrefillAttn += w * (c + (w+1)/2)
+	b.PrefillCtx += c + w
+	if s.computed+want >= s.prompt {
+		b.Samples++
+	}
+}
+
+func (r *replica) preempt(en *engine, v *seq) {
+	r.res.Preemptions++
+	en.running = removeSeq(en.running, v)
+	r.running--
+	en.free += v.blocks
+	v.blocks = 0
+	// Recompute: it prefills again its prompt and every token it generated (the last one
+	// sampled but not yet through the model included), and samples its next token.
+	if v.started {
+		v.prompt = v.computed + 1
+	}
+	v.computed = 0
+	en.waiting = append([]*seq{v}, en.waiting...)
+}
+
+func (r *replica) finish(en *engine, s *seq, t float64) {
+	en.running = removeSeq(en.running, s)
+	r.running--
+	en.free += s.blocks
+	s.blocks = 0
+	r.res.Done[s.id] = t
+	r.inSys--
+	r.more(t)
+}
+
+func (r *replica) reject(s *seq, t float64) {
+	r.res.Rejected[s.id] = true
+	r.res.FirstToken[s.id], r.res.Done[s.id] = t, t
+	r.account(t)
+	r.inSys--
+	r.more(t)
+}
+
+// more lets a closed loop's client send its next request.
+func (r *replica) more(t float64) {
+	if r.clients > 0 && r.next < len(r.ids) {
+		r.push(arrival{t, r.ids[r.next]})
+		r.next++
+	}
+}
+
+func blocksFor(tokens, bt int) int { return (tokens + bt - 1) / bt }
+
+func removeSeq(ss []*seq, s *seq) []*seq {
+	for i, x := range ss {
+		if x == s {
+			return append(ss[:i], ss[i+1:]...)
+		}
+	}
+	return ss
+}
