@@ -2,6 +2,7 @@ package costmodel
 
 import (
 	"github.com/splitscope/splitscope/costmodel/collective"
+	"github.com/splitscope/splitscope/costmodel/serve"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -130,20 +131,18 @@ func (p *plan) syncUses(k comms, n int, kind string, params float64) []Collectiv
 	return out
 }
 
-// inferCollectives lists a serving run's collectives on the busiest stage (layers layers).
-func (p *plan) inferCollectives(layers int) []CollectiveUse {
-	w := p.s.Workload
-	m, k := float64(p.m), float64(layers)
-	b, h := float64(p.b), float64(p.a.Hidden)
-	decodes := float64(max(w.GenTokens-1, 0))
-	pre := b * float64(w.PromptTokens) * h * p.e
-	dec := b * h * p.e
+// inferCollectives lists replica 0's collectives in a serving run on its busiest stage
+// (layers layers): every engine step's activations, at the run's mean tokens a step.
+func (p *plan) inferCollectives(layers int, res serve.Result) []CollectiveUse {
+	if res.Steps0 == 0 {
+		return nil
+	}
+	k, steps := float64(layers), float64(res.Steps0)
+	tok := res.Tokens0 / steps
+	bytes := tok * float64(p.a.Hidden) * p.e
 	var out []CollectiveUse
-	out = append(out, p.tpUses("prefill activations", pre, 2*k*m, 0)...)
-	out = append(out, p.tpUses("decode activations", dec, 2*k*m*decodes, 0)...)
-	out = append(out, p.epUse("prefill tokens to and from their experts", pre, 2*k*m)...)
-	out = append(out, p.epUse("decode tokens to and from their experts", dec, 2*k*m*decodes)...)
-	out = append(out, p.p2pUse("prefill activations", pre, m)...)
-	out = append(out, p.p2pUse("decode activations", dec, m*decodes)...)
+	out = append(out, p.tpUses("step activations (mean tokens a step)", bytes, 2*k*steps, 0)...)
+	out = append(out, p.epUse("step tokens to and from their experts", bytes, 2*k*steps)...)
+	out = append(out, p.p2pUse("step activations", bytes, steps)...)
 	return out
 }

@@ -361,11 +361,3 @@ func maxInts(v []int) int {
 	}
 	return m
 }
-
-func sum(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s
-}

@@ -2,6 +2,7 @@ package costmodel
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/splitscope/splitscope/model"
@@ -260,50 +261,53 @@ func TestRecomputeTradesMemoryForTime(t *testing.T) {
 }
 
 func TestInferenceMemory(t *testing.T) {
-	// Llama-3-70B served on 8 H100s; prompt 1024 + 128 generated = 1152 tokens of context.
-	// KV cache per GPU: 2 · 80 layers · R/d requests · 1152 · 1024 (K/V width) · 2 B / min(t, 8).
-	cases := []struct {
+	// Llama-3-70B served on 8 H100s. The KV cache is what is left of 90% of the GPU after the
+	// weights (bf16 shard), a full step's working set (8192 tokens: 4h + 2·3f/t elements each,
+	// and the logits of min(1024 sequences, 8192 tokens) in fp32) and the reserve, in blocks of
+	// 16 tokens of 2 · 80 layers · 1024 (K/V width) · 2 B / min(t, 8) each; the number of
+	// requests does not change it.
+	const h, f, vocab = 8192.0, 28672.0, 128256.0
+	for _, tc := range []struct {
 		name         string
 		tp, dp, reqs int
+		kv           string
 	}{
-		{"tp 8, 8 requests", 8, 1, 8},
-		{"tp 8, 16 requests", 8, 1, 16},
-		{"tp 8, 32 requests", 8, 1, 32},
-		{"tp 4 × dp 2, 16 requests", 4, 2, 16},
-	}
-	for _, tc := range cases {
+		{"tp 8, 8 requests", 8, 1, 8, ""},
+		{"tp 8, 64 requests", 8, 1, 64, ""},
+		{"tp 4 × dp 2, 16 requests", 4, 2, 16, ""},
+		{"tp 8, fp8 KV cache", 8, 1, 8, "fp8"},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", 8, tc.tp, 1)
 			s.Workload.Mode = model.Infer
 			s.Workload.PromptTokens, s.Workload.GenTokens, s.Workload.Requests = 1024, 128, tc.reqs
+			s.Workload.KVCache = tc.kv
 			r := eval(t, s)
 			mem := r.Memory
 			if mem.Gradients != 0 || mem.Optimizer != 0 {
 				t.Errorf("inference holds gradients %.4g B and optimizer %.4g B", mem.Gradients, mem.Optimizer)
 			}
-			perReplica := float64(tc.reqs / tc.dp)
-			wantKV := 2 * 80 * perReplica * 1152 * 1024 * 2 / float64(min(tc.tp, 8))
-			if !relNear(mem.KVCache, wantKV, 1e-12) {
-				t.Errorf("KV cache %.6g B, want %.6g B", mem.KVCache, wantKV)
+			tp := float64(tc.tp)
+			weights := s.Arch.Params() * 2 / tp
+			if !relNear(mem.Weights, weights, 1e-12) {
+				t.Errorf("weights %.6g B, want %.6g B", mem.Weights, weights)
 			}
-			// Weights: bf16 copy of the TP shard, no optimizer copy.
-			if want := s.Arch.Params() * 2 / float64(tc.tp); !relNear(mem.Weights, want, 1e-12) {
-				t.Errorf("weights %.6g B, want %.6g B", mem.Weights, want)
+			work := 8192*(4*h+2*3*f/tp)*2 + 1024*vocab/tp*4
+			kvb := 2.0
+			if tc.kv == "fp8" {
+				kvb = 1
+			}
+			perToken := 2 * 80 * 1024 * kvb / math.Min(tp, 8)
+			left := 0.9*s.Cluster.GPU.MemoryBytes - weights - work - s.ReserveBytes
+			tokens := math.Floor(left/perToken/16) * 16
+			if !relNear(mem.KVCache, tokens*perToken, 1e-9) || !relNear(r.Inference.KVCacheTokens, left/perToken, 1e-9) {
+				t.Errorf("KV cache %.6g B (%.0f tokens), want %.6g B (%.0f tokens)", mem.KVCache, r.Inference.KVCacheTokens, tokens*perToken, tokens)
+			}
+			if mem.Total > 0.9*mem.Capacity*(1+1e-12) || !mem.Fits {
+				t.Errorf("total %.4g B of %.4g, fits %v", mem.Total, mem.Capacity, mem.Fits)
 			}
 		})
 	}
-	t.Run("KV cache is linear in requests", func(t *testing.T) {
-		var kv []float64
-		for _, reqs := range []int{8, 16, 32} {
-			s := scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", 8, 8, 1)
-			s.Workload.Mode = model.Infer
-			s.Workload.PromptTokens, s.Workload.GenTokens, s.Workload.Requests = 1024, 128, reqs
-			kv = append(kv, eval(t, s).Memory.KVCache)
-		}
-		if !relNear(kv[1], 2*kv[0], 1e-12) || !relNear(kv[2], 4*kv[0], 1e-12) {
-			t.Errorf("KV cache for 8, 16, 32 requests: %.6g, %.6g, %.6g B", kv[0], kv[1], kv[2])
-		}
-	})
 }
 
 func TestZeRO3GathersEachChunkOnce(t *testing.T) {

@@ -32,11 +32,41 @@ type Breakdown struct {
 
 // Inference holds serving metrics (infer mode only).
 type Inference struct {
-	TTFT        float64 `json:"ttft_s"`       // mean time to first token
-	TPOT        float64 `json:"tpot_s"`       // mean time per output token after the first
-	TokensPerS  float64 `json:"tokens_per_s"` // generated tokens per second, all replicas
-	PrefillS    float64 `json:"prefill_s"`    // time until every group has its first token
-	DecodeStepS float64 `json:"decode_step_s"`
+	TTFT       float64 `json:"ttft_s"`       // mean time to first token
+	TPOT       float64 `json:"tpot_s"`       // mean time per output token after the first
+	TokensPerS float64 `json:"tokens_per_s"` // generated tokens per second, all replicas
+	// Percentiles over the requests (linear interpolation, as vLLM's benchmark_serving).
+	TTFTP50 float64 `json:"ttft_p50_s"`
+	TTFTP90 float64 `json:"ttft_p90_s"`
+	TTFTP99 float64 `json:"ttft_p99_s"`
+	TPOTP50 float64 `json:"tpot_p50_s"`
+	TPOTP90 float64 `json:"tpot_p90_s"`
+	TPOTP99 float64 `json:"tpot_p99_s"`
+	E2EMean float64 `json:"e2e_mean_s"`
+	E2EP50  float64 `json:"e2e_p50_s"`
+	E2EP90  float64 `json:"e2e_p90_s"`
+	// Throughput over the run (time 0 to the last token).
+	OutputTokensPerS       float64 `json:"output_tokens_per_s"`
+	TotalTokensPerS        float64 `json:"total_tokens_per_s"`
+	OutputTokensPerSPerGPU float64 `json:"output_tokens_per_s_per_gpu"`
+	RequestsPerS           float64 `json:"requests_per_s"`
+	// The KV cache: its highest fill (fraction of an engine's blocks), the preemptions, and the
+	// most sequences running at once (each replica's peak, summed); the tokens one replica's
+	// cache holds.
+	KVCachePeakFraction float64 `json:"kv_cache_peak_fraction"`
+	Preemptions         int     `json:"preemptions"`
+	MaxConcurrency      int     `json:"max_concurrency"`
+	KVCacheTokens       float64 `json:"kv_cache_tokens"`
+	// The engine's limits used, requests completed and refused, engine steps, and the mean
+	// number of requests in the system (Little's L).
+	MaxSeqs        int     `json:"max_seqs"`
+	MaxBatchTokens int     `json:"max_batch_tokens"`
+	Completed      int     `json:"completed"`
+	Rejected       int     `json:"rejected"`
+	Steps          int     `json:"steps"`
+	MeanInSystem   float64 `json:"mean_in_system"`
+	PrefillS       float64 `json:"prefill_s"`     // when the last request got its first token
+	DecodeStepS    float64 `json:"decode_step_s"` // one sequence's decode step alone, all stages
 }
 
 // Memory is the fullest GPU's memory, bytes.

@@ -286,6 +286,19 @@ type Workload struct {
 	GenTokens    int       `json:"gen_tokens"`
 	Requests     int       `json:"requests"`
 	Precision    Precision `json:"precision"`
+	// Serving (inference): Poisson arrivals at Rate requests/s, or a closed loop of Concurrency
+	// clients, or neither (every request at time 0); lengths from PromptDist and GenDist when
+	// set; the engine's limits (0: ServeDefaults); the storage of the weights (WeightBits' names,
+	// "" the precision's) and of the KV cache (a precision, "" the precision's).
+	Rate           float64     `json:"rate,omitempty"`
+	Concurrency    int         `json:"concurrency,omitempty"`
+	Seed           uint64      `json:"seed,omitempty"`
+	PromptDist     *LengthDist `json:"prompt_dist,omitempty"`
+	GenDist        *LengthDist `json:"gen_dist,omitempty"`
+	MaxSeqs        int         `json:"max_seqs,omitempty"`
+	MaxBatchTokens int         `json:"max_batch_tokens,omitempty"`
+	Weights        string      `json:"weights,omitempty"`
+	KVCache        string      `json:"kv_cache,omitempty"`
 }
 
 // Scenario is everything the cost model needs.

@@ -66,6 +66,7 @@ var intLimits = map[string][2]int{
 	"prompt": {1, MaxSeq}, "gen": {1, MaxGenTokens}, "requests": {1, MaxBatch}, "seq": {1, MaxSeq}, "batch": {1, MaxBatch},
 	"tp": {1, MaxGPUs}, "pp": {1, MaxLayers}, "dp": {1, MaxGPUs}, "chunks": {1, 64}, "micro-batch": {1, MaxBatch},
 	"zero": {0, 3}, "ep": {1, MaxGPUs},
+	"concurrency": {1, MaxBatch}, "max-seqs": {1, MaxBatch}, "max-batch-tokens": {1, MaxSeq},
 }
 
 // IntLimits is the range Validate allows for the integer field named field; ok is false for a
@@ -255,6 +256,7 @@ func (s Scenario) Validate() error {
 		if w.PromptTokens > 0 && w.GenTokens > 0 && w.PromptTokens+w.GenTokens > MaxSeq {
 			c.add("gen", w.GenTokens, "prompt + gen must be at most %d tokens", MaxSeq)
 		}
+		c.serving(w)
 	} else {
 		c.intRange("seq", w.Seq)
 		unitsOK = c.intRange("batch", w.GlobalBatch)
@@ -325,7 +327,8 @@ func (s Scenario) Validate() error {
 		c.add("seq", w.Seq, "must be a multiple of tp (%d) with sequence parallelism", l.TP)
 	}
 
-	if unitsOK && bOK && dpOK {
+	// Serving needs no split: the balancer hands requests to the replicas one by one.
+	if unitsOK && bOK && dpOK && w.Mode == Train {
 		units := s.BatchUnits()
 		per := int64(l.MicroBatch) * int64(l.DP)
 		name, unit := "batch", "global batch"

@@ -199,15 +199,19 @@ func TestValidateCases(t *testing.T) {
 			layout: true,
 		},
 		{
-			// 12 requests over micro-batch 1 × dp 8: not a multiple of 8.
-			name: "inference requests do not split",
+			// Serving hands requests to the replicas one by one: 12 over dp 8 is fine; a rate and
+			// a closed loop together are not, nor an fp32 KV cache or an unknown weight format.
+			name: "serving workload",
 			edit: func(s *Scenario) {
-				s.Workload = Workload{Mode: Infer, PromptTokens: 1024, GenTokens: 128, Requests: 12, Precision: BF16}
+				s.Workload = Workload{Mode: Infer, PromptTokens: 1024, GenTokens: 128, Requests: 12, Precision: BF16,
+					Rate: 4, Concurrency: 8, KVCache: "fp32", Weights: "int3x", GenDist: &LengthDist{Kind: Uniform, Min: 10, Max: 5}}
 				s.Layout.TP, s.Layout.PP, s.Layout.DP = 2, 1, 8
 			},
-			fields: []string{"requests"},
-			msgs:   []string{"requests = 12: concurrent requests must split into micro-batches of 1 × dp 8: a multiple of 8"},
-			layout: true,
+			fields: []string{"concurrency", "weights", "kv-cache", "gen"},
+			msgs: []string{"concurrency = 8: give --rate (open loop) or --concurrency (closed loop), not both",
+				"weights = int3x: must be one of bf16, fp16, fp8, int8, int4, fp4, or bits per weight from 1 to 32",
+				"kv-cache = fp32: must be bf16, fp16 or fp8",
+				"gen = uniform: gen: min..max 10..5: need 1 ≤ min ≤ max ≤ 2097152"},
 		},
 		{
 			// A model error: not a layout problem, so Search must not skip it as a bad split.

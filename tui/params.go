@@ -283,7 +283,7 @@ func fields() []field {
 				setEP(s, v)
 				return nil
 			}},
-		intField("micro-batch", "micro-batch b", always, func(s *model.Scenario) *int { return &s.Layout.MicroBatch },
+		intField("micro-batch", "micro-batch b", training, func(s *model.Scenario) *int { return &s.Layout.MicroBatch },
 			pow2(1<<12), nil),
 		// The global batch (requests in inference) is what the user sets; m = batch / (b × DP)
 		// follows, and layout edits keep the batch.
@@ -291,7 +291,7 @@ func fields() []field {
 			pow2(model.MaxBatch), nil),
 		intField("requests", "requests", serving, func(s *model.Scenario) *int { return &s.Workload.Requests },
 			pow2(model.MaxBatch), nil),
-		{name: "micro-batches", label: "micro-batches m", show: always,
+		{name: "micro-batches", label: "micro-batches m", show: training,
 			get: func(s *model.Scenario) string { return strconv.Itoa(s.MicroBatches()) },
 			step: func(s *model.Scenario, _ *assets.Presets, dir int) {
 				setMicroBatches(s, pow2(1<<16)(s, max(s.MicroBatches(), 1), dir))
@@ -320,13 +320,9 @@ func fields() []field {
 			func(s *model.Scenario) int { return int(s.Workload.Mode) },
 			func(s *model.Scenario, i int) {
 				s.Workload.Mode = model.Mode(i)
-				// As the CLI does: serving batches requests, one group per pipeline stage; training
-				// starts from micro-batches of one sequence.
-				l := &s.Layout
-				l.MicroBatch = 1
-				if per := max(l.DP, 1) * max(l.PP, 1); s.Workload.Mode == model.Infer && s.Workload.Requests%per == 0 {
-					l.MicroBatch = max(s.Workload.Requests/per, 1)
-				}
+				// Training starts from micro-batches of one sequence; serving has none (the engine
+				// batches what is running).
+				s.Layout.MicroBatch = 1
 			}),
 		enumField("precision", "precision", always, []string{"bf16", "fp16", "fp8", "fp32"},
 			func(s *model.Scenario) int { return int(s.Workload.Precision) },
@@ -347,9 +343,139 @@ func fields() []field {
 			func(s *model.Scenario, i int) { s.Layout.ZeRO = i }),
 		intField("prompt", "prompt tokens", serving, func(s *model.Scenario) *int { return &s.Workload.PromptTokens }, pow2(model.MaxSeq), nil),
 		intField("gen", "gen tokens", serving, func(s *model.Scenario) *int { return &s.Workload.GenTokens }, pow2(model.MaxGenTokens), nil),
+		{name: "rate", label: "rate (req/s)", show: serving,
+			get: func(s *model.Scenario) string {
+				if s.Workload.Rate == 0 {
+					return "at once"
+				}
+				return strconv.FormatFloat(s.Workload.Rate, 'g', 4, 64)
+			},
+			step: func(s *model.Scenario, _ *assets.Presets, dir int) {
+				s.Workload.Rate = stepRate(s.Workload.Rate, dir)
+				if s.Workload.Rate > 0 {
+					s.Workload.Concurrency = 0
+				}
+			},
+			set: func(s *model.Scenario, _ *assets.Presets, text string) error {
+				t := strings.TrimSpace(text)
+				if t == "at once" {
+					t = "0"
+				}
+				v, err := strconv.ParseFloat(t, 64)
+				if err != nil || !(v >= 0 && v <= 1e6) {
+					return fmt.Errorf("%q is not a rate from 0 (all at once) to 1e6 requests/s", text)
+				}
+				s.Workload.Rate = v
+				if v > 0 {
+					s.Workload.Concurrency = 0
+				}
+				return nil
+			}},
+		{name: "concurrency", label: "clients", show: serving,
+			get: func(s *model.Scenario) string {
+				if s.Workload.Concurrency == 0 {
+					return "off"
+				}
+				return strconv.Itoa(s.Workload.Concurrency)
+			},
+			step: func(s *model.Scenario, _ *assets.Presets, dir int) {
+				c := s.Workload.Concurrency
+				switch {
+				case dir < 0 && c <= 1:
+					c = 0
+				case c == 0 && dir > 0:
+					c = 1
+				default:
+					c = pow2(model.MaxBatch)(s, c, dir)
+				}
+				s.Workload.Concurrency = c
+				if c > 0 {
+					s.Workload.Rate = 0
+				}
+			},
+			set: func(s *model.Scenario, _ *assets.Presets, text string) error {
+				t := strings.TrimSpace(text)
+				if t == "off" {
+					t = "0"
+				}
+				v, err := strconv.Atoi(t)
+				if err != nil || v < 0 || v > model.MaxBatch {
+					return fmt.Errorf("%q is not a number of clients from 0 (off) to %d", text, model.MaxBatch)
+				}
+				s.Workload.Concurrency = v
+				if v > 0 {
+					s.Workload.Rate = 0
+				}
+				return nil
+			}},
+		textEnumField("weights", "weights", serving, []string{"", "fp8", "int8", "int4", "fp4"},
+			func(s *model.Scenario) *string { return &s.Workload.Weights }),
+		textEnumField("kv-cache", "KV cache", serving, []string{"", "fp8"},
+			func(s *model.Scenario) *string { return &s.Workload.KVCache }),
 		enumField("collectives", "TP all-reduce", serving, []string{"auto", "nccl", "engine"},
 			func(s *model.Scenario) int { return int(s.Layout.Collectives) },
 			func(s *model.Scenario, i int) { s.Layout.Collectives = model.Collectives(i) }),
+	}
+}
+
+// rates are the steps of the rate row, requests/s (0: all at once).
+var rates = []float64{0, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}
+
+// stepRate moves a rate to the neighbouring step.
+func stepRate(v float64, dir int) float64 {
+	if dir > 0 {
+		for _, r := range rates {
+			if r > v {
+				return r
+			}
+		}
+		return rates[len(rates)-1]
+	}
+	for i := len(rates) - 1; i >= 0; i-- {
+		if rates[i] < v {
+			return rates[i]
+		}
+	}
+	return 0
+}
+
+// textEnumField is a row over a string setting with a few values; "" shows as "= precision"
+// (the workload's --precision), as the command line's default.
+func textEnumField(name, label string, show func(*model.Scenario) bool, values []string, ptr func(*model.Scenario) *string) field {
+	shown := func(v string) string {
+		if v == "" {
+			return "= precision"
+		}
+		return v
+	}
+	index := func(s *model.Scenario) int {
+		for i, v := range values {
+			if v == *ptr(s) {
+				return i
+			}
+		}
+		return 0
+	}
+	return field{
+		name: name, label: label, show: show,
+		get: func(s *model.Scenario) string { return shown(*ptr(s)) },
+		step: func(s *model.Scenario, _ *assets.Presets, dir int) {
+			*ptr(s) = values[cycle(index(s), len(values), dir)]
+		},
+		set: func(s *model.Scenario, _ *assets.Presets, text string) error {
+			t := strings.ToLower(strings.TrimSpace(text))
+			for _, v := range values {
+				if t == v || t == shown(v) {
+					*ptr(s) = v
+					return nil
+				}
+			}
+			names := make([]string, len(values))
+			for i, v := range values {
+				names[i] = shown(v)
+			}
+			return fmt.Errorf("%q is not one of %s", text, strings.Join(names, ", "))
+		},
 	}
 }
 

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,12 +126,61 @@ func TestVisibleFieldsFollowTheMode(t *testing.T) {
 	}
 }
 
-func TestModeSwitchGroupsRequestsPerStage(t *testing.T) {
+// Switching to inference shows the serving rows instead of the micro-batch ones; the rate and
+// the clients exclude each other; weights and KV cache cycle through their formats.
+func TestServingRows(t *testing.T) {
 	s, p := testScenario(t) // TP 4 × PP 2, 8 requests
 	mode := fieldNamed(t, "mode")
 	mode.step(&s, p, +1)
-	if s.Workload.Mode != model.Infer || s.Layout.MicroBatch != 4 || s.MicroBatches() != 2 {
-		t.Errorf("infer: b %d, m %d; want 4 requests per group, one group per stage", s.Layout.MicroBatch, s.MicroBatches())
+	if s.Workload.Mode != model.Infer || s.Layout.MicroBatch != 1 {
+		t.Fatalf("infer: mode %v, b %d", s.Workload.Mode, s.Layout.MicroBatch)
+	}
+	var shown []string
+	for _, i := range visibleFields(fields(), &s) {
+		shown = append(shown, fields()[i].name)
+	}
+	for _, want := range []string{"requests", "rate", "concurrency", "weights", "kv-cache", "prompt", "gen"} {
+		if !slices.Contains(shown, want) {
+			t.Errorf("inference rows %v lack %s", shown, want)
+		}
+	}
+	for _, not := range []string{"micro-batch", "micro-batches", "batch"} {
+		if slices.Contains(shown, not) {
+			t.Errorf("inference rows %v show %s", shown, not)
+		}
+	}
+	rate, clients := fieldNamed(t, "rate"), fieldNamed(t, "concurrency")
+	clients.step(&s, p, +1)
+	clients.step(&s, p, +1)
+	if s.Workload.Concurrency != 2 || clients.get(&s) != "2" {
+		t.Errorf("clients %d (%s), want 2", s.Workload.Concurrency, clients.get(&s))
+	}
+	rate.step(&s, p, +1)
+	if s.Workload.Rate != 0.25 || s.Workload.Concurrency != 0 || clients.get(&s) != "off" {
+		t.Errorf("rate %g, clients %d: a rate turns the clients off", s.Workload.Rate, s.Workload.Concurrency)
+	}
+	if err := rate.set(&s, p, "at once"); err != nil || s.Workload.Rate != 0 || rate.get(&s) != "at once" {
+		t.Errorf("rate at once: %v, %g", err, s.Workload.Rate)
+	}
+	if err := rate.set(&s, p, "-3"); err == nil {
+		t.Errorf("a negative rate was taken")
+	}
+	w := fieldNamed(t, "weights")
+	if w.get(&s) != "= precision" {
+		t.Errorf("weights %q", w.get(&s))
+	}
+	w.step(&s, p, +1)
+	if s.Workload.Weights != "fp8" {
+		t.Errorf("weights %q after a step, want fp8", s.Workload.Weights)
+	}
+	if err := w.set(&s, p, "int4"); err != nil || s.Workload.Weights != "int4" {
+		t.Errorf("weights int4: %v", err)
+	}
+	if err := w.set(&s, p, "int3"); err == nil {
+		t.Errorf("weights int3 was taken")
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("after the edits: %v", err)
 	}
 	mode.step(&s, p, +1)
 	if s.Workload.Mode != model.Train || s.Layout.MicroBatch != 1 {

@@ -66,18 +66,3 @@ func BenchmarkEstimateTrain(b *testing.B) {
 		})
 	}
 }
-
-func BenchmarkSimulateInfer(b *testing.B) {
-	for _, record := range []bool{false, true} {
-		in := Infer{Stages: 8, Groups: 8, Gen: 128, Prefill: fill(8, 1), Decode: fill(8, 0.01),
-			P2P: fill(7, 0.001), P2PTok: fill(7, 0.0001), Record: record}
-		b.Run(fmt.Sprintf("p=8/G=8/gen=128/record=%v", record), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := SimulateInfer(in); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}

@@ -59,34 +59,17 @@ type Train struct {
 	Record bool
 }
 
-// Infer describes inference: every group does a prefill pass, then Gen decode steps, each step
-// a forward pass through every stage that needs the previous step's token from the last stage.
-type Infer struct {
-	Stages  int       // p
-	Groups  int       // request groups in flight (micro-batches)
-	Gen     int       // generated tokens per request (decode steps = Gen − 1 after the prefill token)
-	Prefill []float64 // per stage, one group's prefill
-	Decode  []float64 // per stage, one group's decode step (average over the generation)
-	P2P     []float64 // per boundary between stage i and i+1, prefill activations; len p−1 or nil
-	P2PTok  []float64 // per boundary, one decode step's activations; len p−1 or nil
-	Record  bool
-}
-
 // Result is the outcome of a simulation.
 type Result struct {
 	Makespan float64
 	// Busy is, per stage (rank), the total time spent in ops.
 	Busy []float64
 	// PeakInFlight is, per rank, the most micro-batch × chunk forward passes whose backward had
-	// not finished at any one time (activation memory); forward passes alive in inference.
+	// not finished at any one time (activation memory).
 	PeakInFlight []int
 	// Finish is, per rank, when its last op ends (a rank that drains early can hide its
 	// data-parallel gradient sync in the rest of the step).
 	Finish []float64
 	// Ops in the order they were scheduled per stage, stages one after the other; only if Record.
 	Ops []Op
-	// Inference only: when each group's prefill left the last stage (first token) and when its
-	// last decode step did.
-	FirstToken []float64
-	Done       []float64
 }

@@ -39,13 +39,16 @@ func (b *Batch) Tokens() int { return b.DecodeSeqs + b.PrefillTokens }
 
 // StepCost times an engine step.
 type StepCost interface {
-	// Stage is the time, seconds, of the batch on pipeline stage s (its compute, its TP
-	// collectives and the engine's own per-step overhead); Comm is the part of it that is TP or
-	// expert communication.
-	Stage(s int, b *Batch) (seconds, comm float64)
+	// Stage is the time of the batch on pipeline stage s (its compute, its collectives and the
+	// engine's own per-step overhead), with the part of it that is TP and expert communication.
+	Stage(s int, b *Batch) StageTime
 	// Transfer is the time to send the batch's activations from stage s to stage s+1.
 	Transfer(s int, b *Batch) float64
 }
+
+// StageTime is one step on one stage, seconds: in all, and its TP and expert (all-to-all)
+// communication.
+type StageTime struct{ Seconds, TP, EP float64 }
 
 // Request is one request of the workload.
 type Request struct {
@@ -78,6 +81,8 @@ type Config struct {
 
 // Step is one recorded engine step on one stage.
 type Step struct {
+	// Index counts replica 0's engine steps from 1.
+	Index                  int
 	Replica, Engine, Stage int
 	Start, End             float64
 	DecodeSeqs             int
@@ -104,10 +109,13 @@ type Result struct {
 	// MeanInSystem is the time average of requests arrived and not yet done (all replicas).
 	MeanInSystem float64
 	// Steps counts engine steps (all replicas); Busy[s] is stage s's busy time on replica 0,
-	// BusyComm[s] the communication in it.
-	Steps          int
-	Busy, BusyComm []float64
-	Trace          []Step
+	// BusyTP[s] and BusyEP[s] the communication in it.
+	Steps                int
+	Busy, BusyTP, BusyEP []float64
+	// Replica 0's steps, the tokens they ran and their decode sequences, in all.
+	Steps0            int
+	Tokens0, Decodes0 float64
+	Trace             []Step
 }
 
 // maxSimSteps bounds one run (a workload that makes no progress, or an absurd one).
@@ -121,7 +129,8 @@ func Run(cfg Config, reqs []Request, cost StepCost) (Result, error) {
 	n := len(reqs)
 	res := Result{
 		FirstToken: make([]float64, n), Done: make([]float64, n), Arrival: make([]float64, n),
-		Rejected: make([]bool, n), Busy: make([]float64, cfg.Stages), BusyComm: make([]float64, cfg.Stages),
+		Rejected: make([]bool, n), Busy: make([]float64, cfg.Stages), BusyTP: make([]float64, cfg.Stages),
+		BusyEP: make([]float64, cfg.Stages),
 	}
 	// The balancer: request i (or client i of a closed loop) goes to replica i mod d.
 	var inSystemArea float64
@@ -428,18 +437,24 @@ func (r *replica) step(e int, t float64) {
 			at += r.cost.Transfer(s-1, &r.batch)
 		}
 		start := max(at, r.stage[s])
-		d, comm := r.cost.Stage(s, &r.batch)
-		end := start + d
+		st := r.cost.Stage(s, &r.batch)
+		end := start + st.Seconds
 		r.stage[s] = end
 		if r.idx == 0 {
-			r.res.Busy[s] += d
-			r.res.BusyComm[s] += comm
+			r.res.Busy[s] += st.Seconds
+			r.res.BusyTP[s] += st.TP
+			r.res.BusyEP[s] += st.EP
 		}
 		if cfg.Record && r.idx == 0 && len(r.res.Trace) < cfg.MaxRecord*cfg.Stages {
-			r.res.Trace = append(r.res.Trace, Step{Replica: r.idx, Engine: e, Stage: s, Start: start, End: end,
+			r.res.Trace = append(r.res.Trace, Step{Index: r.res.Steps0 + 1, Replica: r.idx, Engine: e, Stage: s, Start: start, End: end,
 				DecodeSeqs: r.batch.DecodeSeqs, PrefillTokens: r.batch.PrefillTokens, KVUsed: used, Waiting: len(en.waiting)})
 		}
 		at = end
+	}
+	if r.idx == 0 {
+		r.res.Steps0++
+		r.res.Tokens0 += float64(r.batch.Tokens())
+		r.res.Decodes0 += float64(r.batch.DecodeSeqs)
 	}
 	en.ready = at
 	en.inFlight = true

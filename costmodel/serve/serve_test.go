@@ -3,6 +3,8 @@ package serve
 import (
 	"math"
 	"testing"
+
+	"github.com/splitscope/splitscope/model"
 )
 
 // linear is a step cost of fixed + perToken · tokens + perCtx · (keys read) on every stage, and
@@ -11,8 +13,8 @@ type linear struct {
 	fixed, perToken, perCtx, xfer float64
 }
 
-func (c linear) Stage(_ int, b *Batch) (float64, float64) {
-	return c.fixed + c.perToken*float64(b.Tokens()) + c.perCtx*(b.DecodeCtx+b.PrefillAttn), 0
+func (c linear) Stage(_ int, b *Batch) StageTime {
+	return StageTime{Seconds: c.fixed + c.perToken*float64(b.Tokens()) + c.perCtx*(b.DecodeCtx+b.PrefillAttn)}
 }
 
 func (c linear) Transfer(_ int, b *Batch) float64 { return c.xfer * float64(b.Tokens()) }
@@ -82,8 +84,8 @@ func TestLittleAndConservation(t *testing.T) {
 	} {
 		cfg := base()
 		tc.cfg(&cfg)
-		reqs := Generate(Workload{N: 400, Rate: tc.rate, Prompt: Dist{Kind: Uniform, Min: 100, Max: 1500},
-			Gen: Dist{Kind: LogNormal, Mean: 200, Sigma: 0.6, Max: 1000}, Seed: 7})
+		reqs := Generate(Workload{N: 400, Rate: tc.rate, Prompt: model.LengthDist{Kind: model.Uniform, Min: 100, Max: 1500},
+			Gen: model.LengthDist{Kind: model.LogNormal, Mean: 200, Sigma: 0.6, Max: 1000}, Seed: 7})
 		r, s := run(t, cfg, reqs, c)
 		if s.Completed+s.Rejected != len(reqs) || s.Completed == 0 {
 			t.Fatalf("%s: %d completed + %d rejected of %d", tc.name, s.Completed, s.Rejected, len(reqs))
@@ -139,7 +141,7 @@ func TestKVCapacity(t *testing.T) {
 // More KV blocks (an fp8 cache holds twice the tokens) never run fewer sequences at once.
 func TestMoreKVMoreConcurrency(t *testing.T) {
 	c := linear{fixed: 2e-3, perToken: 1e-5, perCtx: 1e-9}
-	reqs := Generate(Workload{N: 300, Prompt: FixedDist(800), Gen: FixedDist(300), Seed: 1})
+	reqs := Generate(Workload{N: 300, Prompt: model.FixedDist(800), Gen: model.FixedDist(300), Seed: 1})
 	prev := 0
 	for _, blocks := range []int{200, 400, 800, 1600, 3200} {
 		cfg := base()
@@ -157,8 +159,8 @@ func TestRateMonotone(t *testing.T) {
 	c := linear{fixed: 4e-3, perToken: 3e-5, perCtx: 2e-9}
 	var prev Stats
 	for i, rate := range []float64{1, 2, 4, 8, 16, 32, 64, 128} {
-		reqs := Generate(Workload{N: 500, Rate: rate, Prompt: Dist{Kind: Uniform, Min: 200, Max: 2000},
-			Gen: Dist{Kind: Uniform, Min: 50, Max: 400}, Seed: 3})
+		reqs := Generate(Workload{N: 500, Rate: rate, Prompt: model.LengthDist{Kind: model.Uniform, Min: 200, Max: 2000},
+			Gen: model.LengthDist{Kind: model.Uniform, Min: 50, Max: 400}, Seed: 3})
 		_, s := run(t, base(), reqs, c)
 		if i > 0 && (s.E2EMean < prev.E2EMean*(1-1e-9) || s.TTFTMean < prev.TTFTMean*(1-1e-9)) {
 			t.Errorf("rate %g: e2e %.4g s, TTFT %.4g s, below %.4g and %.4g at half the rate", rate, s.E2EMean,
@@ -170,7 +172,7 @@ func TestRateMonotone(t *testing.T) {
 
 // With several requests in flight PP raises throughput: p batches move through p stages.
 func TestPipelineThroughput(t *testing.T) {
-	reqs := Generate(Workload{N: 256, Prompt: FixedDist(200), Gen: FixedDist(200), Seed: 2})
+	reqs := Generate(Workload{N: 256, Prompt: model.FixedDist(200), Gen: model.FixedDist(200), Seed: 2})
 	whole := linear{fixed: 8e-3, perToken: 1e-5}
 	var tput [3]float64
 	for i, p := range []int{1, 2, 4} {
@@ -222,8 +224,8 @@ func TestBadConfig(t *testing.T) {
 }
 
 func BenchmarkRun10k(b *testing.B) {
-	reqs := Generate(Workload{N: 10000, Rate: 50, Prompt: Dist{Kind: Uniform, Min: 100, Max: 2000},
-		Gen: Dist{Kind: Uniform, Min: 50, Max: 500}, Seed: 1})
+	reqs := Generate(Workload{N: 10000, Rate: 50, Prompt: model.LengthDist{Kind: model.Uniform, Min: 100, Max: 2000},
+		Gen: model.LengthDist{Kind: model.Uniform, Min: 50, Max: 500}, Seed: 1})
 	c := linear{fixed: 5e-3, perToken: 1e-5, perCtx: 1e-9}
 	cfg := base()
 	for b.Loop() {

@@ -60,6 +60,14 @@ type scenarioFlags struct {
 	serialDP           bool
 	zero               int
 	prompt, gen, reqs  int
+	// Serving: --rate, --concurrency, --seed, --workload FILE, the engine's limits, and the
+	// formats of the weights and the KV cache.
+	rate                    float64
+	concurrency             int
+	seed                    uint64
+	workload                string
+	maxSeqs, maxBatchTokens int
+	weights, kvCache        string
 
 	computeEff, memoryEff, intraEff, interEff, reserveGiB float64
 
@@ -142,7 +150,15 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 
 	fs.IntVar(&f.prompt, "prompt", defaultPrompt, "inference: prompt tokens per request")
 	fs.IntVar(&f.gen, "gen", defaultGen, "inference: generated tokens per request")
-	fs.IntVar(&f.reqs, "requests", 0, "inference: concurrent requests (default 8, raised to a multiple of micro-batch × dp when smaller or not a multiple)")
+	fs.IntVar(&f.reqs, "requests", 0, "inference: requests to serve (default 8); the balancer hands them to the DP replicas in turn")
+	fs.Float64Var(&f.rate, "rate", 0, "inference: requests/s arriving as a Poisson process (seeded by --seed); 0: all at once, the offline benchmark (default 0)")
+	fs.IntVar(&f.concurrency, "concurrency", 0, "inference: a closed loop of this many clients, each sending its next request when its last one ends; not with --rate (default 0: off)")
+	fs.Uint64Var(&f.seed, "seed", 0, "inference: seed of the arrivals and the lengths drawn from --workload (default 0)")
+	fs.StringVar(&f.workload, "workload", "", "inference: workload `FILE` (YAML) with length distributions, e.g. prompt: {dist: uniform, min: 128, max: 2048} and gen: {dist: lognormal, mean: 256, sigma: 0.6}; a length left out keeps --prompt or --gen (default none)")
+	fs.IntVar(&f.maxSeqs, "max-seqs", 0, "inference: most sequences in one engine step, vLLM's max_num_seqs (default: vLLM's, 1024 on GPUs of 70 GiB or more but A100, else 256)")
+	fs.IntVar(&f.maxBatchTokens, "max-batch-tokens", 0, "inference: most tokens in one engine step, decode first then prefill chunks, vLLM's max_num_batched_tokens (default: vLLM's, 8192 on GPUs of 70 GiB or more but A100, else 2048)")
+	fs.StringVar(&f.weights, "weights", "", "inference: storage of the weights: "+strings.Join(model.WeightFormats, ", ")+" or bits per weight (4.5 for a 4.5 bpw quantization); fp8 runs on FP8 cores where the GPU has them, the others dequantize into --precision matmuls (default: --precision)")
+	fs.StringVar(&f.kvCache, "kv-cache", "", "inference: KV cache format: bf16, fp16 or fp8 (default: --precision)")
 
 	fs.Float64Var(&f.computeEff, "compute-eff", 0, "calibration: fraction of peak FLOP/s a large matmul reaches, (0, 1] (default 0: the GPU preset's)")
 	fs.Float64Var(&f.memoryEff, "memory-eff", 0, "calibration: fraction of HBM bandwidth a streaming kernel reaches, (0, 1] (default 0: the GPU preset's)")
@@ -257,6 +273,16 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 			errs = append(errs, &model.FieldError{Field: c.name, Value: c.v, Allowed: floatAllowed[c.name]})
 		}
 	}
+	// The engine's limits: 0 is their default, but a typed 0 is a mistake.
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"max-seqs", f.maxSeqs}, {"max-batch-tokens", f.maxBatchTokens}} {
+		if f.changed(c.name) && c.v == 0 {
+			lo, hi, _ := model.IntLimits(c.name)
+			errs = append(errs, &model.FieldError{Field: c.name, Value: 0, Allowed: fmt.Sprintf("must be between %d and %d (leave it out for vLLM's default)", lo, hi)})
+		}
+	}
 	if !(f.reserveGiB >= 0 && f.reserveGiB <= maxReserveGiB) {
 		errs = append(errs, &model.FieldError{Field: "reserve-gib", Value: f.reserveGiB, Allowed: floatAllowed["reserve-gib"]})
 	}
@@ -334,7 +360,19 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP, Collectives: coll, EP: canonicalEP(f.ep)}
 	batch, reqs := sz.Batch, sz.Requests
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,
-		GenTokens: f.gen, Requests: reqs, Precision: prec}
+		GenTokens: f.gen, Requests: reqs, Precision: prec, Rate: f.rate, Concurrency: f.concurrency, Seed: f.seed,
+		MaxSeqs: f.maxSeqs, MaxBatchTokens: f.maxBatchTokens, Weights: f.weights, KVCache: f.kvCache}
+	if f.workload != "" {
+		data, err := readBoundedFile("workload", f.workload, maxInputBytes, "a workload file")
+		if err != nil {
+			return s, err
+		}
+		wf, err := assets.ParseWorkload(f.workload, data)
+		if err != nil {
+			return s, fileProblems(err)
+		}
+		s.Workload.PromptDist, s.Workload.GenDist = wf.Prompt, wf.Gen
+	}
 
 	f.flagWarnings = append(f.typedWarnings(s), f.calibrationWarnings(s)...)
 	err = s.Validate()

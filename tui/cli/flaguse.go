@@ -160,6 +160,14 @@ var modeOnly = []struct {
 	{"prompt", model.Infer, "training sequences are --seq tokens long"},
 	{"gen", model.Infer, "training sequences are --seq tokens long"},
 	{"requests", model.Infer, "training runs --batch sequences per step"},
+	{"rate", model.Infer, "training has no arrivals"},
+	{"concurrency", model.Infer, "training has no clients"},
+	{"seed", model.Infer, "training draws nothing at random"},
+	{"workload", model.Infer, "training sequences are --seq tokens long"},
+	{"max-seqs", model.Infer, "training runs --batch sequences per step"},
+	{"max-batch-tokens", model.Infer, "training runs --batch sequences per step"},
+	{"weights", model.Infer, "training keeps --precision weights and an fp32 master copy"},
+	{"kv-cache", model.Infer, "training keeps no KV cache"},
 }
 
 // typedWarnings are the flags typed on the command line that the scenario does not read: the

@@ -182,6 +182,7 @@ var floatAllowed = map[string]string{
 	"intra-eff":   "must be a fraction in (0, 1], or 0 for the link preset's",
 	"inter-eff":   "must be a fraction in (0, 1], or 0 for the link preset's",
 	"reserve-gib": fmt.Sprintf("must be a number of GiB from 0 to %d (0: the default, 1 GiB)", maxReserveGiB),
+	"rate":        "must be a number of requests/s from 0 (all at once) to 1e6",
 }
 
 // flagAllowed says what a flag of type typ allows, for a value that did not parse (cause).
@@ -199,6 +200,8 @@ func flagAllowed(name, typ string, cause error) string {
 		return "must be a number"
 	case "bool":
 		return "must be true or false"
+	case "uint64":
+		return "must be a whole number from 0 to 18446744073709551615"
 	}
 	return cause.Error()
 }

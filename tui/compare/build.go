@@ -202,8 +202,8 @@ func reason(err error) string {
 	return err.Error()
 }
 
-// cross sweeps the micro-batch count m (request groups in inference) for the TP-only and PP-only
-// layouts: the batch becomes m · b · dp, everything else stays.
+// cross sweeps the micro-batch count m for the TP-only and PP-only layouts: the batch becomes
+// m · b · dp, everything else stays (in inference b is 1: m requests a replica, all at once).
 func cross(s model.Scenario, tp, pp model.Layout) []common.CrossPoint {
 	out := make([]common.CrossPoint, len(CrossMicros))
 	for i, m := range CrossMicros {

@@ -170,11 +170,11 @@ func (m *Model) chart(st theme.Styles, h int, sentence string) []string {
 	for i, s := range styles {
 		paints[i] = theme.NewPaint(s)
 	}
-	unit := "micro-batches"
+	title := "tokens/s against micro-batches m (log₂ axis)"
 	if m.infer() {
-		unit = "request groups"
+		title = "tokens/s against requests served at once (log₂ axis)"
 	}
-	out := []string{st.Label.Render(fmt.Sprintf("tokens/s against %s m (log₂ axis)", unit))}
+	out := []string{st.Label.Render(title)}
 	for r := range rows {
 		axis := "│"
 		label := ""

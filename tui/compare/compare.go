@@ -360,16 +360,18 @@ func (m *Model) tableLines() []tableLine {
 			return c
 		})
 	}
-	add("m × b", func(r common.CompareRow) cell {
-		if r.Layout.TP <= 0 {
-			return cell{long: "—"}
-		}
-		mm := "?"
-		if evaluated(r) {
-			mm = fmt.Sprint(r.Report.Layout.MicroBatches)
-		}
-		return cell{long: fmt.Sprintf("%s × %d", mm, r.Layout.MicroBatch)}
-	})
+	if !m.infer() {
+		add("m × b", func(r common.CompareRow) cell {
+			if r.Layout.TP <= 0 {
+				return cell{long: "—"}
+			}
+			mm := "?"
+			if evaluated(r) {
+				mm = fmt.Sprint(r.Report.Layout.MicroBatches)
+			}
+			return cell{long: fmt.Sprintf("%s × %d", mm, r.Layout.MicroBatch)}
+		})
+	}
 	for _, mt := range m.metrics() {
 		vals := make([]float64, len(rows))
 		ok := make([]bool, len(rows))

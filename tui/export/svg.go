@@ -896,6 +896,8 @@ func (c *svgCanvas) tensor(s model.Scenario, r costmodel.Report, y float64) floa
 func arSymbol(s model.Scenario, bytes float64) string {
 	b, h, e := s.Layout.MicroBatch, s.Arch.Hidden, s.Workload.Precision.Bytes()
 	if isInferScenario(s) {
+		// b: the sequences of the decode step drawn (the run's mean decode batch).
+		b = int(math.Round(bytes / (float64(h) * e)))
 		if float64(b*h)*e == bytes {
 			return fmt.Sprintf("b·h·e = %d·%d·%s B", b, h, strconv.FormatFloat(e, 'g', -1, 64))
 		}

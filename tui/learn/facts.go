@@ -32,7 +32,15 @@ type Facts struct {
 	Coll   CollFacts // today's TP collective: algorithm, protocol, formula
 	Algos  AlgoFacts // ring against NVLS, no peer-to-peer, NCCL against the engine
 	Mem    MemFacts
+	Serve  ServeFacts
 	Cmp    CompareFacts
+}
+
+// ServeFacts explain a serving run: the KV cache the engine got and how full the run kept it.
+type ServeFacts struct {
+	Util, KVTokens, Peak, Weights string
+	KVSeqs, Running, Preemptions  int
+	MaxTokens, DecodeBatch        int
 }
 
 // BubbleFacts explain the pipeline bubble.
@@ -52,7 +60,7 @@ type BubbleFacts struct {
 	// InFlight is the most micro-batches the first stage holds activations for.
 	InFlight                 int
 	GPipe, Interleaved, ZBH1 bool
-	Fill                     bool // inference with fewer groups than stages: the pipeline never fills
+	Fill                     bool // inference with fewer requests than stages: the pipeline never fills
 	// Busiest is the stage with the most busy time, BusiestShareText that time over the timeline.
 	Busiest, BusiestShareText string
 }
@@ -190,7 +198,7 @@ func NewFacts(d common.Data, cmp common.Compare, cmpReady bool) Facts {
 		P: l.PP, M: l.MicroBatches, V: max(l.Chunks, 1), T: l.TP, D: l.DP, B: l.MicroBatch,
 		Batch: s.BatchUnits(), Step: Seconds(r.StepTime), TokS: Count(r.TokensPerS),
 	}
-	if r.Timeline != nil && r.Timeline.MicroBatches > 0 {
+	if r.Timeline != nil && r.Timeline.MicroBatches > 0 && !f.Infer {
 		f.M = r.Timeline.MicroBatches
 	}
 	if r.Inference != nil {
@@ -201,6 +209,11 @@ func NewFacts(d common.Data, cmp common.Compare, cmpReady bool) Facts {
 	f.Coll = collFacts(r)
 	f.Algos = algoFacts(s, r)
 	f.Mem = memFacts(s, r)
+	f.Serve = serveFacts(s, r)
+	if f.Infer {
+		// Requests a replica: the most batches that can be in flight.
+		f.M = max(s.Workload.Requests/max(s.Layout.DP, 1), 1)
+	}
 	f.Cmp = compareFacts(cmp, cmpReady, f.Infer, s.Cluster.GPUsPerNode)
 	if w := f.Cmp.Winner; w != nil {
 		f.Cmp.Better = w.tokS > r.TokensPerS*1.01 && (w.TP != f.T || w.PP != f.P || w.DP != f.D)
@@ -273,9 +286,26 @@ func tpFacts(f Facts, s model.Scenario, r costmodel.Report) TPFacts {
 	}
 	t.PerStep = t.PerLayer * t.Layers * max(f.M, 1)
 	if f.Infer {
-		t.PerStep = t.PerLayer * t.Layers // per decode step of one group
+		t.PerStep = t.PerLayer * t.Layers // per engine step
 	}
 	return t
+}
+
+func serveFacts(s model.Scenario, r costmodel.Report) ServeFacts {
+	inf := r.Inference
+	if inf == nil {
+		return ServeFacts{}
+	}
+	ctx := s.Workload.Prompts().MeanValue() + s.Workload.Gens().MeanValue()
+	f := ServeFacts{
+		Util: Percent(model.ServeMemoryUtilization), KVTokens: Count(inf.KVCacheTokens), Peak: Percent(inf.KVCachePeakFraction),
+		Weights: s.Workload.Weights, KVSeqs: int(inf.KVCacheTokens / max(ctx, 1)), Running: inf.MaxConcurrency,
+		Preemptions: inf.Preemptions, MaxTokens: inf.MaxBatchTokens, DecodeBatch: 1,
+	}
+	if h, e := float64(s.Arch.Hidden), s.Workload.Precision.Bytes(); h > 0 && e > 0 {
+		f.DecodeBatch = max(int(math.Round(r.Detail.TPAllReduceBytes/(h*e))), 1)
+	}
+	return f
 }
 
 func memFacts(s model.Scenario, r costmodel.Report) MemFacts {

@@ -169,13 +169,13 @@ func stageName(tl *costmodel.Timeline, st int) string {
 }
 
 // opWhat says what an op computes: "F of micro-batch 3", "B of micro-batch 3, chunk 1",
-// "prefill of group 2", "decode step 7 of group 2".
+// "engine step 4 with prompt chunks, batch 2", "decode step 7, batch 2".
 func opWhat(op schedule.Op, infer, chunks bool) string {
 	switch {
 	case infer && op.Token == 0:
-		return "prefill of group " + strconv.Itoa(op.Micro)
+		return "engine step with prompt chunks, batch " + strconv.Itoa(op.Micro)
 	case infer:
-		return "decode step " + strconv.Itoa(op.Token) + " of group " + strconv.Itoa(op.Micro)
+		return "decode step " + strconv.Itoa(op.Token) + ", batch " + strconv.Itoa(op.Micro)
 	}
 	s := op.Kind.String() + " of micro-batch " + strconv.Itoa(op.Micro)
 	if chunks {
@@ -184,21 +184,21 @@ func opWhat(op schedule.Op, infer, chunks bool) string {
 	return s
 }
 
-// opShort is an op's name in the fewest cells: "F3", "B3c1", "P2", "D7 g2".
+// opShort is an op's name in the fewest cells: "F3", "B3c1", "P2", "D7 b2".
 func opShort(op schedule.Op, infer, chunks bool) string {
 	if infer && op.Token > 0 {
-		return "D" + strconv.Itoa(op.Token) + " g" + strconv.Itoa(op.Micro)
+		return "D" + strconv.Itoa(op.Token) + " b" + strconv.Itoa(op.Micro)
 	}
 	return opLabel(op, infer, chunks)
 }
 
-// opLabel is the chart's short name of an op: "F3", "B3c1", "P2", "D7 of group 2".
+// opLabel is the chart's short name of an op: "F3", "B3c1", "P2", "D7 of batch 2".
 func opLabel(op schedule.Op, infer, chunks bool) string {
 	switch {
 	case infer && op.Token == 0:
 		return "P" + strconv.Itoa(op.Micro)
 	case infer:
-		return "D" + strconv.Itoa(op.Token) + " of group " + strconv.Itoa(op.Micro)
+		return "D" + strconv.Itoa(op.Token) + " of batch " + strconv.Itoa(op.Micro)
 	}
 	s := op.Kind.String() + strconv.Itoa(op.Micro)
 	if chunks {

@@ -83,7 +83,7 @@ func TestStepThroughInference(t *testing.T) {
 	for range 6 {
 		m.Update(runes("."))
 	}
-	if d := m.StepDescription(); !strings.Contains(d, "prefill of group") && !strings.Contains(d, "decode step") {
+	if d := m.StepDescription(); !strings.Contains(d, "engine step with prompt chunks, batch") && !strings.Contains(d, "decode step") {
 		t.Errorf("inference step: %q", d)
 	}
 }

@@ -160,7 +160,8 @@ func (m *Model) headerParts(w int) []string {
 	}
 	if ix.infer {
 		return []string{
-			"inference  p=" + strconv.Itoa(p) + " m=" + strconv.Itoa(mb) + " groups",
+			"serving  p=" + strconv.Itoa(p) + " · " + strconv.Itoa(m.data.Scenario.Workload.Requests) + " requests, " +
+				inFlight(p),
 			"serve " + fmtDur(r.StepTime),
 			bubble,
 		}
@@ -172,11 +173,19 @@ func (m *Model) headerParts(w int) []string {
 	}
 }
 
+// inFlight says how many engine batches a pipeline of p stages keeps in flight.
+func inFlight(p int) string {
+	if p == 1 {
+		return "one batch at a time"
+	}
+	return "up to " + strconv.Itoa(p) + " batches in flight"
+}
+
 // closedFormText names the textbook bubble the simulation is compared with.
 func closedFormText(infer bool, s model.Schedule) string {
 	switch {
 	case infer:
-		return "pipeline fill max(p−m, 0)/p"
+		return "pipeline fill max(p−requests, 0)/p"
 	case s == model.Interleaved:
 		return "(p−1)/(v·m+p−1)"
 	case s == model.ZBH1:
@@ -268,8 +277,8 @@ func (m *Model) legendItems(mixed uint8, short bool) [][]seg {
 	var out [][]seg
 	if ix.infer {
 		out = append(out,
-			item(string(theme.GlyphPrefill), opCls(kindPrefill, stLit), "prefill (P3: group 3)", "prefill"),
-			item(string(theme.GlyphDecode), opCls(kindDecode, stLit), "decode step (D7: token 7)", "decode"))
+			item(string(theme.GlyphPrefill), opCls(kindPrefill, stLit), "engine step with prompt chunks (P3: batch 3)", "prefill"),
+			item(string(theme.GlyphDecode), opCls(kindDecode, stLit), "decode-only step (D7: step 7)", "decode"))
 	} else {
 		out = append(out, item(string(theme.GlyphF), opCls(kindF, stLit), "forward (F3: micro-batch 3)", "forward"))
 		if ix.chunks > 1 {
@@ -328,7 +337,7 @@ func (m *Model) stageTable() [][]seg {
 	}
 	var rows [][]string
 	if ix.infer {
-		rows = append(rows, []string{"stage", "GPUs", "layers", "busy", "prefill", "decode step"})
+		rows = append(rows, []string{"stage", "GPUs", "layers", "busy", "decode step alone"})
 	} else {
 		h := []string{"stage", "GPUs", "layers", "busy", "F per mb", "B per mb"}
 		if ix.sched == model.ZBH1 {
@@ -344,7 +353,10 @@ func (m *Model) stageTable() [][]seg {
 		if sd.Logits {
 			layers += " +head"
 		}
-		r := []string{"S" + strconv.Itoa(i), gpuList(sd.GPUs), layers, fmtPct(sd.Busy / ix.span), fmtDur(sd.F), fmtDur(sd.B)}
+		r := []string{"S" + strconv.Itoa(i), gpuList(sd.GPUs), layers, fmtPct(sd.Busy / ix.span), fmtDur(sd.F)}
+		if !ix.infer {
+			r = append(r, fmtDur(sd.B))
+		}
 		if !ix.infer {
 			if ix.sched == model.ZBH1 {
 				r = append(r, fmtDur(sd.W))

@@ -129,7 +129,7 @@ func TestRenderCapacity(t *testing.T) {
 			"largest for inference  none of the 12 presets fits", "largest for training   none of the 12 presets fits"}},
 		{"fits", costmodel.CapacityResult{Best: &c, LargestInfer: &big, LargestInferLayout: &c}, []string{
 			"llama-3-70b, training  fits: TP=4 PP=2 DP=1 zb-h1 m=64 b=1 · step 40.0 s · 60.0 GiB of 80.0 GiB per GPU",
-			"largest for inference  llama-3.1-405b (405.9B params): TP=4 PP=2 DP=1 m=64 b=1 · serve 40.0 s",
+			"largest for inference  llama-3.1-405b (405.9B params): TP=4 PP=2 DP=1 · serve 40.0 s",
 			"largest for training   none"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

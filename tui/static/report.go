@@ -36,8 +36,7 @@ func ScenarioLine(s model.Scenario) string {
 	parts = append(parts, links)
 
 	if wl.Mode == model.Infer {
-		parts = append(parts, fmt.Sprintf("infer %s prompt %d gen %d requests %d",
-			wl.Precision, wl.PromptTokens, wl.GenTokens, wl.Requests))
+		parts = append(parts, "infer "+WorkloadLabel(wl))
 	} else {
 		parts = append(parts, fmt.Sprintf("train %s seq %d batch %d", wl.Precision, wl.Seq, wl.GlobalBatch))
 	}
@@ -60,7 +59,9 @@ func LayoutLine(s model.Scenario) string {
 	if l.Chunks > 1 {
 		fmt.Fprintf(&b, " v=%d", l.Chunks)
 	}
-	fmt.Fprintf(&b, " m=%d b=%d", s.MicroBatches(), l.MicroBatch)
+	if s.Workload.Mode != model.Infer {
+		fmt.Fprintf(&b, " m=%d b=%d", s.MicroBatches(), l.MicroBatch)
+	}
 	if l.Recompute != model.RecomputeNone {
 		b.WriteString(" recompute=" + l.Recompute.String())
 	}
@@ -138,18 +139,7 @@ func RenderReport(w io.Writer, s model.Scenario, r costmodel.Report) error {
 
 	if inf := r.Inference; inf != nil {
 		ew.line("")
-		ew.line("inference")
-		it := newTable("  ", false, true, false)
-		it.add("TTFT", Seconds(inf.TTFT), "mean time to first token")
-		it.add("TPOT", Seconds(inf.TPOT), "mean time per output token")
-		it.add("tokens/s", Count(inf.TokensPerS), "generated, all replicas")
-		if inf.PrefillS > 0 {
-			it.add("prefill", Seconds(inf.PrefillS), "until every group has its first token")
-		}
-		if inf.DecodeStepS > 0 {
-			it.add("decode step", Seconds(inf.DecodeStepS), "one token for one group")
-		}
-		it.write(ew)
+		renderServing(ew, inf)
 	}
 
 	if len(r.Collectives) > 0 {
@@ -238,7 +228,7 @@ func renderStages(ew *errWriter, stages []costmodel.StageDetail, step float64, i
 	head := []string{"stage", "GPUs", "layers", "F ms", "B ms", "W ms", "busy", "busy %", "memory", ""}
 	right := []bool{true, false, false, true, true, true, true, true, true, false}
 	if infer {
-		head = []string{"stage", "GPUs", "layers", "F ms", "busy", "busy %", "memory", ""}
+		head = []string{"stage", "GPUs", "layers", "decode ms", "busy", "busy %", "memory", ""}
 		right = []bool{true, false, false, true, true, true, true, false}
 	}
 	t := newTable("", right...)
@@ -266,4 +256,64 @@ func renderStages(ew *errWriter, stages []costmodel.StageDetail, step float64, i
 		t.add(row...)
 	}
 	t.write(ew)
+}
+
+// WorkloadLabel describes a serving workload: "bf16 prompt 1024 gen 256 requests 8 at 4 req/s".
+func WorkloadLabel(wl model.Workload) string {
+	prompt, gen := fmt.Sprint(wl.PromptTokens), fmt.Sprint(wl.GenTokens)
+	if wl.PromptDist != nil {
+		prompt = DistLabel(*wl.PromptDist)
+	}
+	if wl.GenDist != nil {
+		gen = DistLabel(*wl.GenDist)
+	}
+	out := fmt.Sprintf("%s prompt %s gen %s requests %d", wl.Precision, prompt, gen, wl.Requests)
+	switch {
+	case wl.Rate > 0:
+		out += fmt.Sprintf(" at %s req/s", trimFloat(wl.Rate))
+	case wl.Concurrency > 0:
+		out += fmt.Sprintf(" from %d clients", wl.Concurrency)
+	default:
+		out += " at once"
+	}
+	if wl.Weights != "" {
+		out += " · weights " + wl.Weights
+	}
+	if wl.KVCache != "" {
+		out += " · KV " + wl.KVCache
+	}
+	return out
+}
+
+// DistLabel is a length distribution in a few characters: "uniform 128–2048", "~256 lognormal".
+func DistLabel(d model.LengthDist) string {
+	switch d.Kind {
+	case model.Uniform:
+		return fmt.Sprintf("uniform %d–%d", d.Min, d.Max)
+	case model.Fixed:
+		return trimFloat(d.Mean)
+	}
+	return fmt.Sprintf("~%s %s", trimFloat(d.Mean), d.Kind)
+}
+
+func trimFloat(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+
+// renderServing is the serving run's figures: latency percentiles, throughput, the KV cache.
+func renderServing(ew *errWriter, inf *costmodel.Inference) {
+	ew.line(fmt.Sprintf("serving (%d requests served, %d refused · %d engine steps · at most %d sequences and %d tokens a step)",
+		inf.Completed, inf.Rejected, inf.Steps, inf.MaxSeqs, inf.MaxBatchTokens))
+	lt := newTable("  ", false, true, true, true, true, false)
+	lt.add("", "mean", "p50", "p90", "p99", "")
+	lt.add("TTFT", Seconds(inf.TTFT), Seconds(inf.TTFTP50), Seconds(inf.TTFTP90), Seconds(inf.TTFTP99), "time to first token")
+	lt.add("TPOT", Seconds(inf.TPOT), Seconds(inf.TPOTP50), Seconds(inf.TPOTP90), Seconds(inf.TPOTP99), "time per output token after the first")
+	lt.add("e2e", Seconds(inf.E2EMean), Seconds(inf.E2EP50), Seconds(inf.E2EP90), "", "arrival to last token")
+	lt.write(ew)
+	tt := newTable("  ", false, true, false)
+	tt.add("output tokens/s", Count(inf.OutputTokensPerS), fmt.Sprintf("all replicas; %s per GPU", Count(inf.OutputTokensPerSPerGPU)))
+	tt.add("total tokens/s", Count(inf.TotalTokensPerS), "prompt and output")
+	tt.add("requests/s", trimFloat(inf.RequestsPerS), "")
+	tt.add("KV cache", Count(inf.KVCacheTokens)+" tokens", fmt.Sprintf("a replica; peak fill %s, %d preemptions, at most %d sequences running",
+		Percent(inf.KVCachePeakFraction), inf.Preemptions, inf.MaxConcurrency))
+	tt.add("decode step", Seconds(inf.DecodeStepS), "one sequence alone, every stage: TPOT's floor")
+	tt.write(ew)
 }

@@ -128,9 +128,10 @@ func TestViewContent(t *testing.T) {
 		t.Errorf("the NVLS view still shows the ring:\n%s", nv)
 	}
 	// Decoding runs the serving engine's one-shot kernel: its formula, exact, no approximation note.
+	// The engine decodes the 16 requests together: 16 · 4096 · 2 B = 131 kB.
 	inf := newPane(120, 34, scenario(t, "nvlink4", model.Infer, 8)).View()
-	for _, want := range []string{"one decode step", "step ", "S = 8.19 kB", "one-shot (serving engine) → 6.16 µs",
-		"one-shot: launch + (t−1)·S/B = 6.00 µs + 7·8.19 kB / 360 GB/s = 6.16 µs", "One-shot all-reduce", "reads its 7 peers",
+	for _, want := range []string{"one decode step", "step ", "S = 131 kB", "one-shot (serving engine) → 8.55 µs",
+		"one-shot: launch + (t−1)·S/B = 6.00 µs + 7·131 kB / 360 GB/s = 8.55 µs", "One-shot all-reduce", "reads its 7 peers",
 		"one-shot──", "two-shot"} {
 		if !strings.Contains(inf, want) {
 			t.Errorf("inference view lacks %q:\n%s", want, inf)

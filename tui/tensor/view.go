@@ -602,7 +602,7 @@ func (m *Model) drawNumbers(cv *canvas, ly layer, p plan, y int) int {
 	}
 	what := " (b·s·h·e)"
 	if ly.infer {
-		what = " (b·h·e, one token)"
+		what = " (b·h·e, b sequences a token each)"
 	}
 	cv.spans(0, y, fitSpans(w, c.headerVariants(what, ly.nComm-ly.nRegather, ly.nRegather, ly.infer)...)...)
 	y++

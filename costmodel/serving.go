@@ -1,0 +1,375 @@
+package costmodel
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/splitscope/splitscope/costmodel/collective"
+	"github.com/splitscope/splitscope/costmodel/schedule"
+	"github.com/splitscope/splitscope/costmodel/serve"
+	"github.com/splitscope/splitscope/model"
+)
+
+// Inference is served as an engine serves it (costmodel/serve): continuous batching of decode
+// tokens and prefill chunks within a token budget, a paged KV cache in what is left of the
+// GPU's memory, PP batches in flight, DP replicas behind a balancer. The time of each engine
+// step comes from the same roofline kernels and collectives as training, on the step's own
+// batch: every step reads the stage's weights once (÷ t), each decode sequence reads its KV
+// cache, and the tokens' FLOPs run at the GPU's sustained matmul rate.
+
+// engineStepOverhead is the engine's own time per step that the GPU does not hide: scheduling,
+// input preparation and sampling on the CPU between CUDA-graph launches. U: an assumption to
+// calibrate on published single-request decode speeds.
+const engineStepOverhead = 0.3e-3
+
+// maxServeTrace is the most engine steps the timeline keeps (replica 0, every stage).
+const maxServeTrace = 4096
+
+// servingCost times engine steps on the plan's hardware; it implements serve.StepCost.
+type servingCost struct {
+	p        *plan
+	layers   []int   // per stage
+	gemm     hw      // the matmuls' path (fp8 weights on FP8 cores run at the FP8 rate)
+	wb, kvb  float64 // bytes of a stored weight and of a cached key or value element
+	kvPerGPU float64 // KV width on one GPU (KV heads replicate past TP = KV heads)
+}
+
+func (p *plan) servingCost() *servingCost {
+	w := p.s.Workload
+	c := &servingCost{p: p, layers: p.rankLayers(), gemm: p.hw, wb: w.WeightBytes(), kvb: w.KVBytes()}
+	if w.Weights == "fp8" && p.c.GPU.PeakFP8 > 0 {
+		c.gemm = newHW(p.c.GPU, model.FP8)
+	}
+	h := float64(p.a.Hidden)
+	kv := h * float64(p.a.KVHeads) / float64(p.a.Heads)
+	c.kvPerGPU = kv / math.Min(float64(p.t), float64(p.a.KVHeads))
+	return c
+}
+
+// layer is one transformer layer of the batch on one GPU.
+func (c *servingCost) layer(b *serve.Batch) serve.StageTime {
+	p := c.p
+	a := p.a
+	t := float64(p.t)
+	h := float64(a.Hidden)
+	kv := h * float64(a.KVHeads) / float64(a.Heads)
+	f := float64(a.FFN)
+	k := a.MLPMatrices()
+	act := float64(a.ActiveExperts())
+	e := p.e
+	tok := float64(b.Tokens())
+
+	// Projections: the weights once, the tokens' activations in and out.
+	projW := (h*(h+2*kv) + h*h) / t
+	attn := kernel{flops: 2 * tok * projW, bytes: projW*c.wb + tok*(2*h+(h+2*kv)/t+h/t)*e}
+	ep := 1
+	if a.Experts > 1 {
+		ep = p.ep
+	}
+	touched := expertsTouched(a, tok, ep)
+	mlp := kernel{flops: 2 * tok * act * h * f * k / t, bytes: touched*h*f*k/t*c.wb + tok*act*(h+k*f/t)*e}
+	// Attention: decode queries read their sequence's cached keys and values; prefill chunks
+	// attend to what came before them and write their own.
+	dec := kernel{flops: 4 * b.DecodeCtx * h / t,
+		bytes: 2*float64(b.DecodeSeqs)*h/t*e + 2*b.DecodeCtx*c.kvPerGPU*c.kvb}
+	pre := kernel{flops: 4 * b.PrefillAttn * h / t,
+		bytes: 2*float64(b.PrefillTokens)*h/t*e + 2*(b.PrefillCtx+float64(b.PrefillTokens))*c.kvPerGPU*c.kvb}
+	elem := kernel{bytes: tok * (elementwisePerHidden*h + k*f*act/t) * e}
+	out := serve.StageTime{TP: 2 * p.tpAllReduce(tok*h*e)}
+	if p.ep > 1 {
+		out.EP = 2 * p.epc.run(collective.AllToAll, tok*act*h*e/t).Seconds
+	}
+	out.Seconds = c.gemm.time(attn) + c.gemm.time(mlp) + p.hw.time(dec) + p.hw.time(pre) + p.hw.time(elem) + out.TP + out.EP
+	return out
+}
+
+// Stage is the batch on pipeline stage s: its layers, the embedding on the first, the logits of
+// the sampled positions on the last, and the engine's step overhead on the first.
+func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
+	p := c.p
+	l := c.layer(b)
+	k := float64(c.layers[s])
+	d := k * l.Seconds
+	if s == 0 {
+		d += p.hw.time(kernel{bytes: float64(b.Tokens()) * float64(p.a.Hidden) * p.e * 2})
+		d += engineStepOverhead
+	}
+	if s == p.p-1 {
+		lg := logits(p.a, p.l, float64(b.Samples), p.e)
+		lg.bytes += float64(p.a.Vocab) * float64(p.a.Hidden) / float64(p.t) * (c.wb - p.e) // stored weights
+		d += c.gemm.time(lg)
+	}
+	return serve.StageTime{Seconds: d, TP: k * l.TP, EP: k * l.EP}
+}
+
+// Transfer sends the batch's hidden states to the next stage, each TP rank its share.
+func (c *servingCost) Transfer(s int, b *serve.Batch) float64 {
+	return c.p.p2p(s, float64(b.Tokens())*float64(c.p.a.Hidden)*c.p.e)
+}
+
+// kvPlan is the KV cache one replica gets: per stage what is left of 90% of the GPU after the
+// weights, the working set of a full step and the reserve, in tokens; the replica holds as many
+// tokens as its tightest stage.
+type kvPlan struct {
+	weights, work, pool []float64 // bytes per GPU, by stage
+	tokens              float64   // tokens the replica's cache holds
+	blocks              int
+}
+
+func (p *plan) kvPlan(c *servingCost, maxSeqs, maxTokens int) kvPlan {
+	kp := kvPlan{weights: make([]float64, p.p), work: make([]float64, p.p), pool: make([]float64, p.p)}
+	usable := model.ServeMemoryUtilization * p.c.GPU.MemoryBytes
+	h := float64(p.a.Hidden)
+	f := float64(p.a.FFN) * p.a.MLPMatrices() / float64(p.t)
+	kp.tokens = math.Inf(1)
+	for r := 0; r < p.p; r++ {
+		params, _ := p.stageParams(r, c.layers[r])
+		kp.weights[r] = params * c.wb
+		kp.work[r] = float64(maxTokens) * (4*h + 2*f) * p.e
+		if r == p.p-1 {
+			kp.work[r] += float64(min(maxSeqs, maxTokens)) * float64(p.a.Vocab) / float64(p.t) * 4
+		}
+		perToken := 2 * float64(c.layers[r]) * c.kvPerGPU * c.kvb
+		left := usable - kp.weights[r] - kp.work[r] - p.s.ReserveBytes
+		if perToken > 0 {
+			kp.tokens = math.Min(kp.tokens, math.Max(left, 0)/perToken)
+		}
+	}
+	if math.IsInf(kp.tokens, 1) {
+		kp.tokens = 0
+	}
+	kp.blocks = int(math.Min(kp.tokens/model.ServeBlockTokens, 1<<40))
+	for r := range kp.pool {
+		kp.pool[r] = float64(kp.blocks*model.ServeBlockTokens) * 2 * float64(c.layers[r]) * c.kvPerGPU * c.kvb
+	}
+	return kp
+}
+
+// serveLimits are the engine's max-seqs and max-batch-tokens: the workload's, else vLLM's.
+func (p *plan) serveLimits() (int, int) {
+	w := p.s.Workload
+	seqs, toks := model.ServeDefaults(p.c.GPU)
+	if w.MaxSeqs > 0 {
+		seqs = w.MaxSeqs
+	}
+	if w.MaxBatchTokens > 0 {
+		toks = w.MaxBatchTokens
+	}
+	return seqs, toks
+}
+
+func (p *plan) infer(record bool) (Report, error) {
+	w := p.s.Workload
+	c := p.servingCost()
+	maxSeqs, maxTokens := p.serveLimits()
+	kp := p.kvPlan(c, maxSeqs, maxTokens)
+	reqs := serve.Generate(serve.Workload{N: w.Requests, Rate: w.Rate, Prompt: w.Prompts(), Gen: w.Gens(), Seed: w.Seed})
+
+	r := Report{Layout: p.layoutSummary()}
+	// Memory: the fullest GPU holds its weights, the working set, the KV pool and the reserve.
+	stages := make([]StageDetail, p.p)
+	gpus0 := p.stageGPUs()
+	full := 0
+	for rk := range stages {
+		sd := &stages[rk]
+		sd.Layers = c.layers[rk]
+		sd.Embedding, sd.Logits = rk == 0, rk == p.p-1
+		sd.GPUs = gpus0[rk]
+		params, layerParams := p.stageParams(rk, sd.Layers)
+		sd.ParamsOnGPU, sd.LayerParams = params, layerParams
+		sd.PeakActBytes = kp.work[rk]
+		sd.Memory = p.memory(rk, kp.weights[rk], 0, 0, kp.work[rk], kp.pool[rk])
+		if sd.Memory.Total > stages[full].Memory.Total {
+			full = rk
+		}
+	}
+	longest := 0
+	for _, q := range reqs {
+		longest = max(longest, q.Prompt+q.Gen)
+	}
+	fits := kp.tokens >= float64(longest)
+	for rk := range stages {
+		stages[rk].Memory.Fits = fits && stages[rk].Memory.Total <= stages[rk].Memory.Capacity
+	}
+	r.Memory = stages[full].Memory
+	r.Detail.Stages = stages
+
+	inf := &Inference{KVCacheTokens: kp.tokens, MaxSeqs: maxSeqs, MaxBatchTokens: maxTokens}
+	r.Inference = inf
+	// One sequence alone at the average context: the floor of TPOT (and each stage's share, the
+	// stage table's F).
+	mid := float64(w.Prompts().MeanValue() + w.Gens().MeanValue()/2)
+	one := serve.Batch{DecodeSeqs: 1, DecodeCtx: mid, Samples: 1}
+	for s := 0; s < p.p; s++ {
+		stages[s].F = c.Stage(s, &one).Seconds
+		inf.DecodeStepS += stages[s].F
+		if s+1 < p.p {
+			inf.DecodeStepS += c.Transfer(s, &one)
+		}
+	}
+	cfg := serve.Config{Replicas: p.d, Stages: p.p, MaxSeqs: maxSeqs, MaxBatchTokens: maxTokens,
+		KVBlocks: kp.blocks, BlockTokens: model.ServeBlockTokens, Concurrency: w.Concurrency,
+		Record: record, MaxRecord: maxServeTrace}
+	if !fits {
+		// Served as if the memory were there (a cache for every request at once, as far as the
+		// engine's limits go), as a training step that does not fit is still timed.
+		seqs := min(w.Requests, maxSeqs) * p.p
+		cfg.KVBlocks = p.p * seqs * ((longest + model.ServeBlockTokens - 1) / model.ServeBlockTokens)
+	}
+	res, err := serve.Run(cfg, reqs, c)
+	if err != nil {
+		return Report{}, fmt.Errorf("costmodel: simulate serving: %w", err)
+	}
+	// The Tensor tab's layer: a decode step of the run's mean decode batch.
+	typical := one
+	if res.Steps0 > 0 {
+		typical.DecodeSeqs = max(1, int(math.Round(res.Decodes0/float64(res.Steps0))))
+		typical.DecodeCtx, typical.Samples = mid*float64(typical.DecodeSeqs), typical.DecodeSeqs
+	}
+	p.serveDetail(&r, c, typical)
+	st := serve.Summarize(reqs, res)
+	inf.fill(st, res, float64(p.c.GPUs))
+	r.StepTime = res.Duration
+	r.TokensPerS = inf.TokensPerS
+	for i := range reqs {
+		inf.PrefillS = max(inf.PrefillS, res.FirstToken[i])
+	}
+
+	// Breakdown on replica 0's busiest stage: its compute, its TP and expert communication, and
+	// the rest of the run idle (waiting for requests, for other stages, for transfers).
+	crit := 0
+	for s := range res.Busy {
+		if res.Busy[s] > res.Busy[crit] {
+			crit = s
+		}
+		stages[s].Busy = res.Busy[s]
+	}
+	busy, tpc, epc := res.Busy[crit], res.BusyTP[crit], res.BusyEP[crit]
+	r.Breakdown = Breakdown{Compute: busy - tpc - epc, TPComm: tpc, EPComm: epc, Bubble: max(res.Duration-busy, 0)}
+	r.BubbleFraction = ratio(r.Breakdown.Bubble, res.Duration)
+	r.CommFraction = ratio(tpc+epc, res.Duration)
+
+	var prompt, gen float64
+	for i, q := range reqs {
+		if !res.Rejected[i] {
+			prompt += float64(q.Prompt)
+			gen += float64(q.Gen)
+		}
+	}
+	n := float64(max(st.Completed, 1))
+	modelFLOPs := forwardFLOPs(p.a, prompt, prompt/n/2, n) + forwardFLOPs(p.a, gen, prompt/n+gen/n/2, gen)
+	r.Detail.ModelFLOPs, r.Detail.HWFLOPs = modelFLOPs, modelFLOPs
+	r.ModelTFLOPS = ratio(modelFLOPs, res.Duration*float64(p.c.GPUs)) / 1e12
+	r.HWTFLOPS = r.ModelTFLOPS
+	r.MFU = ratio(r.ModelTFLOPS*1e12, p.c.GPU.Peak(w.Precision))
+
+	r.Warnings = append(p.commonWarnings(), p.serveWarnings(st, res)...)
+	if !fits {
+		r.Warnings = append(r.Warnings, p.serveFitWarning(kp, longest))
+	}
+	if record {
+		r.Timeline = p.serveTimeline(res, c)
+		r.Collectives = p.inferCollectives(c.layers[crit], res)
+	}
+	return r, nil
+}
+
+// serveDetail fills the Tensor tab's layer: a decode step of b's sequences, its TP all-reduce.
+func (p *plan) serveDetail(r *Report, c *servingCost, b serve.Batch) {
+	h := float64(p.a.Hidden)
+	n := float64(b.DecodeSeqs)
+	dec := p.passTimes(layerPass(p.a, p.l, n, b.DecodeCtx/n, n, p.e, false))
+	r.Detail.Layer = LayerDetail{Forward: forwardSegments(dec, tpLabel(p.l))}
+	r.Detail.Layer.CommShare = commShare(r.Detail.Layer.Forward, nil)
+	decBytes := n * h * p.e
+	r.Detail.TPAllReduceBytes = decBytes
+	r.Detail.TPAllReduceS = p.tpAllReduce(decBytes)
+	r.Detail.TPLink = p.tpLink().ID
+	r.Detail.TPLinkAlpha, r.Detail.TPLinkBW = p.tp.ringParams()
+	r.Detail.P2PBytes = decBytes
+	if p.p > 1 {
+		r.Detail.P2PS = c.Transfer(0, &b)
+	}
+	if u := p.tpUses("decode activations", decBytes, 1, 0); len(u) > 0 {
+		r.Detail.TPCollective = u[0]
+	}
+	// With fewer requests a replica than stages, fewer batches than stages are in flight: each
+	// stage idles at least max(p − requests, 0)/p of the time.
+	if per := p.s.Workload.Requests / max(p.d, 1); p.p > per {
+		r.Detail.BubbleClosedForm = float64(p.p-per) / float64(p.p)
+	}
+}
+
+func (inf *Inference) fill(st serve.Stats, res serve.Result, gpus float64) {
+	inf.TTFT, inf.TPOT = st.TTFTMean, st.TPOTMean
+	inf.TTFTP50, inf.TTFTP90, inf.TTFTP99 = st.TTFTP50, st.TTFTP90, st.TTFTP99
+	inf.TPOTP50, inf.TPOTP90, inf.TPOTP99 = st.TPOTP50, st.TPOTP90, st.TPOTP99
+	inf.E2EMean, inf.E2EP50, inf.E2EP90 = st.E2EMean, st.E2EP50, st.E2EP90
+	inf.TokensPerS = st.OutputTokensPerS
+	inf.OutputTokensPerS = st.OutputTokensPerS
+	inf.TotalTokensPerS = st.TotalTokensPerS
+	inf.OutputTokensPerSPerGPU = ratio(st.OutputTokensPerS, gpus)
+	inf.RequestsPerS = st.RequestsPerS
+	inf.KVCachePeakFraction = res.KVPeak
+	inf.Preemptions = res.Preemptions
+	inf.MaxConcurrency = res.MaxRunning
+	inf.Completed, inf.Rejected = st.Completed, st.Rejected
+	inf.Steps = res.Steps
+	inf.MeanInSystem = res.MeanInSystem
+}
+
+func (p *plan) serveFitWarning(kp kvPlan, longest int) string {
+	return fmt.Sprintf("the KV cache holds %.0f tokens per replica (what is left of %.0f%% of %s after weights %s and a step's working set %s), "+
+		"less than one request of %d tokens: timed as if the memory were there", kp.tokens, 100*model.ServeMemoryUtilization,
+		gib(p.c.GPU.MemoryBytes), gib(kp.weights[0]), gib(kp.work[0]), longest)
+}
+
+func (p *plan) serveWarnings(st serve.Stats, res serve.Result) []string {
+	var w []string
+	if st.Rejected > 0 {
+		w = append(w, fmt.Sprintf("%d request(s) refused: longer than the KV cache holds", st.Rejected))
+	}
+	if res.Preemptions > 0 {
+		w = append(w, fmt.Sprintf("%d preemption(s): the KV cache filled and running requests were evicted and recomputed", res.Preemptions))
+	}
+	return w
+}
+
+// serveTimeline draws replica 0's first engine steps: one op per step and stage (Micro: the
+// batch in flight; Token 0 for a step with prefill chunks, 1 for a decode-only step).
+func (p *plan) serveTimeline(res serve.Result, c *servingCost) *Timeline {
+	tl := &Timeline{Stages: p.p, Chunks: 1, MicroBatches: p.p, Mode: model.Infer, StageGPUs: p.stageGPUs()}
+	tl.Ops = make([]schedule.Op, len(res.Trace))
+	tl.Segments = make([][]Segment, len(res.Trace))
+	var preSeg, decSeg [][]Segment
+	preSeg, decSeg = make([][]Segment, p.p), make([][]Segment, p.p)
+	for i, st := range res.Trace {
+		op := schedule.Op{Stage: st.Stage, Micro: st.Engine, Kind: schedule.F, Start: st.Start, End: st.End, Dep: -1}
+		if st.Stage > 0 && i > 0 {
+			op.Dep = i - 1 // the same step on the stage before (the trace lists a step's stages in order)
+		}
+		if st.PrefillTokens == 0 {
+			op.Token = st.Index
+		}
+		tl.Ops[i] = op
+		tl.Makespan = max(tl.Makespan, st.End)
+		// Segments of a representative step of each kind, scaled to the op.
+		segs := &decSeg[st.Stage]
+		b := serve.Batch{DecodeSeqs: st.DecodeSeqs, PrefillTokens: st.PrefillTokens, Samples: st.DecodeSeqs}
+		if st.PrefillTokens > 0 {
+			segs = &preSeg[st.Stage]
+		}
+		if *segs == nil {
+			*segs = c.segments(st.Stage, &b)
+		}
+		tl.Segments[i] = *segs
+	}
+	return tl
+}
+
+// segments lays out a step on a stage as the Pipeline tab draws it: compute and TP collectives.
+func (c *servingCost) segments(s int, b *serve.Batch) []Segment {
+	st := c.Stage(s, b)
+	return segments(seg{SegCompute, "step", st.Seconds - st.TP - st.EP}, seg{SegTPComm, tpLabel(c.p.l), st.TP},
+		seg{SegEPComm, "all-to-all", st.EP})
+}

@@ -1,0 +1,209 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// LengthDist is a distribution of token counts: fixed (Mean), uniform on [Min, Max], normal (Mean,
+// Sigma) or lognormal (Mean, Sigma of the log), clipped to [Min, Max] when they are set and
+// never below 1.
+type LengthDist struct {
+	Kind  DistKind `json:"dist"`
+	Mean  float64  `json:"mean,omitempty"`
+	Sigma float64  `json:"sigma,omitempty"`
+	Min   int      `json:"min,omitempty"`
+	Max   int      `json:"max,omitempty"`
+}
+
+// DistKind names a LengthDist's family.
+type DistKind string
+
+// Distribution families.
+const (
+	Fixed     DistKind = "fixed"
+	Uniform   DistKind = "uniform"
+	Normal    DistKind = "normal"
+	LogNormal DistKind = "lognormal"
+)
+
+// FixedDist is a LengthDist that always gives n.
+func FixedDist(n int) LengthDist { return LengthDist{Kind: Fixed, Mean: float64(n)} }
+
+// Validate names what is wrong with d; what is the caller's name for it (a flag or a key),
+// left out of the message when empty.
+func (d LengthDist) Validate(what string) error {
+	bad := func(f string, v any, allowed string) error {
+		if what == "" {
+			return fmt.Errorf("%s %v: %s", f, v, allowed)
+		}
+		return fmt.Errorf("%s: %s %v: %s", what, f, v, allowed)
+	}
+	switch d.Kind {
+	case Fixed, Normal, LogNormal:
+		if !finite(d.Mean) || d.Mean < 1 || d.Mean > MaxTokens {
+			return bad("mean", d.Mean, fmt.Sprintf("need 1 to %d tokens", MaxTokens))
+		}
+	case Uniform:
+		if d.Min < 1 || d.Max < d.Min || d.Max > MaxTokens {
+			return bad("min..max", fmt.Sprintf("%d..%d", d.Min, d.Max), fmt.Sprintf("need 1 ≤ min ≤ max ≤ %d", MaxTokens))
+		}
+	default:
+		return bad("dist", string(d.Kind), "need fixed, uniform, normal or lognormal")
+	}
+	if d.Kind == Normal || d.Kind == LogNormal {
+		if !finite(d.Sigma) || d.Sigma < 0 || d.Sigma > 1e6 {
+			return bad("sigma", d.Sigma, "need a finite value ≥ 0")
+		}
+	}
+	if d.Min < 0 || d.Max < 0 || d.Max > MaxTokens || (d.Max > 0 && d.Min > d.Max) {
+		return bad("min..max", fmt.Sprintf("%d..%d", d.Min, d.Max), fmt.Sprintf("need 0 ≤ min ≤ max ≤ %d (0: no bound)", MaxTokens))
+	}
+	return nil
+}
+
+// MaxTokens bounds one request's prompt or output.
+const MaxTokens = 1 << 21
+
+// MeanValue is the distribution's mean before clipping (the midpoint of a uniform one).
+func (d LengthDist) MeanValue() float64 {
+	if d.Kind == Uniform {
+		return float64(d.Min+d.Max) / 2
+	}
+	return d.Mean
+}
+
+// Serving defaults, as vLLM V1's `vllm serve` sets them (vllm/engine/arg_utils.py,
+// get_batch_defaults, 2025): on a GPU of at least 70 GiB that is not an A100, 1024 sequences
+// and 8192 batched tokens a step; on the others 256 and 2048. The KV cache gets what is left of
+// 90% of the GPU's memory (gpu_memory_utilization 0.9) in blocks of 16 tokens.
+const (
+	ServeMemoryUtilization = 0.9
+	ServeBlockTokens       = 16
+)
+
+// ServeDefaults are vLLM's max_num_seqs and max_num_batched_tokens for the GPU.
+func ServeDefaults(g GPU) (maxSeqs, maxBatchTokens int) {
+	if g.MemoryBytes >= 70*GiB && !strings.HasPrefix(g.ID, "a100") {
+		return 1024, 8192
+	}
+	return 256, 2048
+}
+
+// WeightFormats are the names --weights takes besides a number of bits.
+var WeightFormats = []string{"bf16", "fp16", "fp8", "int8", "int4", "fp4"}
+
+// WeightBits is the storage of one weight in the named format: fp4 is NVFP4, four bits and an
+// fp8 scale for every 16 (4.5 bits); a number is bits as given (4.5 for a 4.5 bpw
+// quantization), from 1 to 32.
+func WeightBits(name string) (float64, error) {
+	switch name {
+	case "bf16", "fp16":
+		return 16, nil
+	case "fp8", "int8":
+		return 8, nil
+	case "int4":
+		return 4, nil
+	case "fp4":
+		return 4.5, nil
+	}
+	b, err := strconv.ParseFloat(name, 64)
+	if err != nil || !finite(b) || b < 1 || b > 32 {
+		return 0, fmt.Errorf("must be one of %s, or bits per weight from 1 to 32", strings.Join(WeightFormats, ", "))
+	}
+	return b, nil
+}
+
+// WeightBytes is the bytes of one stored weight: the --weights format, else the precision's.
+func (w Workload) WeightBytes() float64 {
+	if w.Weights == "" {
+		return w.Precision.Bytes()
+	}
+	b, err := WeightBits(w.Weights)
+	if err != nil {
+		return w.Precision.Bytes()
+	}
+	return b / 8
+}
+
+// KVBytes is the bytes of one cached key or value element: the --kv-cache format, else the
+// precision's.
+func (w Workload) KVBytes() float64 {
+	if p, err := ParsePrecision(w.KVCache); err == nil && w.KVCache != "" {
+		return p.Bytes()
+	}
+	return w.Precision.Bytes()
+}
+
+// Prompts and Gens are the length distributions of the requests: the workload's, else fixed at
+// PromptTokens and GenTokens.
+func (w Workload) Prompts() LengthDist {
+	if w.PromptDist != nil {
+		return *w.PromptDist
+	}
+	return FixedDist(w.PromptTokens)
+}
+
+// Gens: see Prompts.
+func (w Workload) Gens() LengthDist {
+	if w.GenDist != nil {
+		return *w.GenDist
+	}
+	return FixedDist(w.GenTokens)
+}
+
+// MaxServeTokens bounds requests × generated tokens of one simulation (each generated token is
+// a step of its sequence).
+const MaxServeTokens = 1 << 25
+
+func (c *checker) serving(w Workload) {
+	if !finite(w.Rate) || w.Rate < 0 || w.Rate > 1e6 {
+		c.add("rate", w.Rate, "must be a number of requests/s from 0 (all at once) to 1e6")
+	}
+	if w.Concurrency != 0 {
+		c.intRange("concurrency", w.Concurrency)
+	}
+	if w.Rate > 0 && w.Concurrency > 0 {
+		c.add("concurrency", w.Concurrency, "give --rate (open loop) or --concurrency (closed loop), not both")
+	}
+	if w.MaxSeqs != 0 {
+		c.intRange("max-seqs", w.MaxSeqs)
+	}
+	if w.MaxBatchTokens != 0 {
+		c.intRange("max-batch-tokens", w.MaxBatchTokens)
+	}
+	if w.Weights != "" {
+		if _, err := WeightBits(w.Weights); err != nil {
+			c.add("weights", w.Weights, "%s", err.Error())
+		}
+	}
+	if w.KVCache != "" {
+		if p, err := ParsePrecision(w.KVCache); err != nil || p == FP32 {
+			c.add("kv-cache", w.KVCache, "must be bf16, fp16 or fp8")
+		}
+	}
+	if w.PromptDist != nil {
+		if err := w.PromptDist.Validate("prompt"); err != nil {
+			c.add("prompt", w.PromptDist.Kind, "%s", err.Error())
+		}
+	}
+	if w.GenDist != nil {
+		if err := w.GenDist.Validate("gen"); err != nil {
+			c.add("gen", w.GenDist.Kind, "%s", err.Error())
+		}
+	}
+	if w.Requests > 0 && w.Gens().MaxValue() > 0 && float64(w.Requests)*w.Gens().MaxValue() > MaxServeTokens {
+		c.add("requests", w.Requests, "requests × gen tokens (up to %.0f each) must be at most %d to simulate", w.Gens().MaxValue(), MaxServeTokens)
+	}
+}
+
+// MaxValue is the largest value d gives (its mean for a distribution without a bound).
+func (d LengthDist) MaxValue() float64 {
+	switch {
+	case d.Kind == Uniform || d.Max > 0:
+		return float64(d.Max)
+	default:
+		return d.Mean
+	}
+}
