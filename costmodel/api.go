@@ -15,9 +15,10 @@ const (
 	ObjThroughput                  // most tokens per second
 	ObjLatency                     // lowest TPOT (infer) or step time (train)
 	ObjMemory                      // least memory per GPU
+	ObjGoodput                     // inference: the highest request rate that meets the SLO
 )
 
-var objectiveNames = []string{"time", "throughput", "latency", "memory"}
+var objectiveNames = []string{"time", "throughput", "latency", "memory", "goodput"}
 
 func (o Objective) String() string {
 	if o < 0 || int(o) >= len(objectiveNames) {
@@ -26,7 +27,7 @@ func (o Objective) String() string {
 	return objectiveNames[o]
 }
 
-// ParseObjective reads "time", "throughput", "latency" or "memory".
+// ParseObjective reads "time", "throughput", "latency", "memory" or "goodput".
 func ParseObjective(s string) (Objective, error) {
 	for i, n := range objectiveNames {
 		if strings.EqualFold(n, strings.TrimSpace(s)) {
@@ -45,6 +46,8 @@ type SearchOptions struct {
 	MaxChunks int
 	// Fix holds the layout sizes the user chose: Search tries only layouts with them.
 	Fix SearchFix
+	// SLO is the latency target of the goodput objective.
+	SLO SLO
 }
 
 // SearchFix narrows Search to the layouts a user asked for (search --tp 8 means "the best layout
@@ -67,6 +70,8 @@ type Candidate struct {
 	Report   Report
 	Feasible bool
 	Reason   string // why not feasible: over memory, invalid split, …
+	// Goodput is the highest request rate meeting the SLO (objective goodput only).
+	Goodput float64
 }
 
 // SearchResult lists feasible candidates best first, then infeasible ones with their reason.

@@ -76,3 +76,41 @@ func benchSearch(b *testing.B, gpus int) {
 
 func BenchmarkSearchGPT3175B1024GPU(b *testing.B) { benchSearch(b, 1024) }
 func BenchmarkSearchGPT3175B4096GPU(b *testing.B) { benchSearch(b, 4096) }
+
+// Serving: 10,000 requests at 20 req/s on 8 H100s (TP 8), lengths drawn from uniform prompts
+// of 128–2048 tokens and lognormal outputs around 256.
+func serveScenario(b *testing.B, gpu, intra string, tp, pp, requests int, rate float64) model.Scenario {
+	s := scenario(b, "llama-3-70b", gpu, intra, 8, tp, pp)
+	s.Workload.Mode = model.Infer
+	s.Workload.Requests, s.Workload.Rate = requests, rate
+	s.Workload.PromptDist = &model.LengthDist{Kind: model.Uniform, Min: 128, Max: 2048}
+	s.Workload.GenDist = &model.LengthDist{Kind: model.LogNormal, Mean: 256, Sigma: 0.6, Max: 1024}
+	return s
+}
+
+func BenchmarkServe10kRequests(b *testing.B) {
+	s := serveScenario(b, "h100-sxm", "nvlink4", 8, 1, 10000, 20)
+	for b.Loop() {
+		if _, err := EvaluateFast(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSweepRate16(b *testing.B) {
+	s := serveScenario(b, "h100-sxm", "nvlink4", 8, 1, 1000, 0)
+	for b.Loop() {
+		if _, err := SweepRate(s, SLO{TTFT: 2, TPOT: 0.1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSearchInferGoodput8GPU(b *testing.B) {
+	s := serveScenario(b, "l40s", "pcie4", 8, 1, 500, 0)
+	for b.Loop() {
+		if _, err := Search(s, SearchOptions{Objective: ObjGoodput, SLO: SLO{TTFT: 2, TPOT: 0.1}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

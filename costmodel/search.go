@@ -47,6 +47,9 @@ func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 	units := base.BatchUnits()
 	infer := base.Workload.Mode == model.Infer
 	sizes := microBatchSizes(maxB, fix.MicroBatch)
+	if infer {
+		sizes = []int{1} // the engine batches what runs: serving has no micro-batch to choose
+	}
 
 	var feasible, infeasible []Candidate
 	// reject lists a TP × PP × DP split that no micro-batch or schedule makes work, as the layout
@@ -93,7 +96,7 @@ func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 			}
 			tried := 0
 			for _, b := range sizes {
-				if units%(b*d) != 0 {
+				if !infer && units%(b*d) != 0 {
 					continue
 				}
 				tried++
@@ -140,6 +143,9 @@ func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 		}
 	}
 
+	if opt.Objective == ObjGoodput {
+		return goodputSearch(base, feasible, infeasible, opt.SLO)
+	}
 	less := objectiveLess(opt.Objective, infer)
 	sort.SliceStable(feasible, func(i, j int) bool { return less(feasible[i].Report, feasible[j].Report) })
 	// Refine the head with the exact simulation, then rank again.
@@ -176,6 +182,43 @@ func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 	out = append(out, infeasible...)
 	warnings := append(ScenarioWarnings(base), sharedLayoutWarnings(base, out)...)
 	return SearchResult{Candidates: out, Feasible: nFeasible, Warnings: warnings}, nil
+}
+
+// goodputSearch ranks the feasible serving layouts by the highest request rate each serves
+// within the SLO (Goodput), a bisection of simulated runs per layout; ties go to less memory.
+func goodputSearch(base model.Scenario, feasible, infeasible []Candidate, slo SLO) (SearchResult, error) {
+	if base.Workload.Mode != model.Infer {
+		return SearchResult{}, &model.FieldError{Field: "objective", Value: "goodput", Allowed: "goodput ranks serving layouts: use --mode infer"}
+	}
+	if slo == (SLO{}) {
+		return SearchResult{}, &model.FieldError{Field: "objective", Value: "goodput", Allowed: "needs a latency target: --slo-ttft, --slo-tpot or both"}
+	}
+	var out []Candidate
+	for _, c := range feasible {
+		s := base
+		s.Layout = c.Layout
+		g, pt, err := Goodput(s, slo)
+		if err != nil {
+			return SearchResult{}, err
+		}
+		c.Goodput = g
+		if pt != nil {
+			c.Report.Inference = &pt.Inference
+		}
+		out = append(out, c)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Goodput != out[j].Goodput {
+			return out[i].Goodput > out[j].Goodput
+		}
+		return out[i].Report.Memory.Total < out[j].Report.Memory.Total
+	})
+	sort.SliceStable(infeasible, func(i, j int) bool {
+		return infeasible[i].Report.Memory.Total < infeasible[j].Report.Memory.Total
+	})
+	n := len(out)
+	out = append(out, infeasible...)
+	return SearchResult{Candidates: out, Feasible: n, Warnings: append(ScenarioWarnings(base), sharedLayoutWarnings(base, out)...)}, nil
 }
 
 // epSizes are the expert-parallel sizes Search tries with DP d: for a MoE model every divisor

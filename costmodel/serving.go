@@ -32,6 +32,14 @@ type servingCost struct {
 	gemm     hw      // the matmuls' path (fp8 weights on FP8 cores run at the FP8 rate)
 	wb, kvb  float64 // bytes of a stored weight and of a cached key or value element
 	kvPerGPU float64 // KV width on one GPU (KV heads replicate past TP = KV heads)
+	// Caches: the last batch's layer (every stage of a step asks for the same batch), and one TP
+	// all-reduce by the step's tokens (a step has at most max-batch-tokens of them).
+	last      serve.Batch
+	lastLayer serve.StageTime
+	haveLast  bool
+	arByToken []float64
+	// xferByToken[s][tok] is the send from stage s to s+1 of tok tokens' activations.
+	xferByToken [][]float64
 }
 
 func (p *plan) servingCost() *servingCost {
@@ -43,11 +51,50 @@ func (p *plan) servingCost() *servingCost {
 	h := float64(p.a.Hidden)
 	kv := h * float64(p.a.KVHeads) / float64(p.a.Heads)
 	c.kvPerGPU = kv / math.Min(float64(p.t), float64(p.a.KVHeads))
+	if p.t > 1 {
+		_, maxTokens := p.serveLimits()
+		c.arByToken = unknowns(maxTokens + 1)
+	}
+	if p.p > 1 {
+		_, maxTokens := p.serveLimits()
+		c.xferByToken = make([][]float64, p.p-1)
+		for s := range c.xferByToken {
+			c.xferByToken[s] = unknowns(maxTokens + 1)
+		}
+	}
 	return c
+}
+
+// unknowns is a cache of n values, none known yet (−1).
+func unknowns(n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = -1
+	}
+	return out
+}
+
+// allReduce is one TP all-reduce of the activations of tok tokens.
+func (c *servingCost) allReduce(tok int, bytes float64) float64 {
+	if tok >= 0 && tok < len(c.arByToken) {
+		if c.arByToken[tok] < 0 {
+			c.arByToken[tok] = c.p.tpAllReduce(bytes)
+		}
+		return c.arByToken[tok]
+	}
+	return c.p.tpAllReduce(bytes)
 }
 
 // layer is one transformer layer of the batch on one GPU.
 func (c *servingCost) layer(b *serve.Batch) serve.StageTime {
+	if c.haveLast && *b == c.last {
+		return c.lastLayer
+	}
+	c.last, c.lastLayer, c.haveLast = *b, c.layerTime(b), true
+	return c.lastLayer
+}
+
+func (c *servingCost) layerTime(b *serve.Batch) serve.StageTime {
 	p := c.p
 	a := p.a
 	t := float64(p.t)
@@ -75,7 +122,7 @@ func (c *servingCost) layer(b *serve.Batch) serve.StageTime {
 	pre := kernel{flops: 4 * b.PrefillAttn * h / t,
 		bytes: 2*float64(b.PrefillTokens)*h/t*e + 2*(b.PrefillCtx+float64(b.PrefillTokens))*c.kvPerGPU*c.kvb}
 	elem := kernel{bytes: tok * (elementwisePerHidden*h + k*f*act/t) * e}
-	out := serve.StageTime{TP: 2 * p.tpAllReduce(tok*h*e)}
+	out := serve.StageTime{TP: 2 * c.allReduce(b.Tokens(), tok*h*e)}
 	if p.ep > 1 {
 		out.EP = 2 * p.epc.run(collective.AllToAll, tok*act*h*e/t).Seconds
 	}
@@ -104,7 +151,16 @@ func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 
 // Transfer sends the batch's hidden states to the next stage, each TP rank its share.
 func (c *servingCost) Transfer(s int, b *serve.Batch) float64 {
-	return c.p.p2p(s, float64(b.Tokens())*float64(c.p.a.Hidden)*c.p.e)
+	tok := b.Tokens()
+	if s >= 0 && s < len(c.xferByToken) && tok >= 0 && tok < len(c.xferByToken[s]) {
+		if x := c.xferByToken[s][tok]; x >= 0 {
+			return x
+		}
+		x := c.p.p2p(s, float64(tok)*float64(c.p.a.Hidden)*c.p.e)
+		c.xferByToken[s][tok] = x
+		return x
+	}
+	return c.p.p2p(s, float64(tok)*float64(c.p.a.Hidden)*c.p.e)
 }
 
 // kvPlan is the KV cache one replica gets: per stage what is left of 90% of the GPU after the

@@ -240,6 +240,7 @@ type replica struct {
 	pending []arrival // arrivals not yet delivered, by time (open loop: in workload order)
 	next    int       // closed loop: the next request a client sends
 	clients int
+	now     float64 // the time of the event being processed
 	area    float64 // ∫ requests in system dt
 	inSys   int
 	lastT   float64
@@ -329,7 +330,8 @@ func (r *replica) run() error {
 					done, tDone = i, en.ready
 				}
 			case len(en.waiting)+len(en.running) > 0:
-				if s := max(en.ready, r.stage[0]); s < t {
+				// Not before now: an engine idle since its last batch starts when work comes.
+				if s := max(en.ready, r.stage[0], r.now); s < t {
 					e, t = i, s
 				}
 			}
@@ -340,10 +342,12 @@ func (r *replica) run() error {
 		}
 		switch {
 		case done >= 0 && tDone <= tArr && tDone <= t:
+			r.now = tDone
 			r.complete(done)
 		case len(r.pending) > 0 && tArr <= t:
 			a := r.pending[0]
 			r.pending = r.pending[1:]
+			r.now = a.t
 			r.deliver(a)
 		case e >= 0:
 			r.step(e, t)

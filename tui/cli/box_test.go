@@ -148,7 +148,7 @@ func TestBoxSearch(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, errs)
 	}
-	for _, want := range []string{"2× rtx-4090", "rank", "Pareto front: time vs memory", "serve time",
+	for _, want := range []string{"2× rtx-4090", "rank", "TTFT p90", "TPOT p90", "out tok/s",
 		"infeasible", "over memory by"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("search --box lacks %q:\n%s", want, out)

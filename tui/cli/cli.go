@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
@@ -142,7 +143,8 @@ It uses the a100-sxm-80gb, nvlink3 and ib-hdr presets and takes no scenario flag
 }
 
 func newReportCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
-	var capacity, printScenario bool
+	var capacity, printScenario, sweepRate bool
+	var sloTTFT, sloTPOT time.Duration
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Evaluate one scenario: step time, breakdown, efficiency and memory; text tables or --json",
@@ -160,6 +162,11 @@ With --json the report is the JSON object of the contract: bytes per GPU, second
 --box FILE (repeatable) takes the GPUs, their count per node and the link between them from
 boxes saved by probe --save; --capacity adds what fits on the hardware.
 
+--sweep-rate (inference) serves the requests at 16 rates, from 5% to 150% of what the deployment
+serves when they all arrive at once, and prints throughput and latency percentiles against the
+offered rate, and the goodput: the highest rate whose p90 TTFT and p90 TPOT meet --slo-ttft and
+--slo-tpot. --requests defaults to 1000 there, enough for the queue to reach its steady state.
+
 --print-scenario prints the scenario as a scenario file (YAML) instead of evaluating it, for
 --scenario: every layout and workload key, preset IDs, overrides where they differ; it takes
 neither --json nor --capacity.
@@ -169,6 +176,7 @@ inference, …) or that contradicts the hardware (NVLink on a GPU without it, bf
 		Example: `  splitscope report --model llama-2-70b --gpu l40s --tp 4 --pp 2
   splitscope report --gpus 64 --tp 8 --pp 4 --schedule interleaved --chunks 2 --json
   splitscope report --mode infer --prompt 2048 --gen 512 --requests 32
+  splitscope report --mode infer --model llama-3-8b --gpu l40s --gpus 1 --sweep-rate --slo-ttft 500ms --slo-tpot 50ms
   splitscope report --box node0.json --box node1.json --inter ib-ndr --capacity
   splitscope report --scenario tour/pcie --tp 4
   splitscope report --model llama-2-13b --pp 8 --print-scenario > lesson.yaml`,
@@ -185,10 +193,24 @@ inference, …) or that contradicts the hardware (NVLink on a GPU without it, bf
 				}
 				return runPrintScenario(stdout, sf)
 			}
+			if sweepRate {
+				if capacity {
+					return usagef("--capacity: --sweep-rate prints the rate sweep alone")
+				}
+				return runSweepRate(stdout, cmd.ErrOrStderr(), sf, costmodel.SLO{TTFT: sloTTFT.Seconds(), TPOT: sloTPOT.Seconds()})
+			}
+			for _, name := range []string{"slo-ttft", "slo-tpot"} {
+				if cmd.Flags().Changed(name) {
+					return usagef("--%s: the SLOs judge a rate sweep: add --sweep-rate", name)
+				}
+			}
 			return runReport(stdout, cmd.ErrOrStderr(), sf, capacity)
 		},
 	}
 	cmd.Flags().BoolVar(&printScenario, "print-scenario", false, "print the scenario as a --scenario file (YAML) instead of evaluating it (default off)")
+	cmd.Flags().BoolVar(&sweepRate, "sweep-rate", false, "inference: serve the requests at 16 offered rates (5% to 150% of the offline throughput) and print throughput and latency percentiles against the rate, with the goodput under --slo-ttft and --slo-tpot (default off)")
+	cmd.Flags().DurationVar(&sloTTFT, "slo-ttft", 0, "with --sweep-rate: the p90 time to first token a rate must meet, e.g. 500ms (default 0: none)")
+	cmd.Flags().DurationVar(&sloTPOT, "slo-tpot", 0, "with --sweep-rate: the p90 time per output token a rate must meet, e.g. 50ms (default 0: none)")
 	cmd.Flags().BoolVar(&capacity, "capacity", false, "also print the capacity verdict: the best layout for the model on these GPUs and the largest preset model that fits for inference and for training (JSON key \"capacity\") (default off)")
 	return cmd
 }
@@ -197,6 +219,7 @@ func newSearchCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
 	var (
 		top, maxMicroBatch, maxChunks int
 		objective                     string
+		sloTTFT, sloTPOT              time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "search",
@@ -220,7 +243,8 @@ first, then every infeasible one; "pareto" holds the front, fastest first, as th
 		Example: `  splitscope search --model llama-2-70b --gpu l40s --intra pcie4
   splitscope search --gpus 64 --objective throughput --top 5 --json
   splitscope search --gpus 64 --tp 8 --schedule interleaved
-  splitscope search --box box.json --mode infer`,
+  splitscope search --box box.json --mode infer
+  splitscope search --mode infer --model llama-3-70b --gpu l40s --gpus 8 --requests 500 --objective goodput --slo-ttft 2s --slo-tpot 100ms`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var errs model.ValidationError
@@ -236,16 +260,33 @@ first, then every infeasible one; "pareto" holds the front, fastest first, as th
 					errs = append(errs, &model.FieldError{Field: c.name, Value: c.v, Allowed: fmt.Sprintf("must be between %d and %d", c.lo, c.hi)})
 				}
 			}
+			slo := costmodel.SLO{TTFT: sloTTFT.Seconds(), TPOT: sloTPOT.Seconds()}
+			if obj == costmodel.ObjGoodput && slo == (costmodel.SLO{}) {
+				errs = append(errs, &model.FieldError{Field: "objective", Value: objective, Allowed: "goodput needs a latency target: --slo-ttft, --slo-tpot or both"})
+			}
+			if obj != costmodel.ObjGoodput && slo != (costmodel.SLO{}) {
+				errs = append(errs, &model.FieldError{Field: "slo-ttft", Value: sloTTFT, Allowed: "the SLOs judge the goodput objective: add --objective goodput"})
+			}
+			for _, d := range []struct {
+				name string
+				v    time.Duration
+			}{{"slo-ttft", sloTTFT}, {"slo-tpot", sloTPOT}} {
+				if d.v < 0 {
+					errs = append(errs, &model.FieldError{Field: d.name, Value: d.v, Allowed: "must be a time ≥ 0, e.g. 200ms"})
+				}
+			}
 			if len(errs) > 0 {
 				return errs
 			}
-			return runSearch(stdout, cmd, sf, top, costmodel.SearchOptions{Objective: obj, MaxMicroBatch: maxMicroBatch, MaxChunks: maxChunks})
+			return runSearch(stdout, cmd, sf, top, costmodel.SearchOptions{Objective: obj, MaxMicroBatch: maxMicroBatch, MaxChunks: maxChunks, SLO: slo})
 		},
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.IntVar(&top, "top", 10, "feasible layouts to show, best first; 0 shows all")
-	fs.StringVar(&objective, "objective", "time", "what to rank by: time (step time, or time to serve all requests), throughput (tokens/s), latency (TPOT in inference, step time in training) or memory (per GPU)")
+	fs.StringVar(&objective, "objective", "time", "what to rank by: time (step time, or time to serve all requests), throughput (tokens/s), latency (TPOT in inference, step time in training), memory (per GPU) or goodput (inference: the highest request rate meeting --slo-ttft and --slo-tpot at p90)")
+	fs.DurationVar(&sloTTFT, "slo-ttft", 0, "with --objective goodput: the p90 time to first token to meet, e.g. 500ms (default 0: none)")
+	fs.DurationVar(&sloTPOT, "slo-tpot", 0, "with --objective goodput: the p90 time per output token to meet, e.g. 50ms (default 0: none)")
 	fs.IntVar(&maxMicroBatch, "max-micro-batch", 8, "largest micro-batch size tried, sequences (powers of two up to it); not with --micro-batch")
 	fs.IntVar(&maxChunks, "max-chunks", 4, "largest interleaving tried, virtual stages per GPU (1: none); not with --chunks, nor in inference")
 	return cmd
@@ -344,6 +385,36 @@ func runReport(w, errw io.Writer, sf *scenarioFlags, capacity bool) error {
 		return err
 	}
 	return static.RenderCapacity(w, s, *capRes, len(p.Models))
+}
+
+// sweepRequests is --requests for a rate sweep when not given: enough requests for the queue to
+// reach its steady state at every rate.
+const sweepRequests = 1000
+
+// runSweepRate prints throughput and latency against the offered rate, and the goodput.
+func runSweepRate(w, errw io.Writer, sf *scenarioFlags, slo costmodel.SLO) error {
+	_, s, err := flagScenario(sf)
+	if err != nil {
+		return err
+	}
+	if s.Workload.Mode != model.Infer {
+		return usagef("--sweep-rate: a rate sweep serves requests: add --mode infer")
+	}
+	if s.Workload.Rate > 0 {
+		return usagef("--rate %g: --sweep-rate chooses the rates; leave --rate out", s.Workload.Rate)
+	}
+	if !sf.changed("requests") {
+		s.Workload.Requests = sweepRequests
+	}
+	sw, err := costmodel.SweepRate(s, slo)
+	if err != nil {
+		return err
+	}
+	if sf.json {
+		return writeJSON(w, sw)
+	}
+	writeWarnings(errw, sf)
+	return static.RenderRateSweep(w, s, sw)
 }
 
 // runPrintScenario writes the flags' scenario (after --scenario and the flags typed) as a

@@ -20,6 +20,8 @@ type searchCandidate struct {
 	costmodel.Report
 	Feasible bool   `json:"feasible"`
 	Reason   string `json:"reason"`
+	// GoodputRate is the highest request rate meeting the SLO (search --objective goodput).
+	GoodputRate float64 `json:"goodput_rate,omitempty"`
 }
 
 // searchOutput is the `search --json` document: the ranked candidates, the Pareto front of step
@@ -42,7 +44,7 @@ func jsonCandidate(s model.Scenario, c costmodel.Candidate) searchCandidate {
 			Chunks: c.Layout.Chunks, MicroBatch: c.Layout.MicroBatch, MicroBatches: sc.MicroBatches(),
 			Schedule: c.Layout.Schedule.String()}
 	}
-	return searchCandidate{Report: r, Feasible: c.Feasible, Reason: c.Reason}
+	return searchCandidate{Report: r, Feasible: c.Feasible, Reason: c.Reason, GoodputRate: c.Goodput}
 }
 
 // jsonSearch lists the top feasible candidates (top ≤ 0: all) best first, then every infeasible

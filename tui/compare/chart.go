@@ -45,10 +45,14 @@ func plottable(pts []common.CrossPoint) bool {
 	return false
 }
 
-// grid is the sweep as numbers: m, then TP-only and PP-only tokens/s.
+// grid is the sweep as numbers: m (requests at once in inference), then TP-only and PP-only
+// tokens/s.
 func (m *Model) grid(st theme.Styles) []string {
 	pts := m.cmp.Cross
 	head, tp, pp := []string{"m"}, []string{"TP tok/s"}, []string{"PP tok/s"}
+	if m.infer() {
+		head[0] = "requests"
+	}
 	val := func(v float64) string {
 		if v > 0 {
 			return short(v)

@@ -317,3 +317,54 @@ func renderServing(ew *errWriter, inf *costmodel.Inference) {
 	tt.add("decode step", Seconds(inf.DecodeStepS), "one sequence alone, every stage: TPOT's floor")
 	tt.write(ew)
 }
+
+// RenderRateSweep prints a rate sweep: one row per offered rate, then the goodput.
+func RenderRateSweep(w io.Writer, s model.Scenario, sw costmodel.RateSweep) error {
+	ew := &errWriter{w: w}
+	ew.line(strings.Replace(Header(s), " at once", " at the rates below", 1))
+	ew.line("")
+	ew.line(fmt.Sprintf("rate sweep: %d requests at each rate, Poisson arrivals (seed %d); all at once they are served at %s req/s",
+		s.Workload.Requests, s.Workload.Seed, trimFloat(sw.Capacity)))
+	t := newTable("", true, true, true, true, true, true, true, true, true, false)
+	t.add("offered", "served", "out tok/s", "TTFT p50", "TTFT p90", "TTFT p99", "TPOT p50", "TPOT p90", "TPOT p99", "")
+	t.add("req/s", "req/s", "", "", "", "", "", "", "", "")
+	for _, pt := range sw.Points {
+		inf := pt.Inference
+		mark := ""
+		switch {
+		case !pt.Fits:
+			mark = "does not fit"
+		case inf.Rejected > 0:
+			mark = fmt.Sprintf("%d refused", inf.Rejected)
+		case sw.SLO != (costmodel.SLO{}) && pt.MeetsSLO:
+			mark = "meets the SLO"
+		}
+		t.add(trimFloat(pt.Rate), trimFloat(inf.RequestsPerS), Count(inf.OutputTokensPerS),
+			Seconds(inf.TTFTP50), Seconds(inf.TTFTP90), Seconds(inf.TTFTP99),
+			Seconds(inf.TPOTP50), Seconds(inf.TPOTP90), Seconds(inf.TPOTP99), mark)
+	}
+	t.write(ew)
+	ew.line("")
+	switch {
+	case sw.SLO == (costmodel.SLO{}):
+		ew.line("no SLO given (--slo-ttft, --slo-tpot): no goodput")
+	case sw.GoodputPoint == nil:
+		ew.line(fmt.Sprintf("goodput: none: even %s req/s misses %s", trimFloat(sw.Points[0].Rate), sloText(sw.SLO)))
+	default:
+		g := sw.GoodputPoint.Inference
+		ew.line(fmt.Sprintf("goodput: %s req/s (%s output tok/s) meet %s: p90 TTFT %s, p90 TPOT %s",
+			trimFloat(sw.Goodput), Count(g.OutputTokensPerS), sloText(sw.SLO), Seconds(g.TTFTP90), Seconds(g.TPOTP90)))
+	}
+	return ew.err
+}
+
+func sloText(o costmodel.SLO) string {
+	var parts []string
+	if o.TTFT > 0 {
+		parts = append(parts, "p90 TTFT ≤ "+Seconds(o.TTFT))
+	}
+	if o.TPOT > 0 {
+		parts = append(parts, "p90 TPOT ≤ "+Seconds(o.TPOT))
+	}
+	return strings.Join(parts, " and ")
+}

@@ -58,39 +58,44 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 	if len(shown) > 0 {
 		ew.line("")
 		moe := s.Arch.Experts > 1
-		head := layoutHead(moe)
+		goodput := slices.ContainsFunc(shown, func(c costmodel.Candidate) bool { return c.Goodput > 0 })
+		var head []string
 		if infer {
-			head = append(head, "TTFT", "TPOT")
+			head = append(layoutHead(moe)[:len(layoutHead(moe))-4], "TTFT p90", "TPOT p90", "out tok/s")
+			if goodput {
+				head = append(head, "goodput")
+			}
 		} else {
-			head = append(head, "step time")
+			head = append(layoutHead(moe), "step time", "tokens/s")
 		}
-		head = append(head, "tokens/s", "mem/GPU", "bubble", "comm", "fits")
+		head = append(head, "mem/GPU", "bubble", "comm", "fits")
 		right := make([]bool, len(head))
 		for i := range right {
 			right[i] = true
 		}
-		right[slices.Index(head, "schedule")] = false
+		if i := slices.Index(head, "schedule"); i >= 0 {
+			right[i] = false
+		}
 		right[len(right)-1] = false
 		t := newTable("", right...)
 		t.add(head...)
 		for i, c := range shown {
 			r, l := c.Report, c.Layout
-			sched := l.Schedule.String()
-			if infer {
-				sched = "-"
-			}
 			row := append([]string{strconv.Itoa(i + 1)}, layoutCells(l, moe)...)
-			row = append(row, sched, strconv.Itoa(l.Chunks), strconv.Itoa(l.MicroBatch), strconv.Itoa(microBatches(s, c)))
 			if infer {
 				ttft, tpot := "-", "-"
 				if r.Inference != nil {
-					ttft, tpot = Seconds(r.Inference.TTFT), Seconds(r.Inference.TPOT)
+					ttft, tpot = Seconds(r.Inference.TTFTP90), Seconds(r.Inference.TPOTP90)
 				}
-				row = append(row, ttft, tpot)
+				row = append(row, ttft, tpot, Count(r.TokensPerS))
+				if goodput {
+					row = append(row, trimFloat(c.Goodput)+" req/s")
+				}
 			} else {
-				row = append(row, Seconds(r.StepTime))
+				row = append(row, l.Schedule.String(), strconv.Itoa(l.Chunks), strconv.Itoa(l.MicroBatch), strconv.Itoa(microBatches(s, c)))
+				row = append(row, Seconds(r.StepTime), Count(r.TokensPerS))
 			}
-			row = append(row, Count(r.TokensPerS), Bytes(r.Memory.Total), Percent(r.BubbleFraction),
+			row = append(row, Bytes(r.Memory.Total), Percent(r.BubbleFraction),
 				Percent(r.CommFraction), yesNo(r.Memory.Fits))
 			t.add(row...)
 		}
@@ -111,9 +116,8 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 				name += fmt.Sprintf(" EP=%d", l.EP)
 			}
 			if !infer {
-				name += " " + l.Schedule.String()
+				name += " " + l.Schedule.String() + fmt.Sprintf(" v=%d b=%d", l.Chunks, l.MicroBatch)
 			}
-			name += fmt.Sprintf(" v=%d b=%d", l.Chunks, l.MicroBatch)
 			reason := c.Reason
 			if reason == "" {
 				reason = "infeasible"
@@ -156,7 +160,9 @@ func renderPareto(ew *errWriter, s model.Scenario, ranked, front []costmodel.Can
 	infer := s.Workload.Mode == model.Infer
 	what := "step time"
 	if infer {
-		what = "serve time"
+		// The engine gives the KV cache whatever memory is left: every layout that fits fills
+		// the same share of the GPU, and time against memory has no front to show.
+		return
 	}
 	ew.line("")
 	ew.line(fmt.Sprintf("Pareto front: time vs memory (%d layouts; none of the others is both faster and smaller)", len(front)))

@@ -1,0 +1,44 @@
+package serve
+
+import (
+	"testing"
+
+	"github.com/splitscope/splitscope/model"
+)
+
+// FuzzRun: any deployment and workload the validation lets through runs to the end: every
+// request finishes or is refused, in the order of its own events, and Little's law holds.
+func FuzzRun(f *testing.F) {
+	f.Add(uint8(1), uint8(1), uint16(256), uint16(2048), uint32(4096), uint16(0), uint16(40), 4.0, uint16(500), uint16(100), uint64(1))
+	f.Add(uint8(2), uint8(4), uint16(3), uint16(17), uint32(60), uint16(5), uint16(30), 0.0, uint16(90), uint16(300), uint64(9))
+	f.Fuzz(func(t *testing.T, replicas, stages uint8, seqs, tokens uint16, blocks uint32, clients, n uint16,
+		rate float64, prompt, gen uint16, seed uint64) {
+		cfg := Config{Replicas: int(replicas%4) + 1, Stages: int(stages%6) + 1, MaxSeqs: int(seqs%512) + 1,
+			MaxBatchTokens: int(tokens%4096) + 1, KVBlocks: int(blocks % 100000), BlockTokens: 16, Concurrency: int(clients % 64)}
+		if rate != rate || rate < 0 || rate > 1e4 {
+			rate = 1
+		}
+		if cfg.Concurrency > 0 {
+			rate = 0
+		}
+		reqs := Generate(Workload{N: int(n%200) + 1, Rate: rate, Seed: seed,
+			Prompt: model.LengthDist{Kind: model.Uniform, Min: 1, Max: int(prompt%3000) + 1},
+			Gen:    model.LengthDist{Kind: model.LogNormal, Mean: float64(gen%400) + 1, Sigma: 0.8, Max: 2000}})
+		r, err := Run(cfg, reqs, linear{fixed: 1e-3, perToken: 1e-6, perCtx: 1e-9, xfer: 1e-8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := Summarize(reqs, r)
+		if s.Completed+s.Rejected != len(reqs) {
+			t.Fatalf("%d + %d of %d", s.Completed, s.Rejected, len(reqs))
+		}
+		for i := range reqs {
+			if !r.Rejected[i] && !(r.Arrival[i] <= r.FirstToken[i] && r.FirstToken[i] <= r.Done[i]) {
+				t.Fatalf("request %d: %g %g %g", i, r.Arrival[i], r.FirstToken[i], r.Done[i])
+			}
+		}
+		if s.Rejected == 0 && !near(r.MeanInSystem, s.RequestsPerS*s.E2EMean) {
+			t.Fatalf("L %g, λW %g", r.MeanInSystem, s.RequestsPerS*s.E2EMean)
+		}
+	})
+}
