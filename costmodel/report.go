@@ -210,4 +210,15 @@ type Timeline struct {
 	// Segments gives, per op index, the TP collectives and compute inside it, relative to
 	// the op's start. Ops of the same stage, chunk and kind share one slice.
 	Segments [][]Segment
+	// Serve gives, per op index in inference, the engine's state when that step was scheduled
+	// (nil in training).
+	Serve []ServeState
+}
+
+// ServeState is an engine's state at one step: its batch, its KV cache fill, its queue.
+type ServeState struct {
+	DecodeSeqs, PrefillTokens int
+	KVUsed                    float64 // fraction of the engine's blocks in use
+	Waiting                   int     // requests queued on the engine
+	Running                   int     // sequences admitted on the replica
 }

@@ -397,6 +397,7 @@ func (p *plan) serveTimeline(res serve.Result, c *servingCost) *Timeline {
 	tl := &Timeline{Stages: p.p, Chunks: 1, MicroBatches: p.p, Mode: model.Infer, StageGPUs: p.stageGPUs()}
 	tl.Ops = make([]schedule.Op, len(res.Trace))
 	tl.Segments = make([][]Segment, len(res.Trace))
+	tl.Serve = make([]ServeState, len(res.Trace))
 	var preSeg, decSeg [][]Segment
 	preSeg, decSeg = make([][]Segment, p.p), make([][]Segment, p.p)
 	for i, st := range res.Trace {
@@ -408,6 +409,8 @@ func (p *plan) serveTimeline(res serve.Result, c *servingCost) *Timeline {
 			op.Token = st.Index
 		}
 		tl.Ops[i] = op
+		tl.Serve[i] = ServeState{DecodeSeqs: st.DecodeSeqs, PrefillTokens: st.PrefillTokens, KVUsed: st.KVUsed,
+			Waiting: st.Waiting, Running: st.Running}
 		tl.Makespan = max(tl.Makespan, st.End)
 		// Segments of a representative step of each kind, scaled to the op.
 		segs := &decSeg[st.Stage]

@@ -89,6 +89,7 @@ type Step struct {
 	PrefillTokens          int
 	KVUsed                 float64 // fraction of the engine's blocks in use when it was scheduled
 	Waiting                int     // requests queued, not yet admitted
+	Running                int     // sequences admitted on the replica, all its engines
 }
 
 // Result is what a run measured.
@@ -451,7 +452,8 @@ func (r *replica) step(e int, t float64) {
 		}
 		if cfg.Record && r.idx == 0 && len(r.res.Trace) < cfg.MaxRecord*cfg.Stages {
 			r.res.Trace = append(r.res.Trace, Step{Index: r.res.Steps0 + 1, Replica: r.idx, Engine: e, Stage: s, Start: start, End: end,
-				DecodeSeqs: r.batch.DecodeSeqs, PrefillTokens: r.batch.PrefillTokens, KVUsed: used, Waiting: len(en.waiting)})
+				DecodeSeqs: r.batch.DecodeSeqs, PrefillTokens: r.batch.PrefillTokens, KVUsed: used, Waiting: len(en.waiting),
+				Running: r.running})
 		}
 		at = end
 	}

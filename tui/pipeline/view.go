@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/theme"
 )
@@ -159,12 +160,17 @@ func (m *Model) headerParts(w int) []string {
 		}
 	}
 	if ix.infer {
-		return []string{
+		parts := []string{
 			"serving  p=" + strconv.Itoa(p) + " · " + strconv.Itoa(m.data.Scenario.Workload.Requests) + " requests, " +
 				inFlight(p),
 			"serve " + fmtDur(r.StepTime),
 			bubble,
 		}
+		if inf := r.Inference; inf != nil && inf.Completed > 0 {
+			parts = append(parts, "TTFT p50 "+fmtDur(inf.TTFTP50)+" p90 "+fmtDur(inf.TTFTP90),
+				"TPOT p50 "+fmtDur(inf.TPOTP50)+" p90 "+fmtDur(inf.TPOTP90))
+		}
+		return parts
 	}
 	return []string{
 		ix.sched.String() + "  p=" + strconv.Itoa(p) + " m=" + strconv.Itoa(mb) + " v=" + strconv.Itoa(v),
@@ -240,7 +246,47 @@ func (m *Model) statusSegs(w int) []seg {
 	if segsWidth(ss)+cellWidth(speed) > w {
 		speed = " · " + speedText(m.speedExp, false)
 	}
-	return append(ss, seg{speed, cPlain})
+	ss = append(ss, seg{speed, cPlain})
+	// Serving: the engine's KV cache and queue at the playhead, when there is room.
+	if st, ok := m.serveState(); ok {
+		for _, long := range []bool{true, false} {
+			extra := serveSegs(st, long)
+			if segsWidth(ss)+segsWidth(extra) <= w {
+				return append(ss, extra...)
+			}
+		}
+	}
+	return ss
+}
+
+// serveState is the serving engine's state at the playhead: that of the last step stage 0
+// started by then (replica 0, as the chart draws it).
+func (m *Model) serveState() (costmodel.ServeState, bool) {
+	if m.tl == nil || len(m.tl.Serve) != len(m.tl.Ops) || len(m.tl.Serve) == 0 {
+		return costmodel.ServeState{}, false
+	}
+	best := -1
+	for i, op := range m.tl.Ops {
+		if op.Stage == 0 && op.Start <= m.playhead {
+			best = i
+		}
+	}
+	if best < 0 {
+		return costmodel.ServeState{}, true // nothing scheduled yet: an empty cache
+	}
+	return m.tl.Serve[best], true
+}
+
+// serveSegs draws an engine state: "KV ▕███░░░░░▏ 38% · queue 12 · 64 running".
+func serveSegs(st costmodel.ServeState, long bool) []seg {
+	const cells = 8
+	n := int(st.KVUsed*cells + 0.5)
+	gauge := "▕" + strings.Repeat("█", n) + strings.Repeat("░", cells-n) + "▏"
+	if !long {
+		return []seg{{" · KV " + fmtPct(st.KVUsed) + " · q " + strconv.Itoa(st.Waiting), cPlain}}
+	}
+	return []seg{{" · KV ", cPlain}, {gauge, cPlay}, {" " + fmtPct(st.KVUsed) + " · queue " + strconv.Itoa(st.Waiting) +
+		" · " + strconv.Itoa(st.Running) + " running", cPlain}}
 }
 
 func segsWidth(ss []seg) int {
