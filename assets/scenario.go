@@ -87,6 +87,8 @@ const (
 	kInt
 	kFloat
 	kBool
+	kWeights // a --weights format or bits
+	kKVCache // bf16, fp16 or fp8
 )
 
 // ScenarioKeys lists every key a scenario file may hold, in the order MarshalScenario writes them.
@@ -116,6 +118,8 @@ var scenarioKeys = []scenarioKey{
 	{"recompute", kRecompute}, {"sequence_parallel", kBool}, {"zero", kInt},
 	{"unfused_attention", kBool}, {"serial_dp", kBool}, {"collectives", kCollectives},
 	{"prompt", kInt}, {"gen", kInt}, {"requests", kInt},
+	{"rate", kFloat}, {"concurrency", kInt}, {"seed", kInt}, {"max_seqs", kInt}, {"max_batch_tokens", kInt},
+	{"weights", kWeights}, {"kv_cache", kKVCache},
 	{"reserve_gib", kFloat},
 }
 
@@ -124,6 +128,7 @@ type scenarioValues struct {
 	set    map[string]bool
 	ints   map[string]int
 	floats map[string]float64
+	texts  map[string]string
 	bools  map[string]bool
 	title  string
 	arch   model.Arch
@@ -184,7 +189,7 @@ func ParseScenario(name string, data []byte, p *Presets) (ScenarioFile, error) {
 		return ScenarioFile{}, done()
 	}
 
-	v := scenarioValues{set: map[string]bool{}, ints: map[string]int{}, floats: map[string]float64{},
+	v := scenarioValues{set: map[string]bool{}, ints: map[string]int{}, floats: map[string]float64{}, texts: map[string]string{},
 		bools: map[string]bool{}, links: map[string]model.Link{}}
 	var out ScenarioFile
 	firstLine := map[string]int{}
@@ -294,6 +299,20 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 	case kText:
 		v.title = n.Value
 		return n.Value, true
+	case kWeights:
+		if _, err := model.WeightBits(text); err != nil || n.Kind != yaml.ScalarNode {
+			bad("%s", "must be one of "+strings.Join(model.WeightFormats, ", ")+", or bits per weight from 1 to 32")
+			return "", false
+		}
+		v.texts[key] = text
+		return text, true
+	case kKVCache:
+		if pr, err := model.ParsePrecision(text); err != nil || pr == model.FP32 {
+			bad("must be bf16, fp16 or fp8")
+			return "", false
+		}
+		v.texts[key] = text
+		return text, true
 	case kModel:
 		a, err := p.Model(text)
 		if err != nil {
@@ -443,7 +462,9 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 		SerialDP: v.bools["serial_dp"], Collectives: v.coll, EP: v.ints["ep"]}
 	s.Workload = model.Workload{Mode: v.mode, Seq: v.intOr("seq", model.DefaultSeq), GlobalBatch: sz.Batch,
 		PromptTokens: v.intOr("prompt", model.DefaultPrompt), GenTokens: v.intOr("gen", model.DefaultGen),
-		Requests: sz.Requests, Precision: v.prec}
+		Requests: sz.Requests, Precision: v.prec, Rate: v.floats["rate"], Concurrency: v.ints["concurrency"],
+		Seed: uint64(max(v.ints["seed"], 0)), MaxSeqs: v.ints["max_seqs"], MaxBatchTokens: v.ints["max_batch_tokens"],
+		Weights: v.texts["weights"], KVCache: v.texts["kv_cache"]}
 	return s, nil
 }
 
@@ -560,6 +581,22 @@ func MarshalScenario(s model.Scenario, title string) []byte {
 	add("prompt", w.PromptTokens)
 	add("gen", w.GenTokens)
 	add("requests", w.Requests)
+	if w.Mode == model.Infer {
+		for _, kv := range []struct {
+			key string
+			v   any
+			set bool
+		}{{"rate", w.Rate, w.Rate > 0}, {"concurrency", w.Concurrency, w.Concurrency > 0}, {"seed", w.Seed, w.Seed > 0},
+			{"max_seqs", w.MaxSeqs, w.MaxSeqs > 0}, {"max_batch_tokens", w.MaxBatchTokens, w.MaxBatchTokens > 0},
+			{"weights", w.Weights, w.Weights != ""}, {"kv_cache", w.KVCache, w.KVCache != ""}} {
+			if kv.set {
+				add(kv.key, kv.v)
+			}
+		}
+		if w.PromptDist != nil || w.GenDist != nil {
+			notes = append(notes, "the --workload file's length distributions are not written: give --workload beside --scenario")
+		}
+	}
 	if s.ReserveBytes != model.DefaultReserveBytes {
 		if s.ReserveBytes > 0 && !math.IsInf(s.ReserveBytes, 0) {
 			add("reserve_gib", s.ReserveBytes/model.GiB)
