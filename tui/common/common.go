@@ -67,7 +67,23 @@ type Compare struct {
 	// CrossTP and CrossPP are the layouts the sweep ran: TP only's and PP only's, with an
 	// interleaved schedule run as 1F1B (interleaving needs m to be a multiple of PP).
 	CrossTP, CrossPP model.Layout
-	Err              error
+	// Rates is, in inference, each feasible contender's rate sweep (TP only, PP only, and the
+	// best hybrid or the best layout): throughput and p90 latencies as the offered rate grows.
+	Rates []RateSeries
+	Err   error
+}
+
+// RateSeries is one contender's rate sweep.
+type RateSeries struct {
+	Kind   RowKind
+	Name   string
+	Layout model.Layout
+	Points []RatePoint
+}
+
+// RatePoint is one offered rate: the output tokens/s served and the p90 latencies.
+type RatePoint struct {
+	Offered, OutTokS, TPOTP90, TTFTP90 float64
 }
 
 // Row returns the index of the row of kind k, or -1.

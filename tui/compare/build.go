@@ -95,7 +95,51 @@ func Build(s model.Scenario) common.Compare {
 	}
 	out.CrossTP, out.CrossPP = sweepLayout(tp.Layout), sweepLayout(pp.Layout)
 	out.Cross = cross(s, out.CrossTP, out.CrossPP)
+	if s.Workload.Mode == model.Infer {
+		out.Rates = rateSeries(s, out.Rows)
+	}
 	return out
+}
+
+// rateRequests is the fewest requests a contender's rate sweep serves: enough for the queue to
+// settle at each rate (the scenario's own when more).
+const rateRequests = 200
+
+// rateSeries sweeps the offered rate for TP only, PP only and the best hybrid (or the best
+// layout when there is no hybrid row), each that fits.
+func rateSeries(s model.Scenario, rows []common.CompareRow) []common.RateSeries {
+	var out []common.RateSeries
+	seen := map[model.Layout]bool{}
+	for _, r := range rows {
+		if !r.Feasible || seen[r.Layout] || (r.Kind == common.RowBest && slicesHasKind(rows, common.RowHybrid)) {
+			continue
+		}
+		seen[r.Layout] = true
+		sc := s
+		sc.Layout = r.Layout
+		sc.Workload.Rate, sc.Workload.Concurrency = 0, 0
+		sc.Workload.Requests = max(sc.Workload.Requests, rateRequests)
+		sw, err := costmodel.SweepRate(sc, costmodel.SLO{})
+		if err != nil {
+			continue
+		}
+		rs := common.RateSeries{Kind: r.Kind, Name: r.Name, Layout: r.Layout}
+		for _, pt := range sw.Points {
+			rs.Points = append(rs.Points, common.RatePoint{Offered: pt.Rate, OutTokS: pt.Inference.OutputTokensPerS,
+				TPOTP90: pt.Inference.TPOTP90, TTFTP90: pt.Inference.TTFTP90})
+		}
+		out = append(out, rs)
+	}
+	return out
+}
+
+func slicesHasKind(rows []common.CompareRow, k common.RowKind) bool {
+	for _, r := range rows {
+		if r.Kind == k && r.Feasible {
+			return true
+		}
+	}
+	return false
 }
 
 // first evaluates exactly the first feasible candidates (Search's order, best first) whose layout

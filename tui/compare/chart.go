@@ -20,6 +20,9 @@ const (
 // sweep renders the tokens/s-against-m sweep in at most h lines: a chart when there is room,
 // else a table of the numbers, else the crossover sentence alone.
 func (m *Model) sweep(st theme.Styles, h int) []string {
+	if m.infer() && len(m.cmp.Rates) > 0 && h > 0 {
+		return m.rateChart(st, h)
+	}
 	pts := m.cmp.Cross
 	sentence := st.Bold.Render(crossSentence(pts))
 	switch {

@@ -1,0 +1,108 @@
+package compare
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/theme"
+)
+
+// rateGlyphs mark the rate chart's series: TP only, PP only, the hybrid (or best) layout.
+var rateGlyphs = []rune{'T', 'P', 'H'}
+
+// rateChartMinLines is the least room the rate chart needs; below it the sweep is a sentence.
+const rateChartMinLines = 7
+
+// rateChart draws, in inference, p90 TPOT against output tokens/s as the offered rate grows, one
+// series per contender (each from 5% to 150% of its own capacity): a caption, the plot, the x
+// axis and its labels, the legend.
+func (m *Model) rateChart(st theme.Styles, h int) []string {
+	series := m.cmp.Rates
+	if h < rateChartMinLines || m.w < 24 {
+		return []string{st.Bold.Render(rateSentence(series))}
+	}
+	maxX, maxY := 0.0, 0.0
+	for _, s := range series {
+		for _, p := range s.Points {
+			maxX, maxY = max(maxX, p.OutTokS), max(maxY, p.TPOTP90)
+		}
+	}
+	rows := h - 4
+	topY, stepY := niceScale(maxY*1e3, max((rows-1)/2, 1)) // ms
+	ticks := map[int]string{}
+	yw := 1
+	for v := 0.0; v <= topY*(1+1e-9); v += stepY {
+		l := short(v)
+		ticks[valueRow(v, topY, rows)] = l
+		yw = max(yw, lipgloss.Width(l))
+	}
+	pw := max(m.w-yw-2, 3)
+	topX, stepX := niceScale(maxX, max(pw/10, 1))
+	grid := make([][]canvasCell, rows)
+	for r := range grid {
+		grid[r] = make([]canvasCell, pw)
+		for c := range grid[r] {
+			grid[r][c] = canvasCell{' ', sNone}
+		}
+	}
+	col := func(x float64) int { return min(max(int(x/topX*float64(pw-1)+0.5), 0), pw-1) }
+	styles := []int{sTP, sPP, sBoth}
+	for i, s := range series {
+		if i >= len(rateGlyphs) {
+			break
+		}
+		for _, p := range s.Points {
+			grid[valueRow(p.TPOTP90*1e3, topY, rows)][col(p.OutTokS)] = canvasCell{rateGlyphs[i], styles[i]}
+		}
+	}
+	paintStyles := [...]lipgloss.Style{sNone: st.Value, sTP: st.Series[0], sPP: st.Series[1], sCross: st.Warn, sBoth: st.Bold}
+	var paints [len(paintStyles)]theme.Paint
+	for i, s := range paintStyles {
+		paints[i] = theme.NewPaint(s)
+	}
+	out := []string{st.Label.Render("p90 TPOT (ms) against output tokens/s as the offered rate grows")}
+	for r := range rows {
+		axis, label := "│", ""
+		if l, ok := ticks[r]; ok {
+			axis, label = "┤", l
+		}
+		out = append(out, st.Axis.Render(strings.Repeat(" ", yw-lipgloss.Width(label))+label+" "+axis)+renderRow(grid[r], paints[:]))
+	}
+	var pos []int
+	var labels []string
+	xa := []rune(strings.Repeat("─", pw))
+	for v := 0.0; v <= topX*(1+1e-9); v += stepX {
+		c := col(v)
+		xa[c] = '┬'
+		pos, labels = append(pos, c), append(labels, short(v))
+	}
+	out = append(out, st.Axis.Render(strings.Repeat(" ", yw+1)+"└"+string(xa)))
+	out = append(out, st.Axis.Render(strings.Repeat(" ", yw+2)+placeLabels(pos, labels, pw)))
+	var legend []string
+	for i, s := range series {
+		if i >= len(rateGlyphs) {
+			break
+		}
+		legend = append(legend, paintStyles[styles[i]].Render(string(rateGlyphs[i]))+" "+s.Name+" "+common.SplitName(s.Layout))
+	}
+	return append(out, strings.Join(legend, "   "))
+}
+
+// rateSentence says the sweep in one line: each contender's throughput at its capacity.
+func rateSentence(series []common.RateSeries) string {
+	var parts []string
+	for _, s := range series {
+		best := 0.0
+		for _, p := range s.Points {
+			best = max(best, p.OutTokS)
+		}
+		parts = append(parts, fmt.Sprintf("%s %s tok/s", s.Name, short(best)))
+	}
+	if len(parts) == 0 {
+		return "no layout fits: no rate sweep"
+	}
+	return "at saturation: " + strings.Join(parts, " · ")
+}
