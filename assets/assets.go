@@ -169,6 +169,7 @@ type gpuRow struct {
 	MemoryGiB      float64 `yaml:"memory_gib"`
 	HBMGBps        float64 `yaml:"hbm_gbps"`
 	ComputeEff     float64 `yaml:"compute_eff"`
+	ComputeEffFP8  float64 `yaml:"compute_eff_fp8"`
 	MemoryEff      float64 `yaml:"memory_eff"`
 	NativeLink     string  `yaml:"native_link"`
 	PCIeLink       string  `yaml:"pcie_link"`
@@ -189,7 +190,7 @@ func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, 
 		var g gpuRow
 		// Every GPU field but nvlink_bridge (false when left out) is required, p2p included: whether
 		// a GPU does peer-to-peer is a fact each row states; peak_fp8_tflops says 0 for none.
-		r.decode(&g, slices.DeleteFunc(allFields(&g), func(f string) bool { return f == "nvlink_bridge" }))
+		r.decode(&g, slices.DeleteFunc(allFields(&g), func(f string) bool { return f == "nvlink_bridge" || f == "compute_eff_fp8" }))
 		r.checkCommon(ids, g.ID, g.Name, g.Source)
 		r.positive("peak_bf16_tflops", g.PeakBF16TFLOPS)
 		r.positive("peak_fp16_tflops", g.PeakFP16TFLOPS)
@@ -198,6 +199,9 @@ func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, 
 		r.positive("memory_gib", g.MemoryGiB)
 		r.positive("hbm_gbps", g.HBMGBps)
 		r.fraction("compute_eff", g.ComputeEff)
+		if g.ComputeEffFP8 != 0 {
+			r.fraction("compute_eff_fp8", g.ComputeEffFP8)
+		}
 		r.fraction("memory_eff", g.MemoryEff)
 		r.positive("tdp_watts", g.TDPWatts)
 		if linksRead {
@@ -209,22 +213,23 @@ func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, 
 		}
 		if r.finish(errs) {
 			out = append(out, model.GPU{
-				ID:           g.ID,
-				Name:         g.Name,
-				PeakBF16:     g.PeakBF16TFLOPS * tera,
-				PeakFP16:     g.PeakFP16TFLOPS * tera,
-				PeakFP8:      g.PeakFP8TFLOPS * tera,
-				PeakFP32:     g.PeakFP32TFLOPS * tera,
-				MemoryBytes:  g.MemoryGiB * model.GiB,
-				HBMBandwidth: g.HBMGBps * giga,
-				ComputeEff:   g.ComputeEff,
-				MemoryEff:    g.MemoryEff,
-				NativeLink:   g.NativeLink,
-				PCIeLink:     g.PCIeLink,
-				NVLinkBridge: g.NVLinkBridge,
-				NoP2P:        !g.P2P,
-				TDPWatts:     g.TDPWatts,
-				Source:       g.Source,
+				ID:            g.ID,
+				Name:          g.Name,
+				PeakBF16:      g.PeakBF16TFLOPS * tera,
+				PeakFP16:      g.PeakFP16TFLOPS * tera,
+				PeakFP8:       g.PeakFP8TFLOPS * tera,
+				PeakFP32:      g.PeakFP32TFLOPS * tera,
+				MemoryBytes:   g.MemoryGiB * model.GiB,
+				HBMBandwidth:  g.HBMGBps * giga,
+				ComputeEff:    g.ComputeEff,
+				ComputeEffFP8: g.ComputeEffFP8,
+				MemoryEff:     g.MemoryEff,
+				NativeLink:    g.NativeLink,
+				PCIeLink:      g.PCIeLink,
+				NVLinkBridge:  g.NVLinkBridge,
+				NoP2P:         !g.P2P,
+				TDPWatts:      g.TDPWatts,
+				Source:        g.Source,
 			})
 		}
 	}

@@ -436,6 +436,9 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 		"intra_eff": &intra.Efficiency, "inter_eff": &inter.Efficiency} {
 		if x := v.floats[key]; x != 0 {
 			*dst = x
+			if key == "compute_eff" {
+				dev.ComputeEffFP8 = 0 // one efficiency for every precision when given
+			}
 		}
 	}
 	reserve := float64(model.DefaultReserveBytes)
@@ -524,13 +527,17 @@ func MarshalScenario(s model.Scenario, title string) []byte {
 	c := s.Cluster
 	add("gpu", c.GPU.ID)
 	if pg, err := p.GPU(c.GPU.ID); err == nil {
-		if c.GPU.ComputeEff != pg.ComputeEff {
+		// compute_eff, when given, is the efficiency of every precision (the FP8 one included).
+		if c.GPU.ComputeEff != pg.ComputeEff || c.GPU.ComputeEffFP8 != pg.ComputeEffFP8 {
 			add("compute_eff", c.GPU.ComputeEff)
 		}
 		if c.GPU.MemoryEff != pg.MemoryEff {
 			add("memory_eff", c.GPU.MemoryEff)
 		}
 		pg.ComputeEff, pg.MemoryEff = c.GPU.ComputeEff, c.GPU.MemoryEff
+		if c.GPU.ComputeEffFP8 == 0 {
+			pg.ComputeEffFP8 = 0
+		}
 		if pg != c.GPU {
 			notes = append(notes, fmt.Sprintf("gpu %s differs from the preset (memory, peaks or links): the file names the preset", c.GPU.ID))
 		}

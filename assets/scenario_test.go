@@ -155,7 +155,7 @@ func TestScenarioRoundTripRandom(t *testing.T) {
 			s.Arch.Hidden, s.Arch.FFN, s.Arch.Vocab = 64*(1+pick(256)), 1+pick(1<<16), 1+pick(1<<18)
 		}
 		if pick(4) == 0 {
-			s.Cluster.GPU.ComputeEff = 0.01 + 0.99*r.Float64()
+			s.Cluster.GPU.ComputeEff, s.Cluster.GPU.ComputeEffFP8 = 0.01+0.99*r.Float64(), 0 // compute_eff sets every precision's
 			s.Cluster.GPU.MemoryEff = 0.5
 		}
 		if pick(4) == 0 {

@@ -44,7 +44,7 @@ type hw struct {
 const sustainedMatmulFraction = 0.85
 
 func newHW(g model.GPU, p model.Precision) hw {
-	return hw{flops: g.Peak(p) * g.ComputeEff * sustainedMatmulFraction, bw: g.HBMBandwidth * g.MemoryEff}
+	return hw{flops: g.Peak(p) * g.MatmulEff(p) * sustainedMatmulFraction, bw: g.HBMBandwidth * g.MemoryEff}
 }
 
 func (h hw) time(k kernel) float64 {

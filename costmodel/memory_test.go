@@ -262,7 +262,7 @@ func TestRecomputeTradesMemoryForTime(t *testing.T) {
 
 func TestInferenceMemory(t *testing.T) {
 	// Llama-3-70B served on 8 H100s. The KV cache is what is left of 90% of the GPU after the
-	// weights (bf16 shard), a full step's working set (8192 tokens: 4h + 2·3f/t elements each,
+	// weights (bf16 shard), a full step's working set (8192 tokens: 4h + 3f/t elements each,
 	// and the logits of min(1024 sequences, 8192 tokens) in fp32) and the reserve, in blocks of
 	// 16 tokens of 2 · 80 layers · 1024 (K/V width) · 2 B / min(t, 8) each; the number of
 	// requests does not change it.
@@ -292,7 +292,7 @@ func TestInferenceMemory(t *testing.T) {
 			if !relNear(mem.Weights, weights, 1e-12) {
 				t.Errorf("weights %.6g B, want %.6g B", mem.Weights, weights)
 			}
-			work := 8192*(4*h+2*3*f/tp)*2 + 1024*vocab/tp*4
+			work := 8192*(4*h+3*f/tp)*2 + 1024*vocab/tp*4
 			kvb := 2.0
 			if tc.kv == "fp8" {
 				kvb = 1

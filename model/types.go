@@ -113,6 +113,8 @@ type GPU struct {
 	HBMBandwidth float64 `json:"hbm_bandwidth_bps"`
 	// ComputeEff is the fraction of peak a large matmul reaches (maximum achievable matmul FLOPS).
 	ComputeEff float64 `json:"compute_eff"`
+	// ComputeEffFP8 is that fraction for FP8 matmuls where it was measured apart (0: ComputeEff).
+	ComputeEffFP8 float64 `json:"compute_eff_fp8,omitempty"`
 	// MemoryEff is the fraction of HBM bandwidth a streaming kernel reaches.
 	MemoryEff float64 `json:"memory_eff"`
 	// NativeLink is the ID of the GPU-to-GPU link the GPU has inside its node; PCIeLink its host bus.
@@ -131,6 +133,14 @@ type GPU struct {
 }
 
 // Peak is the dense peak FLOP/s in a precision; FP8 falls back to BF16 on GPUs without it.
+// MatmulEff is the fraction of the precision's peak a large matmul reaches.
+func (g GPU) MatmulEff(p Precision) float64 {
+	if p == FP8 && g.PeakFP8 > 0 && g.ComputeEffFP8 > 0 {
+		return g.ComputeEffFP8
+	}
+	return g.ComputeEff
+}
+
 func (g GPU) Peak(p Precision) float64 {
 	switch p {
 	case FP16:

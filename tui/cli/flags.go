@@ -330,7 +330,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 
 	// Calibration overrides: 0 keeps the preset's value.
 	if f.computeEff != 0 {
-		dev.ComputeEff = f.computeEff
+		dev.ComputeEff, dev.ComputeEffFP8 = f.computeEff, 0 // one efficiency for every precision when typed
 	}
 	if f.memoryEff != 0 {
 		dev.MemoryEff = f.memoryEff

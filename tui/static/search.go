@@ -83,11 +83,12 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 			r, l := c.Report, c.Layout
 			row := append([]string{strconv.Itoa(i + 1)}, layoutCells(l, moe)...)
 			if infer {
-				ttft, tpot := "-", "-"
+				ttft, tpot, tok := "-", "-", Count(r.TokensPerS)
 				if r.Inference != nil {
-					ttft, tpot = Seconds(r.Inference.TTFTP90), Seconds(r.Inference.TPOTP90)
+					// The run ranked: the offline one, or with goodput the run at the goodput rate.
+					ttft, tpot, tok = Seconds(r.Inference.TTFTP90), Seconds(r.Inference.TPOTP90), Count(r.Inference.OutputTokensPerS)
 				}
-				row = append(row, ttft, tpot, Count(r.TokensPerS))
+				row = append(row, ttft, tpot, tok)
 				if goodput {
 					row = append(row, trimFloat(c.Goodput)+" req/s")
 				}
