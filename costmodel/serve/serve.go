@@ -3,7 +3,8 @@
 // token plus prefill chunks of new requests within a token budget (chunked prefill); a paged KV
 // cache admits requests while it has blocks and preempts the newest when a running sequence
 // needs a block it cannot get; finished requests leave. Pipeline parallelism keeps one batch in
-// flight per stage (vLLM's virtual engines); DP replicas serve behind a round-robin balancer.
+// flight per stage, each with its own requests and one KV cache for all; DP replicas serve
+// behind a round-robin balancer.
 //
 // The package knows nothing of GPUs: the time of a step on each pipeline stage comes from a
 // StepCost the caller supplies (costmodel builds it from its roofline and collective models).
@@ -66,8 +67,7 @@ type Config struct {
 	MaxSeqs        int
 	MaxBatchTokens int
 	// KVBlocks is the KV cache of one replica in blocks of BlockTokens tokens (every stage holds
-	// its layers' share of each block). With several stages each batch in flight gets an equal
-	// share of the blocks, as vLLM's virtual engines do.
+	// its layers' share of each block), one pool for all its batches in flight.
 	KVBlocks    int
 	BlockTokens int
 	// Concurrency > 0 runs a closed loop: that many clients, each sending its next request when
@@ -135,6 +135,7 @@ func Run(cfg Config, reqs []Request, cost StepCost) (Result, error) {
 	}
 	// The balancer: request i (or client i of a closed loop) goes to replica i mod d.
 	var inSystemArea float64
+	ended := make([]bool, n) // finished or refused
 	for rep := 0; rep < cfg.Replicas; rep++ {
 		var ids []int
 		clients := 0
@@ -154,6 +155,7 @@ func Run(cfg Config, reqs []Request, cost StepCost) (Result, error) {
 			continue
 		}
 		r := newReplica(cfg, rep, reqs, ids, clients, cost, &res)
+		r.ended = ended
 		if err := r.run(); err != nil {
 			return Result{}, err
 		}
@@ -163,6 +165,9 @@ func Run(cfg Config, reqs []Request, cost StepCost) (Result, error) {
 	for i := range reqs {
 		if !res.Rejected[i] {
 			res.Duration = max(res.Duration, res.Done[i])
+		}
+		if !ended[i] {
+			return Result{}, fmt.Errorf("serve: request %d never finished (a scheduling dead end)", i)
 		}
 	}
 	if res.Duration > 0 {
@@ -213,14 +218,16 @@ type seq struct {
 	computed int     // tokens whose KV is in the cache
 	blocks   int
 	started  bool // its first token has come
+	admitted int  // when it was (last) admitted, in the replica's order: the newest is preempted first
 }
 
-// engine is one scheduler with its share of the KV cache (a replica has one per stage).
+// engine is one scheduler with one batch in flight at most (a replica has one per stage).
 type engine struct {
+	// stalled: it could schedule nothing, for want of KV blocks other engines hold; it waits for
+	// a batch to complete or a request to arrive.
+	stalled bool
 	waiting []*seq // FCFS; preempted requests go back to the front
 	running []*seq
-	free    int // KV blocks
-	blocks  int
 	ready   float64 // when its last batch leaves (left) the last stage
 	// The batch in flight, applied when it leaves the last stage: its sequences and the tokens
 	// each runs.
@@ -242,13 +249,17 @@ type replica struct {
 	next    int       // closed loop: the next request a client sends
 	clients int
 	now     float64 // the time of the event being processed
-	area    float64 // ∫ requests in system dt
-	inSys   int
-	lastT   float64
-	running int
-	batch   Batch
-	sched   []*seq // the sequences of the batch being built, decode first
-	chunks  []int  // tokens each runs
+	ended   []bool  // per request of the workload: it finished or was refused
+	// The KV cache, shared by the replica's engines: free blocks of all; admissions so far.
+	free, blocks int
+	admitted     int
+	area         float64 // ∫ requests in system dt
+	inSys        int
+	lastT        float64
+	running      int
+	batch        Batch
+	sched        []*seq // the sequences of the batch being built, decode first
+	chunks       []int  // tokens each runs
 	// maxRunning is the most sequences admitted at once on this replica.
 	maxRunning int
 }
@@ -261,10 +272,7 @@ type arrival struct {
 func newReplica(cfg Config, idx int, reqs []Request, ids []int, clients int, cost StepCost, res *Result) *replica {
 	r := &replica{cfg: cfg, idx: idx, reqs: reqs, ids: ids, cost: cost, res: res, clients: clients,
 		stage: make([]float64, cfg.Stages), engines: make([]engine, cfg.Stages)}
-	for e := range r.engines {
-		b := cfg.KVBlocks / cfg.Stages
-		r.engines[e].free, r.engines[e].blocks = b, b
-	}
+	r.free, r.blocks = cfg.KVBlocks, cfg.KVBlocks
 	if clients > 0 {
 		for c := 0; c < clients && r.next < len(ids); c++ {
 			r.pending = append(r.pending, arrival{0, ids[r.next]})
@@ -276,6 +284,13 @@ func newReplica(cfg Config, idx int, reqs []Request, ids []int, clients int, cos
 		}
 	}
 	return r
+}
+
+// unstall lets every stalled engine try again: blocks or requests may have come.
+func (r *replica) unstall() {
+	for i := range r.engines {
+		r.engines[i].stalled = false
+	}
 }
 
 // account advances the time integral of requests in the system to t.
@@ -330,7 +345,7 @@ func (r *replica) run() error {
 				if en.ready < tDone {
 					done, tDone = i, en.ready
 				}
-			case len(en.waiting)+len(en.running) > 0:
+			case len(en.waiting)+len(en.running) > 0 && !en.stalled:
 				// Not before now: an engine idle since its last batch starts when work comes.
 				if s := max(en.ready, r.stage[0], r.now); s < t {
 					e, t = i, s
@@ -345,11 +360,13 @@ func (r *replica) run() error {
 		case done >= 0 && tDone <= tArr && tDone <= t:
 			r.now = tDone
 			r.complete(done)
+			r.unstall()
 		case len(r.pending) > 0 && tArr <= t:
 			a := r.pending[0]
 			r.pending = r.pending[1:]
 			r.now = a.t
 			r.deliver(a)
+			r.unstall()
 		case e >= 0:
 			r.step(e, t)
 		default:
@@ -371,8 +388,10 @@ func (r *replica) step(e int, t float64) {
 
 	// Running sequences first, in the order they were admitted: a decode token each, or their
 	// prompt's next chunk. A sequence that needs a block when none is free preempts the newest
-	// (the last admitted), itself if it is the newest, as vLLM does.
-	preempted := false
+	// admitted sequence of the replica that is not in a batch in flight (vLLM's rule: the
+	// newest goes first), itself if it is that one. When sequences newer than it are in flight
+	// on other engines it waits for them instead: the oldest sequence always gets its blocks.
+	preempted, blocked := false, false
 	for i := 0; i < len(en.running) && budget > 0; i++ {
 		s := en.running[i]
 		want := 1
@@ -380,29 +399,30 @@ func (r *replica) step(e int, t float64) {
 			want = min(s.prompt-s.computed, budget)
 		}
 		need := blocksFor(s.computed+want, bt) - s.blocks
-		self := false
-		for need > en.free {
-			v := en.running[len(en.running)-1]
-			r.preempt(en, v)
-			preempted = true
-			if v == s {
-				self = true
-				break
+		for need > r.free && !blocked {
+			v, owner := r.victim(e)
+			switch {
+			case v == s && r.newerInFlight(s):
+				blocked = true
+			default:
+				r.preempt(owner, v)
+				preempted = true
+				blocked = v == s
 			}
 		}
-		if self {
-			break // s was the last running sequence
+		if blocked {
+			break // s waits (or went back to the queue); so do the sequences after it
 		}
-		en.free -= need
+		r.free -= need
 		s.blocks += need
 		r.add(s, want)
 		budget -= want
 	}
 	// Then the queue, in order, while a sequence slot, the budget and the KV cache allow; not
 	// in a step that had to preempt (vLLM V1 leaves the queue alone then).
-	for !preempted && len(en.waiting) > 0 && budget > 0 && len(en.running) < cfg.MaxSeqs {
+	for !preempted && !blocked && len(en.waiting) > 0 && budget > 0 && len(en.running) < cfg.MaxSeqs {
 		s := en.waiting[0]
-		if blocksFor(s.prompt+s.gen, bt) > en.blocks {
+		if blocksFor(s.prompt+s.gen, bt) > r.blocks {
 			// It can never fit, not even alone: refuse it, as an engine does.
 			en.waiting = en.waiting[1:]
 			r.reject(s, t)
@@ -410,12 +430,14 @@ func (r *replica) step(e int, t float64) {
 		}
 		want := min(s.prompt-s.computed, budget)
 		need := blocksFor(s.computed+want, bt) - s.blocks
-		if need > en.free {
+		if need > r.free {
 			break
 		}
 		en.waiting = en.waiting[1:]
-		en.free -= need
+		r.free -= need
 		s.blocks += need
+		r.admitted++
+		s.admitted = r.admitted
 		en.running = append(en.running, s)
 		r.running++
 		r.maxRunning = max(r.maxRunning, r.running)
@@ -423,16 +445,21 @@ func (r *replica) step(e int, t float64) {
 		budget -= want
 	}
 	if len(r.sched) == 0 {
-		// Nothing ran. After a preemption the next step tries again; otherwise the head of the
-		// queue waits for blocks that no running sequence will free: it can never start.
-		if !preempted && len(en.running) == 0 && len(en.waiting) > 0 {
+		// Nothing ran. After a preemption the next step tries again. Otherwise the head of the
+		// queue waits for blocks: those another engine holds come back when its batches finish
+		// (the engine stalls until then); with the whole cache free it can never start.
+		switch {
+		case preempted && !blocked:
+		case r.free < r.blocks:
+			en.stalled = true
+		case len(en.running) == 0 && len(en.waiting) > 0:
 			s := en.waiting[0]
 			en.waiting = en.waiting[1:]
 			r.reject(s, t)
 		}
 		return
 	}
-	used := 1 - float64(en.free)/float64(max(en.blocks, 1))
+	used := 1 - float64(r.free)/float64(max(r.blocks, 1))
 	r.res.KVPeak = max(r.res.KVPeak, used)
 
 	// Through the pipeline: stage s starts when the batch arrives and the stage is free.
@@ -514,11 +541,46 @@ func (r *replica) add(s *seq, want int) {
 	}
 }
 
+// victim is the newest admitted running sequence of engine e or of an engine with no batch in
+// flight, and its engine.
+func (r *replica) victim(e int) (*seq, *engine) {
+	var v *seq
+	var owner *engine
+	for i := range r.engines {
+		en := &r.engines[i]
+		if i != e && en.inFlight {
+			continue
+		}
+		for _, s := range en.running {
+			if v == nil || s.admitted > v.admitted {
+				v, owner = s, en
+			}
+		}
+	}
+	return v, owner
+}
+
+// newerInFlight says whether a sequence admitted after s is in a batch in flight.
+func (r *replica) newerInFlight(s *seq) bool {
+	for i := range r.engines {
+		en := &r.engines[i]
+		if !en.inFlight {
+			continue
+		}
+		for _, x := range en.running {
+			if x.admitted > s.admitted {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (r *replica) preempt(en *engine, v *seq) {
 	r.res.Preemptions++
 	en.running = removeSeq(en.running, v)
 	r.running--
-	en.free += v.blocks
+	r.free += v.blocks
 	v.blocks = 0
 	// Recompute: it prefills again its prompt and every token it generated (the last one
 	// sampled but not yet through the model included), and samples its next token.
@@ -532,15 +594,17 @@ func (r *replica) preempt(en *engine, v *seq) {
 func (r *replica) finish(en *engine, s *seq, t float64) {
 	en.running = removeSeq(en.running, s)
 	r.running--
-	en.free += s.blocks
+	r.free += s.blocks
 	s.blocks = 0
 	r.res.Done[s.id] = t
+	r.ended[s.id] = true
 	r.inSys--
 	r.more(t)
 }
 
 func (r *replica) reject(s *seq, t float64) {
 	r.res.Rejected[s.id] = true
+	r.ended[s.id] = true
 	r.res.FirstToken[s.id], r.res.Done[s.id] = t, t
 	r.account(t)
 	r.inSys--
