@@ -133,22 +133,24 @@ func Run(cfg Config, reqs []Request, cost StepCost) (Result, error) {
 		Rejected: make([]bool, n), Busy: make([]float64, cfg.Stages), BusyTP: make([]float64, cfg.Stages),
 		BusyEP: make([]float64, cfg.Stages),
 	}
-	// The balancer: request i (or client i of a closed loop) goes to replica i mod d.
+	// The balancer: request i (or client i of a closed loop) goes to replica i mod d; a closed
+	// loop of fewer clients than replicas keeps the extra replicas idle.
 	var inSystemArea float64
 	ended := make([]bool, n) // finished or refused
-	for rep := 0; rep < cfg.Replicas; rep++ {
+	active := cfg.Replicas
+	if cfg.Concurrency > 0 {
+		active = min(cfg.Replicas, cfg.Concurrency)
+	}
+	for rep := 0; rep < active; rep++ {
 		var ids []int
 		clients := 0
 		if cfg.Concurrency > 0 {
-			clients = cfg.Concurrency / cfg.Replicas
-			if rep < cfg.Concurrency%cfg.Replicas {
+			clients = cfg.Concurrency / active
+			if rep < cfg.Concurrency%active {
 				clients++
 			}
-			if clients == 0 {
-				continue
-			}
 		}
-		for i := rep; i < n; i += cfg.Replicas {
+		for i := rep; i < n; i += active {
 			ids = append(ids, i)
 		}
 		if len(ids) == 0 {
