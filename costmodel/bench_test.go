@@ -79,7 +79,7 @@ func BenchmarkSearchGPT3175B4096GPU(b *testing.B) { benchSearch(b, 4096) }
 
 // Serving: 10,000 requests at 20 req/s on 8 H100s (TP 8), lengths drawn from uniform prompts
 // of 128–2048 tokens and lognormal outputs around 256.
-func serveScenario(b *testing.B, gpu, intra string, tp, pp, requests int, rate float64) model.Scenario {
+func benchServeScenario(b *testing.B, gpu, intra string, tp, pp, requests int, rate float64) model.Scenario {
 	s := scenario(b, "llama-3-70b", gpu, intra, 8, tp, pp)
 	s.Workload.Mode = model.Infer
 	s.Workload.Requests, s.Workload.Rate = requests, rate
@@ -89,7 +89,7 @@ func serveScenario(b *testing.B, gpu, intra string, tp, pp, requests int, rate f
 }
 
 func BenchmarkServe10kRequests(b *testing.B) {
-	s := serveScenario(b, "h100-sxm", "nvlink4", 8, 1, 10000, 20)
+	s := benchServeScenario(b, "h100-sxm", "nvlink4", 8, 1, 10000, 20)
 	for b.Loop() {
 		if _, err := EvaluateFast(s); err != nil {
 			b.Fatal(err)
@@ -98,7 +98,7 @@ func BenchmarkServe10kRequests(b *testing.B) {
 }
 
 func BenchmarkSweepRate16(b *testing.B) {
-	s := serveScenario(b, "h100-sxm", "nvlink4", 8, 1, 1000, 0)
+	s := benchServeScenario(b, "h100-sxm", "nvlink4", 8, 1, 1000, 0)
 	for b.Loop() {
 		if _, err := SweepRate(s, SLO{TTFT: 2, TPOT: 0.1}); err != nil {
 			b.Fatal(err)
@@ -107,7 +107,7 @@ func BenchmarkSweepRate16(b *testing.B) {
 }
 
 func BenchmarkSearchInferGoodput8GPU(b *testing.B) {
-	s := serveScenario(b, "l40s", "pcie4", 8, 1, 500, 0)
+	s := benchServeScenario(b, "l40s", "pcie4", 8, 1, 500, 0)
 	for b.Loop() {
 		if _, err := Search(s, SearchOptions{Objective: ObjGoodput, SLO: SLO{TTFT: 2, TPOT: 0.1}}); err != nil {
 			b.Fatal(err)

@@ -29,6 +29,9 @@ type Check struct {
 	Unit      string  `json:"unit"`
 	Tolerance float64 `json:"tolerance"` // allowed |relative error|
 	Note      string  `json:"note,omitempty"`
+	// Order marks a check of a direction: Published and Predicted are ratios of two runs, and
+	// the check holds when both are on the same side of 1 (the same one wins).
+	Order bool `json:"order,omitempty"`
 }
 
 // RelErr is predicted / published − 1.
@@ -36,6 +39,9 @@ func (c Check) RelErr() float64 { return ratio(c.Predicted, c.Published) - 1 }
 
 // Pass reports whether the prediction is within tolerance.
 func (c Check) Pass() bool {
+	if c.Order {
+		return (c.Published > 1) == (c.Predicted > 1) && c.Predicted != 1
+	}
 	e := c.RelErr()
 	return e <= c.Tolerance && e >= -c.Tolerance
 }

@@ -496,6 +496,11 @@ func runValidate(w io.Writer, asJSON bool) error {
 		return err
 	}
 	checks = append(checks, comm...)
+	serve, err := costmodel.ServeChecks(p)
+	if err != nil {
+		return err
+	}
+	checks = append(checks, serve...)
 	if asJSON {
 		return writeJSON(w, map[string]any{"checks": checks})
 	}

@@ -13,6 +13,9 @@ var checkGroups = []struct{ id, title string }{
 	{"table1", "Megatron-LM, Narayanan et al. 2021, Table 1: seconds per iteration (MLC, §4.1)"},
 	{"holdout", "Hold-out, not fitted: Korthikanti et al. 2022, 530B on 2240 A100s (§4.3)"},
 	{"comm", "Collectives on published sweeps, bus bandwidth (§3.5; the note names the algorithm the model runs)"},
+	{"serve", "Serving on published runs (§3.6): time per output token, throughput, first-token time"},
+	{"serve-ratio", "Serving: throughput scaling with TP, published ratio beside the model's (§3.6)"},
+	{"serve-order", "Serving: which of two layouts serves more or answers sooner (§3.6; holds when the same one wins)"},
 }
 
 // RenderValidation prints the published figures beside the model's predictions, one table a
@@ -32,14 +35,20 @@ func RenderValidation(w io.Writer, checks []costmodel.Check) error {
 				continue
 			}
 			n++
-			verdict := "ok"
+			verdict, errText := "ok", fmt.Sprintf("%+.1f%%", 100*c.RelErr())
+			if c.Order {
+				errText = "same"
+				if !c.Pass() {
+					errText = "reversed"
+				}
+			}
 			if c.Pass() {
 				pass++
 			} else {
 				verdict = "OUT"
 			}
 			t.add(c.Case, checkValue(c.Published, c.Unit), checkValue(c.Predicted, c.Unit),
-				fmt.Sprintf("%+.1f%%", 100*c.RelErr()), verdict, c.Note)
+				errText, verdict, c.Note)
 		}
 		t.write(ew)
 		ew.line(fmt.Sprintf("  %d of %d within tolerance", pass, n))
@@ -55,6 +64,10 @@ func checkValue(v float64, unit string) string {
 		return fmt.Sprintf("%.4f GiB", v)
 	case "GB/s":
 		return fmt.Sprintf("%.1f GB/s", v)
+	case "tok/s":
+		return Count(v) + " tok/s"
+	case "×":
+		return fmt.Sprintf("%.2f×", v)
 	default:
 		return Percent(v)
 	}

@@ -1,0 +1,117 @@
+package costmodel
+
+import "strconv"
+
+// Published serving measurements (vLLM's benchmark_serving, TensorRT-LLM's trtllm-bench and
+// gptSessionBenchmark, NVIDIA NIM's AIPerf runs, ExLlamaV2), transcribed for validating the
+// serving simulator. Pure data: nothing here is computed or fitted. Each run's Source is a tag of
+// docs/references.md §0; Notes say what the source does not and what was assumed (U).
+
+// ServeRun is one published serving run, in the model's terms: the model, GPU and link presets
+// that describe it, the layout, the workload and the engine's limits, and what was measured
+// (0: not published).
+type ServeRun struct {
+	ID, Source, Engine, Notes string
+	Model, GPU, Intra         string
+	GPUs, TP, PP              int
+	Precision, Weights, KV    string // compute format; weight and KV-cache formats ("" = compute)
+	Prompt, Gen, Requests     int
+	Rate                      float64 // requests/s (Poisson); 0 with Concurrency or all at once
+	Concurrency               int
+	MaxSeqs, MaxBatchTokens   int // 0: vLLM's defaults
+	OutTokS, TPOT, TTFT       float64
+	PromptTokS                float64 // prefill throughput, prompt tokens/s (ExLlamaV2 prints it)
+}
+
+// iog is one vLLM 0.8.5 benchmark_serving run of IOG's repository: 200 ShareGPT prompts of 41,169
+// input and about 42,500 output tokens (206 and 212 a request on average; the model serves them
+// at those fixed lengths), Poisson arrivals, fp16.
+func iog(id, model, gpu string, gpus int, weights string, rate, tpotMS float64) ServeRun {
+	return ServeRun{ID: id, Source: "IOG", Engine: "vLLM 0.8.5", Model: model, GPU: gpu, Intra: "pcie5", GPUs: gpus, TP: gpus, PP: 1,
+		Precision: "fp16", Weights: weights, Prompt: 206, Gen: 212, Requests: 200, Rate: rate, TPOT: tpotMS * 1e-3,
+		Notes: "ShareGPT lengths taken at their means (206 in, 212 out); results/*.json of the repository"}
+}
+
+// nim is one point of NIM 1.8.0's concurrency sweep: Llama-3.3-70B-Instruct in fp8 on 2×H100
+// 80 GB, TP 2, 5000 input and 500 output tokens.
+func nim(c int, itlMS, tokS float64) ServeRun {
+	return ServeRun{ID: "nim-h100x2-70b-fp8-c" + strconv.Itoa(c), Source: "NIM", Engine: "NIM 1.8.0", Model: "llama-3-70b", GPU: "h100-sxm",
+		Intra: "nvlink4", GPUs: 2, TP: 2, PP: 1, Precision: "bf16", Weights: "fp8", KV: "fp8", Prompt: 5000, Gen: 500,
+		Requests: max(4*c, 8), Concurrency: c, TPOT: itlMS * 1e-3, OutTokS: tokS,
+		Notes: "ITL as TPOT; the fp8 profile's KV cache taken as fp8 (U: the page does not say; a bf16 cache holds 43 requests of 5500 tokens, the run plateaus from 100)"}
+}
+
+// trt19 is one cell of TensorRT-LLM 0.19's throughput table: Llama 3.1 70B in FP8 (ModelOpt),
+// trtllm-bench with every request at once, total output tokens/s of the TP group.
+func trt19(gpu string, tp, isl, osl, requests int, tokS float64) ServeRun {
+	return ServeRun{ID: "trt019-" + gpu + "-70b-fp8-tp" + strconv.Itoa(tp) + "-" + strconv.Itoa(isl) + "-" + strconv.Itoa(osl), Source: "TRT", Engine: "TensorRT-LLM 0.19",
+		Model: "llama-3-70b", GPU: gpu, Intra: "nvlink4", GPUs: tp, TP: tp, PP: 1, Precision: "bf16", Weights: "fp8", KV: "fp8",
+		Prompt: isl, Gen: osl, Requests: min(requests, 1000), MaxSeqs: 2048, MaxBatchTokens: 8192, OutTokS: tokS,
+		Notes: "first 1000 of the run's requests; max batch 2048 and 8192 tokens, and the FP8 checkpoint's KV cache in FP8 (U: trtllm-bench's tuned values are not printed)"}
+}
+
+// trt09 is one batch-1 first-token latency of TensorRT-LLM 0.9's performance page
+// (gptSessionBenchmark, context phase of a 2048-token prompt).
+func trt09(model, gpu, prec string, tp int, ttftMS float64) ServeRun {
+	return ServeRun{ID: "trt09-" + gpu + "-" + model + "-tp" + strconv.Itoa(tp) + "-ttft2048", Source: "TRT", Engine: "TensorRT-LLM 0.9",
+		Model: model, GPU: gpu, Intra: "", GPUs: tp, TP: tp, PP: 1, Precision: prec, Prompt: 2048, Gen: 2, Requests: 1, TTFT: ttftMS * 1e-3,
+		Notes: "docs/source/performance.md of 0.9.0: batch 1, 2048 input tokens, first-token latency"}
+}
+
+// rtxpro is one cell of TensorRT-LLM 1.0's RTX PRO 6000 table: Llama 3.3 70B in FP4 on 1, 2, 4
+// or 8 PCIe GPUs, pipeline parallel only.
+func rtxpro(pp, isl, osl int, tokS float64) ServeRun {
+	return ServeRun{ID: "trt10-rtxpro-70b-fp4-pp" + strconv.Itoa(pp) + "-" + strconv.Itoa(isl) + "-" + strconv.Itoa(osl), Source: "TRT", Engine: "TensorRT-LLM 1.0",
+		Model: "llama-3-70b", GPU: "rtx-pro-6000", GPUs: pp, TP: 1, PP: pp, Precision: "bf16", Weights: "fp4", KV: "fp8",
+		Prompt: isl, Gen: osl, Requests: 1000, MaxSeqs: 2048, MaxBatchTokens: 8192, OutTokS: tokS,
+		Notes: "total output tokens/s; FP4 matmuls run at the bf16 rate in the model (no FP4 peak in the presets)"}
+}
+
+// PublishedServing are the runs validate checks the serving simulator on.
+var PublishedServing = []ServeRun{
+	// Light load: the time per output token of one or a few sequences (IOG at 1–16 req/s).
+	iog("iog-h100pcie-8b-r1", "llama-3-8b", "h100-pcie", 1, "", 1, 10.64),
+	iog("iog-h100pcie-8b-r4", "llama-3-8b", "h100-pcie", 1, "", 4, 10.98),
+	iog("iog-h100pcie-8b-r8", "llama-3-8b", "h100-pcie", 1, "", 8, 11.69),
+	iog("iog-h100pcie-8b-r16", "llama-3-8b", "h100-pcie", 1, "", 16, 12.21),
+	iog("iog-4090-8b-r1", "llama-3-8b", "rtx-4090", 1, "", 1, 19.51),
+	iog("iog-4090-8b-r4", "llama-3-8b", "rtx-4090", 1, "", 4, 22.60),
+	iog("iog-4090-8b-r8", "llama-3-8b", "rtx-4090", 1, "", 8, 26.82),
+	iog("iog-h100pcie2-70b-r1", "llama-3-70b", "h100-pcie", 2, "", 1, 54.17),
+	iog("iog-h100pcie2-70b-fp8-r1", "llama-3-70b", "h100-pcie", 2, "fp8", 1, 32.20),
+
+	// NIM's concurrency sweep: per-token latency and throughput up to the KV cache's knee.
+	nim(1, 18.58, 51.67), nim(5, 21.83, 218.48), nim(25, 38.75, 623.4), nim(50, 59.73, 814.37),
+	nim(100, 92.91, 917.26), nim(150, 92.86, 920.9),
+
+	// TP scaling on one NVLink box (TensorRT-LLM 0.19).
+	trt19("h200-sxm", 1, 128, 128, 30000, 3657.58), trt19("h200-sxm", 2, 128, 128, 30000, 6477.50),
+	trt19("h200-sxm", 4, 128, 128, 30000, 10466.04), trt19("h200-sxm", 8, 128, 128, 30000, 15554.57),
+	trt19("h200-sxm", 1, 1000, 1000, 3000, 2727.42), trt19("h200-sxm", 2, 1000, 1000, 3000, 5097.36),
+	trt19("h200-sxm", 4, 1000, 1000, 3000, 8698.15), trt19("h200-sxm", 8, 1000, 1000, 3000, 12794.92),
+	trt19("h200-sxm", 1, 2048, 2048, 1500, 1990.25), trt19("h200-sxm", 2, 2048, 2048, 1500, 3822.83),
+	trt19("h200-sxm", 4, 2048, 2048, 1500, 7068.68), trt19("h200-sxm", 8, 2048, 2048, 1500, 10529.06),
+	trt19("h200-sxm", 1, 5000, 500, 1500, 543.88), trt19("h200-sxm", 2, 5000, 500, 1500, 1005.81),
+	trt19("h200-sxm", 4, 5000, 500, 1500, 1714.77), trt19("h200-sxm", 8, 5000, 500, 1500, 2683.22),
+	trt19("h200-sxm", 1, 2048, 128, 3000, 433.30), trt19("h200-sxm", 2, 2048, 128, 3000, 772.97),
+	trt19("h200-sxm", 4, 2048, 128, 3000, 1278.26), trt19("h200-sxm", 8, 2048, 128, 3000, 1947.33),
+	trt19("h100-sxm", 1, 128, 2048, 3000, 745.19), trt19("h100-sxm", 2, 128, 2048, 3000, 5822.02),
+	trt19("h100-sxm", 2, 128, 128, 30000, 6183.41), trt19("h100-sxm", 4, 128, 128, 30000, 10260.68),
+	trt19("h100-sxm", 8, 128, 128, 30000, 14686.01),
+	trt19("h100-sxm", 2, 1000, 1000, 3000, 4191.26), trt19("h100-sxm", 4, 1000, 1000, 3000, 7427.35),
+	trt19("h100-sxm", 8, 1000, 1000, 3000, 11082.48),
+	trt19("h100-sxm", 2, 2048, 2048, 1500, 2732.86), trt19("h100-sxm", 4, 2048, 2048, 1500, 5640.31),
+	trt19("h100-sxm", 8, 2048, 2048, 1500, 8772.88),
+
+	// Prefill alone: batch-1 first-token latency of a 2048-token prompt (TensorRT-LLM 0.9).
+	trt09("llama-2-7b", "h100-sxm", "fp8", 1, 30.8), trt09("llama-2-7b", "h200-sxm", "fp8", 1, 30.2),
+	trt09("llama-2-7b", "a100-sxm-80gb", "fp16", 1, 132.4), trt09("llama-2-7b", "l40s", "fp8", 1, 80.1),
+	trt09("llama-2-70b", "h200-sxm", "fp8", 4, 103.0), trt09("llama-2-70b", "h100-sxm", "fp8", 8, 85.1),
+	trt09("llama-2-70b", "a100-sxm-80gb", "fp16", 8, 249.2),
+
+	// PCIe boxes: pipeline parallelism on RTX PRO 6000 (TensorRT-LLM 1.0). Not checked: ExLlamaV2's
+	// two RTX 3090 (EXL2), whose layer split prefills a 70B model at 1045.8 tokens/s, more than one
+	// RTX 3090's fp16 peak allows (2 × 70.6 GFLOP a token at 71 TFLOP/s is 500 tokens/s).
+	rtxpro(1, 128, 128, 3264), rtxpro(2, 128, 128, 6172), rtxpro(4, 128, 128, 9641), rtxpro(8, 128, 128, 11881),
+	rtxpro(1, 2048, 2048, 1074), rtxpro(2, 2048, 2048, 2336), rtxpro(4, 2048, 2048, 3870), rtxpro(8, 2048, 2048, 6078),
+}
