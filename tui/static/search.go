@@ -101,6 +101,9 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 			t.add(row...)
 		}
 		t.write(ew)
+		if infer && goodput {
+			ew.line("TTFT, TPOT and tokens/s of the run at the goodput rate (the offline run where no rate meets the SLO)")
+		}
 	}
 
 	renderPareto(ew, s, feasible, costmodel.Pareto(res.Candidates))
