@@ -109,6 +109,34 @@ func TestGoldenTabs(t *testing.T) {
 	}
 }
 
+// The Serve view: serving 64 requests arriving at 4 req/s on the test box (TP 4 × PP 2), the
+// Pipeline tab with the engine's KV cache and queue at the playhead, the Compare tab's rate
+// chart, at 80×24 and 160×48.
+func TestGoldenServe(t *testing.T) {
+	serve := func(s *model.Scenario) {
+		s.Workload.Mode = model.Infer
+		s.Workload.Requests, s.Workload.Rate = 64, 4
+		s.Layout.MicroBatch = 1
+	}
+	for _, size := range []struct{ w, h int }{{80, 24}, {160, 48}} {
+		for _, tab := range []struct {
+			i    int
+			name string
+		}{{0, "pipeline"}, {2, "compare"}} {
+			t.Run(fmt.Sprintf("%s_%dx%d", tab.name, size.w, size.h), func(t *testing.T) {
+				m := ready(t, size.w, size.h, serve)
+				if m.data.Report.Inference == nil {
+					t.Fatal("no serving figures")
+				}
+				next, _ := m.setTab(tab.i)
+				view := next.(Model).View()
+				checkFrame(t, view, size.w, size.h)
+				golden.RequireEqual(t, []byte(view))
+			})
+		}
+	}
+}
+
 // checkFrame asserts a view fills the terminal exactly.
 func checkFrame(t *testing.T, view string, w, h int) {
 	t.Helper()
