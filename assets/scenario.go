@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -87,8 +88,9 @@ const (
 	kInt
 	kFloat
 	kBool
-	kWeights // a --weights format or bits
-	kKVCache // bf16, fp16 or fp8
+	kWeights  // a --weights format or bits
+	kKVCache  // bf16, fp16 or fp8
+	kDuration // a time: "500ms", "2s", or a number of seconds
 )
 
 // ScenarioKeys lists every key a scenario file may hold, in the order MarshalScenario writes them.
@@ -119,7 +121,7 @@ var scenarioKeys = []scenarioKey{
 	{"unfused_attention", kBool}, {"serial_dp", kBool}, {"collectives", kCollectives},
 	{"prompt", kInt}, {"gen", kInt}, {"requests", kInt},
 	{"rate", kFloat}, {"concurrency", kInt}, {"seed", kInt}, {"max_seqs", kInt}, {"max_batch_tokens", kInt},
-	{"weights", kWeights}, {"kv_cache", kKVCache},
+	{"weights", kWeights}, {"kv_cache", kKVCache}, {"slo_ttft", kDuration}, {"slo_tpot", kDuration},
 	{"reserve_gib", kFloat},
 }
 
@@ -306,6 +308,22 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		}
 		v.texts[key] = text
 		return text, true
+	case kDuration:
+		d, err := time.ParseDuration(text)
+		if err != nil {
+			x, ferr := strconv.ParseFloat(text, 64)
+			if ferr != nil || n.Kind != yaml.ScalarNode || !(x >= 0 && x <= 1e6) {
+				bad("must be a time such as 500ms or 2s, or a number of seconds from 0 to 1e6")
+				return "", false
+			}
+			d = time.Duration(x * float64(time.Second))
+		}
+		if d < 0 {
+			bad("must be a time of 0 (none) or more")
+			return "", false
+		}
+		v.floats[key] = d.Seconds()
+		return d.String(), true
 	case kKVCache:
 		if pr, err := model.ParsePrecision(text); err != nil || pr == model.FP32 {
 			bad("must be bf16, fp16 or fp8")
@@ -467,7 +485,7 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 		PromptTokens: v.intOr("prompt", model.DefaultPrompt), GenTokens: v.intOr("gen", model.DefaultGen),
 		Requests: sz.Requests, Precision: v.prec, Rate: v.floats["rate"], Concurrency: v.ints["concurrency"],
 		Seed: uint64(max(v.ints["seed"], 0)), MaxSeqs: v.ints["max_seqs"], MaxBatchTokens: v.ints["max_batch_tokens"],
-		Weights: v.texts["weights"], KVCache: v.texts["kv_cache"]}
+		Weights: v.texts["weights"], KVCache: v.texts["kv_cache"], SLOTTFT: v.floats["slo_ttft"], SLOTPOT: v.floats["slo_tpot"]}
 	return s, nil
 }
 
@@ -595,7 +613,8 @@ func MarshalScenario(s model.Scenario, title string) []byte {
 			set bool
 		}{{"rate", w.Rate, w.Rate > 0}, {"concurrency", w.Concurrency, w.Concurrency > 0}, {"seed", w.Seed, w.Seed > 0},
 			{"max_seqs", w.MaxSeqs, w.MaxSeqs > 0}, {"max_batch_tokens", w.MaxBatchTokens, w.MaxBatchTokens > 0},
-			{"weights", w.Weights, w.Weights != ""}, {"kv_cache", w.KVCache, w.KVCache != ""}} {
+			{"weights", w.Weights, w.Weights != ""}, {"kv_cache", w.KVCache, w.KVCache != ""},
+			{"slo_ttft", secondsText(w.SLOTTFT), w.SLOTTFT > 0}, {"slo_tpot", secondsText(w.SLOTPOT), w.SLOTPOT > 0}} {
 			if kv.set {
 				add(kv.key, kv.v)
 			}
@@ -695,3 +714,6 @@ func TourScenarios(p *Presets) ([]ScenarioFile, error) {
 	}
 	return out, nil
 }
+
+// secondsText writes a time in seconds as a duration a scenario file and the flags read back.
+func secondsText(x float64) string { return time.Duration(x * float64(time.Second)).String() }

@@ -67,13 +67,14 @@ func TestScenarioServingKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := "model: llama-3-8b\ngpu: l40s\nmode: infer\nrate: 2.5\nseed: 9\nmax_seqs: 64\nmax_batch_tokens: 4096\nweights: '4.5'\nkv_cache: fp8\n"
+	in := "model: llama-3-8b\ngpu: l40s\nmode: infer\nrate: 2.5\nseed: 9\nmax_seqs: 64\nmax_batch_tokens: 4096\nweights: '4.5'\nkv_cache: fp8\nslo_ttft: 500ms\nslo_tpot: 0.05\n"
 	sf, err := ParseScenario("s.yaml", []byte(in), p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := sf.Scenario.Workload
-	if w.Rate != 2.5 || w.Seed != 9 || w.MaxSeqs != 64 || w.MaxBatchTokens != 4096 || w.Weights != "4.5" || w.KVCache != "fp8" {
+	if w.Rate != 2.5 || w.Seed != 9 || w.MaxSeqs != 64 || w.MaxBatchTokens != 4096 || w.Weights != "4.5" || w.KVCache != "fp8" ||
+		w.SLOTTFT != 0.5 || w.SLOTPOT != 0.05 {
 		t.Errorf("workload %+v", w)
 	}
 	back, err := ParseScenario("back.yaml", MarshalScenario(sf.Scenario, ""), p)
@@ -83,7 +84,7 @@ func TestScenarioServingKeys(t *testing.T) {
 	if back.Scenario.Workload != w {
 		t.Errorf("round trip: %+v, want %+v", back.Scenario.Workload, w)
 	}
-	for _, bad := range []string{"weights: int3", "kv_cache: fp32", "concurrency: x"} {
+	for _, bad := range []string{"weights: int3", "kv_cache: fp32", "concurrency: x", "slo_tpot: -1s", "slo_ttft: soon"} {
 		if _, err := ParseScenario("b.yaml", []byte("model: llama-3-8b\ngpu: l40s\n"+bad+"\n"), p); err == nil {
 			t.Errorf("%s: accepted", bad)
 		}

@@ -65,8 +65,11 @@ type Inference struct {
 	Rejected       int     `json:"rejected"`
 	Steps          int     `json:"steps"`
 	MeanInSystem   float64 `json:"mean_in_system"`
-	PrefillS       float64 `json:"prefill_s"`     // when the last request got its first token
-	DecodeStepS    float64 `json:"decode_step_s"` // one sequence's decode step alone, all stages
+	// MeetsSLO says, when the scenario sets a latency target, whether the run's p90 TTFT and p90
+	// TPOT meet it (with no request refused); absent without a target.
+	MeetsSLO    *bool   `json:"meets_slo,omitempty"`
+	PrefillS    float64 `json:"prefill_s"`     // when the last request got its first token
+	DecodeStepS float64 `json:"decode_step_s"` // one sequence's decode step alone, all stages
 }
 
 // Memory is the fullest GPU's memory, bytes.

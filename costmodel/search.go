@@ -191,6 +191,9 @@ func goodputSearch(base model.Scenario, feasible, infeasible []Candidate, slo SL
 		return SearchResult{}, &model.FieldError{Field: "objective", Value: "goodput", Allowed: "goodput ranks serving layouts: use --mode infer"}
 	}
 	if slo == (SLO{}) {
+		slo = WorkloadSLO(base.Workload)
+	}
+	if slo == (SLO{}) {
 		return SearchResult{}, &model.FieldError{Field: "objective", Value: "goodput", Allowed: "needs a latency target: --slo-ttft, --slo-tpot or both"}
 	}
 	var out []Candidate

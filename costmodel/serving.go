@@ -304,6 +304,10 @@ func (p *plan) infer(record bool) (Report, error) {
 	p.serveDetail(&r, c, typical)
 	st := serve.Summarize(reqs, res)
 	inf.fill(st, res, float64(p.c.GPUs))
+	if slo := WorkloadSLO(w); slo != (SLO{}) {
+		meets := fits && st.Rejected == 0 && slo.Meets(*inf)
+		inf.MeetsSLO = &meets
+	}
 	r.StepTime = res.Duration
 	r.TokensPerS = inf.TokensPerS
 	for i := range reqs {

@@ -16,6 +16,9 @@ type SLO struct {
 	TPOT float64 `json:"tpot_s"`
 }
 
+// WorkloadSLO is the scenario's own latency target.
+func WorkloadSLO(w model.Workload) SLO { return SLO{TTFT: w.SLOTTFT, TPOT: w.SLOTPOT} }
+
 // Meets says whether a run's percentiles are within the SLO.
 func (o SLO) Meets(inf Inference) bool {
 	return (o.TTFT <= 0 || inf.TTFTP90 <= o.TTFT) && (o.TPOT <= 0 || inf.TPOTP90 <= o.TPOT)
@@ -108,6 +111,7 @@ func rateRunner(s model.Scenario, slo SLO) (func(float64) (RatePoint, error), er
 		pt := RatePoint{Rate: rate, Fits: r.Memory.Fits}
 		if r.Inference != nil {
 			pt.Inference = *r.Inference
+			pt.Inference.MeetsSLO = nil // the point's own MeetsSLO says it, under the sweep's SLO
 		}
 		pt.MeetsSLO = pt.Fits && pt.Inference.Rejected == 0 && slo.Meets(pt.Inference)
 		return pt, nil

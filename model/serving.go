@@ -167,6 +167,14 @@ func (c *checker) serving(w Workload) {
 	if w.Rate > 0 && w.Concurrency > 0 {
 		c.add("concurrency", w.Concurrency, "give --rate (open loop) or --concurrency (closed loop), not both")
 	}
+	for _, x := range []struct {
+		name string
+		v    float64
+	}{{"slo-ttft", w.SLOTTFT}, {"slo-tpot", w.SLOTPOT}} {
+		if !finite(x.v) || x.v < 0 || x.v > 1e6 {
+			c.add(x.name, x.v, "must be a time from 0 (none) to 1e6 s")
+		}
+	}
 	if w.MaxSeqs != 0 {
 		c.intRange("max-seqs", w.MaxSeqs)
 	}

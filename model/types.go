@@ -309,6 +309,11 @@ type Workload struct {
 	MaxBatchTokens int         `json:"max_batch_tokens,omitempty"`
 	Weights        string      `json:"weights,omitempty"`
 	KVCache        string      `json:"kv_cache,omitempty"`
+	// The latency target of the serving run, seconds (0: none): the p90 time to first token and
+	// the p90 time per output token. It judges the run, the rate sweep's goodput and Search's
+	// goodput objective; it changes no time.
+	SLOTTFT float64 `json:"slo_ttft_s,omitempty"`
+	SLOTPOT float64 `json:"slo_tpot_s,omitempty"`
 }
 
 // Scenario is everything the cost model needs.

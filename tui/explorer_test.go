@@ -116,6 +116,7 @@ func TestGoldenServe(t *testing.T) {
 	serve := func(s *model.Scenario) {
 		s.Workload.Mode = model.Infer
 		s.Workload.Requests, s.Workload.Rate = 64, 4
+		s.Workload.SLOTPOT = 0.02
 		s.Layout.MicroBatch = 1
 	}
 	for _, size := range []struct{ w, h int }{{80, 24}, {160, 48}} {

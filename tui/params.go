@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/static"
 )
 
 // field is one adjustable scenario parameter of the panel. Its name is the CLI flag, so a
@@ -408,6 +410,8 @@ func fields() []field {
 				}
 				return nil
 			}},
+		sloField("slo-ttft", "SLO TTFT p90", []float64{0, 0.1, 0.2, 0.5, 1, 2, 5, 10}, func(s *model.Scenario) *float64 { return &s.Workload.SLOTTFT }),
+		sloField("slo-tpot", "SLO TPOT p90", []float64{0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2}, func(s *model.Scenario) *float64 { return &s.Workload.SLOTPOT }),
 		textEnumField("weights", "weights", serving, []string{"", "fp8", "int8", "int4", "fp4"},
 			func(s *model.Scenario) *string { return &s.Workload.Weights }),
 		textEnumField("kv-cache", "KV cache", serving, []string{"", "fp8"},
@@ -437,6 +441,59 @@ func stepRate(v float64, dir int) float64 {
 		}
 	}
 	return 0
+}
+
+// sloField is a latency target row (seconds; 0 shows "off"), stepping through steps and taking a
+// typed time ("500ms", "0.5" seconds, "off").
+func sloField(name, label string, steps []float64, ptr func(*model.Scenario) *float64) field {
+	return field{
+		name: name, label: label, show: serving,
+		get: func(s *model.Scenario) string {
+			if *ptr(s) == 0 {
+				return "off"
+			}
+			return static.Seconds(*ptr(s))
+		},
+		step: func(s *model.Scenario, _ *assets.Presets, dir int) {
+			v := *ptr(s)
+			next := v
+			if dir > 0 {
+				next = steps[len(steps)-1]
+				for _, x := range steps {
+					if x > v {
+						next = x
+						break
+					}
+				}
+			} else {
+				next = 0
+				for i := len(steps) - 1; i >= 0; i-- {
+					if steps[i] < v {
+						next = steps[i]
+						break
+					}
+				}
+			}
+			*ptr(s) = next
+		},
+		set: func(s *model.Scenario, _ *assets.Presets, text string) error {
+			t := strings.TrimSpace(text)
+			if t == "off" || t == "0" {
+				*ptr(s) = 0
+				return nil
+			}
+			d, err := time.ParseDuration(t)
+			v := d.Seconds()
+			if err != nil {
+				v, err = strconv.ParseFloat(t, 64)
+			}
+			if err != nil || !(v >= 0 && v <= 1e6) {
+				return fmt.Errorf("%q is not a time such as 500ms or 2s (off: none)", text)
+			}
+			*ptr(s) = v
+			return nil
+		},
+	}
 }
 
 // textEnumField is a row over a string setting with a few values; "" shows as "= precision"

@@ -139,7 +139,7 @@ func TestServingRows(t *testing.T) {
 	for _, i := range visibleFields(fields(), &s) {
 		shown = append(shown, fields()[i].name)
 	}
-	for _, want := range []string{"requests", "rate", "concurrency", "weights", "kv-cache", "prompt", "gen"} {
+	for _, want := range []string{"requests", "rate", "concurrency", "weights", "kv-cache", "prompt", "gen", "slo-ttft", "slo-tpot"} {
 		if !slices.Contains(shown, want) {
 			t.Errorf("inference rows %v lack %s", shown, want)
 		}
@@ -178,6 +178,20 @@ func TestServingRows(t *testing.T) {
 	}
 	if err := w.set(&s, p, "int3"); err == nil {
 		t.Errorf("weights int3 was taken")
+	}
+	slo := fieldNamed(t, "slo-tpot")
+	if slo.get(&s) != "off" {
+		t.Errorf("SLO TPOT %q, want off", slo.get(&s))
+	}
+	slo.step(&s, p, +1)
+	if s.Workload.SLOTPOT != 0.01 {
+		t.Errorf("SLO TPOT %g after a step, want 0.01", s.Workload.SLOTPOT)
+	}
+	if err := slo.set(&s, p, "75ms"); err != nil || s.Workload.SLOTPOT != 0.075 || slo.get(&s) != "75.0 ms" {
+		t.Errorf("SLO TPOT 75ms: %v, %g, %q", err, s.Workload.SLOTPOT, slo.get(&s))
+	}
+	if err := slo.set(&s, p, "soon"); err == nil {
+		t.Errorf("SLO TPOT soon was taken")
 	}
 	if err := s.Validate(); err != nil {
 		t.Errorf("after the edits: %v", err)

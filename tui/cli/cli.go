@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
@@ -144,7 +143,6 @@ It uses the a100-sxm-80gb, nvlink3 and ib-hdr presets and takes no scenario flag
 
 func newReportCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
 	var capacity, printScenario, sweepRate bool
-	var sloTTFT, sloTPOT time.Duration
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Evaluate one scenario: step time, breakdown, efficiency and memory; text tables or --json",
@@ -197,20 +195,13 @@ inference, …) or that contradicts the hardware (NVLink on a GPU without it, bf
 				if capacity {
 					return usagef("--capacity: --sweep-rate prints the rate sweep alone")
 				}
-				return runSweepRate(stdout, cmd.ErrOrStderr(), sf, costmodel.SLO{TTFT: sloTTFT.Seconds(), TPOT: sloTPOT.Seconds()})
-			}
-			for _, name := range []string{"slo-ttft", "slo-tpot"} {
-				if cmd.Flags().Changed(name) {
-					return usagef("--%s: the SLOs judge a rate sweep: add --sweep-rate", name)
-				}
+				return runSweepRate(stdout, cmd.ErrOrStderr(), sf)
 			}
 			return runReport(stdout, cmd.ErrOrStderr(), sf, capacity)
 		},
 	}
 	cmd.Flags().BoolVar(&printScenario, "print-scenario", false, "print the scenario as a --scenario file (YAML) instead of evaluating it (default off)")
 	cmd.Flags().BoolVar(&sweepRate, "sweep-rate", false, "inference: serve the requests at 16 offered rates (5% to 150% of the offline throughput) and print throughput and latency percentiles against the rate, with the goodput under --slo-ttft and --slo-tpot (default off)")
-	cmd.Flags().DurationVar(&sloTTFT, "slo-ttft", 0, "with --sweep-rate: the p90 time to first token a rate must meet, e.g. 500ms (default 0: none)")
-	cmd.Flags().DurationVar(&sloTPOT, "slo-tpot", 0, "with --sweep-rate: the p90 time per output token a rate must meet, e.g. 50ms (default 0: none)")
 	cmd.Flags().BoolVar(&capacity, "capacity", false, "also print the capacity verdict: the best layout for the model on these GPUs and the largest preset model that fits for inference and for training (JSON key \"capacity\") (default off)")
 	return cmd
 }
@@ -219,7 +210,6 @@ func newSearchCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
 	var (
 		top, maxMicroBatch, maxChunks int
 		objective                     string
-		sloTTFT, sloTPOT              time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "search",
@@ -260,33 +250,16 @@ first, then every infeasible one; "pareto" holds the front, fastest first, as th
 					errs = append(errs, &model.FieldError{Field: c.name, Value: c.v, Allowed: fmt.Sprintf("must be between %d and %d", c.lo, c.hi)})
 				}
 			}
-			slo := costmodel.SLO{TTFT: sloTTFT.Seconds(), TPOT: sloTPOT.Seconds()}
-			if obj == costmodel.ObjGoodput && slo == (costmodel.SLO{}) {
-				errs = append(errs, &model.FieldError{Field: "objective", Value: objective, Allowed: "goodput needs a latency target: --slo-ttft, --slo-tpot or both"})
-			}
-			if obj != costmodel.ObjGoodput && slo != (costmodel.SLO{}) {
-				errs = append(errs, &model.FieldError{Field: "slo-ttft", Value: sloTTFT, Allowed: "the SLOs judge the goodput objective: add --objective goodput"})
-			}
-			for _, d := range []struct {
-				name string
-				v    time.Duration
-			}{{"slo-ttft", sloTTFT}, {"slo-tpot", sloTPOT}} {
-				if d.v < 0 {
-					errs = append(errs, &model.FieldError{Field: d.name, Value: d.v, Allowed: "must be a time ≥ 0, e.g. 200ms"})
-				}
-			}
 			if len(errs) > 0 {
 				return errs
 			}
-			return runSearch(stdout, cmd, sf, top, costmodel.SearchOptions{Objective: obj, MaxMicroBatch: maxMicroBatch, MaxChunks: maxChunks, SLO: slo})
+			return runSearch(stdout, cmd, sf, top, costmodel.SearchOptions{Objective: obj, MaxMicroBatch: maxMicroBatch, MaxChunks: maxChunks})
 		},
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.IntVar(&top, "top", 10, "feasible layouts to show, best first; 0 shows all")
 	fs.StringVar(&objective, "objective", "time", "what to rank by: time (step time, or time to serve all requests), throughput (tokens/s), latency (TPOT in inference, step time in training), memory (per GPU) or goodput (inference: the highest request rate meeting --slo-ttft and --slo-tpot at p90)")
-	fs.DurationVar(&sloTTFT, "slo-ttft", 0, "with --objective goodput: the p90 time to first token to meet, e.g. 500ms (default 0: none)")
-	fs.DurationVar(&sloTPOT, "slo-tpot", 0, "with --objective goodput: the p90 time per output token to meet, e.g. 50ms (default 0: none)")
 	fs.IntVar(&maxMicroBatch, "max-micro-batch", 8, "largest micro-batch size tried, sequences (powers of two up to it); not with --micro-batch")
 	fs.IntVar(&maxChunks, "max-chunks", 4, "largest interleaving tried, virtual stages per GPU (1: none); not with --chunks, nor in inference")
 	return cmd
@@ -392,7 +365,7 @@ func runReport(w, errw io.Writer, sf *scenarioFlags, capacity bool) error {
 const sweepRequests = 1000
 
 // runSweepRate prints throughput and latency against the offered rate, and the goodput.
-func runSweepRate(w, errw io.Writer, sf *scenarioFlags, slo costmodel.SLO) error {
+func runSweepRate(w, errw io.Writer, sf *scenarioFlags) error {
 	_, s, err := flagScenario(sf)
 	if err != nil {
 		return err
@@ -406,7 +379,7 @@ func runSweepRate(w, errw io.Writer, sf *scenarioFlags, slo costmodel.SLO) error
 	if !sf.changed("requests") {
 		s.Workload.Requests = sweepRequests
 	}
-	sw, err := costmodel.SweepRate(s, slo)
+	sw, err := costmodel.SweepRate(s, costmodel.WorkloadSLO(s.Workload))
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -68,6 +69,7 @@ type scenarioFlags struct {
 	workload                string
 	maxSeqs, maxBatchTokens int
 	weights, kvCache        string
+	sloTTFT, sloTPOT        time.Duration
 
 	computeEff, memoryEff, intraEff, interEff, reserveGiB float64
 
@@ -159,6 +161,8 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxBatchTokens, "max-batch-tokens", 0, "inference: most tokens in one engine step, decode first then prefill chunks, vLLM's max_num_batched_tokens (default: vLLM's, 8192 on GPUs of 70 GiB or more but A100, else 2048)")
 	fs.StringVar(&f.weights, "weights", "", "inference: storage of the weights: "+strings.Join(model.WeightFormats, ", ")+" or bits per weight (4.5 for a 4.5 bpw quantization); fp8 runs on FP8 cores where the GPU has them, the others dequantize into --precision matmuls (default: --precision)")
 	fs.StringVar(&f.kvCache, "kv-cache", "", "inference: KV cache format: bf16, fp16 or fp8 (default: --precision)")
+	fs.DurationVar(&f.sloTTFT, "slo-ttft", 0, "inference: the latency target for the p90 time to first token, e.g. 500ms; judges the run, report --sweep-rate's goodput and search --objective goodput (default 0: none)")
+	fs.DurationVar(&f.sloTPOT, "slo-tpot", 0, "inference: the latency target for the p90 time per output token, e.g. 50ms (default 0: none)")
 
 	fs.Float64Var(&f.computeEff, "compute-eff", 0, "calibration: fraction of peak FLOP/s a large matmul reaches, (0, 1] (default 0: the GPU preset's)")
 	fs.Float64Var(&f.memoryEff, "memory-eff", 0, "calibration: fraction of HBM bandwidth a streaming kernel reaches, (0, 1] (default 0: the GPU preset's)")
@@ -361,7 +365,8 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	batch, reqs := sz.Batch, sz.Requests
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,
 		GenTokens: f.gen, Requests: reqs, Precision: prec, Rate: f.rate, Concurrency: f.concurrency, Seed: f.seed,
-		MaxSeqs: f.maxSeqs, MaxBatchTokens: f.maxBatchTokens, Weights: f.weights, KVCache: f.kvCache}
+		MaxSeqs: f.maxSeqs, MaxBatchTokens: f.maxBatchTokens, Weights: f.weights, KVCache: f.kvCache,
+		SLOTTFT: f.sloTTFT.Seconds(), SLOTPOT: f.sloTPOT.Seconds()}
 	if f.workload != "" {
 		data, err := readBoundedFile("workload", f.workload, maxInputBytes, "a workload file")
 		if err != nil {

@@ -168,6 +168,8 @@ var modeOnly = []struct {
 	{"max-batch-tokens", model.Infer, "training runs --batch sequences per step"},
 	{"weights", model.Infer, "training keeps --precision weights and an fp32 master copy"},
 	{"kv-cache", model.Infer, "training keeps no KV cache"},
+	{"slo-ttft", model.Infer, "training has no latency target"},
+	{"slo-tpot", model.Infer, "training has no latency target"},
 }
 
 // typedWarnings are the flags typed on the command line that the scenario does not read: the

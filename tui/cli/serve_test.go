@@ -25,7 +25,8 @@ func TestServingFlags(t *testing.T) {
 		{[]string{"--seed", "x"}, "--seed x"},
 		{[]string{"--workload", bad}, "bad.yaml line 1: prompt: min..max 10..0"},
 		{[]string{"--workload", "/dev/zero"}, "--workload /dev/zero: must be a regular file"},
-		{[]string{"--slo-ttft", "1s"}, "--slo-ttft: the SLOs judge a rate sweep"},
+		{[]string{"--slo-ttft", "-1s"}, "--slo-ttft -1: must be a time from 0 (none) to 1e6 s"},
+		{[]string{"--slo-tpot", "fast"}, "--slo-tpot fast"},
 		{[]string{"--sweep-rate", "--rate", "2"}, "--rate 2: --sweep-rate chooses the rates"},
 		{[]string{"--sweep-rate", "--concurrency", "2"}, "concurrency"},
 	} {
@@ -34,13 +35,17 @@ func TestServingFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errs, tc.want)
 		}
 	}
-	code, _, errs := runArgs(t, "report", "--model", "llama-3-8b", "--rate", "3")
+	code, out, errs := runArgs(t, append(append([]string{}, base...), "--slo-ttft", "1s", "--slo-tpot", "1ms")...)
+	if code != 0 || !strings.Contains(out, "SLO p90 TTFT ≤ 1.00 s and p90 TPOT ≤ 1.00 ms: missed") {
+		t.Errorf("report with an SLO: exit %d\n%s%s", code, out, errs)
+	}
+	code, _, errs = runArgs(t, "report", "--model", "llama-3-8b", "--rate", "3")
 	if code != 0 || !strings.Contains(errs, "--rate has no effect in train mode") {
 		t.Errorf("train with --rate: exit %d, %q", code, errs)
 	}
 
 	w := writeFile(t, "w.yaml", "prompt: {dist: uniform, min: 100, max: 300}\ngen: {dist: lognormal, mean: 64, sigma: 0.5}\n")
-	code, out, errs := runArgs(t, append(append([]string{}, base...), "--requests", "200", "--rate", "5", "--workload", w,
+	code, out, errs = runArgs(t, append(append([]string{}, base...), "--requests", "200", "--rate", "5", "--workload", w,
 		"--weights", "fp8", "--kv-cache", "fp8", "--json")...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)

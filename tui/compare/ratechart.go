@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/static"
 	"github.com/splitscope/splitscope/tui/theme"
 )
 
@@ -21,10 +22,14 @@ const rateChartMinLines = 7
 // axis and its labels, the legend.
 func (m *Model) rateChart(st theme.Styles, h int) []string {
 	series := m.cmp.Rates
+	slo := 0.0
+	if m.hasData {
+		slo = m.data.Scenario.Workload.SLOTPOT
+	}
 	if h < rateChartMinLines || m.w < 24 {
 		return []string{st.Bold.Render(rateSentence(series))}
 	}
-	maxX, maxY := 0.0, 0.0
+	maxX, maxY := 0.0, slo
 	for _, s := range series {
 		for _, p := range s.Points {
 			maxX, maxY = max(maxX, p.OutTokS), max(maxY, p.TPOTP90)
@@ -49,6 +54,13 @@ func (m *Model) rateChart(st theme.Styles, h int) []string {
 		}
 	}
 	col := func(x float64) int { return min(max(int(x/topX*float64(pw-1)+0.5), 0), pw-1) }
+	if slo > 0 {
+		// The SLO line first: the series' points draw over it.
+		r := valueRow(slo*1e3, topY, rows)
+		for c := range grid[r] {
+			grid[r][c] = canvasCell{'┄', sCross}
+		}
+	}
 	styles := []int{sTP, sPP, sBoth}
 	for i, s := range series {
 		if i >= len(rateGlyphs) {
@@ -87,6 +99,9 @@ func (m *Model) rateChart(st theme.Styles, h int) []string {
 			break
 		}
 		legend = append(legend, paintStyles[styles[i]].Render(string(rateGlyphs[i]))+" "+s.Name+" "+common.SplitName(s.Layout))
+	}
+	if slo > 0 {
+		legend = append(legend, paintStyles[sCross].Render("┄")+" SLO p90 TPOT "+static.Seconds(slo))
 	}
 	return append(out, strings.Join(legend, "   "))
 }

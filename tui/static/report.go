@@ -140,6 +140,14 @@ func RenderReport(w io.Writer, s model.Scenario, r costmodel.Report) error {
 	if inf := r.Inference; inf != nil {
 		ew.line("")
 		renderServing(ew, inf)
+		if inf.MeetsSLO != nil {
+			verdict := "met"
+			if !*inf.MeetsSLO {
+				verdict = "missed"
+			}
+			ew.line(fmt.Sprintf("  SLO %s: %s (p90 TTFT %s, p90 TPOT %s)", sloText(costmodel.WorkloadSLO(s.Workload)), verdict,
+				Seconds(inf.TTFTP90), Seconds(inf.TPOTP90)))
+		}
 	}
 
 	if len(r.Collectives) > 0 {
