@@ -43,6 +43,9 @@ type hw struct {
 // MFU (42.1% with full recompute, 54.2% with selective; §4.3), which it was not fitted on.
 const sustainedMatmulFraction = 0.85
 
+// SustainedMatmulFraction is sustainedMatmulFraction, for the teaching texts' figures.
+const SustainedMatmulFraction = sustainedMatmulFraction
+
 func newHW(g model.GPU, p model.Precision) hw {
 	return hw{flops: g.Peak(p) * g.MatmulEff(p) * sustainedMatmulFraction, bw: g.HBMBandwidth * g.MemoryEff}
 }

@@ -12,7 +12,8 @@ type Section int
 
 // Sections, in the order the tab shows them.
 const (
-	SecBubble Section = iota
+	SecServe Section = iota // prefill and decode (serving only; a pointer to infer mode in training)
+	SecBubble
 	SecAllReduce
 	SecAlgos // which all-reduce algorithm, and why: NVLS, no peer-to-peer, the engine's one-shot
 	SecMemory
@@ -20,7 +21,7 @@ const (
 	numSections
 )
 
-var sectionNames = [numSections]string{"bubble", "allreduce", "algos", "memory", "winner"}
+var sectionNames = [numSections]string{"serve", "bubble", "allreduce", "algos", "memory", "winner"}
 
 func (s Section) String() string {
 	if s < 0 || s >= numSections {
@@ -133,6 +134,11 @@ func bodyKey(s Section, f *Facts) string {
 		mode = "infer"
 	}
 	switch s {
+	case SecServe:
+		if !f.Infer {
+			return "learn.serve.none"
+		}
+		return "learn.serve.infer"
 	case SecBubble:
 		if f.P <= 1 {
 			return "learn.bubble.none"

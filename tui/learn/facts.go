@@ -41,6 +41,13 @@ type ServeFacts struct {
 	Util, KVTokens, Peak, Weights string
 	KVSeqs, Running, Preemptions  int
 	MaxTokens, DecodeBatch        int
+	// Prefill and decode: the prompt's mean length, its FLOPs in all, the GPU's sustained matmul
+	// rate and streaming bandwidth, a decode step's weight read on one GPU, the batch from which a
+	// decode step's matmuls take longer than its weight read, one sequence's step alone.
+	Prompt                             int
+	PrefillFLOPs, Rate, BW, WeightRead string
+	CrossBatch                         int
+	DecodeStep                         string
 }
 
 // BubbleFacts explain the pipeline bubble.
@@ -305,6 +312,18 @@ func serveFacts(s model.Scenario, r costmodel.Report) ServeFacts {
 	if h, e := float64(s.Arch.Hidden), s.Workload.Precision.Bytes(); h > 0 && e > 0 {
 		f.DecodeBatch = max(int(math.Round(r.Detail.TPAllReduceBytes/(h*e))), 1)
 	}
+	g := s.Cluster.GPU
+	rate := g.Peak(s.Workload.Precision) * g.MatmulEff(s.Workload.Precision) * costmodel.SustainedMatmulFraction
+	bw := g.HBMBandwidth * g.MemoryEff
+	f.Prompt = int(s.Workload.Prompts().MeanValue())
+	// FLOPs, written with the FLOP/s units' prefixes.
+	f.PrefillFLOPs = strings.TrimSuffix(nb(static.FLOPS(2*s.Arch.Params()*float64(f.Prompt))), "/s")
+	f.Rate, f.BW = nb(static.FLOPS(rate)), nb(static.Bandwidth(bw))
+	f.WeightRead = Seconds(ratio(r.Memory.Weights, bw))
+	if wb := s.Workload.WeightBytes(); bw > 0 {
+		f.CrossBatch = int(math.Round(rate * wb / (2 * bw)))
+	}
+	f.DecodeStep = Seconds(inf.DecodeStepS)
 	return f
 }
 
