@@ -175,6 +175,7 @@ type gpuRow struct {
 	PCIeLink       string  `yaml:"pcie_link"`
 	NVLinkBridge   bool    `yaml:"nvlink_bridge"`
 	P2P            bool    `yaml:"p2p"`
+	FP4            bool    `yaml:"fp4"`
 	TDPWatts       float64 `yaml:"tdp_watts"`
 	Source         string  `yaml:"source"`
 }
@@ -190,7 +191,7 @@ func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, 
 		var g gpuRow
 		// Every GPU field but nvlink_bridge (false when left out) is required, p2p included: whether
 		// a GPU does peer-to-peer is a fact each row states; peak_fp8_tflops says 0 for none.
-		r.decode(&g, slices.DeleteFunc(allFields(&g), func(f string) bool { return f == "nvlink_bridge" || f == "compute_eff_fp8" }))
+		r.decode(&g, slices.DeleteFunc(allFields(&g), func(f string) bool { return f == "nvlink_bridge" || f == "compute_eff_fp8" || f == "fp4" }))
 		r.checkCommon(ids, g.ID, g.Name, g.Source)
 		r.positive("peak_bf16_tflops", g.PeakBF16TFLOPS)
 		r.positive("peak_fp16_tflops", g.PeakFP16TFLOPS)
@@ -228,6 +229,7 @@ func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, 
 				PCIeLink:      g.PCIeLink,
 				NVLinkBridge:  g.NVLinkBridge,
 				NoP2P:         !g.P2P,
+				FP4:           g.FP4,
 				TDPWatts:      g.TDPWatts,
 				Source:        g.Source,
 			})

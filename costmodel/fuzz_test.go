@@ -133,6 +133,20 @@ func FuzzEvaluateValid(f *testing.F) {
 		if s.Layout.SequenceParallel {
 			s.Workload.Seq = tp * (1 + int(batchB)%32)
 		}
+		if w := &s.Workload; w.Mode == model.Infer {
+			// Serving: arrivals, engine limits, weight and KV formats.
+			switch genB % 3 {
+			case 1:
+				w.Rate = float64(1+int(batchB)) / 4
+			case 2:
+				w.Concurrency = 1 + int(batchB)%8
+			}
+			w.Weights = []string{"", "fp8", "int4", "fp4", "4.5"}[int(precB/4)%5]
+			w.KVCache = []string{"", "fp8"}[int(modeB/8)%2]
+			if layersB%3 == 0 {
+				w.MaxSeqs, w.MaxBatchTokens = 1+int(hiddenB)%64, 16+int(headsB)*8
+			}
+		}
 		r, err := Evaluate(s)
 		if err != nil {
 			var ve model.ValidationError

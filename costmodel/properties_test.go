@@ -275,3 +275,22 @@ func TestSearchRanksFeasibleFirst(t *testing.T) {
 	t.Logf("best: TP=%d PP=%d DP=%d %s v=%d b=%d: %.3f s", best.Layout.TP, best.Layout.PP, best.Layout.DP,
 		best.Layout.Schedule, best.Layout.Chunks, best.Layout.MicroBatch, best.Report.StepTime)
 }
+
+// An fp8 KV cache holds twice the tokens of a bf16 one (the same bytes for the rest), so the
+// engine never runs fewer sequences at once, and a KV-bound run serves more.
+func TestFP8KVCacheDoublesCapacity(t *testing.T) {
+	s := scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", 2, 2, 1)
+	s.Workload.Mode = model.Infer
+	s.Workload.Weights = "fp8"
+	s.Workload.PromptTokens, s.Workload.GenTokens, s.Workload.Requests, s.Workload.Concurrency = 5000, 500, 400, 100
+	bf := eval(t, s)
+	s.Workload.KVCache = "fp8"
+	f8 := eval(t, s)
+	b, f := bf.Inference, f8.Inference
+	if tokens := f.KVCacheTokens / b.KVCacheTokens; math.Abs(tokens-2) > 1e-9 {
+		t.Errorf("KV tokens %.0f against %.0f: ×%.4f, want ×2", f.KVCacheTokens, b.KVCacheTokens, tokens)
+	}
+	if f.MaxConcurrency < b.MaxConcurrency || f.OutputTokensPerS <= b.OutputTokensPerS {
+		t.Errorf("fp8 KV: %d at once, %.0f tok/s; bf16: %d, %.0f", f.MaxConcurrency, f.OutputTokensPerS, b.MaxConcurrency, b.OutputTokensPerS)
+	}
+}

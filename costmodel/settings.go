@@ -24,6 +24,10 @@ func ScenarioWarnings(s model.Scenario) []string {
 	w = append(w, clusterWarnings(s.Cluster)...)
 	if s.Workload.Mode == model.Infer {
 		w = append(w, inferenceWarnings(s.Layout)...)
+		if s.Workload.Weights == "fp4" && !s.Cluster.GPU.FP4 {
+			w = append(w, fmt.Sprintf("weights fp4 on %s: it has no FP4 tensor cores (Blackwell GPUs have them); the model reads 4.5 bits a weight and dequantizes into %s matmuls, as weight-only kernels do; int4 is the usual 4-bit format here",
+				s.Cluster.GPU.ID, s.Workload.Precision))
+		}
 	} else if s.Layout.Collectives == model.CollectivesEngine {
 		w = append(w, "collectives engine has no effect in training: training frameworks all-reduce with NCCL; the one-shot/two-shot kernels are the serving engines' (vLLM, TensorRT-LLM); set collectives auto or nccl")
 	}

@@ -85,6 +85,9 @@ func settingCases(t *testing.T) []settingCase {
 			"intra link ib-ndr on h100-sxm: InfiniBand joins nodes", false},
 		{"bf16 on V100", v100FP16, func(s *model.Scenario) { s.Workload.Precision = model.BF16 },
 			"bf16 on v100-sxm: it has no BF16 tensor cores, so bf16 runs at its FP32 rate, 15.7 TFLOP/s; set precision fp16 (125 TFLOP/s", false},
+		{"fp4 weights on H100", trainOn("h100-sxm", "nvlink4", 8, 8, 1), func(s *model.Scenario) {
+			s.Workload.Mode, s.Workload.Requests, s.Workload.Weights = model.Infer, 8, "fp4"
+		}, "weights fp4 on h100-sxm: it has no FP4 tensor cores", false},
 		{"fp8 on A100", trainOn("a100-sxm-80gb", "nvlink3", 8, 8, 1), func(s *model.Scenario) { s.Workload.Precision = model.FP8 },
 			"fp8 on a100-sxm-80gb: it has no FP8 tensor cores; the model runs fp8 at the bf16 rate (312 TFLOP/s)", false},
 		{"fp8 on V100", v100FP16, func(s *model.Scenario) { s.Workload.Precision = model.FP8 },

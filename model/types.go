@@ -127,7 +127,9 @@ type GPU struct {
 	// (GeForce cards with NVIDIA's stock driver): every transfer between two of them is staged
 	// through host memory. The zero value, peer-to-peer, is what datacenter and workstation
 	// cards do.
-	NoP2P    bool    `json:"no_p2p,omitempty"`
+	NoP2P bool `json:"no_p2p,omitempty"`
+	// FP4 says the GPU has FP4 tensor cores (Blackwell's fifth generation).
+	FP4      bool    `json:"fp4,omitempty"`
 	TDPWatts float64 `json:"tdp_watts,omitempty"`
 	Source   string  `json:"source,omitempty"`
 }
