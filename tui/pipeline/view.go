@@ -160,11 +160,17 @@ func (m *Model) headerParts(w int) []string {
 		}
 	}
 	if ix.infer {
+		// Serving: the idle share of the busiest stage; the closed form only when the pipeline
+		// cannot fill (fewer requests than stages).
+		idle := "idle " + fmtPct(r.BubbleFraction)
+		if r.Detail.BubbleClosedForm > 0 {
+			idle += " · at least " + fmtPct(r.Detail.BubbleClosedForm) + " (" + closedFormText(true, ix.sched) + ")"
+		}
 		parts := []string{
 			"serving  p=" + strconv.Itoa(p) + " · " + strconv.Itoa(m.data.Scenario.Workload.Requests) + " requests, " +
 				inFlight(p),
 			"serve " + fmtDur(r.StepTime),
-			bubble,
+			idle,
 		}
 		if inf := r.Inference; inf != nil && inf.Completed > 0 {
 			parts = append(parts, "TTFT p50 "+fmtDur(inf.TTFTP50)+" p90 "+fmtDur(inf.TTFTP90),
@@ -242,21 +248,23 @@ func (m *Model) statusSegs(w int) []seg {
 		state = "■ end"
 	}
 	ss = append(ss, seg{state, cPlay}, seg{" · t = " + fmtDur(m.playhead) + " of " + fmtDur(m.ix.span), cPlain})
-	speed := " · speed " + speedText(m.speedExp, true)
-	if segsWidth(ss)+cellWidth(speed) > w {
-		speed = " · " + speedText(m.speedExp, false)
-	}
-	ss = append(ss, seg{speed, cPlain})
-	// Serving: the engine's KV cache and queue at the playhead, when there is room.
+	long, short := " · speed "+speedText(m.speedExp, true), " · "+speedText(m.speedExp, false)
+	// Serving: the engine's KV cache and queue at the playhead come before the long speed.
 	if st, ok := m.serveState(); ok {
-		for _, long := range []bool{true, false} {
-			extra := serveSegs(st, long)
+		for _, c := range []struct {
+			speed string
+			long  bool
+		}{{long, true}, {short, true}, {short, false}} {
+			extra := append([]seg{{c.speed, cPlain}}, serveSegs(st, c.long)...)
 			if segsWidth(ss)+segsWidth(extra) <= w {
 				return append(ss, extra...)
 			}
 		}
 	}
-	return ss
+	if segsWidth(ss)+cellWidth(long) > w {
+		return append(ss, seg{short, cPlain})
+	}
+	return append(ss, seg{long, cPlain})
 }
 
 // serveState is the serving engine's state at the playhead: that of the last step stage 0

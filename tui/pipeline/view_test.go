@@ -180,8 +180,8 @@ func TestViewReads(t *testing.T) {
 		t.Error("interleaved view lacks chunk labels or its closed form")
 	}
 	m = newPane(t, evaluate(t, fixtures[3].edit), 120, 34)
-	if v := m.View(); !strings.Contains(v, "P0") || !strings.Contains(v, "pipeline fill") {
-		t.Error("inference view lacks prefill labels or its closed form")
+	if v := m.View(); !strings.Contains(v, "P0") || !strings.Contains(v, "idle ") || !strings.Contains(v, "TPOT p50") {
+		t.Error("inference view lacks prefill labels, its idle share or its percentiles")
 	}
 	m = newPane(t, evaluate(t, fixtures[4].edit), 120, 34)
 	if v := m.View(); !strings.Contains(v, "stages folded") {
