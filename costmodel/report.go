@@ -214,8 +214,16 @@ type Timeline struct {
 	// the op's start. Ops of the same stage, chunk and kind share one slice.
 	Segments [][]Segment
 	// Serve gives, per op index in inference, the engine's state when that step was scheduled
-	// (nil in training).
-	Serve []ServeState
+	// (nil in training); Requests are replica 0's requests, for percentiles up to a time.
+	Serve    []ServeState
+	Requests []ServeRequest
+}
+
+// ServeRequest is one request of a serving run: when it arrived, got its first token and its
+// last, and how many tokens it generated.
+type ServeRequest struct {
+	Arrival, FirstToken, Done float64
+	Gen                       int
 }
 
 // ServeState is an engine's state at one step: its batch, its KV cache fill, its queue.

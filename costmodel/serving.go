@@ -348,6 +348,16 @@ func (p *plan) infer(record bool) (Report, error) {
 	}
 	if record {
 		r.Timeline = p.serveTimeline(res, c)
+		active := p.d // the replicas the balancer uses: a closed loop of fewer clients uses fewer
+		if w.Concurrency > 0 {
+			active = min(p.d, w.Concurrency)
+		}
+		for i, q := range reqs {
+			if i%active == 0 && !res.Rejected[i] {
+				r.Timeline.Requests = append(r.Timeline.Requests, ServeRequest{Arrival: res.Arrival[i],
+					FirstToken: res.FirstToken[i], Done: res.Done[i], Gen: q.Gen})
+			}
+		}
 		r.Collectives = p.inferCollectives(c.layers[crit], res)
 	}
 	return r, nil

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -10,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/costmodel/serve"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/theme"
 )
@@ -172,7 +174,9 @@ func (m *Model) headerParts(w int) []string {
 			"serve " + fmtDur(r.StepTime),
 			idle,
 		}
-		if inf := r.Inference; inf != nil && inf.Completed > 0 {
+		if live, ok := m.livePercentiles(); ok {
+			parts = append(parts, live...)
+		} else if inf := r.Inference; inf != nil && inf.Completed > 0 {
 			parts = append(parts, "TTFT p50 "+fmtDur(inf.TTFTP50)+" p90 "+fmtDur(inf.TTFTP90),
 				"TPOT p50 "+fmtDur(inf.TPOTP50)+" p90 "+fmtDur(inf.TPOTP90))
 		}
@@ -183,6 +187,33 @@ func (m *Model) headerParts(w int) []string {
 		"step " + fmtDur(r.StepTime),
 		bubble,
 	}
+}
+
+// livePercentiles are the TTFT and TPOT percentiles of replica 0's requests up to the playhead:
+// the first tokens come by then, the requests done by then ("—" before any).
+func (m *Model) livePercentiles() ([]string, bool) {
+	if m.tl == nil || len(m.tl.Requests) == 0 {
+		return nil, false
+	}
+	t := m.playhead
+	var ttft, tpot []float64
+	for _, q := range m.tl.Requests {
+		if q.FirstToken <= t {
+			ttft = append(ttft, q.FirstToken-q.Arrival)
+		}
+		if q.Done <= t && q.Gen > 1 {
+			tpot = append(tpot, (q.Done-q.FirstToken)/float64(q.Gen-1))
+		}
+	}
+	pct := func(name string, x []float64) string {
+		if len(x) == 0 {
+			return name + " —"
+		}
+		slices.Sort(x)
+		return name + " p50 " + fmtDur(serve.Percentile(x, 50)) + " p90 " + fmtDur(serve.Percentile(x, 90))
+	}
+	return []string{strconv.Itoa(len(ttft)) + " of " + strconv.Itoa(len(m.tl.Requests)) + " answered by t", pct("TTFT", ttft),
+		pct("TPOT", tpot)}, true
 }
 
 // inFlight says how many engine batches a pipeline of p stages keeps in flight.

@@ -180,8 +180,14 @@ func TestViewReads(t *testing.T) {
 		t.Error("interleaved view lacks chunk labels or its closed form")
 	}
 	m = newPane(t, evaluate(t, fixtures[3].edit), 120, 34)
-	if v := m.View(); !strings.Contains(v, "P0") || !strings.Contains(v, "idle ") || !strings.Contains(v, "TPOT p50") {
-		t.Error("inference view lacks prefill labels, its idle share or its percentiles")
+	if v := m.View(); !strings.Contains(v, "P0") || !strings.Contains(v, "idle ") || !strings.Contains(v, "TPOT") ||
+		!strings.Contains(v, "answered by t") {
+		t.Error("inference view lacks prefill labels, its idle share or its percentiles so far")
+	}
+	// At the end every request of replica 0 is answered, and the percentiles are there.
+	m.seek(m.ix.span)
+	if v := m.View(); !strings.Contains(v, "TPOT p50") || !strings.Contains(v, "TTFT p50") {
+		t.Errorf("inference view at the end lacks its percentiles:\n%s", v)
 	}
 	m = newPane(t, evaluate(t, fixtures[4].edit), 120, 34)
 	if v := m.View(); !strings.Contains(v, "stages folded") {
