@@ -212,7 +212,7 @@ func (m *Model) livePercentiles() ([]string, bool) {
 		slices.Sort(x)
 		return name + " p50 " + fmtDur(serve.Percentile(x, 50)) + " p90 " + fmtDur(serve.Percentile(x, 90))
 	}
-	return []string{strconv.Itoa(len(ttft)) + " of " + strconv.Itoa(len(m.tl.Requests)) + " answered by t", pct("TTFT", ttft),
+	return []string{strconv.Itoa(len(ttft)) + "/" + strconv.Itoa(len(m.tl.Requests)) + " answered", pct("TTFT", ttft),
 		pct("TPOT", tpot)}, true
 }
 

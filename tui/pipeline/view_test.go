@@ -181,7 +181,7 @@ func TestViewReads(t *testing.T) {
 	}
 	m = newPane(t, evaluate(t, fixtures[3].edit), 120, 34)
 	if v := m.View(); !strings.Contains(v, "P0") || !strings.Contains(v, "idle ") || !strings.Contains(v, "TPOT") ||
-		!strings.Contains(v, "answered by t") {
+		!strings.Contains(v, " answered") {
 		t.Error("inference view lacks prefill labels, its idle share or its percentiles so far")
 	}
 	// At the end every request of replica 0 is answered, and the percentiles are there.
