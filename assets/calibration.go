@@ -206,23 +206,11 @@ func ParseCalibration(name string, data []byte, p *Presets) (model.Calibration, 
 	}
 	c := &calParser{name: name, p: p}
 	var out model.Calibration
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		msg, line := err.Error(), 0
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = "not YAML: " + m[2]
-		}
+	top, line, msg := topMapping(data,
+		"empty file: a calibration holds calibration: with gpu: and intra: or inter: (splitscope calibrate --out writes one)",
+		"a calibration must be a mapping with one key, calibration:")
+	if top == nil {
 		c.fail(line, "", "", "%s", msg)
-		return out, c.done()
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		c.fail(1, "", "", "empty file: a calibration holds calibration: with gpu: and intra: or inter: (splitscope calibrate --out writes one)")
-		return out, c.done()
-	}
-	top := resolve(doc.Content[0])
-	if top.Kind != yaml.MappingNode {
-		c.fail(top.Line, "", "", "a calibration must be a mapping with one key, calibration:, not a %s", kindName(top))
 		return out, c.done()
 	}
 	var body *yaml.Node

@@ -49,6 +49,31 @@ const maxScenarioErrors = 10
 // yamlLine picks the line out of a yaml.v3 syntax error.
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
+// topMapping reads a YAML file down to its top mapping. On a problem it returns nil with the line
+// and the message to report: the parser's own (as "not YAML: …", at the line it names), empty
+// (the file holds nothing), or what the top must be ("a scenario must be a mapping …") and the kind
+// it is instead.
+func topMapping(data []byte, empty, must string) (*yaml.Node, int, string) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		// "yaml: line 3: did not find expected key": keep the line where the message has one.
+		msg, line := err.Error(), 0
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = "not YAML: " + m[2]
+		}
+		return nil, line, msg
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, 1, empty
+	}
+	top := resolve(doc.Content[0])
+	if top.Kind != yaml.MappingNode {
+		return nil, top.Line, must + ", not a " + kindName(top)
+	}
+	return top, 0, ""
+}
+
 // ErrUnknownTourStep is wrapped by TourScenario when no tour step has the name asked for.
 var ErrUnknownTourStep = errors.New("unknown tour step")
 
@@ -170,24 +195,10 @@ func ParseScenario(name string, data []byte, p *Presets) (ScenarioFile, error) {
 		}
 		return errs
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		// "yaml: line 3: did not find expected key": keep the line where the message has one.
-		msg, line := err.Error(), 0
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = "not YAML: " + m[2]
-		}
+	top, line, msg := topMapping(data, "empty file: a scenario needs at least model: and gpu: (preset IDs)",
+		"a scenario must be a mapping of key: value")
+	if top == nil {
 		fail(line, "", "", "%s", msg)
-		return ScenarioFile{}, done()
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		fail(1, "", "", "empty file: a scenario needs at least model: and gpu: (preset IDs)")
-		return ScenarioFile{}, done()
-	}
-	top := resolve(doc.Content[0])
-	if top.Kind != yaml.MappingNode {
-		fail(top.Line, "", "", "a scenario must be a mapping of key: value, not a %s", kindName(top))
 		return ScenarioFile{}, done()
 	}
 

@@ -35,23 +35,10 @@ func ParseWorkload(name string, data []byte) (WorkloadFile, error) {
 			errs = append(errs, &Error{File: name, Row: -1, Line: line, Field: key, Value: value, Msg: fmt.Sprintf(format, args...)})
 		}
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		msg, line := err.Error(), 0
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = "not YAML: " + m[2]
-		}
+	top, line, msg := topMapping(data, "empty file: a workload needs prompt: or gen: (a length distribution)",
+		"a workload must be a mapping of prompt: and gen:")
+	if top == nil {
 		fail(line, "", "", "%s", msg)
-		return WorkloadFile{}, errs
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		fail(1, "", "", "empty file: a workload needs prompt: or gen: (a length distribution)")
-		return WorkloadFile{}, errs
-	}
-	top := resolve(doc.Content[0])
-	if top.Kind != yaml.MappingNode {
-		fail(top.Line, "", "", "a workload must be a mapping of prompt: and gen:, not a %s", kindName(top))
 		return WorkloadFile{}, errs
 	}
 	var out WorkloadFile
