@@ -78,6 +78,7 @@ func stripParts(s model.Scenario, r costmodel.Report) (tp, pp stripPart) {
 			explain: fmt.Sprintf("%d layers in %d stages; %d micro-batches fill the pipe", s.Arch.Layers, l.PP, s.MicroBatches()),
 		}
 		if s.Workload.Mode == model.Infer {
+			pp.short = fmt.Sprintf("PP %d (%s) idle", l.PP, link)
 			pp.cost = fmt.Sprintf("idle %s = %s, sends %s", static.Seconds(bubble), static.Percent(share(bubble)),
 				static.Seconds(r.Breakdown.PPComm))
 			pp.explain = fmt.Sprintf("%d layers in %d stages; up to %d engine batches in flight", s.Arch.Layers, l.PP, l.PP)

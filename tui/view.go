@@ -376,7 +376,11 @@ func (m *Model) verdict() string {
 	} else {
 		parts = append(parts, "step "+static.Seconds(r.StepTime))
 	}
-	parts = append(parts, "bubble "+static.Percent(r.BubbleFraction), "comm "+static.Percent(r.CommFraction))
+	idle := "bubble "
+	if r.Inference != nil {
+		idle = "idle " // serving: the busiest stage waits for requests as much as for the pipeline
+	}
+	parts = append(parts, idle+static.Percent(r.BubbleFraction), "comm "+static.Percent(r.CommFraction))
 	mem := r.Memory
 	fits := m.styles.OK.Render(fmt.Sprintf("fits %s / %s", static.Bytes(mem.Total), static.Bytes(mem.Capacity)))
 	if !mem.Fits {
