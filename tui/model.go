@@ -62,6 +62,7 @@ type resultMsg struct {
 	rev    int
 	s      model.Scenario
 	report costmodel.Report
+	toFit  *costmodel.FitChange // when the report does not fit
 	err    error
 }
 
@@ -245,7 +246,11 @@ func evaluate(rev int, s model.Scenario) tea.Cmd {
 			}
 		}()
 		r, err := costmodel.Evaluate(s)
-		return resultMsg{rev: rev, s: s, report: r, err: err}
+		var toFit *costmodel.FitChange
+		if err == nil && !r.Memory.Fits {
+			toFit, _ = costmodel.MakeItFit(s) // none found is nil, as is an error: the footer says so
+		}
+		return resultMsg{rev: rev, s: s, report: r, toFit: toFit, err: err}
 	}
 }
 
@@ -288,7 +293,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.evalErr = nil
-		m.data = common.Data{Scenario: msg.s, Report: msg.report}
+		m.data = common.Data{Scenario: msg.s, Report: msg.report, ToFit: msg.toFit}
 		m.hasData = true
 		for _, p := range m.panes {
 			p.SetData(m.data)

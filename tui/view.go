@@ -384,8 +384,11 @@ func (m *Model) verdict() string {
 	mem := r.Memory
 	fits := m.styles.OK.Render(fmt.Sprintf("fits %s / %s", static.Bytes(mem.Total), static.Bytes(mem.Capacity)))
 	if !mem.Fits {
-		fits = m.styles.Over.Render(fmt.Sprintf("OVER by %s", static.Bytes(mem.Total-mem.Capacity))) +
-			m.styles.Dim.Render(" (more GPUs, recompute, ZeRO, or see 4 Memory)")
+		hint := " (no single change fits: more GPUs and recompute or lighter weights together; see 4 Memory)"
+		if f := m.data.ToFit; f != nil {
+			hint = " · to fit: " + f.What + " (step " + static.Seconds(f.StepTime) + ")"
+		}
+		fits = m.styles.Over.Render(fmt.Sprintf("OVER by %s", static.Bytes(mem.Total-mem.Capacity))) + m.styles.Dim.Render(hint)
 	}
 	parts = append(parts, fits)
 	if n := len(r.Warnings); n > 0 {

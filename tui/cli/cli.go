@@ -339,8 +339,14 @@ func runReport(w, errw io.Writer, sf *scenarioFlags, capacity bool) error {
 		c := costmodel.Capacity(s, p.Models, costmodel.SearchOptions{})
 		capRes = &c
 	}
+	var toFit *costmodel.FitChange
+	if !r.Memory.Fits {
+		if toFit, err = costmodel.MakeItFit(s); err != nil {
+			return err
+		}
+	}
 	if sf.json {
-		out := reportOutput{Report: jsonReport(r)}
+		out := reportOutput{Report: jsonReport(r), ToFit: toFit}
 		out.Warnings = append(out.Warnings, sf.cliWarnings()...)
 		if capRes != nil {
 			out.Capacity = jsonCapacity(s, *capRes, len(p.Models))
@@ -350,6 +356,11 @@ func runReport(w, errw io.Writer, sf *scenarioFlags, capacity bool) error {
 	writeWarnings(errw, sf)
 	if err := static.RenderReport(w, s, r); err != nil {
 		return err
+	}
+	if !r.Memory.Fits {
+		if err := static.RenderToFit(w, toFit); err != nil {
+			return err
+		}
 	}
 	if capRes == nil {
 		return nil

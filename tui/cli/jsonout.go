@@ -83,6 +83,9 @@ func jsonSearch(s model.Scenario, res costmodel.SearchResult, top int) searchOut
 type reportOutput struct {
 	costmodel.Report
 	Capacity *capacityOutput `json:"capacity,omitempty"`
+	// ToFit is, for a scenario that does not fit, the fastest single change that makes it fit
+	// (null when none of those tried does); absent when it fits.
+	ToFit *costmodel.FitChange `json:"to_fit,omitempty"`
 }
 
 // capacityOutput is the capacity verdict: the best layout of the scenario's model in its mode,

@@ -22,6 +22,9 @@ type Data struct {
 	// Stale is set while the scenario being edited is invalid: the panes show this last valid
 	// result dimmed.
 	Stale bool
+	// ToFit is, when the scenario does not fit, the fastest single change that makes it fit (nil
+	// when none of those tried does, or when it fits).
+	ToFit *costmodel.FitChange
 }
 
 // RowKind says which contender of the Compare tab a row stands for.

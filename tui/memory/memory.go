@@ -5,6 +5,8 @@ package memory
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/splitscope/splitscope/tui/static"
 	"strconv"
 	"strings"
 
@@ -120,6 +122,11 @@ func (m *Model) View() string {
 	}
 	lines := []string{m.header(st, ss, full, capacity)}
 	avail := m.h - 1
+	if !m.data.Report.Memory.Fits && m.h >= 8 {
+		// What would make it fit, under the header.
+		lines = append(lines, ansi.Truncate(st.Warn.Render(static.ToFitText(m.data.ToFit)), m.w, "…"))
+		avail--
+	}
 	g := m.geometry(ss, capacity)
 	g.paints(st)
 

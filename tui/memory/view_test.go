@@ -83,10 +83,24 @@ func TestFoldKeepsFullest(t *testing.T) {
 	m.SetSize(100, 14)
 	v := m.View()
 	tuitest.CheckFrame(t, v, 100, 14)
-	for _, want := range []string{"fullest: stage 37, 96.0 of 80.0 GiB (120%)", "stage 37 ", "+16.0 GiB over", "⋮ 33 stages ⋮", "⋮ 22 stages ⋮", "stage  0 ", "stage 63 "} {
+	// Over capacity: the line under the header says what would make it fit (here: nothing tried).
+	for _, want := range []string{"fullest: stage 37, 96.0 of 80.0 GiB (120%)", "no single change makes it fit", "stage 37 ",
+		"+16.0 GiB over", "⋮ 33 stages ⋮", "⋮ 23 stages ⋮", "stage  0 ", "stage 63 "} {
 		if !strings.Contains(v, want) {
 			t.Errorf("view lacks %q:\n%s", want, v)
 		}
+	}
+}
+
+// With a change found, the line names it with its step time and memory.
+func TestToFitLine(t *testing.T) {
+	m := New(theme.Default())
+	d := synthetic(64, 37, true)
+	d.ToFit = &costmodel.FitChange{What: "ZeRO 2", StepTime: 12.5, Memory: 70 * model.GiB, Capacity: 80 * model.GiB}
+	m.SetData(d)
+	m.SetSize(100, 14)
+	if v := m.View(); !strings.Contains(v, "to fit: ZeRO 2 → step 12.5 s, 70.0 GiB of 80.0 GiB") {
+		t.Errorf("no to-fit line:\n%s", v)
 	}
 }
 

@@ -376,3 +376,19 @@ func sloText(o costmodel.SLO) string {
 	}
 	return strings.Join(parts, " and ")
 }
+
+// ToFitText says the fastest change that makes a scenario fit, or that none tried does.
+func ToFitText(f *costmodel.FitChange) string {
+	if f == nil {
+		return "no single change makes it fit: recompute, sequence parallelism, ZeRO, lighter weights, another split or 2–4× the GPUs were tried"
+	}
+	return fmt.Sprintf("to fit: %s → step %s, %s of %s", f.What, Seconds(f.StepTime), Bytes(f.Memory), Bytes(f.Capacity))
+}
+
+// RenderToFit prints ToFitText after a report that does not fit.
+func RenderToFit(w io.Writer, f *costmodel.FitChange) error {
+	ew := &errWriter{w: w}
+	ew.line("")
+	ew.line(ToFitText(f))
+	return ew.err
+}

@@ -1,0 +1,59 @@
+package costmodel
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/splitscope/splitscope/model"
+)
+
+// Make it fit: nothing for a scenario that fits; for one that does not, a change whose scenario
+// fits, evaluated as reported, and no slower than any other single change tried.
+func TestMakeItFit(t *testing.T) {
+	fits := scenario(t, "llama-2-7b", "h100-sxm", "nvlink4", 8, 2, 1)
+	if f, err := MakeItFit(fits); err != nil || f != nil {
+		t.Fatalf("a scenario that fits: %+v, %v", f, err)
+	}
+
+	// llama-3-70b on 16 H100s, TP 8 × DP 2: 18 bytes a parameter of Adam's state do not fit;
+	// no knob alone makes them (ZeRO over two replicas halves too little), more GPUs do.
+	s := scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", 16, 8, 1)
+	r := eval(t, s)
+	if r.Memory.Fits {
+		t.Fatalf("the case fits already (%.1f GiB)", r.Memory.Total/model.GiB)
+	}
+	f, err := MakeItFit(s)
+	if err != nil || f == nil {
+		t.Fatalf("no change found: %v", err)
+	}
+	got, err := EvaluateFast(f.Scenario)
+	if err != nil || !got.Memory.Fits || got.StepTime != f.StepTime || got.Memory.Total != f.Memory {
+		t.Fatalf("%s: fits %v, step %g (reported %g), memory %g (reported %g), %v", f.What, got.Memory.Fits,
+			got.StepTime, f.StepTime, got.Memory.Total, f.Memory, err)
+	}
+	// No single knob change that fits is faster.
+	for _, edit := range []func(*model.Scenario){
+		func(c *model.Scenario) { c.Layout.Recompute = model.RecomputeSelective },
+		func(c *model.Scenario) { c.Layout.Recompute = model.RecomputeFull },
+		func(c *model.Scenario) { c.Layout.SequenceParallel = true },
+		func(c *model.Scenario) { c.Layout.ZeRO = 1 },
+		func(c *model.Scenario) { c.Layout.ZeRO = 2 },
+		func(c *model.Scenario) { c.Layout.ZeRO = 3 },
+	} {
+		c := s
+		edit(&c)
+		if cr, err := EvaluateFast(c); err == nil && cr.Memory.Fits && cr.StepTime < f.StepTime {
+			t.Errorf("%+v fits in %g s, faster than the change found (%s, %g s)", c.Layout, cr.StepTime, f.What, f.StepTime)
+		}
+	}
+	t.Logf("%s: step %.3g s, %.1f of %.1f GiB", f.What, f.StepTime, f.Memory/model.GiB, f.Capacity/model.GiB)
+
+	// Serving llama-2-13b (26 GB in bf16) on one RTX 4090: lighter weights or more GPUs.
+	inf := scenario(t, "llama-2-13b", "rtx-4090", "pcie4", 1, 1, 1)
+	inf.Workload.Mode = model.Infer
+	f, err = MakeItFit(inf)
+	if err != nil || f == nil || (!strings.Contains(f.What, "GPUs") && !strings.Contains(f.What, "weights") && !strings.Contains(f.What, "KV")) {
+		t.Fatalf("serving: %+v, %v", f, err)
+	}
+	t.Logf("serving: %s, %.1f of %.1f GiB", f.What, f.Memory/model.GiB, f.Capacity/model.GiB)
+}
