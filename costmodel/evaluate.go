@@ -296,7 +296,8 @@ func (p *plan) layoutSummary() LayoutSummary {
 	if p.s.Workload.Mode == model.Infer {
 		sched = "forward"
 	}
-	return LayoutSummary{TP: p.t, PP: p.p, DP: p.d, EP: p.ep, Chunks: p.v, MicroBatch: p.b, MicroBatches: p.m, Schedule: sched}
+	return LayoutSummary{TP: p.t, PP: p.p, DP: p.d, EP: p.ep, Chunks: p.v, MicroBatch: p.b, MicroBatches: p.m, Schedule: sched,
+		Recompute: p.l.Recompute.String(), SequenceParallel: p.l.SequenceParallel, ZeRO: p.l.ZeRO}
 }
 
 // rankLayers is the number of layers each rank holds over all its chunks.

@@ -15,6 +15,11 @@ type LayoutSummary struct {
 	MicroBatch   int    `json:"micro_batch"`
 	MicroBatches int    `json:"micro_batches"`
 	Schedule     string `json:"schedule"`
+	// The memory knobs of the layout: recompute (none, selective, full), sequence parallelism,
+	// the ZeRO stage.
+	Recompute        string `json:"recompute"`
+	SequenceParallel bool   `json:"sequence_parallel"`
+	ZeRO             int    `json:"zero"`
 }
 
 // Breakdown splits the step time, seconds. Compute, recompute and communication are the

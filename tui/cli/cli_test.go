@@ -305,7 +305,7 @@ func TestReportEndToEnd(t *testing.T) {
 			t.Fatalf("invalid JSON: %v\n%s", err, out)
 		}
 		for _, path := range []string{
-			"layout.tp", "layout.pp", "layout.dp", "layout.chunks", "layout.micro_batch", "layout.micro_batches", "layout.schedule",
+			"layout.tp", "layout.pp", "layout.dp", "layout.chunks", "layout.micro_batch", "layout.micro_batches", "layout.schedule", "layout.recompute", "layout.sequence_parallel", "layout.zero",
 			"step_time_s",
 			"breakdown_s.compute", "breakdown_s.recompute", "breakdown_s.tp_comm", "breakdown_s.pp_comm",
 			"breakdown_s.dp_comm", "breakdown_s.bubble", "breakdown_s.optimizer",
