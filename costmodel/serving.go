@@ -68,17 +68,21 @@ func (p *plan) servingCost() *servingCost {
 	c.kvPerGPU = kv / math.Min(float64(p.t), float64(p.a.KVHeads))
 	if p.t > 1 {
 		_, maxTokens := p.serveLimits()
-		c.arByToken = unknowns(maxTokens + 1)
+		c.arByToken = unknowns(min(maxTokens, maxCachedTokens) + 1)
 	}
 	if p.p > 1 {
 		_, maxTokens := p.serveLimits()
 		c.xferByToken = make([][]float64, p.p-1)
 		for s := range c.xferByToken {
-			c.xferByToken[s] = unknowns(maxTokens + 1)
+			c.xferByToken[s] = unknowns(min(maxTokens, maxCachedTokens) + 1)
 		}
 	}
 	return c
 }
+
+// maxCachedTokens bounds the caches by token count (a step of more tokens is timed directly): a
+// user may allow millions of tokens a step, and a pipeline has a cache per boundary.
+const maxCachedTokens = 1 << 14
 
 // unknowns is a cache of n values, none known yet (−1).
 func unknowns(n int) []float64 {
