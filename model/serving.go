@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -153,11 +154,11 @@ func (w Workload) Gens() LengthDist {
 	return FixedDist(w.GenTokens)
 }
 
-// MaxServeTokens bounds requests × generated tokens of one simulation (each generated token is
-// a step of its sequence).
+// MaxServeTokens bounds the engine steps one simulation may take in the worst case: requests ×
+// (prompt chunks + generated tokens).
 const MaxServeTokens = 1 << 25
 
-func (c *checker) serving(w Workload) {
+func (c *checker) serving(w Workload, g GPU) {
 	if !finite(w.Rate) || w.Rate < 0 || w.Rate > 1e6 {
 		c.add("rate", w.Rate, "must be a number of requests/s from 0 (all at once) to 1e6")
 	}
@@ -201,8 +202,15 @@ func (c *checker) serving(w Workload) {
 			c.add("gen", w.GenDist.Kind, "%s", err.Error())
 		}
 	}
-	if w.Requests > 0 && w.Gens().MaxValue() > 0 && float64(w.Requests)*w.Gens().MaxValue() > MaxServeTokens {
-		c.add("requests", w.Requests, "requests × gen tokens (up to %.0f each) must be at most %d to simulate", w.Gens().MaxValue(), MaxServeTokens)
+	// The engine steps a run can take: each request's prompt in chunks of the token budget, then
+	// one step a generated token (with a budget of one token, the worst case).
+	_, budget := ServeDefaults(g)
+	if w.MaxBatchTokens > 0 {
+		budget = w.MaxBatchTokens
+	}
+	if steps := float64(w.Requests) * (math.Ceil(w.Prompts().MaxValue()/float64(max(budget, 1))) + w.Gens().MaxValue()); w.Requests > 0 && steps > MaxServeTokens {
+		c.add("requests", w.Requests, "requests × (prompt chunks of max-batch-tokens %d + gen tokens) must be at most %d engine steps to simulate (%.3g here)",
+			budget, MaxServeTokens, steps)
 	}
 }
 

@@ -256,7 +256,7 @@ func (s Scenario) Validate() error {
 		if w.PromptTokens > 0 && w.GenTokens > 0 && w.PromptTokens+w.GenTokens > MaxSeq {
 			c.add("gen", w.GenTokens, "prompt + gen must be at most %d tokens", MaxSeq)
 		}
-		c.serving(w)
+		c.serving(w, s.Cluster.GPU)
 	} else {
 		c.intRange("seq", w.Seq)
 		unitsOK = c.intRange("batch", w.GlobalBatch)
