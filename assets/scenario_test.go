@@ -77,7 +77,7 @@ func TestTourLayouts(t *testing.T) {
 		{"all-reduce", "llama-2-13b", "h100-sxm", "nvlink4", 8, 8, 1, 1, 64, 1, model.Train},
 		{"pcie", "llama-2-13b", "h100-pcie", "pcie5", 8, 8, 1, 1, 64, 1, model.Train},
 		{"tp-node-pp-across", "llama-2-13b", "h100-sxm", "nvlink4", 16, 8, 2, 1, 64, 1, model.Train},
-		{"inference", "llama-3-70b", "h100-sxm", "nvlink4", 8, 8, 1, 1, 1, 8, model.Infer},
+		{"inference", "llama-3-70b", "h100-sxm", "nvlink4", 8, 8, 1, 1, 8, 1, model.Infer},
 	} {
 		sf, err := TourScenario(tc.step, p)
 		if err != nil {
@@ -249,8 +249,8 @@ func TestParseScenarioDefaults(t *testing.T) {
 	}
 
 	s = parse("model: llama-3-70b\ngpu: h100-sxm\ngpus: 8\nmode: infer\ntp: 4\npp: 2\n")
-	if s.Layout.MicroBatch != 4 || s.Workload.Requests != 8 {
-		t.Errorf("inference groups: micro-batch %d requests %d", s.Layout.MicroBatch, s.Workload.Requests)
+	if s.Layout.MicroBatch != 1 || s.Workload.Requests != 8 {
+		t.Errorf("inference, no groups: micro-batch %d requests %d", s.Layout.MicroBatch, s.Workload.Requests)
 	}
 
 	s = parse("model: llama-3-70b\ngpu: h100-sxm\ncompute_eff: 0.5\nintra_eff: 0\nreserve_gib: 2.5\n")

@@ -10,7 +10,7 @@ import (
 
 // Evaluate validates the scenario, simulates one step op by op and returns the report with its
 // timeline. Training: one optimizer step of the global batch. Inference: serving every request
-// (prefill, then decode), several request groups in flight.
+// (continuous batching, costmodel/serve).
 func Evaluate(s model.Scenario) (Report, error) { return evaluate(s, modeTimeline) }
 
 // EvaluateFast is Evaluate without the timeline: the same simulation and numbers, no op list.

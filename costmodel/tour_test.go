@@ -97,9 +97,10 @@ func TestTourScenarios(t *testing.T) {
 		t.Errorf("the PP boundary stays inside a node: %v / %v", r.Detail.Stages[0].GPUs, r.Detail.Stages[1].GPUs)
 	}
 
-	// 9: inference, one group of 8 requests: latency metrics.
+	// 9: inference, 8 requests at once: latency metrics, every request served together.
 	inf := rep["inference"]
-	if inf.Inference == nil || inf.Inference.TTFT <= 0 || inf.Inference.TPOT <= 0 || inf.Layout.MicroBatches != 1 {
-		t.Errorf("inference: %+v, %d groups", inf.Inference, inf.Layout.MicroBatches)
+	if inf.Inference == nil || inf.Inference.TTFT <= 0 || inf.Inference.TPOT <= 0 || inf.Inference.Completed != 8 ||
+		inf.Inference.MaxConcurrency != 8 {
+		t.Errorf("inference: %+v", inf.Inference)
 	}
 }

@@ -33,9 +33,9 @@ type SizesGiven struct {
 // 1; TP the DefaultTP of the GPUs left once PP
 // (and DP, when given) are taken out; DP gpus / (TP × PP); the global batch
 // DefaultBatch raised to a multiple of micro-batch × DP (× PP for the interleaved schedule). In
-// inference without a micro-batch given, the requests are DefaultRequests raised to a multiple of
-// DP × PP and the micro-batch is requests / (DP × PP), one group per stage; otherwise the requests
-// are DefaultRequests raised to a multiple of micro-batch × DP. A micro-batch not given is
+// inference the requests are DefaultRequests and the micro-batch 1 when not given (serving has
+// neither micro-batches nor a split to round to); in training the requests (unused) are
+// DefaultRequests raised to a multiple of micro-batch × DP. A micro-batch not given is
 // DefaultMicroBatch.
 //
 // When TP × PP does not divide the GPUs no DP can be derived: DP is then 1 and split names the
@@ -95,21 +95,17 @@ func ResolveSizes(gpus, perNode int, a Arch, sched Schedule, mode Mode, v Sizes,
 		}
 		out.Batch = RoundUpTo(DefaultBatch, bper)
 	}
-	if mode == Infer && !given.MicroBatch && !forSearch {
-		// Serving batches requests: by default each pipeline stage gets one group of
-		// requests/(dp·pp), so PP groups fill the pipeline and PP = 1 decodes them as one batch.
+	switch {
+	case mode == Infer:
+		// Serving has no micro-batches (the engine batches what runs) and no split to round
+		// the requests to: the balancer hands them to the replicas one by one.
 		if !given.Requests {
-			out.Requests = RoundUpTo(DefaultRequests, dp*max(pp, 1))
+			out.Requests = DefaultRequests
 		}
-		b := 1
-		switch r := out.Requests; {
-		case pp > 0 && dp > 0 && r%(dp*pp) == 0:
-			b = r / (dp * pp)
-		case dp > 0 && r%dp == 0:
-			b = r / dp
+		if !given.MicroBatch {
+			out.MicroBatch = 1
 		}
-		out.MicroBatch = max(b, 1)
-	} else if !given.Requests {
+	case !given.Requests:
 		out.Requests = RoundUpTo(DefaultRequests, per)
 	}
 	return out, split

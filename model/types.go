@@ -340,7 +340,8 @@ func (s Scenario) BatchUnits() int {
 	return s.Workload.GlobalBatch
 }
 
-// MicroBatches is m = units / (b · d): micro-batches (request groups) per pipeline per step.
+// MicroBatches is m = units / (b · d): micro-batches per pipeline per step (in inference, the
+// requests a replica serves, micro-batch 1).
 func (s Scenario) MicroBatches() int {
 	d := s.Layout.MicroBatch * s.Layout.DP
 	if d <= 0 {

@@ -1,6 +1,6 @@
 // Package schedule simulates pipeline schedules op by op: GPipe, 1F1B, interleaved 1F1B and
-// zero-bubble H1 for training, and the forward-only pipeline of inference (prefill, then one decode
-// step per generated token, several request groups in flight). It is pure and deterministic: costs
+// zero-bubble H1 for training (inference is served by costmodel/serve; its steps reuse Op for the
+// timeline). It is pure and deterministic: costs
 // in, ops with start and end times out. The makespan of the simulation, not a closed form, is the
 // step time; the closed forms live in the tests as oracles.
 package schedule
@@ -33,7 +33,7 @@ func (k Kind) String() string {
 type Op struct {
 	Stage int     // pipeline rank 0..p-1 (the GPU group that runs it)
 	Chunk int     // virtual stage on that rank (interleaved), 0 otherwise
-	Micro int     // micro-batch (inference: request group)
+	Micro int     // micro-batch (inference: the engine batch in flight)
 	Token int     // inference: 0 = prefill, k ≥ 1 = k-th decode step; 0 in training
 	Kind  Kind    // F, B or W
 	Start float64 // seconds from the start of the step

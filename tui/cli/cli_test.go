@@ -234,8 +234,8 @@ func TestScenarioDerived(t *testing.T) {
 		}},
 		{"interleaved batch splits into a multiple of pp", []string{"--gpus", "8", "--pp", "4", "--schedule", "interleaved", "--chunks", "2", "--micro-batch", "3"},
 			func(s model.Scenario) bool { return s.MicroBatches()%4 == 0 && s.Workload.GlobalBatch == 36 }},
-		{"requests raised", []string{"--gpus", "8", "--mode", "infer", "--tp", "1", "--micro-batch", "2"}, func(s model.Scenario) bool {
-			return s.Workload.Requests == 16 && s.Layout.DP == 8
+		{"serving keeps the requests (no split to round to)", []string{"--gpus", "8", "--mode", "infer", "--tp", "1"}, func(s model.Scenario) bool {
+			return s.Workload.Requests == 8 && s.Layout.DP == 8 && s.Layout.MicroBatch == 1
 		}},
 		{"model fields override the preset", []string{"--model", "llama-2-7b", "--layers", "8"}, func(s model.Scenario) bool {
 			return s.Arch.ID == "llama-2-7b" && s.Arch.Layers == 8 && s.Arch.Hidden == 4096

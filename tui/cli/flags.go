@@ -141,7 +141,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.schedule, "schedule", defaultSchedule, "pipeline schedule: gpipe, 1f1b, interleaved or zb-h1")
 	fs.StringVar(&f.mode, "mode", defaultMode, "train (one optimizer step) or infer (serve --requests)")
 	fs.IntVar(&f.batch, "batch", 0, "global batch `B` in sequences per optimizer step (default 32, raised to a multiple of micro-batch × dp, × pp for the interleaved schedule, when smaller or not a multiple)")
-	fs.IntVar(&f.microBatch, "micro-batch", defaultMicroBatch, "micro-batch size `b`, sequences (infer: requests per group; default there: requests / (dp × pp), one group per stage)")
+	fs.IntVar(&f.microBatch, "micro-batch", defaultMicroBatch, "training: micro-batch size `b`, sequences (serving has none: the engine batches what runs, --max-seqs and --max-batch-tokens)")
 	fs.StringVar(&f.precision, "precision", defaultPrecision, "number format of weights and activations: bf16, fp16, fp8 or fp32")
 	fs.StringVar(&f.recompute, "recompute", defaultRecompute, "activation recomputation: none, selective (attention core) or full (whole layer)")
 	fs.BoolVar(&f.sequenceParallel, "sequence-parallel", false, "shard norm and dropout activations across TP ranks, Megatron sequence parallelism (default off)")

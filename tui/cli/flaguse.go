@@ -160,6 +160,7 @@ var modeOnly = []struct {
 	{"prompt", model.Infer, "training sequences are --seq tokens long"},
 	{"gen", model.Infer, "training sequences are --seq tokens long"},
 	{"requests", model.Infer, "training runs --batch sequences per step"},
+	{"micro-batch", model.Train, "the serving engine batches the running sequences itself (--max-seqs, --max-batch-tokens)"},
 	{"rate", model.Infer, "training has no arrivals"},
 	{"concurrency", model.Infer, "training has no clients"},
 	{"seed", model.Infer, "training draws nothing at random"},

@@ -468,7 +468,8 @@ func (c *svgCanvas) pipeline(s model.Scenario, r costmodel.Report, y float64) fl
 	}
 	form := closedForm(infer, tl.Schedule)
 	if infer {
-		capt = c.t.get("pipe.caption.in", "stages", c.t.count("n.stage", p), "groups", c.t.count("n.group", m), "step", static.Seconds(r.StepTime),
+		// Serving: the requests served (the timeline's batches in flight are no micro-batches).
+		capt = c.t.get("pipe.caption.in", "stages", c.t.count("n.stage", p), "groups", c.t.count("n.group", s.Workload.Requests), "step", static.Seconds(r.StepTime),
 			"sim", static.Percent(r.BubbleFraction), "form", form, "closed", static.Percent(r.Detail.BubbleClosedForm))
 	} else {
 		v := ""
@@ -501,7 +502,7 @@ func thousands(n int, sep string) string {
 func closedForm(infer bool, s model.Schedule) string {
 	switch {
 	case infer:
-		return "max(p−m, 0)/p"
+		return "max(p−requests, 0)/p"
 	case s == model.Interleaved:
 		return "(p−1)/(v·m+p−1)"
 	case s == model.ZBH1:

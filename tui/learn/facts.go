@@ -21,7 +21,7 @@ type Facts struct {
 	Model, GPU, Precision, Schedule string
 	GPUs, NodeGPUs, Nodes           int
 	Train, Infer                    bool
-	// The split: p stages, m micro-batches (request groups), v chunks, t TP ranks, d replicas,
+	// The split: p stages, m micro-batches (requests a replica in inference), v chunks, t TP ranks, d replicas,
 	// b sequences per micro-batch, Batch sequences per step (requests in inference).
 	P, M, V, T, D, B, Batch int
 	// Headline results.
@@ -127,7 +127,7 @@ type CompareFacts struct {
 	TPFaster, PPMore bool
 	// Better says the winner serves over 1% more tokens per second than the layout on screen.
 	Better bool
-	// CrossM is the micro-batch (request group) count from which PP only overtakes TP only in
+	// CrossM is the micro-batch count (requests at once in inference) from which PP only overtakes TP only in
 	// the Compare tab's sweep, 0 when it does not.
 	CrossM int
 }

@@ -20,7 +20,7 @@ const (
 	GlyphPlay   = '│'
 	// GlyphCompute fills compute segments drawn to scale (style ComputeFill).
 	GlyphCompute = '█'
-	// Inference ops: a request group's prefill and its decode steps.
+	// Inference ops: engine steps with prompt chunks, and decode-only steps.
 	GlyphPrefill = 'P'
 	GlyphDecode  = 'D'
 	// GlyphFold marks lanes folded away because they do not fit.
