@@ -40,7 +40,8 @@ func ParseObjective(s string) (Objective, error) {
 // SearchOptions bounds the layouts Search enumerates.
 type SearchOptions struct {
 	Objective Objective
-	// MaxMicroBatch is the largest micro-batch size tried (powers of two); 0 means 8.
+	// MaxMicroBatch is the largest micro-batch size tried (every divisor of a replica's batch up
+	// to it); 0 means 16.
 	MaxMicroBatch int
 	// MaxChunks is the largest interleaving tried; 0 means 4.
 	MaxChunks int
@@ -62,6 +63,17 @@ type SearchFix struct {
 	// Schedule is the only pipeline schedule tried when HasSchedule.
 	Schedule    model.Schedule
 	HasSchedule bool
+	// The training knobs the user gave keep the base scenario's value; the others are swept:
+	// recompute none, selective and full; sequence parallelism off and on (TP > 1); ZeRO 0–3
+	// (DP > 1). Serving has none of them.
+	HasRecompute, HasSequenceParallel, HasZeRO bool
+}
+
+// KeepKnobs returns f with every training knob kept at the base scenario's value: Search then
+// varies the split alone.
+func (f SearchFix) KeepKnobs() SearchFix {
+	f.HasRecompute, f.HasSequenceParallel, f.HasZeRO = true, true, true
+	return f
 }
 
 // Candidate is one layout Search looked at.
@@ -81,4 +93,6 @@ type SearchResult struct {
 	Candidates []Candidate
 	Feasible   int
 	Warnings   []string
+	// Counts says how many configurations the space held and what became of them.
+	Counts SearchCounts
 }

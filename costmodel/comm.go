@@ -81,3 +81,22 @@ func sendTime(bytes float64, l model.Link) float64 {
 	return collective.Time(collective.SendRecv, bytes, collective.Group{Ranks: 2, Nodes: 1},
 		collective.Fabric{Intra: l}, collective.Auto).Seconds
 }
+
+// Overlapped communication slows the compute beside it: NCCL's kernels take SMs and memory
+// bandwidth from the GEMMs. The fraction is Calculon's processor_usage [CAL
+// systems/a100_80g.json]: 0.15 for a collective inside a node (NVLink, every SM channel busy
+// copying and reducing), 0.02 for one across the network (the NIC's DMA moves the bytes; few
+// SMs wait on it).
+const (
+	overlapSlowdownIntra = 0.15
+	overlapSlowdownInter = 0.02
+)
+
+// overlapSlowdown is the compute time lost per second of this group's communication hidden
+// behind compute.
+func (k comms) overlapSlowdown() float64 {
+	if k.g.Nodes > 1 {
+		return overlapSlowdownInter
+	}
+	return overlapSlowdownIntra
+}

@@ -40,9 +40,14 @@ func evaluate(s model.Scenario, mode evalMode) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	return finishReport(s, r), nil
+}
+
+// finishReport adds the scenario's setting warnings to a report and clears any NaN or Inf.
+func finishReport(s model.Scenario, r Report) Report {
 	r.Warnings = append(r.Warnings, settingWarnings(s)...)
 	sanitize(&r)
-	return r, nil
+	return r
 }
 
 // plan is a validated scenario with its derived quantities.
@@ -67,6 +72,18 @@ type plan struct {
 	expDP  comms
 	// crossNode[vs] says whether the boundary between virtual stages vs and vs+1 leaves the node.
 	crossNode []bool
+	// Computed once and remembered (rankInfos, layerActBytes, dpSync, trainInput's sends).
+	ranks   []rankInfo
+	dpCache []dpMemo
+	sends   []float64
+	// Buffers reused by each trainStages and trainInput call on the plan.
+	stBuf []vstage
+	inBuf []float64
+	act   struct {
+		k  knobs
+		v  float64
+		ok bool
+	}
 }
 
 func newPlan(s model.Scenario) *plan {

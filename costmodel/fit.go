@@ -77,7 +77,7 @@ func MakeItFit(s model.Scenario) (*FitChange, error) {
 	}
 	// Another split of the same GPUs, then more GPUs: Search's fastest layout that fits.
 	split := func(c model.Scenario) (model.Scenario, bool) {
-		res, err := Search(c, SearchOptions{Objective: ObjTime})
+		res, err := Search(c, SearchOptions{Objective: ObjTime, Fix: SearchFix{}.KeepKnobs()})
 		if err != nil {
 			return c, false
 		}

@@ -25,6 +25,11 @@ const searchRefine = 24
 // Every layout is first evaluated with the closed-form pipeline time (no simulation); the best
 // searchRefine are then simulated op by op and re-ranked, so the top of the list is exact.
 func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
+	return search(base, opt, searchRefine)
+}
+
+// search is Search with the number of layouts simulated after the closed-form ranking.
+func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, error) {
 	if err := checkSearchBase(base); err != nil {
 		return SearchResult{}, err
 	}
@@ -34,7 +39,7 @@ func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 	}
 	maxB := opt.MaxMicroBatch
 	if maxB <= 0 {
-		maxB = 8
+		maxB = 16
 	}
 	maxB = min(maxB, model.MaxBatch)
 	maxV := opt.MaxChunks
@@ -46,17 +51,32 @@ func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 	gpus := base.Cluster.GPUs
 	units := base.BatchUnits()
 	infer := base.Workload.Mode == model.Infer
-	sizes := microBatchSizes(maxB, fix.MicroBatch)
-	if infer {
-		sizes = []int{1} // the engine batches what runs: serving has no micro-batch to choose
+	// sizes(d) are the micro-batch sizes tried with DP d: the fixed one, else every divisor of
+	// the batch's share of one replica up to maxB. Serving has no micro-batch to choose: the
+	// engine batches what runs.
+	sizes := func(d int) []int {
+		switch {
+		case infer:
+			return []int{1}
+		case fix.MicroBatch > 0:
+			return []int{fix.MicroBatch}
+		case units%d != 0:
+			return nil
+		}
+		return microBatchSizes(units/d, maxB)
+	}
+	first := 1
+	if fix.MicroBatch > 0 {
+		first = fix.MicroBatch
 	}
 
 	var feasible, infeasible []Candidate
+	var jobs []splitJob
 	// reject lists a TP × PP × DP split that no micro-batch or schedule makes work, as the layout
 	// with the first micro-batch size and the fixed schedule.
 	reject := func(t, pp, d int, reason string) {
 		l := base.Layout
-		l.TP, l.PP, l.DP, l.MicroBatch = t, pp, d, sizes[0]
+		l.TP, l.PP, l.DP, l.MicroBatch = t, pp, d, first
 		if sc := schedulesFor(base, pp, 0, 2, infer, fix); len(sc) > 0 {
 			l.Schedule, l.Chunks = sc[0].s, sc[0].v
 		}
@@ -95,7 +115,7 @@ func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 				continue // the fixed EP does not divide this DP
 			}
 			tried := 0
-			for _, b := range sizes {
+			for _, b := range sizes(d) {
 				if !infer && units%(b*d) != 0 {
 					continue
 				}
@@ -105,27 +125,7 @@ func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 					for _, ep := range eps {
 						lay.EP = ep
 						lay.Schedule, lay.Chunks = sv.s, sv.v
-						s := base
-						s.Layout = lay
-						r, err := evaluate(s, modeEstimate)
-						c := Candidate{Layout: lay, Report: r}
-						var ve model.ValidationError
-						switch {
-						case errors.As(err, &ve):
-							c.Reason = ve[0].Field + ": " + ve[0].Allowed
-						case err != nil:
-							c.Reason = err.Error()
-						case !r.Memory.Fits:
-							c.Reason = fmt.Sprintf("over memory by %s on stage %d (%s of %s)", gib(r.Memory.Total-r.Memory.Capacity),
-								r.Memory.Stage, gib(r.Memory.Total), gib(r.Memory.Capacity))
-						default:
-							c.Feasible = true
-						}
-						if c.Feasible {
-							feasible = append(feasible, c)
-						} else {
-							infeasible = append(infeasible, c)
-						}
+						jobs = append(jobs, splitJob{lay, knobsFor(base, fix, t, d)})
 					}
 				}
 			}
@@ -134,26 +134,47 @@ func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 				if infer {
 					what = "requests"
 				}
-				of := fmt.Sprintf("1…%d", sizes[len(sizes)-1])
-				if len(sizes) == 1 {
-					of = fmt.Sprint(sizes[0])
+				of := fmt.Sprintf("1…%d", maxB)
+				switch {
+				case infer:
+					of = "1"
+				case fix.MicroBatch > 0:
+					of = fmt.Sprint(fix.MicroBatch)
 				}
 				reject(t, pp, d, fmt.Sprintf("%s %d does not split over DP %d in micro-batches of %s", what, units, d, of))
 			}
 		}
 	}
 
+	// Every split on every core; each writes its own slot, so the order is the enumeration's.
+	outs := make([]splitOutcome, len(jobs))
+	parallelFor(len(jobs), func(i int) {
+		s := base
+		s.Layout = jobs[i].layout
+		outs[i] = searchSplit(s, jobs[i].knobs, opt.Objective)
+	})
+	var counts SearchCounts
+	for _, o := range outs {
+		counts.add(o.counts)
+		if o.cand.Feasible {
+			feasible = append(feasible, o.cand)
+		} else {
+			infeasible = append(infeasible, o.cand)
+		}
+	}
+
 	if opt.Objective == ObjGoodput {
-		return goodputSearch(base, feasible, infeasible, opt.SLO)
+		return goodputSearch(base, feasible, infeasible, opt.SLO, counts)
 	}
 	less := objectiveLess(opt.Objective, infer)
 	sort.SliceStable(feasible, func(i, j int) bool { return less(feasible[i].Report, feasible[j].Report) })
 	// Refine the head with the exact simulation, then rank again.
-	head := feasible[:min(searchRefine, len(feasible))]
+	head := feasible[:min(refine, len(feasible))]
 	for i := range head {
 		s := base
 		s.Layout = head[i].Layout
 		if r, err := evaluate(s, modeFast); err == nil {
+			counts.Simulated++
 			head[i].Report = r
 			if !r.Memory.Fits {
 				head[i].Feasible = false
@@ -181,12 +202,18 @@ func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 	})
 	out = append(out, infeasible...)
 	warnings := append(ScenarioWarnings(base), sharedLayoutWarnings(base, out)...)
-	return SearchResult{Candidates: out, Feasible: nFeasible, Warnings: warnings}, nil
+	return SearchResult{Candidates: out, Feasible: nFeasible, Warnings: warnings, Counts: counts}, nil
+}
+
+// splitJob is one split Search evaluates with the knob values to try on it.
+type splitJob struct {
+	layout model.Layout
+	knobs  knobValues
 }
 
 // goodputSearch ranks the feasible serving layouts by the highest request rate each serves
 // within the SLO (Goodput), a bisection of simulated runs per layout; ties go to less memory.
-func goodputSearch(base model.Scenario, feasible, infeasible []Candidate, slo SLO) (SearchResult, error) {
+func goodputSearch(base model.Scenario, feasible, infeasible []Candidate, slo SLO, counts SearchCounts) (SearchResult, error) {
 	if base.Workload.Mode != model.Infer {
 		return SearchResult{}, &model.FieldError{Field: "objective", Value: "goodput", Allowed: "goodput ranks serving layouts: use --mode infer"}
 	}
@@ -196,19 +223,22 @@ func goodputSearch(base model.Scenario, feasible, infeasible []Candidate, slo SL
 	if slo == (SLO{}) {
 		return SearchResult{}, &model.FieldError{Field: "objective", Value: "goodput", Allowed: "needs a latency target: --slo-ttft, --slo-tpot or both"}
 	}
-	var out []Candidate
-	for _, c := range feasible {
+	// Every layout's bisection on every core, each into its own slot.
+	out := slices.Clone(feasible)
+	errs := make([]error, len(out))
+	parallelFor(len(out), func(i int) {
 		s := base
-		s.Layout = c.Layout
+		s.Layout = out[i].Layout
 		g, pt, err := Goodput(s, slo)
+		out[i].Goodput, errs[i] = g, err
+		if pt != nil {
+			out[i].Report.Inference = &pt.Inference
+		}
+	})
+	for _, err := range errs {
 		if err != nil {
 			return SearchResult{}, err
 		}
-		c.Goodput = g
-		if pt != nil {
-			c.Report.Inference = &pt.Inference
-		}
-		out = append(out, c)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Goodput != out[j].Goodput {
@@ -221,7 +251,7 @@ func goodputSearch(base model.Scenario, feasible, infeasible []Candidate, slo SL
 	})
 	n := len(out)
 	out = append(out, infeasible...)
-	return SearchResult{Candidates: out, Feasible: n, Warnings: append(ScenarioWarnings(base), sharedLayoutWarnings(base, out)...)}, nil
+	return SearchResult{Candidates: out, Feasible: n, Warnings: append(ScenarioWarnings(base), sharedLayoutWarnings(base, out)...), Counts: counts}, nil
 }
 
 // epSizes are the expert-parallel sizes Search tries with DP d: for a MoE model every divisor
@@ -267,15 +297,13 @@ func joinDivisors(n int) string {
 	return strings.Join(out, ", ")
 }
 
-// microBatchSizes are the micro-batch sizes Search tries: the fixed one, else the powers of two
-// up to maxB.
-func microBatchSizes(maxB, fixed int) []int {
-	if fixed > 0 {
-		return []int{fixed}
-	}
+// microBatchSizes are the divisors of n up to maxB, ascending.
+func microBatchSizes(n, maxB int) []int {
 	var out []int
-	for b := 1; b <= maxB; b *= 2 {
-		out = append(out, b)
+	for _, b := range model.Divisors(n) {
+		if b <= maxB {
+			out = append(out, b)
+		}
 	}
 	return out
 }

@@ -316,12 +316,19 @@ func TestSearchWarnings(t *testing.T) {
 	one := scenario(t, "llama-2-7b", "h100-sxm", "nvlink4", 8, 8, 1)
 	one.Cluster.NICsPerNode = 8
 	one.Layout.ZeRO = 1
-	res, err := Search(one, SearchOptions{Fix: SearchFix{DP: 1}})
+	res, err := Search(one, SearchOptions{Fix: SearchFix{DP: 1, HasZeRO: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if countContaining(res.Warnings, "ZeRO 1 has no effect with DP = 1") != 1 {
-		t.Errorf("every layout has DP = 1, but the search does not say ZeRO does nothing: %q", res.Warnings)
+		t.Errorf("every layout has DP = 1, but the search does not say the ZeRO given does nothing: %q", res.Warnings)
+	}
+	// Not given, ZeRO is swept: with DP = 1 only stage 0 is tried, and nothing is said.
+	if res, err = Search(one, SearchOptions{Fix: SearchFix{DP: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if countContaining(res.Warnings, "ZeRO") != 0 || res.Candidates[0].Layout.ZeRO != 0 {
+		t.Errorf("ZeRO swept with DP = 1: best has ZeRO %d, warnings %q", res.Candidates[0].Layout.ZeRO, res.Warnings)
 	}
 	res, err = Search(one, SearchOptions{})
 	if err != nil {

@@ -94,7 +94,12 @@ func (p *plan) trainStages() ([]vstage, trainLayer) {
 	fT, bT, wTot := segTotal(tl.f), segTotal(tl.b), segTotal(tl.w)
 
 	n := p.p * p.v
-	out := make([]vstage, n)
+	// The plan's buffer: the stages live until the next call (Search builds many on one plan).
+	if cap(p.stBuf) < n {
+		p.stBuf = make([]vstage, n)
+	}
+	out := p.stBuf[:n]
+	clear(out)
 	layerFLOPs := ps.forward().flops
 	for vs := range out {
 		k := float64(p.layers[vs])
@@ -128,6 +133,182 @@ func (p *plan) trainStages() ([]vstage, trainLayer) {
 		}
 	}
 	return out, tl
+}
+
+// trainTailResult is what follows the pipeline on each rank and closes the step.
+type trainTailResult struct {
+	stepEnd   float64 // the last rank's end: its pipeline finish plus its exposed DP sync
+	optimizer float64 // the optimizer step after it
+	crit      int     // the busiest rank
+	full      int     // the rank with the fullest GPU
+	// The DP gradient sync of the rank with the most of it: bytes, seconds, seconds exposed.
+	dpBytes, dpS, dpExposed float64
+}
+
+// dpMemo is a rank's DP gradient sync and ZeRO-3 weight gathers, by its parameters and the
+// ZeRO stage's kind of sync.
+type dpMemo struct {
+	dense, expert, sync, gather float64
+	zero                        int // 0: all-reduce; 1: reduce-scatter + all-gather; 3: also gathers
+	ok                          bool
+}
+
+// dpSync is the DP sync of a rank with these parameters under the plan's ZeRO stage,
+// remembered in the plan: it does not depend on recompute or sequence parallelism, which Search
+// varies on one plan.
+func (p *plan) dpSync(dense, expert float64) dpMemo {
+	zk := min(p.l.ZeRO, 1)
+	if p.l.ZeRO == 3 {
+		zk = 3
+	}
+	for _, c := range p.dpCache {
+		if c.zero == zk && c.dense == dense && c.expert == expert {
+			return c
+		}
+	}
+	m := float64(p.m)
+	c := dpMemo{dense: dense, expert: expert, zero: zk, ok: true}
+	c.sync = p.gradSync(p.dp, p.d, dense) + p.gradSync(p.expDP, p.d/p.ep, expert)
+	if zk == 3 && p.d > 1 {
+		// Each chunk's forward and backward gathers that chunk's 1/v of the weights.
+		c.gather = 2 * m * float64(p.v) * p.dp.half(dense*bytesWeights16/float64(p.v))
+		if p.d/p.ep > 1 {
+			c.gather += 2 * m * float64(p.v) * p.expDP.half(expert*bytesWeights16/float64(p.v))
+		}
+	}
+	p.dpCache = append(p.dpCache, c)
+	return c
+}
+
+// trainTail fills each rank's detail (op times, memory) from the pipeline's result and adds
+// what closes the step: the DP gradient sync where the backward does not hide it, ZeRO-3's
+// weight gathers and the optimizer. train's report and Search's knob variants both come from
+// it, so the two cannot disagree.
+func (p *plan) trainTail(st []vstage, res schedule.Result, stages []StageDetail) trainTailResult {
+	var out trainTailResult
+	ranks := p.rankInfos()
+	var memo dpMemo
+	for rk := range stages {
+		sd := &stages[rk]
+		*sd = StageDetail{Layers: ranks[rk].layers, Embedding: rk == 0, Logits: rk == p.p-1}
+		for c := 0; c < p.v; c++ {
+			x := st[c*p.p+rk]
+			sd.F += x.f
+			sd.B += x.b
+			sd.W += x.w
+		}
+		sd.Busy = res.Busy[rk]
+		sd.InFlight = res.PeakInFlight[rk]
+		dense, expert := p.rankMemory(rk, sd)
+
+		// Gradient sync over DP: all-reduce of fp32 gradients (ZeRO: reduce-scatter, then an
+		// all-gather of the updated 16-bit weights). It overlaps the last micro-batch's backward
+		// unless SerialDP; ZeRO-3 also gathers weights before every forward and backward. The
+		// part hidden behind compute costs overlapSlowdown of itself (the SMs NCCL takes).
+		// Ranks with the same parameters (all but the ends, layers split evenly) sync the same.
+		if !memo.ok || dense != memo.dense || expert != memo.expert {
+			memo = p.dpSync(dense, expert)
+		}
+		dpT := memo.sync
+		window := 0.0
+		if !p.l.SerialDP {
+			last := st[rk]
+			window = last.b + last.w
+		}
+		// What the backward hides still slows it by the SMs the collective takes.
+		u := p.dp.overlapSlowdown()
+		exposed := max(dpT-window, 0) + u*min(dpT, window)
+		if gather := memo.gather; gather > 0 {
+			busy := max(sd.Busy-window, 0)
+			exposed += max(gather-busy, 0) + u*min(gather, busy)
+			dpT += gather
+		}
+		finish := res.Makespan
+		if rk < len(res.Finish) {
+			finish = res.Finish[rk]
+		}
+		out.stepEnd = max(out.stepEnd, finish+exposed)
+		if res.Busy[rk] > res.Busy[out.crit] {
+			out.crit = rk
+		}
+		if sd.Memory.Total > stages[out.full].Memory.Total {
+			out.full = rk
+		}
+		if rk == 0 || dpT > out.dpS {
+			out.dpBytes, out.dpS, out.dpExposed = sd.ParamsOnGPU*bytesGradients, dpT, exposed
+		}
+	}
+	out.stepEnd = max(out.stepEnd, res.Makespan)
+
+	// Optimizer: one fused AdamW pass over each GPU's (ZeRO-sharded) parameters; the GPU with the
+	// most sets the time.
+	optParams := 0.0
+	for rk := range stages {
+		optParams = max(optParams, stages[rk].ParamsOnGPU)
+	}
+	if p.l.ZeRO >= 1 {
+		optParams /= float64(p.d)
+	}
+	out.optimizer = p.hw.time(kernel{bytes: optParams * adamTrafficPerParam})
+	return out
+}
+
+// rankMemory fills a rank's parameters and memory (sd's Layers and InFlight set) and returns
+// its dense and expert parameters per GPU.
+func (p *plan) rankMemory(rk int, sd *StageDetail) (dense, expert float64) {
+	ri := p.rankInfos()[rk]
+	sd.ParamsOnGPU, sd.LayerParams = ri.params, ri.layerParams
+	dense, expert = ri.dense, ri.expert
+	w, g, o := paramState(dense, p.s.Workload.Precision, p.l.ZeRO, p.d)
+	we, ge, oe := paramState(expert, p.s.Workload.Precision, p.l.ZeRO, p.d/p.ep)
+	w, g, o = w+we, g+ge, o+oe
+	perChunk := float64(sd.Layers) / float64(p.v)
+	act := float64(sd.InFlight) * perChunk * p.layerActBytes()
+	sd.LayerActBytes = act
+	if sd.Logits {
+		act += float64(p.b) * float64(p.s.Workload.Seq) * float64(p.a.Vocab) / float64(p.t) * 4 // fp32 logits of one micro-batch
+	}
+	sd.PeakActBytes = act
+	sd.Memory = p.memory(rk, w, g, o, act, 0)
+	return dense, expert
+}
+
+// rankInfo is what one pipeline rank holds whatever the knobs: its layers and the parameters
+// of one of its GPUs (before ZeRO), dense and expert.
+type rankInfo struct {
+	layers                             int
+	params, layerParams, dense, expert float64
+}
+
+// rankInfos computes every rank's rankInfo once per plan (Search tries many knob settings on
+// one plan).
+func (p *plan) rankInfos() []rankInfo {
+	if p.ranks != nil {
+		return p.ranks
+	}
+	layers := p.rankLayers()
+	p.ranks = make([]rankInfo, p.p)
+	for rk := range p.ranks {
+		ri := &p.ranks[rk]
+		ri.layers = layers[rk]
+		ri.params, ri.layerParams = p.stageParams(rk, ri.layers)
+		// Expert parallelism: the expert matrices are sharded over ep and synced (and ZeRO-
+		// sharded) over the d/ep replicas that hold the same experts; the rest over all d.
+		ri.expert = p.stageExpertParams(ri.layers)
+		ri.dense = ri.params - ri.expert
+	}
+	return p.ranks
+}
+
+// layerActBytes is one layer's activations for one micro-batch under the plan's recompute and
+// sequence parallelism, remembered for the last pair asked.
+func (p *plan) layerActBytes() float64 {
+	k := knobs{rc: p.l.Recompute, sp: p.l.SequenceParallel}
+	if !p.act.ok || p.act.k != k {
+		p.act.k, p.act.ok = k, true
+		p.act.v = layerActivationBytes(p.a, p.l, float64(p.s.Workload.Seq), float64(p.b), p.s.Workload.Precision)
+	}
+	return p.act.v
 }
 
 // stageExpertParams is the expert parameters one GPU of a stage with layers layers holds.
@@ -184,29 +365,57 @@ func shift(ss []Segment, by float64) []Segment {
 	return out
 }
 
+// actBytes is one micro-batch's activations at a layer boundary: what a TP all-reduce reduces
+// and a pipeline send carries.
+func (p *plan) actBytes() float64 {
+	return float64(p.b) * float64(p.s.Workload.Seq) * float64(p.a.Hidden) * p.e
+}
+
+// simSchedule is the schedule simulated. One stage is plain gradient accumulation: forward and
+// backward per micro-batch, so only one micro-batch's activations live at a time (GPipe's
+// all-forwards-first buys nothing there).
+func (p *plan) simSchedule() model.Schedule {
+	if p.p == 1 && p.l.Schedule == model.GPipe {
+		return model.OneFOneB
+	}
+	return p.l.Schedule
+}
+
+// trainInput is the pipeline simulation's input: every virtual stage's op times and sends.
+func (p *plan) trainInput(st []vstage, record bool) schedule.Train {
+	n := len(st)
+	// One buffer per plan for the four slices, rewritten by the next call.
+	if cap(p.inBuf) < 4*n {
+		p.inBuf = make([]float64, 4*n)
+	}
+	buf := p.inBuf[:4*n]
+	in := schedule.Train{
+		Schedule: p.l.Schedule, Stages: p.p, Chunks: p.v, Micro: p.m,
+		F: buf[:n:n], B: buf[n : 2*n : 2*n], W: buf[2*n : 3*n : 3*n],
+		P2P: buf[3*n : 3*n+max(n-1, 0) : 3*n+max(n-1, 0)], Record: record,
+	}
+	in.Schedule = p.simSchedule()
+	if p.sends == nil {
+		// The sends depend on the split alone: computed once per plan.
+		p.sends = make([]float64, max(n-1, 0))
+		actBytes := p.actBytes()
+		for vs := range p.sends {
+			p.sends[vs] = p.p2p(vs, actBytes)
+		}
+	}
+	copy(in.P2P, p.sends)
+	for vs := range st {
+		in.F[vs], in.B[vs], in.W[vs] = st[vs].f, st[vs].b, st[vs].w
+	}
+	return in
+}
+
 // train evaluates one optimizer step.
 func (p *plan) train(mode evalMode) (Report, error) {
 	record := mode == modeTimeline
 	st, layer := p.trainStages()
-	n := len(st)
-	in := schedule.Train{
-		Schedule: p.l.Schedule, Stages: p.p, Chunks: p.v, Micro: p.m,
-		F: make([]float64, n), B: make([]float64, n), W: make([]float64, n),
-		P2P: make([]float64, max(n-1, 0)), Record: record,
-	}
-	if p.p == 1 && in.Schedule == model.GPipe {
-		// One stage is plain gradient accumulation: forward and backward per micro-batch, so only
-		// one micro-batch's activations live at a time (GPipe's all-forwards-first buys nothing).
-		in.Schedule = model.OneFOneB
-	}
-	seq := float64(p.s.Workload.Seq)
-	actBytes := float64(p.b) * seq * float64(p.a.Hidden) * p.e
-	for vs := range st {
-		in.F[vs], in.B[vs], in.W[vs] = st[vs].f, st[vs].b, st[vs].w
-		if vs < n-1 {
-			in.P2P[vs] = p.p2p(vs, actBytes)
-		}
-	}
+	in := p.trainInput(st, record)
+	actBytes := p.actBytes()
 	res, err := p.runTrain(in, mode)
 	if err != nil {
 		return Report{}, fmt.Errorf("costmodel: simulate %s: %w", p.l.Schedule, err)
@@ -217,86 +426,12 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	ppExposed := max(schedule.EstimateTrain(in)-schedule.EstimateTrain(noP2P), 0)
 
 	r := Report{Layout: p.layoutSummary()}
-	rankLayers := p.rankLayers()
 	m := float64(p.m)
 
-	// Per rank: costs, memory, DP sync.
 	stages := make([]StageDetail, p.p)
-	stepEnd := 0.0
-	crit := 0
-	for rk := range stages {
-		sd := &stages[rk]
-		sd.Layers = rankLayers[rk]
-		sd.Embedding, sd.Logits = rk == 0, rk == p.p-1
-		for c := 0; c < p.v; c++ {
-			x := st[c*p.p+rk]
-			sd.F += x.f
-			sd.B += x.b
-			sd.W += x.w
-		}
-		sd.Busy = res.Busy[rk]
-		sd.InFlight = res.PeakInFlight[rk]
-		params, layerParams := p.stageParams(rk, sd.Layers)
-		sd.ParamsOnGPU, sd.LayerParams = params, layerParams
-		// Expert parallelism: the expert matrices are sharded over ep and synced (and ZeRO-
-		// sharded) over the d/ep replicas that hold the same experts; the rest over all d.
-		expert := p.stageExpertParams(sd.Layers)
-		dense := params - expert
-		w, g, o := paramState(dense, p.s.Workload.Precision, p.l.ZeRO, p.d)
-		we, ge, oe := paramState(expert, p.s.Workload.Precision, p.l.ZeRO, p.d/p.ep)
-		w, g, o = w+we, g+ge, o+oe
-		perChunk := float64(sd.Layers) / float64(p.v)
-		act := float64(sd.InFlight) * perChunk * layerActivationBytes(p.a, p.l, seq, float64(p.b), p.s.Workload.Precision)
-		sd.LayerActBytes = act
-		if sd.Logits {
-			act += float64(p.b) * seq * float64(p.a.Vocab) / float64(p.t) * 4 // fp32 logits of one micro-batch
-		}
-		sd.PeakActBytes = act
-		sd.Memory = p.memory(rk, w, g, o, act, 0)
-
-		// Gradient sync over DP: all-reduce of fp32 gradients (ZeRO: reduce-scatter, then an
-		// all-gather of the updated 16-bit weights). It overlaps the last micro-batch's backward
-		// unless SerialDP; ZeRO-3 also gathers weights before every forward and backward.
-		dpT := p.gradSync(p.dp, p.d, dense) + p.gradSync(p.expDP, p.d/p.ep, expert)
-		window := 0.0
-		if !p.l.SerialDP {
-			last := st[rk]
-			window = last.b + last.w
-		}
-		exposed := max(dpT-window, 0)
-		if p.l.ZeRO == 3 && p.d > 1 {
-			// Each chunk's forward and backward gathers that chunk's 1/v of the weights.
-			gather := 2 * m * float64(p.v) * p.dp.half(dense*bytesWeights16/float64(p.v))
-			if p.d/p.ep > 1 {
-				gather += 2 * m * float64(p.v) * p.expDP.half(expert*bytesWeights16/float64(p.v))
-			}
-			exposed += max(gather-(sd.Busy-window), 0)
-			dpT += gather
-		}
-		finish := res.Makespan
-		if rk < len(res.Finish) {
-			finish = res.Finish[rk]
-		}
-		stepEnd = max(stepEnd, finish+exposed)
-		if res.Busy[rk] > res.Busy[crit] {
-			crit = rk
-		}
-		if rk == 0 || dpT > r.Detail.DPS {
-			r.Detail.DPBytes, r.Detail.DPS, r.Detail.DPExposed = params*bytesGradients, dpT, exposed
-		}
-	}
-	stepEnd = max(stepEnd, res.Makespan)
-
-	// Optimizer: one fused AdamW pass over each GPU's (ZeRO-sharded) parameters; the GPU with the
-	// most sets the time.
-	optParams := 0.0
-	for rk := range stages {
-		optParams = max(optParams, stages[rk].ParamsOnGPU)
-	}
-	if p.l.ZeRO >= 1 {
-		optParams /= float64(p.d)
-	}
-	optimizer := p.hw.time(kernel{bytes: optParams * adamTrafficPerParam})
+	tail := p.trainTail(st, res, stages)
+	stepEnd, optimizer, crit := tail.stepEnd, tail.optimizer, tail.crit
+	r.Detail.DPBytes, r.Detail.DPS, r.Detail.DPExposed = tail.dpBytes, tail.dpS, tail.dpExposed
 	step := stepEnd + optimizer
 
 	// Breakdown on the critical (busiest) rank: its work, the pipeline's idle time on it, then
@@ -336,16 +471,9 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	r.ModelTFLOPS = ratio(totalModel, step*gpus) / 1e12
 	r.HWTFLOPS = ratio(totalHW, step*gpus) / 1e12
 	r.MFU = ratio(r.ModelTFLOPS*1e12, p.c.GPU.Peak(p.s.Workload.Precision))
-	r.TokensPerS = ratio(float64(p.s.Workload.GlobalBatch)*seq, step)
+	r.TokensPerS = ratio(float64(p.s.Workload.GlobalBatch)*float64(p.s.Workload.Seq), step)
 
-	// Memory: the fullest GPU.
-	full := 0
-	for rk := range stages {
-		if stages[rk].Memory.Total > stages[full].Memory.Total {
-			full = rk
-		}
-	}
-	r.Memory = stages[full].Memory
+	r.Memory = stages[tail.full].Memory
 
 	// Detail for the renderers.
 	gpus0 := p.stageGPUs()
@@ -488,18 +616,24 @@ func (p *plan) runTrain(in schedule.Train, mode evalMode) (schedule.Result, erro
 		res.Busy[vs%p.p] += float64(p.m) * (in.F[vs] + in.B[vs] + in.W[vs])
 	}
 	for r := range res.PeakInFlight {
-		switch in.Schedule {
-		case model.GPipe:
-			res.PeakInFlight[r] = p.m
-		case model.Interleaved:
-			// Megatron runs every forward first when m = p.
-			res.PeakInFlight[r] = min((p.p-r-1)*2+(p.v-1)*p.p+1, p.m*p.v)
-			if p.m == p.p {
-				res.PeakInFlight[r] = p.m * p.v
-			}
-		default:
-			res.PeakInFlight[r] = min(p.p-r, p.m)
-		}
+		res.PeakInFlight[r] = p.estimateInFlight(r, in.Schedule)
 	}
 	return res, nil
+}
+
+// estimateInFlight is the most micro-batches whose activations rank r holds at once under the
+// schedule, the schedules' known counts (the closed form's; the simulation counts them).
+func (p *plan) estimateInFlight(r int, sched model.Schedule) int {
+	switch sched {
+	case model.GPipe:
+		return p.m
+	case model.Interleaved:
+		// Megatron runs every forward first when m = p.
+		if p.m == p.p {
+			return p.m * p.v
+		}
+		return min((p.p-r-1)*2+(p.v-1)*p.p+1, p.m*p.v)
+	default:
+		return min(p.p-r, p.m)
+	}
 }

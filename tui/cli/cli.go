@@ -213,26 +213,37 @@ func newSearchCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "search",
-		Short: "Rank every layout of the GPUs (TP × PP × DP, schedule, chunks, micro-batch); --top N, --json",
+		Short: "Rank every layout of the GPUs (TP × PP × DP, schedule, chunks, micro-batch, recompute, SP, ZeRO); --top N, --json",
 		Long: `search enumerates every way to split the model over the --gpus GPUs (TP × PP × DP, the
-pipeline schedule, interleaving chunks and micro-batch size), evaluates each and ranks the feasible
-ones by the objective; infeasible layouts follow with their reason.
+pipeline schedule, interleaving chunks and micro-batch size: every divisor of a replica's batch up
+to --max-micro-batch) and, in training, every setting of the knobs not typed: recompute none,
+selective or full; sequence parallelism off or on (TP > 1); ZeRO 0 to 3 (DP > 1). It keeps for
+each split the fastest setting that fits and ranks the feasible splits by the objective;
+infeasible ones follow with their reason and the setting that came closest. Each setting's
+memory is computed before its time, so one that cannot fit costs almost nothing; a setting never
+faster than another that uses no more memory (ZeRO 1 beside ZeRO 2, selective recompute beside
+none with fused attention) is not evaluated. The line under the title counts the configurations,
+the evaluated, the pruned, and the best simulated op by op after the closed-form ranking. Every
+core is used; the result does not depend on how many.
 
 --tp, --pp, --dp, --micro-batch, --schedule and --chunks, when typed, fix that size: search
 --tp 8 ranks only the layouts with TP 8. --schedule and --chunks fix the schedule of pipelines
 (PP > 1; a single stage has none and runs 1F1B); --chunks above 1 means interleaved. A size no
-layout of the GPUs can have is bad input. A --scenario file's layout fixes nothing: search
-starts from it. --recompute, --sequence-parallel and --zero are kept; the other scenario flags
-describe the model, the hardware and the workload.
+layout of the GPUs can have is bad input. --recompute, --sequence-parallel and --zero, typed,
+keep that value (auto, or not typed: search tries each). A --scenario file's layout fixes
+nothing: search starts from it. The other scenario flags describe the model, the hardware and the
+workload.
 
 After the ranking comes the Pareto front of step time (time to serve every request in
 inference) against memory per GPU: the feasible layouts that no other layout beats on both,
 then the warnings that hold for every layout tried. With --json: {"candidates":[report +
-"feasible" + "reason", …], "pareto":[…], "warnings":[…]}, the --top feasible candidates best
-first, then every infeasible one; "pareto" holds the front, fastest first, as the same objects.`,
+"feasible" + "reason", …], "pareto":[…], "warnings":[…], "counts":{"space", "evaluated",
+"pruned_memory", "pruned_dominated", "simulated"}}, the --top feasible candidates best first, then
+every infeasible one; "pareto" holds the front, fastest first, as the same objects.`,
 		Example: `  splitscope search --model llama-2-70b --gpu l40s --intra pcie4
   splitscope search --gpus 64 --objective throughput --top 5 --json
   splitscope search --gpus 64 --tp 8 --schedule interleaved
+  splitscope search --model llama-3-70b --gpus 16 --recompute full --zero auto
   splitscope search --box box.json --mode infer
   splitscope search --mode infer --model llama-3-70b --gpu l40s --gpus 8 --requests 500 --objective goodput --slo-ttft 2s --slo-tpot 100ms`,
 		Args: noArgs,
@@ -260,7 +271,7 @@ first, then every infeasible one; "pareto" holds the front, fastest first, as th
 	fs.SortFlags = false
 	fs.IntVar(&top, "top", 10, "feasible layouts to show, best first; 0 shows all")
 	fs.StringVar(&objective, "objective", "time", "what to rank by: time (step time, or time to serve all requests), throughput (tokens/s), latency (TPOT in inference, step time in training), memory (per GPU) or goodput (inference: the highest request rate meeting --slo-ttft and --slo-tpot at p90)")
-	fs.IntVar(&maxMicroBatch, "max-micro-batch", 8, "largest micro-batch size tried, sequences (powers of two up to it); not with --micro-batch")
+	fs.IntVar(&maxMicroBatch, "max-micro-batch", 16, "largest micro-batch size tried, sequences (every divisor of a replica's batch up to it); not with --micro-batch")
 	fs.IntVar(&maxChunks, "max-chunks", 4, "largest interleaving tried, virtual stages per GPU (1: none); not with --chunks, nor in inference")
 	return cmd
 }

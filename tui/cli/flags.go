@@ -56,10 +56,10 @@ type scenarioFlags struct {
 	precision          string
 	recompute          string
 	collectives        string
-	sequenceParallel   bool
+	sequenceParallel   spFlag
 	unfusedAttention   bool
 	serialDP           bool
-	zero               int
+	zero               zeroFlag
 	prompt, gen, reqs  int
 	// Serving: --rate, --concurrency, --seed, --workload FILE, the engine's limits, and the
 	// formats of the weights and the KV cache.
@@ -143,12 +143,13 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.batch, "batch", 0, "global batch `B` in sequences per optimizer step (default 32, raised to a multiple of micro-batch × dp, × pp for the interleaved schedule, when smaller or not a multiple)")
 	fs.IntVar(&f.microBatch, "micro-batch", defaultMicroBatch, "training: micro-batch size `b`, sequences (serving has none: the engine batches what runs, --max-seqs and --max-batch-tokens)")
 	fs.StringVar(&f.precision, "precision", defaultPrecision, "number format of weights and activations: bf16, fp16, fp8 or fp32")
-	fs.StringVar(&f.recompute, "recompute", defaultRecompute, "activation recomputation: none, selective (attention core) or full (whole layer)")
-	fs.BoolVar(&f.sequenceParallel, "sequence-parallel", false, "shard norm and dropout activations across TP ranks, Megatron sequence parallelism (default off)")
+	fs.StringVar(&f.recompute, "recompute", defaultRecompute, "activation recomputation: none, selective (attention core) or full (whole layer); search: auto (the default there) tries each")
+	fs.Var(&f.sequenceParallel, "sequence-parallel", "shard norm and dropout activations across TP ranks, Megatron sequence parallelism (default off); search: auto (the default there) tries both")
+	fs.Lookup("sequence-parallel").NoOptDefVal = "true"
 	fs.BoolVar(&f.unfusedAttention, "unfused-attention", false, "software: attention materialises the s×s scores in HBM, as before FlashAttention (Megatron-LM 2021) (default off)")
 	fs.BoolVar(&f.serialDP, "serial-dp", false, "software: all-reduce gradients after the whole backward instead of overlapping it (Megatron-LM 2021) (default off)")
 	fs.StringVar(&f.collectives, "collectives", defaultCollectives, "whose TP all-reduce runs: nccl, engine (the serving engine's one-shot/two-shot kernels, vLLM and TensorRT-LLM, on one NVLink node below 8 MiB) or auto (engine in infer mode, nccl in training)")
-	fs.IntVar(&f.zero, "zero", 0, "ZeRO stage 0-3: what data parallelism shards (1 optimizer state, 2 + gradients, 3 + weights) (default 0: none)")
+	fs.Var(&f.zero, "zero", "ZeRO stage 0-3: what data parallelism shards (1 optimizer state, 2 + gradients, 3 + weights) (default 0: none); search: auto (the default there) tries each")
 
 	fs.IntVar(&f.prompt, "prompt", defaultPrompt, "inference: prompt tokens per request")
 	fs.IntVar(&f.gen, "gen", defaultGen, "inference: generated tokens per request")
@@ -256,8 +257,14 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 		errs = append(errs, enumError("precision", f.precision, err))
 	}
 	rc, err := model.ParseRecompute(f.recompute)
-	if err != nil {
+	switch {
+	case isAuto(f.recompute) && forSearch:
+		rc = model.RecomputeNone // swept
+	case err != nil && !isAuto(f.recompute):
 		errs = append(errs, enumError("recompute", f.recompute, err))
+	}
+	if !forSearch {
+		errs = append(errs, f.knobAutoErrors()...)
 	}
 	if f.ep == 0 {
 		lo, hi, _ := model.IntLimits("ep")
@@ -360,7 +367,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	sz, split := model.ResolveSizes(gpus, perNode, arch, sched, mode,
 		model.Sizes{TP: f.tp, PP: f.pp, DP: f.dp, MicroBatch: f.microBatch, Batch: f.batch, Requests: f.reqs}, given, forSearch)
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: f.chunks, MicroBatch: sz.MicroBatch,
-		Schedule: sched, SequenceParallel: f.sequenceParallel, Recompute: rc, ZeRO: f.zero,
+		Schedule: sched, SequenceParallel: f.sequenceParallel.v, Recompute: rc, ZeRO: f.zero.v,
 		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP, Collectives: coll, EP: canonicalEP(f.ep)}
 	batch, reqs := sz.Batch, sz.Requests
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,

@@ -231,6 +231,10 @@ func (f *scenarioFlags) searchFix(s model.Scenario) (costmodel.SearchFix, error)
 	if f.typedFlag("schedule") {
 		fix.Schedule, fix.HasSchedule = s.Layout.Schedule, true
 	}
+	// The training knobs typed (and not auto) stay; the others are swept.
+	fix.HasRecompute = f.typedFlag("recompute") && !isAuto(f.recompute)
+	fix.HasSequenceParallel = f.typedFlag("sequence-parallel") && !f.sequenceParallel.auto
+	fix.HasZeRO = f.typedFlag("zero") && !f.zero.auto
 	if len(errs) > 0 {
 		return fix, errs
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -145,6 +146,9 @@ type searchLayout struct {
 	TP, PP, DP, Chunks int
 	MicroBatch         int    `json:"micro_batch"`
 	Schedule           string `json:"schedule"`
+	Recompute          string `json:"recompute"`
+	SequenceParallel   bool   `json:"sequence_parallel"`
+	ZeRO               int    `json:"zero"`
 }
 
 type searchDoc struct {
@@ -153,6 +157,45 @@ type searchDoc struct {
 		Feasible bool         `json:"feasible"`
 	} `json:"candidates"`
 	Warnings []string `json:"warnings"`
+	Counts   struct {
+		Space, Evaluated int
+		PrunedMemory     int `json:"pruned_memory"`
+		Dominated        int `json:"pruned_dominated"`
+	} `json:"counts"`
+}
+
+// TestSearchKnobsTypedOrAuto: a knob typed keeps its value in every candidate; auto or not
+// typed, search tries each value (the counts say how many configurations); other commands
+// refuse auto with exit 2.
+func TestSearchKnobsTypedOrAuto(t *testing.T) {
+	base := []string{"--model", "llama-3-70b", "--gpus", "32"}
+	fixed := searchJSON(t, append(base, "--recompute", "full", "--zero", "1", "--sequence-parallel=false")...)
+	swept := searchJSON(t, append(base, "--recompute", "auto", "--zero", "auto", "--sequence-parallel=auto")...)
+	plain := searchJSON(t, base...)
+	seen := map[string]bool{}
+	for _, c := range fixed.Candidates {
+		if c.Feasible && (c.Layout.Recompute != "full" || c.Layout.SequenceParallel || c.Layout.DP > 1 && c.Layout.ZeRO != 1) {
+			t.Errorf("typed knobs not kept: %+v", c.Layout)
+		}
+	}
+	for _, c := range swept.Candidates {
+		if c.Feasible {
+			seen[fmt.Sprintf("%s/%v/%d", c.Layout.Recompute, c.Layout.SequenceParallel, c.Layout.ZeRO)] = true
+		}
+	}
+	if len(seen) < 3 {
+		t.Errorf("auto knobs: the feasible candidates use only %v", seen)
+	}
+	if swept.Counts.Space <= fixed.Counts.Space || swept.Counts.Space != plain.Counts.Space ||
+		swept.Counts.Evaluated+swept.Counts.PrunedMemory+swept.Counts.Dominated != swept.Counts.Space {
+		t.Errorf("counts: fixed %+v, auto %+v, not typed %+v", fixed.Counts, swept.Counts, plain.Counts)
+	}
+	for _, args := range [][]string{{"report", "--zero", "auto"}, {"report", "--recompute", "auto"}, {"report", "--sequence-parallel=auto", "--json"}} {
+		code, _, errs := runArgs(t, args...)
+		if code != 2 || !strings.Contains(errs, "auto is for search") {
+			t.Errorf("%q: exit %d, %q", args, code, errs)
+		}
+	}
 }
 
 // TestSearchKeepsTheSizesTyped: search --tp 4 ranks only layouts with TP 4, and so on; a

@@ -31,6 +31,8 @@ type searchOutput struct {
 	Candidates []searchCandidate `json:"candidates"`
 	Pareto     []searchCandidate `json:"pareto"`
 	Warnings   []string          `json:"warnings"`
+	// Counts: the configurations the space held, evaluated, pruned and simulated.
+	Counts costmodel.SearchCounts `json:"counts"`
 }
 
 // jsonCandidate is one candidate of s's search. A candidate rejected before evaluation still
@@ -51,7 +53,7 @@ func jsonCandidate(s model.Scenario, c costmodel.Candidate) searchCandidate {
 // jsonSearch lists the top feasible candidates (top ≤ 0: all) best first, then every infeasible
 // one, and the whole Pareto front.
 func jsonSearch(s model.Scenario, res costmodel.SearchResult, top int) searchOutput {
-	out := searchOutput{Candidates: []searchCandidate{}, Pareto: []searchCandidate{}, Warnings: append([]string{}, res.Warnings...)}
+	out := searchOutput{Candidates: []searchCandidate{}, Pareto: []searchCandidate{}, Warnings: append([]string{}, res.Warnings...), Counts: res.Counts}
 	shown := 0
 	for _, c := range res.Candidates {
 		if c.Feasible {

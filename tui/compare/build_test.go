@@ -81,7 +81,7 @@ func checkRules(t *testing.T, s model.Scenario, c common.Compare) {
 	if c.Err != nil {
 		t.Fatal(c.Err)
 	}
-	res, err := costmodel.Search(s, costmodel.SearchOptions{Objective: objective})
+	res, err := costmodel.Search(s, costmodel.SearchOptions{Objective: objective, Fix: costmodel.SearchFix{}.KeepKnobs()})
 	if err != nil {
 		t.Fatal(err)
 	}

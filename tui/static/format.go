@@ -162,3 +162,21 @@ func Ints(v []int) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// Thousands writes a count with thousands separators: 1234567 → "1,234,567".
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/model"
@@ -53,6 +54,9 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 		shown = shown[:top]
 	}
 	ew.line(fmt.Sprintf("%d of %d layouts feasible; best %d first", len(feasible), len(res.Candidates), len(shown)))
+	if line := countsLine(s, res.Counts); line != "" {
+		ew.line(line)
+	}
 
 	infer := s.Workload.Mode == model.Infer
 	if len(shown) > 0 {
@@ -66,7 +70,7 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 				head = append(head, "goodput")
 			}
 		} else {
-			head = append(layoutHead(moe), "step time", "tokens/s")
+			head = append(append(layoutHead(moe), knobHead...), "step time", "tokens/s")
 		}
 		head = append(head, "mem/GPU", "bubble", "comm", "fits")
 		right := make([]bool, len(head))
@@ -94,7 +98,7 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 				}
 			} else {
 				row = append(row, l.Schedule.String(), strconv.Itoa(l.Chunks), strconv.Itoa(l.MicroBatch), strconv.Itoa(microBatches(s, c)))
-				row = append(row, Seconds(r.StepTime), Count(r.TokensPerS))
+				row = append(append(row, knobCells(l)...), Seconds(r.StepTime), Count(r.TokensPerS))
 			}
 			row = append(row, Bytes(r.Memory.Total), Percent(r.BubbleFraction),
 				Percent(r.CommFraction), yesNo(r.Memory.Fits))
@@ -121,6 +125,9 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 			}
 			if !infer {
 				name += " " + l.Schedule.String() + fmt.Sprintf(" v=%d b=%d", l.Chunks, l.MicroBatch)
+				if c.Report.Layout.TP > 0 {
+					name += " " + strings.Join(knobCells(l), " ")
+				}
 			}
 			reason := c.Reason
 			if reason == "" {
@@ -171,10 +178,7 @@ func renderPareto(ew *errWriter, s model.Scenario, ranked, front []costmodel.Can
 	ew.line("")
 	ew.line(fmt.Sprintf("Pareto front: time vs memory (%d layouts; none of the others is both faster and smaller)", len(front)))
 	moe := s.Arch.Experts > 1
-	head := append(layoutHead(moe), what, "mem/GPU", "tokens/s")
-	if infer {
-		head = append(head, "TPOT")
-	}
+	head := append(append(layoutHead(moe), knobHead...), what, "mem/GPU", "tokens/s")
 	right := make([]bool, len(head))
 	sc := slices.Index(head, "schedule")
 	for i := range right {
@@ -197,19 +201,47 @@ func renderPareto(ew *errWriter, s model.Scenario, ranked, front []costmodel.Can
 			sched = "-"
 		}
 		row := append([]string{rank}, layoutCells(l, moe)...)
-		row = append(row, sched, strconv.Itoa(l.Chunks), strconv.Itoa(l.MicroBatch), strconv.Itoa(microBatches(s, c)),
-			Seconds(r.StepTime), Bytes(r.Memory.Total), Count(r.TokensPerS))
-		if infer {
-			tpot := "-"
-			if r.Inference != nil {
-				tpot = Seconds(r.Inference.TPOT)
-			}
-			row = append(row, tpot)
-		}
+		row = append(row, sched, strconv.Itoa(l.Chunks), strconv.Itoa(l.MicroBatch), strconv.Itoa(microBatches(s, c)))
+		row = append(append(row, knobCells(l)...), Seconds(r.StepTime), Bytes(r.Memory.Total), Count(r.TokensPerS))
 		t.add(row...)
 	}
 	t.write(ew)
 	if more := len(front) - n; more > 0 {
 		ew.line(fmt.Sprintf("  … and %d more", more))
 	}
+}
+
+// knobHead and knobCells are the training knobs' columns: recompute, sequence parallelism, ZeRO.
+var knobHead = []string{"recompute", "SP", "ZeRO"}
+
+func knobCells(l model.Layout) []string {
+	sp := "-"
+	if l.SequenceParallel {
+		sp = "SP"
+	}
+	return []string{l.Recompute.String(), sp, strconv.Itoa(l.ZeRO)}
+}
+
+// countsLine says how much of the space the search covered: the configurations of the valid
+// splits (knob settings included), how many had their step time computed, how many memory or
+// dominance ruled out first, and how many of the best were simulated op by op.
+func countsLine(s model.Scenario, n costmodel.SearchCounts) string {
+	if n.Space == 0 {
+		return ""
+	}
+	line := fmt.Sprintf("space: %s configurations", Thousands(n.Space))
+	if s.Workload.Mode == model.Train {
+		line += " (splits × recompute × SP × ZeRO)"
+	}
+	line += fmt.Sprintf(": %s evaluated", Thousands(n.Evaluated))
+	if n.PrunedMemory > 0 {
+		line += fmt.Sprintf(", %s pruned over memory before any time", Thousands(n.PrunedMemory))
+	}
+	if n.Dominated > 0 {
+		line += fmt.Sprintf(", %s dominated", Thousands(n.Dominated))
+	}
+	if n.Simulated > 0 {
+		line += fmt.Sprintf("; best %d simulated op by op", n.Simulated)
+	}
+	return line
 }

@@ -1,0 +1,269 @@
+package costmodel
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/splitscope/splitscope/model"
+)
+
+// Search's knob space: beside each split (TP × PP × DP × EP, micro-batch, schedule) it tries
+// every value of the training knobs the user did not fix, recompute × sequence parallelism ×
+// ZeRO stage, and keeps for the split the setting best by the objective. The knobs do not
+// change the plan's communicators, so one plan serves them all; the pipeline depends on
+// recompute and sequence parallelism only, so it is built once per pair of those and every ZeRO
+// stage is closed from it by trainTail, the function train's report uses. Before any time is
+// computed each setting's memory is (activations under the schedule's known in-flight count),
+// and a setting that does not fit costs nothing more.
+
+// knobs is one setting of the training knobs.
+type knobs struct {
+	rc   model.Recompute
+	sp   bool
+	zero int
+}
+
+func (k knobs) apply(l *model.Layout) {
+	l.Recompute, l.SequenceParallel, l.ZeRO = k.rc, k.sp, k.zero
+}
+
+// knobValues are the values Search tries for each knob on one split.
+type knobValues struct {
+	rcs   []model.Recompute
+	sps   []bool
+	zeros []int
+}
+
+func (kv knobValues) size() int { return len(kv.rcs) * len(kv.sps) * len(kv.zeros) }
+
+// knobsFor lists the knob values worth trying on a split with TP t and DP d: the fixed ones
+// keep base's value; sequence parallelism needs TP > 1 and a sequence TP divides; ZeRO needs
+// DP > 1 (it shards over DP). Serving has none of these knobs: base's values stay.
+func knobsFor(base model.Scenario, fix SearchFix, t, d int) knobValues {
+	l := base.Layout
+	kv := knobValues{rcs: []model.Recompute{l.Recompute}, sps: []bool{l.SequenceParallel}, zeros: []int{l.ZeRO}}
+	if base.Workload.Mode == model.Infer {
+		return kv
+	}
+	if !fix.HasRecompute {
+		kv.rcs = []model.Recompute{model.RecomputeNone, model.RecomputeSelective, model.RecomputeFull}
+	}
+	if !fix.HasSequenceParallel {
+		kv.sps = []bool{false}
+		if t > 1 && base.Workload.Seq%t == 0 {
+			kv.sps = append(kv.sps, true)
+		}
+	}
+	if !fix.HasZeRO {
+		kv.zeros = []int{0}
+		if d > 1 {
+			kv.zeros = []int{0, 1, 2, 3}
+		}
+	}
+	return kv
+}
+
+// SearchCounts says how much of the space Search covered and how: every configuration of a
+// valid split (knob settings included) is either evaluated with the closed-form step time,
+// pruned because its memory (computed first, without any time) does not fit, or pruned as
+// dominated: never faster than another setting of the same split while using no less memory.
+type SearchCounts struct {
+	Space        int `json:"space"`
+	Evaluated    int `json:"evaluated"`
+	PrunedMemory int `json:"pruned_memory"`
+	Dominated    int `json:"pruned_dominated"`
+	// Simulated is how many of the best were then simulated op by op and ranked again.
+	Simulated int `json:"simulated"`
+}
+
+func (c *SearchCounts) add(o SearchCounts) {
+	c.Space += o.Space
+	c.Evaluated += o.Evaluated
+	c.PrunedMemory += o.PrunedMemory
+	c.Dominated += o.Dominated
+	c.Simulated += o.Simulated
+}
+
+// splitOutcome is what Search learns of one split: the candidate with its best knob setting
+// (or, when none fits, the one with the least memory and why it fails), and the counts.
+type splitOutcome struct {
+	cand   Candidate
+	counts SearchCounts
+}
+
+// variantScore is one knob setting's closed-form step time and fullest-GPU memory.
+type variantScore struct {
+	k         knobs
+	step, mem float64
+	ok        bool
+}
+
+// searchSplit evaluates every knob setting of s's split and keeps the best by the objective
+// (step time, or memory for ObjMemory; ties to less memory, then to the first setting tried).
+func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
+	n := kv.size()
+	first := knobs{kv.rcs[0], kv.sps[0], kv.zeros[0]}
+	first.apply(&s.Layout)
+	if n == 1 {
+		c, err := estimateCandidate(s)
+		out := splitOutcome{cand: c}
+		if err == nil {
+			out.counts = SearchCounts{Space: 1, Evaluated: 1}
+		}
+		return out
+	}
+	if err := s.Validate(); err != nil {
+		c, _ := estimateCandidate(s) // says why; not a configuration
+		return splitOutcome{cand: c}
+	}
+	p := newPlan(s)
+	stages := make([]StageDetail, p.p)
+	counts := SearchCounts{Space: n}
+	var best, least variantScore
+	better := func(a, b variantScore) bool {
+		if !b.ok {
+			return true
+		}
+		ka, kb := a.step, b.step
+		if obj == ObjMemory {
+			ka, kb = a.mem, b.mem
+		}
+		if ka != kb {
+			return ka < kb
+		}
+		return a.mem < b.mem
+	}
+	fits := make([]int, 0, len(kv.zeros))
+	for _, sp := range kv.sps {
+		for _, rc := range kv.rcs {
+			p.l.Recompute, p.l.SequenceParallel = rc, sp
+			// Selective recompute redoes the attention core to drop its s×s scores; with fused
+			// attention (nothing of them is kept) it keeps the same activations as none and
+			// only adds work, so none dominates it.
+			if rc == model.RecomputeSelective && !p.l.UnfusedAttention && slices.Contains(kv.rcs, model.RecomputeNone) {
+				counts.Dominated += len(kv.zeros)
+				continue
+			}
+			fits = fits[:0]
+			for _, z := range kv.zeros {
+				// ZeRO 2 adds the gradients' sharding to ZeRO 1's at no communication cost
+				// (both reduce-scatter the gradients and all-gather the weights).
+				if z == 1 && slices.Contains(kv.zeros, 2) {
+					counts.Dominated++
+					continue
+				}
+				p.l.ZeRO = z
+				mem := p.peakMemory(stages)
+				if v := (variantScore{k: knobs{rc, sp, z}, mem: mem, ok: true}); !least.ok || mem < least.mem {
+					least = v
+				}
+				if mem > p.c.GPU.MemoryBytes {
+					counts.PrunedMemory++
+					continue
+				}
+				fits = append(fits, z)
+			}
+			if len(fits) == 0 {
+				continue
+			}
+			st, _ := p.trainStages()
+			res, err := p.runTrain(p.trainInput(st, false), modeEstimate)
+			if err != nil {
+				continue
+			}
+			for _, z := range fits {
+				p.l.ZeRO = z
+				tail := p.trainTail(st, res, stages)
+				counts.Evaluated++
+				v := variantScore{k: knobs{rc, sp, z}, step: tail.stepEnd + tail.optimizer, mem: stages[tail.full].Memory.Total, ok: true}
+				if better(v, best) {
+					best = v
+				}
+			}
+		}
+	}
+	pick := least
+	if best.ok {
+		pick = best
+	}
+	pick.k.apply(&s.Layout)
+	// The report of the pick, from the same plan: what evaluate does after Validate and newPlan.
+	p.l = s.Layout
+	r, err := p.train(modeEstimate)
+	if err == nil {
+		r = finishReport(s, r)
+	}
+	return splitOutcome{cand: candidateOf(s, r, err), counts: counts}
+}
+
+// peakMemory fills every rank's memory under the schedule's known in-flight counts (no time
+// computed) and returns the fullest GPU's.
+func (p *plan) peakMemory(stages []StageDetail) float64 {
+	sched := p.simSchedule()
+	ranks := p.rankInfos()
+	peak := 0.0
+	for rk := range stages {
+		sd := &stages[rk]
+		*sd = StageDetail{Layers: ranks[rk].layers, Embedding: rk == 0, Logits: rk == p.p-1, InFlight: p.estimateInFlight(rk, sched)}
+		p.rankMemory(rk, sd)
+		peak = max(peak, sd.Memory.Total)
+	}
+	return peak
+}
+
+// estimateCandidate evaluates s with the closed form and says whether it is feasible, and why
+// not: the first invalid field, the evaluation's error or the memory it lacks.
+func estimateCandidate(s model.Scenario) (Candidate, error) {
+	r, err := evaluate(s, modeEstimate)
+	return candidateOf(s, r, err), err
+}
+
+// candidateOf is s's candidate with its closed-form report r (or the error evaluating it).
+func candidateOf(s model.Scenario, r Report, err error) Candidate {
+	c := Candidate{Layout: s.Layout, Report: r}
+	var ve model.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		c.Reason = ve[0].Field + ": " + ve[0].Allowed
+	case err != nil:
+		c.Reason = err.Error()
+	case !r.Memory.Fits:
+		c.Reason = fmt.Sprintf("over memory by %s on stage %d (%s of %s)", gib(r.Memory.Total-r.Memory.Capacity),
+			r.Memory.Stage, gib(r.Memory.Total), gib(r.Memory.Capacity))
+	default:
+		c.Feasible = true
+	}
+	return c
+}
+
+// parallelFor runs f(i) for i in [0, n) on every core (GOMAXPROCS); f writes its own slot, so
+// the results come out in index order whatever the number of cores.
+func parallelFor(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
