@@ -110,6 +110,7 @@ const (
 	kPrecision
 	kRecompute
 	kCollectives
+	kTPOverlap
 	kInt
 	kFloat
 	kBool
@@ -143,7 +144,7 @@ var scenarioKeys = []scenarioKey{
 	{"schedule", kSchedule},
 	{"mode", kMode}, {"seq", kInt}, {"batch", kInt}, {"precision", kPrecision},
 	{"recompute", kRecompute}, {"sequence_parallel", kBool}, {"zero", kInt},
-	{"unfused_attention", kBool}, {"serial_dp", kBool}, {"collectives", kCollectives},
+	{"unfused_attention", kBool}, {"serial_dp", kBool}, {"collectives", kCollectives}, {"tp_overlap", kTPOverlap},
 	{"prompt", kInt}, {"gen", kInt}, {"requests", kInt},
 	{"rate", kFloat}, {"concurrency", kInt}, {"seed", kInt}, {"max_seqs", kInt}, {"max_batch_tokens", kInt},
 	{"weights", kWeights}, {"kv_cache", kKVCache}, {"slo_ttft", kDuration}, {"slo_tpot", kDuration},
@@ -166,6 +167,7 @@ type scenarioValues struct {
 	prec   model.Precision
 	rc     model.Recompute
 	coll   model.Collectives
+	tpo    model.TPOverlap
 }
 
 // ParseScenario reads a scenario file named name (for messages) against the presets p. Every
@@ -366,7 +368,7 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		}
 		v.links[key] = l
 		return l.ID, true
-	case kMode, kSchedule, kPrecision, kRecompute, kCollectives:
+	case kMode, kSchedule, kPrecision, kRecompute, kCollectives, kTPOverlap:
 		var (
 			s   fmt.Stringer
 			err error
@@ -384,6 +386,9 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		case kCollectives:
 			v.coll, err = model.ParseCollectives(text)
 			s = v.coll
+		case kTPOverlap:
+			v.tpo, err = model.ParseTPOverlap(text)
+			s = v.tpo
 		default:
 			v.rc, err = model.ParseRecompute(text)
 			s = v.rc
@@ -491,7 +496,7 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: v.intOr("chunks", model.DefaultChunks),
 		MicroBatch: sz.MicroBatch, Schedule: v.sched, SequenceParallel: v.bools["sequence_parallel"],
 		Recompute: v.rc, ZeRO: v.ints["zero"], UnfusedAttention: v.bools["unfused_attention"],
-		SerialDP: v.bools["serial_dp"], Collectives: v.coll, EP: v.ints["ep"]}
+		SerialDP: v.bools["serial_dp"], Collectives: v.coll, EP: v.ints["ep"], TPOverlap: v.tpo}
 	s.Workload = model.Workload{Mode: v.mode, Seq: v.intOr("seq", model.DefaultSeq), GlobalBatch: sz.Batch,
 		PromptTokens: v.intOr("prompt", model.DefaultPrompt), GenTokens: v.intOr("gen", model.DefaultGen),
 		Requests: sz.Requests, Precision: v.prec, Rate: v.floats["rate"], Concurrency: v.ints["concurrency"],
@@ -614,6 +619,9 @@ func MarshalScenario(s model.Scenario, title string) []byte {
 	add("unfused_attention", l.UnfusedAttention)
 	add("serial_dp", l.SerialDP)
 	add("collectives", l.Collectives.String())
+	if l.TPOverlap != model.TPOverlapNone {
+		add("tp_overlap", l.TPOverlap.String())
+	}
 	add("prompt", w.PromptTokens)
 	add("gen", w.GenTokens)
 	add("requests", w.Requests)

@@ -221,16 +221,48 @@ func (p *plan) tpAllReduce(bytes float64) float64 {
 }
 
 // forwardSegments lays out one layer's forward on one GPU: attention, all-reduce, MLP, all-reduce
-// (label names the TP collective).
-func forwardSegments(pt passTimes, label string) []Segment {
+// (label names the TP collective; the two TP segments are what each costs on the critical path,
+// ar1 after attention and ar2 after the MLP).
+func forwardSegments(pt passTimes, label string, ar1, ar2 float64) []Segment {
 	return segments(
 		seg{SegCompute, "attention", pt.attn + pt.core + pt.elem/2},
-		seg{SegTPComm, label, pt.ar},
+		seg{SegTPComm, label, ar1},
 		seg{SegEPComm, "all-to-all", pt.a2a},
 		seg{SegCompute, "mlp", pt.mlp + pt.elem/2},
 		seg{SegEPComm, "all-to-all", pt.a2a},
-		seg{SegTPComm, label, pt.ar},
+		seg{SegTPComm, label, ar2},
 	)
+}
+
+// tpOverlapApplies says whether the layout's TP overlap does anything: in training, with TP > 1,
+// on a TP group inside one node whose GPUs reach each other's memory. The userbuffer overlap
+// (Megatron-LM, Transformer Engine) exchanges tiles through CUDA IPC peer buffers, so it does not
+// cross the network nor run on PCIe cards without peer-to-peer.
+func tpOverlapApplies(l model.Layout, c model.Cluster, m model.Mode) bool {
+	return l.TPOverlap != model.TPOverlapNone && l.TP > 1 && m == model.Train &&
+		l.TP <= c.NodeSize() && !c.IntraLink().Staged
+}
+
+// tpExposed is what a TP collective of comm seconds beside a GEMM of gemm seconds costs on the
+// critical path under the layout's TP overlap [CAL calculon/llm/layers.py, LinearOverlapped].
+// With overlap the GEMM is cut into t tiles (t = TP): the first tile runs alone, then each
+// tile's exchange runs beside the next tile's GEMM, which the collective slows by the SMs it
+// takes (overlapSlowdown of the exchange), so a tile costs max(g + u·c, c); pipe exposes one
+// more exchange tile. Never more than comm, never less than 0: the pair never takes less than
+// the GEMM alone nor more than the two in turn. Training only, and only where the frameworks
+// have it (tpOverlapApplies).
+func (p *plan) tpExposed(gemm, comm float64) float64 {
+	if comm <= 0 || !tpOverlapApplies(p.l, p.c, p.s.Workload.Mode) {
+		return comm
+	}
+	t := float64(p.t)
+	g, c := gemm/t, comm/t
+	u := p.tp.overlapSlowdown()
+	pair := g + (t-1)*max(g+u*c, c)
+	if p.l.TPOverlap == model.TPOverlapPipe {
+		pair += c
+	}
+	return min(max(pair-gemm, 0), comm)
 }
 
 type seg struct {
@@ -314,7 +346,7 @@ func (p *plan) layoutSummary() LayoutSummary {
 		sched = "forward"
 	}
 	return LayoutSummary{TP: p.t, PP: p.p, DP: p.d, EP: p.ep, Chunks: p.v, MicroBatch: p.b, MicroBatches: p.m, Schedule: sched,
-		Recompute: p.l.Recompute.String(), SequenceParallel: p.l.SequenceParallel, ZeRO: p.l.ZeRO}
+		Recompute: p.l.Recompute.String(), SequenceParallel: p.l.SequenceParallel, ZeRO: p.l.ZeRO, TPOverlap: p.l.TPOverlap.String()}
 }
 
 // rankLayers is the number of layers each rank holds over all its chunks.

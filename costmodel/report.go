@@ -15,11 +15,13 @@ type LayoutSummary struct {
 	MicroBatch   int    `json:"micro_batch"`
 	MicroBatches int    `json:"micro_batches"`
 	Schedule     string `json:"schedule"`
-	// The memory knobs of the layout: recompute (none, selective, full), sequence parallelism,
-	// the ZeRO stage.
+	// The knobs of the layout: recompute (none, selective, full), sequence parallelism, the ZeRO
+	// stage, the TP overlap.
 	Recompute        string `json:"recompute"`
 	SequenceParallel bool   `json:"sequence_parallel"`
 	ZeRO             int    `json:"zero"`
+	// TPOverlap is none, ring or pipe: how the TP collectives overlap the GEMMs (training).
+	TPOverlap string `json:"tp_overlap"`
 }
 
 // Breakdown splits the step time, seconds. Compute, recompute and communication are the

@@ -372,7 +372,7 @@ func (p *plan) serveDetail(r *Report, c *servingCost, b serve.Batch) {
 	h := float64(p.a.Hidden)
 	n := float64(b.DecodeSeqs)
 	dec := p.passTimes(layerPass(p.a, p.l, n, b.DecodeCtx/n, n, p.e, false))
-	r.Detail.Layer = LayerDetail{Forward: forwardSegments(dec, tpLabel(p.l))}
+	r.Detail.Layer = LayerDetail{Forward: forwardSegments(dec, tpLabel(p.l), dec.ar, dec.ar)}
 	r.Detail.Layer.CommShare = commShare(r.Detail.Layer.Forward, nil)
 	decBytes := n * h * p.e
 	r.Detail.TPAllReduceBytes = decBytes

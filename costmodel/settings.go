@@ -47,6 +47,15 @@ func LayoutWarnings(s model.Scenario) []string {
 	if train && l.SerialDP && l.DP == 1 {
 		w = append(w, "serial DP has no effect with DP = 1: there is no gradient all-reduce to hold back; raise DP or turn serial DP off")
 	}
+	switch {
+	case !train || l.TPOverlap == model.TPOverlapNone:
+	case l.TP == 1:
+		w = append(w, fmt.Sprintf("TP overlap %s has no effect with TP = 1: there is no TP collective to hide; raise TP or set it to none", l.TPOverlap))
+	case l.TP > s.Cluster.NodeSize():
+		w = append(w, fmt.Sprintf("TP overlap %s has no effect with TP = %d across nodes: the userbuffer overlap exchanges tiles through peer memory inside a node (%d GPUs); keep TP inside a node or set it to none", l.TPOverlap, l.TP, s.Cluster.NodeSize()))
+	case s.Cluster.IntraLink().Staged:
+		w = append(w, fmt.Sprintf("TP overlap %s has no effect on %s: without peer-to-peer the GPUs cannot reach each other's buffers; set it to none", l.TPOverlap, s.Cluster.GPU.ID))
+	}
 	if l.SequenceParallel && l.TP == 1 {
 		w = append(w, "sequence parallelism has no effect with TP = 1: it splits activations across the TP group, which is one GPU; raise TP or turn it off")
 	}
@@ -113,6 +122,9 @@ func inferenceWarnings(l model.Layout) []string {
 	}
 	if l.SerialDP {
 		w = append(w, "serial DP has no effect in inference: there are no gradients to all-reduce; turn serial DP off")
+	}
+	if l.TPOverlap != model.TPOverlapNone {
+		w = append(w, fmt.Sprintf("TP overlap %s has no effect in inference: it is training's GEMM tiling (Megatron, Transformer Engine); the engines' all-reduce is modelled on its own (collectives); set it to none", l.TPOverlap))
 	}
 	if l.Schedule != model.OneFOneB || l.Chunks > 1 {
 		w = append(w, fmt.Sprintf("schedule %s has no effect in inference: serving runs forward passes only, each stage in turn; the schedule applies to training", scheduleName(l)))

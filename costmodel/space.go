@@ -25,10 +25,11 @@ type knobs struct {
 	rc   model.Recompute
 	sp   bool
 	zero int
+	tpo  model.TPOverlap
 }
 
 func (k knobs) apply(l *model.Layout) {
-	l.Recompute, l.SequenceParallel, l.ZeRO = k.rc, k.sp, k.zero
+	l.Recompute, l.SequenceParallel, l.ZeRO, l.TPOverlap = k.rc, k.sp, k.zero, k.tpo
 }
 
 // knobValues are the values Search tries for each knob on one split.
@@ -36,16 +37,19 @@ type knobValues struct {
 	rcs   []model.Recompute
 	sps   []bool
 	zeros []int
+	tpos  []model.TPOverlap
 }
 
-func (kv knobValues) size() int { return len(kv.rcs) * len(kv.sps) * len(kv.zeros) }
+func (kv knobValues) size() int { return len(kv.rcs) * len(kv.sps) * len(kv.zeros) * len(kv.tpos) }
 
 // knobsFor lists the knob values worth trying on a split with TP t and DP d: the fixed ones
-// keep base's value; sequence parallelism needs TP > 1 and a sequence TP divides; ZeRO needs
-// DP > 1 (it shards over DP). Serving has none of these knobs: base's values stay.
+// keep base's value; sequence parallelism needs TP > 1 and a sequence TP divides; TP overlap
+// needs TP > 1 inside a node with peer-to-peer (tpOverlapApplies); ZeRO needs DP > 1 (it shards
+// over DP). Serving has none of these knobs: base's
+// values stay.
 func knobsFor(base model.Scenario, fix SearchFix, t, d int) knobValues {
 	l := base.Layout
-	kv := knobValues{rcs: []model.Recompute{l.Recompute}, sps: []bool{l.SequenceParallel}, zeros: []int{l.ZeRO}}
+	kv := knobValues{rcs: []model.Recompute{l.Recompute}, sps: []bool{l.SequenceParallel}, zeros: []int{l.ZeRO}, tpos: []model.TPOverlap{l.TPOverlap}}
 	if base.Workload.Mode == model.Infer {
 		return kv
 	}
@@ -62,6 +66,14 @@ func knobsFor(base model.Scenario, fix SearchFix, t, d int) knobValues {
 		kv.zeros = []int{0}
 		if d > 1 {
 			kv.zeros = []int{0, 1, 2, 3}
+		}
+	}
+	if !fix.HasTPOverlap {
+		kv.tpos = []model.TPOverlap{model.TPOverlapNone}
+		probe := base.Layout
+		probe.TP, probe.TPOverlap = t, model.TPOverlapRing
+		if tpOverlapApplies(probe, base.Cluster, base.Workload.Mode) {
+			kv.tpos = []model.TPOverlap{model.TPOverlapNone, model.TPOverlapRing, model.TPOverlapPipe}
 		}
 	}
 	return kv
@@ -106,7 +118,7 @@ type variantScore struct {
 // (step time, or memory for ObjMemory; ties to less memory, then to the first setting tried).
 func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 	n := kv.size()
-	first := knobs{kv.rcs[0], kv.sps[0], kv.zeros[0]}
+	first := knobs{kv.rcs[0], kv.sps[0], kv.zeros[0], kv.tpos[0]}
 	first.apply(&s.Layout)
 	if n == 1 {
 		c, err := estimateCandidate(s)
@@ -140,29 +152,29 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 	fits := make([]int, 0, len(kv.zeros))
 	for _, sp := range kv.sps {
 		for _, rc := range kv.rcs {
-			p.l.Recompute, p.l.SequenceParallel = rc, sp
 			// Selective recompute redoes the attention core to drop its s×s scores; with fused
 			// attention (nothing of them is kept) it keeps the same activations as none and
 			// only adds work, so none dominates it.
-			if rc == model.RecomputeSelective && !p.l.UnfusedAttention && slices.Contains(kv.rcs, model.RecomputeNone) {
-				counts.Dominated += len(kv.zeros)
+			if rc == model.RecomputeSelective && !s.Layout.UnfusedAttention && slices.Contains(kv.rcs, model.RecomputeNone) {
+				counts.Dominated += len(kv.zeros) * len(kv.tpos)
 				continue
 			}
+			p.l.Recompute, p.l.SequenceParallel = rc, sp
 			fits = fits[:0]
 			for _, z := range kv.zeros {
 				// ZeRO 2 adds the gradients' sharding to ZeRO 1's at no communication cost
 				// (both reduce-scatter the gradients and all-gather the weights).
 				if z == 1 && slices.Contains(kv.zeros, 2) {
-					counts.Dominated++
+					counts.Dominated += len(kv.tpos)
 					continue
 				}
 				p.l.ZeRO = z
-				mem := p.peakMemory(stages)
-				if v := (variantScore{k: knobs{rc, sp, z}, mem: mem, ok: true}); !least.ok || mem < least.mem {
+				mem := p.peakMemory(stages) // the TP overlap changes no memory
+				if v := (variantScore{k: knobs{rc, sp, z, kv.tpos[0]}, mem: mem, ok: true}); !least.ok || mem < least.mem {
 					least = v
 				}
 				if mem > p.c.GPU.MemoryBytes {
-					counts.PrunedMemory++
+					counts.PrunedMemory += len(kv.tpos)
 					continue
 				}
 				fits = append(fits, z)
@@ -170,18 +182,28 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 			if len(fits) == 0 {
 				continue
 			}
-			st, _ := p.trainStages()
-			res, err := p.runTrain(p.trainInput(st, false), modeEstimate)
-			if err != nil {
-				continue
-			}
-			for _, z := range fits {
-				p.l.ZeRO = z
-				tail := p.trainTail(st, res, stages)
-				counts.Evaluated++
-				v := variantScore{k: knobs{rc, sp, z}, step: tail.stepEnd + tail.optimizer, mem: stages[tail.full].Memory.Total, ok: true}
-				if better(v, best) {
-					best = v
+			for _, tpo := range kv.tpos {
+				// The ring overlap hides each exchange tile but the first behind a GEMM tile;
+				// none hides nothing and pipe exposes one more tile: at the same memory,
+				// neither is ever faster (tpExposed), so ring dominates them.
+				if tpo != model.TPOverlapRing && slices.Contains(kv.tpos, model.TPOverlapRing) {
+					counts.Dominated += len(fits)
+					continue
+				}
+				p.l.TPOverlap = tpo
+				st, _ := p.trainStages()
+				res, err := p.runTrain(p.trainInput(st, false), modeEstimate)
+				if err != nil {
+					continue
+				}
+				for _, z := range fits {
+					p.l.ZeRO = z
+					tail := p.trainTail(st, res, stages)
+					counts.Evaluated++
+					v := variantScore{k: knobs{rc, sp, z, tpo}, step: tail.stepEnd + tail.optimizer, mem: stages[tail.full].Memory.Total, ok: true}
+					if better(v, best) {
+						best = v
+					}
 				}
 			}
 		}

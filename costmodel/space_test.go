@@ -33,7 +33,14 @@ func allKnobs(s model.Scenario) []knobs {
 				if z > 0 && s.Layout.DP == 1 {
 					continue
 				}
-				out = append(out, knobs{rc, sp, z})
+				for _, tpo := range []model.TPOverlap{model.TPOverlapNone, model.TPOverlapRing, model.TPOverlapPipe} {
+					l := s.Layout
+					l.TPOverlap = model.TPOverlapRing
+					if tpo != model.TPOverlapNone && !tpOverlapApplies(l, s.Cluster, s.Workload.Mode) {
+						continue
+					}
+					out = append(out, knobs{rc, sp, z, tpo})
+				}
 			}
 		}
 	}
@@ -77,9 +84,8 @@ func TestSearchKnobsMatchBruteForce(t *testing.T) {
 				case best != nil && !c.Feasible:
 					t.Errorf("%+v: Search says %q, yet a setting fits at %.4g s", c.Layout, c.Reason, best.StepTime)
 				case best != nil && (c.Report.StepTime != best.StepTime || c.Report.Memory.Total != best.Memory.Total):
-					t.Errorf("%+v: Search keeps %.6g s, %.4g GiB; brute force %.6g s, %.4g GiB (%s, SP %v, ZeRO %d)", c.Layout,
-						c.Report.StepTime, c.Report.Memory.Total/model.GiB, best.StepTime, best.Memory.Total/model.GiB,
-						best.Layout.Recompute, best.Layout.SequenceParallel, best.Layout.ZeRO)
+					t.Errorf("%+v: Search keeps %.6g s, %.4g GiB; brute force %.6g s, %.4g GiB (%+v)", c.Layout,
+						c.Report.StepTime, c.Report.Memory.Total/model.GiB, best.StepTime, best.Memory.Total/model.GiB, best.Layout)
 				}
 			}
 			n := res.Counts

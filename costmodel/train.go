@@ -47,7 +47,7 @@ func (p *plan) trainStages() ([]vstage, trainLayer) {
 	var recompFLOPs float64
 	switch l.Recompute {
 	case model.RecomputeFull:
-		recomp, recompTP, recompEP = fwd, 2*pt.ar, 2*pt.a2a
+		recomp, recompEP = fwd, 2*pt.a2a
 		recompFLOPs = ps.forward().flops
 	case model.RecomputeSelective:
 		recomp = pt.core
@@ -62,7 +62,11 @@ func (p *plan) trainStages() ([]vstage, trainLayer) {
 	// element-wise work twice) and W (weight gradients: the GEMMs again), so B ≈ W ≈ forward and
 	// zero-bubble schedules can move W; other schedules run W inside B.
 	var tl trainLayer
-	tl.f = forwardSegments(pt, tpLabel(l))
+	// Each TP collective is paired with the GEMMs beside it (tpExposed): in forward the
+	// attention's and the MLP's; in backward their input-gradient GEMMs, which also hide the
+	// sequence-parallel re-gather.
+	fwd1, fwd2 := p.tpExposed(pt.attn, pt.ar), p.tpExposed(pt.mlp, pt.ar)
+	tl.f = forwardSegments(pt, tpLabel(l), fwd1, fwd2)
 	// With sequence parallelism each column-parallel GEMM (QKV, MLP up) keeps only its
 	// sequence shard of the input, so the backward all-gathers it again to form the weight
 	// gradient [Korthikanti et al. 2022, §4.2.2]: one more all-gather per GEMM, two per layer, beside the two
@@ -71,6 +75,12 @@ func (p *plan) trainStages() ([]vstage, trainLayer) {
 	if l.SequenceParallel && p.t > 1 {
 		regather = pt.ag
 	}
+	if l.Recompute == model.RecomputeFull {
+		recompTP = fwd1 + fwd2
+	}
+	// The backward pair's exposed share, split between its collective and its re-gather.
+	bwdShare := func(gemm float64) float64 { return ratio(p.tpExposed(gemm, pt.ar+regather), pt.ar+regather) }
+	mlpShare, attnShare := bwdShare(pt.mlp), bwdShare(pt.attn)
 	tl.b = segments(
 		seg{SegCompute, "recompute", recomp},
 		seg{SegTPComm, tpLabel(l), recompTP},
@@ -78,11 +88,11 @@ func (p *plan) trainStages() ([]vstage, trainLayer) {
 		seg{SegEPComm, "all-to-all", pt.a2a},
 		seg{SegCompute, "mlp bwd", pt.mlp + pt.elem},
 		seg{SegEPComm, "all-to-all", pt.a2a},
-		seg{SegTPComm, tpLabel(l), pt.ar},
-		seg{SegTPComm, "all-gather (wgrad)", regather},
+		seg{SegTPComm, tpLabel(l), pt.ar * mlpShare},
+		seg{SegTPComm, "all-gather (wgrad)", regather * mlpShare},
 		seg{SegCompute, "attention bwd", pt.attn + 2*pt.core + pt.elem},
-		seg{SegTPComm, tpLabel(l), pt.ar},
-		seg{SegTPComm, "all-gather (wgrad)", regather},
+		seg{SegTPComm, tpLabel(l), pt.ar * attnShare},
+		seg{SegTPComm, "all-gather (wgrad)", regather * attnShare},
 	)
 	zb := l.Schedule == model.ZBH1
 	layerW := segments(seg{SegCompute, "weight grads", wT})
@@ -123,7 +133,7 @@ func (p *plan) trainStages() ([]vstage, trainLayer) {
 			st.w = segsDur(st.wHead) + k*wTot
 		}
 		st.ep = k * (4*pt.a2a + recompEP)
-		st.tp = k * (4*pt.ar + 2*regather + recompTP)
+		st.tp = k * (fwd1 + fwd2 + (pt.ar+regather)*(mlpShare+attnShare) + recompTP)
 		st.recompute = k * recomp
 		st.compute = st.f + st.b + st.w - st.tp - st.ep - st.recompute
 		st.modelFLOPs = 3 * k * layerFLOPs

@@ -127,6 +127,30 @@ func (c Collectives) UsesEngine(m Mode) bool {
 	return m == Infer && c != CollectivesNCCL
 }
 
+// TPOverlap says whether the TP collectives overlap the GEMMs beside them (Megatron's and
+// Transformer Engine's userbuffer overlap, Calculon's tensor_par_overlap): none; ring, the GEMM
+// cut into TP tiles with each tile's exchange hidden behind the next tile's compute; pipe, the
+// same with one more exchange tile exposed (a pipelined collective instead of the ring of
+// point-to-point exchanges).
+type TPOverlap int
+
+// TP overlap modes.
+const (
+	TPOverlapNone TPOverlap = iota
+	TPOverlapRing
+	TPOverlapPipe
+)
+
+var tpOverlapNames = []string{"none", "ring", "pipe"}
+
+func (o TPOverlap) String() string { return enumName(tpOverlapNames, int(o)) }
+
+// ParseTPOverlap reads "none", "ring" or "pipe".
+func ParseTPOverlap(s string) (TPOverlap, error) {
+	i, err := parseEnum("tp-overlap", tpOverlapNames, s)
+	return TPOverlap(i), err
+}
+
 // LinkKind is the family of an interconnect.
 type LinkKind int
 

@@ -267,6 +267,8 @@ type Layout struct {
 	SequenceParallel bool      `json:"sequence_parallel"`
 	Recompute        Recompute `json:"recompute"`
 	ZeRO             int       `json:"zero"` // 0..3: how much of the optimizer/gradients/weights DP shards
+	// TPOverlap hides the TP collectives behind the GEMMs beside them (training).
+	TPOverlap TPOverlap `json:"tp_overlap,omitempty"`
 	// Software generation. The zero value is today's frameworks; Megatron-LM as of 2021
 	// (Narayanan et al.) materialised the s×s attention scores and all-reduced gradients after
 	// the whole backward.

@@ -235,6 +235,7 @@ func (f *scenarioFlags) searchFix(s model.Scenario) (costmodel.SearchFix, error)
 	fix.HasRecompute = f.typedFlag("recompute") && !isAuto(f.recompute)
 	fix.HasSequenceParallel = f.typedFlag("sequence-parallel") && !f.sequenceParallel.auto
 	fix.HasZeRO = f.typedFlag("zero") && !f.zero.auto
+	fix.HasTPOverlap = f.typedFlag("tp-overlap") && !isAuto(f.tpOverlap)
 	if len(errs) > 0 {
 		return fix, errs
 	}

@@ -211,15 +211,16 @@ func renderPareto(ew *errWriter, s model.Scenario, ranked, front []costmodel.Can
 	}
 }
 
-// knobHead and knobCells are the training knobs' columns: recompute, sequence parallelism, ZeRO.
-var knobHead = []string{"recompute", "SP", "ZeRO"}
+// knobHead and knobCells are the training knobs' columns: recompute, sequence parallelism, ZeRO,
+// TP overlap.
+var knobHead = []string{"recompute", "SP", "ZeRO", "overlap"}
 
 func knobCells(l model.Layout) []string {
 	sp := "-"
 	if l.SequenceParallel {
 		sp = "SP"
 	}
-	return []string{l.Recompute.String(), sp, strconv.Itoa(l.ZeRO)}
+	return []string{l.Recompute.String(), sp, strconv.Itoa(l.ZeRO), l.TPOverlap.String()}
 }
 
 // countsLine says how much of the space the search covered: the configurations of the valid
@@ -231,7 +232,7 @@ func countsLine(s model.Scenario, n costmodel.SearchCounts) string {
 	}
 	line := fmt.Sprintf("space: %s configurations", Thousands(n.Space))
 	if s.Workload.Mode == model.Train {
-		line += " (splits × recompute × SP × ZeRO)"
+		line += " (splits × recompute × SP × ZeRO × TP overlap)"
 	}
 	line += fmt.Sprintf(": %s evaluated", Thousands(n.Evaluated))
 	if n.PrunedMemory > 0 {
