@@ -65,6 +65,12 @@ func Parse(fsys fs.FS) (*Presets, error) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
+	// Each GPU's host bandwidth is its PCIe link's (what offloading moves over).
+	for i, g := range p.GPUs {
+		if l, err := p.Link(g.PCIeLink); err == nil {
+			p.GPUs[i].HostBandwidth = l.Bandwidth * l.Efficiency
+		}
+	}
 	return p, nil
 }
 

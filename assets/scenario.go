@@ -111,6 +111,7 @@ const (
 	kRecompute
 	kCollectives
 	kTPOverlap
+	kOffload
 	kInt
 	kFloat
 	kBool
@@ -144,7 +145,7 @@ var scenarioKeys = []scenarioKey{
 	{"schedule", kSchedule},
 	{"mode", kMode}, {"seq", kInt}, {"batch", kInt}, {"precision", kPrecision},
 	{"recompute", kRecompute}, {"sequence_parallel", kBool}, {"zero", kInt},
-	{"unfused_attention", kBool}, {"serial_dp", kBool}, {"collectives", kCollectives}, {"tp_overlap", kTPOverlap},
+	{"unfused_attention", kBool}, {"serial_dp", kBool}, {"collectives", kCollectives}, {"tp_overlap", kTPOverlap}, {"offload", kOffload},
 	{"prompt", kInt}, {"gen", kInt}, {"requests", kInt},
 	{"rate", kFloat}, {"concurrency", kInt}, {"seed", kInt}, {"max_seqs", kInt}, {"max_batch_tokens", kInt},
 	{"weights", kWeights}, {"kv_cache", kKVCache}, {"slo_ttft", kDuration}, {"slo_tpot", kDuration},
@@ -168,6 +169,7 @@ type scenarioValues struct {
 	rc     model.Recompute
 	coll   model.Collectives
 	tpo    model.TPOverlap
+	off    model.Offload
 }
 
 // ParseScenario reads a scenario file named name (for messages) against the presets p. Every
@@ -368,7 +370,7 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		}
 		v.links[key] = l
 		return l.ID, true
-	case kMode, kSchedule, kPrecision, kRecompute, kCollectives, kTPOverlap:
+	case kMode, kSchedule, kPrecision, kRecompute, kCollectives, kTPOverlap, kOffload:
 		var (
 			s   fmt.Stringer
 			err error
@@ -389,6 +391,9 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		case kTPOverlap:
 			v.tpo, err = model.ParseTPOverlap(text)
 			s = v.tpo
+		case kOffload:
+			v.off, err = model.ParseOffload(text)
+			s = v.off
 		default:
 			v.rc, err = model.ParseRecompute(text)
 			s = v.rc
@@ -496,7 +501,7 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: v.intOr("chunks", model.DefaultChunks),
 		MicroBatch: sz.MicroBatch, Schedule: v.sched, SequenceParallel: v.bools["sequence_parallel"],
 		Recompute: v.rc, ZeRO: v.ints["zero"], UnfusedAttention: v.bools["unfused_attention"],
-		SerialDP: v.bools["serial_dp"], Collectives: v.coll, EP: v.ints["ep"], TPOverlap: v.tpo}
+		SerialDP: v.bools["serial_dp"], Collectives: v.coll, EP: v.ints["ep"], TPOverlap: v.tpo, Offload: v.off}
 	s.Workload = model.Workload{Mode: v.mode, Seq: v.intOr("seq", model.DefaultSeq), GlobalBatch: sz.Batch,
 		PromptTokens: v.intOr("prompt", model.DefaultPrompt), GenTokens: v.intOr("gen", model.DefaultGen),
 		Requests: sz.Requests, Precision: v.prec, Rate: v.floats["rate"], Concurrency: v.ints["concurrency"],
@@ -621,6 +626,9 @@ func MarshalScenario(s model.Scenario, title string) []byte {
 	add("collectives", l.Collectives.String())
 	if l.TPOverlap != model.TPOverlapNone {
 		add("tp_overlap", l.TPOverlap.String())
+	}
+	if l.Offload != model.OffloadNone {
+		add("offload", l.Offload.String())
 	}
 	add("prompt", w.PromptTokens)
 	add("gen", w.GenTokens)

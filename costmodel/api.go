@@ -65,14 +65,15 @@ type SearchFix struct {
 	HasSchedule bool
 	// The training knobs the user gave keep the base scenario's value; the others are swept:
 	// recompute none, selective and full; sequence parallelism off and on (TP > 1); ZeRO 0–3
-	// (DP > 1); TP overlap none, ring and pipe (TP > 1). Serving has none of them.
-	HasRecompute, HasSequenceParallel, HasZeRO, HasTPOverlap bool
+	// (DP > 1); TP overlap none, ring and pipe (TP > 1); offload none, optimizer,
+	// optimizer+weights, activations. Serving has none of them.
+	HasRecompute, HasSequenceParallel, HasZeRO, HasTPOverlap, HasOffload bool
 }
 
 // KeepKnobs returns f with every training knob kept at the base scenario's value: Search then
 // varies the split alone.
 func (f SearchFix) KeepKnobs() SearchFix {
-	f.HasRecompute, f.HasSequenceParallel, f.HasZeRO, f.HasTPOverlap = true, true, true, true
+	f.HasRecompute, f.HasSequenceParallel, f.HasZeRO, f.HasTPOverlap, f.HasOffload = true, true, true, true, true
 	return f
 }
 

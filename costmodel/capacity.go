@@ -42,8 +42,10 @@ func Capacity(base model.Scenario, models []model.Arch, opt SearchOptions) Capac
 			s.Workload.Mode = mode
 			if mode == model.Infer {
 				// Serving has no backward pass, gradients or optimizer state: training's
-				// recomputation, ZeRO and serial DP change nothing there but the warnings.
+				// recomputation, ZeRO, serial DP, TP overlap and offload change nothing there
+				// but the warnings.
 				s.Layout.Recompute, s.Layout.ZeRO, s.Layout.SerialDP = model.RecomputeNone, 0, false
+				s.Layout.TPOverlap, s.Layout.Offload = model.TPOverlapNone, model.OffloadNone
 			}
 			var c *Candidate
 			if s.Arch == base.Arch && mode == base.Workload.Mode {

@@ -76,6 +76,8 @@ type plan struct {
 	ranks   []rankInfo
 	dpCache []dpMemo
 	sends   []float64
+	// hostCap is one GPU's share of its node's host memory.
+	hostCap float64
 	// Buffers reused by each trainStages and trainInput call on the plan.
 	stBuf []vstage
 	inBuf []float64
@@ -95,6 +97,7 @@ func newPlan(s model.Scenario) *plan {
 	p.m = s.MicroBatches()
 	p.e = s.Workload.Precision.Bytes()
 	p.hw = newHW(s.Cluster.GPU, s.Workload.Precision)
+	p.hostCap = s.Cluster.HostMemory() / float64(max(s.Cluster.NodeSize(), 1))
 	p.layers = splitLayers(s.Arch.Layers, p.p*p.v)
 	gpn := s.Cluster.NodeSize()
 	p.tp = newComms(spanGroup(1, p.t, gpn), s.Cluster)
@@ -300,7 +303,7 @@ func sanitize(r *Report) {
 	}
 	for _, x := range []*float64{&r.StepTime, &r.Breakdown.Compute, &r.Breakdown.Recompute,
 		&r.Breakdown.TPComm, &r.Breakdown.EPComm, &r.Breakdown.PPComm, &r.Breakdown.DPComm, &r.Breakdown.Bubble,
-		&r.Breakdown.Optimizer, &r.BubbleFraction, &r.CommFraction, &r.ModelTFLOPS, &r.HWTFLOPS,
+		&r.Breakdown.Optimizer, &r.Breakdown.Offload, &r.Memory.Host, &r.Memory.HostCapacity, &r.BubbleFraction, &r.CommFraction, &r.ModelTFLOPS, &r.HWTFLOPS,
 		&r.MFU, &r.TokensPerS, &r.Memory.Weights, &r.Memory.Gradients, &r.Memory.Optimizer,
 		&r.Memory.Activations, &r.Memory.KVCache, &r.Memory.Reserved, &r.Memory.Total,
 		&r.Memory.Capacity, &r.Detail.BubbleClosedForm} {
@@ -346,7 +349,7 @@ func (p *plan) layoutSummary() LayoutSummary {
 		sched = "forward"
 	}
 	return LayoutSummary{TP: p.t, PP: p.p, DP: p.d, EP: p.ep, Chunks: p.v, MicroBatch: p.b, MicroBatches: p.m, Schedule: sched,
-		Recompute: p.l.Recompute.String(), SequenceParallel: p.l.SequenceParallel, ZeRO: p.l.ZeRO, TPOverlap: p.l.TPOverlap.String()}
+		Recompute: p.l.Recompute.String(), SequenceParallel: p.l.SequenceParallel, ZeRO: p.l.ZeRO, TPOverlap: p.l.TPOverlap.String(), Offload: p.l.Offload.String()}
 }
 
 // rankLayers is the number of layers each rank holds over all its chunks.

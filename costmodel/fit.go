@@ -8,9 +8,11 @@ import (
 
 // Make it fit: when a scenario does not fit in memory, the fastest single change that makes it
 // fit. The changes tried, each evaluated as it would run: more recomputation, sequence
-// parallelism, a higher ZeRO stage (training); lighter weights or an fp8 KV cache (serving);
+// parallelism, a higher ZeRO stage, offloading activations, the optimizer or the optimizer and
+// the weights to host memory (training); lighter weights or an fp8 KV cache (serving);
 // another split of the same GPUs (Search's fastest layout that fits, the scenario's knobs kept);
-// twice or four times the GPUs (the fastest layout there, the same global batch or requests).
+// and only when none of these fits, twice or four times the GPUs (the fastest layout there, the
+// same global batch or requests): more GPUs cost more than any change on the ones there are.
 
 // FitChange is one change that makes a scenario fit, and what it gives.
 type FitChange struct {
@@ -24,8 +26,8 @@ type FitChange struct {
 // fitGPUFactors are the larger clusters MakeItFit tries.
 var fitGPUFactors = []int{2, 4}
 
-// MakeItFit returns the fastest change that makes s fit, nil when s fits already or no change
-// tried does. s must be valid.
+// MakeItFit returns the fastest change on s's GPUs that makes s fit, or the fastest with more
+// GPUs when none does; nil when s fits already or no change tried does. s must be valid.
 func MakeItFit(s model.Scenario) (*FitChange, error) {
 	r, err := EvaluateFast(s)
 	if err != nil {
@@ -61,6 +63,13 @@ func MakeItFit(s model.Scenario) (*FitChange, error) {
 				try(fmt.Sprintf("ZeRO %d", z), c)
 			}
 		}
+		for _, o := range []model.Offload{model.OffloadActivations, model.OffloadOptimizer, model.OffloadOptimizerWeights} {
+			if o != l.Offload {
+				c := s
+				c.Layout.Offload = o
+				try("offload "+o.String(), c)
+			}
+		}
 	} else {
 		for _, wf := range []string{"fp8", "int4"} {
 			if WeightBytesOf(wf) < w.WeightBytes() {
@@ -91,6 +100,9 @@ func MakeItFit(s model.Scenario) (*FitChange, error) {
 	}
 	if c, ok := split(s); ok {
 		try(layoutName(c.Layout), c)
+	}
+	if best != nil {
+		return best, nil // more GPUs cost more than any change on these
 	}
 	for _, k := range fitGPUFactors {
 		c := s
@@ -123,4 +135,71 @@ func layoutName(l model.Layout) string {
 		out += fmt.Sprintf(", micro-batch %d", l.MicroBatch)
 	}
 	return out
+}
+
+// KnobSaving is what one change of a training knob does to the fullest GPU: its memory after the
+// change, the bytes saved (negative: added) and the step time after it.
+type KnobSaving struct {
+	What     string
+	Memory   float64
+	Saved    float64
+	StepTime float64
+	Fits     bool
+}
+
+// KnobSavings evaluates, for a training scenario, each single change of a memory knob (recompute,
+// sequence parallelism, ZeRO stage, offload) to every value other than the current one that
+// does something here, and says what it saves on the fullest GPU and what it costs in time:
+// the Memory tab's list. Serving has none (nil).
+func KnobSavings(s model.Scenario) ([]KnobSaving, error) {
+	if s.Workload.Mode != model.Train {
+		return nil, nil
+	}
+	r, err := EvaluateFast(s)
+	if err != nil {
+		return nil, err
+	}
+	l := s.Layout
+	var out []KnobSaving
+	add := func(what string, c model.Scenario) {
+		cr, err := EvaluateFast(c)
+		if err != nil {
+			return
+		}
+		out = append(out, KnobSaving{What: what, Memory: cr.Memory.Total, Saved: r.Memory.Total - cr.Memory.Total,
+			StepTime: cr.StepTime, Fits: cr.Memory.Fits})
+	}
+	for rc := model.RecomputeNone; rc <= model.RecomputeFull; rc++ {
+		if rc != l.Recompute {
+			c := s
+			c.Layout.Recompute = rc
+			add("recompute "+rc.String(), c)
+		}
+	}
+	if l.TP > 1 && s.Workload.Seq%l.TP == 0 {
+		c := s
+		c.Layout.SequenceParallel = !l.SequenceParallel
+		what := "SP on"
+		if l.SequenceParallel {
+			what = "SP off"
+		}
+		add(what, c)
+	}
+	if l.DP > 1 {
+		for z := 0; z <= 3; z++ {
+			if z != l.ZeRO {
+				c := s
+				c.Layout.ZeRO = z
+				add(fmt.Sprintf("ZeRO %d", z), c)
+			}
+		}
+	}
+	for o := model.OffloadNone; o <= model.OffloadActivations; o++ {
+		if o != l.Offload {
+			c := s
+			c.Layout.Offload = o
+			add("offload "+o.String(), c)
+		}
+	}
+	return out, nil
 }

@@ -16,7 +16,7 @@ func TestMakeItFit(t *testing.T) {
 	}
 
 	// llama-3-70b on 16 H100s, TP 8 × DP 2: 18 bytes a parameter of Adam's state do not fit;
-	// no knob alone makes them (ZeRO over two replicas halves too little), more GPUs do.
+	// ZeRO over two replicas halves too little; offloading to the host does, on these GPUs.
 	s := scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", 16, 8, 1)
 	r := eval(t, s)
 	if r.Memory.Fits {
@@ -39,6 +39,9 @@ func TestMakeItFit(t *testing.T) {
 		func(c *model.Scenario) { c.Layout.ZeRO = 1 },
 		func(c *model.Scenario) { c.Layout.ZeRO = 2 },
 		func(c *model.Scenario) { c.Layout.ZeRO = 3 },
+		func(c *model.Scenario) { c.Layout.Offload = model.OffloadActivations },
+		func(c *model.Scenario) { c.Layout.Offload = model.OffloadOptimizer },
+		func(c *model.Scenario) { c.Layout.Offload = model.OffloadOptimizerWeights },
 	} {
 		c := s
 		edit(&c)
@@ -46,7 +49,18 @@ func TestMakeItFit(t *testing.T) {
 			t.Errorf("%+v fits in %g s, faster than the change found (%s, %g s)", c.Layout, cr.StepTime, f.What, f.StepTime)
 		}
 	}
+	if f.Scenario.Cluster.GPUs != s.Cluster.GPUs {
+		t.Errorf("%s: more GPUs, though offloading fits on these", f.What)
+	}
 	t.Logf("%s: step %.3g s, %.1f of %.1f GiB", f.What, f.StepTime, f.Memory/model.GiB, f.Capacity/model.GiB)
+
+	// Nothing on one RTX 4090 makes llama-2-70b train (its 16-bit gradients alone are 141 GB):
+	// then, and only then, more GPUs.
+	big := scenario(t, "llama-2-70b", "rtx-4090", "pcie4", 1, 1, 1)
+	big.Cluster.GPUsPerNode, big.Cluster.NICsPerNode = 1, 1
+	if f, err := MakeItFit(big); err != nil || (f != nil && f.Scenario.Cluster.GPUs == 1) {
+		t.Errorf("llama-2-70b on one RTX 4090: %+v, %v", f, err)
+	}
 
 	// Serving llama-2-13b (26 GB in bf16) on one RTX 4090: lighter weights or more GPUs.
 	inf := scenario(t, "llama-2-13b", "rtx-4090", "pcie4", 1, 1, 1)
@@ -56,4 +70,37 @@ func TestMakeItFit(t *testing.T) {
 		t.Fatalf("serving: %+v, %v", f, err)
 	}
 	t.Logf("serving: %s, %.1f of %.1f GiB", f.What, f.Memory/model.GiB, f.Capacity/model.GiB)
+}
+
+// TestKnobSavings: each entry is the change evaluated alone, and what it saves is the
+// difference of the two fullest GPUs; full recompute saves, offloading the optimizer saves
+// 14 B a parameter (TestOffloadOracle), and none of the changes is the current setting.
+func TestKnobSavings(t *testing.T) {
+	s := scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", 16, 8, 1)
+	base := eval(t, s)
+	ks, err := KnobSavings(s)
+	if err != nil || len(ks) < 6 {
+		t.Fatalf("%d savings, %v", len(ks), err)
+	}
+	seen := map[string]KnobSaving{}
+	for _, k := range ks {
+		seen[k.What] = k
+		if !near(k.Saved, base.Memory.Total-k.Memory) {
+			t.Errorf("%s: saved %g, but %g − %g", k.What, k.Saved, base.Memory.Total, k.Memory)
+		}
+	}
+	if _, ok := seen["recompute none"]; ok {
+		t.Error("the current recompute is listed as a change")
+	}
+	if k, ok := seen["recompute full"]; !ok || k.Saved <= 0 || k.StepTime <= base.StepTime {
+		t.Errorf("recompute full: %+v (step before %g s)", k, base.StepTime)
+	}
+	params := base.Detail.Stages[0].ParamsOnGPU
+	if k, ok := seen["offload optimizer"]; !ok || !near(k.Saved, 14*params) {
+		t.Errorf("offload optimizer: %+v, want %g saved", k, 14*params)
+	}
+	s.Workload.Mode = model.Infer
+	if ks, err := KnobSavings(s); err != nil || ks != nil {
+		t.Errorf("serving: %v, %v", ks, err)
+	}
 }

@@ -22,6 +22,8 @@ type LayoutSummary struct {
 	ZeRO             int    `json:"zero"`
 	// TPOverlap is none, ring or pipe: how the TP collectives overlap the GEMMs (training).
 	TPOverlap string `json:"tp_overlap"`
+	// Offload is none, optimizer, optimizer+weights or activations (training).
+	Offload string `json:"offload"`
 }
 
 // Breakdown splits the step time, seconds. Compute, recompute and communication are the
@@ -32,6 +34,9 @@ type Breakdown struct {
 	TPComm    float64 `json:"tp_comm"`
 	PPComm    float64 `json:"pp_comm"`
 	DPComm    float64 `json:"dp_comm"` // exposed (not hidden behind backward)
+	// Offload is the host traffic (streamed weights or activations) the compute does not hide;
+	// the optimizer step on the CPU is Optimizer.
+	Offload   float64 `json:"offload"`
 	EPComm    float64 `json:"ep_comm"` // expert-parallel all-to-all
 	Bubble    float64 `json:"bubble"`
 	Optimizer float64 `json:"optimizer"`
@@ -89,7 +94,11 @@ type Memory struct {
 	Reserved    float64 `json:"reserved"`
 	Total       float64 `json:"total"`
 	Capacity    float64 `json:"capacity"`
-	Fits        bool    `json:"fits"`
+	// Host is what offloading keeps in host memory for this GPU, HostCapacity its share of the
+	// node's host memory; Fits needs both to fit.
+	Host         float64 `json:"host"`
+	HostCapacity float64 `json:"host_capacity"`
+	Fits         bool    `json:"fits"`
 	// Stage is the pipeline rank this GPU belongs to.
 	Stage int `json:"stage"`
 }

@@ -123,6 +123,9 @@ func inferenceWarnings(l model.Layout) []string {
 	if l.SerialDP {
 		w = append(w, "serial DP has no effect in inference: there are no gradients to all-reduce; turn serial DP off")
 	}
+	if l.Offload != model.OffloadNone {
+		w = append(w, fmt.Sprintf("offload %s has no effect in inference: it moves training state (optimizer, weights, activations for the backward) to the host; serving keeps its weights and KV cache on the GPU; set it to none", l.Offload))
+	}
 	if l.TPOverlap != model.TPOverlapNone {
 		w = append(w, fmt.Sprintf("TP overlap %s has no effect in inference: it is training's GEMM tiling (Megatron, Transformer Engine); the engines' all-reduce is modelled on its own (collectives); set it to none", l.TPOverlap))
 	}

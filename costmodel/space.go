@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/splitscope/splitscope/costmodel/schedule"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -26,10 +27,11 @@ type knobs struct {
 	sp   bool
 	zero int
 	tpo  model.TPOverlap
+	off  model.Offload
 }
 
 func (k knobs) apply(l *model.Layout) {
-	l.Recompute, l.SequenceParallel, l.ZeRO, l.TPOverlap = k.rc, k.sp, k.zero, k.tpo
+	l.Recompute, l.SequenceParallel, l.ZeRO, l.TPOverlap, l.Offload = k.rc, k.sp, k.zero, k.tpo, k.off
 }
 
 // knobValues are the values Search tries for each knob on one split.
@@ -38,9 +40,12 @@ type knobValues struct {
 	sps   []bool
 	zeros []int
 	tpos  []model.TPOverlap
+	offs  []model.Offload
 }
 
-func (kv knobValues) size() int { return len(kv.rcs) * len(kv.sps) * len(kv.zeros) * len(kv.tpos) }
+func (kv knobValues) size() int {
+	return len(kv.rcs) * len(kv.sps) * len(kv.zeros) * len(kv.tpos) * len(kv.offs)
+}
 
 // knobsFor lists the knob values worth trying on a split with TP t and DP d: the fixed ones
 // keep base's value; sequence parallelism needs TP > 1 and a sequence TP divides; TP overlap
@@ -49,7 +54,8 @@ func (kv knobValues) size() int { return len(kv.rcs) * len(kv.sps) * len(kv.zero
 // values stay.
 func knobsFor(base model.Scenario, fix SearchFix, t, d int) knobValues {
 	l := base.Layout
-	kv := knobValues{rcs: []model.Recompute{l.Recompute}, sps: []bool{l.SequenceParallel}, zeros: []int{l.ZeRO}, tpos: []model.TPOverlap{l.TPOverlap}}
+	kv := knobValues{rcs: []model.Recompute{l.Recompute}, sps: []bool{l.SequenceParallel}, zeros: []int{l.ZeRO}, tpos: []model.TPOverlap{l.TPOverlap},
+		offs: []model.Offload{l.Offload}}
 	if base.Workload.Mode == model.Infer {
 		return kv
 	}
@@ -68,6 +74,9 @@ func knobsFor(base model.Scenario, fix SearchFix, t, d int) knobValues {
 			kv.zeros = []int{0, 1, 2, 3}
 		}
 	}
+	if !fix.HasOffload {
+		kv.offs = []model.Offload{model.OffloadNone, model.OffloadOptimizer, model.OffloadOptimizerWeights, model.OffloadActivations}
+	}
 	if !fix.HasTPOverlap {
 		kv.tpos = []model.TPOverlap{model.TPOverlapNone}
 		probe := base.Layout
@@ -81,13 +90,16 @@ func knobsFor(base model.Scenario, fix SearchFix, t, d int) knobValues {
 
 // SearchCounts says how much of the space Search covered and how: every configuration of a
 // valid split (knob settings included) is either evaluated with the closed-form step time,
-// pruned because its memory (computed first, without any time) does not fit, or pruned as
-// dominated: never faster than another setting of the same split while using no less memory.
+// pruned because its memory (computed first, without any time) does not fit, pruned as
+// dominated (never faster than another setting of the same split while using no less memory),
+// or pruned by its bound (the pipeline's makespan and the optimizer step after it, already
+// slower than the split's best).
 type SearchCounts struct {
 	Space        int `json:"space"`
 	Evaluated    int `json:"evaluated"`
 	PrunedMemory int `json:"pruned_memory"`
 	Dominated    int `json:"pruned_dominated"`
+	PrunedBound  int `json:"pruned_bound"`
 	// Simulated is how many of the best were then simulated op by op and ranked again.
 	Simulated int `json:"simulated"`
 }
@@ -97,6 +109,7 @@ func (c *SearchCounts) add(o SearchCounts) {
 	c.Evaluated += o.Evaluated
 	c.PrunedMemory += o.PrunedMemory
 	c.Dominated += o.Dominated
+	c.PrunedBound += o.PrunedBound
 	c.Simulated += o.Simulated
 }
 
@@ -118,7 +131,7 @@ type variantScore struct {
 // (step time, or memory for ObjMemory; ties to less memory, then to the first setting tried).
 func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 	n := kv.size()
-	first := knobs{kv.rcs[0], kv.sps[0], kv.zeros[0], kv.tpos[0]}
+	first := knobs{kv.rcs[0], kv.sps[0], kv.zeros[0], kv.tpos[0], kv.offs[0]}
 	first.apply(&s.Layout)
 	if n == 1 {
 		c, err := estimateCandidate(s)
@@ -134,6 +147,7 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 	}
 	p := newPlan(s)
 	stages := make([]StageDetail, p.p)
+	params := paramTable{p: p, rows: map[knobs][]paramBytes{}}
 	counts := SearchCounts{Space: n}
 	var best, least variantScore
 	better := func(a, b variantScore) bool {
@@ -149,35 +163,45 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 		}
 		return a.mem < b.mem
 	}
-	fits := make([]int, 0, len(kv.zeros))
+	// fits are the (ZeRO, offload) pairs of one (recompute, SP) pair whose memory fits.
+	type state struct {
+		zero int
+		off  model.Offload
+	}
+	fits := make([]state, 0, len(kv.zeros)*len(kv.offs))
+	nTPO, nOff := len(kv.tpos), len(kv.offs)
 	for _, sp := range kv.sps {
 		for _, rc := range kv.rcs {
 			// Selective recompute redoes the attention core to drop its s×s scores; with fused
 			// attention (nothing of them is kept) it keeps the same activations as none and
-			// only adds work, so none dominates it.
-			if rc == model.RecomputeSelective && !s.Layout.UnfusedAttention && slices.Contains(kv.rcs, model.RecomputeNone) {
-				counts.Dominated += len(kv.zeros) * len(kv.tpos)
-				continue
-			}
+			// only adds work, so none dominates it, unless the offload streams (below).
+			slowRC := rc == model.RecomputeSelective && !s.Layout.UnfusedAttention && slices.Contains(kv.rcs, model.RecomputeNone)
 			p.l.Recompute, p.l.SequenceParallel = rc, sp
 			fits = fits[:0]
 			for _, z := range kv.zeros {
 				// ZeRO 2 adds the gradients' sharding to ZeRO 1's at no communication cost
 				// (both reduce-scatter the gradients and all-gather the weights).
 				if z == 1 && slices.Contains(kv.zeros, 2) {
-					counts.Dominated += len(kv.tpos)
+					counts.Dominated += nTPO * nOff
 					continue
 				}
 				p.l.ZeRO = z
-				mem := p.peakMemory(stages) // the TP overlap changes no memory
-				if v := (variantScore{k: knobs{rc, sp, z, kv.tpos[0]}, mem: mem, ok: true}); !least.ok || mem < least.mem {
-					least = v
+				for _, off := range kv.offs {
+					if slowRC && !streams(off) {
+						counts.Dominated += nTPO
+						continue
+					}
+					p.l.Offload = off
+					mem, fit := p.peakMemory(params.get(z, off)) // the TP overlap changes no memory
+					if v := (variantScore{k: knobs{rc, sp, z, kv.tpos[0], off}, mem: mem, ok: true}); !least.ok || mem < least.mem {
+						least = v
+					}
+					if !fit {
+						counts.PrunedMemory += nTPO
+						continue
+					}
+					fits = append(fits, state{z, off})
 				}
-				if mem > p.c.GPU.MemoryBytes {
-					counts.PrunedMemory += len(kv.tpos)
-					continue
-				}
-				fits = append(fits, z)
 			}
 			if len(fits) == 0 {
 				continue
@@ -185,22 +209,36 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 			for _, tpo := range kv.tpos {
 				// The ring overlap hides each exchange tile but the first behind a GEMM tile;
 				// none hides nothing and pipe exposes one more tile: at the same memory,
-				// neither is ever faster (tpExposed), so ring dominates them.
-				if tpo != model.TPOverlapRing && slices.Contains(kv.tpos, model.TPOverlapRing) {
-					counts.Dominated += len(fits)
-					continue
-				}
-				p.l.TPOverlap = tpo
-				st, _ := p.trainStages()
-				res, err := p.runTrain(p.trainInput(st, false), modeEstimate)
-				if err != nil {
-					continue
-				}
-				for _, z := range fits {
-					p.l.ZeRO = z
+				// neither is ever faster (tpExposed), so ring dominates them, unless the
+				// offload streams.
+				slowTPO := tpo != model.TPOverlapRing && slices.Contains(kv.tpos, model.TPOverlapRing)
+				var st []vstage
+				var res schedule.Result
+				built := false
+				for _, f := range fits {
+					if slowTPO && !streams(f.off) {
+						counts.Dominated++
+						continue
+					}
+					if !built {
+						p.l.TPOverlap = tpo
+						st, _ = p.trainStages()
+						r, err := p.runTrain(p.trainInput(st, false), modeEstimate)
+						if err != nil {
+							break
+						}
+						res, built = r, true
+					}
+					p.l.ZeRO, p.l.Offload = f.zero, f.off
+					// The step is at least the pipeline's makespan and the optimizer after it:
+					// a setting whose bound is already slower than the best cannot win.
+					if obj != ObjMemory && best.ok && res.Makespan+p.optimizerSeconds() > best.step {
+						counts.PrunedBound++
+						continue
+					}
 					tail := p.trainTail(st, res, stages)
 					counts.Evaluated++
-					v := variantScore{k: knobs{rc, sp, z, tpo}, step: tail.stepEnd + tail.optimizer, mem: stages[tail.full].Memory.Total, ok: true}
+					v := variantScore{k: knobs{rc, sp, f.zero, tpo, f.off}, step: tail.stepEnd + tail.optimizer, mem: stages[tail.full].Memory.Total, ok: true}
 					if better(v, best) {
 						best = v
 					}
@@ -222,19 +260,53 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 	return splitOutcome{cand: candidateOf(s, r, err), counts: counts}
 }
 
-// peakMemory fills every rank's memory under the schedule's known in-flight counts (no time
-// computed) and returns the fullest GPU's.
-func (p *plan) peakMemory(stages []StageDetail) float64 {
+// streams says whether an offload moves data beside the compute (weights streamed in,
+// activations out and back): there, more compute hides more of it, so a slower setting of the
+// recompute or the TP overlap can finish no later, and neither is dominated.
+func streams(off model.Offload) bool {
+	return off == model.OffloadOptimizerWeights || off == model.OffloadActivations
+}
+
+// peakMemory is the fullest GPU's memory under the schedule's known in-flight counts (no time
+// computed), and whether every rank fits (GPU and host memory): rankMemory's sums, from each
+// rank's parameter state under the plan's ZeRO stage and offload (params, paramMemory's, which
+// Search computes once per split and setting) and its activations under the plan's recompute
+// and sequence parallelism.
+func (p *plan) peakMemory(params []paramBytes) (peak float64, fits bool) {
 	sched := p.simSchedule()
-	ranks := p.rankInfos()
-	peak := 0.0
-	for rk := range stages {
-		sd := &stages[rk]
-		*sd = StageDetail{Layers: ranks[rk].layers, Embedding: rk == 0, Logits: rk == p.p-1, InFlight: p.estimateInFlight(rk, sched)}
-		p.rankMemory(rk, sd)
-		peak = max(peak, sd.Memory.Total)
+	gpuCap, reserve := p.c.GPU.MemoryBytes, p.s.ReserveBytes
+	fits = true
+	var rs rankState
+	for rk, ri := range p.rankInfos() {
+		act, actHost := p.actMemory(ri, p.estimateInFlight(rk, sched), &rs)
+		act += p.logitsBytes(rk)
+		ps := params[rk]
+		total := ps.w + ps.g + ps.o + act + 0 + reserve // as plan.memory adds them
+		peak = max(peak, total)
+		fits = fits && total <= gpuCap && ps.host+actHost <= p.hostCap
 	}
-	return peak
+	return peak, fits
+}
+
+// paramTable is every rank's paramMemory under ZeRO stage and offload, each computed once.
+type paramTable struct {
+	p    *plan
+	rows map[knobs][]paramBytes
+}
+
+func (t *paramTable) get(zero int, off model.Offload) []paramBytes {
+	k := knobs{zero: zero, off: off}
+	if r, ok := t.rows[k]; ok {
+		return r
+	}
+	t.p.l.ZeRO, t.p.l.Offload = zero, off // paramMemory reads these two knobs only
+	ranks := t.p.rankInfos()
+	r := make([]paramBytes, len(ranks))
+	for i, ri := range ranks {
+		r[i] = t.p.paramMemory(ri)
+	}
+	t.rows[k] = r
+	return r
 }
 
 // estimateCandidate evaluates s with the closed form and says whether it is feasible, and why

@@ -39,7 +39,9 @@ func allKnobs(s model.Scenario) []knobs {
 					if tpo != model.TPOverlapNone && !tpOverlapApplies(l, s.Cluster, s.Workload.Mode) {
 						continue
 					}
-					out = append(out, knobs{rc, sp, z, tpo})
+					for _, off := range []model.Offload{model.OffloadNone, model.OffloadOptimizer, model.OffloadOptimizerWeights, model.OffloadActivations} {
+						out = append(out, knobs{rc, sp, z, tpo, off})
+					}
 				}
 			}
 		}
@@ -89,7 +91,7 @@ func TestSearchKnobsMatchBruteForce(t *testing.T) {
 				}
 			}
 			n := res.Counts
-			if n.Space != space || n.Evaluated+n.PrunedMemory+n.Dominated != n.Space {
+			if n.Space != space || n.Evaluated+n.PrunedMemory+n.Dominated+n.PrunedBound != n.Space {
 				t.Errorf("counts %+v: brute force has %d configurations", n, space)
 			}
 			if n.PrunedMemory == 0 || n.Dominated == 0 || n.Evaluated == 0 {

@@ -153,6 +153,52 @@ type trainTailResult struct {
 	full      int     // the rank with the fullest GPU
 	// The DP gradient sync of the rank with the most of it: bytes, seconds, seconds exposed.
 	dpBytes, dpS, dpExposed float64
+	// offload is the most PCIe streaming (weights, activations) a rank's busy time does not
+	// hide.
+	offload float64
+}
+
+// optimizerSeconds is the optimizer step after the pipeline, set by the GPU with the most
+// parameters: one fused AdamW pass over its (ZeRO-sharded) parameters on the GPU, or with the
+// optimizer offloaded the node's CPU-Adam over its GPUs' shards and the updated weights' return
+// over PCIe. It depends on the ZeRO stage and the offload alone, so Search bounds a setting's
+// step with it before any other work.
+func (p *plan) optimizerSeconds() float64 {
+	most := 0.0
+	for _, ri := range p.rankInfos() {
+		if p.l.Offload.Optimizer() {
+			most = max(most, p.hostParams(ri))
+		} else {
+			most = max(most, ri.params)
+		}
+	}
+	if !p.l.Offload.Optimizer() {
+		if p.l.ZeRO >= 1 {
+			most /= float64(p.d)
+		}
+		return p.hw.time(kernel{bytes: most * adamTrafficPerParam})
+	}
+	step := most * float64(max(p.c.NodeSize(), 1)) / cpuAdamParamsPerS
+	if p.l.Offload == model.OffloadOptimizer {
+		step += p.hostSeconds(most * p.trainWeightBytes())
+	}
+	return step
+}
+
+// hostParams is the parameters of a rank whose optimizer step one GPU runs: its ZeRO-1 shard.
+func (p *plan) hostParams(ri rankInfo) float64 {
+	if p.l.ZeRO >= 1 {
+		return ri.dense/float64(p.d) + ri.expert/float64(max(p.d/p.ep, 1))
+	}
+	return ri.dense + ri.expert
+}
+
+// trainWeightBytes is the bytes of one weight (and of one gradient) in the training format.
+func (p *plan) trainWeightBytes() float64 {
+	if p.s.Workload.Precision == model.FP32 {
+		return 4
+	}
+	return bytesWeights16
 }
 
 // dpMemo is a rank's DP gradient sync and ZeRO-3 weight gathers, by its parameters and the
@@ -209,7 +255,8 @@ func (p *plan) trainTail(st []vstage, res schedule.Result, stages []StageDetail)
 		}
 		sd.Busy = res.Busy[rk]
 		sd.InFlight = res.PeakInFlight[rk]
-		dense, expert := p.rankMemory(rk, sd)
+		rs := p.rankMemory(rk, sd)
+		dense, expert := rs.dense, rs.expert
 
 		// Gradient sync over DP: all-reduce of fp32 gradients (ZeRO: reduce-scatter, then an
 		// all-gather of the updated 16-bit weights). It overlaps the last micro-batch's backward
@@ -227,12 +274,22 @@ func (p *plan) trainTail(st []vstage, res schedule.Result, stages []StageDetail)
 		}
 		// What the backward hides still slows it by the SMs the collective takes.
 		u := p.dp.overlapSlowdown()
-		exposed := max(dpT-window, 0) + u*min(dpT, window)
+		// Offload: the gradients go down after the sync, in the same window; the streamed
+		// weights or activations hide behind the busy time (DMA engines: no SMs taken).
+		stream, down := p.offloadTimes(rs)
+		exposed := max(dpT+down-window, 0) + u*min(dpT, window)
+		// ZeRO-3's gathers (over the DP links) and the offload stream (over PCIe) run beside the
+		// compute at once, on different links: the one the busy time hides least sets what
+		// sticks out, not their sum.
+		hidden := 0.0
 		if gather := memo.gather; gather > 0 {
 			busy := max(sd.Busy-window, 0)
-			exposed += max(gather-busy, 0) + u*min(gather, busy)
+			hidden = max(gather-busy, 0) + u*min(gather, busy)
 			dpT += gather
 		}
+		offExposed := max(max(stream-sd.Busy, 0)-hidden, 0) // what the offload adds
+		exposed += hidden + offExposed
+		out.offload = max(out.offload, offExposed)
 		finish := res.Makespan
 		if rk < len(res.Finish) {
 			finish = res.Finish[rk]
@@ -250,37 +307,94 @@ func (p *plan) trainTail(st []vstage, res schedule.Result, stages []StageDetail)
 	}
 	out.stepEnd = max(out.stepEnd, res.Makespan)
 
-	// Optimizer: one fused AdamW pass over each GPU's (ZeRO-sharded) parameters; the GPU with the
-	// most sets the time.
-	optParams := 0.0
-	for rk := range stages {
-		optParams = max(optParams, stages[rk].ParamsOnGPU)
-	}
-	if p.l.ZeRO >= 1 {
-		optParams /= float64(p.d)
-	}
-	out.optimizer = p.hw.time(kernel{bytes: optParams * adamTrafficPerParam})
+	out.optimizer = p.optimizerSeconds()
 	return out
 }
 
-// rankMemory fills a rank's parameters and memory (sd's Layers and InFlight set) and returns
-// its dense and expert parameters per GPU.
-func (p *plan) rankMemory(rk int, sd *StageDetail) (dense, expert float64) {
+// rankState is what a rank's memory leaves for its time: its dense and expert parameters per
+// GPU, and for offloading the parameters whose optimizer step it runs (its ZeRO-1 shard), the
+// 16-bit weight bytes a pass streams in, and one micro-batch's activation bytes.
+type rankState struct {
+	dense, expert float64
+	hostParams    float64
+	weights       float64
+	actMicro      float64
+}
+
+// rankMemory fills a rank's parameters and memory (sd's Layers and InFlight set), the GPU's and,
+// with offload, the host's.
+func (p *plan) rankMemory(rk int, sd *StageDetail) rankState {
 	ri := p.rankInfos()[rk]
 	sd.ParamsOnGPU, sd.LayerParams = ri.params, ri.layerParams
-	dense, expert = ri.dense, ri.expert
-	w, g, o := paramState(dense, p.s.Workload.Precision, p.l.ZeRO, p.d)
-	we, ge, oe := paramState(expert, p.s.Workload.Precision, p.l.ZeRO, p.d/p.ep)
-	w, g, o = w+we, g+ge, o+oe
-	perChunk := float64(sd.Layers) / float64(p.v)
-	act := float64(sd.InFlight) * perChunk * p.layerActBytes()
+	ps := p.paramMemory(ri)
+	rs := ps.rankState
+	act, actHost := p.actMemory(ri, sd.InFlight, &rs)
 	sd.LayerActBytes = act
-	if sd.Logits {
-		act += float64(p.b) * float64(p.s.Workload.Seq) * float64(p.a.Vocab) / float64(p.t) * 4 // fp32 logits of one micro-batch
-	}
+	act += p.logitsBytes(rk)
 	sd.PeakActBytes = act
-	sd.Memory = p.memory(rk, w, g, o, act, 0)
-	return dense, expert
+	sd.Memory = p.memory(rk, ps.w, ps.g, ps.o, act, 0)
+	sd.Memory.Host, sd.Memory.HostCapacity = ps.host+actHost, p.hostCap
+	sd.Memory.Fits = sd.Memory.Fits && sd.Memory.Host <= sd.Memory.HostCapacity
+	return rs
+}
+
+// paramBytes is a rank's parameter state on one GPU under the plan's ZeRO stage and offload:
+// weights, gradients and optimizer state on the GPU, bytes on the host.
+type paramBytes struct {
+	w, g, o, host float64
+	rankState
+}
+
+// paramMemory is a rank's parameter state (it depends on the ZeRO stage and the offload only).
+func (p *plan) paramMemory(ri rankInfo) paramBytes {
+	out := paramBytes{rankState: rankState{dense: ri.dense, expert: ri.expert}}
+	prec, zero, de := p.s.Workload.Precision, p.l.ZeRO, p.d/p.ep
+	off := p.l.Offload
+	w, g, o := paramState(ri.dense, prec, zero, p.d)
+	we, ge, oe := paramState(ri.expert, prec, zero, de)
+	w, g, o = w+we, g+ge, o+oe
+	host := 0.0
+	if off.Optimizer() {
+		wd, gd, hd := offloadedState(ri.dense, prec, zero, p.d)
+		we, ge, he := offloadedState(ri.expert, prec, zero, de)
+		w, g, o, host = wd+we, gd+ge, 0, hd+he
+		out.hostParams = p.hostParams(ri)
+	}
+	out.weights = w
+	if off == model.OffloadOptimizerWeights {
+		// Two layers (or the embedding, or the logits, if larger) on the GPU at a time.
+		perLayer := 0.0
+		if ri.layers > 0 {
+			perLayer = ri.layerParams / float64(ri.layers)
+		}
+		working := 2 * max(perLayer, ri.params-ri.layerParams) * w / max(ri.params, 1)
+		host += w
+		w = min(w, working)
+	}
+	out.w, out.g, out.o, out.host = w, g, o, host
+	return out
+}
+
+// actMemory is the activations a rank keeps for the backward on the GPU and on the host, with
+// inFlight micro-batches in flight (it depends on the recompute, sequence parallelism and the
+// offload); it sets rs.actMicro.
+func (p *plan) actMemory(ri rankInfo, inFlight int, rs *rankState) (gpu, host float64) {
+	perLayer := p.layerActBytes()
+	gpu = float64(inFlight) * float64(ri.layers) / float64(p.v) * perLayer
+	rs.actMicro = float64(ri.layers) * perLayer
+	if p.l.Offload == model.OffloadActivations {
+		host = gpu
+		gpu = min(gpu, 2*perLayer)
+	}
+	return gpu, host
+}
+
+// logitsBytes is the fp32 logits of one micro-batch the last rank holds.
+func (p *plan) logitsBytes(rk int) float64 {
+	if rk != p.p-1 {
+		return 0
+	}
+	return float64(p.b) * float64(p.s.Workload.Seq) * float64(p.a.Vocab) / float64(p.t) * 4
 }
 
 // rankInfo is what one pipeline rank holds whatever the knobs: its layers and the parameters
@@ -458,7 +572,8 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	bd := Breakdown{
 		Compute: comp * m, Recompute: recomp * m, TPComm: tpc * m, EPComm: epc * m,
 		PPComm:    min(ppExposed, max(res.Makespan-busy, 0)),
-		DPComm:    stepEnd - res.Makespan,
+		Offload:   tail.offload,
+		DPComm:    max(stepEnd-res.Makespan-tail.offload, 0),
 		Optimizer: optimizer,
 	}
 	bd.Bubble = max(res.Makespan-busy-bd.PPComm, 0)

@@ -151,6 +151,33 @@ func ParseTPOverlap(s string) (TPOverlap, error) {
 	return TPOverlap(i), err
 }
 
+// Offload says what training keeps in host memory instead of the GPU's, moved over the GPU's
+// PCIe link (ZeRO-Offload and ZeRO-Infinity in DeepSpeed): the optimizer (fp32 master weights,
+// Adam's moments and gradients, the AdamW step run by the CPU), that and the 16-bit weights
+// (streamed in for every forward and backward), or the activations kept for the backward.
+type Offload int
+
+// Offload modes.
+const (
+	OffloadNone Offload = iota
+	OffloadOptimizer
+	OffloadOptimizerWeights
+	OffloadActivations
+)
+
+var offloadNames = []string{"none", "optimizer", "optimizer+weights", "activations"}
+
+func (o Offload) String() string { return enumName(offloadNames, int(o)) }
+
+// ParseOffload reads "none", "optimizer", "optimizer+weights" or "activations".
+func ParseOffload(s string) (Offload, error) {
+	i, err := parseEnum("offload", offloadNames, s)
+	return Offload(i), err
+}
+
+// Optimizer says whether the optimizer state and step live on the host.
+func (o Offload) Optimizer() bool { return o == OffloadOptimizer || o == OffloadOptimizerWeights }
+
 // LinkKind is the family of an interconnect.
 type LinkKind int
 

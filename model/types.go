@@ -129,9 +129,12 @@ type GPU struct {
 	// cards do.
 	NoP2P bool `json:"no_p2p,omitempty"`
 	// FP4 says the GPU has FP4 tensor cores (Blackwell's fifth generation).
-	FP4      bool    `json:"fp4,omitempty"`
-	TDPWatts float64 `json:"tdp_watts,omitempty"`
-	Source   string  `json:"source,omitempty"`
+	FP4 bool `json:"fp4,omitempty"`
+	// HostBandwidth is what the GPU's PCIe link to host memory moves, bytes/s each way (its
+	// pcie_link preset's bandwidth × efficiency): what offloading pays.
+	HostBandwidth float64 `json:"host_bandwidth_bps,omitempty"`
+	TDPWatts      float64 `json:"tdp_watts,omitempty"`
+	Source        string  `json:"source,omitempty"`
 }
 
 // Peak is the dense peak FLOP/s in a precision; FP8 falls back to BF16 on GPUs without it.
@@ -231,6 +234,9 @@ type Cluster struct {
 	Intra       Link `json:"intra"`         // between GPUs of one node
 	Inter       Link `json:"inter"`         // between nodes, per NIC
 	NICsPerNode int  `json:"nics_per_node"` // NICs of the Inter link each node has
+	// HostMemoryBytes is one node's host memory, what offloading may fill (0: DefaultHostMemoryPerGPU
+	// for each GPU of the node).
+	HostMemoryBytes float64 `json:"host_memory_bytes,omitempty"`
 }
 
 // IntraLink is the link between two GPUs of a node as their traffic sees it: Intra, staged
@@ -241,6 +247,19 @@ func (c Cluster) IntraLink() Link {
 		l.Staged = true
 	}
 	return l
+}
+
+// DefaultHostMemoryPerGPU is the host memory a node has per GPU when the cluster does not say:
+// 256 GiB, a DGX H100's 2 TiB over its 8 GPUs (NVIDIA's DGX H100 datasheet; DGX A100 has 1 or 2
+// TiB for 8, workstations less).
+const DefaultHostMemoryPerGPU = 256 * GiB
+
+// HostMemory is one node's host memory.
+func (c Cluster) HostMemory() float64 {
+	if c.HostMemoryBytes > 0 {
+		return c.HostMemoryBytes
+	}
+	return DefaultHostMemoryPerGPU * float64(max(c.NodeSize(), 1))
 }
 
 // Nodes is the number of nodes the GPUs occupy.
@@ -269,6 +288,8 @@ type Layout struct {
 	ZeRO             int       `json:"zero"` // 0..3: how much of the optimizer/gradients/weights DP shards
 	// TPOverlap hides the TP collectives behind the GEMMs beside them (training).
 	TPOverlap TPOverlap `json:"tp_overlap,omitempty"`
+	// Offload keeps training state or activations in host memory (training).
+	Offload Offload `json:"offload,omitempty"`
 	// Software generation. The zero value is today's frameworks; Megatron-LM as of 2021
 	// (Narayanan et al.) materialised the s×s attention scores and all-reduced gradients after
 	// the whole backward.

@@ -284,6 +284,9 @@ func (s Scenario) Validate() error {
 			c.add("ep", l.EP, "must divide the experts (%d): one of %s", s.Arch.Experts, joinInts(Divisors(s.Arch.Experts)))
 		}
 	}
+	if l.Offload < OffloadNone || l.Offload > OffloadActivations {
+		c.add("offload", int(l.Offload), "must be one of %s", strings.Join(offloadNames, ", "))
+	}
 	if l.TPOverlap < TPOverlapNone || l.TPOverlap > TPOverlapPipe {
 		c.add("tp-overlap", int(l.TPOverlap), "must be one of %s", strings.Join(tpOverlapNames, ", "))
 	}

@@ -63,6 +63,7 @@ type resultMsg struct {
 	s      model.Scenario
 	report costmodel.Report
 	toFit  *costmodel.FitChange // when the report does not fit
+	knobs  []costmodel.KnobSaving
 	err    error
 }
 
@@ -247,10 +248,14 @@ func evaluate(rev int, s model.Scenario) tea.Cmd {
 		}()
 		r, err := costmodel.Evaluate(s)
 		var toFit *costmodel.FitChange
+		var knobs []costmodel.KnobSaving
 		if err == nil && !r.Memory.Fits {
 			toFit, _ = costmodel.MakeItFit(s) // none found is nil, as is an error: the footer says so
 		}
-		return resultMsg{rev: rev, s: s, report: r, toFit: toFit, err: err}
+		if err == nil {
+			knobs, _ = costmodel.KnobSavings(s) // the Memory tab's list; none on an error
+		}
+		return resultMsg{rev: rev, s: s, report: r, toFit: toFit, knobs: knobs, err: err}
 	}
 }
 
@@ -293,7 +298,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.evalErr = nil
-		m.data = common.Data{Scenario: msg.s, Report: msg.report, ToFit: msg.toFit}
+		m.data = common.Data{Scenario: msg.s, Report: msg.report, ToFit: msg.toFit, Knobs: msg.knobs}
 		m.hasData = true
 		for _, p := range m.panes {
 			p.SetData(m.data)

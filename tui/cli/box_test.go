@@ -492,7 +492,17 @@ func TestReportCapacity(t *testing.T) {
 			t.Errorf("report --capacity --json lacks %s", path)
 		}
 	}
-	// llama-3-70b does not train on 8 H100s in any layout: best is null, not absent.
+	// llama-3-70b trains on 8 H100s only with its optimizer (and weights) on the host.
+	if off, ok := lookup(doc, "capacity.best.layout.offload"); !ok || off == "none" {
+		t.Errorf("capacity.best.layout.offload = %v, want an offload", off)
+	}
+	// llama-3.1-405b does not train there in any layout, even offloaded (911 GB of host memory
+	// a GPU): best is null, not absent.
+	code, out, _ = runArgs(t, "report", "--gpus", "8", "--model", "llama-3.1-405b", "--capacity", "--json")
+	doc = nil
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil {
+		t.Fatalf("--json: exit %d\n%s", code, out)
+	}
 	if b, ok := lookup(doc, "capacity.best"); !ok || b != nil {
 		t.Errorf("capacity.best = %v, want null", b)
 	}

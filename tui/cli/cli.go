@@ -238,7 +238,7 @@ After the ranking comes the Pareto front of step time (time to serve every reque
 inference) against memory per GPU: the feasible layouts that no other layout beats on both,
 then the warnings that hold for every layout tried. With --json: {"candidates":[report +
 "feasible" + "reason", …], "pareto":[…], "warnings":[…], "counts":{"space", "evaluated",
-"pruned_memory", "pruned_dominated", "simulated"}}, the --top feasible candidates best first, then
+"pruned_memory", "pruned_dominated", "pruned_bound", "simulated"}}, the --top feasible candidates best first, then
 every infeasible one; "pareto" holds the front, fastest first, as the same objects.`,
 		Example: `  splitscope search --model llama-2-70b --gpu l40s --intra pcie4
   splitscope search --gpus 64 --objective throughput --top 5 --json

@@ -236,6 +236,7 @@ func (f *scenarioFlags) searchFix(s model.Scenario) (costmodel.SearchFix, error)
 	fix.HasSequenceParallel = f.typedFlag("sequence-parallel") && !f.sequenceParallel.auto
 	fix.HasZeRO = f.typedFlag("zero") && !f.zero.auto
 	fix.HasTPOverlap = f.typedFlag("tp-overlap") && !isAuto(f.tpOverlap)
+	fix.HasOffload = f.typedFlag("offload") && !isAuto(f.offload)
 	if len(errs) > 0 {
 		return fix, errs
 	}

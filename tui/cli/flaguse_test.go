@@ -161,6 +161,7 @@ type searchDoc struct {
 		Space, Evaluated int
 		PrunedMemory     int `json:"pruned_memory"`
 		Dominated        int `json:"pruned_dominated"`
+		Bound            int `json:"pruned_bound"`
 	} `json:"counts"`
 }
 
@@ -187,7 +188,7 @@ func TestSearchKnobsTypedOrAuto(t *testing.T) {
 		t.Errorf("auto knobs: the feasible candidates use only %v", seen)
 	}
 	if swept.Counts.Space <= fixed.Counts.Space || swept.Counts.Space != plain.Counts.Space ||
-		swept.Counts.Evaluated+swept.Counts.PrunedMemory+swept.Counts.Dominated != swept.Counts.Space {
+		swept.Counts.Evaluated+swept.Counts.PrunedMemory+swept.Counts.Dominated+swept.Counts.Bound != swept.Counts.Space {
 		t.Errorf("counts: fixed %+v, auto %+v, not typed %+v", fixed.Counts, swept.Counts, plain.Counts)
 	}
 	for _, args := range [][]string{{"report", "--zero", "auto"}, {"report", "--recompute", "auto"}, {"report", "--sequence-parallel=auto", "--json"}} {

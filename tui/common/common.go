@@ -25,6 +25,8 @@ type Data struct {
 	// ToFit is, when the scenario does not fit, the fastest single change that makes it fit (nil
 	// when none of those tried does, or when it fits).
 	ToFit *costmodel.FitChange
+	// Knobs is what each single change of a memory knob does to the fullest GPU (training).
+	Knobs []costmodel.KnobSaving
 }
 
 // RowKind says which contender of the Compare tab a row stands for.

@@ -4,19 +4,22 @@
 package memory
 
 import (
+	"cmp"
 	"fmt"
-	"github.com/charmbracelet/x/ansi"
-	"github.com/splitscope/splitscope/tui/static"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/static"
 	"github.com/splitscope/splitscope/tui/theme"
 )
 
@@ -126,6 +129,21 @@ func (m *Model) View() string {
 		// What would make it fit, under the header.
 		lines = append(lines, ansi.Truncate(st.Warn.Render(static.ToFitText(m.data.ToFit)), m.w, "…"))
 		avail--
+	}
+	if rm := m.data.Report.Memory; rm.Host > 0 && m.h >= 10 {
+		// What offloading keeps on the host, and of how much.
+		style := st.Dim
+		if rm.Host > rm.HostCapacity {
+			style = st.Over
+		}
+		lines = append(lines, ansi.Truncate(style.Render(fmt.Sprintf("host: %s offloaded of %s (the node's host memory over its GPUs)",
+			gib(rm.Host), gib(rm.HostCapacity))), m.w, "…"))
+		avail--
+	}
+	if kl := knobLines(st, m.data.Knobs, m.data.Report.StepTime, m.w); len(kl) > 0 && avail-len(kl) >= 8 {
+		// What each memory knob would save on the fullest GPU, and what it would cost.
+		lines = append(lines, kl...)
+		avail -= len(kl)
 	}
 	g := m.geometry(ss, capacity)
 	g.paints(st)
@@ -493,4 +511,72 @@ func pad(s string, w int) string {
 		return s + strings.Repeat(" ", w-n)
 	}
 	return s
+}
+
+// maxKnobLines caps the lines of the knob list.
+const maxKnobLines = 3
+
+// knobLines lists what each single change of a memory knob does to the fullest GPU: "recompute
+// full −9.6 GiB +0.41 s", a saving in the OK style, a cost in the warning style, a change that
+// does not fit marked ✗; the changes that fit first (fastest first), then the others (largest
+// saving first), those that move less than 0.05 GiB left out; wrapped at width, at most
+// maxKnobLines lines.
+func knobLines(st theme.Styles, ks []costmodel.KnobSaving, step float64, width int) []string {
+	if len(ks) == 0 || width < 30 {
+		return nil
+	}
+	ks = slices.DeleteFunc(slices.Clone(ks), func(k costmodel.KnobSaving) bool { return math.Abs(k.Saved) < 0.05*model.GiB })
+	slices.SortStableFunc(ks, func(a, b costmodel.KnobSaving) int {
+		switch {
+		case a.Fits != b.Fits:
+			if a.Fits {
+				return -1
+			}
+			return 1
+		case a.Fits:
+			return cmp.Compare(a.StepTime, b.StepTime)
+		}
+		return cmp.Compare(b.Saved, a.Saved)
+	})
+	var items []string
+	for _, k := range ks {
+		mem := ""
+		switch {
+		case k.Saved >= 0.05*model.GiB:
+			mem = st.OK.Render("−" + gib(k.Saved))
+		case k.Saved <= -0.05*model.GiB:
+			mem = st.Warn.Render("+" + gib(-k.Saved))
+		}
+		item := k.What + " " + mem
+		if d := k.StepTime - step; d > 0.005*step {
+			item += " " + st.Dim.Render("+"+static.Seconds(d))
+		} else if d < -0.005*step {
+			item += " " + st.Dim.Render("−"+static.Seconds(-d))
+		}
+		if !k.Fits {
+			item += st.Over.Render(" ✗")
+		}
+		items = append(items, item)
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	head := st.Label.Render("one knob changed, fullest GPU: ")
+	var lines []string
+	cur := head
+	for _, it := range items {
+		sep := " · "
+		if cur == head {
+			sep = ""
+		}
+		if lipgloss.Width(cur+sep+it) > width && cur != head {
+			lines = append(lines, cur)
+			if len(lines) == maxKnobLines {
+				return lines
+			}
+			cur, sep = "  ", ""
+		}
+		cur += sep + it
+	}
+	return append(lines, ansi.Truncate(cur, width, "…"))
 }

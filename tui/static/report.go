@@ -113,9 +113,13 @@ func RenderReport(w io.Writer, s model.Scenario, r costmodel.Report) error {
 
 		{"  pp comm", bd.PPComm, ""},
 		{"  dp comm", bd.DPComm, "exposed"},
+		{"  offload", bd.Offload, "host traffic not hidden"},
 		{"  bubble", bd.Bubble, ""},
-		{"  optimizer", bd.Optimizer, ""},
+		{"  optimizer", bd.Optimizer, optimizerNote(s)},
 	} {
+		if row.name == "  offload" && s.Layout.Offload == model.OffloadNone {
+			continue
+		}
 		t.add(row.name, Seconds(row.v), share(row.v, step), row.note)
 		if row.name == "  tp comm" && (bd.EPComm > 0 || s.Layout.EP > 1) {
 			t.add("  ep comm", Seconds(bd.EPComm), share(bd.EPComm, step), "expert all-to-all")
@@ -207,10 +211,21 @@ func renderWarnings(ew *errWriter, warnings []string) {
 	}
 }
 
-// Verdict is "fits" or "OVER by 12.3 GiB".
+// optimizerNote says where the optimizer steps when it is offloaded.
+func optimizerNote(s model.Scenario) string {
+	if s.Workload.Mode == model.Train && s.Layout.Offload.Optimizer() {
+		return "on the CPU, with the PCIe copies"
+	}
+	return ""
+}
+
+// Verdict is "fits" or "OVER by 12.3 GiB" (of GPU memory, or of host memory under offload).
 func Verdict(m costmodel.Memory) string {
 	if m.Fits {
 		return "fits"
+	}
+	if m.Total <= m.Capacity && m.Host > m.HostCapacity {
+		return "host memory OVER by " + Bytes(m.Host-m.HostCapacity)
 	}
 	return "OVER by " + Bytes(m.Total-m.Capacity)
 }
@@ -229,6 +244,9 @@ func renderMemory(ew *errWriter, m costmodel.Memory) {
 		used = " (" + Percent(m.Total/m.Capacity) + ")"
 	}
 	t.add("total", Bytes(m.Total), "of "+Bytes(m.Capacity)+used+": "+Verdict(m))
+	if m.Host > 0 {
+		t.add("host", Bytes(m.Host), "offloaded, of "+Bytes(m.HostCapacity)+" (the node's host memory over its GPUs)")
+	}
 	t.write(ew)
 }
 

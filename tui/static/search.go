@@ -213,14 +213,14 @@ func renderPareto(ew *errWriter, s model.Scenario, ranked, front []costmodel.Can
 
 // knobHead and knobCells are the training knobs' columns: recompute, sequence parallelism, ZeRO,
 // TP overlap.
-var knobHead = []string{"recompute", "SP", "ZeRO", "overlap"}
+var knobHead = []string{"recompute", "SP", "ZeRO", "overlap", "offload"}
 
 func knobCells(l model.Layout) []string {
 	sp := "-"
 	if l.SequenceParallel {
 		sp = "SP"
 	}
-	return []string{l.Recompute.String(), sp, strconv.Itoa(l.ZeRO), l.TPOverlap.String()}
+	return []string{l.Recompute.String(), sp, strconv.Itoa(l.ZeRO), l.TPOverlap.String(), l.Offload.String()}
 }
 
 // countsLine says how much of the space the search covered: the configurations of the valid
@@ -232,7 +232,7 @@ func countsLine(s model.Scenario, n costmodel.SearchCounts) string {
 	}
 	line := fmt.Sprintf("space: %s configurations", Thousands(n.Space))
 	if s.Workload.Mode == model.Train {
-		line += " (splits × recompute × SP × ZeRO × TP overlap)"
+		line += " (splits × recompute × SP × ZeRO × TP overlap × offload)"
 	}
 	line += fmt.Sprintf(": %s evaluated", Thousands(n.Evaluated))
 	if n.PrunedMemory > 0 {
@@ -240,6 +240,9 @@ func countsLine(s model.Scenario, n costmodel.SearchCounts) string {
 	}
 	if n.Dominated > 0 {
 		line += fmt.Sprintf(", %s dominated", Thousands(n.Dominated))
+	}
+	if n.PrunedBound > 0 {
+		line += fmt.Sprintf(", %s bounded out", Thousands(n.PrunedBound))
 	}
 	if n.Simulated > 0 {
 		line += fmt.Sprintf("; best %d simulated op by op", n.Simulated)

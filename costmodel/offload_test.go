@@ -1,0 +1,90 @@
+package costmodel
+
+import (
+	"math"
+	"testing"
+
+	"github.com/splitscope/splitscope/model"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(math.Abs(a), math.Abs(b), 1e-12) }
+
+// TestOffloadOracle: what each offload mode keeps on the GPU and the host, and what it costs,
+// by its formula on llama-3-70b over 8 H100s (TP 8, one stage):
+//   - optimizer: the GPU keeps 2 B of weights and 2 B of gradients a parameter, no optimizer
+//     state; the host 16 B (master, moments, fp32 gradients), halved by ZeRO 1 over DP 2; the
+//     step is the node's CPU-Adam over its GPUs' shards plus the weights' return over PCIe;
+//   - activations: the host holds what the GPU held for the backward, the GPU two layers; the
+//     stream is 2·m·(one micro-batch's activations) over PCIe, exposed where the busy time
+//     does not hide it.
+func TestOffloadOracle(t *testing.T) {
+	s := scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", 8, 8, 1)
+	s.Workload.GlobalBatch = 16
+	s.Layout.Recompute = model.RecomputeFull
+	base := eval(t, s)
+	st0 := base.Detail.Stages[0]
+	params := st0.ParamsOnGPU
+	bw := s.Cluster.GPU.HostBandwidth
+	if bw <= 0 {
+		t.Fatal("h100-sxm has no host bandwidth")
+	}
+
+	s.Layout.Offload = model.OffloadOptimizer
+	r := eval(t, s)
+	m := r.Memory
+	if !near(m.Weights, 2*params) || !near(m.Gradients, 2*params) || m.Optimizer != 0 || !near(m.Host, 16*params) {
+		t.Errorf("optimizer offload: weights %g, gradients %g, optimizer %g, host %g; want %g, %g, 0, %g",
+			m.Weights, m.Gradients, m.Optimizer, m.Host, 2*params, 2*params, 16*params)
+	}
+	// 18 B a parameter become 2 B of weights and 2 B of gradients: 14 B saved.
+	if saved := base.Memory.Total - m.Total; !near(saved, 14*params) {
+		t.Errorf("optimizer offload saves %g B on the GPU, want 14 B a parameter (%g)", saved, 14*params)
+	}
+	cpu := params * 8 / cpuAdamParamsPerS
+	if want := cpu + 2*params/bw; !near(r.Breakdown.Optimizer, want) {
+		t.Errorf("optimizer step %g s, want CPU-Adam %g s + weights back %g s", r.Breakdown.Optimizer, cpu, 2*params/bw)
+	}
+	if r.StepTime < base.StepTime-base.Breakdown.Optimizer+cpu {
+		t.Errorf("offloaded step %g s is faster than its parts", r.StepTime)
+	}
+
+	// ZeRO 1 over DP 2 halves the host's share and the CPU's work per GPU.
+	s2 := scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", 16, 8, 1)
+	s2.Workload.GlobalBatch = 16
+	s2.Layout.Recompute, s2.Layout.ZeRO, s2.Layout.Offload = model.RecomputeFull, 1, model.OffloadOptimizer
+	r2 := eval(t, s2)
+	if !near(r2.Memory.Host, 8*params) || !near(r2.Breakdown.Optimizer, params/2*8/cpuAdamParamsPerS+params/bw) {
+		t.Errorf("ZeRO 1, DP 2: host %g (want %g), optimizer %g s", r2.Memory.Host, 8*params, r2.Breakdown.Optimizer)
+	}
+
+	s.Layout.Offload, s.Layout.Recompute = model.OffloadActivations, model.RecomputeNone
+	none := s
+	none.Layout.Offload = model.OffloadNone
+	rn := eval(t, none)
+	ra := eval(t, s)
+	perLayer := layerActivationBytes(s.Arch, s.Layout, float64(s.Workload.Seq), 1, s.Workload.Precision)
+	if !near(ra.Memory.Host, rn.Detail.Stages[0].LayerActBytes) || !near(ra.Detail.Stages[0].LayerActBytes, min(2*perLayer, rn.Detail.Stages[0].LayerActBytes)) {
+		t.Errorf("activations offload: host %g (want %g), GPU layers %g (want %g)", ra.Memory.Host, rn.Detail.Stages[0].LayerActBytes,
+			ra.Detail.Stages[0].LayerActBytes, 2*perLayer)
+	}
+	stream := 2 * float64(ra.Layout.MicroBatches) * float64(s.Arch.Layers) * perLayer / bw
+	if want := max(stream-ra.Detail.Stages[0].Busy, 0); !near(ra.Breakdown.Offload, want) {
+		t.Errorf("activations stream: exposed %g s, want %g s (stream %g s, busy %g s)", ra.Breakdown.Offload, want, stream, ra.Detail.Stages[0].Busy)
+	}
+	if ra.StepTime < rn.StepTime {
+		t.Errorf("offloading activations made the step faster: %g < %g s", ra.StepTime, rn.StepTime)
+	}
+}
+
+// TestOffloadHostMemoryBounds: what does not fit the host does not fit.
+func TestOffloadHostMemoryBounds(t *testing.T) {
+	s := scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", 8, 8, 1)
+	s.Layout.Recompute, s.Layout.Offload = model.RecomputeFull, model.OffloadOptimizerWeights
+	if r := eval(t, s); !r.Memory.Fits {
+		t.Fatalf("70B with the optimizer and weights offloaded does not fit: GPU %g, host %g of %g", r.Memory.Total, r.Memory.Host, r.Memory.HostCapacity)
+	}
+	s.Cluster.HostMemoryBytes = 512 * model.GiB // 64 GiB a GPU
+	if r := eval(t, s); r.Memory.Fits || r.Memory.Total > r.Memory.Capacity {
+		t.Errorf("host %g of %g fits", r.Memory.Host, r.Memory.HostCapacity)
+	}
+}
