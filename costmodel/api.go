@@ -68,12 +68,15 @@ type SearchFix struct {
 	// (DP > 1); TP overlap none, ring and pipe (TP > 1); offload none, optimizer,
 	// optimizer+weights, activations. Serving has none of them.
 	HasRecompute, HasSequenceParallel, HasZeRO, HasTPOverlap, HasOffload bool
+	// HasSerialDP keeps the base's DP overlap; otherwise both are tried (DP > 1).
+	HasSerialDP bool
 }
 
 // KeepKnobs returns f with every training knob kept at the base scenario's value: Search then
 // varies the split alone.
 func (f SearchFix) KeepKnobs() SearchFix {
 	f.HasRecompute, f.HasSequenceParallel, f.HasZeRO, f.HasTPOverlap, f.HasOffload = true, true, true, true, true
+	f.HasSerialDP = true
 	return f
 }
 

@@ -114,3 +114,30 @@ func BenchmarkSearchInferGoodput8GPU(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEvaluateFast512GPU is GPT-3 175B on 512 A100s, TP 8 × PP 8 × DP 8, batch 1536: the
+// fast path on a large layout (m = 192 micro-batches a pipeline).
+func BenchmarkEvaluateFast512GPU(b *testing.B) {
+	p := presets(b)
+	a, _ := p.Model("gpt3-175b")
+	s := seleneScenario(b, p, a, 8, 8, 512, 1536)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := EvaluateFast(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEstimate512GPU is the same layout through Search's closed form.
+func BenchmarkEstimate512GPU(b *testing.B) {
+	p := presets(b)
+	a, _ := p.Model("gpt3-175b")
+	s := seleneScenario(b, p, a, 8, 8, 512, 1536)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := evaluate(s, modeEstimate); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -20,7 +20,9 @@ import "github.com/splitscope/splitscope/model"
 //     forward and come back before its backward, overlapped with compute; the GPU holds two
 //     layers' worth for one micro-batch.
 //
-// Copies run on the GPU's DMA engines: no SMs are taken, so hidden traffic costs nothing.
+// Copies run on the GPU's DMA engines: no SMs are taken, so hidden traffic costs nothing. What
+// goes during the forwards hides behind the rank's forwards (m·F), what goes during the
+// backwards behind its backwards (m·(B+W)); the rest is exposed.
 
 // cpuAdamParamsPerS is how many parameters one node's CPUs update per second with DeepSpeed's
 // vectorised CPU-Adam: 11.6B parameters in 8.2 s [ISS DeepSpeed#735] (2021, Intel AVX CPUs),
@@ -62,13 +64,14 @@ func (p *plan) hostSeconds(bytes float64) float64 {
 	return bytes / bw
 }
 
-// offloadTimes are a rank's offload traffic: stream, what the busy time can hide (weights
-// streamed in, activations out and back); down, the gradients sent after the backward. The
-// optimizer step on the CPU is optimizerSeconds.
-func (p *plan) offloadTimes(rs rankState) (stream, down float64) {
+// offloadTimes are a rank's offload traffic: fwd and bwd, what the forwards and the backwards
+// can hide (the weights streamed in for each pass; the activations out during the forward and
+// back during the backward); down, the gradients sent after the backward. The optimizer step
+// on the CPU is optimizerSeconds.
+func (p *plan) offloadTimes(rs rankState) (fwd, bwd, down float64) {
 	off := p.l.Offload
 	if off == model.OffloadNone || p.s.Workload.Mode != model.Train {
-		return 0, 0
+		return 0, 0, 0
 	}
 	m := float64(p.m)
 	if off.Optimizer() {
@@ -76,9 +79,11 @@ func (p *plan) offloadTimes(rs rankState) (stream, down float64) {
 	}
 	switch off {
 	case model.OffloadOptimizerWeights:
-		stream = p.hostSeconds(2 * m * rs.weights)
+		fwd = p.hostSeconds(m * rs.weights)
+		bwd = fwd
 	case model.OffloadActivations:
-		stream = p.hostSeconds(2 * m * rs.actMicro)
+		fwd = p.hostSeconds(m * rs.actMicro)
+		bwd = fwd
 	}
-	return stream, down
+	return fwd, bwd, down
 }

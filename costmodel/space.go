@@ -28,10 +28,13 @@ type knobs struct {
 	zero int
 	tpo  model.TPOverlap
 	off  model.Offload
+	// serial turns the DP overlap off: the gradient sync waits for the whole backward.
+	serial bool
 }
 
 func (k knobs) apply(l *model.Layout) {
 	l.Recompute, l.SequenceParallel, l.ZeRO, l.TPOverlap, l.Offload = k.rc, k.sp, k.zero, k.tpo, k.off
+	l.SerialDP = k.serial
 }
 
 // knobValues are the values Search tries for each knob on one split.
@@ -41,10 +44,12 @@ type knobValues struct {
 	zeros []int
 	tpos  []model.TPOverlap
 	offs  []model.Offload
+	// serials are the DP overlap's settings: overlapped (false), serial (true).
+	serials []bool
 }
 
 func (kv knobValues) size() int {
-	return len(kv.rcs) * len(kv.sps) * len(kv.zeros) * len(kv.tpos) * len(kv.offs)
+	return len(kv.rcs) * len(kv.sps) * len(kv.zeros) * len(kv.tpos) * len(kv.offs) * len(kv.serials)
 }
 
 // knobsFor lists the knob values worth trying on a split with TP t and DP d: the fixed ones
@@ -55,7 +60,7 @@ func (kv knobValues) size() int {
 func knobsFor(base model.Scenario, fix SearchFix, t, d int) knobValues {
 	l := base.Layout
 	kv := knobValues{rcs: []model.Recompute{l.Recompute}, sps: []bool{l.SequenceParallel}, zeros: []int{l.ZeRO}, tpos: []model.TPOverlap{l.TPOverlap},
-		offs: []model.Offload{l.Offload}}
+		offs: []model.Offload{l.Offload}, serials: []bool{l.SerialDP}}
 	if base.Workload.Mode == model.Infer {
 		return kv
 	}
@@ -72,6 +77,12 @@ func knobsFor(base model.Scenario, fix SearchFix, t, d int) knobValues {
 		kv.zeros = []int{0}
 		if d > 1 {
 			kv.zeros = []int{0, 1, 2, 3}
+		}
+	}
+	if !fix.HasSerialDP {
+		kv.serials = []bool{false}
+		if d > 1 {
+			kv.serials = []bool{false, true}
 		}
 	}
 	if !fix.HasOffload {
@@ -128,10 +139,11 @@ type variantScore struct {
 }
 
 // searchSplit evaluates every knob setting of s's split and keeps the best by the objective
-// (step time, or memory for ObjMemory; ties to less memory, then to the first setting tried).
+// (step time, or memory for ObjMemory; at the same step time no offload first, then less
+// memory, then the first setting tried).
 func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 	n := kv.size()
-	first := knobs{kv.rcs[0], kv.sps[0], kv.zeros[0], kv.tpos[0], kv.offs[0]}
+	first := knobs{kv.rcs[0], kv.sps[0], kv.zeros[0], kv.tpos[0], kv.offs[0], kv.serials[0]}
 	first.apply(&s.Layout)
 	if n == 1 {
 		c, err := estimateCandidate(s)
@@ -146,7 +158,6 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 		return splitOutcome{cand: c}
 	}
 	p := newPlan(s)
-	stages := make([]StageDetail, p.p)
 	params := paramTable{p: p, rows: map[knobs][]paramBytes{}}
 	counts := SearchCounts{Space: n}
 	var best, least variantScore
@@ -161,15 +172,21 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 		if ka != kb {
 			return ka < kb
 		}
+		// At the same step time (an offload the compute hides entirely), keep the host free:
+		// no offload beats one.
+		if ao, bo := a.k.off == model.OffloadNone, b.k.off == model.OffloadNone; obj != ObjMemory && ao != bo {
+			return ao
+		}
 		return a.mem < b.mem
 	}
 	// fits are the (ZeRO, offload) pairs of one (recompute, SP) pair whose memory fits.
 	type state struct {
 		zero int
 		off  model.Offload
+		mem  float64 // the fullest GPU's
 	}
 	fits := make([]state, 0, len(kv.zeros)*len(kv.offs))
-	nTPO, nOff := len(kv.tpos), len(kv.offs)
+	nTPO, nOff, nSer := len(kv.tpos), len(kv.offs), len(kv.serials)
 	for _, sp := range kv.sps {
 		for _, rc := range kv.rcs {
 			// Selective recompute redoes the attention core to drop its s×s scores; with fused
@@ -182,25 +199,25 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 				// ZeRO 2 adds the gradients' sharding to ZeRO 1's at no communication cost
 				// (both reduce-scatter the gradients and all-gather the weights).
 				if z == 1 && slices.Contains(kv.zeros, 2) {
-					counts.Dominated += nTPO * nOff
+					counts.Dominated += nTPO * nOff * nSer
 					continue
 				}
 				p.l.ZeRO = z
 				for _, off := range kv.offs {
 					if slowRC && !streams(off) {
-						counts.Dominated += nTPO
+						counts.Dominated += nTPO * nSer
 						continue
 					}
 					p.l.Offload = off
 					mem, fit := p.peakMemory(params.get(z, off)) // the TP overlap changes no memory
-					if v := (variantScore{k: knobs{rc, sp, z, kv.tpos[0], off}, mem: mem, ok: true}); !least.ok || mem < least.mem {
+					if v := (variantScore{k: knobs{rc, sp, z, kv.tpos[0], off, kv.serials[0]}, mem: mem, ok: true}); !least.ok || mem < least.mem {
 						least = v
 					}
 					if !fit {
-						counts.PrunedMemory += nTPO
+						counts.PrunedMemory += nTPO * nSer
 						continue
 					}
-					fits = append(fits, state{z, off})
+					fits = append(fits, state{z, off, mem})
 				}
 			}
 			if len(fits) == 0 {
@@ -217,30 +234,39 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 				built := false
 				for _, f := range fits {
 					if slowTPO && !streams(f.off) {
-						counts.Dominated++
+						counts.Dominated += nSer
 						continue
 					}
-					if !built {
-						p.l.TPOverlap = tpo
-						st, _ = p.trainStages()
-						r, err := p.runTrain(p.trainInput(st, false), modeEstimate)
-						if err != nil {
-							break
+					for _, serial := range kv.serials {
+						// The DP sync overlapped with the last backward is never slower than after
+						// it (what it hides costs only the SMs it takes), unless something else
+						// hides behind the same compute: ZeRO-3's gathers or a streaming offload.
+						if serial && slices.Contains(kv.serials, false) && f.zero < 3 && !streams(f.off) {
+							counts.Dominated++
+							continue
 						}
-						res, built = r, true
-					}
-					p.l.ZeRO, p.l.Offload = f.zero, f.off
-					// The step is at least the pipeline's makespan and the optimizer after it:
-					// a setting whose bound is already slower than the best cannot win.
-					if obj != ObjMemory && best.ok && res.Makespan+p.optimizerSeconds() > best.step {
-						counts.PrunedBound++
-						continue
-					}
-					tail := p.trainTail(st, res, stages)
-					counts.Evaluated++
-					v := variantScore{k: knobs{rc, sp, f.zero, tpo, f.off}, step: tail.stepEnd + tail.optimizer, mem: stages[tail.full].Memory.Total, ok: true}
-					if better(v, best) {
-						best = v
+						if !built {
+							p.l.TPOverlap = tpo
+							st, _ = p.trainStages()
+							r, err := p.runTrain(p.trainInput(st, false), modeEstimate)
+							if err != nil {
+								break
+							}
+							res, built = r, true
+						}
+						p.l.ZeRO, p.l.Offload, p.l.SerialDP = f.zero, f.off, serial
+						// The step is at least the pipeline's makespan and the optimizer after it:
+						// a setting whose bound is already slower than the best cannot win.
+						if obj != ObjMemory && best.ok && res.Makespan+p.optimizerSeconds() > best.step {
+							counts.PrunedBound++
+							continue
+						}
+						counts.Evaluated++
+						v := variantScore{k: knobs{rc, sp, f.zero, tpo, f.off, serial}, step: p.stepSeconds(st, res, params.get(f.zero, f.off)),
+							mem: f.mem, ok: true}
+						if better(v, best) {
+							best = v
+						}
 					}
 				}
 			}

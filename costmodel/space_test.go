@@ -40,7 +40,12 @@ func allKnobs(s model.Scenario) []knobs {
 						continue
 					}
 					for _, off := range []model.Offload{model.OffloadNone, model.OffloadOptimizer, model.OffloadOptimizerWeights, model.OffloadActivations} {
-						out = append(out, knobs{rc, sp, z, tpo, off})
+						for _, serial := range []bool{false, true} {
+							if serial && s.Layout.DP == 1 {
+								continue
+							}
+							out = append(out, knobs{rc, sp, z, tpo, off, serial})
+						}
 					}
 				}
 			}
@@ -76,7 +81,7 @@ func TestSearchKnobsMatchBruteForce(t *testing.T) {
 					if err != nil || !r.Memory.Fits {
 						continue
 					}
-					if best == nil || r.StepTime < best.StepTime || r.StepTime == best.StepTime && r.Memory.Total < best.Memory.Total {
+					if best == nil || r.StepTime < best.StepTime || r.StepTime == best.StepTime && keepHostFree(r, *best) {
 						best = &r
 					}
 				}
@@ -152,4 +157,12 @@ func TestSearchBestBeatsEverySingleLayout(t *testing.T) {
 			}
 		})
 	}
+}
+
+// keepHostFree is Search's tie-break at the same step time: no offload first, then less memory.
+func keepHostFree(a, b Report) bool {
+	if ao, bo := a.Layout.Offload == "none", b.Layout.Offload == "none"; ao != bo {
+		return ao
+	}
+	return a.Memory.Total < b.Memory.Total
 }

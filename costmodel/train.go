@@ -247,68 +247,103 @@ func (p *plan) trainTail(st []vstage, res schedule.Result, stages []StageDetail)
 	for rk := range stages {
 		sd := &stages[rk]
 		*sd = StageDetail{Layers: ranks[rk].layers, Embedding: rk == 0, Logits: rk == p.p-1}
-		for c := 0; c < p.v; c++ {
-			x := st[c*p.p+rk]
-			sd.F += x.f
-			sd.B += x.b
-			sd.W += x.w
-		}
+		sd.F, sd.B, sd.W = p.rankOps(st, rk)
 		sd.Busy = res.Busy[rk]
 		sd.InFlight = res.PeakInFlight[rk]
 		rs := p.rankMemory(rk, sd)
-		dense, expert := rs.dense, rs.expert
-
-		// Gradient sync over DP: all-reduce of fp32 gradients (ZeRO: reduce-scatter, then an
-		// all-gather of the updated 16-bit weights). It overlaps the last micro-batch's backward
-		// unless SerialDP; ZeRO-3 also gathers weights before every forward and backward. The
-		// part hidden behind compute costs overlapSlowdown of itself (the SMs NCCL takes).
-		// Ranks with the same parameters (all but the ends, layers split evenly) sync the same.
-		if !memo.ok || dense != memo.dense || expert != memo.expert {
-			memo = p.dpSync(dense, expert)
-		}
-		dpT := memo.sync
-		window := 0.0
-		if !p.l.SerialDP {
-			last := st[rk]
-			window = last.b + last.w
-		}
-		// What the backward hides still slows it by the SMs the collective takes.
-		u := p.dp.overlapSlowdown()
-		// Offload: the gradients go down after the sync, in the same window; the streamed
-		// weights or activations hide behind the busy time (DMA engines: no SMs taken).
-		stream, down := p.offloadTimes(rs)
-		exposed := max(dpT+down-window, 0) + u*min(dpT, window)
-		// ZeRO-3's gathers (over the DP links) and the offload stream (over PCIe) run beside the
-		// compute at once, on different links: the one the busy time hides least sets what
-		// sticks out, not their sum.
-		hidden := 0.0
-		if gather := memo.gather; gather > 0 {
-			busy := max(sd.Busy-window, 0)
-			hidden = max(gather-busy, 0) + u*min(gather, busy)
-			dpT += gather
-		}
-		offExposed := max(max(stream-sd.Busy, 0)-hidden, 0) // what the offload adds
-		exposed += hidden + offExposed
-		out.offload = max(out.offload, offExposed)
-		finish := res.Makespan
-		if rk < len(res.Finish) {
-			finish = res.Finish[rk]
-		}
-		out.stepEnd = max(out.stepEnd, finish+exposed)
+		rt := p.rankTail(rk, st, res, rs, sd.F, sd.B, sd.W, &memo)
+		out.offload = max(out.offload, rt.offExposed)
+		out.stepEnd = max(out.stepEnd, rt.end)
 		if res.Busy[rk] > res.Busy[out.crit] {
 			out.crit = rk
 		}
 		if sd.Memory.Total > stages[out.full].Memory.Total {
 			out.full = rk
 		}
-		if rk == 0 || dpT > out.dpS {
-			out.dpBytes, out.dpS, out.dpExposed = sd.ParamsOnGPU*bytesGradients, dpT, exposed
+		if rk == 0 || rt.dpT > out.dpS {
+			out.dpBytes, out.dpS, out.dpExposed = sd.ParamsOnGPU*bytesGradients, rt.dpT, rt.exposed
 		}
 	}
 	out.stepEnd = max(out.stepEnd, res.Makespan)
-
 	out.optimizer = p.optimizerSeconds()
 	return out
+}
+
+// stepSeconds is trainTail's step (its end and the optimizer after it) without the report's
+// details: Search's inner loop, from each rank's parameter state (params, paramMemory's under
+// the plan's ZeRO stage and offload).
+func (p *plan) stepSeconds(st []vstage, res schedule.Result, params []paramBytes) float64 {
+	var memo dpMemo
+	end := res.Makespan
+	perLayer := p.layerActBytes()
+	for rk, ri := range p.rankInfos() {
+		f, b, w := p.rankOps(st, rk)
+		rs := params[rk].rankState
+		rs.actMicro = float64(ri.layers) * perLayer // as actMemory sets it
+		end = max(end, p.rankTail(rk, st, res, rs, f, b, w, &memo).end)
+	}
+	return end + p.optimizerSeconds()
+}
+
+// rankOps are a rank's per-micro-batch F, B and W times, summed over its chunks.
+func (p *plan) rankOps(st []vstage, rk int) (f, b, w float64) {
+	for c := 0; c < p.v; c++ {
+		x := st[c*p.p+rk]
+		f += x.f
+		b += x.b
+		w += x.w
+	}
+	return
+}
+
+// rankTailResult is what follows one rank's last op.
+type rankTailResult struct {
+	end        float64 // its pipeline finish and all it exposes after
+	dpT        float64 // its DP sync (and ZeRO-3 gathers), seconds
+	exposed    float64 // of which, and of the offload, not hidden
+	offExposed float64 // what the offload adds
+}
+
+// rankTail is what follows rank rk's pipeline: its gradient sync over DP, an all-reduce of the
+// fp32 gradients (ZeRO: a reduce-scatter, then an all-gather of the updated 16-bit weights),
+// overlapping the last micro-batch's backward unless SerialDP, the hidden part costing
+// overlapSlowdown of itself (the SMs NCCL takes); ZeRO-3's gathers before every forward and
+// backward; and the offload's traffic (f, b, w: the rank's op times per micro-batch). memo
+// keeps the last rank's sync: ranks with the same parameters (all but the ends, layers split
+// evenly) sync the same.
+func (p *plan) rankTail(rk int, st []vstage, res schedule.Result, rs rankState, f, b, w float64, memo *dpMemo) rankTailResult {
+	if !memo.ok || rs.dense != memo.dense || rs.expert != memo.expert {
+		*memo = p.dpSync(rs.dense, rs.expert)
+	}
+	dpT := memo.sync
+	window := 0.0
+	if !p.l.SerialDP {
+		last := st[rk]
+		window = last.b + last.w
+	}
+	u := p.dp.overlapSlowdown()
+	// Offload: the gradients go down after the sync, in the same window; the streamed weights or
+	// activations hide behind the forwards and the backwards (DMA engines: no SMs taken).
+	fwdT, bwdT, down := p.offloadTimes(rs)
+	m := float64(p.m)
+	stream := max(fwdT-m*f, 0) + max(bwdT-m*(b+w), 0) // not hidden
+	exposed := max(dpT+down-window, 0) + u*min(dpT, window)
+	// ZeRO-3's gathers (over the DP links) and the offload stream (over PCIe) run beside the
+	// compute at once, on different links: the one the busy time hides least sets what sticks
+	// out, not their sum.
+	hidden := 0.0
+	if gather := memo.gather; gather > 0 {
+		busy := max(res.Busy[rk]-window, 0)
+		hidden = max(gather-busy, 0) + u*min(gather, busy)
+		dpT += gather
+	}
+	offExposed := max(stream-hidden, 0)
+	exposed += hidden + offExposed
+	finish := res.Makespan
+	if rk < len(res.Finish) {
+		finish = res.Finish[rk]
+	}
+	return rankTailResult{end: finish + exposed, dpT: dpT, exposed: exposed, offExposed: offExposed}
 }
 
 // rankState is what a rank's memory leaves for its time: its dense and expert parameters per

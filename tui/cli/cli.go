@@ -213,33 +213,38 @@ func newSearchCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "search",
-		Short: "Rank every layout of the GPUs (TP × PP × DP, schedule, chunks, micro-batch, recompute, SP, ZeRO); --top N, --json",
+		Short: "Rank every layout of the GPUs (TP × PP × DP, schedule, chunks, micro-batch, and the training knobs); --top N, --json",
 		Long: `search enumerates every way to split the model over the --gpus GPUs (TP × PP × DP, the
 pipeline schedule, interleaving chunks and micro-batch size: every divisor of a replica's batch up
 to --max-micro-batch) and, in training, every setting of the knobs not typed: recompute none,
-selective or full; sequence parallelism off or on (TP > 1); ZeRO 0 to 3 (DP > 1). It keeps for
-each split the fastest setting that fits and ranks the feasible splits by the objective;
+selective or full; sequence parallelism off or on (TP > 1); ZeRO 0 to 3 (DP > 1); TP overlap
+none, ring or pipe (TP inside a node); the DP sync overlapped or serial (DP > 1); offload none,
+optimizer, optimizer+weights or activations. It keeps for each split the fastest setting that
+fits (at the same time, no offload before one) and ranks the feasible splits by the objective;
 infeasible ones follow with their reason and the setting that came closest. Each setting's
 memory is computed before its time, so one that cannot fit costs almost nothing; a setting never
 faster than another that uses no more memory (ZeRO 1 beside ZeRO 2, selective recompute beside
-none with fused attention) is not evaluated. The line under the title counts the configurations,
-the evaluated, the pruned, and the best simulated op by op after the closed-form ranking. Every
-core is used; the result does not depend on how many.
+none with fused attention, TP overlap none or pipe beside ring, a serial DP sync beside an
+overlapped one, where no offload stream or ZeRO-3 gather hides behind the compute) is not
+evaluated, nor one whose makespan and optimizer step are already slower than the split's best.
+The line under the title counts the configurations, the evaluated, the pruned, and the best
+simulated op by op after the closed-form ranking. Every core is used; the result does not depend
+on how many.
 
 --tp, --pp, --dp, --micro-batch, --schedule and --chunks, when typed, fix that size: search
 --tp 8 ranks only the layouts with TP 8. --schedule and --chunks fix the schedule of pipelines
 (PP > 1; a single stage has none and runs 1F1B); --chunks above 1 means interleaved. A size no
 layout of the GPUs can have is bad input. --recompute, --sequence-parallel and --zero, typed,
-keep that value (auto, or not typed: search tries each). A --scenario file's layout fixes
-nothing: search starts from it. The other scenario flags describe the model, the hardware and the
+keep that value (auto, or not typed: search tries each); so do --tp-overlap, --offload and
+--serial-dp. A --scenario file's layout fixes nothing: search starts from it. The other scenario flags describe the model, the hardware and the
 workload.
 
 After the ranking comes the Pareto front of step time (time to serve every request in
 inference) against memory per GPU: the feasible layouts that no other layout beats on both,
 then the warnings that hold for every layout tried. With --json: {"candidates":[report +
 "feasible" + "reason", …], "pareto":[…], "warnings":[…], "counts":{"space", "evaluated",
-"pruned_memory", "pruned_dominated", "pruned_bound", "simulated"}}, the --top feasible candidates best first, then
-every infeasible one; "pareto" holds the front, fastest first, as the same objects.`,
+"pruned_memory", "pruned_dominated", "pruned_bound", "simulated"}}, the --top feasible candidates
+best first, then every infeasible one; "pareto" holds the front, fastest first, as the same objects.`,
 		Example: `  splitscope search --model llama-2-70b --gpu l40s --intra pcie4
   splitscope search --gpus 64 --objective throughput --top 5 --json
   splitscope search --gpus 64 --tp 8 --schedule interleaved

@@ -237,6 +237,7 @@ func (f *scenarioFlags) searchFix(s model.Scenario) (costmodel.SearchFix, error)
 	fix.HasZeRO = f.typedFlag("zero") && !f.zero.auto
 	fix.HasTPOverlap = f.typedFlag("tp-overlap") && !isAuto(f.tpOverlap)
 	fix.HasOffload = f.typedFlag("offload") && !isAuto(f.offload)
+	fix.HasSerialDP = f.typedFlag("serial-dp")
 	if len(errs) > 0 {
 		return fix, errs
 	}

@@ -212,15 +212,22 @@ func renderPareto(ew *errWriter, s model.Scenario, ranked, front []costmodel.Can
 }
 
 // knobHead and knobCells are the training knobs' columns: recompute, sequence parallelism, ZeRO,
-// TP overlap.
-var knobHead = []string{"recompute", "SP", "ZeRO", "overlap", "offload"}
+// TP overlap, the DP sync (overlapped with the last backward or after it), offload.
+var knobHead = []string{"recompute", "SP", "ZeRO", "TP ovl", "DP sync", "offload"}
 
 func knobCells(l model.Layout) []string {
 	sp := "-"
 	if l.SequenceParallel {
 		sp = "SP"
 	}
-	return []string{l.Recompute.String(), sp, strconv.Itoa(l.ZeRO), l.TPOverlap.String(), l.Offload.String()}
+	dp := "overlap"
+	switch {
+	case l.DP == 1:
+		dp = "-"
+	case l.SerialDP:
+		dp = "serial"
+	}
+	return []string{l.Recompute.String(), sp, strconv.Itoa(l.ZeRO), l.TPOverlap.String(), dp, l.Offload.String()}
 }
 
 // countsLine says how much of the space the search covered: the configurations of the valid
@@ -232,7 +239,7 @@ func countsLine(s model.Scenario, n costmodel.SearchCounts) string {
 	}
 	line := fmt.Sprintf("space: %s configurations", Thousands(n.Space))
 	if s.Workload.Mode == model.Train {
-		line += " (splits × recompute × SP × ZeRO × TP overlap × offload)"
+		line += " (splits × recompute × SP × ZeRO × TP overlap × DP overlap × offload)"
 	}
 	line += fmt.Sprintf(": %s evaluated", Thousands(n.Evaluated))
 	if n.PrunedMemory > 0 {
