@@ -70,13 +70,16 @@ type SearchFix struct {
 	HasRecompute, HasSequenceParallel, HasZeRO, HasTPOverlap, HasOffload bool
 	// HasSerialDP keeps the base's DP overlap; otherwise both are tried (DP > 1).
 	HasSerialDP bool
+	// HasSPGather keeps the base's sequence-parallel all-gather; otherwise, with SP, redo and
+	// keep are tried.
+	HasSPGather bool
 }
 
 // KeepKnobs returns f with every training knob kept at the base scenario's value: Search then
 // varies the split alone.
 func (f SearchFix) KeepKnobs() SearchFix {
 	f.HasRecompute, f.HasSequenceParallel, f.HasZeRO, f.HasTPOverlap, f.HasOffload = true, true, true, true, true
-	f.HasSerialDP = true
+	f.HasSerialDP, f.HasSPGather = true, true
 	return f
 }
 

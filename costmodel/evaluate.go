@@ -349,7 +349,7 @@ func (p *plan) layoutSummary() LayoutSummary {
 		sched = "forward"
 	}
 	return LayoutSummary{TP: p.t, PP: p.p, DP: p.d, EP: p.ep, Chunks: p.v, MicroBatch: p.b, MicroBatches: p.m, Schedule: sched,
-		Recompute: p.l.Recompute.String(), SequenceParallel: p.l.SequenceParallel, ZeRO: p.l.ZeRO, TPOverlap: p.l.TPOverlap.String(), Offload: p.l.Offload.String()}
+		Recompute: p.l.Recompute.String(), SequenceParallel: p.l.SequenceParallel, ZeRO: p.l.ZeRO, TPOverlap: p.l.TPOverlap.String(), Offload: p.l.Offload.String(), SPGather: p.l.SPGather.String()}
 }
 
 // rankLayers is the number of layers each rank holds over all its chunks.

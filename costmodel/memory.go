@@ -70,9 +70,21 @@ func layerActivationBytes(a model.Arch, l model.Layout, s, b float64, prec model
 		scores = 5 * float64(a.Heads) * s / h
 	}
 	if l.SequenceParallel {
-		return sbh * (total + scores) / t * scale
+		kept := 0.0
+		if spKeepsGather(l) {
+			// The QKV and MLP-up inputs (2 bytes an element each) kept whole, not as 1/t shards.
+			kept = 4 * (1 - 1/t)
+		}
+		return sbh * ((total+scores)/t + kept) * scale
 	}
 	return sbh * (whole + (total-whole)/t + scores/t) * scale
+}
+
+// spKeepsGather says whether the layout keeps the sequence-parallel all-gathered inputs of the
+// column-parallel GEMMs for the backward instead of gathering them again: with SP on more than
+// one GPU and without full recompute (whose redone forward gathers them anyway).
+func spKeepsGather(l model.Layout) bool {
+	return l.SPGather == model.SPGatherKeep && l.SequenceParallel && l.TP > 1 && l.Recompute != model.RecomputeFull
 }
 
 // kvCacheBytes is the KV cache of `layers` layers for `seqs` sequences of `ctx` tokens on one

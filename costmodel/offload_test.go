@@ -97,3 +97,31 @@ func TestOffloadHostMemoryBounds(t *testing.T) {
 		t.Errorf("host %g of %g fits", r.Memory.Host, r.Memory.HostCapacity)
 	}
 }
+
+// TestSPGatherKeep: keeping the sequence-parallel all-gathered inputs of QKV and MLP up costs
+// 4·s·b·h·(1 − 1/t) bytes a layer (two 16-bit tensors whole instead of 1/t shards) and saves
+// the backward's two re-gathers a layer; under full recompute, or without SP, it does nothing.
+func TestSPGatherKeep(t *testing.T) {
+	s := scenario(t, "llama-2-13b", "h100-sxm", "nvlink4", 8, 4, 2)
+	s.Layout.SequenceParallel = true
+	redo := eval(t, s)
+	s.Layout.SPGather = model.SPGatherKeep
+	keep := eval(t, s)
+	a, l := s.Arch, s.Layout
+	sbh := float64(s.Workload.Seq) * float64(l.MicroBatch) * float64(a.Hidden)
+	per := layerActivationBytes(a, l, float64(s.Workload.Seq), float64(l.MicroBatch), s.Workload.Precision)
+	l.SPGather = model.SPGatherRedo
+	if d := per - layerActivationBytes(a, l, float64(s.Workload.Seq), float64(l.MicroBatch), s.Workload.Precision); !near(d, 4*sbh*(1-1.0/4)) {
+		t.Errorf("keep adds %g bytes a layer, want 4·sbh·(1 − 1/t) = %g", d, 4*sbh*0.75)
+	}
+	if keep.Memory.Total <= redo.Memory.Total || keep.Breakdown.TPComm >= redo.Breakdown.TPComm || keep.StepTime >= redo.StepTime {
+		t.Errorf("keep: memory %g vs %g, TP comm %g vs %g s, step %g vs %g s", keep.Memory.Total, redo.Memory.Total,
+			keep.Breakdown.TPComm, redo.Breakdown.TPComm, keep.StepTime, redo.StepTime)
+	}
+	s.Layout.Recompute = model.RecomputeFull
+	full := eval(t, s)
+	s.Layout.SPGather = model.SPGatherRedo
+	if fullRedo := eval(t, s); full.StepTime != fullRedo.StepTime || full.Memory.Total != fullRedo.Memory.Total {
+		t.Errorf("keep under full recompute changed the step (%g vs %g s) or memory", full.StepTime, fullRedo.StepTime)
+	}
+}

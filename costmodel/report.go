@@ -24,6 +24,8 @@ type LayoutSummary struct {
 	TPOverlap string `json:"tp_overlap"`
 	// Offload is none, optimizer, optimizer+weights or activations (training).
 	Offload string `json:"offload"`
+	// SPGather is redo or keep: the sequence-parallel all-gather of the backward (training).
+	SPGather string `json:"sp_gather"`
 }
 
 // Breakdown splits the step time, seconds. Compute, recompute and communication are the

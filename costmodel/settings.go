@@ -47,6 +47,16 @@ func LayoutWarnings(s model.Scenario) []string {
 	if train && l.SerialDP && l.DP == 1 {
 		w = append(w, "serial DP has no effect with DP = 1: there is no gradient all-reduce to hold back; raise DP or turn serial DP off")
 	}
+	if train && l.SPGather == model.SPGatherKeep && !spKeepsGather(l) {
+		why := "without sequence parallelism there is no sharded input to gather; turn SP on or set it to redo"
+		switch {
+		case l.SequenceParallel && l.TP == 1:
+			why = "with TP = 1 nothing is sharded; raise TP or set it to redo"
+		case l.SequenceParallel:
+			why = "full recompute redoes the forward, all-gathers included; set it to redo"
+		}
+		w = append(w, "SP all-gather keep has no effect: "+why)
+	}
 	switch {
 	case !train || l.TPOverlap == model.TPOverlapNone:
 	case l.TP == 1:
@@ -122,6 +132,9 @@ func inferenceWarnings(l model.Layout) []string {
 	}
 	if l.SerialDP {
 		w = append(w, "serial DP has no effect in inference: there are no gradients to all-reduce; turn serial DP off")
+	}
+	if l.SPGather != model.SPGatherRedo {
+		w = append(w, "SP all-gather keep has no effect in inference: there is no backward to gather for; set it to redo")
 	}
 	if l.Offload != model.OffloadNone {
 		w = append(w, fmt.Sprintf("offload %s has no effect in inference: it moves training state (optimizer, weights, activations for the backward) to the host; serving keeps its weights and KV cache on the GPU; set it to none", l.Offload))

@@ -61,6 +61,13 @@ func settingCases(t *testing.T) []settingCase {
 		{"TP overlap with TP 1", trainOn("h100-sxm", "nvlink4", 8, 1, 8), func(s *model.Scenario) { s.Layout.TPOverlap = model.TPOverlapRing }, "TP overlap ring has no effect with TP = 1", true},
 		{"TP overlap across nodes", trainOn("h100-sxm", "nvlink4", 16, 16, 1), func(s *model.Scenario) { s.Layout.TPOverlap = model.TPOverlapPipe }, "TP overlap pipe has no effect with TP = 16 across nodes", true},
 		{"TP overlap without peer-to-peer", trainOn("rtx-4090", "pcie4", 8, 8, 1), func(s *model.Scenario) { s.Layout.TPOverlap = model.TPOverlapRing }, "TP overlap ring has no effect on rtx-4090", true},
+		{"SP keep without SP", trainOn("h100-sxm", "nvlink4", 8, 4, 2), func(s *model.Scenario) { s.Layout.SPGather = model.SPGatherKeep }, "SP all-gather keep has no effect: without sequence parallelism", true},
+		{"SP keep under full recompute", func(t *testing.T) model.Scenario {
+			s := trainOn("h100-sxm", "nvlink4", 8, 4, 2)(t)
+			s.Layout.SequenceParallel, s.Layout.Recompute = true, model.RecomputeFull
+			return s
+		}, func(s *model.Scenario) { s.Layout.SPGather = model.SPGatherKeep }, "full recompute redoes the forward", true},
+		{"SP keep in inference", inferOn(8, 8, 1), func(s *model.Scenario) { s.Layout.SPGather = model.SPGatherKeep }, "SP all-gather keep has no effect in inference", true},
 		{"offload in inference", inferOn(8, 8, 1), func(s *model.Scenario) { s.Layout.Offload = model.OffloadOptimizer }, "offload optimizer has no effect in inference", true},
 		{"TP overlap in inference", inferOn(8, 8, 1), func(s *model.Scenario) { s.Layout.TPOverlap = model.TPOverlapRing }, "TP overlap ring has no effect in inference", true},
 		{"serial DP in inference", inferOn(8, 4, 1), func(s *model.Scenario) { s.Layout.SerialDP = true }, "serial DP has no effect in inference", true},

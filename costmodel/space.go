@@ -30,11 +30,23 @@ type knobs struct {
 	off  model.Offload
 	// serial turns the DP overlap off: the gradient sync waits for the whole backward.
 	serial bool
+	// keep keeps the sequence-parallel all-gathered inputs for the backward.
+	keep bool
 }
 
 func (k knobs) apply(l *model.Layout) {
 	l.Recompute, l.SequenceParallel, l.ZeRO, l.TPOverlap, l.Offload = k.rc, k.sp, k.zero, k.tpo, k.off
 	l.SerialDP = k.serial
+	l.SPGather = model.SPGatherRedo
+	if k.keep {
+		l.SPGather = model.SPGatherKeep
+	}
+}
+
+// gatherApplies says whether keeping the sequence-parallel all-gather does anything (as
+// spKeepsGather says of a layout).
+func gatherApplies(sp bool, rc model.Recompute, tp int) bool {
+	return sp && tp > 1 && rc != model.RecomputeFull
 }
 
 // knobValues are the values Search tries for each knob on one split.
@@ -46,10 +58,24 @@ type knobValues struct {
 	offs  []model.Offload
 	// serials are the DP overlap's settings: overlapped (false), serial (true).
 	serials []bool
+	// keeps are the sequence-parallel all-gather's settings: redo (false), keep (true); keep
+	// counts only where it does something (gatherApplies).
+	keeps []bool
+	tp    int
 }
 
 func (kv knobValues) size() int {
-	return len(kv.rcs) * len(kv.sps) * len(kv.zeros) * len(kv.tpos) * len(kv.offs) * len(kv.serials)
+	triples := 0
+	for _, sp := range kv.sps {
+		for _, rc := range kv.rcs {
+			for _, keep := range kv.keeps {
+				if !keep || gatherApplies(sp, rc, kv.tp) {
+					triples++
+				}
+			}
+		}
+	}
+	return triples * len(kv.zeros) * len(kv.tpos) * len(kv.offs) * len(kv.serials)
 }
 
 // knobsFor lists the knob values worth trying on a split with TP t and DP d: the fixed ones
@@ -60,7 +86,8 @@ func (kv knobValues) size() int {
 func knobsFor(base model.Scenario, fix SearchFix, t, d int) knobValues {
 	l := base.Layout
 	kv := knobValues{rcs: []model.Recompute{l.Recompute}, sps: []bool{l.SequenceParallel}, zeros: []int{l.ZeRO}, tpos: []model.TPOverlap{l.TPOverlap},
-		offs: []model.Offload{l.Offload}, serials: []bool{l.SerialDP}}
+		offs: []model.Offload{l.Offload}, serials: []bool{l.SerialDP},
+		keeps: []bool{l.SPGather == model.SPGatherKeep}, tp: t}
 	if base.Workload.Mode == model.Infer {
 		return kv
 	}
@@ -78,6 +105,9 @@ func knobsFor(base model.Scenario, fix SearchFix, t, d int) knobValues {
 		if d > 1 {
 			kv.zeros = []int{0, 1, 2, 3}
 		}
+	}
+	if !fix.HasSPGather {
+		kv.keeps = []bool{false, true}
 	}
 	if !fix.HasSerialDP {
 		kv.serials = []bool{false}
@@ -143,7 +173,7 @@ type variantScore struct {
 // memory, then the first setting tried).
 func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 	n := kv.size()
-	first := knobs{kv.rcs[0], kv.sps[0], kv.zeros[0], kv.tpos[0], kv.offs[0], kv.serials[0]}
+	first := knobs{kv.rcs[0], kv.sps[0], kv.zeros[0], kv.tpos[0], kv.offs[0], kv.serials[0], kv.keeps[0]}
 	first.apply(&s.Layout)
 	if n == 1 {
 		c, err := estimateCandidate(s)
@@ -189,83 +219,92 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 	nTPO, nOff, nSer := len(kv.tpos), len(kv.offs), len(kv.serials)
 	for _, sp := range kv.sps {
 		for _, rc := range kv.rcs {
-			// Selective recompute redoes the attention core to drop its s×s scores; with fused
-			// attention (nothing of them is kept) it keeps the same activations as none and
-			// only adds work, so none dominates it, unless the offload streams (below).
-			slowRC := rc == model.RecomputeSelective && !s.Layout.UnfusedAttention && slices.Contains(kv.rcs, model.RecomputeNone)
-			p.l.Recompute, p.l.SequenceParallel = rc, sp
-			fits = fits[:0]
-			for _, z := range kv.zeros {
-				// ZeRO 2 adds the gradients' sharding to ZeRO 1's at no communication cost
-				// (both reduce-scatter the gradients and all-gather the weights).
-				if z == 1 && slices.Contains(kv.zeros, 2) {
-					counts.Dominated += nTPO * nOff * nSer
+			for _, keep := range kv.keeps {
+				if keep && !gatherApplies(sp, rc, s.Layout.TP) {
+					continue // keep does nothing here: not a configuration
+				}
+				p.l.SPGather = model.SPGatherRedo
+				if keep {
+					p.l.SPGather = model.SPGatherKeep
+				}
+				// Selective recompute redoes the attention core to drop its s×s scores; with fused
+				// attention (nothing of them is kept) it keeps the same activations as none and
+				// only adds work, so none dominates it, unless the offload streams (below).
+				slowRC := rc == model.RecomputeSelective && !s.Layout.UnfusedAttention && slices.Contains(kv.rcs, model.RecomputeNone)
+				p.l.Recompute, p.l.SequenceParallel = rc, sp
+				fits = fits[:0]
+				for _, z := range kv.zeros {
+					// ZeRO 2 adds the gradients' sharding to ZeRO 1's at no communication cost
+					// (both reduce-scatter the gradients and all-gather the weights).
+					if z == 1 && slices.Contains(kv.zeros, 2) {
+						counts.Dominated += nTPO * nOff * nSer
+						continue
+					}
+					p.l.ZeRO = z
+					for _, off := range kv.offs {
+						if slowRC && !streams(off) {
+							counts.Dominated += nTPO * nSer
+							continue
+						}
+						p.l.Offload = off
+						mem, fit := p.peakMemory(params.get(z, off)) // the TP overlap changes no memory
+						if v := (variantScore{k: knobs{rc, sp, z, kv.tpos[0], off, kv.serials[0], keep}, mem: mem, ok: true}); !least.ok || mem < least.mem {
+							least = v
+						}
+						if !fit {
+							counts.PrunedMemory += nTPO * nSer
+							continue
+						}
+						fits = append(fits, state{z, off, mem})
+					}
+				}
+				if len(fits) == 0 {
 					continue
 				}
-				p.l.ZeRO = z
-				for _, off := range kv.offs {
-					if slowRC && !streams(off) {
-						counts.Dominated += nTPO * nSer
-						continue
-					}
-					p.l.Offload = off
-					mem, fit := p.peakMemory(params.get(z, off)) // the TP overlap changes no memory
-					if v := (variantScore{k: knobs{rc, sp, z, kv.tpos[0], off, kv.serials[0]}, mem: mem, ok: true}); !least.ok || mem < least.mem {
-						least = v
-					}
-					if !fit {
-						counts.PrunedMemory += nTPO * nSer
-						continue
-					}
-					fits = append(fits, state{z, off, mem})
-				}
-			}
-			if len(fits) == 0 {
-				continue
-			}
-			for _, tpo := range kv.tpos {
-				// The ring overlap hides each exchange tile but the first behind a GEMM tile;
-				// none hides nothing and pipe exposes one more tile: at the same memory,
-				// neither is ever faster (tpExposed), so ring dominates them, unless the
-				// offload streams.
-				slowTPO := tpo != model.TPOverlapRing && slices.Contains(kv.tpos, model.TPOverlapRing)
-				var st []vstage
-				var res schedule.Result
-				built := false
-				for _, f := range fits {
-					if slowTPO && !streams(f.off) {
-						counts.Dominated += nSer
-						continue
-					}
-					for _, serial := range kv.serials {
-						// The DP sync overlapped with the last backward is never slower than after
-						// it (what it hides costs only the SMs it takes), unless something else
-						// hides behind the same compute: ZeRO-3's gathers or a streaming offload.
-						if serial && slices.Contains(kv.serials, false) && f.zero < 3 && !streams(f.off) {
-							counts.Dominated++
+				for _, tpo := range kv.tpos {
+					// The ring overlap hides each exchange tile but the first behind a GEMM tile;
+					// none hides nothing and pipe exposes one more tile: at the same memory,
+					// neither is ever faster (tpExposed), so ring dominates them, unless the
+					// offload streams.
+					slowTPO := tpo != model.TPOverlapRing && slices.Contains(kv.tpos, model.TPOverlapRing)
+					var st []vstage
+					var res schedule.Result
+					built := false
+					for _, f := range fits {
+						if slowTPO && !streams(f.off) {
+							counts.Dominated += nSer
 							continue
 						}
-						if !built {
-							p.l.TPOverlap = tpo
-							st, _ = p.trainStages()
-							r, err := p.runTrain(p.trainInput(st, false), modeEstimate)
-							if err != nil {
-								break
+						for _, serial := range kv.serials {
+							// The DP sync overlapped with the last backward is never slower than after
+							// it (what it hides costs only the SMs it takes), unless something else
+							// hides behind the same compute: ZeRO-3's gathers or a streaming offload.
+							if serial && slices.Contains(kv.serials, false) && f.zero < 3 && !streams(f.off) {
+								counts.Dominated++
+								continue
 							}
-							res, built = r, true
-						}
-						p.l.ZeRO, p.l.Offload, p.l.SerialDP = f.zero, f.off, serial
-						// The step is at least the pipeline's makespan and the optimizer after it:
-						// a setting whose bound is already slower than the best cannot win.
-						if obj != ObjMemory && best.ok && res.Makespan+p.optimizerSeconds() > best.step {
-							counts.PrunedBound++
-							continue
-						}
-						counts.Evaluated++
-						v := variantScore{k: knobs{rc, sp, f.zero, tpo, f.off, serial}, step: p.stepSeconds(st, res, params.get(f.zero, f.off)),
-							mem: f.mem, ok: true}
-						if better(v, best) {
-							best = v
+							if !built {
+								p.l.TPOverlap = tpo
+								st, _ = p.trainStages()
+								r, err := p.runTrain(p.trainInput(st, false), modeEstimate)
+								if err != nil {
+									break
+								}
+								res, built = r, true
+							}
+							p.l.ZeRO, p.l.Offload, p.l.SerialDP = f.zero, f.off, serial
+							// The step is at least the pipeline's makespan and the optimizer after it:
+							// a setting whose bound is already slower than the best cannot win.
+							if obj != ObjMemory && best.ok && res.Makespan+p.optimizerSeconds() > best.step {
+								counts.PrunedBound++
+								continue
+							}
+							counts.Evaluated++
+							v := variantScore{k: knobs{rc, sp, f.zero, tpo, f.off, serial, keep}, step: p.stepSeconds(st, res, params.get(f.zero, f.off)),
+								mem: f.mem, ok: true}
+							if better(v, best) {
+								best = v
+							}
 						}
 					}
 				}

@@ -44,7 +44,12 @@ func allKnobs(s model.Scenario) []knobs {
 							if serial && s.Layout.DP == 1 {
 								continue
 							}
-							out = append(out, knobs{rc, sp, z, tpo, off, serial})
+							for _, keep := range []bool{false, true} {
+								if keep && (!sp || s.Layout.TP == 1 || rc == model.RecomputeFull) {
+									continue
+								}
+								out = append(out, knobs{rc, sp, z, tpo, off, serial, keep})
+							}
 						}
 					}
 				}

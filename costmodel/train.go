@@ -72,7 +72,7 @@ func (p *plan) trainStages() ([]vstage, trainLayer) {
 	// gradient [Korthikanti et al. 2022, §4.2.2]: one more all-gather per GEMM, two per layer, beside the two
 	// reduce-scatters and two all-gathers that mirror the forward.
 	regather := 0.0
-	if l.SequenceParallel && p.t > 1 {
+	if l.SequenceParallel && p.t > 1 && !spKeepsGather(l) {
 		regather = pt.ag
 	}
 	if l.Recompute == model.RecomputeFull {
@@ -460,9 +460,9 @@ func (p *plan) rankInfos() []rankInfo {
 }
 
 // layerActBytes is one layer's activations for one micro-batch under the plan's recompute and
-// sequence parallelism, remembered for the last pair asked.
+// sequence parallelism (and its all-gather kept or redone), remembered for the last setting asked.
 func (p *plan) layerActBytes() float64 {
-	k := knobs{rc: p.l.Recompute, sp: p.l.SequenceParallel}
+	k := knobs{rc: p.l.Recompute, sp: p.l.SequenceParallel, keep: p.l.SPGather == model.SPGatherKeep}
 	if !p.act.ok || p.act.k != k {
 		p.act.k, p.act.ok = k, true
 		p.act.v = layerActivationBytes(p.a, p.l, float64(p.s.Workload.Seq), float64(p.b), p.s.Workload.Precision)

@@ -178,6 +178,28 @@ func ParseOffload(s string) (Offload, error) {
 // Optimizer says whether the optimizer state and step live on the host.
 func (o Offload) Optimizer() bool { return o == OffloadOptimizer || o == OffloadOptimizerWeights }
 
+// SPGather says what the backward does for the weight gradients of the column-parallel GEMMs
+// (QKV, MLP up) under sequence parallelism, whose inputs the forward keeps as 1/TP shards: redo
+// the all-gather (Megatron's choice, Korthikanti et al. §4.2.2), or keep the gathered inputs
+// whole from the forward (more memory, no second all-gather; Calculon's seq_par_ag_redo off).
+type SPGather int
+
+// SP all-gather modes.
+const (
+	SPGatherRedo SPGather = iota
+	SPGatherKeep
+)
+
+var spGatherNames = []string{"redo", "keep"}
+
+func (g SPGather) String() string { return enumName(spGatherNames, int(g)) }
+
+// ParseSPGather reads "redo" or "keep".
+func ParseSPGather(s string) (SPGather, error) {
+	i, err := parseEnum("sp-gather", spGatherNames, s)
+	return SPGather(i), err
+}
+
 // LinkKind is the family of an interconnect.
 type LinkKind int
 

@@ -290,6 +290,8 @@ type Layout struct {
 	TPOverlap TPOverlap `json:"tp_overlap,omitempty"`
 	// Offload keeps training state or activations in host memory (training).
 	Offload Offload `json:"offload,omitempty"`
+	// SPGather redoes or keeps the sequence-parallel all-gather for the backward (training).
+	SPGather SPGather `json:"sp_gather,omitempty"`
 	// Software generation. The zero value is today's frameworks; Megatron-LM as of 2021
 	// (Narayanan et al.) materialised the s×s attention scores and all-reduced gradients after
 	// the whole backward.

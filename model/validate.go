@@ -284,6 +284,9 @@ func (s Scenario) Validate() error {
 			c.add("ep", l.EP, "must divide the experts (%d): one of %s", s.Arch.Experts, joinInts(Divisors(s.Arch.Experts)))
 		}
 	}
+	if l.SPGather < SPGatherRedo || l.SPGather > SPGatherKeep {
+		c.add("sp-gather", int(l.SPGather), "must be one of %s", strings.Join(spGatherNames, ", "))
+	}
 	if l.Offload < OffloadNone || l.Offload > OffloadActivations {
 		c.add("offload", int(l.Offload), "must be one of %s", strings.Join(offloadNames, ", "))
 	}

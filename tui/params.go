@@ -340,6 +340,9 @@ func fields() []field {
 				return 0
 			},
 			func(s *model.Scenario, i int) { s.Layout.SequenceParallel = i == 1 }),
+		enumField("sp-gather", "SP all-gather", training, []string{"redo", "keep"},
+			func(s *model.Scenario) int { return int(s.Layout.SPGather) },
+			func(s *model.Scenario, i int) { s.Layout.SPGather = model.SPGather(i) }),
 		enumField("zero", "ZeRO stage", training, []string{"0", "1", "2", "3"},
 			func(s *model.Scenario) int { return s.Layout.ZeRO },
 			func(s *model.Scenario, i int) { s.Layout.ZeRO = i }),

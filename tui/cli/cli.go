@@ -217,7 +217,8 @@ func newSearchCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
 		Long: `search enumerates every way to split the model over the --gpus GPUs (TP × PP × DP, the
 pipeline schedule, interleaving chunks and micro-batch size: every divisor of a replica's batch up
 to --max-micro-batch) and, in training, every setting of the knobs not typed: recompute none,
-selective or full; sequence parallelism off or on (TP > 1); ZeRO 0 to 3 (DP > 1); TP overlap
+selective or full; sequence parallelism off or on (TP > 1), its all-gather redone or kept; ZeRO
+0 to 3 (DP > 1); TP overlap
 none, ring or pipe (TP inside a node); the DP sync overlapped or serial (DP > 1); offload none,
 optimizer, optimizer+weights or activations. It keeps for each split the fastest setting that
 fits (at the same time, no offload before one) and ranks the feasible splits by the objective;
@@ -235,8 +236,8 @@ on how many.
 --tp 8 ranks only the layouts with TP 8. --schedule and --chunks fix the schedule of pipelines
 (PP > 1; a single stage has none and runs 1F1B); --chunks above 1 means interleaved. A size no
 layout of the GPUs can have is bad input. --recompute, --sequence-parallel and --zero, typed,
-keep that value (auto, or not typed: search tries each); so do --tp-overlap, --offload and
---serial-dp. A --scenario file's layout fixes nothing: search starts from it. The other scenario flags describe the model, the hardware and the
+keep that value (auto, or not typed: search tries each); so do --sp-gather, --tp-overlap,
+--offload and --serial-dp. A --scenario file's layout fixes nothing: search starts from it. The other scenario flags describe the model, the hardware and the
 workload.
 
 After the ranking comes the Pareto front of step time (time to serve every request in

@@ -238,6 +238,7 @@ func (f *scenarioFlags) searchFix(s model.Scenario) (costmodel.SearchFix, error)
 	fix.HasTPOverlap = f.typedFlag("tp-overlap") && !isAuto(f.tpOverlap)
 	fix.HasOffload = f.typedFlag("offload") && !isAuto(f.offload)
 	fix.HasSerialDP = f.typedFlag("serial-dp")
+	fix.HasSPGather = f.typedFlag("sp-gather") && !isAuto(f.spGather)
 	if len(errs) > 0 {
 		return fix, errs
 	}

@@ -8,8 +8,8 @@ import (
 	"github.com/splitscope/splitscope/model"
 )
 
-// The training knobs search sweeps (--recompute, --sequence-parallel, --zero, --tp-overlap,
-// --offload) also take "auto":
+// The training knobs search sweeps (--recompute, --sequence-parallel, --sp-gather, --zero,
+// --tp-overlap, --offload) also take "auto":
 // search then tries every value, as it does when the flag is not typed. The other commands
 // evaluate one scenario and refuse it.
 
@@ -86,6 +86,9 @@ func (f *scenarioFlags) knobAutoErrors() model.ValidationError {
 	}
 	if f.sequenceParallel.auto {
 		errs = append(errs, &model.FieldError{Field: "sequence-parallel", Value: autoValue, Allowed: "auto is for search, which tries both; give true or false"})
+	}
+	if isAuto(f.spGather) {
+		errs = append(errs, &model.FieldError{Field: "sp-gather", Value: f.spGather, Allowed: "auto is for search, which tries both; give redo or keep"})
 	}
 	if isAuto(f.offload) {
 		errs = append(errs, &model.FieldError{Field: "offload", Value: f.offload, Allowed: "auto is for search, which tries each; give none, optimizer, optimizer+weights or activations"})

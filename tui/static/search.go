@@ -217,7 +217,10 @@ var knobHead = []string{"recompute", "SP", "ZeRO", "TP ovl", "DP sync", "offload
 
 func knobCells(l model.Layout) []string {
 	sp := "-"
-	if l.SequenceParallel {
+	switch {
+	case l.SequenceParallel && l.SPGather == model.SPGatherKeep:
+		sp = "SP keep"
+	case l.SequenceParallel:
 		sp = "SP"
 	}
 	dp := "overlap"
@@ -239,7 +242,7 @@ func countsLine(s model.Scenario, n costmodel.SearchCounts) string {
 	}
 	line := fmt.Sprintf("space: %s configurations", Thousands(n.Space))
 	if s.Workload.Mode == model.Train {
-		line += " (splits × recompute × SP × ZeRO × TP overlap × DP overlap × offload)"
+		line += " (splits × recompute × SP and its all-gather × ZeRO × TP overlap × DP overlap × offload)"
 	}
 	line += fmt.Sprintf(": %s evaluated", Thousands(n.Evaluated))
 	if n.PrunedMemory > 0 {
