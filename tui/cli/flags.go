@@ -262,34 +262,12 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	if err != nil {
 		errs = append(errs, enumError("precision", f.precision, err))
 	}
-	rc, err := model.ParseRecompute(f.recompute)
-	switch {
-	case isAuto(f.recompute) && forSearch:
-		rc = model.RecomputeNone // swept
-	case err != nil && !isAuto(f.recompute):
-		errs = append(errs, enumError("recompute", f.recompute, err))
-	}
-	tpo, err := model.ParseTPOverlap(f.tpOverlap)
-	switch {
-	case isAuto(f.tpOverlap) && forSearch:
-		tpo = model.TPOverlapNone // swept
-	case err != nil && !isAuto(f.tpOverlap):
-		errs = append(errs, enumError("tp-overlap", f.tpOverlap, err))
-	}
-	spg, err := model.ParseSPGather(f.spGather)
-	switch {
-	case isAuto(f.spGather) && forSearch:
-		spg = model.SPGatherRedo // swept
-	case err != nil && !isAuto(f.spGather):
-		errs = append(errs, enumError("sp-gather", f.spGather, err))
-	}
-	off, err := model.ParseOffload(f.offload)
-	switch {
-	case isAuto(f.offload) && forSearch:
-		off = model.OffloadNone // swept
-	case err != nil && !isAuto(f.offload):
-		errs = append(errs, enumError("offload", f.offload, err))
-	}
+	// The training knobs: auto (search's, swept) stands as the zero value; knobAutoErrors
+	// refuses it elsewhere.
+	rc := knobValue("recompute", f.recompute, model.ParseRecompute, &errs)
+	tpo := knobValue("tp-overlap", f.tpOverlap, model.ParseTPOverlap, &errs)
+	spg := knobValue("sp-gather", f.spGather, model.ParseSPGather, &errs)
+	off := knobValue("offload", f.offload, model.ParseOffload, &errs)
 	if !forSearch {
 		errs = append(errs, f.knobAutoErrors()...)
 	}

@@ -17,6 +17,21 @@ const autoValue = "auto"
 
 func isAuto(s string) bool { return strings.EqualFold(strings.TrimSpace(s), autoValue) }
 
+// knobValue reads a training knob's flag with its enum's parser: auto gives the zero value (the
+// knob's default, which search sweeps); any other word the parser refuses is an error naming
+// the flag and what it allows.
+func knobValue[T any](name, text string, parse func(string) (T, error), errs *model.ValidationError) T {
+	var zero T
+	if isAuto(text) {
+		return zero
+	}
+	v, err := parse(text)
+	if err != nil {
+		*errs = append(*errs, enumError(name, text, err))
+	}
+	return v
+}
+
 // zeroFlag is --zero: a stage 0–3, or auto.
 type zeroFlag struct {
 	v    int
