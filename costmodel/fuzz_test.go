@@ -27,7 +27,10 @@ func FuzzEvaluate(f *testing.F) {
 				Intra: mustLink(t, p, "nvlink4"), Inter: mustLink(t, p, "ib-ndr"), NICsPerNode: 8},
 			Layout: model.Layout{TP: tp, PP: pp, DP: 1, Chunks: chunks, MicroBatch: mb,
 				Schedule: model.Schedule(sched), Recompute: model.Recompute(recomp), ZeRO: zero,
-				SequenceParallel: sp, Collectives: model.Collectives(sched / 4)},
+				SequenceParallel: sp, Collectives: model.Collectives(sched / 4),
+				// The knobs of issue 11, from the same inputs (the corpus keeps its shape).
+				Offload: model.Offload(recomp / 3 % 4), TPOverlap: model.TPOverlap(zero / 4 % 3),
+				SPGather: model.SPGather(prec / 4 % 2)},
 			Workload: model.Workload{Mode: model.Mode(mode), Seq: seq, GlobalBatch: batch,
 				PromptTokens: prompt, GenTokens: gen, Requests: requests, Precision: model.Precision(prec)},
 			ReserveBytes: model.DefaultReserveBytes,
@@ -48,7 +51,7 @@ func FuzzEvaluate(f *testing.F) {
 			t.Fatalf("step time %v for a valid scenario", r.StepTime)
 		}
 		bd := r.Breakdown
-		total := bd.Compute + bd.Recompute + bd.TPComm + bd.PPComm + bd.DPComm + bd.Bubble + bd.Optimizer
+		total := bd.Compute + bd.Recompute + bd.TPComm + bd.PPComm + bd.DPComm + bd.Offload + bd.Bubble + bd.Optimizer
 		if s.Workload.Mode == model.Train && math.Abs(total-r.StepTime) > 1e-6*r.StepTime {
 			t.Fatalf("breakdown %v does not sum to step %v", total, r.StepTime)
 		}
@@ -111,7 +114,9 @@ func FuzzEvaluateValid(f *testing.F) {
 			Layout: model.Layout{TP: tp, PP: pp, DP: gpus / (tp * pp), Chunks: 1, MicroBatch: 1 + int(batchB)%4,
 				Schedule: sched, Recompute: model.Recompute(int(batchB) % 3), ZeRO: int(batchB/4) % 4,
 				SequenceParallel: batchB%2 == 1, UnfusedAttention: genB%2 == 0, SerialDP: genB%3 == 0,
-				Collectives: model.Collectives(int(modeB/2) % 3)},
+				Collectives: model.Collectives(int(modeB/2) % 3),
+				Offload:     model.Offload(int(hiddenB/16) % 4), TPOverlap: model.TPOverlap(int(headsB/16) % 3),
+				SPGather: model.SPGather(int(layersB/128) % 2)},
 			Workload: model.Workload{Mode: model.Mode(int(modeB) % 2), Seq: 16 * (1 + int(batchB)%64),
 				Precision: model.Precision(int(precB) % 4), PromptTokens: 1 + int(batchB)*8, GenTokens: 1 + int(genB),
 				Requests: 1},
@@ -164,6 +169,42 @@ func FuzzEvaluateValid(f *testing.F) {
 		}
 		if r.Timeline.Makespan > r.StepTime*(1+1e-9) {
 			t.Fatalf("timeline %v longer than the step %v", r.Timeline.Makespan, r.StepTime)
+		}
+	})
+}
+
+// FuzzSearch: any small space searches without a panic; every configuration is accounted for
+// (evaluated, over memory, dominated or bounded out), and every report is finite.
+func FuzzSearch(f *testing.F) {
+	f.Add(uint8(3), uint8(2), uint8(1), uint8(0), uint8(5), uint8(0))
+	f.Add(uint8(200), uint8(7), uint8(4), uint8(1), uint8(255), uint8(63))
+	f.Fuzz(func(t *testing.T, archB, gpusB, gpuB, modeB, batchB, fixB uint8) {
+		p := presets(t)
+		heads := []int{8, 12, 16, 32}[int(archB)%4]
+		hidden := heads * 64 * (1 + int(archB/4)%4)
+		gpus := 1 << (int(gpusB) % 5)
+		s := model.Scenario{
+			Arch: model.Arch{ID: "fuzz", Layers: 2 + int(archB)%30, Hidden: hidden, Heads: heads, KVHeads: heads,
+				FFN: 4 * hidden, Vocab: 32000, GatedMLP: archB%2 == 0},
+			Cluster: model.Cluster{GPU: p.GPUs[int(gpuB)%len(p.GPUs)], GPUs: gpus, GPUsPerNode: min(gpus, 8),
+				Intra: mustLink(t, p, "nvlink4"), Inter: mustLink(t, p, "ib-ndr"), NICsPerNode: 8},
+			Layout: model.Layout{TP: 1, PP: 1, DP: gpus, Chunks: 1, MicroBatch: 1, Schedule: model.OneFOneB,
+				Recompute: model.Recompute(int(fixB) % 3), ZeRO: int(fixB/4) % 4, Offload: model.Offload(int(fixB/16) % 4)},
+			Workload: model.Workload{Mode: model.Mode(int(modeB) % 2), Seq: 256 * (1 + int(batchB)%8), GlobalBatch: gpus * (1 + int(batchB)%8),
+				Precision: model.BF16, PromptTokens: 128, GenTokens: 16, Requests: 4},
+			ReserveBytes: model.DefaultReserveBytes,
+		}
+		fix := SearchFix{HasRecompute: fixB&1 != 0, HasZeRO: fixB&2 != 0, HasOffload: fixB&64 != 0, HasTPOverlap: fixB&128 != 0}
+		res, err := Search(s, SearchOptions{Fix: fix, MaxChunks: 2, MaxMicroBatch: 4})
+		if err != nil {
+			return
+		}
+		n := res.Counts
+		if n.Evaluated+n.PrunedMemory+n.Dominated+n.PrunedBound != n.Space || n.Space < 0 {
+			t.Fatalf("counts %+v do not add up", n)
+		}
+		for _, c := range res.Candidates {
+			checkFinite(t, reflect.ValueOf(c.Report), "Candidate.Report")
 		}
 	})
 }
