@@ -75,6 +75,19 @@ type SearchFix struct {
 	HasSPGather bool
 }
 
+// KeepKnobsBut returns f with every training knob kept at the base scenario's value except those
+// marked auto, which Search tries.
+func (f SearchFix) KeepKnobsBut(auto model.AutoKnobs) SearchFix {
+	f = f.KeepKnobs()
+	f.HasRecompute = auto&model.AutoRecompute == 0
+	f.HasSequenceParallel = auto&model.AutoSequenceParallel == 0
+	f.HasSPGather = auto&model.AutoSPGather == 0
+	f.HasZeRO = auto&model.AutoZeRO == 0
+	f.HasTPOverlap = auto&model.AutoTPOverlap == 0
+	f.HasOffload = auto&model.AutoOffload == 0
+	return f
+}
+
 // KeepKnobs returns f with every training knob kept at the base scenario's value: Search then
 // varies the split alone.
 func (f SearchFix) KeepKnobs() SearchFix {

@@ -426,3 +426,21 @@ func parallelFor(n int, f func(i int)) {
 	}
 	wg.Wait()
 }
+
+// ResolveAuto sets the knobs s's layout marks auto to the values Search would keep for its split
+// (step time first; the other knobs, and the split, as given), the explorer's "auto → full".
+// Serving has no such knobs: s comes back as it is, as it does with no knob auto.
+func ResolveAuto(s model.Scenario) (model.Scenario, error) {
+	auto := s.Layout.Auto
+	if auto == 0 || s.Workload.Mode != model.Train {
+		return s, nil
+	}
+	if err := s.Validate(); err != nil {
+		return s, err
+	}
+	kv := knobsFor(s, SearchFix{}.KeepKnobsBut(auto), s.Layout.TP, s.Layout.DP)
+	c := searchSplit(s, kv, ObjTime).cand
+	c.Layout.Auto = auto
+	s.Layout = c.Layout
+	return s, nil
+}

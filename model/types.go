@@ -249,6 +249,19 @@ func (c Cluster) IntraLink() Link {
 	return l
 }
 
+// AutoKnobs is a set of training knobs left to search (Layout.Auto).
+type AutoKnobs uint8
+
+// The knobs that can be auto.
+const (
+	AutoRecompute AutoKnobs = 1 << iota
+	AutoSequenceParallel
+	AutoSPGather
+	AutoZeRO
+	AutoTPOverlap
+	AutoOffload
+)
+
 // DefaultHostMemoryPerGPU is the host memory a node has per GPU when the cluster does not say:
 // 256 GiB, a DGX H100's 2 TiB over its 8 GPUs (NVIDIA's DGX H100 datasheet; DGX A100 has 1 or 2
 // TiB for 8, workstations less).
@@ -292,6 +305,9 @@ type Layout struct {
 	Offload Offload `json:"offload,omitempty"`
 	// SPGather redoes or keeps the sequence-parallel all-gather for the backward (training).
 	SPGather SPGather `json:"sp_gather,omitempty"`
+	// Auto marks the training knobs whose value is chosen for the split by search (the
+	// explorer's "auto"); the fields above then hold the choice. Evaluate reads the fields only.
+	Auto AutoKnobs `json:"auto,omitempty"`
 	// Software generation. The zero value is today's frameworks; Megatron-LM as of 2021
 	// (Narayanan et al.) materialised the s×s attention scores and all-reduced gradients after
 	// the whole backward.

@@ -246,6 +246,11 @@ func evaluate(rev int, s model.Scenario) tea.Cmd {
 				msg = resultMsg{rev: rev, s: s, err: fmt.Errorf("cost model panicked: %v", r)}
 			}
 		}()
+		// Knobs left to search take its choice for the split first (the panel's "auto → …").
+		s, err := costmodel.ResolveAuto(s)
+		if err != nil {
+			return resultMsg{rev: rev, s: s, err: err}
+		}
 		r, err := costmodel.Evaluate(s)
 		var toFit *costmodel.FitChange
 		var knobs []costmodel.KnobSaving
@@ -298,6 +303,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.evalErr = nil
+		if a := msg.s.Layout.Auto; a != 0 && m.cur.Layout.Auto == a {
+			// The panel shows what search chose for the knobs left to it.
+			m.cur.Layout = withAutoKnobs(m.cur.Layout, msg.s.Layout)
+		}
 		m.data = common.Data{Scenario: msg.s, Report: msg.report, ToFit: msg.toFit, Knobs: msg.knobs}
 		m.hasData = true
 		for _, p := range m.panes {
@@ -690,4 +699,28 @@ func tabAt(titles []string, x int) int {
 		at += w
 	}
 	return -1
+}
+
+// withAutoKnobs is l with the values of the knobs it leaves to search taken from resolved.
+func withAutoKnobs(l, resolved model.Layout) model.Layout {
+	a := l.Auto
+	if a&model.AutoRecompute != 0 {
+		l.Recompute = resolved.Recompute
+	}
+	if a&model.AutoSequenceParallel != 0 {
+		l.SequenceParallel = resolved.SequenceParallel
+	}
+	if a&model.AutoSPGather != 0 {
+		l.SPGather = resolved.SPGather
+	}
+	if a&model.AutoZeRO != 0 {
+		l.ZeRO = resolved.ZeRO
+	}
+	if a&model.AutoTPOverlap != 0 {
+		l.TPOverlap = resolved.TPOverlap
+	}
+	if a&model.AutoOffload != 0 {
+		l.Offload = resolved.Offload
+	}
+	return l
 }

@@ -198,6 +198,51 @@ func enumField(name, label string, show func(*model.Scenario) bool, names []stri
 	}
 }
 
+// autoValue is the panel's word for a knob left to search.
+const autoValue = "auto"
+
+// autoEnumField is enumField for a training knob that can also be auto: search chooses its value
+// for the split (Layout.Auto's bit), and the row shows the choice, "auto → full". ←/→ cycle
+// through the values and auto, after the last.
+func autoEnumField(name, label string, show func(*model.Scenario) bool, names []string, bit model.AutoKnobs,
+	get func(*model.Scenario) int, set func(*model.Scenario, int)) field {
+	f := enumField(name, label, show, names, get, set)
+	value := f.get
+	isAuto := func(s *model.Scenario) bool { return s.Layout.Auto&bit != 0 }
+	f.get = func(s *model.Scenario) string {
+		if isAuto(s) {
+			return autoValue + " → " + value(s)
+		}
+		return value(s)
+	}
+	f.step = func(s *model.Scenario, _ *assets.Presets, dir int) {
+		cur := get(s)
+		if isAuto(s) {
+			cur = len(names)
+		}
+		next := cycle(cur, len(names)+1, dir)
+		if next == len(names) {
+			s.Layout.Auto |= bit
+			return
+		}
+		s.Layout.Auto &^= bit
+		set(s, next)
+	}
+	setText := f.set
+	f.set = func(s *model.Scenario, p *assets.Presets, text string) error {
+		if strings.EqualFold(strings.TrimSpace(text), autoValue) {
+			s.Layout.Auto |= bit
+			return nil
+		}
+		if err := setText(s, p, text); err != nil {
+			return fmt.Errorf("%q: one of %s, %s", text, strings.Join(names, ", "), autoValue)
+		}
+		s.Layout.Auto &^= bit
+		return nil
+	}
+	return f
+}
+
 // fields lists the panel's rows, in order.
 func fields() []field {
 	divisorsOf := func(n func(*model.Scenario) int) func(*model.Scenario) []int {
@@ -329,10 +374,10 @@ func fields() []field {
 		enumField("precision", "precision", always, []string{"bf16", "fp16", "fp8", "fp32"},
 			func(s *model.Scenario) int { return int(s.Workload.Precision) },
 			func(s *model.Scenario, i int) { s.Workload.Precision = model.Precision(i) }),
-		enumField("recompute", "recompute", training, []string{"none", "selective", "full"},
+		autoEnumField("recompute", "recompute", training, []string{"none", "selective", "full"}, model.AutoRecompute,
 			func(s *model.Scenario) int { return int(s.Layout.Recompute) },
 			func(s *model.Scenario, i int) { s.Layout.Recompute = model.Recompute(i) }),
-		enumField("sequence-parallel", "seq. parallel", training, []string{"off", "on"},
+		autoEnumField("sequence-parallel", "seq. parallel", training, []string{"off", "on"}, model.AutoSequenceParallel,
 			func(s *model.Scenario) int {
 				if s.Layout.SequenceParallel {
 					return 1
@@ -340,16 +385,16 @@ func fields() []field {
 				return 0
 			},
 			func(s *model.Scenario, i int) { s.Layout.SequenceParallel = i == 1 }),
-		enumField("sp-gather", "SP all-gather", training, []string{"redo", "keep"},
+		autoEnumField("sp-gather", "SP all-gather", training, []string{"redo", "keep"}, model.AutoSPGather,
 			func(s *model.Scenario) int { return int(s.Layout.SPGather) },
 			func(s *model.Scenario, i int) { s.Layout.SPGather = model.SPGather(i) }),
-		enumField("zero", "ZeRO stage", training, []string{"0", "1", "2", "3"},
+		autoEnumField("zero", "ZeRO stage", training, []string{"0", "1", "2", "3"}, model.AutoZeRO,
 			func(s *model.Scenario) int { return s.Layout.ZeRO },
 			func(s *model.Scenario, i int) { s.Layout.ZeRO = i }),
-		enumField("offload", "offload", training, []string{"none", "optimizer", "optim.+weights", "activations"},
+		autoEnumField("offload", "offload", training, []string{"none", "optimizer", "optim.+weights", "activations"}, model.AutoOffload,
 			func(s *model.Scenario) int { return int(s.Layout.Offload) },
 			func(s *model.Scenario, i int) { s.Layout.Offload = model.Offload(i) }),
-		enumField("tp-overlap", "TP overlap", training, []string{"none", "ring", "pipe"},
+		autoEnumField("tp-overlap", "TP overlap", training, []string{"none", "ring", "pipe"}, model.AutoTPOverlap,
 			func(s *model.Scenario) int { return int(s.Layout.TPOverlap) },
 			func(s *model.Scenario, i int) { s.Layout.TPOverlap = model.TPOverlap(i) }),
 		intField("prompt", "prompt tokens", serving, func(s *model.Scenario) *int { return &s.Workload.PromptTokens }, pow2(model.MaxSeq), nil),

@@ -51,7 +51,8 @@ func isHybrid(l model.Layout) bool { return l.TP > 1 && l.PP > 1 }
 // and, when that is not a hybrid, the fastest hybrid (TP > 1 and PP > 1). Each is Search's first
 // feasible layout of its kind, so micro-batch size, schedule and interleaving are chosen the same
 // way for all: a column never loses to another only because it kept the scenario's settings; the
-// training knobs (recompute, sequence parallelism, ZeRO) stay the scenario's for all. A
+// training knobs stay the scenario's for all, but those set to auto, which search chooses for
+// each layout. A
 // kind with no feasible layout shows the one closest to fitting (least memory) with its reason.
 // It also sweeps the micro-batch count m for TP only and PP only. It is pure and runs in a
 // tea.Cmd: one Search, a few exact evaluations and 16 for the sweep.
@@ -62,7 +63,7 @@ func Build(s model.Scenario) common.Compare {
 		out.Err = fmt.Errorf("compare: %d GPUs", gpus)
 		return out
 	}
-	res, err := costmodel.Search(s, costmodel.SearchOptions{Objective: objective, Fix: costmodel.SearchFix{}.KeepKnobs()})
+	res, err := costmodel.Search(s, costmodel.SearchOptions{Objective: objective, Fix: costmodel.SearchFix{}.KeepKnobsBut(s.Layout.Auto)})
 	if err != nil {
 		why := reason(err)
 		for _, c := range []class{classTP, classPP} {
