@@ -171,3 +171,42 @@ func keepHostFree(a, b Report) bool {
 	}
 	return a.Memory.Total < b.Memory.Total
 }
+
+// TestResolveAutoTakesTheSplitsBest: the knobs a layout leaves to auto take the setting with
+// the best closed-form step time among those that fit on that split (the others kept as given),
+// each setting evaluated alone; knobs not auto keep their value, and serving is left as it is.
+func TestResolveAutoTakesTheSplitsBest(t *testing.T) {
+	s := scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", 16, 4, 2) // DP 2
+	s.Workload.GlobalBatch = 32
+	s.Layout.TPOverlap = model.TPOverlapRing
+	s.Layout.Auto = model.AutoRecompute | model.AutoZeRO | model.AutoSequenceParallel
+	got, err := ResolveAuto(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Layout.TPOverlap != model.TPOverlapRing || got.Layout.Offload != s.Layout.Offload || got.Layout.Auto != s.Layout.Auto {
+		t.Fatalf("knobs not auto moved: %+v", got.Layout)
+	}
+	r, err := evaluate(got, modeEstimate)
+	if err != nil || !r.Memory.Fits {
+		t.Fatalf("the resolved setting: %v, fits %v", err, r.Memory.Fits)
+	}
+	for _, rc := range []model.Recompute{model.RecomputeNone, model.RecomputeSelective, model.RecomputeFull} {
+		for z := 0; z <= 3; z++ {
+			for _, sp := range []bool{false, true} {
+				o := s
+				o.Layout.Recompute, o.Layout.ZeRO, o.Layout.SequenceParallel = rc, z, sp
+				or, err := evaluate(o, modeEstimate)
+				if err == nil && or.Memory.Fits && or.StepTime < r.StepTime*(1-1e-12) {
+					t.Errorf("recompute %v ZeRO %d SP %v: %.6g s beats the resolved %+v at %.6g s",
+						rc, z, sp, or.StepTime, got.Layout, r.StepTime)
+				}
+			}
+		}
+	}
+	inf := s
+	inf.Workload.Mode = model.Infer
+	if back, err := ResolveAuto(inf); err != nil || back.Layout != inf.Layout {
+		t.Errorf("serving: %v, %+v", err, back.Layout)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -229,5 +230,45 @@ func TestModelSwitchOffersASplitThatDividesTheHeads(t *testing.T) {
 	}
 	if got.Layout.TP != 8 || got.Layout.PP != 2 || got.Layout.DP != 2 {
 		t.Errorf("offer TP %d × PP %d × DP %d; want TP 8 × PP 2 × DP 2 (TP halved, PP kept, DP follows)", got.Layout.TP, got.Layout.PP, got.Layout.DP)
+	}
+}
+
+// A training knob cycles past its last value to auto and back to its first; typed "auto" sets
+// it too. In the explorer the row then shows search's choice for the split, "auto → …", the
+// evaluation runs on that choice, and Compare searches that knob for every contender.
+func TestKnobsCanBeAuto(t *testing.T) {
+	s, p := testScenario(t)
+	rc := fieldNamed(t, "recompute")
+	rc.step(&s, p, -1)
+	if s.Layout.Auto != model.AutoRecompute || !strings.HasPrefix(rc.get(&s), "auto → ") {
+		t.Fatalf("← from none: auto %b, row %q", s.Layout.Auto, rc.get(&s))
+	}
+	rc.step(&s, p, +1)
+	if s.Layout.Auto != 0 || s.Layout.Recompute != model.RecomputeNone || rc.get(&s) != "none" {
+		t.Fatalf("→ from auto: auto %b, %v, row %q", s.Layout.Auto, s.Layout.Recompute, rc.get(&s))
+	}
+	if err := fieldNamed(t, "zero").set(&s, p, " AUTO "); err != nil || s.Layout.Auto != model.AutoZeRO {
+		t.Fatalf("typed auto: %v, auto %b", err, s.Layout.Auto)
+	}
+	if err := fieldNamed(t, "zero").set(&s, p, "5"); err == nil || !strings.Contains(err.Error(), "auto") {
+		t.Errorf("typed 5: %v", err)
+	}
+	if err := fieldNamed(t, "zero").set(&s, p, "1"); err != nil || s.Layout.Auto != 0 || s.Layout.ZeRO != 1 {
+		t.Errorf("typed 1 after auto: %v, auto %b, ZeRO %d", err, s.Layout.Auto, s.Layout.ZeRO)
+	}
+
+	m := ready(t, 120, 40, func(s *model.Scenario) { s.Layout.Auto = model.AutoRecompute | model.AutoSequenceParallel })
+	want, err := costmodel.ResolveAuto(m.cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.cur.Layout.Recompute != want.Layout.Recompute || m.cur.Layout.SequenceParallel != want.Layout.SequenceParallel {
+		t.Errorf("panel %+v, search chose %+v", m.cur.Layout, want.Layout)
+	}
+	if got := m.data.Scenario.Layout; got != want.Layout {
+		t.Errorf("evaluated %+v, search chose %+v", got, want.Layout)
+	}
+	if v := fieldNamed(t, "recompute").get(&m.cur); v != "auto → "+want.Layout.Recompute.String() {
+		t.Errorf("row %q", v)
 	}
 }

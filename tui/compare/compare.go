@@ -372,6 +372,14 @@ func (m *Model) tableLines() []tableLine {
 			return cell{long: fmt.Sprintf("%s × %d", mm, r.Layout.MicroBatch)}
 		})
 	}
+	if !m.infer() && m.turnsKnobs() {
+		add("knobs", func(r common.CompareRow) cell {
+			if r.Layout.TP <= 0 {
+				return cell{long: "—"}
+			}
+			return knobsCell(r.Layout)
+		})
+	}
 	for _, mt := range m.metrics() {
 		vals := make([]float64, len(rows))
 		ok := make([]bool, len(rows))
@@ -424,6 +432,59 @@ func shortName(r common.CompareRow) string {
 		return "hybrid"
 	}
 	return ""
+}
+
+// turnsKnobs says whether any contender turns a training knob away from its default (the row
+// that names them would otherwise say "none" in every column).
+func (m *Model) turnsKnobs() bool {
+	for _, r := range m.cmp.Rows {
+		if r.Layout.TP > 0 && knobsCell(r.Layout).long != "none" {
+			return true
+		}
+	}
+	return false
+}
+
+// knobsCell names the training knobs a layout turns away from their defaults (recompute,
+// sequence parallelism and its all-gather, ZeRO, TP overlap, a serial DP sync, offload), each
+// contender's own when search chose them: "none" when it turns none.
+func knobsCell(l model.Layout) cell {
+	var long, short []string
+	both := func(lg, sh string) { long, short = append(long, lg), append(short, sh) }
+	switch l.Recompute {
+	case model.RecomputeSelective:
+		both("sel. recompute", "sel")
+	case model.RecomputeFull:
+		both("full recompute", "full")
+	}
+	if l.SequenceParallel && l.TP > 1 {
+		if l.SPGather == model.SPGatherKeep {
+			both("SP keep", "SPk")
+		} else {
+			both("SP", "SP")
+		}
+	}
+	if l.ZeRO > 0 && l.DP > 1 {
+		both(fmt.Sprintf("ZeRO %d", l.ZeRO), fmt.Sprintf("Z%d", l.ZeRO))
+	}
+	if l.TPOverlap != model.TPOverlapNone && l.TP > 1 {
+		both("TP ovl "+l.TPOverlap.String(), l.TPOverlap.String())
+	}
+	if l.SerialDP && l.DP > 1 {
+		both("serial DP", "ser")
+	}
+	switch l.Offload {
+	case model.OffloadOptimizer:
+		both("offload optimizer", "off:opt")
+	case model.OffloadOptimizerWeights:
+		both("offload optim.+weights", "off:o+w")
+	case model.OffloadActivations:
+		both("offload activations", "off:act")
+	}
+	if len(long) == 0 {
+		return cell{long: "none"}
+	}
+	return cell{long: strings.Join(long, " · "), short: strings.Join(short, " ")}
 }
 
 // scheduleText names a layout's pipeline schedule; "—" without a pipeline.

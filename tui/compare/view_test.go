@@ -3,6 +3,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -391,9 +392,46 @@ func TestTwinCountsOnce(t *testing.T) {
 	m := New(theme.Default())
 	m.SetCompare(hm)
 	lines := m.tableLines()
-	for _, l := range lines[4 : len(lines)-1] { // the metrics: after name, layout, schedule, m × b
+	for _, l := range lines[:len(lines)-1] { // the metrics: after name, layout, schedule, m × b, knobs
+		if slices.Contains([]string{"", "layout", "schedule", "m × b", "knobs"}, l.label) {
+			continue
+		}
 		if w := []bool{l.cells[0].win, l.cells[1].win, l.cells[2].win}; w[0] || !w[1] || !w[2] {
 			t.Errorf("%s: marks %v, want PP only and its twin", l.label, w)
 		}
 	}
+}
+
+// TestKnobsRowNamesWhatEachContenderTurns: the knobs row shows only when a contender turns a
+// training knob, and names each column's own (search's choice where the knob is auto).
+func TestKnobsRowNamesWhatEachContenderTurns(t *testing.T) {
+	m := New(theme.Default())
+	hm := handMade()
+	m.SetCompare(hm)
+	for _, l := range m.tableLines() {
+		if l.label == "knobs" {
+			t.Fatalf("a knobs row with every knob at its default: %+v", l.cells)
+		}
+	}
+	hm.Rows[0].Layout.Recompute = model.RecomputeFull
+	hm.Rows[2].Layout.SequenceParallel, hm.Rows[2].Layout.TP = true, 4
+	hm.Rows[2].Layout.ZeRO, hm.Rows[2].Layout.DP = 1, 2
+	hm.Rows[2].Layout.Offload = model.OffloadOptimizer
+	m.SetCompare(hm)
+	want := []string{"full recompute", "none", "SP · ZeRO 1 · offload optimizer"}
+	for _, l := range m.tableLines() {
+		if l.label != "knobs" {
+			continue
+		}
+		for i, w := range want {
+			if got := l.cells[i].long; got != w {
+				t.Errorf("column %d: %q, want %q", i, got, w)
+			}
+		}
+		if got := l.cells[2].text(10); got != "SP Z1 off:opt" {
+			t.Errorf("narrow: %q", got)
+		}
+		return
+	}
+	t.Fatal("no knobs row")
 }
