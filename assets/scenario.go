@@ -113,6 +113,7 @@ const (
 	kTPOverlap
 	kOffload
 	kSPGather
+	kRankOrder
 	kInt
 	kFloat
 	kBool
@@ -146,7 +147,7 @@ var scenarioKeys = []scenarioKey{
 	{"schedule", kSchedule},
 	{"mode", kMode}, {"seq", kInt}, {"batch", kInt}, {"precision", kPrecision},
 	{"recompute", kRecompute}, {"sequence_parallel", kBool}, {"zero", kInt},
-	{"unfused_attention", kBool}, {"serial_dp", kBool}, {"collectives", kCollectives}, {"tp_overlap", kTPOverlap}, {"offload", kOffload}, {"sp_gather", kSPGather},
+	{"unfused_attention", kBool}, {"serial_dp", kBool}, {"collectives", kCollectives}, {"tp_overlap", kTPOverlap}, {"offload", kOffload}, {"sp_gather", kSPGather}, {"rank_order", kRankOrder},
 	{"prompt", kInt}, {"gen", kInt}, {"requests", kInt},
 	{"rate", kFloat}, {"concurrency", kInt}, {"seed", kInt}, {"max_seqs", kInt}, {"max_batch_tokens", kInt},
 	{"weights", kWeights}, {"kv_cache", kKVCache}, {"slo_ttft", kDuration}, {"slo_tpot", kDuration},
@@ -172,6 +173,7 @@ type scenarioValues struct {
 	tpo    model.TPOverlap
 	off    model.Offload
 	spg    model.SPGather
+	order  model.RankOrder
 }
 
 // ParseScenario reads a scenario file named name (for messages) against the presets p. Every
@@ -372,7 +374,7 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		}
 		v.links[key] = l
 		return l.ID, true
-	case kMode, kSchedule, kPrecision, kRecompute, kCollectives, kTPOverlap, kOffload, kSPGather:
+	case kMode, kSchedule, kPrecision, kRecompute, kCollectives, kTPOverlap, kOffload, kSPGather, kRankOrder:
 		var (
 			s   fmt.Stringer
 			err error
@@ -399,6 +401,9 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		case kSPGather:
 			v.spg, err = model.ParseSPGather(text)
 			s = v.spg
+		case kRankOrder:
+			v.order, err = model.ParseRankOrder(text)
+			s = v.order
 		default:
 			v.rc, err = model.ParseRecompute(text)
 			s = v.rc
@@ -506,7 +511,7 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: v.intOr("chunks", model.DefaultChunks),
 		MicroBatch: sz.MicroBatch, Schedule: v.sched, SequenceParallel: v.bools["sequence_parallel"],
 		Recompute: v.rc, ZeRO: v.ints["zero"], UnfusedAttention: v.bools["unfused_attention"],
-		SerialDP: v.bools["serial_dp"], Collectives: v.coll, EP: v.ints["ep"], TPOverlap: v.tpo, Offload: v.off, SPGather: v.spg}
+		SerialDP: v.bools["serial_dp"], Collectives: v.coll, EP: v.ints["ep"], TPOverlap: v.tpo, Offload: v.off, SPGather: v.spg, RankOrder: v.order}
 	s.Workload = model.Workload{Mode: v.mode, Seq: v.intOr("seq", model.DefaultSeq), GlobalBatch: sz.Batch,
 		PromptTokens: v.intOr("prompt", model.DefaultPrompt), GenTokens: v.intOr("gen", model.DefaultGen),
 		Requests: sz.Requests, Precision: v.prec, Rate: v.floats["rate"], Concurrency: v.ints["concurrency"],
@@ -637,6 +642,9 @@ func MarshalScenario(s model.Scenario, title string) []byte {
 	}
 	if l.SPGather != model.SPGatherRedo {
 		add("sp_gather", l.SPGather.String())
+	}
+	if l.RankOrder != model.RankOrderTPDPPP {
+		add("rank_order", l.RankOrder.String())
 	}
 	add("prompt", w.PromptTokens)
 	add("gen", w.GenTokens)

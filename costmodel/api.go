@@ -73,6 +73,9 @@ type SearchFix struct {
 	// HasSPGather keeps the base's sequence-parallel all-gather; otherwise, with SP, redo and
 	// keep are tried.
 	HasSPGather bool
+	// HasRankOrder keeps the base's rank order; otherwise both are tried where they place the
+	// split differently (model.RankOrderMatters), in serving too.
+	HasRankOrder bool
 }
 
 // KeepKnobsBut returns f with every training knob kept at the base scenario's value except those
@@ -85,6 +88,7 @@ func (f SearchFix) KeepKnobsBut(auto model.AutoKnobs) SearchFix {
 	f.HasZeRO = auto&model.AutoZeRO == 0
 	f.HasTPOverlap = auto&model.AutoTPOverlap == 0
 	f.HasOffload = auto&model.AutoOffload == 0
+	f.HasRankOrder = auto&model.AutoRankOrder == 0
 	return f
 }
 
@@ -92,7 +96,7 @@ func (f SearchFix) KeepKnobsBut(auto model.AutoKnobs) SearchFix {
 // varies the split alone.
 func (f SearchFix) KeepKnobs() SearchFix {
 	f.HasRecompute, f.HasSequenceParallel, f.HasZeRO, f.HasTPOverlap, f.HasOffload = true, true, true, true, true
-	f.HasSerialDP, f.HasSPGather = true, true
+	f.HasSerialDP, f.HasSPGather, f.HasRankOrder = true, true, true
 	return f
 }
 

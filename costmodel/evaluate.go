@@ -70,6 +70,9 @@ type plan struct {
 	dp     comms
 	epc    comms
 	expDP  comms
+	// ppStride is the distance between the first GPUs of neighbouring pipeline ranks (the rank
+	// order's).
+	ppStride int
 	// crossNode[vs] says whether the boundary between virtual stages vs and vs+1 leaves the node.
 	crossNode []bool
 	// Computed once and remembered (rankInfos, layerActBytes, dpSync, trainInput's sends).
@@ -102,18 +105,21 @@ func newPlan(s model.Scenario) *plan {
 	gpn := s.Cluster.NodeSize()
 	p.tp = newComms(spanGroup(1, p.t, gpn), s.Cluster)
 	p.tp.engine = l.Collectives.UsesEngine(s.Workload.Mode)
-	p.dp = newComms(spanGroup(p.t, p.d, gpn), s.Cluster)
+	// The rank order sets the strides of the DP and PP groups; EP groups are sub-groups of DP.
+	dpStride, ppStride := l.RankOrder.Strides(p.t, p.p, p.d)
+	p.ppStride = ppStride
+	p.dp = newComms(spanGroup(dpStride, p.d, gpn), s.Cluster)
 	p.ep = 1
 	if s.Arch.Experts > 1 {
 		p.ep = l.EPSize()
 	}
-	p.epc = newComms(spanGroup(p.t, p.ep, gpn), s.Cluster)
-	p.expDP = newComms(spanGroup(p.t*p.ep, max(p.d/p.ep, 1), gpn), s.Cluster)
+	p.epc = newComms(spanGroup(dpStride, p.ep, gpn), s.Cluster)
+	p.expDP = newComms(spanGroup(dpStride*p.ep, max(p.d/p.ep, 1), gpn), s.Cluster)
 	n := p.p * p.v
 	p.crossNode = make([]bool, max(n-1, 0))
 	for vs := 0; vs+1 < n; vs++ {
 		r0, r1 := vs%p.p, (vs+1)%p.p
-		p.crossNode[vs] = (r0*p.t*p.d)/gpn != (r1*p.t*p.d)/gpn
+		p.crossNode[vs] = (r0*ppStride)/gpn != (r1*ppStride)/gpn
 	}
 	return p
 }
@@ -143,7 +149,7 @@ func splitLayers(layers, n int) []int {
 }
 
 // spanGroup places a communicator of `count` ranks spaced `stride` apart (ranks are numbered TP
-// first, then DP, then PP, and fill nodes of gpn GPUs in order).
+// first, then DP and PP in the layout's rank order, and fill nodes of gpn GPUs in order).
 func spanGroup(stride, count, gpn int) group {
 	if count <= 1 {
 		return group{n: max(count, 1), nodes: 1, local: 1}
@@ -335,7 +341,7 @@ func (p *plan) stageGPUs() [][]int {
 	for r := range out {
 		ids := make([]int, p.t)
 		for i := range ids {
-			ids[i] = r*p.t*p.d + i
+			ids[i] = r*p.ppStride + i
 		}
 		out[r] = ids
 	}
@@ -348,8 +354,9 @@ func (p *plan) layoutSummary() LayoutSummary {
 	if p.s.Workload.Mode == model.Infer {
 		sched = "forward"
 	}
-	return LayoutSummary{TP: p.t, PP: p.p, DP: p.d, EP: p.ep, Chunks: p.v, MicroBatch: p.b, MicroBatches: p.m, Schedule: sched,
-		Recompute: p.l.Recompute.String(), SequenceParallel: p.l.SequenceParallel, ZeRO: p.l.ZeRO, TPOverlap: p.l.TPOverlap.String(), Offload: p.l.Offload.String(), SPGather: p.l.SPGather.String()}
+	out := SummaryOf(p.l)
+	out.EP, out.Chunks, out.MicroBatches, out.Schedule = p.ep, p.v, p.m, sched
+	return out
 }
 
 // rankLayers is the number of layers each rank holds over all its chunks.

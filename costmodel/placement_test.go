@@ -360,3 +360,55 @@ func TestGroupsStraddlingNodes(t *testing.T) {
 		})
 	}
 }
+
+// TestRankOrder: TP 2 × PP 4 × DP 2 on two nodes of 8. In the default order (tp-dp-pp) a node
+// holds two DP replicas of two pipeline stages: the DP sync runs inside the node, the pipeline
+// crosses it once. With tp-pp-dp a node holds one whole pipeline: every send stays on NVLink and
+// the DP sync goes over the network. The report's GPUs, sends and sync follow; a split where
+// the orders cannot differ warns, and evaluates as the default.
+func TestRankOrder(t *testing.T) {
+	s := scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", 16, 2, 4)
+	s.Layout.DP, s.Workload.GlobalBatch = 2, 32
+	dflt := newPlan(s)
+	o := s
+	o.Layout.RankOrder = model.RankOrderTPPPDP
+	alt := newPlan(o)
+	if want := []bool{false, true, false}; !slices.Equal(dflt.crossNode, want) {
+		t.Errorf("tp-dp-pp: boundaries across nodes %v, want %v", dflt.crossNode, want)
+	}
+	if want := []bool{false, false, false}; !slices.Equal(alt.crossNode, want) {
+		t.Errorf("tp-pp-dp: boundaries across nodes %v, want %v", alt.crossNode, want)
+	}
+	if g := dflt.dp.g; g.Ranks != 2 || g.Nodes != 1 {
+		t.Errorf("tp-dp-pp: DP group %+v, want 2 ranks in 1 node", g)
+	}
+	if g := alt.dp.g; g.Ranks != 2 || g.Nodes != 2 {
+		t.Errorf("tp-pp-dp: DP group %+v, want 2 ranks over 2 nodes", g)
+	}
+	if want := [][]int{{0, 1}, {2, 3}, {4, 5}, {6, 7}}; !slices.EqualFunc(alt.stageGPUs(), want, slices.Equal) {
+		t.Errorf("tp-pp-dp: stage GPUs %v, want %v", alt.stageGPUs(), want)
+	}
+	rd, ra := eval(t, s), eval(t, o)
+	if !(ra.Breakdown.PPComm < rd.Breakdown.PPComm) {
+		t.Errorf("sends: tp-pp-dp %g s, tp-dp-pp %g s: NVLink should beat the network", ra.Breakdown.PPComm, rd.Breakdown.PPComm)
+	}
+	if ra.Layout.RankOrder != "tp-pp-dp" || rd.Layout.RankOrder != "tp-dp-pp" {
+		t.Errorf("layout says %q and %q", ra.Layout.RankOrder, rd.Layout.RankOrder)
+	}
+	if hasWarning(ra, "rank order") || hasWarning(rd, "rank order") {
+		t.Errorf("warned where the order matters: %v", ra.Warnings)
+	}
+
+	// TP 8 fills the node: every group crosses nodes either way.
+	full := scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", 32, 8, 2)
+	full.Layout.DP, full.Workload.GlobalBatch = 2, 32
+	fo := full
+	fo.Layout.RankOrder = model.RankOrderTPPPDP
+	rf, rfo := eval(t, full), eval(t, fo)
+	if !hasWarning(rfo, "rank order tp-pp-dp has no effect") {
+		t.Errorf("no warning with TP filling the node: %v", rfo.Warnings)
+	}
+	if rf.StepTime != rfo.StepTime {
+		t.Errorf("TP 8 fills the node: step %g s with tp-dp-pp, %g s with tp-pp-dp", rf.StepTime, rfo.StepTime)
+	}
+}

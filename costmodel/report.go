@@ -26,6 +26,20 @@ type LayoutSummary struct {
 	Offload string `json:"offload"`
 	// SPGather is redo or keep: the sequence-parallel all-gather of the backward (training).
 	SPGather string `json:"sp_gather"`
+	// SerialDP is the gradient sync after the whole backward instead of beside its last
+	// micro-batch (training).
+	SerialDP bool `json:"serial_dp"`
+	// RankOrder is tp-dp-pp or tp-pp-dp: which of DP and PP shares a node with TP.
+	RankOrder string `json:"rank_order"`
+}
+
+// SummaryOf is the layout object of l as given, before any evaluation: the micro-batch count,
+// EP's size and inference's "forward" schedule are the report's to fill.
+func SummaryOf(l model.Layout) LayoutSummary {
+	return LayoutSummary{TP: l.TP, PP: l.PP, DP: l.DP, EP: l.EP, Chunks: l.Chunks, MicroBatch: l.MicroBatch,
+		Schedule: l.Schedule.String(), Recompute: l.Recompute.String(), SequenceParallel: l.SequenceParallel,
+		ZeRO: l.ZeRO, TPOverlap: l.TPOverlap.String(), Offload: l.Offload.String(), SPGather: l.SPGather.String(),
+		SerialDP: l.SerialDP, RankOrder: l.RankOrder.String()}
 }
 
 // Breakdown splits the step time, seconds. Compute, recompute and communication are the

@@ -121,11 +121,12 @@ func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, e
 				}
 				tried++
 				lay.MicroBatch = b
+				kv := knobsFor(base, fix, t, pp, d)
 				for _, sv := range schedulesFor(base, pp, units/(b*d), maxV, infer, fix) {
 					for _, ep := range eps {
 						lay.EP = ep
 						lay.Schedule, lay.Chunks = sv.s, sv.v
-						jobs = append(jobs, splitJob{lay, knobsFor(base, fix, t, d)})
+						jobs = append(jobs, splitJob{lay, kv})
 					}
 				}
 			}

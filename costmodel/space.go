@@ -3,6 +3,7 @@ package costmodel
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -32,11 +33,13 @@ type knobs struct {
 	serial bool
 	// keep keeps the sequence-parallel all-gathered inputs for the backward.
 	keep bool
+	// order is the rank order: which of DP and PP shares a node with TP.
+	order model.RankOrder
 }
 
 func (k knobs) apply(l *model.Layout) {
 	l.Recompute, l.SequenceParallel, l.ZeRO, l.TPOverlap, l.Offload = k.rc, k.sp, k.zero, k.tpo, k.off
-	l.SerialDP = k.serial
+	l.SerialDP, l.RankOrder = k.serial, k.order
 	l.SPGather = model.SPGatherRedo
 	if k.keep {
 		l.SPGather = model.SPGatherKeep
@@ -61,7 +64,9 @@ type knobValues struct {
 	// keeps are the sequence-parallel all-gather's settings: redo (false), keep (true); keep
 	// counts only where it does something (gatherApplies).
 	keeps []bool
-	tp    int
+	// orders are the rank orders, both where they place the split differently.
+	orders []model.RankOrder
+	tp     int
 }
 
 func (kv knobValues) size() int {
@@ -75,19 +80,22 @@ func (kv knobValues) size() int {
 			}
 		}
 	}
-	return triples * len(kv.zeros) * len(kv.tpos) * len(kv.offs) * len(kv.serials)
+	return triples * len(kv.zeros) * len(kv.tpos) * len(kv.offs) * len(kv.serials) * len(kv.orders)
 }
 
-// knobsFor lists the knob values worth trying on a split with TP t and DP d: the fixed ones
-// keep base's value; sequence parallelism needs TP > 1 and a sequence TP divides; TP overlap
-// needs TP > 1 inside a node with peer-to-peer (tpOverlapApplies); ZeRO needs DP > 1 (it shards
-// over DP). Serving has none of these knobs: base's
-// values stay.
-func knobsFor(base model.Scenario, fix SearchFix, t, d int) knobValues {
+// knobsFor lists the knob values worth trying on a split with TP t, PP pp and DP d: the fixed
+// ones keep base's value; sequence parallelism needs TP > 1 and a sequence TP divides; TP
+// overlap needs TP > 1 inside a node with peer-to-peer (tpOverlapApplies); ZeRO needs DP > 1
+// (it shards over DP); the rank order matters where TP leaves room in a node for both DP and PP
+// (model.RankOrderMatters). Serving has the rank order alone: base's other values stay.
+func knobsFor(base model.Scenario, fix SearchFix, t, pp, d int) knobValues {
 	l := base.Layout
 	kv := knobValues{rcs: []model.Recompute{l.Recompute}, sps: []bool{l.SequenceParallel}, zeros: []int{l.ZeRO}, tpos: []model.TPOverlap{l.TPOverlap},
 		offs: []model.Offload{l.Offload}, serials: []bool{l.SerialDP},
-		keeps: []bool{l.SPGather == model.SPGatherKeep}, tp: t}
+		keeps: []bool{l.SPGather == model.SPGatherKeep}, orders: []model.RankOrder{l.RankOrder}, tp: t}
+	if !fix.HasRankOrder && model.RankOrderMatters(t, pp, d, base.Cluster.NodeSize()) {
+		kv.orders = []model.RankOrder{model.RankOrderTPDPPP, model.RankOrderTPPPDP}
+	}
 	if base.Workload.Mode == model.Infer {
 		return kv
 	}
@@ -173,21 +181,24 @@ type variantScore struct {
 // memory, then the first setting tried).
 func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 	n := kv.size()
-	first := knobs{kv.rcs[0], kv.sps[0], kv.zeros[0], kv.tpos[0], kv.offs[0], kv.serials[0], kv.keeps[0]}
+	first := knobs{kv.rcs[0], kv.sps[0], kv.zeros[0], kv.tpos[0], kv.offs[0], kv.serials[0], kv.keeps[0], kv.orders[0]}
 	first.apply(&s.Layout)
-	if n == 1 {
-		c, err := estimateCandidate(s)
-		out := splitOutcome{cand: c}
-		if err == nil {
-			out.counts = SearchCounts{Space: 1, Evaluated: 1}
-		}
-		return out
+	if n == 1 || s.Workload.Mode == model.Infer {
+		return orderSplit(s, kv.orders, obj)
 	}
 	if err := s.Validate(); err != nil {
 		c, _ := estimateCandidate(s) // says why; not a configuration
 		return splitOutcome{cand: c}
 	}
-	p := newPlan(s)
+	// One plan per rank order (its communicators and sends); memory does not depend on the
+	// order, so the first plan's serves them all.
+	plans := make([]*plan, len(kv.orders))
+	for i, o := range kv.orders {
+		so := s
+		so.Layout.RankOrder = o
+		plans[i] = newPlan(so)
+	}
+	p := plans[0]
 	params := paramTable{p: p, rows: map[knobs][]paramBytes{}}
 	counts := SearchCounts{Space: n}
 	var best, least variantScore
@@ -216,7 +227,10 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 		mem  float64 // the fullest GPU's
 	}
 	fits := make([]state, 0, len(kv.zeros)*len(kv.offs))
-	nTPO, nOff, nSer := len(kv.tpos), len(kv.offs), len(kv.serials)
+	// Counts of what one pruned setting stands for: each TP overlap and DP overlap, and each rank
+	// order (none of them changes memory).
+	nOrd := len(kv.orders)
+	nTPO, nOff, nSer := len(kv.tpos)*nOrd, len(kv.offs), len(kv.serials)
 	for _, sp := range kv.sps {
 		for _, rc := range kv.rcs {
 			for _, keep := range kv.keeps {
@@ -248,7 +262,7 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 						}
 						p.l.Offload = off
 						mem, fit := p.peakMemory(params.get(z, off)) // the TP overlap changes no memory
-						if v := (variantScore{k: knobs{rc, sp, z, kv.tpos[0], off, kv.serials[0], keep}, mem: mem, ok: true}); !least.ok || mem < least.mem {
+						if v := (variantScore{k: knobs{rc, sp, z, kv.tpos[0], off, kv.serials[0], keep, kv.orders[0]}, mem: mem, ok: true}); !least.ok || mem < least.mem {
 							least = v
 						}
 						if !fit {
@@ -267,43 +281,48 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 					// neither is ever faster (tpExposed), so ring dominates them, unless the
 					// offload streams.
 					slowTPO := tpo != model.TPOverlapRing && slices.Contains(kv.tpos, model.TPOverlapRing)
-					var st []vstage
-					var res schedule.Result
-					built := false
-					for _, f := range fits {
-						if slowTPO && !streams(f.off) {
-							counts.Dominated += nSer
-							continue
-						}
-						for _, serial := range kv.serials {
-							// The DP sync overlapped with the last backward is never slower than after
-							// it (what it hides costs only the SMs it takes), unless something else
-							// hides behind the same compute: ZeRO-3's gathers or a streaming offload.
-							if serial && slices.Contains(kv.serials, false) && f.zero < 3 && !streams(f.off) {
-								counts.Dominated++
+					for oi, po := range plans {
+						order := kv.orders[oi]
+						var st []vstage
+						var res schedule.Result
+						built := false
+						for _, f := range fits {
+							if slowTPO && !streams(f.off) {
+								counts.Dominated += nSer
 								continue
 							}
-							if !built {
-								p.l.TPOverlap = tpo
-								st, _ = p.trainStages()
-								r, err := p.runTrain(p.trainInput(st, false), modeEstimate)
-								if err != nil {
-									break
+							for _, serial := range kv.serials {
+								// The DP sync overlapped with the last backward is never slower than
+								// after it (what it hides costs only the SMs it takes), unless
+								// something else hides behind the same compute: ZeRO-3's gathers or
+								// a streaming offload.
+								if serial && slices.Contains(kv.serials, false) && f.zero < 3 && !streams(f.off) {
+									counts.Dominated++
+									continue
 								}
-								res, built = r, true
-							}
-							p.l.ZeRO, p.l.Offload, p.l.SerialDP = f.zero, f.off, serial
-							// The step is at least the pipeline's makespan and the optimizer after it:
-							// a setting whose bound is already slower than the best cannot win.
-							if obj != ObjMemory && best.ok && res.Makespan+p.optimizerSeconds() > best.step {
-								counts.PrunedBound++
-								continue
-							}
-							counts.Evaluated++
-							v := variantScore{k: knobs{rc, sp, f.zero, tpo, f.off, serial, keep}, step: p.stepSeconds(st, res, params.get(f.zero, f.off)),
-								mem: f.mem, ok: true}
-							if better(v, best) {
-								best = v
+								if !built {
+									po.l = p.l // the recompute, SP and its all-gather set above
+									po.l.TPOverlap, po.l.RankOrder = tpo, order
+									st, _ = po.trainStages()
+									r, err := po.runTrain(po.trainInput(st, false), modeEstimate)
+									if err != nil {
+										break
+									}
+									res, built = r, true
+								}
+								po.l.ZeRO, po.l.Offload, po.l.SerialDP = f.zero, f.off, serial
+								// The step is at least the pipeline's makespan and the optimizer after
+								// it: a setting whose bound is already slower than the best cannot win.
+								if obj != ObjMemory && best.ok && res.Makespan+po.optimizerSeconds() > best.step {
+									counts.PrunedBound++
+									continue
+								}
+								counts.Evaluated++
+								v := variantScore{k: knobs{rc, sp, f.zero, tpo, f.off, serial, keep, order}, step: po.stepSeconds(st, res, params.get(f.zero, f.off)),
+									mem: f.mem, ok: true}
+								if better(v, best) {
+									best = v
+								}
 							}
 						}
 					}
@@ -316,13 +335,33 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 		pick = best
 	}
 	pick.k.apply(&s.Layout)
-	// The report of the pick, from the same plan: what evaluate does after Validate and newPlan.
+	// The report of the pick, from its order's plan: what evaluate does after Validate and newPlan.
+	p = plans[slices.Index(kv.orders, pick.k.order)]
 	p.l = s.Layout
 	r, err := p.train(modeEstimate)
 	if err == nil {
 		r = finishReport(s, r)
 	}
 	return splitOutcome{cand: candidateOf(s, r, err), counts: counts}
+}
+
+// orderSplit evaluates s under each rank order (one, or serving's two) and keeps the best by the
+// objective, the first at a tie.
+func orderSplit(s model.Scenario, orders []model.RankOrder, obj Objective) splitOutcome {
+	var out splitOutcome
+	less := objectiveLess(obj, s.Workload.Mode == model.Infer)
+	for i, o := range orders {
+		s.Layout.RankOrder = o
+		c, err := estimateCandidate(s)
+		if err == nil {
+			out.counts.Space++
+			out.counts.Evaluated++
+		}
+		if i == 0 || c.Feasible && (!out.cand.Feasible || less(c.Report, out.cand.Report)) {
+			out.cand = c
+		}
+	}
+	return out
 }
 
 // streams says whether an offload moves data beside the compute (weights streamed in,
@@ -429,16 +468,36 @@ func parallelFor(n int, f func(i int)) {
 
 // ResolveAuto sets the knobs s's layout marks auto to the values Search would keep for its split
 // (step time first; the other knobs, and the split, as given), the explorer's "auto → full".
-// Serving has no such knobs: s comes back as it is, as it does with no knob auto.
+// Serving has one such knob, the rank order, which takes the order whose run ends first; s comes
+// back as it is with no knob auto.
 func ResolveAuto(s model.Scenario) (model.Scenario, error) {
 	auto := s.Layout.Auto
-	if auto == 0 || s.Workload.Mode != model.Train {
+	if auto == 0 {
 		return s, nil
 	}
 	if err := s.Validate(); err != nil {
 		return s, err
 	}
-	kv := knobsFor(s, SearchFix{}.KeepKnobsBut(auto), s.Layout.TP, s.Layout.DP)
+	if s.Workload.Mode != model.Train {
+		l := s.Layout
+		if auto&model.AutoRankOrder == 0 || !model.RankOrderMatters(l.TP, l.PP, l.DP, s.Cluster.NodeSize()) {
+			return s, nil
+		}
+		best, bestT := s, math.Inf(1)
+		for _, o := range []model.RankOrder{model.RankOrderTPDPPP, model.RankOrderTPPPDP} {
+			so := s
+			so.Layout.RankOrder = o
+			r, err := EvaluateFast(so)
+			if err != nil {
+				return s, err
+			}
+			if r.StepTime < bestT {
+				best, bestT = so, r.StepTime
+			}
+		}
+		return best, nil
+	}
+	kv := knobsFor(s, SearchFix{}.KeepKnobsBut(auto), s.Layout.TP, s.Layout.PP, s.Layout.DP)
 	c := searchSplit(s, kv, ObjTime).cand
 	c.Layout.Auto = auto
 	s.Layout = c.Layout

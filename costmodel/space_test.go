@@ -48,7 +48,12 @@ func allKnobs(s model.Scenario) []knobs {
 								if keep && (!sp || s.Layout.TP == 1 || rc == model.RecomputeFull) {
 									continue
 								}
-								out = append(out, knobs{rc, sp, z, tpo, off, serial, keep})
+								for _, order := range []model.RankOrder{model.RankOrderTPDPPP, model.RankOrderTPPPDP} {
+									if order != model.RankOrderTPDPPP && !model.RankOrderMatters(s.Layout.TP, s.Layout.PP, s.Layout.DP, s.Cluster.NodeSize()) {
+										continue
+									}
+									out = append(out, knobs{rc, sp, z, tpo, off, serial, keep, order})
+								}
 							}
 						}
 					}

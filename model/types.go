@@ -260,6 +260,7 @@ const (
 	AutoZeRO
 	AutoTPOverlap
 	AutoOffload
+	AutoRankOrder
 )
 
 // DefaultHostMemoryPerGPU is the host memory a node has per GPU when the cluster does not say:
@@ -305,6 +306,9 @@ type Layout struct {
 	Offload Offload `json:"offload,omitempty"`
 	// SPGather redoes or keeps the sequence-parallel all-gather for the backward (training).
 	SPGather SPGather `json:"sp_gather,omitempty"`
+	// RankOrder numbers the ranks TP, DP, PP (the default) or TP, PP, DP over the GPUs: which of
+	// DP and PP shares a node with TP where TP leaves room.
+	RankOrder RankOrder `json:"rank_order,omitempty"`
 	// Auto marks the training knobs whose value is chosen for the split by search (the
 	// explorer's "auto"); the fields above then hold the choice. Evaluate reads the fields only.
 	Auto AutoKnobs `json:"auto,omitempty"`

@@ -293,6 +293,9 @@ func (s Scenario) Validate() error {
 	if l.TPOverlap < TPOverlapNone || l.TPOverlap > TPOverlapPipe {
 		c.add("tp-overlap", int(l.TPOverlap), "must be one of %s", strings.Join(tpOverlapNames, ", "))
 	}
+	if l.RankOrder < RankOrderTPDPPP || l.RankOrder > RankOrderTPPPDP {
+		c.add("rank-order", int(l.RankOrder), "must be one of %s", strings.Join(rankOrderNames, ", "))
+	}
 	if l.Collectives < CollectivesAuto || l.Collectives > CollectivesEngine {
 		c.add("collectives", int(l.Collectives), "must be one of %s", strings.Join(collectivesNames, ", "))
 	}

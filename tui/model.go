@@ -722,5 +722,8 @@ func withAutoKnobs(l, resolved model.Layout) model.Layout {
 	if a&model.AutoOffload != 0 {
 		l.Offload = resolved.Offload
 	}
+	if a&model.AutoRankOrder != 0 {
+		l.RankOrder = resolved.RankOrder
+	}
 	return l
 }

@@ -29,6 +29,14 @@ func always(*model.Scenario) bool     { return true }
 func training(s *model.Scenario) bool { return s.Workload.Mode == model.Train }
 func serving(s *model.Scenario) bool  { return s.Workload.Mode == model.Infer }
 
+// rankOrderShown: the rank order's row shows where it places the split differently, or when set
+// away from its default (auto included), so the panel stays short where it cannot matter.
+func rankOrderShown(s *model.Scenario) bool {
+	l := s.Layout
+	return l.RankOrder != model.RankOrderTPDPPP || l.Auto&model.AutoRankOrder != 0 ||
+		model.RankOrderMatters(l.TP, l.PP, l.DP, s.Cluster.NodeSize())
+}
+
 // interleaving shows the chunks row only where it means something: the interleaved schedule.
 func interleaving(s *model.Scenario) bool {
 	return training(s) && s.Layout.Schedule == model.Interleaved
@@ -394,6 +402,9 @@ func fields() []field {
 		autoEnumField("offload", "offload", training, []string{"none", "optimizer", "optim.+weights", "activations"}, model.AutoOffload,
 			func(s *model.Scenario) int { return int(s.Layout.Offload) },
 			func(s *model.Scenario, i int) { s.Layout.Offload = model.Offload(i) }),
+		autoEnumField("rank-order", "rank order", rankOrderShown, []string{"tp-dp-pp", "tp-pp-dp"}, model.AutoRankOrder,
+			func(s *model.Scenario) int { return int(s.Layout.RankOrder) },
+			func(s *model.Scenario, i int) { s.Layout.RankOrder = model.RankOrder(i) }),
 		autoEnumField("tp-overlap", "TP overlap", training, []string{"none", "ring", "pipe"}, model.AutoTPOverlap,
 			func(s *model.Scenario) int { return int(s.Layout.TPOverlap) },
 			func(s *model.Scenario, i int) { s.Layout.TPOverlap = model.TPOverlap(i) }),

@@ -57,6 +57,7 @@ type scenarioFlags struct {
 	recompute          string
 	collectives        string
 	tpOverlap          string
+	rankOrder          string
 	offload            string
 	spGather           string
 	sequenceParallel   spFlag
@@ -153,6 +154,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.serialDP, "serial-dp", false, "software: all-reduce gradients after the whole backward instead of overlapping it (Megatron-LM 2021) (default off)")
 	fs.StringVar(&f.collectives, "collectives", defaultCollectives, "whose TP all-reduce runs: nccl, engine (the serving engine's one-shot/two-shot kernels, vLLM and TensorRT-LLM, on one NVLink node below 8 MiB) or auto (engine in infer mode, nccl in training)")
 	fs.StringVar(&f.tpOverlap, "tp-overlap", "none", "training: hide the TP collectives behind the GEMMs beside them: none, ring (the GEMM cut in TP tiles, each tile's exchange beside the next tile's compute) or pipe (one more exchange tile exposed); search: auto (the default there) tries each")
+	fs.StringVar(&f.rankOrder, "rank-order", "tp-dp-pp", "how ranks are numbered over the GPUs, which fill the nodes in order: tp-dp-pp (Megatron's default: DP replicas beside TP in a node, the pipeline across nodes) or tp-pp-dp (Megatron's --use-tp-pp-dp-mapping: pipeline stages beside TP, DP across nodes); matters where TP leaves room in a node; search: auto (the default there) tries both")
 	fs.StringVar(&f.offload, "offload", "none", "training: keep in host memory, over the GPU's PCIe link: none, optimizer (fp32 master, Adam and gradients; the CPU steps), optimizer+weights (the 16-bit weights too, streamed in for each pass) or activations (the ones kept for the backward); search: auto (the default there) tries each")
 	fs.StringVar(&f.spGather, "sp-gather", "redo", "training, with --sequence-parallel: redo the all-gather of the QKV and MLP inputs in the backward (Megatron) or keep them gathered from the forward (more memory); search: auto (the default there) tries both")
 	fs.Var(&f.zero, "zero", "ZeRO stage 0-3: what data parallelism shards (1 optimizer state, 2 + gradients, 3 + weights) (default 0: none); search: auto (the default there) tries each")
@@ -266,6 +268,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	// refuses it elsewhere.
 	rc := knobValue("recompute", f.recompute, model.ParseRecompute, &errs)
 	tpo := knobValue("tp-overlap", f.tpOverlap, model.ParseTPOverlap, &errs)
+	order := knobValue("rank-order", f.rankOrder, model.ParseRankOrder, &errs)
 	spg := knobValue("sp-gather", f.spGather, model.ParseSPGather, &errs)
 	off := knobValue("offload", f.offload, model.ParseOffload, &errs)
 	if !forSearch {
@@ -372,7 +375,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	sz, split := model.ResolveSizes(gpus, perNode, arch, sched, mode,
 		model.Sizes{TP: f.tp, PP: f.pp, DP: f.dp, MicroBatch: f.microBatch, Batch: f.batch, Requests: f.reqs}, given, forSearch)
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: f.chunks, MicroBatch: sz.MicroBatch,
-		Schedule: sched, SequenceParallel: f.sequenceParallel.v, Recompute: rc, ZeRO: f.zero.v, TPOverlap: tpo, Offload: off, SPGather: spg,
+		Schedule: sched, SequenceParallel: f.sequenceParallel.v, Recompute: rc, ZeRO: f.zero.v, TPOverlap: tpo, RankOrder: order, Offload: off, SPGather: spg,
 		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP, Collectives: coll, EP: canonicalEP(f.ep)}
 	batch, reqs := sz.Batch, sz.Requests
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,

@@ -239,6 +239,7 @@ func (f *scenarioFlags) searchFix(s model.Scenario) (costmodel.SearchFix, error)
 	fix.HasOffload = f.typedFlag("offload") && !isAuto(f.offload)
 	fix.HasSerialDP = f.typedFlag("serial-dp")
 	fix.HasSPGather = f.typedFlag("sp-gather") && !isAuto(f.spGather)
+	fix.HasRankOrder = f.typedFlag("rank-order") && !isAuto(f.rankOrder)
 	if len(errs) > 0 {
 		return fix, errs
 	}

@@ -389,3 +389,64 @@ func TestSettingWarningsReachEveryOutput(t *testing.T) {
 		t.Errorf("search --dp 1 --zero 1: exit %d:\n%s%s", code, out, errs)
 	}
 }
+
+// TestRankOrderFlag: --rank-order sets the order (report --json says it); search tries both
+// where they place the split differently unless it is typed; a word it does not know, or auto
+// outside search, is bad input naming the flag.
+func TestRankOrderFlag(t *testing.T) {
+	base := []string{"--model", "llama-3-70b", "--gpus", "16", "--batch", "32"}
+	var doc struct {
+		Layout struct {
+			RankOrder string `json:"rank_order"`
+		} `json:"layout"`
+	}
+	code, out, errs := runArgs(t, append([]string{"report", "--json", "--tp", "2", "--pp", "4", "--rank-order", "tp-pp-dp"}, base...)...)
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || doc.Layout.RankOrder != "tp-pp-dp" {
+		t.Errorf("report --rank-order tp-pp-dp: exit %d, %v, layout %+v: %s", code, err, doc.Layout, errs)
+	}
+	type orderDoc struct {
+		Candidates []struct {
+			Layout struct {
+				TP, PP, DP int
+				RankOrder  string `json:"rank_order"`
+			} `json:"layout"`
+			Feasible bool `json:"feasible"`
+		} `json:"candidates"`
+		Counts struct{ Space int } `json:"counts"`
+	}
+	search := func(args ...string) orderDoc {
+		t.Helper()
+		code, out, errs := runArgs(t, append(append([]string{"search", "--json"}, base...), args...)...)
+		var d orderDoc
+		if err := json.Unmarshal([]byte(out), &d); code != 0 || err != nil {
+			t.Fatalf("search %q: exit %d, %v: %s", args, code, err, errs)
+		}
+		return d
+	}
+	// Training: the default order wins every split here (the DP sync is the larger traffic, and
+	// tp-pp-dp sends it over the network), but both are counted and tried.
+	fixed, swept := search("--rank-order", "tp-dp-pp"), search("--rank-order", "auto")
+	for _, c := range fixed.Candidates {
+		if c.Layout.RankOrder != "tp-dp-pp" {
+			t.Errorf("typed tp-dp-pp, candidate %+v", c.Layout)
+		}
+	}
+	if swept.Counts.Space <= fixed.Counts.Space {
+		t.Errorf("auto: space %d against %d typed", swept.Counts.Space, fixed.Counts.Space)
+	}
+	// Serving: no DP traffic, and tp-pp-dp keeps the pipeline's sends inside a node.
+	orders := map[string]bool{}
+	for _, c := range search("--mode", "infer").Candidates {
+		if c.Feasible {
+			orders[c.Layout.RankOrder] = true
+		}
+	}
+	if !orders["tp-pp-dp"] || !orders["tp-dp-pp"] {
+		t.Errorf("serving: orders %v among the feasible", orders)
+	}
+	for _, tc := range []struct{ args []string }{{[]string{"report", "--rank-order", "pp-tp-dp"}}, {[]string{"report", "--rank-order", "auto"}}} {
+		if code, _, errs := runArgs(t, tc.args...); code != 2 || !strings.Contains(errs, "--rank-order") {
+			t.Errorf("%q: exit %d, %q", tc.args, code, errs)
+		}
+	}
+}

@@ -42,10 +42,8 @@ func jsonCandidate(s model.Scenario, c costmodel.Candidate) searchCandidate {
 	if r.Layout.TP == 0 {
 		sc := s
 		sc.Layout = c.Layout
-		r.Layout = costmodel.LayoutSummary{TP: c.Layout.TP, PP: c.Layout.PP, DP: c.Layout.DP,
-			Chunks: c.Layout.Chunks, MicroBatch: c.Layout.MicroBatch, MicroBatches: sc.MicroBatches(),
-			Schedule: c.Layout.Schedule.String(), Recompute: c.Layout.Recompute.String(),
-			SequenceParallel: c.Layout.SequenceParallel, ZeRO: c.Layout.ZeRO, TPOverlap: c.Layout.TPOverlap.String(), Offload: c.Layout.Offload.String(), SPGather: c.Layout.SPGather.String()}
+		r.Layout = costmodel.SummaryOf(c.Layout)
+		r.Layout.MicroBatches = sc.MicroBatches()
 	}
 	return searchCandidate{Report: r, Feasible: c.Feasible, Reason: c.Reason, GoodputRate: c.Goodput}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // The training knobs search sweeps (--recompute, --sequence-parallel, --sp-gather, --zero,
-// --tp-overlap, --offload) also take "auto":
+// --tp-overlap, --offload, --rank-order) also take "auto":
 // search then tries every value, as it does when the flag is not typed. The other commands
 // evaluate one scenario and refuse it.
 
@@ -107,6 +107,9 @@ func (f *scenarioFlags) knobAutoErrors() model.ValidationError {
 	}
 	if isAuto(f.offload) {
 		errs = append(errs, &model.FieldError{Field: "offload", Value: f.offload, Allowed: "auto is for search, which tries each; give none, optimizer, optimizer+weights or activations"})
+	}
+	if isAuto(f.rankOrder) {
+		errs = append(errs, &model.FieldError{Field: "rank-order", Value: f.rankOrder, Allowed: "auto is for search, which tries both; give tp-dp-pp or tp-pp-dp"})
 	}
 	if isAuto(f.tpOverlap) {
 		errs = append(errs, &model.FieldError{Field: "tp-overlap", Value: f.tpOverlap, Allowed: "auto is for search, which tries each; give none, ring or pipe"})

@@ -65,7 +65,7 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 		goodput := slices.ContainsFunc(shown, func(c costmodel.Candidate) bool { return c.Goodput > 0 })
 		var head []string
 		if infer {
-			head = append(layoutHead(moe)[:len(layoutHead(moe))-4], "TTFT p90", "TPOT p90", "out tok/s")
+			head = append(layoutHead(moe)[:len(layoutHead(moe))-4], "order", "TTFT p90", "TPOT p90", "out tok/s")
 			if goodput {
 				head = append(head, "goodput")
 			}
@@ -92,7 +92,7 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 					// The run ranked: the offline one, or with goodput the run at the goodput rate.
 					ttft, tpot, tok = Seconds(r.Inference.TTFTP90), Seconds(r.Inference.TPOTP90), Count(r.Inference.OutputTokensPerS)
 				}
-				row = append(row, ttft, tpot, tok)
+				row = append(row, l.RankOrder.String(), ttft, tpot, tok)
 				if goodput {
 					row = append(row, trimFloat(c.Goodput)+" req/s")
 				}
@@ -212,8 +212,8 @@ func renderPareto(ew *errWriter, s model.Scenario, ranked, front []costmodel.Can
 }
 
 // knobHead and knobCells are the training knobs' columns: recompute, sequence parallelism, ZeRO,
-// TP overlap, the DP sync (overlapped with the last backward or after it), offload.
-var knobHead = []string{"recompute", "SP", "ZeRO", "TP ovl", "DP sync", "offload"}
+// TP overlap, the DP sync (overlapped with the last backward or after it), offload, rank order.
+var knobHead = []string{"recompute", "SP", "ZeRO", "TP ovl", "DP sync", "offload", "order"}
 
 func knobCells(l model.Layout) []string {
 	sp := "-"
@@ -230,7 +230,7 @@ func knobCells(l model.Layout) []string {
 	case l.SerialDP:
 		dp = "serial"
 	}
-	return []string{l.Recompute.String(), sp, strconv.Itoa(l.ZeRO), l.TPOverlap.String(), dp, l.Offload.String()}
+	return []string{l.Recompute.String(), sp, strconv.Itoa(l.ZeRO), l.TPOverlap.String(), dp, l.Offload.String(), l.RankOrder.String()}
 }
 
 // countsLine says how much of the space the search covered: the configurations of the valid
@@ -242,7 +242,9 @@ func countsLine(s model.Scenario, n costmodel.SearchCounts) string {
 	}
 	line := fmt.Sprintf("space: %s configurations", Thousands(n.Space))
 	if s.Workload.Mode == model.Train {
-		line += " (splits × recompute × SP and its all-gather × ZeRO × TP overlap × DP overlap × offload)"
+		line += " (splits × recompute × SP and its all-gather × ZeRO × TP overlap × DP overlap × offload × rank order)"
+	} else {
+		line += " (splits × rank order)"
 	}
 	line += fmt.Sprintf(": %s evaluated", Thousands(n.Evaluated))
 	if n.PrunedMemory > 0 {
