@@ -15,6 +15,7 @@ var checkGroups = []struct{ id, title string }{
 	{"comm", "Collectives on published sweeps, bus bandwidth (§3.5; the note names the algorithm the model runs)"},
 	{"serve", "Serving on published runs (§3.6): time per output token, throughput, first-token time"},
 	{"serve-ratio", "Serving: throughput scaling with TP, published ratio beside the model's (§3.6)"},
+	{"gemm", "One GEMM alone by shape, M×N×K, against XLA's measured cuBLAS table for H100 (XLA, §8.1)"},
 	{"serve-order", "Serving: which of two layouts serves more or answers sooner (§3.6; holds when the same one wins)"},
 }
 
@@ -66,6 +67,8 @@ func checkValue(v float64, unit string) string {
 		return fmt.Sprintf("%.1f GB/s", v)
 	case "tok/s":
 		return Count(v) + " tok/s"
+	case "TFLOP/s":
+		return fmt.Sprintf("%.1f TFLOP/s", v)
 	case "×":
 		return fmt.Sprintf("%.2f×", v)
 	default:
