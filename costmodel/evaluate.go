@@ -335,6 +335,24 @@ func ratio(a, b float64) float64 {
 
 func gib(x float64) string { return fmt.Sprintf("%.1f GiB", x/model.GiB) }
 
+// OverMemory says why r does not fit: its fullest GPU over capacity, or a stage whose offload
+// needs more host memory than the GPU's share of its node; "" when it fits.
+func OverMemory(r Report) string {
+	m := r.Memory
+	switch {
+	case m.Fits:
+		return ""
+	case m.Total > m.Capacity:
+		return fmt.Sprintf("over memory by %s on stage %d (%s of %s)", gib(m.Total-m.Capacity), m.Stage, gib(m.Total), gib(m.Capacity))
+	}
+	for i, sd := range r.Detail.Stages {
+		if h := sd.Memory; h.Host > h.HostCapacity {
+			return fmt.Sprintf("over host memory by %s on stage %d (%s of its %s)", gib(h.Host-h.HostCapacity), i, gib(h.Host), gib(h.HostCapacity))
+		}
+	}
+	return "over memory"
+}
+
 // stageGPUs lists the GPU ids of DP replica 0's TP group on each pipeline rank.
 func (p *plan) stageGPUs() [][]int {
 	out := make([][]int, p.p)

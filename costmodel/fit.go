@@ -63,7 +63,7 @@ func MakeItFit(s model.Scenario) (*FitChange, error) {
 				try(fmt.Sprintf("ZeRO %d", z), c)
 			}
 		}
-		for _, o := range []model.Offload{model.OffloadActivations, model.OffloadOptimizer, model.OffloadOptimizerWeights} {
+		for _, o := range model.Offloads()[1:] {
 			if o != l.Offload {
 				c := s
 				c.Layout.Offload = o
@@ -194,7 +194,7 @@ func KnobSavings(s model.Scenario) ([]KnobSaving, error) {
 			}
 		}
 	}
-	for o := model.OffloadNone; o <= model.OffloadActivations; o++ {
+	for _, o := range model.Offloads() {
 		if o != l.Offload {
 			c := s
 			c.Layout.Offload = o

@@ -19,6 +19,9 @@ import "github.com/splitscope/splitscope/model"
 //   - activations: the activations kept for the backward go to the host after each layer's
 //     forward and come back before its backward, overlapped with compute; the GPU holds two
 //     layers' worth for one micro-batch.
+//   - optimizer+activations, optimizer+weights+activations: both at once. The link is full
+//     duplex: in the forwards the weights stream in beside the activations going out; in the
+//     backwards the weights and the activations both come in, so their times add.
 //
 // Copies run on the GPU's DMA engines: no SMs are taken, so hidden traffic costs nothing. What
 // goes during the forwards hides behind the rank's forwards (m·F), what goes during the
@@ -77,13 +80,14 @@ func (p *plan) offloadTimes(rs rankState) (fwd, bwd, down float64) {
 	if off.Optimizer() {
 		down = p.hostSeconds(rs.hostParams * p.trainWeightBytes())
 	}
-	switch off {
-	case model.OffloadOptimizerWeights:
-		fwd = p.hostSeconds(m * rs.weights)
-		bwd = fwd
-	case model.OffloadActivations:
-		fwd = p.hostSeconds(m * rs.actMicro)
-		bwd = fwd
+	var weights, acts float64 // each pass's stream, each way
+	if off.Weights() {
+		weights = p.hostSeconds(m * rs.weights)
 	}
-	return fwd, bwd, down
+	if off.Activations() {
+		acts = p.hostSeconds(m * rs.actMicro)
+	}
+	// PCIe is full duplex: in the forwards the weights come in while the activations go out, side
+	// by side; in the backwards both come in, one after the other.
+	return max(weights, acts), weights + acts, down
 }

@@ -85,6 +85,54 @@ func TestOffloadOracle(t *testing.T) {
 	}
 }
 
+// TestOffloadCombined: optimizer+activations and optimizer+weights+activations keep on the host
+// the sum of what each part keeps, and their streams share the PCIe link as a full-duplex link
+// does: in the forwards the weights come in while the activations go out (the longer of the
+// two), in the backwards both come in (their sum); the optimizer's step is its own.
+func TestOffloadCombined(t *testing.T) {
+	s := scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", 8, 8, 1)
+	s.Workload.GlobalBatch = 16
+	with := func(o model.Offload) Report {
+		c := s
+		c.Layout.Offload = o
+		return eval(t, c)
+	}
+	none, opt, ow, act := with(model.OffloadNone), with(model.OffloadOptimizer), with(model.OffloadOptimizerWeights), with(model.OffloadActivations)
+	oa, all := with(model.OffloadOptimizerActivations), with(model.OffloadAll)
+	actHost := act.Memory.Host
+	if !near(oa.Memory.Host, opt.Memory.Host+actHost) || !near(all.Memory.Host, ow.Memory.Host+actHost) {
+		t.Errorf("host: optimizer+activations %g (want %g), all %g (want %g)", oa.Memory.Host, opt.Memory.Host+actHost, all.Memory.Host, ow.Memory.Host+actHost)
+	}
+	if saved := none.Memory.Total - oa.Memory.Total; !near(saved, (none.Memory.Total-opt.Memory.Total)+(none.Memory.Total-act.Memory.Total)) {
+		t.Errorf("optimizer+activations saves %g B, not the sum of its parts", saved)
+	}
+	if !near(oa.Breakdown.Optimizer, opt.Breakdown.Optimizer) || !near(all.Breakdown.Optimizer, ow.Breakdown.Optimizer) {
+		t.Errorf("optimizer step: %g and %g, want %g and %g", oa.Breakdown.Optimizer, all.Breakdown.Optimizer, opt.Breakdown.Optimizer, ow.Breakdown.Optimizer)
+	}
+	// The streams, by hand: one micro-batch's weights and activations over the link, m times.
+	p := newPlan(s)
+	p.l.Offload = model.OffloadAll
+	st := all.Detail.Stages[0]
+	bw := s.Cluster.GPU.HostBandwidth
+	mb := float64(all.Layout.MicroBatches)
+	ri := p.rankInfos()[0] // one stage: its 16-bit weights stream in for every pass
+	weightsStream := mb * ri.params * 2 / bw
+	actStream := mb * float64(s.Arch.Layers) * p.layerActBytes() / bw
+	fwd, bwd, _ := p.offloadTimes(rankState{weights: ri.params * 2, actMicro: float64(s.Arch.Layers) * p.layerActBytes(), hostParams: ri.params})
+	if !near(fwd, max(weightsStream, actStream)) || !near(bwd, weightsStream+actStream) {
+		t.Errorf("streams: forwards %g s (want %g), backwards %g s (want %g)", fwd, max(weightsStream, actStream), bwd, weightsStream+actStream)
+	}
+	want := max(fwd-mb*st.F, 0) + max(bwd-mb*(st.B+st.W), 0)
+	if !near(all.Breakdown.Offload, want) {
+		t.Errorf("exposed offload %g s, want %g s", all.Breakdown.Offload, want)
+	}
+	for name, r := range map[string]Report{"optimizer+activations": oa, "all": all} {
+		if r.StepTime < opt.StepTime*(1-1e-12) {
+			t.Errorf("%s: step %g s, faster than the optimizer offload alone (%g s)", name, r.StepTime, opt.StepTime)
+		}
+	}
+}
+
 // TestOffloadHostMemoryBounds: what does not fit the host does not fit.
 func TestOffloadHostMemoryBounds(t *testing.T) {
 	s := scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", 8, 8, 1)

@@ -179,7 +179,7 @@ func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, e
 			head[i].Report = r
 			if !r.Memory.Fits {
 				head[i].Feasible = false
-				head[i].Reason = fmt.Sprintf("over memory by %s on stage %d", gib(r.Memory.Total-r.Memory.Capacity), r.Memory.Stage)
+				head[i].Reason = OverMemory(r)
 			}
 		}
 	}

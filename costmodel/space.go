@@ -2,7 +2,6 @@ package costmodel
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -124,7 +123,7 @@ func knobsFor(base model.Scenario, fix SearchFix, t, pp, d int) knobValues {
 		}
 	}
 	if !fix.HasOffload {
-		kv.offs = []model.Offload{model.OffloadNone, model.OffloadOptimizer, model.OffloadOptimizerWeights, model.OffloadActivations}
+		kv.offs = model.Offloads()
 	}
 	if !fix.HasTPOverlap {
 		kv.tpos = []model.TPOverlap{model.TPOverlapNone}
@@ -367,9 +366,7 @@ func orderSplit(s model.Scenario, orders []model.RankOrder, obj Objective) split
 // streams says whether an offload moves data beside the compute (weights streamed in,
 // activations out and back): there, more compute hides more of it, so a slower setting of the
 // recompute or the TP overlap can finish no later, and neither is dominated.
-func streams(off model.Offload) bool {
-	return off == model.OffloadOptimizerWeights || off == model.OffloadActivations
-}
+func streams(off model.Offload) bool { return off.Weights() || off.Activations() }
 
 // peakMemory is the fullest GPU's memory under the schedule's known in-flight counts (no time
 // computed), and whether every rank fits (GPU and host memory): rankMemory's sums, from each
@@ -430,8 +427,7 @@ func candidateOf(s model.Scenario, r Report, err error) Candidate {
 	case err != nil:
 		c.Reason = err.Error()
 	case !r.Memory.Fits:
-		c.Reason = fmt.Sprintf("over memory by %s on stage %d (%s of %s)", gib(r.Memory.Total-r.Memory.Capacity),
-			r.Memory.Stage, gib(r.Memory.Total), gib(r.Memory.Capacity))
+		c.Reason = OverMemory(r)
 	default:
 		c.Feasible = true
 	}

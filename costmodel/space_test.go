@@ -39,7 +39,7 @@ func allKnobs(s model.Scenario) []knobs {
 					if tpo != model.TPOverlapNone && !tpOverlapApplies(l, s.Cluster, s.Workload.Mode) {
 						continue
 					}
-					for _, off := range []model.Offload{model.OffloadNone, model.OffloadOptimizer, model.OffloadOptimizerWeights, model.OffloadActivations} {
+					for _, off := range model.Offloads() {
 						for _, serial := range []bool{false, true} {
 							if serial && s.Layout.DP == 1 {
 								continue

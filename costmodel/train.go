@@ -179,7 +179,7 @@ func (p *plan) optimizerSeconds() float64 {
 		return p.hw.time(kernel{bytes: most * adamTrafficPerParam})
 	}
 	step := most * float64(max(p.c.NodeSize(), 1)) / cpuAdamParamsPerS
-	if p.l.Offload == model.OffloadOptimizer {
+	if !p.l.Offload.Weights() { // the updated weights return to the GPU
 		step += p.hostSeconds(most * p.trainWeightBytes())
 	}
 	return step
@@ -396,7 +396,7 @@ func (p *plan) paramMemory(ri rankInfo) paramBytes {
 		out.hostParams = p.hostParams(ri)
 	}
 	out.weights = w
-	if off == model.OffloadOptimizerWeights {
+	if off.Weights() {
 		// Two layers (or the embedding, or the logits, if larger) on the GPU at a time.
 		perLayer := 0.0
 		if ri.layers > 0 {
@@ -417,7 +417,7 @@ func (p *plan) actMemory(ri rankInfo, inFlight int, rs *rankState) (gpu, host fl
 	perLayer := p.layerActBytes()
 	gpu = float64(inFlight) * float64(ri.layers) / float64(p.v) * perLayer
 	rs.actMicro = float64(ri.layers) * perLayer
-	if p.l.Offload == model.OffloadActivations {
+	if p.l.Offload.Activations() {
 		host = gpu
 		gpu = min(gpu, 2*perLayer)
 	}
@@ -633,7 +633,12 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	r.MFU = ratio(r.ModelTFLOPS*1e12, p.c.GPU.Peak(p.s.Workload.Precision))
 	r.TokensPerS = ratio(float64(p.s.Workload.GlobalBatch)*float64(p.s.Workload.Seq), step)
 
+	// The fullest GPU's memory, which fits only if every rank does: with offload a rank with
+	// less on its GPU can need more host memory than its share.
 	r.Memory = stages[tail.full].Memory
+	for _, sd := range stages {
+		r.Memory.Fits = r.Memory.Fits && sd.Memory.Fits
+	}
 
 	// Detail for the renderers.
 	gpus0 := p.stageGPUs()

@@ -195,29 +195,49 @@ func (o RankOrder) Strides(t, p, d int) (dp, pp int) {
 // Offload says what training keeps in host memory instead of the GPU's, moved over the GPU's
 // PCIe link (ZeRO-Offload and ZeRO-Infinity in DeepSpeed): the optimizer (fp32 master weights,
 // Adam's moments and gradients, the AdamW step run by the CPU), that and the 16-bit weights
-// (streamed in for every forward and backward), or the activations kept for the backward.
+// (streamed in for every forward and backward), the activations kept for the backward
+// (DeepSpeed's cpu_checkpointing), or the activations with either of the first two.
 type Offload int
 
-// Offload modes.
+// Offload modes. The weights go to the host only with the optimizer (ZeRO-Infinity's parameter
+// offload keeps the fp32 master copy there too).
 const (
 	OffloadNone Offload = iota
 	OffloadOptimizer
 	OffloadOptimizerWeights
 	OffloadActivations
+	OffloadOptimizerActivations
+	OffloadAll
 )
 
-var offloadNames = []string{"none", "optimizer", "optimizer+weights", "activations"}
+var offloadNames = []string{"none", "optimizer", "optimizer+weights", "activations", "optimizer+activations", "optimizer+weights+activations"}
+
+// Offloads lists every offload mode, none first.
+func Offloads() []Offload {
+	return []Offload{OffloadNone, OffloadOptimizer, OffloadOptimizerWeights, OffloadActivations, OffloadOptimizerActivations, OffloadAll}
+}
 
 func (o Offload) String() string { return enumName(offloadNames, int(o)) }
 
-// ParseOffload reads "none", "optimizer", "optimizer+weights" or "activations".
+// Weights says whether the 16-bit weights live on the host, streamed in for every pass.
+func (o Offload) Weights() bool { return o == OffloadOptimizerWeights || o == OffloadAll }
+
+// Activations says whether the activations kept for the backward go to the host.
+func (o Offload) Activations() bool {
+	return o == OffloadActivations || o == OffloadOptimizerActivations || o == OffloadAll
+}
+
+// ParseOffload reads "none", "optimizer", "optimizer+weights", "activations",
+// "optimizer+activations" or "optimizer+weights+activations".
 func ParseOffload(s string) (Offload, error) {
 	i, err := parseEnum("offload", offloadNames, s)
 	return Offload(i), err
 }
 
 // Optimizer says whether the optimizer state and step live on the host.
-func (o Offload) Optimizer() bool { return o == OffloadOptimizer || o == OffloadOptimizerWeights }
+func (o Offload) Optimizer() bool {
+	return o == OffloadOptimizer || o == OffloadOptimizerWeights || o == OffloadOptimizerActivations || o == OffloadAll
+}
 
 // SPGather says what the backward does for the weight gradients of the column-parallel GEMMs
 // (QKV, MLP up) under sequence parallelism, whose inputs the forward keeps as 1/TP shards: redo

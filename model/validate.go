@@ -287,7 +287,7 @@ func (s Scenario) Validate() error {
 	if l.SPGather < SPGatherRedo || l.SPGather > SPGatherKeep {
 		c.add("sp-gather", int(l.SPGather), "must be one of %s", strings.Join(spGatherNames, ", "))
 	}
-	if l.Offload < OffloadNone || l.Offload > OffloadActivations {
+	if l.Offload < OffloadNone || l.Offload > OffloadAll {
 		c.add("offload", int(l.Offload), "must be one of %s", strings.Join(offloadNames, ", "))
 	}
 	if l.TPOverlap < TPOverlapNone || l.TPOverlap > TPOverlapPipe {

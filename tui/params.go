@@ -399,7 +399,7 @@ func fields() []field {
 		autoEnumField("zero", "ZeRO stage", training, []string{"0", "1", "2", "3"}, model.AutoZeRO,
 			func(s *model.Scenario) int { return s.Layout.ZeRO },
 			func(s *model.Scenario, i int) { s.Layout.ZeRO = i }),
-		autoEnumField("offload", "offload", training, []string{"none", "optimizer", "optim.+weights", "activations"}, model.AutoOffload,
+		autoEnumField("offload", "offload", training, []string{"none", "optimizer", "optim.+weights", "activations", "optim.+act.", "optim.+w.+act."}, model.AutoOffload,
 			func(s *model.Scenario) int { return int(s.Layout.Offload) },
 			func(s *model.Scenario, i int) { s.Layout.Offload = model.Offload(i) }),
 		autoEnumField("rank-order", "rank order", rankOrderShown, []string{"tp-dp-pp", "tp-pp-dp"}, model.AutoRankOrder,

@@ -222,7 +222,8 @@ to --max-micro-batch) and, in training, every setting of the knobs not typed: re
 selective or full; sequence parallelism off or on (TP > 1), its all-gather redone or kept; ZeRO
 0 to 3 (DP > 1); TP overlap
 none, ring or pipe (TP inside a node); the DP sync overlapped or serial (DP > 1); offload none,
-optimizer, optimizer+weights or activations. It keeps for each split the fastest setting that
+optimizer, optimizer+weights, activations, optimizer+activations or all three; the rank order
+tp-dp-pp or tp-pp-dp where TP leaves room in a node (in serving too). It keeps for each split the fastest setting that
 fits (at the same time, no offload before one) and ranks the feasible splits by the objective;
 infeasible ones follow with their reason and the setting that came closest. Each setting's
 memory is computed before its time, so one that cannot fit costs almost nothing; a setting never

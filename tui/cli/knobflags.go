@@ -106,7 +106,7 @@ func (f *scenarioFlags) knobAutoErrors() model.ValidationError {
 		errs = append(errs, &model.FieldError{Field: "sp-gather", Value: f.spGather, Allowed: "auto is for search, which tries both; give redo or keep"})
 	}
 	if isAuto(f.offload) {
-		errs = append(errs, &model.FieldError{Field: "offload", Value: f.offload, Allowed: "auto is for search, which tries each; give none, optimizer, optimizer+weights or activations"})
+		errs = append(errs, &model.FieldError{Field: "offload", Value: f.offload, Allowed: "auto is for search, which tries each; give none, optimizer, optimizer+weights, activations, optimizer+activations or optimizer+weights+activations"})
 	}
 	if isAuto(f.rankOrder) {
 		errs = append(errs, &model.FieldError{Field: "rank-order", Value: f.rankOrder, Allowed: "auto is for search, which tries both; give tp-dp-pp or tp-pp-dp"})

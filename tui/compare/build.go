@@ -232,7 +232,7 @@ func evalRow(name string, s model.Scenario, l model.Layout) common.CompareRow {
 		row.Reason = reason(err)
 	case !r.Memory.Fits:
 		row.Report = r
-		row.Reason = fmt.Sprintf("over memory by %.1f GiB (stage %d)", (r.Memory.Total-r.Memory.Capacity)/model.GiB, r.Memory.Stage)
+		row.Reason = costmodel.OverMemory(r)
 	default:
 		row.Report, row.Feasible = r, true
 	}

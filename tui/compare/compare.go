@@ -480,6 +480,10 @@ func knobsCell(l model.Layout) cell {
 		both("offload optim.+weights", "off:o+w")
 	case model.OffloadActivations:
 		both("offload activations", "off:act")
+	case model.OffloadOptimizerActivations:
+		both("offload optim.+act.", "off:o+a")
+	case model.OffloadAll:
+		both("offload optim.+w.+act.", "off:all")
 	}
 	if len(long) == 0 {
 		return cell{long: "none"}
