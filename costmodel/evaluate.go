@@ -77,7 +77,13 @@ type plan struct {
 	crossNode []bool
 	// Computed once and remembered (rankInfos, layerActBytes, dpSync, trainInput's sends).
 	ranks   []rankInfo
-	dpCache []dpMemo
+	// class[rk] is rank rk's group of ranks with the same rankInfo (the same at the end of the
+	// pipeline); reps[i] the first rank of group i (rankClasses).
+	class, reps []int
+	// memReps is, of each group, the rank with the most micro-batches in flight (peakMemory).
+	memReps []int
+	dpCache     []dpMemo
+	tailBuf     []tailClass
 	sends   []float64
 	// hostCap is one GPU's share of its node's host memory.
 	hostCap float64

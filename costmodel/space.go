@@ -198,7 +198,7 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 		plans[i] = newPlan(so)
 	}
 	p := plans[0]
-	params := paramTable{p: p, rows: map[knobs][]paramBytes{}}
+	params := paramTable{p: p}
 	counts := SearchCounts{Space: n}
 	var best, least variantScore
 	better := func(a, b variantScore) bool {
@@ -284,6 +284,7 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 						order := kv.orders[oi]
 						var st []vstage
 						var res schedule.Result
+						var ranks []int
 						built := false
 						for _, f := range fits {
 							if slowTPO && !streams(f.off) {
@@ -308,16 +309,18 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 										break
 									}
 									res, built = r, true
+									ranks = po.tailRanks(st, res)
 								}
 								po.l.ZeRO, po.l.Offload, po.l.SerialDP = f.zero, f.off, serial
 								// The step is at least the pipeline's makespan and the optimizer after
 								// it: a setting whose bound is already slower than the best cannot win.
-								if obj != ObjMemory && best.ok && res.Makespan+po.optimizerSeconds() > best.step {
+								opt := params.optimizer(f.zero, f.off)
+								if obj != ObjMemory && best.ok && res.Makespan+opt > best.step {
 									counts.PrunedBound++
 									continue
 								}
 								counts.Evaluated++
-								v := variantScore{k: knobs{rc, sp, f.zero, tpo, f.off, serial, keep, order}, step: po.stepSeconds(st, res, params.get(f.zero, f.off)),
+								v := variantScore{k: knobs{rc, sp, f.zero, tpo, f.off, serial, keep, order}, step: po.stepSeconds(st, res, params.get(f.zero, f.off), ranks, opt),
 									mem: f.mem, ok: true}
 								if better(v, best) {
 									best = v
@@ -370,18 +373,30 @@ func streams(off model.Offload) bool { return off.Weights() || off.Activations()
 
 // peakMemory is the fullest GPU's memory under the schedule's known in-flight counts (no time
 // computed), and whether every rank fits (GPU and host memory): rankMemory's sums, from each
-// rank's parameter state under the plan's ZeRO stage and offload (params, paramMemory's, which
-// Search computes once per split and setting) and its activations under the plan's recompute
-// and sequence parallelism.
+// group's parameter state under the plan's ZeRO stage and offload (params by rankClasses'
+// group, paramMemory's, which Search computes once per split and setting) and its activations
+// under the plan's recompute and sequence parallelism.
 func (p *plan) peakMemory(params []paramBytes) (peak float64, fits bool) {
 	sched := p.simSchedule()
 	gpuCap, reserve := p.c.GPU.MemoryBytes, p.s.ReserveBytes
 	fits = true
 	var rs rankState
-	for rk, ri := range p.rankInfos() {
-		act, actHost := p.actMemory(ri, p.estimateInFlight(rk, sched), &rs)
+	infos := p.rankInfos()
+	class, reps := p.rankClasses()
+	if p.memReps == nil {
+		// Of each group (the same parameters), the rank with the most in flight holds the most
+		// on its GPU and, offloading activations, on the host: the others cannot be fuller.
+		p.memReps = slices.Clone(reps)
+		for rk := range infos {
+			if i := class[rk]; p.estimateInFlight(rk, sched) > p.estimateInFlight(p.memReps[i], sched) {
+				p.memReps[i] = rk
+			}
+		}
+	}
+	for _, rk := range p.memReps {
+		act, actHost := p.actMemory(infos[rk], p.estimateInFlight(rk, sched), &rs)
 		act += p.logitsBytes(rk)
-		ps := params[rk]
+		ps := params[class[rk]]
 		total := ps.w + ps.g + ps.o + act + 0 + reserve // as plan.memory adds them
 		peak = max(peak, total)
 		fits = fits && total <= gpuCap && ps.host+actHost <= p.hostCap
@@ -389,25 +404,41 @@ func (p *plan) peakMemory(params []paramBytes) (peak float64, fits bool) {
 	return peak, fits
 }
 
-// paramTable is every rank's paramMemory under ZeRO stage and offload, each computed once.
+// paramTable is every rank group's paramMemory under ZeRO stage and offload, and the optimizer step
+// after the pipeline (which depends on those two knobs alone), each computed once.
 type paramTable struct {
 	p    *plan
-	rows map[knobs][]paramBytes
+	rows [4][nOffloads]paramRow
 }
 
-func (t *paramTable) get(zero int, off model.Offload) []paramBytes {
-	k := knobs{zero: zero, off: off}
-	if r, ok := t.rows[k]; ok {
-		return r
+// nOffloads is the number of offload modes.
+const nOffloads = int(model.OffloadAll) + 1
+
+type paramRow struct {
+	ranks     []paramBytes
+	optimizer float64
+}
+
+func (t *paramTable) row(zero int, off model.Offload) *paramRow {
+	r := &t.rows[zero][off]
+	if r.ranks == nil {
+		t.p.l.ZeRO, t.p.l.Offload = zero, off // paramMemory and optimizerSeconds read these two knobs only
+		infos := t.p.rankInfos()
+		_, reps := t.p.rankClasses()
+		r.ranks = make([]paramBytes, len(reps))
+		for i, rk := range reps {
+			r.ranks[i] = t.p.paramMemory(infos[rk])
+		}
+		r.optimizer = t.p.optimizerSeconds()
 	}
-	t.p.l.ZeRO, t.p.l.Offload = zero, off // paramMemory reads these two knobs only
-	ranks := t.p.rankInfos()
-	r := make([]paramBytes, len(ranks))
-	for i, ri := range ranks {
-		r[i] = t.p.paramMemory(ri)
-	}
-	t.rows[k] = r
 	return r
+}
+
+func (t *paramTable) get(zero int, off model.Offload) []paramBytes { return t.row(zero, off).ranks }
+
+// optimizer is the optimizer step under ZeRO stage zero and the offload, on any rank order.
+func (t *paramTable) optimizer(zero int, off model.Offload) float64 {
+	return t.row(zero, off).optimizer
 }
 
 // estimateCandidate evaluates s with the closed form and says whether it is feasible, and why

@@ -1,6 +1,7 @@
 package costmodel
 
 import (
+	"slices"
 	"fmt"
 
 	"github.com/splitscope/splitscope/costmodel/schedule"
@@ -269,20 +270,57 @@ func (p *plan) trainTail(st []vstage, res schedule.Result, stages []StageDetail)
 	return out
 }
 
-// stepSeconds is trainTail's step (its end and the optimizer after it) without the report's
-// details: Search's inner loop, from each rank's parameter state (params, paramMemory's under
-// the plan's ZeRO stage and offload).
-func (p *plan) stepSeconds(st []vstage, res schedule.Result, params []paramBytes) float64 {
+// stepSeconds is trainTail's step (its end and the optimizer after it, optimizer seconds)
+// without the report's details: Search's inner loop, from each group's parameter state (params
+// by rankClasses' group, paramMemory's under the plan's ZeRO stage and offload), over the ranks
+// tailRanks keeps.
+func (p *plan) stepSeconds(st []vstage, res schedule.Result, params []paramBytes, ranks []int, optimizer float64) float64 {
 	var memo dpMemo
 	end := res.Makespan
 	perLayer := p.layerActBytes()
-	for rk, ri := range p.rankInfos() {
+	infos := p.rankInfos()
+	class, _ := p.rankClasses()
+	for _, rk := range ranks {
 		f, b, w := p.rankOps(st, rk)
-		rs := params[rk].rankState
-		rs.actMicro = float64(ri.layers) * perLayer // as actMemory sets it
+		rs := params[class[rk]].rankState
+		rs.actMicro = float64(infos[rk].layers) * perLayer // as actMemory sets it
 		end = max(end, p.rankTail(rk, st, res, rs, f, b, w, &memo).end)
 	}
-	return end + p.optimizerSeconds()
+	return end + optimizer
+}
+
+// tailClass is what a rank's tail depends on besides its finish and the knobs.
+type tailClass struct {
+	ri                    rankInfo
+	f, b, w, window, busy float64
+}
+
+// tailRanks are the ranks whose tails can end the step: of the ranks whose tails are the same
+// function of the ZeRO stage, the offload and the DP overlap (the same parameters and layers,
+// op times, last backward and busy time: all but the pipeline's ends, when the layers split
+// evenly), the one that finishes last. What follows a rank's last op depends on nothing else,
+// and floating-point addition is monotone, so the step's end over these is the end over all.
+func (p *plan) tailRanks(st []vstage, res schedule.Result) []int {
+	classes := p.tailBuf[:0]
+	out := make([]int, 0, 4)
+	finish := func(rk int) float64 {
+		if rk < len(res.Finish) {
+			return res.Finish[rk]
+		}
+		return res.Makespan
+	}
+	for rk, ri := range p.rankInfos() {
+		f, b, w := p.rankOps(st, rk)
+		c := tailClass{ri, f, b, w, st[rk].b + st[rk].w, res.Busy[rk]}
+		switch i := slices.Index(classes, c); {
+		case i < 0:
+			classes, out = append(classes, c), append(out, rk)
+		case finish(rk) > finish(out[i]):
+			out[i] = rk
+		}
+	}
+	p.tailBuf = classes
+	return out
 }
 
 // rankOps are a rank's per-micro-batch F, B and W times, summed over its chunks.
@@ -457,6 +495,26 @@ func (p *plan) rankInfos() []rankInfo {
 		ri.dense = ri.params - ri.expert
 	}
 	return p.ranks
+}
+
+// rankClasses groups the ranks whose parameter state is the same function of the knobs: the
+// same rankInfo (all but the pipeline's ends when the layers split evenly), the last rank
+// (which holds the logits) on its own. Search computes each group's parameter state once.
+func (p *plan) rankClasses() (class, reps []int) {
+	if p.class != nil {
+		return p.class, p.reps
+	}
+	infos := p.rankInfos()
+	p.class = make([]int, len(infos))
+	for rk, ri := range infos {
+		i := slices.IndexFunc(p.reps, func(r int) bool { return infos[r] == ri && r != p.p-1 })
+		if i < 0 || rk == p.p-1 {
+			i = len(p.reps)
+			p.reps = append(p.reps, rk)
+		}
+		p.class[rk] = i
+	}
+	return p.class, p.reps
 }
 
 // layerActBytes is one layer's activations for one micro-batch under the plan's recompute and
