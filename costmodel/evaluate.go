@@ -76,14 +76,14 @@ type plan struct {
 	// crossNode[vs] says whether the boundary between virtual stages vs and vs+1 leaves the node.
 	crossNode []bool
 	// Computed once and remembered (rankInfos, layerActBytes, dpSync, trainInput's sends).
-	ranks   []rankInfo
+	ranks []rankInfo
 	// class[rk] is rank rk's group of ranks with the same rankInfo (the same at the end of the
 	// pipeline); reps[i] the first rank of group i (rankClasses).
 	class, reps []int
 	// memReps is, of each group, the rank with the most micro-batches in flight (peakMemory).
 	memReps []int
-	dpCache     []dpMemo
-	tailBuf     []tailClass
+	dpCache []dpMemo
+	tailBuf []tailClass
 	sends   []float64
 	// hostCap is one GPU's share of its node's host memory.
 	hostCap float64

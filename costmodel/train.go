@@ -1,8 +1,8 @@
 package costmodel
 
 import (
-	"slices"
 	"fmt"
+	"slices"
 
 	"github.com/splitscope/splitscope/costmodel/schedule"
 	"github.com/splitscope/splitscope/model"
