@@ -41,9 +41,10 @@ func ParseObjective(s string) (Objective, error) {
 type SearchOptions struct {
 	Objective Objective
 	// MaxMicroBatch is the largest micro-batch size tried (every divisor of a replica's batch up
-	// to it); 0 means 16.
+	// to it); 0 means every divisor.
 	MaxMicroBatch int
-	// MaxChunks is the largest interleaving tried; 0 means 4.
+	// MaxChunks is the largest interleaving tried; 0 means 8, a negative value every one the
+	// layers allow (at least one layer a chunk), up to 64.
 	MaxChunks int
 	// Fix holds the layout sizes the user chose: Search tries only layouts with them.
 	Fix SearchFix

@@ -39,12 +39,15 @@ func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, e
 	}
 	maxB := opt.MaxMicroBatch
 	if maxB <= 0 {
-		maxB = 16
+		maxB = model.MaxBatch
 	}
 	maxB = min(maxB, model.MaxBatch)
 	maxV := opt.MaxChunks
-	if maxV <= 0 {
-		maxV = 4
+	switch {
+	case maxV < 0:
+		maxV = maxChunks
+	case maxV == 0:
+		maxV = defaultMaxChunks
 	}
 	maxV = min(maxV, maxChunks)
 	a := base.Arch
@@ -137,6 +140,8 @@ func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, e
 				}
 				of := fmt.Sprintf("1…%d", maxB)
 				switch {
+				case maxB >= model.MaxBatch:
+					of = "any size"
 				case infer:
 					of = "1"
 				case fix.MicroBatch > 0:
@@ -287,6 +292,10 @@ func canonEP(e int) int {
 
 // maxChunks is the most virtual stages per GPU a scenario may have (model.Scenario.Validate).
 const maxChunks = 64
+
+// defaultMaxChunks bounds the interleaving Search tries unless asked for more: past 8 chunks a
+// stage the bubble left is an eighth of 1F1B's, and each chunk more adds its sends for little.
+const defaultMaxChunks = 8
 
 // joinDivisors lists n's divisors: "1, 2, 4, 8".
 func joinDivisors(n int) string {

@@ -64,6 +64,10 @@ func allKnobs(s model.Scenario) []knobs {
 	return out
 }
 
+// bruteBounds keeps the brute-force checks' spaces small (every split still has every knob
+// setting): the micro-batch sizes up to 16 and interleavings up to 4, the defaults of old.
+var bruteBounds = SearchOptions{MaxMicroBatch: 16, MaxChunks: 4}
+
 // TestSearchKnobsMatchBruteForce: for every split, the knob setting Search keeps (before the
 // simulation re-ranks the head) has exactly the best closed-form step time of all the settings
 // that fit, each evaluated alone; when none fits, Search says so. Pruning by memory and by
@@ -71,7 +75,7 @@ func allKnobs(s model.Scenario) []knobs {
 func TestSearchKnobsMatchBruteForce(t *testing.T) {
 	for name, base := range knobSpaceScenarios(t) {
 		t.Run(name, func(t *testing.T) {
-			res, err := search(base, SearchOptions{}, 0)
+			res, err := search(base, bruteBounds, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,7 +145,7 @@ func TestSearchSameOnOneAndManyCores(t *testing.T) {
 func TestSearchBestBeatsEverySingleLayout(t *testing.T) {
 	for name, base := range knobSpaceScenarios(t) {
 		t.Run(name, func(t *testing.T) {
-			res, err := Search(base, SearchOptions{})
+			res, err := Search(base, SearchOptions{MaxMicroBatch: 8, MaxChunks: 2})
 			if err != nil || res.Feasible == 0 {
 				t.Fatalf("%v, %d feasible", err, res.Feasible)
 			}

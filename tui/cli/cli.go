@@ -265,13 +265,16 @@ best first, then every infeasible one; "pareto" holds the front, fastest first, 
 			for _, c := range []struct {
 				name      string
 				v, lo, hi int
-			}{{"top", top, 0, model.MaxGPUs}, {"max-micro-batch", maxMicroBatch, 1, model.MaxBatch}, {"max-chunks", maxChunks, 1, 64}} {
+			}{{"top", top, 0, model.MaxGPUs}, {"max-micro-batch", maxMicroBatch, 0, model.MaxBatch}, {"max-chunks", maxChunks, 0, 64}} {
 				if c.v < c.lo || c.v > c.hi {
 					errs = append(errs, &model.FieldError{Field: c.name, Value: c.v, Allowed: fmt.Sprintf("must be between %d and %d", c.lo, c.hi)})
 				}
 			}
 			if len(errs) > 0 {
 				return errs
+			}
+			if maxChunks == 0 {
+				maxChunks = -1 // every interleaving the layers allow
 			}
 			return runSearch(stdout, cmd, sf, top, costmodel.SearchOptions{Objective: obj, MaxMicroBatch: maxMicroBatch, MaxChunks: maxChunks})
 		},
@@ -280,8 +283,8 @@ best first, then every infeasible one; "pareto" holds the front, fastest first, 
 	fs.SortFlags = false
 	fs.IntVar(&top, "top", 10, "feasible layouts to show, best first; 0 shows all")
 	fs.StringVar(&objective, "objective", "time", "what to rank by: time (step time, or time to serve all requests), throughput (tokens/s), latency (TPOT in inference, step time in training), memory (per GPU) or goodput (inference: the highest request rate meeting --slo-ttft and --slo-tpot at p90)")
-	fs.IntVar(&maxMicroBatch, "max-micro-batch", 16, "largest micro-batch size tried, sequences (every divisor of a replica's batch up to it); not with --micro-batch")
-	fs.IntVar(&maxChunks, "max-chunks", 4, "largest interleaving tried, virtual stages per GPU (1: none); not with --chunks, nor in inference")
+	fs.IntVar(&maxMicroBatch, "max-micro-batch", 0, "largest micro-batch size tried, sequences (every divisor of a replica's batch up to it; 0: every divisor); not with --micro-batch")
+	fs.IntVar(&maxChunks, "max-chunks", 8, "largest interleaving tried, virtual stages per GPU (1: none; 0: every one the layers allow, at least a layer a chunk, up to 64); not with --chunks, nor in inference")
 	return cmd
 }
 
