@@ -290,7 +290,7 @@ func simulate(in *Train, order []ref, per int) (Result, error) {
 // run advances the ranks up to their limit, which the steady-state shortcut raises a period at
 // a time; a plain simulation sets it to the end at once.
 type engine struct {
-	in         *Train
+	in         Train // by value: a pointer stored through e would move the caller's Train to the heap
 	order      []ref
 	per        int
 	nvs, units int
@@ -306,7 +306,7 @@ type engine struct {
 	pos, inflight, limit []int
 	// A ring of the ranks to look at, each at most once; wrapped by compare, not %, which divides.
 	queue   []int
-	queued  []bool
+	queued  []int // 1 while in the ring
 	head, n int
 	// Only when recording: at[3u + kind] is the op's index in res.Ops; starts and deps (the
 	// end index of the input that held the op back, or −1) by op index. Ops are written in one
@@ -320,7 +320,7 @@ func (e *engine) init(in *Train, order []ref, per int) {
 	p := in.Stages
 	nvs := p * in.Chunks
 	units := nvs * in.Micro
-	*e = engine{in: in, order: order, per: per, nvs: nvs, units: units}
+	*e = engine{in: *in, order: order, per: per, nvs: nvs, units: units}
 	// One allocation for the end times and the padded costs, one for the result's floats, one
 	// for the ranks' counters.
 	nw := 0
@@ -338,13 +338,13 @@ func (e *engine) init(in *Train, order []ref, per int) {
 		e.w = buf[3*units+nvs:]
 	}
 	out := make([]float64, 3*p)
-	ints := make([]int, 5*p)
+	ints := make([]int, 6*p)
 	e.res = Result{Busy: out[:p:p], Finish: out[p : 2*p : 2*p], PeakInFlight: ints[:p:p]}
 	e.scratch = out[2*p:]
-	e.pos, e.inflight, e.limit, e.queue = ints[p:2*p], ints[2*p:3*p], ints[3*p:4*p], ints[4*p:]
-	e.queued = make([]bool, p)
+	e.pos, e.inflight, e.limit = ints[p:2*p], ints[2*p:3*p], ints[3*p:4*p]
+	e.queue, e.queued = ints[4*p:5*p], ints[5*p:]
 	for r := range e.queue {
-		e.queue[r], e.queued[r], e.limit[r] = r, true, per
+		e.queue[r], e.queued[r], e.limit[r] = r, 1, per
 	}
 	e.n = p
 	if in.Record {
@@ -362,12 +362,12 @@ func (e *engine) grow(in *Train, order []ref, per int) {
 	for i := n; i < len(end); i++ {
 		end[i] = -1
 	}
-	e.in, e.order, e.per, e.units, e.end = in, order, per, units, end
+	e.in, e.order, e.per, e.units, e.end = *in, order, per, units, end
 }
 
 func (e *engine) push(r int) {
-	if !e.queued[r] {
-		e.queued[r] = true
+	if e.queued[r] == 0 {
+		e.queued[r] = 1
 		tail := e.head + e.n
 		if tail >= len(e.queue) {
 			tail -= len(e.queue)
@@ -386,8 +386,8 @@ func (e *engine) pushAll() {
 
 // run advances ranks as far as their inputs and limits allow.
 func (e *engine) run() {
-	in, p, nvs, end := e.in, e.in.Stages, e.nvs, e.end
-	p2p, w, record := e.p2p, e.w, in.Record
+	p, nvs, end := e.in.Stages, e.nvs, e.end
+	fc, bc, p2p, w, record := e.in.F, e.in.B, e.p2p, e.w, e.in.Record
 	free := e.res.Finish // when each rank is free: at the end, when its last op ends
 	for e.n > 0 {
 		r := e.queue[e.head]
@@ -395,7 +395,7 @@ func (e *engine) run() {
 			e.head = 0
 		}
 		e.n--
-		e.queued[r] = false
+		e.queued[r] = 0
 		k, t := e.pos[r], free[r]
 		busy, fly, peak := e.res.Busy[r], e.inflight[r], e.res.PeakInFlight[r]
 		seq := e.order[r*e.per : r*e.per+e.limit[r]]
@@ -415,7 +415,7 @@ func (e *engine) run() {
 					}
 					ready, dep = end[i3-3]+p2p[vs-1], i3-3
 				}
-				cost, slot = in.F[vs], &end[i3]
+				cost, slot = fc[vs], &end[i3]
 				fly++
 				peak = max(peak, fly)
 			case B:
@@ -428,7 +428,7 @@ func (e *engine) run() {
 					}
 					ready, dep = end[i3+4]+p2p[vs], i3+4
 				}
-				cost, slot = in.B[vs], &end[i3+1]
+				cost, slot = bc[vs], &end[i3+1]
 				fly--
 			default:
 				if end[i3+1] < 0 {
