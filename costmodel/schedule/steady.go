@@ -23,13 +23,16 @@ import (
 // alone, the same map for every steady period. If in a run of m' micro-batches
 // Z_j = Z_{j−1} + δ, a run of m = m' + K·shift micro-batches, which has K more such periods
 // after cut j, reaches Z_j + K·δ after them and then repeats the rest of the short run K·δ
-// later: its Finish is the short run's plus K·δ, its Busy the short run's plus K periods' costs,
-// and its PeakInFlight the short run's (each period starts with as many micro-batches in flight
-// and goes through the same counts). In floating point Z_j − Z_{j−1} is δ only to within a few
-// ulps (η); max-plus maps do not widen a difference (|Φ(x) − Φ(y)|∞ ≤ |x − y|∞), so the
-// extrapolated times are within K·η of the ones the K periods would have given, and the shortcut
-// is taken only when that is below steadyTol of every result. Otherwise, and for GPipe (whose
-// forwards and backwards repeat separately), the full simulation runs.
+// later: its Finish is the short run's plus K·δ, its Busy the short run's plus K periods' costs
+// (summed in another order, so equal to rounding), and its PeakInFlight the short run's (each
+// period starts with as many micro-batches in flight and goes through the same counts). The
+// short run itself skips from cut j to its last cut the same way. In floating point
+// Z_j − Z_{j−1} is δ only to within a few ulps (η); max-plus maps do not widen a difference
+// (|Φ(x) − Φ(y)|∞ ≤ |x − y|∞), so the extrapolated times are within K·η of the ones the K periods
+// would have given, and a cut counts as steady only when that is below steadyTol of every result.
+// A short run with no steady cut grows until it is the whole run, simulated op by op. GPipe
+// (whose forwards and backwards repeat separately), runs too short to gain, and Record (the
+// timeline wants every op as simulated) take the full simulation.
 
 // steadyTol bounds the relative error the shortcut may add to any end time: 1e-13, well inside
 // the 1e-12 the shortcut is tested to and far below anything a report shows.
@@ -61,8 +64,8 @@ func periodicOf(s model.Schedule, p, v int) (periodic, bool) {
 }
 
 // fits says whether the order for m micro-batches has the repeating shape: every rank's full
-// warm-up (1F1B and ZB-H1: m ≥ p; interleaved: m a multiple of p above p, which Megatron does
-// not run all forwards first).
+// warm-up (1F1B and ZB-H1: m ≥ p; interleaved: m a multiple of p above p, since at m = p
+// Megatron runs every forward first).
 func (pr periodic) fits(m int) bool {
 	if pr.s == model.Interleaved {
 		return m%pr.p == 0 && m > pr.p

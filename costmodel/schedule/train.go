@@ -388,7 +388,9 @@ func (e *engine) pushAll() {
 func (e *engine) run() {
 	p, nvs, end := e.in.Stages, e.nvs, e.end
 	fc, bc, p2p, w, record := e.in.F, e.in.B, e.p2p, e.w, e.in.Record
-	free := e.res.Finish // when each rank is free: at the end, when its last op ends
+	at, starts, deps, per := e.at, e.starts, e.deps, e.per // in registers, not reloaded through e
+	// When each rank is free: at the end, when its last op ends.
+	free := e.res.Finish
 	for e.n > 0 {
 		r := e.queue[e.head]
 		if e.head++; e.head == p {
@@ -398,7 +400,7 @@ func (e *engine) run() {
 		e.queued[r] = 0
 		k, t := e.pos[r], free[r]
 		busy, fly, peak := e.res.Busy[r], e.inflight[r], e.res.PeakInFlight[r]
-		seq := e.order[r*e.per : r*e.per+e.limit[r]]
+		seq := e.order[r*per : r*per+e.limit[r]]
 	run:
 		for ; k < len(seq); k++ {
 			x := seq[k]
@@ -444,10 +446,10 @@ func (e *engine) run() {
 			busy += cost
 			*slot = t
 			if record {
-				i := r*e.per + k
-				e.at[i3+int(x.kind())], e.starts[i], e.deps[i] = int32(i), start, -1
+				i := r*per + k
+				at[i3+int(x.kind())], starts[i], deps[i] = int32(i), start, -1
 				if dep >= 0 && ready >= start {
-					e.deps[i] = int32(dep)
+					deps[i] = int32(dep)
 				}
 			}
 		}
@@ -492,13 +494,14 @@ func (e *engine) result() (Result, error) {
 	if in.Record {
 		res.Ops = make([]Op, p*per)
 		costs := [3][]float64{in.F, in.B, e.w}
+		at, starts, deps := e.at, e.starts, e.deps
 		for i, x := range e.order {
 			vs, d := x.vs(), -1
-			if e.deps[i] >= 0 {
-				d = int(e.at[e.deps[i]])
+			if deps[i] >= 0 {
+				d = int(at[deps[i]])
 			}
 			res.Ops[i] = Op{Stage: vs % p, Chunk: vs / p, Micro: x.micro(), Kind: x.kind(),
-				Start: e.starts[i], End: e.starts[i] + costs[x.kind()][vs], Dep: d}
+				Start: starts[i], End: starts[i] + costs[x.kind()][vs], Dep: d}
 		}
 	}
 	return res, nil
