@@ -127,7 +127,11 @@ func steadyRun(in *Train) (res Result, jumped, ok bool) {
 	e.init(&sh, order, per)
 	whole := pr.periods(in.Micro)
 	last := pr.periods(sh.Micro)
-	for j := 0; j <= last; j++ {
+	// Stopping at a cut and checking its window cost about as much as simulating the period, so
+	// the cuts checked thin out: lookback + 1, then each half as far again as the one before. A
+	// steady state is found at most half as late as it sets in.
+	for j := pr.lookback + 1; ; j = max(j+1, j+j/2) {
+		j = min(j, last)
 		for r := range e.limit {
 			e.limit[r] = pr.cut(r, j)
 		}
@@ -138,15 +142,16 @@ func steadyRun(in *Train) (res Result, jumped, ok bool) {
 				return Result{}, false, false
 			}
 		}
-		if j >= pr.lookback+1 {
-			if delta, ok := pr.steady(&e, j, whole-j); ok {
-				busy := pr.periodBusy(&e, j)
-				pr.jump(&e, j, last, delta, busy)
-				res, ok := pr.finish(&e, whole-last, busy, delta)
-				return res, true, ok
-			}
+		if delta, ok := pr.steady(&e, j, whole-j); ok {
+			busy := pr.periodBusy(&e, j)
+			pr.jump(&e, j, last, delta, busy)
+			res, ok := pr.finish(&e, whole-last, busy, delta)
+			return res, true, ok
 		}
-		if j == last && sh.Micro < in.Micro {
+		if j == last {
+			if sh.Micro == in.Micro {
+				break
+			}
 			sh.Micro = min(pr.shortMicro(4*last), in.Micro)
 			if order, per, err = buildOrder(&sh); err != nil {
 				return Result{}, false, false

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/splitscope/splitscope/model"
@@ -233,6 +234,12 @@ func FuzzSteady(f *testing.F) {
 				}
 			}
 		}
+		if seed%3 == 0 { // nil stands for free p2p and, in ZB-H1, for free W
+			in.P2P = nil
+			if s == model.ZBH1 {
+				in.W = nil
+			}
+		}
 		want, err := simulateFull(&in)
 		got, err2 := SimulateTrain(in)
 		if (err == nil) != (err2 == nil) {
@@ -245,4 +252,15 @@ func FuzzSteady(f *testing.F) {
 			t.Fatalf("%v p=%d v=%d m=%d: %s", s, p, v, m, d)
 		}
 	})
+}
+
+// TestSteadyOverflow: costs that add up past the largest float64 are the full simulation's
+// error, shortcut or not.
+func TestSteadyOverflow(t *testing.T) {
+	for _, s := range periodicSchedules() {
+		in := uniformTrain(s, 4, 1, 400, 1e306, 1e306, 1e306)
+		if _, err := SimulateTrain(in); err == nil || !strings.Contains(err.Error(), "overflow") {
+			t.Errorf("%v: err = %v, want an overflow", s, err)
+		}
+	}
 }
