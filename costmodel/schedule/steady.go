@@ -39,7 +39,7 @@ import (
 const steadyTol = 1e-13
 
 // steadyExtra is the periods a first short run has past the first cut it can check.
-const steadyExtra = 4
+const steadyExtra = 2
 
 // periodic is where a schedule's order repeats (see above).
 type periodic struct {
