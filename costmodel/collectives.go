@@ -37,7 +37,11 @@ func (u CollectiveUse) Total() float64 { return u.Seconds * u.Calls }
 
 // use describes calls of op on bytes over communicator k.
 func use(k comms, comm, what string, op collective.Op, bytes, calls float64) CollectiveUse {
-	r := k.run(op, bytes)
+	return describe(k, comm, what, op, bytes, calls, k.run(op, bytes))
+}
+
+// describe is use with the collective already timed (r).
+func describe(k comms, comm, what string, op collective.Op, bytes, calls float64, r collective.Result) CollectiveUse {
 	return CollectiveUse{
 		Comm: comm, What: what, Op: op.String(), Bytes: bytes, GPUs: k.g.Ranks, Nodes: k.g.Nodes,
 		Link: k.link().ID, Algorithm: r.Algo.String(), Protocol: r.Proto.String(), Seconds: r.Seconds,
@@ -52,12 +56,17 @@ func (p *plan) tpUses(what string, bytes, calls, extraGathers float64) []Collect
 		return nil
 	}
 	if !p.l.SequenceParallel {
-		return []CollectiveUse{use(p.tp, "tp", what, collective.AllReduce, bytes, calls)}
+		return []CollectiveUse{p.tpUse(what, collective.AllReduce, bytes, calls)}
 	}
 	return []CollectiveUse{
-		use(p.tp, "tp", what, collective.ReduceScatter, bytes, calls),
-		use(p.tp, "tp", what, collective.AllGather, bytes, calls+extraGathers),
+		p.tpUse(what, collective.ReduceScatter, bytes, calls),
+		p.tpUse(what, collective.AllGather, bytes, calls+extraGathers),
 	}
+}
+
+// tpUse is use on the TP group, timed through the plan's memo.
+func (p *plan) tpUse(what string, op collective.Op, bytes, calls float64) CollectiveUse {
+	return describe(p.tp, "tp", what, op, bytes, calls, p.tpRun(op, bytes))
 }
 
 // p2pUse is calls of one micro-batch's activations across the slowest stage boundary.

@@ -29,12 +29,15 @@ func evaluate(s model.Scenario, mode evalMode) (Report, error) {
 	if err := s.Validate(); err != nil {
 		return Report{}, err
 	}
-	p := newPlan(s)
 	var r Report
 	var err error
 	if s.Workload.Mode == model.Infer {
-		r, err = p.infer(mode == modeTimeline)
+		r, err = newPlan(s).infer(mode == modeTimeline)
 	} else {
+		// The training plan does not outlive the call: on the stack, its few KB cost no
+		// allocation (serving's does, through its engine).
+		var p plan
+		p.init(s)
 		r, err = p.train(mode)
 	}
 	if err != nil {
@@ -87,6 +90,10 @@ type plan struct {
 	sends   []float64
 	// hostCap is one GPU's share of its node's host memory.
 	hostCap float64
+	// The TP group's collectives asked so far: the layer's passes, the report's detail and its
+	// list of collectives ask the same few.
+	tpMemo [4]tpRunMemo
+	tpN    int
 	// Buffers reused by each trainStages and trainInput call on the plan.
 	stBuf []vstage
 	inBuf []float64
@@ -98,8 +105,15 @@ type plan struct {
 }
 
 func newPlan(s model.Scenario) *plan {
+	p := new(plan)
+	p.init(s)
+	return p
+}
+
+// init fills a plan for s.
+func (p *plan) init(s model.Scenario) {
 	l := s.Layout
-	p := &plan{s: s, a: s.Arch, l: l, c: s.Cluster, t: l.TP, p: l.PP, d: l.DP, v: l.Chunks, b: l.MicroBatch}
+	*p = plan{s: s, a: s.Arch, l: l, c: s.Cluster, t: l.TP, p: l.PP, d: l.DP, v: l.Chunks, b: l.MicroBatch}
 	if s.Workload.Mode == model.Infer {
 		p.v = 1
 	}
@@ -127,7 +141,6 @@ func newPlan(s model.Scenario) *plan {
 		r0, r1 := vs%p.p, (vs+1)%p.p
 		p.crossNode[vs] = (r0*ppStride)/gpn != (r1*ppStride)/gpn
 	}
-	return p
 }
 
 // splitLayers spreads L layers over n virtual stages as evenly as possible. Extra layers go to
@@ -139,17 +152,15 @@ func splitLayers(layers, n int) []int {
 		out[i] = base
 	}
 	// Fill from the centre outwards so the end stages get the extras last.
-	order := make([]int, 0, n)
-	for lo, hi := (n-1)/2, (n-1)/2+1; len(order) < n; lo, hi = lo-1, hi+1 {
+	for lo, hi := (n-1)/2, (n-1)/2+1; extra > 0; lo, hi = lo-1, hi+1 {
 		if lo >= 0 {
-			order = append(order, lo)
+			out[lo]++
+			extra--
 		}
-		if hi < n && len(order) < n {
-			order = append(order, hi)
+		if hi < n && extra > 0 {
+			out[hi]++
+			extra--
 		}
-	}
-	for i := 0; i < extra; i++ {
-		out[order[i]]++
 	}
 	return out
 }
@@ -207,7 +218,7 @@ func (p *plan) passTimes(ps pass) passTimes {
 		ar:   p.tpAllReduce(ps.tpBytes),
 	}
 	if p.t > 1 {
-		pt.ag = p.tp.half(ps.tpBytes)
+		pt.ag = p.tpRun(collective.ReduceScatter, ps.tpBytes).Seconds
 	}
 	if p.ep > 1 {
 		pt.a2a = p.epc.run(collective.AllToAll, ps.a2aBytes).Seconds
@@ -230,9 +241,31 @@ func (p *plan) tpAllReduce(bytes float64) float64 {
 		return 0
 	}
 	if p.l.SequenceParallel {
-		return 2 * p.tp.half(bytes)
+		return 2 * p.tpRun(collective.ReduceScatter, bytes).Seconds
 	}
-	return p.tp.allReduce(bytes)
+	return p.tpRun(collective.AllReduce, bytes).Seconds
+}
+
+// tpRunMemo is one collective of the TP group, remembered.
+type tpRunMemo struct {
+	op    collective.Op
+	bytes float64
+	r     collective.Result
+}
+
+// tpRun is p.tp.run, remembered for the first few (op, bytes) asked.
+func (p *plan) tpRun(op collective.Op, bytes float64) collective.Result {
+	for _, c := range p.tpMemo[:p.tpN] {
+		if c.op == op && c.bytes == bytes {
+			return c.r
+		}
+	}
+	r := p.tp.run(op, bytes)
+	if p.tpN < len(p.tpMemo) {
+		p.tpMemo[p.tpN] = tpRunMemo{op, bytes, r}
+		p.tpN++
+	}
+	return r
 }
 
 // forwardSegments lays out one layer's forward on one GPU: attention, all-reduce, MLP, all-reduce
@@ -362,8 +395,9 @@ func OverMemory(r Report) string {
 // stageGPUs lists the GPU ids of DP replica 0's TP group on each pipeline rank.
 func (p *plan) stageGPUs() [][]int {
 	out := make([][]int, p.p)
+	all := make([]int, p.p*p.t) // one allocation for every rank's ids
 	for r := range out {
-		ids := make([]int, p.t)
+		ids := all[r*p.t : (r+1)*p.t : (r+1)*p.t]
 		for i := range ids {
 			ids[i] = r*p.ppStride + i
 		}

@@ -207,8 +207,9 @@ func TestReportIsConsistent(t *testing.T) {
 				t.Fatalf("%s op %d: segments last %.6g s, op %.6g s", sched, i, segTotal(ss), d)
 			}
 		}
+		// The fast path may extrapolate the pipeline's steady state: the same to 1e-12.
 		fast, err := EvaluateFast(s)
-		if err != nil || fast.StepTime != r.StepTime {
+		if err != nil || math.Abs(fast.StepTime-r.StepTime) > 1e-12*r.StepTime {
 			t.Errorf("%s: fast path %.6g s (%v), timeline path %.6g s", sched, fast.StepTime, err, r.StepTime)
 		}
 	}

@@ -233,6 +233,9 @@ func (p *plan) dpSync(dense, expert float64) dpMemo {
 			c.gather += 2 * m * float64(p.v) * p.expDP.half(expert*bytesWeights16/float64(p.v))
 		}
 	}
+	if p.dpCache == nil {
+		p.dpCache = make([]dpMemo, 0, 4) // the first, middle and last ranks differ
+	}
 	p.dpCache = append(p.dpCache, c)
 	return c
 }
@@ -483,11 +486,12 @@ func (p *plan) rankInfos() []rankInfo {
 	if p.ranks != nil {
 		return p.ranks
 	}
-	layers := p.rankLayers()
 	p.ranks = make([]rankInfo, p.p)
+	for vs, n := range p.layers { // as rankLayers counts them
+		p.ranks[vs%p.p].layers += n
+	}
 	for rk := range p.ranks {
 		ri := &p.ranks[rk]
-		ri.layers = layers[rk]
 		ri.params, ri.layerParams = p.stageParams(rk, ri.layers)
 		// Expert parallelism: the expert matrices are sharded over ep and synced (and ZeRO-
 		// sharded) over the d/ep replicas that hold the same experts; the rest over all d.
@@ -603,7 +607,8 @@ func (p *plan) trainInput(st []vstage, record bool) schedule.Train {
 	n := len(st)
 	// One buffer per plan for the four slices, rewritten by the next call.
 	if cap(p.inBuf) < 4*n {
-		p.inBuf = make([]float64, 4*n)
+		// With room for the sends after the input's four slices.
+		p.inBuf = make([]float64, 4*n, 5*n)
 	}
 	buf := p.inBuf[:4*n]
 	in := schedule.Train{
@@ -614,10 +619,22 @@ func (p *plan) trainInput(st []vstage, record bool) schedule.Train {
 	in.Schedule = p.simSchedule()
 	if p.sends == nil {
 		// The sends depend on the split alone: computed once per plan.
-		p.sends = make([]float64, max(n-1, 0))
+		p.sends = p.inBuf[4*n : 4*n+max(n-1, 0)]
 		actBytes := p.actBytes()
+		// A send depends on its boundary only through whether it leaves the node.
+		var within, across float64
+		var haveWithin, haveAcross bool
 		for vs := range p.sends {
-			p.sends[vs] = p.p2p(vs, actBytes)
+			switch {
+			case p.crossNode[vs] && !haveAcross:
+				across, haveAcross = p.p2p(vs, actBytes), true
+			case !p.crossNode[vs] && !haveWithin:
+				within, haveWithin = p.p2p(vs, actBytes), true
+			}
+			p.sends[vs] = within
+			if p.crossNode[vs] {
+				p.sends[vs] = across
+			}
 		}
 	}
 	copy(in.P2P, p.sends)

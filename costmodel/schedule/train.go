@@ -39,12 +39,37 @@ func SimulateTrain(in Train) (Result, error) {
 	if err := validateTrain(&in); err != nil {
 		return Result{}, err
 	}
-	p, v, m := in.Stages, in.Chunks, in.Micro
-	per := v * m * 2 // ops per rank
-	if in.Schedule == model.ZBH1 {
-		per = v * m * 3
+	if !in.Record { // a timeline needs every op: only the totals can skip the steady state
+		if res, ok := simulateSteady(&in); ok {
+			return res, nil
+		}
 	}
-	order := make([]ref, p*per)
+	return simulateFull(&in)
+}
+
+// simulateFull runs every op of a validated in: the reference the steady-state shortcut is
+// tested against.
+func simulateFull(in *Train) (Result, error) {
+	order, per, err := buildOrder(in)
+	if err != nil {
+		return Result{}, err
+	}
+	return simulate(in, order, per)
+}
+
+// opsPerRank is the length of every rank's order.
+func opsPerRank(in *Train) int {
+	if in.Schedule == model.ZBH1 {
+		return in.Chunks * in.Micro * 3
+	}
+	return in.Chunks * in.Micro * 2
+}
+
+// buildOrder lays out every rank's op order (per ops each, rank after rank).
+func buildOrder(in *Train) (order []ref, per int, err error) {
+	p, v, m := in.Stages, in.Chunks, in.Micro
+	per = opsPerRank(in)
+	order = make([]ref, p*per)
 	for r := 0; r < p; r++ {
 		o := orderOf{seq: order[r*per : r*per : (r+1)*per], p: p, v: v, m: m, r: r}
 		switch in.Schedule {
@@ -58,10 +83,10 @@ func SimulateTrain(in Train) (Result, error) {
 			o.zbh1()
 		}
 		if len(o.seq) != per { // a bug in an order function, not in the input
-			return Result{}, fmt.Errorf("schedule: %v order for rank %d has %d ops, want %d", in.Schedule, r, len(o.seq), per)
+			return nil, 0, fmt.Errorf("schedule: %v order for rank %d has %d ops, want %d", in.Schedule, r, len(o.seq), per)
 		}
 	}
-	return simulate(&in, order, per)
+	return order, per, nil
 }
 
 // validateTrain checks the shape and the costs of in; errors name the field and the value.
@@ -255,97 +280,163 @@ func (o *orderOf) zbh1() {
 
 // simulate runs the per-rank orders (per ops each, rank after rank in order) and fills a Result.
 func simulate(in *Train, order []ref, per int) (Result, error) {
-	p, m := in.Stages, in.Micro
-	nvs := p * in.Chunks
-	units := nvs * m
-	// When op (kind, micro·nvs + vs) finished, −1 until it has run. Micro-major, so that an op's
-	// inputs (virtual stage ± 1) sit next to it.
-	end := make([]float64, 3*units)
-	for i := range end {
-		end[i] = -1
-	}
-	endF, endB, endW := end[:units], end[units:2*units], end[2*units:]
-	p2p := make([]float64, nvs) // zeros where in.P2P is nil
-	copy(p2p, in.P2P)
-	w := in.W
-	if w == nil {
-		w = make([]float64, nvs)
-	}
-	res := Result{Busy: make([]float64, p), PeakInFlight: make([]int, p), Finish: make([]float64, p)}
-	// Only when recording: at[kind·units + u] is the op's index in res.Ops; starts and deps (the
+	var e engine
+	e.init(in, order, per)
+	e.run()
+	return e.result()
+}
+
+// engine is a simulation under way: the orders, when each op ended and how far each rank got.
+// run advances the ranks up to their limit, which the steady-state shortcut raises a period at
+// a time; a plain simulation sets it to the end at once.
+type engine struct {
+	in         Train // by value: a pointer stored through e would move the caller's Train to the heap
+	order      []ref
+	per        int
+	nvs, units int
+	// When op (kind, u = micro·nvs + vs) finished, −1 until it has run: end[3u + kind]. Micro-
+	// major, so that an op's inputs (virtual stage ± 1) sit next to it, and the index of an op
+	// does not depend on the number of micro-batches, so that grow keeps it.
+	end    []float64
+	p2p, w []float64 // zeros where in.P2P or in.W is nil
+	res    Result
+	// scratch is p floats for the steady-state shortcut's sums.
+	scratch []float64
+	// Per rank: the next op, the forwards in flight, and the position it may not reach yet.
+	pos, inflight, limit []int
+	// A ring of the ranks to look at, each at most once; wrapped by compare, not %, which divides.
+	queue   []int
+	queued  []int // 1 while in the ring
+	head, n int
+	// Only when recording: at[3u + kind] is the op's index in res.Ops; starts and deps (the
 	// end index of the input that held the op back, or −1) by op index. Ops are written in one
 	// sequential pass at the end: 64-byte writes scattered over p ranks cost more than the step.
-	var at, deps []int32
-	var starts []float64
+	at, deps []int32
+	starts   []float64
+}
+
+// init starts a simulation of the orders of in (per ops each, rank after rank).
+func (e *engine) init(in *Train, order []ref, per int) {
+	p := in.Stages
+	nvs := p * in.Chunks
+	units := nvs * in.Micro
+	*e = engine{in: *in, order: order, per: per, nvs: nvs, units: units}
+	// One allocation for the end times and the padded costs, one for the result's floats, one
+	// for the ranks' counters.
+	nw := 0
+	if in.W == nil {
+		nw = nvs
+	}
+	buf := make([]float64, 3*units+nvs+nw)
+	e.end, e.p2p = buf[:3*units:3*units], buf[3*units:3*units+nvs]
+	for i := range e.end {
+		e.end[i] = -1
+	}
+	copy(e.p2p, in.P2P)
+	e.w = in.W
+	if in.W == nil {
+		e.w = buf[3*units+nvs:]
+	}
+	out := make([]float64, 3*p)
+	ints := make([]int, 6*p)
+	e.res = Result{Busy: out[:p:p], Finish: out[p : 2*p : 2*p], PeakInFlight: ints[:p:p]}
+	e.scratch = out[2*p:]
+	e.pos, e.inflight, e.limit = ints[p:2*p], ints[2*p:3*p], ints[3*p:4*p]
+	e.queue, e.queued = ints[4*p:5*p], ints[5*p:]
+	for r := range e.queue {
+		e.queue[r], e.queued[r], e.limit[r] = r, 1, per
+	}
+	e.n = p
 	if in.Record {
-		at, deps, starts = make([]int32, 3*units), make([]int32, p*per), make([]float64, p*per)
+		e.at, e.deps, e.starts = make([]int32, 3*units), make([]int32, p*per), make([]float64, p*per)
 	}
-	ints := make([]int, 3*p)
-	pos, queue, inflight := ints[:p], ints[p:2*p], ints[2*p:]
-	free := res.Finish // when each rank is free: at the end, when its last op ends
-	queued := make([]bool, p)
-	for r := range queue {
-		queue[r], queued[r] = r, true
+}
+
+// grow moves the simulation on to in, the same schedule with more micro-batches, whose orders
+// begin with the ops run so far (the steady-state shortcut's fact 1): the times and the ranks'
+// positions carry over.
+func (e *engine) grow(in *Train, order []ref, per int) {
+	units := e.nvs * in.Micro
+	end := make([]float64, 3*units)
+	n := copy(end, e.end)
+	for i := n; i < len(end); i++ {
+		end[i] = -1
 	}
-	// A ring of the ranks to look at, each at most once; wrapped by compare, not %, which divides.
-	head, n := 0, p
-	push := func(r int) {
-		if !queued[r] {
-			queued[r] = true
-			tail := head + n
-			if tail >= p {
-				tail -= p
-			}
-			queue[tail] = r
-			n++
+	e.in, e.order, e.per, e.units, e.end = *in, order, per, units, end
+}
+
+func (e *engine) push(r int) {
+	if e.queued[r] == 0 {
+		e.queued[r] = 1
+		tail := e.head + e.n
+		if tail >= len(e.queue) {
+			tail -= len(e.queue)
 		}
+		e.queue[tail] = r
+		e.n++
 	}
-	for n > 0 {
-		r := queue[head]
-		if head++; head == p {
-			head = 0
+}
+
+// pushAll queues every rank again (after the limits were raised).
+func (e *engine) pushAll() {
+	for r := range e.queue {
+		e.push(r)
+	}
+}
+
+// run advances ranks as far as their inputs and limits allow.
+func (e *engine) run() {
+	p, nvs, end := e.in.Stages, e.nvs, e.end
+	fc, bc, p2p, w, record := e.in.F, e.in.B, e.p2p, e.w, e.in.Record
+	at, starts, deps, per := e.at, e.starts, e.deps, e.per // in registers, not reloaded through e
+	// When each rank is free: at the end, when its last op ends.
+	free := e.res.Finish
+	for e.n > 0 {
+		r := e.queue[e.head]
+		if e.head++; e.head == p {
+			e.head = 0
 		}
-		n--
-		queued[r] = false
-		k, t := pos[r], free[r]
-		busy, fly, peak := res.Busy[r], inflight[r], res.PeakInFlight[r]
-		seq := order[r*per : (r+1)*per]
+		e.n--
+		e.queued[r] = 0
+		k, t := e.pos[r], free[r]
+		busy, fly, peak := e.res.Busy[r], e.inflight[r], e.res.PeakInFlight[r]
+		seq := e.order[r*per : r*per+e.limit[r]]
 	run:
-		for ; k < per; k++ {
+		for ; k < len(seq); k++ {
 			x := seq[k]
 			vs := x.vs()
-			u := x.micro()*nvs + vs
-			ready, dep := 0.0, -1 // arrival of the cross-stage input, and its index in end
+			i3 := 3 * (x.micro()*nvs + vs) // F, B and W of this unit: i3, i3+1, i3+2
+			ready, dep := 0.0, -1          // arrival of the cross-stage input, and its index in end
 			var cost float64
 			var slot *float64
 			switch x.kind() {
 			case F:
 				if vs > 0 {
-					if endF[u-1] < 0 {
+					if end[i3-3] < 0 {
 						break run
 					}
-					ready, dep = endF[u-1]+p2p[vs-1], u-1
+					ready, dep = end[i3-3]+p2p[vs-1], i3-3
 				}
-				cost, slot = in.F[vs], &endF[u]
+				cost, slot = fc[vs], &end[i3]
 				fly++
 				peak = max(peak, fly)
 			case B:
-				if endF[u] < 0 {
+				if end[i3] < 0 {
 					break run
 				}
 				if vs < nvs-1 {
-					if endB[u+1] < 0 {
+					if end[i3+4] < 0 {
 						break run
 					}
-					ready, dep = endB[u+1]+p2p[vs], units+u+1
+					ready, dep = end[i3+4]+p2p[vs], i3+4
 				}
-				cost, slot = in.B[vs], &endB[u]
+				cost, slot = bc[vs], &end[i3+1]
 				fly--
 			default:
-				if endB[u] < 0 {
+				if end[i3+1] < 0 {
 					break run
 				}
-				cost, slot = w[vs], &endW[u]
+				cost, slot = w[vs], &end[i3+2]
 			}
 			start := t // max(t, ready) without the builtin's NaN and ±0 care: costs are validated
 			if ready > t {
@@ -354,17 +445,17 @@ func simulate(in *Train, order []ref, per int) (Result, error) {
 			t = start + cost
 			busy += cost
 			*slot = t
-			if in.Record {
+			if record {
 				i := r*per + k
-				at[int(x.kind())*units+u], starts[i], deps[i] = int32(i), start, -1
+				at[i3+int(x.kind())], starts[i], deps[i] = int32(i), start, -1
 				if dep >= 0 && ready >= start {
 					deps[i] = int32(dep)
 				}
 			}
 		}
-		if k > pos[r] {
-			pos[r], free[r] = k, t
-			res.Busy[r], inflight[r], res.PeakInFlight[r] = busy, fly, peak
+		if k > e.pos[r] {
+			e.pos[r], free[r] = k, t
+			e.res.Busy[r], e.inflight[r], e.res.PeakInFlight[r] = busy, fly, peak
 			// What r just finished can unblock only its neighbours: forwards flow to r+1, backwards
 			// to r−1 (wrapping around between chunks).
 			next, prev := r+1, r-1
@@ -374,25 +465,37 @@ func simulate(in *Train, order []ref, per int) (Result, error) {
 			if prev < 0 {
 				prev = p - 1
 			}
-			push(next)
-			push(prev)
+			e.push(next)
+			e.push(prev)
 		}
 	}
+}
+
+// endOf is when op x ended (−1: not yet).
+func (e *engine) endOf(x ref) *float64 {
+	return &e.end[3*(x.micro()*e.nvs+x.vs())+int(x.kind())]
+}
+
+// result checks that every op ran and fills the makespan (and the ops when recording).
+func (e *engine) result() (Result, error) {
+	in, p, per := e.in, e.in.Stages, e.per
+	res := e.res
 	for r := 0; r < p; r++ {
-		if pos[r] < per {
-			x := order[r*per+pos[r]]
+		if e.pos[r] < per {
+			x := e.order[r*per+e.pos[r]]
 			return Result{}, fmt.Errorf("schedule: deadlock: rank %d waits forever at op %d (%v of virtual stage %d, micro-batch %d)",
-				r, pos[r], x.kind(), x.vs(), x.micro())
+				r, e.pos[r], x.kind(), x.vs(), x.micro())
 		}
-		res.Makespan = max(res.Makespan, free[r])
+		res.Makespan = max(res.Makespan, res.Finish[r])
 	}
 	if math.IsInf(res.Makespan, 0) { // finite costs can still add up past the largest float64
 		return Result{}, fmt.Errorf("schedule: costs overflow: makespan is %v", res.Makespan)
 	}
 	if in.Record {
 		res.Ops = make([]Op, p*per)
-		costs := [3][]float64{in.F, in.B, w}
-		for i, x := range order {
+		costs := [3][]float64{in.F, in.B, e.w}
+		at, starts, deps := e.at, e.starts, e.deps
+		for i, x := range e.order {
 			vs, d := x.vs(), -1
 			if deps[i] >= 0 {
 				d = int(at[deps[i]])

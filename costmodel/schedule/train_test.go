@@ -112,8 +112,9 @@ func TestSimulateTrainOracles(t *testing.T) {
 						t.Fatal(err)
 					}
 					checkTrain(t, in, rec)
-					if rec.Makespan != res.Makespan || fmt.Sprint(rec.Busy, rec.PeakInFlight) != fmt.Sprint(res.Busy, res.PeakInFlight) {
-						t.Errorf("Record changes the result: %+v vs %+v", rec, res)
+					// Without Record the steady state may be extrapolated: the same to 1e-12.
+					if d := sameResult(res, rec, 1e-12); d != "" {
+						t.Errorf("Record changes the result: %s", d)
 					}
 					if res.Ops != nil {
 						t.Errorf("Record=false kept %d ops", len(res.Ops))
@@ -427,18 +428,21 @@ func TestDeadlock(t *testing.T) {
 	}
 }
 
-// TestNoAllocPerOp: without Record the allocations do not grow with the number of ops.
+// TestNoAllocPerOp: without Record the allocations do not grow with the number of ops (the
+// steady-state shortcut may grow its short run a few times, as the transient needs, not m).
 func TestNoAllocPerOp(t *testing.T) {
 	for _, s := range model.Schedules() {
 		v := 1
 		if s == model.Interleaved {
 			v = 2
 		}
-		small, large := randomTrain(rand.New(rand.NewSource(1)), s, 8, v, 8, 0.1, 0.01), randomTrain(rand.New(rand.NewSource(1)), s, 8, v, 64, 0.1, 0.01)
-		a := testing.AllocsPerRun(20, func() { SimulateTrain(small) })
-		b := testing.AllocsPerRun(20, func() { SimulateTrain(large) })
-		if a != b || a > 10 {
-			t.Errorf("%v: %v allocations for m=8, %v for m=64", s, a, b)
+		var allocs []float64
+		for _, m := range []int{8, 512, 4096} {
+			in := randomTrain(rand.New(rand.NewSource(1)), s, 8, v, m, 0.1, 0.01)
+			allocs = append(allocs, testing.AllocsPerRun(20, func() { SimulateTrain(in) }))
+		}
+		if allocs[0] > 10 || allocs[1] > 16 || allocs[2] != allocs[1] {
+			t.Errorf("%v: %v allocations for m = 8, 512, 4096", s, allocs)
 		}
 	}
 }

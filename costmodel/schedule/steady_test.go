@@ -1,0 +1,266 @@
+package schedule
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/splitscope/splitscope/model"
+)
+
+// The shortcut's three facts about the orders (steady.go), checked over every shape small enough
+// to enumerate.
+
+func periodicSchedules() []model.Schedule {
+	return []model.Schedule{model.OneFOneB, model.ZBH1, model.Interleaved}
+}
+
+func chunkRange(s model.Schedule) []int {
+	if s == model.Interleaved {
+		return []int{1, 2, 3}
+	}
+	return []int{1}
+}
+
+func orderFor(t *testing.T, s model.Schedule, p, v, m int) ([]ref, int) {
+	t.Helper()
+	in := Train{Schedule: s, Stages: p, Chunks: v, Micro: m}
+	order, per, err := buildOrder(&in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return order, per
+}
+
+// moved is x with its micro-batch moved on by d.
+func moved(x ref, d int) ref { return mkref(x.kind(), x.vs(), x.micro()+d) }
+
+// TestSteadyInsert: fact 1, and that the steady periods are each the previous one moved on.
+func TestSteadyInsert(t *testing.T) {
+	for _, s := range periodicSchedules() {
+		for p := 1; p <= 6; p++ {
+			for _, v := range chunkRange(s) {
+				pr, _ := periodicOf(s, p, v)
+				for short := 1; short <= 5*p; short++ {
+					if !pr.fits(short) || pr.periods(short) < 1 {
+						continue
+					}
+					base, per := orderFor(t, s, p, v, short)
+					P := pr.period
+					for r := range p {
+						seq := base[r*per : (r+1)*per]
+						for i := pr.first(r) + P; i < pr.first(r)+pr.periods(short)*P; i++ {
+							if seq[i] != moved(seq[i-P], pr.shift) {
+								t.Fatalf("%v p=%d v=%d m=%d rank %d: op %d is not op %d moved on", s, p, v, short, r, i, i-P)
+							}
+						}
+					}
+					for k := 1; k <= 3; k++ {
+						long, lper := orderFor(t, s, p, v, short+k*pr.shift)
+						for j := 1; j <= pr.periods(short); j++ {
+							for r := range p {
+								seq, lseq := base[r*per:(r+1)*per], long[r*lper:(r+1)*lper]
+								c := pr.first(r) + j*P
+								var want []ref
+								want = append(want, seq[:c]...)
+								for i := 1; i <= k; i++ {
+									for _, x := range seq[c-P : c] {
+										want = append(want, moved(x, i*pr.shift))
+									}
+								}
+								for _, x := range seq[c:] {
+									want = append(want, moved(x, k*pr.shift))
+								}
+								if fmt.Sprint(want) != fmt.Sprint(lseq) {
+									t.Fatalf("%v p=%d v=%d m=%d+%d periods at cut %d, rank %d:\n got %v\nwant %v", s, p, v, short, k, j, r, lseq, want)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSteadyCuts: facts 2 and 3 at every cut.
+func TestSteadyCuts(t *testing.T) {
+	for _, s := range periodicSchedules() {
+		for p := 1; p <= 6; p++ {
+			for _, v := range chunkRange(s) {
+				pr, _ := periodicOf(s, p, v)
+				for m := 1; m <= 5*p+3; m++ {
+					if !pr.fits(m) {
+						continue
+					}
+					order, per := orderFor(t, s, p, v, m)
+					nvs := p * v
+					units := nvs * m
+					pos := make([]int, 3*units) // each op's position on its rank
+					for r := range p {
+						for i, x := range order[r*per : (r+1)*per] {
+							pos[int(x.kind())*units+x.micro()*nvs+x.vs()] = i
+						}
+					}
+					for j := 0; j <= pr.periods(m); j++ {
+						cut := func(r int) int { return pr.first(r) + j*pr.period }
+						for r := range p {
+							for i, x := range order[r*per : (r+1)*per] {
+								// The op on another rank x waits for, if any.
+								u, vs := x.micro()*nvs+x.vs(), x.vs()
+								dep := -1
+								switch {
+								case x.kind() == F && vs > 0:
+									dep = u - 1
+								case x.kind() == B && vs < nvs-1:
+									dep = units + u + 1
+								}
+								if dep < 0 {
+									continue
+								}
+								dr := (vs - 1 + nvs) % p
+								if x.kind() == B {
+									dr = (vs + 1) % p
+								}
+								at := pos[dep]
+								if i < cut(r) && at >= cut(dr) {
+									t.Fatalf("%v p=%d v=%d m=%d cut %d: rank %d op %d (%v) reads op %d of rank %d, after the cut", s, p, v, m, j, r, i, x.kind(), at, dr)
+								}
+								if i >= cut(r) && at < cut(dr)-pr.lookback*pr.period {
+									t.Fatalf("%v p=%d v=%d m=%d cut %d: rank %d op %d (%v) reads op %d of rank %d, %d ops before the cut", s, p, v, m, j, r, i, x.kind(), at, dr, cut(dr)-at)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// sameResult reports how res differs from the full simulation's want beyond tol (relative), or "".
+func sameResult(res, want Result, tol float64) string {
+	if relErr(res.Makespan, want.Makespan) > tol {
+		return fmt.Sprintf("makespan %.17g, full %.17g", res.Makespan, want.Makespan)
+	}
+	if len(res.Busy) != len(want.Busy) || len(res.Finish) != len(want.Finish) || len(res.PeakInFlight) != len(want.PeakInFlight) {
+		return "lengths differ"
+	}
+	for r := range want.Busy {
+		if relErr(res.Busy[r], want.Busy[r]) > tol {
+			return fmt.Sprintf("rank %d busy %.17g, full %.17g", r, res.Busy[r], want.Busy[r])
+		}
+		if relErr(res.Finish[r], want.Finish[r]) > tol {
+			return fmt.Sprintf("rank %d finish %.17g, full %.17g", r, res.Finish[r], want.Finish[r])
+		}
+		if res.PeakInFlight[r] != want.PeakInFlight[r] {
+			return fmt.Sprintf("rank %d in flight %d, full %d", r, res.PeakInFlight[r], want.PeakInFlight[r])
+		}
+	}
+	return ""
+}
+
+// TestSteadyMatchesFull compares SimulateTrain with the full simulation on uneven stages and
+// p2p, and checks that the shortcut is taken on most runs long enough for it.
+func TestSteadyMatchesFull(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	taken, long := 0, 0
+	for _, s := range model.Schedules() {
+		for _, p := range []int{1, 2, 3, 4, 8, 16} {
+			for _, v := range chunkRange(s) {
+				for _, m := range []int{p, 2 * p, 8 * p, 96, 192, 512} {
+					if s == model.Interleaved && m%p != 0 {
+						continue
+					}
+					for _, spread := range []float64{0, 0.1, 0.5} {
+						in := randomTrain(rng, s, p, v, m, spread, 0.05)
+						want, err := simulateFull(&in)
+						if err != nil {
+							t.Fatal(err)
+						}
+						got, err := SimulateTrain(in)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if d := sameResult(got, want, 1e-12); d != "" {
+							t.Fatalf("%v p=%d v=%d m=%d spread %g: %s", s, p, v, m, spread, d)
+						}
+						if _, jumped, _ := steadyRun(&in); jumped {
+							taken++
+						}
+						if pr, ok := periodicOf(s, p, v); ok && pr.fits(m) && 2*pr.shortMicro(pr.lookback+1+steadyExtra) <= m {
+							long++
+						} else if ok {
+							if _, took := simulateSteady(&in); took {
+								t.Errorf("%v p=%d v=%d m=%d: shortcut on a short run", s, p, v, m)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if taken < long*2/3 {
+		t.Errorf("the shortcut ran %d times for %d long runs", taken, long)
+	}
+	t.Logf("shortcut taken %d times, %d long runs", taken, long)
+}
+
+// FuzzSteady compares SimulateTrain (the shortcut where it applies) with the full simulation
+// over random schedules, shapes, uneven costs and p2p.
+func FuzzSteady(f *testing.F) {
+	f.Add(uint8(1), uint8(8), uint8(1), uint16(192), int64(1), 0.1, 0.02, false)
+	f.Add(uint8(2), uint8(4), uint8(2), uint16(64), int64(2), 0.5, 0.0, true)
+	f.Add(uint8(3), uint8(6), uint8(1), uint16(100), int64(3), 0.9, 0.3, false)
+	f.Add(uint8(0), uint8(3), uint8(1), uint16(50), int64(4), 0.2, 0.1, true)
+	f.Fuzz(func(t *testing.T, sb, pb, vb uint8, mb uint16, seed int64, spread, p2p float64, dyadic bool) {
+		s := model.Schedule(sb % 4)
+		p, v, m := 1+int(pb%16), 1, 1+int(mb%600)
+		if s == model.Interleaved {
+			v = 1 + int(vb%4)
+			m = p * (1 + (m-1)/p)
+		}
+		if !(spread >= 0 && spread <= 1) || !(p2p >= 0 && p2p <= 10) {
+			return
+		}
+		rng := rand.New(rand.NewSource(seed))
+		in := randomTrain(rng, s, p, v, m, spread, p2p)
+		if dyadic { // costs on a coarse binary grid: sums are exact, ties common
+			for _, xs := range [][]float64{in.F, in.B, in.W, in.P2P} {
+				for i := range xs {
+					xs[i] = math.Round(xs[i]*8) / 8
+				}
+			}
+		}
+		if seed%3 == 0 { // nil stands for free p2p and, in ZB-H1, for free W
+			in.P2P = nil
+			if s == model.ZBH1 {
+				in.W = nil
+			}
+		}
+		want, err := simulateFull(&in)
+		got, err2 := SimulateTrain(in)
+		if (err == nil) != (err2 == nil) {
+			t.Fatalf("full: %v, SimulateTrain: %v", err, err2)
+		}
+		if err != nil {
+			return
+		}
+		if d := sameResult(got, want, 1e-12); d != "" {
+			t.Fatalf("%v p=%d v=%d m=%d: %s", s, p, v, m, d)
+		}
+	})
+}
+
+// TestSteadyOverflow: costs that add up past the largest float64 are the full simulation's
+// error, shortcut or not.
+func TestSteadyOverflow(t *testing.T) {
+	for _, s := range periodicSchedules() {
+		in := uniformTrain(s, 4, 1, 400, 1e306, 1e306, 1e306)
+		if _, err := SimulateTrain(in); err == nil || !strings.Contains(err.Error(), "overflow") {
+			t.Errorf("%v: err = %v, want an overflow", s, err)
+		}
+	}
+}
