@@ -272,14 +272,20 @@ func (p *plan) tpRun(op collective.Op, bytes float64) collective.Result {
 // (label names the TP collective; the two TP segments are what each costs on the critical path,
 // ar1 after attention and ar2 after the MLP).
 func forwardSegments(pt passTimes, label string, ar1, ar2 float64) []Segment {
-	return segments(
-		seg{SegCompute, "attention", pt.attn + pt.core + pt.elem/2},
-		seg{SegTPComm, label, ar1},
-		seg{SegEPComm, "all-to-all", pt.a2a},
-		seg{SegCompute, "mlp", pt.mlp + pt.elem/2},
-		seg{SegEPComm, "all-to-all", pt.a2a},
-		seg{SegTPComm, label, ar2},
-	)
+	parts := forwardParts(pt, label, ar1, ar2)
+	return segments(parts[:]...)
+}
+
+// forwardParts are forwardSegments' pieces, before they are laid end to end.
+func forwardParts(pt passTimes, label string, ar1, ar2 float64) [6]seg {
+	return [...]seg{
+		{SegCompute, "attention", pt.attn + pt.core + pt.elem/2},
+		{SegTPComm, label, ar1},
+		{SegEPComm, "all-to-all", pt.a2a},
+		{SegCompute, "mlp", pt.mlp + pt.elem/2},
+		{SegEPComm, "all-to-all", pt.a2a},
+		{SegTPComm, label, ar2},
+	}
 }
 
 // tpOverlapApplies says whether the layout's TP overlap does anything: in training, with TP > 1,

@@ -285,7 +285,11 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 						var st []vstage
 						var res schedule.Result
 						var ranks []int
-						built := false
+						staged, built := false, false
+						// lb is the busiest rank's work, which no pipeline finishes sooner than
+						// (less a rounding margin): it bounds settings out before the pipeline is
+						// timed at all.
+						lb := 0.0
 						for _, f := range fits {
 							if slowTPO && !streams(f.off) {
 								counts.Dominated += nSer
@@ -300,10 +304,26 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 									counts.Dominated++
 									continue
 								}
-								if !built {
+								if !staged {
 									po.l = p.l // the recompute, SP and its all-gather set above
 									po.l.TPOverlap, po.l.RankOrder = tpo, order
-									st, _ = po.trainStages()
+									st, _ = po.trainStages(false)
+									for rk := range po.p {
+										f, b, w := po.rankOps(st, rk)
+										lb = max(lb, float64(po.m)*(f+b+w))
+									}
+									lb *= 1 - 1e-9
+									staged = true
+								}
+								po.l.ZeRO, po.l.Offload, po.l.SerialDP = f.zero, f.off, serial
+								// The step is at least the pipeline's makespan and the optimizer after
+								// it: a setting whose bound is already slower than the best cannot win.
+								opt := params.optimizer(f.zero, f.off)
+								if obj != ObjMemory && best.ok && lb+opt > best.step {
+									counts.PrunedBound++
+									continue
+								}
+								if !built {
 									r, err := po.runTrain(po.trainInput(st, false), modeEstimate)
 									if err != nil {
 										break
@@ -311,10 +331,6 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 									res, built = r, true
 									ranks = po.tailRanks(st, res)
 								}
-								po.l.ZeRO, po.l.Offload, po.l.SerialDP = f.zero, f.off, serial
-								// The step is at least the pipeline's makespan and the optimizer after
-								// it: a setting whose bound is already slower than the best cannot win.
-								opt := params.optimizer(f.zero, f.off)
 								if obj != ObjMemory && best.ok && res.Makespan+opt > best.step {
 									counts.PrunedBound++
 									continue

@@ -35,8 +35,10 @@ func (tl trainLayer) ops(st vstage) (f, b, w []Segment) {
 	return
 }
 
-// trainStages builds every virtual stage's op costs.
-func (p *plan) trainStages() ([]vstage, trainLayer) {
+// trainStages builds every virtual stage's op costs and, with segs, one layer's segments (the
+// report's and the timeline's; Search's inner loop needs the costs alone). The costs are the
+// same sums either way.
+func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 	a, l := p.a, p.l
 	seq := float64(p.s.Workload.Seq)
 	tokens := float64(p.b) * seq
@@ -67,7 +69,7 @@ func (p *plan) trainStages() ([]vstage, trainLayer) {
 	// attention's and the MLP's; in backward their input-gradient GEMMs, which also hide the
 	// sequence-parallel re-gather.
 	fwd1, fwd2 := p.tpExposed(pt.attn, pt.ar), p.tpExposed(pt.mlp, pt.ar)
-	tl.f = forwardSegments(pt, tpLabel(l), fwd1, fwd2)
+	fParts := forwardParts(pt, tpLabel(l), fwd1, fwd2)
 	// With sequence parallelism each column-parallel GEMM (QKV, MLP up) keeps only its
 	// sequence shard of the input, so the backward all-gathers it again to form the weight
 	// gradient [Korthikanti et al. 2022, §4.2.2]: one more all-gather per GEMM, two per layer, beside the two
@@ -82,27 +84,38 @@ func (p *plan) trainStages() ([]vstage, trainLayer) {
 	// The backward pair's exposed share, split between its collective and its re-gather.
 	bwdShare := func(gemm float64) float64 { return ratio(p.tpExposed(gemm, pt.ar+regather), pt.ar+regather) }
 	mlpShare, attnShare := bwdShare(pt.mlp), bwdShare(pt.attn)
-	tl.b = segments(
-		seg{SegCompute, "recompute", recomp},
-		seg{SegTPComm, tpLabel(l), recompTP},
-		seg{SegEPComm, "all-to-all", recompEP},
-		seg{SegEPComm, "all-to-all", pt.a2a},
-		seg{SegCompute, "mlp bwd", pt.mlp + pt.elem},
-		seg{SegEPComm, "all-to-all", pt.a2a},
-		seg{SegTPComm, tpLabel(l), pt.ar * mlpShare},
-		seg{SegTPComm, "all-gather (wgrad)", regather * mlpShare},
-		seg{SegCompute, "attention bwd", pt.attn + 2*pt.core + pt.elem},
-		seg{SegTPComm, tpLabel(l), pt.ar * attnShare},
-		seg{SegTPComm, "all-gather (wgrad)", regather * attnShare},
-	)
-	zb := l.Schedule == model.ZBH1
-	layerW := segments(seg{SegCompute, "weight grads", wT})
-	if zb {
-		tl.w = layerW
-	} else {
-		tl.b = append(tl.b, shift(layerW, segTotal(tl.b))...)
+	bParts := [...]seg{
+		{SegCompute, "recompute", recomp},
+		{SegTPComm, tpLabel(l), recompTP},
+		{SegEPComm, "all-to-all", recompEP},
+		{SegEPComm, "all-to-all", pt.a2a},
+		{SegCompute, "mlp bwd", pt.mlp + pt.elem},
+		{SegEPComm, "all-to-all", pt.a2a},
+		{SegTPComm, tpLabel(l), pt.ar * mlpShare},
+		{SegTPComm, "all-gather (wgrad)", regather * mlpShare},
+		{SegCompute, "attention bwd", pt.attn + 2*pt.core + pt.elem},
+		{SegTPComm, tpLabel(l), pt.ar * attnShare},
+		{SegTPComm, "all-gather (wgrad)", regather * attnShare},
 	}
-	fT, bT, wTot := segTotal(tl.f), segTotal(tl.b), segTotal(tl.w)
+	zb := l.Schedule == model.ZBH1
+	wPart := seg{SegCompute, "weight grads", wT}
+	// The totals, summed in the segments' order (segTotal of the segments is the same sum).
+	fT, bT, wTot := segsDur(fParts[:]), segsDur(bParts[:]), 0.0
+	if zb {
+		wTot = max(wT, 0)
+	} else if wT > 0 {
+		bT += wT
+	}
+	if segs {
+		tl.f = segments(fParts[:]...)
+		tl.b = segments(bParts[:]...)
+		layerW := segments(wPart)
+		if zb {
+			tl.w = layerW
+		} else {
+			tl.b = append(tl.b, shift(layerW, segTotal(tl.b))...)
+		}
+	}
 
 	n := p.p * p.v
 	// The plan's buffer: the stages live until the next call (Search builds many on one plan).
@@ -647,7 +660,7 @@ func (p *plan) trainInput(st []vstage, record bool) schedule.Train {
 // train evaluates one optimizer step.
 func (p *plan) train(mode evalMode) (Report, error) {
 	record := mode == modeTimeline
-	st, layer := p.trainStages()
+	st, layer := p.trainStages(true)
 	in := p.trainInput(st, record)
 	actBytes := p.actBytes()
 	res, err := p.runTrain(in, mode)
