@@ -90,6 +90,7 @@ func (f SearchFix) KeepKnobsBut(auto model.AutoKnobs) SearchFix {
 	f.HasTPOverlap = auto&model.AutoTPOverlap == 0
 	f.HasOffload = auto&model.AutoOffload == 0
 	f.HasRankOrder = auto&model.AutoRankOrder == 0
+	f.HasSerialDP = auto&model.AutoSerialDP == 0
 	return f
 }
 

@@ -261,6 +261,7 @@ const (
 	AutoTPOverlap
 	AutoOffload
 	AutoRankOrder
+	AutoSerialDP
 )
 
 // DefaultHostMemoryPerGPU is the host memory a node has per GPU when the cluster does not say:

@@ -725,5 +725,8 @@ func withAutoKnobs(l, resolved model.Layout) model.Layout {
 	if a&model.AutoRankOrder != 0 {
 		l.RankOrder = resolved.RankOrder
 	}
+	if a&model.AutoSerialDP != 0 {
+		l.SerialDP = resolved.SerialDP
+	}
 	return l
 }

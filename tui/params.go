@@ -402,6 +402,14 @@ func fields() []field {
 		autoEnumField("offload", "offload", training, []string{"none", "optimizer", "optim.+weights", "activations", "optim.+act.", "optim.+w.+act."}, model.AutoOffload,
 			func(s *model.Scenario) int { return int(s.Layout.Offload) },
 			func(s *model.Scenario, i int) { s.Layout.Offload = model.Offload(i) }),
+		autoEnumField("dp-sync", "DP sync", training, []string{"overlap", "serial"}, model.AutoSerialDP,
+			func(s *model.Scenario) int {
+				if s.Layout.SerialDP {
+					return 1
+				}
+				return 0
+			},
+			func(s *model.Scenario, i int) { s.Layout.SerialDP = i == 1 }),
 		autoEnumField("rank-order", "rank order", rankOrderShown, []string{"tp-dp-pp", "tp-pp-dp"}, model.AutoRankOrder,
 			func(s *model.Scenario) int { return int(s.Layout.RankOrder) },
 			func(s *model.Scenario, i int) { s.Layout.RankOrder = model.RankOrder(i) }),

@@ -257,6 +257,14 @@ func TestKnobsCanBeAuto(t *testing.T) {
 		t.Errorf("typed 1 after auto: %v, auto %b, ZeRO %d", err, s.Layout.Auto, s.Layout.ZeRO)
 	}
 
+	dp := fieldNamed(t, "dp-sync")
+	if dp.step(&s, p, +1); !s.Layout.SerialDP || dp.get(&s) != "serial" {
+		t.Errorf("DP sync → from overlap: serial %v, row %q", s.Layout.SerialDP, dp.get(&s))
+	}
+	if dp.step(&s, p, +1); s.Layout.Auto&model.AutoSerialDP == 0 {
+		t.Errorf("DP sync → from serial: auto %b", s.Layout.Auto)
+	}
+
 	m := ready(t, 120, 40, func(s *model.Scenario) { s.Layout.Auto = model.AutoRecompute | model.AutoSequenceParallel })
 	want, err := costmodel.ResolveAuto(m.cur)
 	if err != nil {
