@@ -68,6 +68,11 @@ func (m *Model) activeKeys() keyMap {
 	k.Take.SetEnabled(m.offer != nil && m.offer.ok)
 	k.Cancel.SetEnabled(m.offer != nil || m.tour.on)
 	k.Export.SetEnabled(m.hasData)
+	if m.served {
+		// Nothing is written on the serving machine: the keys show instead.
+		k.Save.SetHelp("s", "show the scenario file (to copy)")
+		k.Export.SetHelp("x", "show the report (Markdown, to copy)")
+	}
 	k.pane = m.panes[m.tab].Keys()
 	return k
 }

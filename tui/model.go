@@ -146,6 +146,12 @@ type Model struct {
 	calib string
 	// saveDir is where s and x write ("" is the current directory; tests use a temporary one).
 	saveDir string
+	// served: s and x show what they would write (sheet, scrolled to sheetTop) instead of
+	// writing on the serving machine's disk. renderer draws every style (theme.For).
+	served   bool
+	sheet    []string
+	sheetTop int
+	renderer *lipgloss.Renderer
 	// boxNotes are ToCluster's warnings from the last "use this box", shown under the parameters
 	// while the scenario's hardware is still that box's (boxCluster); boxErr says why it failed.
 	boxNotes   []string
@@ -166,10 +172,26 @@ type Model struct {
 type Option func(*options)
 
 type options struct {
-	probe  func() (gpu.Box, error)
-	source string
-	lang   string
-	calib  string
+	probe    func() (gpu.Box, error)
+	source   string
+	lang     string
+	calib    string
+	renderer *lipgloss.Renderer
+	served   bool
+}
+
+// WithRenderer draws the explorer with a renderer of its own (its colour profile and
+// background) instead of lipgloss' default one: splitscope serve gives each SSH session the
+// renderer of the client's terminal.
+func WithRenderer(r *lipgloss.Renderer) Option {
+	return func(o *options) { o.renderer = r }
+}
+
+// WithServed marks the explorer as served to someone else's terminal (splitscope serve): s and
+// x write nothing on this machine's disk and show the scenario file or the report on screen
+// instead. The Box tab's probe is the caller's choice (WithProbe, WithSavedBox).
+func WithServed() Option {
+	return func(o *options) { o.served = true }
 }
 
 // WithCalibration says that the presets' links carry a calibration file's measurements (name is
@@ -205,7 +227,10 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	st := theme.Default()
+	if o.renderer == nil {
+		o.renderer = lipgloss.DefaultRenderer()
+	}
+	st := theme.For(o.renderer)
 	in := textinput.New()
 	in.Prompt = ""
 	in.CharLimit = 32
@@ -225,7 +250,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 		fields: fields(), input: in, cur: s, compare: cmp, box: bx,
 		pipe: pipe, learn: lrn, lang: lang, texts: learn.NewTexts(texts),
 		panes: []common.Pane{pipe, tensor.New(st), cmp, memory.New(st), bx, lrn},
-		calib: o.calib,
+		calib: o.calib, renderer: o.renderer, served: o.served,
 	}
 	m.keys.pane = m.panes[m.tab].Keys()
 	return m
@@ -383,6 +408,9 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	if m.helpOpen {
 		return m.helpKey(msg), nil
+	}
+	if m.sheet != nil {
+		return m.sheetKey(msg), nil
 	}
 	k := m.activeKeys()
 	if m.tour.on {

@@ -62,11 +62,11 @@ func (m *Model) captionView() string {
 	for i, l := range lines {
 		lines[i] = " " + l
 	}
-	paint := lipgloss.NewStyle().Foreground(m.styles.PaneFocused.GetBorderTopForeground())
+	paint := m.styles.Plain.Foreground(m.styles.PaneFocused.GetBorderTopForeground())
 	head := fmt.Sprintf(" %d/%d · %s ", m.tour.at+1, len(m.tour.steps), title)
 	head = ansi.Truncate(head, max(w-2, 1), "…")
 	top := paint.Render("╭─") + m.styles.Bold.Render(head) + paint.Render(strings.Repeat("─", max(w-1-lipgloss.Width(head), 0))+"╮")
-	body := box(m.styles.PaneFocused, fitLines(lines, w, rows), w, rows)
+	body := box(m.styles.Plain, m.styles.PaneFocused, fitLines(lines, w, rows), w, rows)
 	return top + body[strings.Index(body, "\n"):]
 }
 
@@ -139,9 +139,9 @@ func (m Model) why() (tea.Model, tea.Cmd) {
 // with the new styles (they take them once); the Pipeline and Learn panes keep their state.
 func (m Model) setPresentation(on bool) (tea.Model, tea.Cmd) {
 	m.presentation, m.present = on, on
-	st := theme.Default()
+	st := theme.For(m.renderer)
 	if on {
-		st = theme.HighContrast()
+		st = theme.HighContrastFor(m.renderer)
 	}
 	m.styles = st
 	m.pipe.SetStyles(st)
@@ -198,7 +198,11 @@ func (m Model) save() (tea.Model, tea.Cmd) {
 	if m.tour.on {
 		title = m.tour.files[m.tour.at].Title
 	}
-	return m, saveScenario(m.saveDir, fileStem(m.cur), assets.MarshalScenario(m.cur, title))
+	data := assets.MarshalScenario(m.cur, title)
+	if m.served {
+		return m.showSheet("Scenario file · save it as lesson.yaml, then: splitscope --scenario lesson.yaml", data), nil
+	}
+	return m, saveScenario(m.saveDir, fileStem(m.cur), data)
 }
 
 // saveScenario creates the first free splitscope-<model>-<n>.yaml (never overwriting one).
@@ -275,6 +279,14 @@ func (m Model) export() (tea.Model, tea.Cmd) {
 	title := ""
 	if m.tour.on {
 		title = m.tour.files[m.tour.at].Title // the tour step's title heads the picture
+	}
+	if m.served {
+		// The Markdown report is text the client's terminal can show; the SVG is not.
+		var md bytes.Buffer
+		if err := export.Markdown(&md, d.Scenario, d.Report, cmp, lang); err != nil {
+			return m, noteCmd("export failed: "+err.Error(), true)
+		}
+		return m.showSheet("Report (Markdown) · for the SVG too, save the scenario (s) and run splitscope export on your machine", md.Bytes()), nil
 	}
 	stem := filepath.Join(dir, fileStem(d.Scenario))
 	return m, func() tea.Msg {

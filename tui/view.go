@@ -31,7 +31,11 @@ func (m Model) View() string {
 	if m.helpOpen {
 		// The help page takes the whole body, so that the descriptions read whole at 80 columns.
 		w, h := m.width-2, m.lay.Main.H-2
-		main = strings.Split(box(m.styles.PaneFocused, fitLines(strings.Split(m.helpPage(w, h), "\n"), w, h), w, h), "\n")
+		main = strings.Split(box(m.styles.Plain, m.styles.PaneFocused, fitLines(strings.Split(m.helpPage(w, h), "\n"), w, h), w, h), "\n")
+	} else if m.sheet != nil {
+		// What s or x would have written, in a served session: the whole body, to copy whole.
+		w, h := m.width-2, m.lay.Main.H-2
+		main = strings.Split(box(m.styles.Plain, m.styles.PaneFocused, fitLines(strings.Split(m.sheetPage(w, h), "\n"), w, h), w, h), "\n")
 	} else if !m.present {
 		params := strings.Split(m.paramsView(), "\n")
 		for i := range main {
@@ -174,7 +178,7 @@ func (m *Model) paramsView() string {
 	}
 	lines = append(lines, notes...)
 	content := fitLines(lines, innerW, innerH)
-	return box(m.styles.Pane, content, innerW, innerH)
+	return box(m.styles.Plain, m.styles.Pane, content, innerW, innerH)
 }
 
 // paramRow is one row of the panel: the label and the value, right-aligned. The selected row
@@ -317,7 +321,7 @@ func (m *Model) mainView() string {
 		content = m.styles.Dim.Render("evaluating…")
 	}
 	content = fitLines(strings.Split(content, "\n"), innerW, m.lay.Content.H)
-	return box(m.styles.PaneFocused, tabLine+"\n"+content, innerW, r.H-2)
+	return box(m.styles.Plain, m.styles.PaneFocused, tabLine+"\n"+content, innerW, r.H-2)
 }
 
 // helpView is the footer's key help, cut to the terminal's width: the keys that do something
@@ -325,6 +329,9 @@ func (m *Model) mainView() string {
 func (m *Model) helpView() string {
 	if m.helpOpen {
 		return m.styles.Dim.Render(ansi.Truncate(" ↑/↓ pgup/pgdn scroll · ? or esc closes · q quits", max(m.width, 1), "…"))
+	}
+	if m.sheet != nil {
+		return m.styles.Dim.Render(ansi.Truncate(" nothing is written on the server · ↑/↓ pgup/pgdn scroll · esc closes · q quits", max(m.width, 1), "…"))
 	}
 	if m.tour.on {
 		line := fmt.Sprintf(" tour %d/%d · ←/→ · esc leaves", m.tour.at+1, len(m.tour.steps))
@@ -414,9 +421,10 @@ func (m *Model) verdict() string {
 }
 
 // box draws a rounded border in the style's border colour around content of exactly h lines
-// of at most w cells (fitLines' output), padding each line to w.
-func box(st lipgloss.Style, content string, w, h int) string {
-	paint := lipgloss.NewStyle().Foreground(st.GetBorderTopForeground())
+// of at most w cells (fitLines' output), padding each line to w. plain is the theme's Plain
+// style, so the border is painted by the same renderer as the rest.
+func box(plain, st lipgloss.Style, content string, w, h int) string {
+	paint := plain.Foreground(st.GetBorderTopForeground())
 	side := paint.Render("│")
 	var b strings.Builder
 	b.WriteString(paint.Render("╭" + strings.Repeat("─", w) + "╮"))

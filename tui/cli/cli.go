@@ -135,6 +135,7 @@ takes no scenario flags.`,
 		newExportCmd(stdout, sf),
 		newCommCmd(stdout, sf),
 		newCalibrateCmd(stdout, sf),
+		newServeCmd(stdout, sf),
 	)
 	// Keep the scenario flags in the order they were registered (grouped by topic) in every help.
 	for _, c := range root.Commands() {

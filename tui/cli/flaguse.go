@@ -64,6 +64,7 @@ var flagRules = map[string]flagRule{
 		only:    []string{"gpu", "intra", "inter", "nics-per-node", "json"},
 		onlyWhy: "calibrate reads the GPUs, how many and on how many nodes from the logs; it takes --gpu (when the logs' GPU is not a preset), --intra, --inter and --nics-per-node (the links the fit starts from) and --json",
 	},
+	"serve": {refuse: map[string]string{"json": "serve serves the explorer over SSH; report --json prints the scenario's report"}},
 	"validate": {
 		noScenario: "validate runs the published setups the model is checked on (8×A100, Megatron-LM); it takes no scenario flags",
 		refuse:     map[string]string{"lang": "validate " + noTeachingTexts},

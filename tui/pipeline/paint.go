@@ -70,7 +70,7 @@ type painter struct {
 }
 
 func (p *painter) init(s theme.Styles) {
-	p.styles[cPlain] = lipgloss.NewStyle()
+	p.styles[cPlain] = s.Plain
 	p.styles[cLabel] = s.Label
 	p.styles[cAxis] = s.Axis
 	p.styles[cNote] = s.Dim
@@ -84,7 +84,7 @@ func (p *painter) init(s theme.Styles) {
 	for k, st := range kinds {
 		p.styles[opCls(opKind(k), stLit)] = st
 		// Future ops keep their colour as text on the terminal's background, faint.
-		p.styles[opCls(opKind(k), stFuture)] = lipgloss.NewStyle().Foreground(st.GetBackground()).Faint(true)
+		p.styles[opCls(opKind(k), stFuture)] = s.Plain.Foreground(st.GetBackground()).Faint(true)
 		p.styles[opCls(opKind(k), stRunning)] = s.Highlight
 		// A mixed column: the largest share's colour on the second's, so both show; in the
 		// future, faint like an op of the larger share.

@@ -29,6 +29,9 @@ const (
 
 // Styles is every style the explorer uses.
 type Styles struct {
+	// Plain sets nothing: the base for a style made on the fly (a border's colour), so that it
+	// keeps this set's renderer.
+	Plain                                       lipgloss.Style
 	Title, Subtitle, Dim, Bold, Error, Warn, OK lipgloss.Style
 	Pane, PaneFocused                           lipgloss.Style
 	Tab, TabActive                              lipgloss.Style
@@ -53,29 +56,34 @@ func c(light, dark string) lipgloss.AdaptiveColor {
 	return lipgloss.AdaptiveColor{Light: light, Dark: dark}
 }
 
-// Default builds the explorer's styles.
-func Default() Styles {
-	fg := func(col lipgloss.AdaptiveColor) lipgloss.Style { return lipgloss.NewStyle().Foreground(col) }
+// Default builds the explorer's styles for the process's terminal (lipgloss' default renderer).
+func Default() Styles { return For(lipgloss.DefaultRenderer()) }
+
+// For builds the explorer's styles for one renderer: its colour profile and background decide
+// the escape sequences, so each SSH session of splitscope serve gets its own terminal's colours.
+func For(r *lipgloss.Renderer) Styles {
+	fg := func(col lipgloss.AdaptiveColor) lipgloss.Style { return r.NewStyle().Foreground(col) }
 	block := func(bg lipgloss.AdaptiveColor) lipgloss.Style {
-		return lipgloss.NewStyle().Background(bg).Foreground(c("#000000", "#000000"))
+		return r.NewStyle().Background(bg).Foreground(c("#000000", "#000000"))
 	}
 	accent := c("#5A3FD9", "#A78BFA")
 	s := Styles{
-		Title:    lipgloss.NewStyle().Bold(true).Foreground(c("#FFFFFF", "#FFFFFF")).Background(accent),
+		Plain:    r.NewStyle(),
+		Title:    r.NewStyle().Bold(true).Foreground(c("#FFFFFF", "#FFFFFF")).Background(accent),
 		Subtitle: fg(c("#555555", "#AAAAAA")),
 		Dim:      fg(c("#999999", "#666666")),
-		Bold:     lipgloss.NewStyle().Bold(true),
+		Bold:     r.NewStyle().Bold(true),
 		Error:    fg(c("#C62828", "#FF6B6B")).Bold(true),
 		Warn:     fg(c("#B26A00", "#FFB74D")),
 		OK:       fg(c("#2E7D32", "#81C784")),
-		Pane:     lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(c("#BBBBBB", "#444444")),
-		PaneFocused: lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).
+		Pane:     r.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(c("#BBBBBB", "#444444")),
+		PaneFocused: r.NewStyle().Border(lipgloss.RoundedBorder()).
 			BorderForeground(accent),
-		Tab:           lipgloss.NewStyle().Padding(0, 1).Foreground(c("#555555", "#AAAAAA")),
-		TabActive:     lipgloss.NewStyle().Padding(0, 1).Bold(true).Underline(true).Foreground(accent),
+		Tab:           r.NewStyle().Padding(0, 1).Foreground(c("#555555", "#AAAAAA")),
+		TabActive:     r.NewStyle().Padding(0, 1).Bold(true).Underline(true).Foreground(accent),
 		Label:         fg(c("#555555", "#AAAAAA")),
-		Value:         lipgloss.NewStyle(),
-		ValueSelected: lipgloss.NewStyle().Bold(true).Reverse(true),
+		Value:         r.NewStyle(),
+		ValueSelected: r.NewStyle().Bold(true).Reverse(true),
 		ValueError:    fg(c("#C62828", "#FF6B6B")).Bold(true),
 		Axis:          fg(c("#777777", "#888888")),
 		F:             block(c("#64B5F6", "#64B5F6")),
@@ -88,7 +96,7 @@ func Default() Styles {
 		Memory:        block(c("#B39DDB", "#B39DDB")),
 		P2P:           fg(c("#EF5350", "#EF5350")),
 		Playhead:      fg(accent).Bold(true),
-		Highlight:     lipgloss.NewStyle().Bold(true).Reverse(true),
+		Highlight:     r.NewStyle().Bold(true).Reverse(true),
 		Winner:        fg(c("#2E7D32", "#81C784")).Bold(true),
 		Over:          fg(c("#C62828", "#FF6B6B")).Bold(true),
 		Prefill:       block(c("#64B5F6", "#64B5F6")),
@@ -130,44 +138,48 @@ func (p Paint) Wrap(s string) string {
 // white (whichever the terminal's background is not), everything that carries meaning bold, op
 // and memory blocks in saturated colours with bold black or white letters, and no faint text that
 // a washed-out beamer would lose. The glyphs stay, so it still reads without colour.
-func HighContrast() Styles {
+func HighContrast() Styles { return HighContrastFor(lipgloss.DefaultRenderer()) }
+
+// HighContrastFor builds presentation mode's styles for one renderer (see For).
+func HighContrastFor(r *lipgloss.Renderer) Styles {
 	ink := c("#000000", "#FFFFFF")   // text: black on light terminals, white on dark ones
 	paper := c("#FFFFFF", "#000000") // the opposite, for reversed title bars
-	fg := func(col lipgloss.AdaptiveColor) lipgloss.Style { return lipgloss.NewStyle().Foreground(col).Bold(true) }
+	fg := func(col lipgloss.AdaptiveColor) lipgloss.Style { return r.NewStyle().Foreground(col).Bold(true) }
 	block := func(bg, text string) lipgloss.Style {
-		return lipgloss.NewStyle().Bold(true).Background(c(bg, bg)).Foreground(c(text, text))
+		return r.NewStyle().Bold(true).Background(c(bg, bg)).Foreground(c(text, text))
 	}
 	accent := c("#0000CC", "#FFFF00") // deep blue on light, yellow on dark
 	red := c("#CC0000", "#FF3333")
 	s := Styles{
-		Title:       lipgloss.NewStyle().Bold(true).Foreground(paper).Background(ink),
+		Plain:       r.NewStyle(),
+		Title:       r.NewStyle().Bold(true).Foreground(paper).Background(ink),
 		Subtitle:    fg(ink),
-		Dim:         lipgloss.NewStyle().Foreground(c("#444444", "#BBBBBB")),
+		Dim:         r.NewStyle().Foreground(c("#444444", "#BBBBBB")),
 		Bold:        fg(ink),
 		Error:       fg(red),
 		Warn:        fg(c("#B35900", "#FFA500")),
 		OK:          fg(c("#006600", "#00FF00")),
-		Pane:        lipgloss.NewStyle().Border(lipgloss.ThickBorder()).BorderForeground(ink),
-		PaneFocused: lipgloss.NewStyle().Border(lipgloss.ThickBorder()).BorderForeground(accent),
-		Tab:         lipgloss.NewStyle().Padding(0, 1).Bold(true).Foreground(ink),
-		TabActive:   lipgloss.NewStyle().Padding(0, 1).Bold(true).Reverse(true).Foreground(accent),
+		Pane:        r.NewStyle().Border(lipgloss.ThickBorder()).BorderForeground(ink),
+		PaneFocused: r.NewStyle().Border(lipgloss.ThickBorder()).BorderForeground(accent),
+		Tab:         r.NewStyle().Padding(0, 1).Bold(true).Foreground(ink),
+		TabActive:   r.NewStyle().Padding(0, 1).Bold(true).Reverse(true).Foreground(accent),
 		Label:       fg(ink),
 		Value:       fg(ink),
 		// Selected rows and highlights reverse, which any projector shows.
-		ValueSelected: lipgloss.NewStyle().Bold(true).Reverse(true),
+		ValueSelected: r.NewStyle().Bold(true).Reverse(true),
 		ValueError:    fg(red).Underline(true),
 		Axis:          fg(ink),
 		F:             block("#0050FF", "#FFFFFF"),
 		B:             block("#00B000", "#000000"),
 		W:             block("#FFD000", "#000000"),
-		Bubble:        lipgloss.NewStyle().Foreground(c("#666666", "#999999")),
+		Bubble:        r.NewStyle().Foreground(c("#666666", "#999999")),
 		Comm:          block("#E00000", "#FFFFFF"),
 		Compute:       block("#0050FF", "#FFFFFF"),
-		ComputeFill:   lipgloss.NewStyle().Foreground(c("#0050FF", "#3D7BFF")),
+		ComputeFill:   r.NewStyle().Foreground(c("#0050FF", "#3D7BFF")),
 		Memory:        block("#9000D0", "#FFFFFF"),
 		P2P:           fg(red),
 		Playhead:      fg(accent),
-		Highlight:     lipgloss.NewStyle().Bold(true).Reverse(true),
+		Highlight:     r.NewStyle().Bold(true).Reverse(true),
 		Winner:        fg(c("#006600", "#00FF00")).Underline(true),
 		Over:          fg(red).Underline(true),
 		Prefill:       block("#0050FF", "#FFFFFF"),

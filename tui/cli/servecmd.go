@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/charmbracelet/ssh"
+	"github.com/spf13/cobra"
+
+	"github.com/splitscope/splitscope/gpu"
+	"github.com/splitscope/splitscope/tui"
+	"github.com/splitscope/splitscope/tui/serve"
+)
+
+// serveFlags are splitscope serve's own flags.
+type serveFlags struct {
+	listen, hostKey, password, authorizedKeys string
+	maxSessions                               int
+	idleTimeout                               time.Duration
+	shareBox                                  bool
+}
+
+func newServeCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the explorer to every SSH client (a classroom: ssh -p 2222 HOST)",
+		Long: `serve listens for SSH connections and gives every client its own explorer, at its own
+terminal size, colours and language: students type ssh -p 2222 HOST (or ssh -p 2222 HOST -t fr
+for the French texts; else the client's LANG decides). The scenario flags set every session's
+starting scenario.
+
+Without --password or --authorized-keys anyone who reaches the port gets in (a classroom on a
+trusted network); serve says so when it starts.
+
+Served sessions run the explorer only: no shell, no command, no port or agent forwarding, no
+SFTP. s and x show the scenario file and the report on screen instead of writing on this
+machine's disk; the Box tab shows this machine's GPUs only with --share-box (read-only).
+
+The host key is --host-key FILE, or one generated once under the state directory
+($XDG_STATE_HOME or ~/.local/state)/splitscope, mode 0600.`,
+		Example: `  splitscope serve
+  splitscope serve --listen 0.0.0.0:2222 --password lesson --model llama-2-70b --gpu l40s --gpus 8
+  splitscope serve --authorized-keys ~/class_keys --scenario tour/pcie`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runServe(cmd.Context(), stdout, cmd.ErrOrStderr(), sf, &f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.listen, "listen", serve.DefaultListen, "address to listen on, HOST:PORT")
+	fl.StringVar(&f.hostKey, "host-key", "", "host key file (PEM); default: generated once under the state directory")
+	fl.IntVar(&f.maxSessions, "max-sessions", serve.DefaultMaxSessions, "most concurrent sessions; one more is refused politely")
+	fl.DurationVar(&f.idleTimeout, "idle-timeout", serve.DefaultIdleTimeout, "close a connection idle this long (0: never)")
+	fl.StringVar(&f.password, "password", "", "password every client must give (default: none, open)")
+	fl.StringVar(&f.authorizedKeys, "authorized-keys", "", "authorized_keys file: only these public keys get in")
+	fl.BoolVar(&f.shareBox, "share-box", false, "show this machine's GPUs (probed once, read-only) on every session's Box tab")
+	fl.SortFlags = false
+	return cmd
+}
+
+func runServe(ctx context.Context, stdout, errw io.Writer, sf *scenarioFlags, f *serveFlags) error {
+	if f.maxSessions < 1 {
+		return usagef("--max-sessions %d: must be at least 1", f.maxSessions)
+	}
+	if f.idleTimeout < 0 {
+		return usagef("--idle-timeout %s: must be 0 (never) or more", f.idleTimeout)
+	}
+	if _, _, err := net.SplitHostPort(f.listen); err != nil {
+		return usagef("--listen %s: must be HOST:PORT or :PORT (%v)", f.listen, err)
+	}
+	p, s, err := flagScenario(sf)
+	if err != nil {
+		return err
+	}
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	writeWarnings(errw, sf)
+	cfg := serve.Config{Scenario: s, Presets: p, MaxSessions: f.maxSessions, IdleTimeout: f.idleTimeout,
+		Password: f.password, Log: errw}
+	if sf.lang != "" {
+		cfg.Lang = sf.language()
+	}
+	if sf.calibration != "" {
+		cfg.Options = append(cfg.Options, tui.WithCalibration(filepath.Base(sf.calibration)))
+	}
+	if f.authorizedKeys != "" {
+		keys, err := serve.LoadAuthorizedKeys(f.authorizedKeys)
+		if err != nil {
+			return &inputError{err: fmt.Errorf("--authorized-keys: %w", err)}
+		}
+		cfg.AuthorizedKeys = keys
+	}
+	keyPath, create := f.hostKey, false
+	if keyPath == "" {
+		if keyPath, err = serve.DefaultHostKeyPath(); err != nil {
+			return err
+		}
+		create = true
+	}
+	pem, created, err := serve.LoadHostKey(keyPath, create)
+	if err != nil {
+		if f.hostKey != "" {
+			return &inputError{err: fmt.Errorf("--host-key: %w", err)}
+		}
+		return err
+	}
+	cfg.HostKey = pem
+	if f.shareBox {
+		b, err := gpu.Probe()
+		if err != nil {
+			fmt.Fprintf(errw, "splitscope: warning: --share-box: %v; the Box tab shares nothing\n", err)
+		} else {
+			cfg.Box = &b
+		}
+	}
+	srv, err := serve.New(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", f.listen, err)
+	}
+	if created {
+		fmt.Fprintf(errw, "splitscope: new host key %s\n", keyPath)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	fmt.Fprintf(stdout, "splitscope serve: listening on %s (host key %s); students type: ssh -p %d HOST (-t fr for French)\n",
+		ln.Addr(), keyPath, port)
+	var auth []string
+	if f.password != "" {
+		auth = append(auth, "the password")
+	}
+	if f.authorizedKeys != "" {
+		auth = append(auth, fmt.Sprintf("a key of %s (%d)", f.authorizedKeys, len(cfg.AuthorizedKeys)))
+	}
+	if srv.Open() {
+		fmt.Fprintln(stdout, "splitscope serve: WARNING: OPEN: anyone who can reach this port gets in, no password, no key (--password or --authorized-keys close it)")
+	} else {
+		fmt.Fprintf(stdout, "splitscope serve: clients need %s\n", strings.Join(auth, " or "))
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		if errors.Is(err, ssh.ErrServerClosed) {
+			return nil
+		}
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(stdout, "splitscope serve: stopping: the sessions end now")
+	_ = srv.Close()
+	<-done
+	return nil
+}

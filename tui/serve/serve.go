@@ -1,0 +1,327 @@
+// Package serve is splitscope serve: the explorer for every SSH client, a classroom with nothing
+// to install. Each session gets its own tui.Model at its own terminal size, colour profile and
+// language. The SSH protocol is charmbracelet/wish's (and its ssh fork's); this package only
+// chooses the middleware and builds the sessions' explorers.
+//
+// Safe by construction: sessions run the explorer and nothing else. No shell and no command
+// runs (a command other than a language is refused with one line); no port, agent or X11
+// forwarding nor SFTP is offered (wish enables none unless asked, and nothing here asks); the
+// explorer is told it is served (tui.WithServed), so s and x show text instead of writing on
+// this machine's disk, and the Box tab probes this machine's GPUs only with ShareBox.
+package serve
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/ssh"
+	"github.com/charmbracelet/wish"
+	"github.com/charmbracelet/wish/activeterm"
+	bm "github.com/charmbracelet/wish/bubbletea"
+	"github.com/charmbracelet/wish/logging"
+	"github.com/charmbracelet/wish/ratelimiter"
+	"github.com/muesli/termenv"
+	gossh "golang.org/x/crypto/ssh"
+	"golang.org/x/time/rate"
+
+	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/gpu"
+	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui"
+)
+
+// Defaults of the command line's flags.
+const (
+	DefaultListen      = ":2222"
+	DefaultMaxSessions = 100
+	DefaultIdleTimeout = 30 * time.Minute
+)
+
+// Per-address connection rate: a class behind one NAT address connects at once, so the burst
+// lets a room in together while a client that reconnects in a loop is slowed to one a second.
+const (
+	connRate      = rate.Limit(1)
+	connBurst     = 40
+	limiterMemory = 1000 // addresses remembered by the rate limiter
+)
+
+// Config is what splitscope serve's flags set.
+type Config struct {
+	// Scenario is every session's starting scenario, on Presets.
+	Scenario model.Scenario
+	Presets  *assets.Presets
+	// Lang is the texts' language when the client says none (LANG, or "fr"/"en" as the
+	// command); "" is English.
+	Lang string
+	// HostKey is the host key in PEM (see LoadHostKey).
+	HostKey []byte
+	// MaxSessions bounds concurrent sessions; one more is refused politely. 0 is the default.
+	MaxSessions int
+	// IdleTimeout closes a connection with no traffic for that long; 0 never does.
+	IdleTimeout time.Duration
+	// Password, when set, is the password every client must give.
+	Password string
+	// AuthorizedKeys, when set, are the public keys that may log in (see LoadAuthorizedKeys).
+	// With neither Password nor AuthorizedKeys the server is open to anyone who reaches it.
+	AuthorizedKeys []gossh.PublicKey
+	// Box, when set, is this machine's probe shown read-only on every session's Box tab
+	// (--share-box); nil: the Box tab says the server's GPUs are not shared.
+	Box *gpu.Box
+	// Options are more explorer options for every session (a calibration's name).
+	Options []tui.Option
+	// Log receives one line per connection and the stack of a session's panic.
+	Log io.Writer
+}
+
+// Server serves the explorer over SSH.
+type Server struct {
+	cfg      Config
+	srv      *ssh.Server
+	log      *log.Logger
+	sessions atomic.Int64
+	// hook, for tests, sees each message before the session's explorer (a panic injected here
+	// is one of the explorer's).
+	hook func(tea.Msg)
+}
+
+// New builds the server; Serve or ListenAndServe starts it.
+func New(cfg Config) (*Server, error) {
+	if cfg.Presets == nil {
+		return nil, errors.New("serve: no presets")
+	}
+	if len(cfg.HostKey) == 0 {
+		return nil, errors.New("serve: no host key")
+	}
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = DefaultMaxSessions
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	s := &Server{cfg: cfg, log: log.New(cfg.Log, "serve: ", log.LstdFlags)}
+	opts := []ssh.Option{
+		wish.WithHostKeyPEM(cfg.HostKey),
+		wish.WithIdleTimeout(cfg.IdleTimeout),
+		wish.WithMiddleware(
+			// The first runs last: wish wraps each middleware around the ones before it.
+			bm.MiddlewareWithProgramHandler(s.program, termenv.Ascii),
+			activeterm.Middleware(), // no PTY, no explorer: one line and exit 1
+			s.onlyExplorer,
+			s.limitSessions,
+			ratelimiter.Middleware(ratelimiter.NewRateLimiter(connRate, connBurst, limiterMemory)),
+			logging.MiddlewareWithLogger(s.log),
+			s.recoverSession,
+		),
+	}
+	if cfg.Password != "" {
+		want := []byte(cfg.Password)
+		opts = append(opts, wish.WithPasswordAuth(func(_ ssh.Context, pw string) bool {
+			return subtle.ConstantTimeCompare([]byte(pw), want) == 1
+		}))
+	}
+	if len(cfg.AuthorizedKeys) > 0 {
+		keys := cfg.AuthorizedKeys
+		opts = append(opts, wish.WithPublicKeyAuth(func(_ ssh.Context, k ssh.PublicKey) bool {
+			for _, a := range keys {
+				if ssh.KeysEqual(k, a) {
+					return true
+				}
+			}
+			return false
+		}))
+	}
+	srv, err := wish.NewServer(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	s.srv = srv
+	return s, nil
+}
+
+// Open reports whether anyone who reaches the port gets in (no password, no keys).
+func (s *Server) Open() bool { return s.cfg.Password == "" && len(s.cfg.AuthorizedKeys) == 0 }
+
+// Serve accepts connections on ln until Close or Shutdown; it returns ssh.ErrServerClosed then.
+func (s *Server) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
+
+// Close closes the listener and every connection at once.
+func (s *Server) Close() error { return s.srv.Close() }
+
+// Shutdown stops accepting connections and waits, until ctx ends, for the sessions to end.
+func (s *Server) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
+
+// Sessions is the number of sessions being served.
+func (s *Server) Sessions() int { return int(s.sessions.Load()) }
+
+type failedKey struct{}
+
+// recoverSession ends a session whose handler panicked (outside the explorer's Update and View,
+// which guard recovers) alone: the stack goes to the log, the client gets a line and exit 1.
+func (s *Server) recoverSession(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Printf("%s: session panicked: %v\n%s", sess.RemoteAddr(), r, debug.Stack())
+				wish.Fatalln(sess, "splitscope: this session failed (the server logged why); connect again to start afresh")
+			}
+		}()
+		next(sess)
+	}
+}
+
+// limitSessions refuses a session past MaxSessions with one line.
+func (s *Server) limitSessions(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		if n := s.sessions.Add(1); n > int64(s.cfg.MaxSessions) {
+			s.sessions.Add(-1)
+			wish.Fatalln(sess, fmt.Sprintf("splitscope: the class is full (%d sessions); try again in a moment", s.cfg.MaxSessions))
+			return
+		}
+		defer s.sessions.Add(-1)
+		next(sess)
+	}
+}
+
+// onlyExplorer refuses every command but a language ("fr", "en"): nothing runs on this machine
+// but the explorer. After the explorer, a session whose explorer failed exits 1.
+func (s *Server) onlyExplorer(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		if _, ok := commandLang(sess.Command()); !ok {
+			wish.Fatalln(sess, fmt.Sprintf("splitscope: this server runs the explorer only, no commands (%q refused); connect with a terminal, or give a language: ssh -t HOST fr",
+				strings.Join(sess.Command(), " ")))
+			return
+		}
+		var failed atomic.Bool
+		sess.Context().SetValue(failedKey{}, &failed)
+		next(sess)
+		if failed.Load() {
+			wish.Fatalln(sess, "splitscope: the explorer failed (the server logged why); connect again to start afresh")
+		}
+	}
+}
+
+// commandLang is the language a session's command asks for ("" for none); ok is false for any
+// other command.
+func commandLang(cmd []string) (lang string, ok bool) {
+	switch {
+	case len(cmd) == 0:
+		return "", true
+	case len(cmd) == 1 && (cmd[0] == "fr" || cmd[0] == "en"):
+		return cmd[0], true
+	}
+	return "", false
+}
+
+// sessionLang: the command's language, else the client's LANG (LC_ALL, LC_MESSAGES first, as
+// a locale reads them), else the server's.
+func sessionLang(sess ssh.Session, fallback string) string {
+	if l, _ := commandLang(sess.Command()); l != "" {
+		return l
+	}
+	env := map[string]string{}
+	for _, kv := range sess.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		if v := env[k]; v != "" && v != "C" && v != "POSIX" {
+			return v
+		}
+	}
+	return fallback
+}
+
+// errNotShared is the Box tab's answer in a served session without ShareBox. It wraps
+// gpu.ErrNoGPU, so the tab probes once and stops.
+var errNotShared = fmt.Errorf("%w: this server does not share its GPUs (splitscope serve --share-box does)", gpu.ErrNoGPU)
+
+// program builds one session's explorer: its renderer (colour profile, background), language
+// and window; its own model, so no session sees another's.
+func (s *Server) program(sess ssh.Session) *tea.Program {
+	opts := append([]tui.Option{}, s.cfg.Options...)
+	opts = append(opts,
+		tui.WithRenderer(bm.MakeRenderer(sess)),
+		tui.WithServed(),
+		tui.WithLang(sessionLang(sess, s.cfg.Lang)),
+	)
+	if s.cfg.Box != nil {
+		opts = append(opts, tui.WithSavedBox("the server's GPUs, shared", *s.cfg.Box))
+	} else {
+		opts = append(opts, tui.WithProbe(func() (gpu.Box, error) { return gpu.Box{}, errNotShared }))
+	}
+	failed, _ := sess.Context().Value(failedKey{}).(*atomic.Bool)
+	g := &guard{m: tui.New(s.cfg.Scenario, s.cfg.Presets, opts...), hook: s.hook, failed: failed,
+		logf: func(f string, v ...any) { s.log.Printf("%s: "+f, append([]any{sess.RemoteAddr()}, v...)...) }}
+	return tea.NewProgram(g, append(bm.MakeOptions(sess),
+		tea.WithAltScreen(), tea.WithMouseCellMotion(),
+		// The server's signals are the server's: its shutdown ends the sessions through their
+		// contexts, not through every program catching SIGINT.
+		tea.WithoutSignalHandler(),
+	)...)
+}
+
+// guard runs one session's explorer and turns a panic in its Update or View into the end of
+// that session alone: logged with its stack, the program quits (restoring the client's
+// terminal) and the session exits 1. Bubble Tea's own recovery stays beneath it for the rest.
+type guard struct {
+	m      tea.Model
+	hook   func(tea.Msg)
+	failed *atomic.Bool
+	logf   func(string, ...any)
+	once   sync.Once
+	dead   bool
+}
+
+func (g *guard) fail(r any) {
+	g.once.Do(func() {
+		g.dead = true
+		if g.failed != nil {
+			g.failed.Store(true)
+		}
+		g.logf("explorer panicked: %v\n%s", r, debug.Stack())
+	})
+}
+
+func (g *guard) Init() tea.Cmd { return g.m.Init() }
+
+func (g *guard) Update(msg tea.Msg) (next tea.Model, cmd tea.Cmd) {
+	if g.dead {
+		return g, tea.Quit
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			g.fail(r)
+			next, cmd = g, tea.Quit
+		}
+	}()
+	if g.hook != nil {
+		g.hook(msg)
+	}
+	g.m, cmd = g.m.Update(msg)
+	return g, cmd
+}
+
+func (g *guard) View() (v string) {
+	if g.dead {
+		return ""
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			g.fail(r)
+			v = ""
+		}
+	}()
+	return g.m.View()
+}
