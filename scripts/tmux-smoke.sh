@@ -2,7 +2,8 @@
 # Smoke test of the explorer in a real terminal: build it, run it in a detached tmux session at
 # 120×40, tab through every tab (the Box tab shows the no-GPU panel on a machine without NVIDIA
 # GPUs; the Learn tab after it), ask "why?", start the guided tour, step and leave it, change the
-# GPU count, open the help, resize to 80×24, quit; assert on what the screen
+# GPU count, open the help, resize to 80×24, quit; then, where an ssh client is installed, a
+# served session (splitscope serve on loopback): open, s shows the scenario, q; assert on what the screen
 # shows at each step, that the process exited 0 and left the alternate screen.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -102,4 +103,39 @@ echo "  ok: exited 0"
 alt=$(t display-message -p -t "$session" '#{alternate_on}')
 [ "$alt" = "0" ] || { echo "tmux-smoke: the terminal is still on the alternate screen"; exit 1; }
 echo "  ok: left the alternate screen"
+echo "== a served session over the system ssh client (splitscope serve)"
+if command -v ssh >/dev/null; then
+  mkdir -p "$work/home"
+  HOME="$work/home" XDG_STATE_HOME="" "$bin" serve --listen 127.0.0.1:0 >"$work/serve.log" 2>&1 &
+  srv=$!
+  port=""
+  deadline=$((SECONDS + 15))
+  while [ -z "$port" ] && ((SECONDS < deadline)); do
+    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/serve.log" | head -n 1)
+    sleep 0.2
+  done
+  [ -n "$port" ] || { echo "tmux-smoke: serve did not start:"; cat "$work/serve.log"; kill "$srv" 2>/dev/null; exit 1; }
+  echo "  ok: serving on port $port"
+  session=served
+  t new-session -d -s "$session" -x 80 -y 24 \
+    "ssh -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -p $port student@127.0.0.1; echo \"EXIT=\$?\" > '$work/sexit'; sleep 60"
+  expect "Pipeline  Tensor  Compare"
+  expect "step "
+  keys s; expect "Scenario file"
+  keys Escape; expect "step "
+  keys q
+  deadline=$((SECONDS + 10))
+  until [ -s "$work/sexit" ] || ((SECONDS > deadline)); do sleep 0.2; done
+  status=$(cat "$work/sexit" 2>/dev/null || echo "EXIT=missing")
+  kill "$srv" 2>/dev/null || true
+  wait "$srv" 2>/dev/null || true
+  [ "$status" = "EXIT=0" ] || { echo "tmux-smoke: the served session ended with $status"; screen; exit 1; }
+  echo "  ok: the session ended 0"
+  if [ -n "$(find "$work/home" -type f ! -name 'ssh_host_*')" ]; then
+    echo "tmux-smoke: the served session wrote files on the server:"; find "$work/home" -type f; exit 1
+  fi
+  echo "  ok: nothing written on the server but its host key"
+else
+  echo "  skipped: no ssh client here"
+fi
 echo "tmux-smoke: passed"
