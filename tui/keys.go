@@ -14,8 +14,10 @@ type keyMap struct {
 	// Teaching: "why?" (the focused tab's explanation on the Learn tab), the guided tour,
 	// presentation mode, save the scenario, export the picture and the report.
 	Why, Tour, Presentation, Save, Export key.Binding
-	Tabs                                  []key.Binding
-	pane                                  []key.Binding
+	// Follow, in a student's served session that wandered off, follows the teacher again.
+	Follow key.Binding
+	Tabs   []key.Binding
+	pane   []key.Binding
 }
 
 // DefaultKeyMap builds the global key bindings.
@@ -40,6 +42,7 @@ func DefaultKeyMap() keyMap {
 		Presentation: key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "presentation mode")),
 		Save:         key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save the scenario (a new file)")),
 		Export:       key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "export SVG + Markdown (new files)")),
+		Follow:       key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "follow the teacher again")),
 		Tabs: []key.Binding{
 			key.NewBinding(key.WithKeys("1"), key.WithHelp("1-6", "go to tab")),
 			key.NewBinding(key.WithKeys("2")),
@@ -68,6 +71,8 @@ func (m *Model) activeKeys() keyMap {
 	k.Take.SetEnabled(m.offer != nil && m.offer.ok)
 	k.Cancel.SetEnabled(m.offer != nil || m.tour.on)
 	k.Export.SetEnabled(m.hasData)
+	// F only where there is a teacher to follow and this student does not follow now.
+	k.Follow.SetEnabled(m.class.follow != nil && !m.class.following)
 	if m.served {
 		// Nothing is written on the serving machine: the keys show instead.
 		k.Save.SetHelp("s", "show the scenario file (to copy)")
@@ -98,7 +103,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Dec, k.Edit, k.Take, k.Cancel},
 		{k.NextTab, k.PrevTab, k.Tabs[0], k.Present},
-		{k.Why, k.Tour, k.TourPrev, k.Presentation, k.Save, k.Export},
+		{k.Why, k.Tour, k.TourPrev, k.Follow, k.Presentation, k.Save, k.Export},
 		k.pane,
 		{k.Help, k.Quit},
 	}

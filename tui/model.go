@@ -166,6 +166,10 @@ type Model struct {
 	height   int
 	lay      layout
 	quitting bool
+
+	// class is the classroom: a served explorer that leads (the teacher's) or follows (a
+	// student's); zero elsewhere.
+	class classState
 }
 
 // Option configures the explorer.
@@ -178,6 +182,8 @@ type options struct {
 	calib    string
 	renderer *lipgloss.Renderer
 	served   bool
+	lead     func(Lead)
+	follow   func(Follow)
 }
 
 // WithRenderer draws the explorer with a renderer of its own (its colour profile and
@@ -251,6 +257,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 		pipe: pipe, learn: lrn, lang: lang, texts: learn.NewTexts(texts),
 		panes: []common.Pane{pipe, tensor.New(st), cmp, memory.New(st), bx, lrn},
 		calib: o.calib, renderer: o.renderer, served: o.served,
+		class: classState{lead: o.lead, follow: o.follow, following: o.follow != nil},
 	}
 	m.keys.pane = m.panes[m.tab].Keys()
 	return m
@@ -305,8 +312,16 @@ func tick() tea.Cmd {
 	return tea.Tick(common.FrameInterval, func(t time.Time) tea.Msg { return common.FrameMsg(t) })
 }
 
-// Update routes messages: global keys, size, domain messages, then the focused pane.
+// Update routes messages: the classroom's (see class.go), then global keys, size, domain
+// messages, then the focused pane.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if !m.class.on() {
+		return m.update(msg)
+	}
+	return m.classUpdate(msg)
+}
+
+func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if boxtab.Owns(msg) {
 		// Probe and capacity results reach the Box pane whichever tab is active; it drops stale ones.
 		return m, tea.Batch(m.box.Update(msg), m.box.Recheck())

@@ -71,7 +71,10 @@ func (m *Model) captionView() string {
 }
 
 // startTour saves the user's scenario and tab and shows the tour's first step.
-func (m Model) startTour() (tea.Model, tea.Cmd) {
+func (m Model) startTour() (tea.Model, tea.Cmd) { return m.startTourAt(0) }
+
+// startTourAt starts the tour at step i (a student joining the teacher's lesson mid-tour).
+func (m Model) startTourAt(i int) (tea.Model, tea.Cmd) {
 	steps := assets.TourSteps()
 	files := make([]assets.ScenarioFile, 0, len(steps))
 	for _, name := range steps {
@@ -85,7 +88,7 @@ func (m Model) startTour() (tea.Model, tea.Cmd) {
 		return m, noteCmd("can't start the tour: no tour scenarios", true)
 	}
 	m.tour = tourState{on: true, steps: steps, files: files, at: -1, saved: m.cur, savedTab: m.tab, savedSel: m.sel}
-	return m.tourStep(0)
+	return m.tourStep(i)
 }
 
 // tourStep shows step i (clamped): its scenario, its tab, its caption.

@@ -334,11 +334,13 @@ func (m *Model) helpView() string {
 		return m.styles.Dim.Render(ansi.Truncate(" nothing is written on the server · ↑/↓ pgup/pgdn scroll · esc closes · q quits", max(m.width, 1), "…"))
 	}
 	if m.tour.on {
-		line := fmt.Sprintf(" tour %d/%d · ←/→ · esc leaves", m.tour.at+1, len(m.tour.steps))
-		rest := m.styles.Dim.Render(" · tab other tabs · w why? · P presentation · ? all keys · q quit")
-		return ansi.Truncate(m.styles.Bold.Render(line)+rest, max(m.width, 1), "…")
+		return m.withClassLine(func(w int) string {
+			line := fmt.Sprintf(" tour %d/%d · ←/→ · esc leaves", m.tour.at+1, len(m.tour.steps))
+			rest := m.styles.Dim.Render(" · tab other tabs · w why? · P presentation · ? all keys · q quit")
+			return ansi.Truncate(m.styles.Bold.Render(line)+rest, w, "…")
+		}, max(m.width, 1))
 	}
-	return m.shortHelp(max(m.width, 1))
+	return m.withClassLine(m.shortHelp, max(m.width, 1))
 }
 
 // shortHelp is the footer's key line: as many of the active keys as fit in w, in order, and

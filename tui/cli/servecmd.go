@@ -23,10 +23,10 @@ import (
 
 // serveFlags are splitscope serve's own flags.
 type serveFlags struct {
-	listen, hostKey, password, authorizedKeys string
-	maxSessions                               int
-	idleTimeout                               time.Duration
-	shareBox                                  bool
+	listen, hostKey, password, authorizedKeys, teacherKey string
+	maxSessions                                           int
+	idleTimeout                                           time.Duration
+	shareBox                                              bool
 }
 
 func newServeCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
@@ -46,11 +46,18 @@ Served sessions run the explorer only: no shell, no command, no port or agent fo
 SFTP. s and x show the scenario file and the report on screen instead of writing on this
 machine's disk; the Box tab shows this machine's GPUs only with --share-box (read-only).
 
+--teacher-key FILE (an authorized_keys file) makes the session that logs in with one of its
+keys the teacher's: its tour steps (g, ←/→, esc) and scenario changes reach every student, who
+follows from the start (mid-lesson too). A student who changes a parameter or the tour step
+stops following, and their footer says where the teacher is; F follows again. The teacher's
+footer counts who follows and who is connected. The teacher's key gets in whatever else is set.
+
 The host key is --host-key FILE, or one generated once under the state directory
 ($XDG_STATE_HOME or ~/.local/state)/splitscope, mode 0600.`,
 		Example: `  splitscope serve
   splitscope serve --listen 0.0.0.0:2222 --password lesson --model llama-2-70b --gpu l40s --gpus 8
-  splitscope serve --authorized-keys ~/class_keys --scenario tour/pcie`,
+  splitscope serve --authorized-keys ~/class_keys --scenario tour/pcie
+  splitscope serve --password lesson --teacher-key ~/.ssh/id_ed25519.pub`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runServe(cmd.Context(), stdout, cmd.ErrOrStderr(), sf, &f)
@@ -63,6 +70,7 @@ The host key is --host-key FILE, or one generated once under the state directory
 	fl.DurationVar(&f.idleTimeout, "idle-timeout", serve.DefaultIdleTimeout, "close a connection idle this long (0: never)")
 	fl.StringVar(&f.password, "password", "", "password every client must give (default: none, open)")
 	fl.StringVar(&f.authorizedKeys, "authorized-keys", "", "authorized_keys file: only these public keys get in")
+	fl.StringVar(&f.teacherKey, "teacher-key", "", "authorized_keys file of the teacher: a session logging in with one leads the class")
 	fl.BoolVar(&f.shareBox, "share-box", false, "show this machine's GPUs (probed once, read-only) on every session's Box tab")
 	fl.SortFlags = false
 	return cmd
@@ -100,6 +108,13 @@ func runServe(ctx context.Context, stdout, errw io.Writer, sf *scenarioFlags, f 
 			return &inputError{err: fmt.Errorf("--authorized-keys: %w", err)}
 		}
 		cfg.AuthorizedKeys = keys
+	}
+	if f.teacherKey != "" {
+		keys, err := serve.LoadTeacherKeys(f.teacherKey)
+		if err != nil {
+			return &inputError{err: fmt.Errorf("--teacher-key: %w", err)}
+		}
+		cfg.TeacherKeys = keys
 	}
 	keyPath, create := f.hostKey, false
 	if keyPath == "" {
@@ -144,6 +159,13 @@ func runServe(ctx context.Context, stdout, errw io.Writer, sf *scenarioFlags, f 
 	}
 	if f.authorizedKeys != "" {
 		auth = append(auth, fmt.Sprintf("a key of %s (%d)", f.authorizedKeys, len(cfg.AuthorizedKeys)))
+	}
+	if f.teacherKey != "" {
+		fmt.Fprintf(stdout, "splitscope serve: the teacher leads: a session with a key of %s (%d); students follow its tour, F follows again\n",
+			f.teacherKey, len(cfg.TeacherKeys))
+		if !srv.Open() {
+			auth = append(auth, "a teacher's key")
+		}
 	}
 	if srv.Open() {
 		fmt.Fprintln(stdout, "splitscope serve: WARNING: OPEN: anyone who can reach this port gets in, no password, no key (--password or --authorized-keys close it)")

@@ -9,7 +9,7 @@ import (
 
 // TestServeBadInput: serve refuses what it cannot use before it listens, naming the flag (exit
 // 2): a session limit below one, a negative idle timeout, an address without a port, an
-// authorized_keys file that is missing or holds no key, a host key file that is not a key, and
+// authorized_keys or --teacher-key file that is missing, a directory or holds no key, a host key file that is not a key, and
 // --json.
 func TestServeBadInput(t *testing.T) {
 	dir := t.TempDir()
@@ -30,6 +30,9 @@ func TestServeBadInput(t *testing.T) {
 		{[]string{"serve", "--listen", "localhost"}, "--listen localhost: must be HOST:PORT"},
 		{[]string{"serve", "--authorized-keys", filepath.Join(dir, "missing")}, "--authorized-keys"},
 		{[]string{"serve", "--authorized-keys", notKeys}, "--authorized-keys"},
+		{[]string{"serve", "--teacher-key", filepath.Join(dir, "missing")}, "--teacher-key: teacher keys " + filepath.Join(dir, "missing")},
+		{[]string{"serve", "--teacher-key", notKeys}, "--teacher-key: teacher keys " + notKeys + " line 1"},
+		{[]string{"serve", "--teacher-key", dir}, "must be a regular file"},
 		{[]string{"serve", "--host-key", notPEM, "--listen", "127.0.0.1:0"}, "--host-key"},
 		{[]string{"serve", "--json"}, "--json"},
 	} {

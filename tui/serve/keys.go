@@ -104,9 +104,20 @@ func newHostKey(path string) ([]byte, error) {
 // blank lines skipped. A line that does not parse is an error naming the file and the line; a
 // file with no key is one too (it would let nobody in).
 func LoadAuthorizedKeys(path string) ([]gossh.PublicKey, error) {
+	return loadKeys("authorized keys", path)
+}
+
+// LoadTeacherKeys reads the teacher's keys (--teacher-key), an authorized_keys file too: a
+// session that logs in with one leads the class.
+func LoadTeacherKeys(path string) ([]gossh.PublicKey, error) {
+	return loadKeys("teacher keys", path)
+}
+
+// loadKeys reads an authorized_keys file; what names the file in its errors.
+func loadKeys(what, path string) ([]gossh.PublicKey, error) {
 	b, err := readBounded(path)
 	if err != nil {
-		return nil, fmt.Errorf("authorized keys %s: %w", path, err)
+		return nil, fmt.Errorf("%s %s: %w", what, path, err)
 	}
 	var keys []gossh.PublicKey
 	for n, line := range bytes.Split(b, []byte("\n")) {
@@ -116,12 +127,12 @@ func LoadAuthorizedKeys(path string) ([]gossh.PublicKey, error) {
 		}
 		k, _, _, _, err := gossh.ParseAuthorizedKey(line)
 		if err != nil {
-			return nil, fmt.Errorf("authorized keys %s line %d: %w", path, n+1, err)
+			return nil, fmt.Errorf("%s %s line %d: %w", what, path, n+1, err)
 		}
 		keys = append(keys, k)
 	}
 	if len(keys) == 0 {
-		return nil, fmt.Errorf("authorized keys %s: no key in the file", path)
+		return nil, fmt.Errorf("%s %s: no key in the file", what, path)
 	}
 	return keys, nil
 }

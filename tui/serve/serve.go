@@ -75,6 +75,10 @@ type Config struct {
 	// AuthorizedKeys, when set, are the public keys that may log in (see LoadAuthorizedKeys).
 	// With neither Password nor AuthorizedKeys the server is open to anyone who reaches it.
 	AuthorizedKeys []gossh.PublicKey
+	// TeacherKeys, when set, are the public keys of the teacher (--teacher-key): a session that
+	// logs in with one leads, its tour steps and scenario pushed to every student who follows
+	// (see class.go). They get in whatever else is set; the students get in as without them.
+	TeacherKeys []gossh.PublicKey
 	// Box, when set, is this machine's probe shown read-only on every session's Box tab
 	// (--share-box); nil: the Box tab says the server's GPUs are not shared.
 	Box *gpu.Box
@@ -90,6 +94,8 @@ type Server struct {
 	srv      *ssh.Server
 	log      *log.Logger
 	sessions atomic.Int64
+	// hub is the classroom's shared state, nil without TeacherKeys.
+	hub *hub
 	// hook, for tests, sees each message before the session's explorer (a panic injected here
 	// is one of the explorer's).
 	hook func(tea.Msg)
@@ -110,12 +116,16 @@ func New(cfg Config) (*Server, error) {
 		cfg.Log = io.Discard
 	}
 	s := &Server{cfg: cfg, log: log.New(cfg.Log, "serve: ", log.LstdFlags)}
+	if len(cfg.TeacherKeys) > 0 {
+		s.hub = newHub(cfg.Scenario)
+	}
 	opts := []ssh.Option{
 		wish.WithHostKeyPEM(cfg.HostKey),
 		wish.WithIdleTimeout(cfg.IdleTimeout),
 		wish.WithMiddleware(
 			// The first runs last: wish wraps each middleware around the ones before it.
 			bm.MiddlewareWithProgramHandler(s.program, termenv.Ascii),
+			s.classroom,             // in the hub from here, once the session is one with an explorer
 			activeterm.Middleware(), // no PTY, no explorer: one line and exit 1
 			s.onlyExplorer,
 			s.limitSessions,
@@ -130,15 +140,20 @@ func New(cfg Config) (*Server, error) {
 			return subtle.ConstantTimeCompare([]byte(pw), want) == 1
 		}))
 	}
-	if len(cfg.AuthorizedKeys) > 0 {
-		keys := cfg.AuthorizedKeys
+	if len(cfg.AuthorizedKeys) > 0 || len(cfg.TeacherKeys) > 0 {
+		keys := append(append([]gossh.PublicKey{}, cfg.AuthorizedKeys...), cfg.TeacherKeys...)
+		anyone := s.Open()
 		opts = append(opts, wish.WithPublicKeyAuth(func(_ ssh.Context, k ssh.PublicKey) bool {
-			for _, a := range keys {
-				if ssh.KeysEqual(k, a) {
-					return true
-				}
-			}
-			return false
+			// Open, any key gets in (as a student unless it is the teacher's).
+			return anyone || hasKey(keys, k)
+		}))
+	}
+	if s.Open() && len(cfg.TeacherKeys) > 0 {
+		// A key handler ends "none" authentication, which let everyone in: keyboard-interactive
+		// with no question lets in the students who have no key, after the teacher's client has
+		// had its turn to offer its key.
+		opts = append(opts, wish.WithKeyboardInteractiveAuth(func(ssh.Context, gossh.KeyboardInteractiveChallenge) bool {
+			return true
 		}))
 	}
 	srv, err := wish.NewServer(opts...)
@@ -163,6 +178,32 @@ func (s *Server) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx
 
 // Sessions is the number of sessions being served.
 func (s *Server) Sessions() int { return int(s.sessions.Load()) }
+
+// hasKey reports whether k is one of keys.
+func hasKey(keys []gossh.PublicKey, k ssh.PublicKey) bool {
+	for _, a := range keys {
+		if ssh.KeysEqual(k, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// classroom puts the session in the hub while it runs (with TeacherKeys): the teacher if it
+// logged in with a teacher's key (the key the connection authenticated with, not one merely
+// offered), else a student.
+func (s *Server) classroom(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		if s.hub == nil {
+			next(sess)
+			return
+		}
+		k := sess.PublicKey()
+		s.hub.join(sess, k != nil && hasKey(s.cfg.TeacherKeys, k))
+		defer s.hub.leave(sess)
+		next(sess)
+	}
+}
 
 type failedKey struct{}
 
@@ -261,15 +302,28 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	} else {
 		opts = append(opts, tui.WithProbe(func() (gpu.Box, error) { return gpu.Box{}, errNotShared }))
 	}
+	var mem *member
+	if s.hub != nil {
+		mem = s.hub.member(sess)
+	}
+	if mem != nil && mem.teacher {
+		opts = append(opts, tui.WithLead(func(l tui.Lead) { s.hub.setLead(mem, l) }))
+	} else if mem != nil {
+		opts = append(opts, tui.WithFollower(func(f tui.Follow) { s.hub.setFollow(mem, f) }))
+	}
 	failed, _ := sess.Context().Value(failedKey{}).(*atomic.Bool)
 	g := &guard{m: tui.New(s.cfg.Scenario, s.cfg.Presets, opts...), hook: s.hook, failed: failed,
 		logf: func(f string, v ...any) { s.log.Printf("%s: "+f, append([]any{sess.RemoteAddr()}, v...)...) }}
-	return tea.NewProgram(g, append(bm.MakeOptions(sess),
+	p := tea.NewProgram(g, append(bm.MakeOptions(sess),
 		tea.WithAltScreen(), tea.WithMouseCellMotion(),
 		// The server's signals are the server's: its shutdown ends the sessions through their
 		// contexts, not through every program catching SIGINT.
 		tea.WithoutSignalHandler(),
 	)...)
+	if mem != nil {
+		s.hub.attach(mem, p)
+	}
+	return p
 }
 
 // guard runs one session's explorer and turns a panic in its Update or View into the end of

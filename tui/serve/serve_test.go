@@ -84,7 +84,13 @@ type term struct {
 
 func open(t *testing.T, addr string, env map[string]string, cmd string) *term {
 	t.Helper()
-	c, err := dial(t, addr)
+	return openAuth(t, addr, nil, env, cmd)
+}
+
+// openAuth is open, logging in with auth.
+func openAuth(t *testing.T, addr string, auth []gossh.AuthMethod, env map[string]string, cmd string) *term {
+	t.Helper()
+	c, err := dial(t, addr, auth...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,214 @@
+package tui
+
+import (
+	"fmt"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/boxtab"
+)
+
+// The classroom (splitscope serve --teacher-key): the teacher's explorer reports its tour step
+// and scenario (WithLead); a student's follows them (LeadMsg) until the student changes a
+// parameter or the tour step, and F follows again (WithFollower). The explorer only reports and
+// receives messages: the server's hub holds what is shared, so no explorer reads another's.
+
+// Lead is what the teacher's explorer shows, which following students show too.
+type Lead struct {
+	// Tour says the guided tour is on; Step is its step, from 0.
+	Tour bool
+	Step int
+	// Scenario is the teacher's current scenario (in the tour, the step's, or what the teacher
+	// typed over it).
+	Scenario model.Scenario
+	// Seq numbers one explorer's reports in the order of its changes, from 1: reports run in
+	// commands, which may run in any order, so a receiver keeps only the highest it has seen.
+	Seq int
+}
+
+// LeadMsg gives a served explorer the teacher's state: a student who follows goes there (a
+// student connecting mid-lesson too), one who wandered off keeps it for F and the footer.
+type LeadMsg Lead
+
+// ClassMsg gives the teacher's explorer the class's counts for its footer: the students who
+// follow and the sessions connected (teachers included).
+type ClassMsg struct{ Following, Connected int }
+
+// Follow is a student's explorer saying whether it follows the teacher (Seq as in Lead).
+type Follow struct {
+	Following bool
+	Seq       int
+}
+
+// WithLead makes the explorer the teacher's: report is called, from a command (never inside
+// Update), each time the user's own keys change the tour step, start or leave the tour, or
+// change the scenario. LeadMsg from another teacher's session moves it too: the last teacher to
+// act leads.
+func WithLead(report func(Lead)) Option {
+	return func(o *options) { o.lead = report }
+}
+
+// WithFollower makes the explorer a student's: it follows LeadMsg from the start, stops when
+// the user changes a parameter or the tour step, and F follows again; report is called, from a
+// command, each time that changes.
+func WithFollower(report func(Follow)) Option {
+	return func(o *options) { o.follow = report }
+}
+
+// classState is one explorer's part in the classroom.
+type classState struct {
+	lead      func(Lead)   // the teacher's report
+	follow    func(Follow) // a student's report
+	seq       int          // of the last report
+	following bool
+	// teacher is the last LeadMsg (have: one came); moved says the teacher changed something
+	// since this student stopped following.
+	teacher Lead
+	have    bool
+	moved   bool
+	counts  ClassMsg
+}
+
+func (c *classState) on() bool { return c.lead != nil || c.follow != nil }
+
+// classUpdate is Update in a classroom: LeadMsg and ClassMsg, F, and after the user's own input
+// the teacher's report or a student's wandering off.
+func (m Model) classUpdate(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case LeadMsg:
+		return m.onLead(Lead(msg))
+	case ClassMsg:
+		m.class.counts = msg
+		return m, nil
+	case tea.KeyMsg:
+		if !m.editing && !m.helpOpen && m.sheet == nil && key.Matches(msg, m.activeKeys().Follow) {
+			return m.rejoin()
+		}
+	case tea.MouseMsg, boxtab.UseBoxMsg:
+	default:
+		return m.update(msg) // not the user's doing: a result, a tick, a size
+	}
+	next, cmd := m.update(msg)
+	n, ok := next.(Model)
+	if !ok || sameLead(m, n) {
+		return next, cmd
+	}
+	switch {
+	case n.class.lead != nil:
+		n.class.seq++
+		l, report := n.leadNow(), n.class.lead
+		l.Seq = n.class.seq
+		return n, tea.Batch(cmd, func() tea.Msg { report(l); return nil })
+	case n.class.following:
+		n.class.following, n.class.moved = false, false
+		return n, tea.Batch(cmd, n.reportFollow())
+	}
+	return n, cmd
+}
+
+// leadNow is what this explorer shows, as a Lead.
+func (m Model) leadNow() Lead {
+	l := Lead{Tour: m.tour.on, Scenario: m.cur}
+	if m.tour.on {
+		l.Step = m.tour.at
+	}
+	return l
+}
+
+// sameLead reports whether a and b show the same tour step and scenario.
+func sameLead(a, b Model) bool {
+	la, lb := a.leadNow(), b.leadNow()
+	return la.Tour == lb.Tour && la.Step == lb.Step && la.Scenario == lb.Scenario
+}
+
+func (m *Model) reportFollow() tea.Cmd {
+	m.class.seq++
+	f, report := Follow{Following: m.class.following, Seq: m.class.seq}, m.class.follow
+	return func() tea.Msg { report(f); return nil }
+}
+
+// onLead takes the teacher's state: a teacher (another one acted) and a following student go
+// there; a student who wandered off keeps it for F.
+func (m Model) onLead(l Lead) (tea.Model, tea.Cmd) {
+	if !m.class.have || !sameLeadState(m.class.teacher, l) {
+		m.class.moved = true
+	}
+	m.class.teacher, m.class.have = l, true
+	if m.class.lead != nil || m.class.following {
+		return m.goTo(l)
+	}
+	return m, nil
+}
+
+func sameLeadState(a, b Lead) bool {
+	return a.Tour == b.Tour && (!a.Tour || a.Step == b.Step) && a.Scenario == b.Scenario
+}
+
+// rejoin is F: the student follows again and goes to the teacher's state.
+func (m Model) rejoin() (tea.Model, tea.Cmd) {
+	m.class.following, m.class.moved = true, false
+	report := m.reportFollow()
+	if !m.class.have {
+		return m, report
+	}
+	next, cmd := m.goTo(m.class.teacher)
+	return next, tea.Batch(report, cmd)
+}
+
+// goTo shows l: the tour started, moved or left, then the scenario, evaluated once more only
+// when it is not the step's own.
+func (m Model) goTo(l Lead) (tea.Model, tea.Cmd) {
+	var next tea.Model = m
+	var tourCmd tea.Cmd
+	switch {
+	case l.Tour && !m.tour.on:
+		next, tourCmd = m.startTourAt(l.Step)
+	case l.Tour:
+		next, tourCmd = m.tourStep(l.Step)
+	case m.tour.on:
+		next, tourCmd = m.leaveTour()
+	}
+	n := next.(Model)
+	if n.cur == l.Scenario {
+		return n, tourCmd
+	}
+	n.cur, n.offer, n.moved = l.Scenario, nil, ""
+	n.editing, n.inputErr = false, ""
+	n.input.Blur()
+	next, evalCmd := n.changed()
+	return next, tea.Batch(tourCmd, evalCmd)
+}
+
+// classLine heads the footer's key line in a classroom: the teacher's counts, or where the
+// teacher is for a student who wandered off; "" otherwise.
+func (m *Model) classLine() string {
+	c := &m.class
+	switch {
+	case c.lead != nil && c.counts.Connected > 0:
+		return m.styles.Bold.Render(fmt.Sprintf(" %d follow · %d connected", c.counts.Following, c.counts.Connected)) +
+			m.styles.Dim.Render(" ·")
+	case c.follow != nil && !c.following:
+		text := "you left the teacher's scenario"
+		switch {
+		case c.have && c.teacher.Tour:
+			text = fmt.Sprintf("teacher is on step %d/%d", c.teacher.Step+1, len(assets.TourSteps()))
+		case c.moved:
+			text = "teacher changed the scenario"
+		}
+		return m.styles.Warn.Render(" "+text+" · F to follow") + m.styles.Dim.Render(" ·")
+	}
+	return ""
+}
+
+// withClassLine puts the classroom's line before a footer line of at most w cells.
+func (m *Model) withClassLine(line func(w int) string, w int) string {
+	head := m.classLine()
+	if head == "" {
+		return line(w)
+	}
+	return ansi.Truncate(head+line(max(w-ansi.StringWidth(head), 1)), w, "…")
+}

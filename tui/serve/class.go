@@ -1,0 +1,203 @@
+package serve
+
+import (
+	"sync"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/ssh"
+
+	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui"
+)
+
+// The teacher leads (--teacher-key): one hub holds what the class shares, the teacher's tour
+// step and scenario and who is connected; explorers report to it through their options
+// (tui.WithLead, tui.WithFollower) and hear from it as messages (tui.LeadMsg, tui.ClassMsg)
+// that a goroutine per session hands to the session's program. No session reads another's
+// model, and nothing the hub does waits on a program.
+
+// hub is the classroom's shared state.
+type hub struct {
+	mu sync.Mutex
+	// lead is the last teacher's report (at first, the server's starting scenario, no tour).
+	lead    tui.Lead
+	members map[ssh.Session]*member
+}
+
+// member is one session in the hub.
+type member struct {
+	teacher   bool
+	following bool // a student's own report
+	// Reports run in the explorer's commands, in any order: the highest Seq wins.
+	leadSeq, followSeq int
+	box                mailbox
+	done               chan struct{}
+	prog               program
+}
+
+// program is what the hub needs of a session's *tea.Program (a fake in the hub's tests).
+type program interface {
+	Send(tea.Msg)
+	Kill()
+}
+
+func newHub(start model.Scenario) *hub {
+	return &hub{lead: tui.Lead{Scenario: start}, members: map[ssh.Session]*member{}}
+}
+
+// join adds a session: a student follows from the start, so it is sent the lead at once.
+func (h *hub) join(sess ssh.Session, teacher bool) *member {
+	m := &member{teacher: teacher, following: !teacher, done: make(chan struct{})}
+	m.box.wake = make(chan struct{}, 1)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.members[sess] = m
+	if !teacher {
+		l := tui.LeadMsg(h.lead)
+		m.box.post(&l, nil)
+	}
+	h.countLocked()
+	return m
+}
+
+// member is the session's member, nil if it is not in the hub.
+func (h *hub) member(sess ssh.Session) *member {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.members[sess]
+}
+
+// attach starts handing m's messages to its program until m leaves.
+func (h *hub) attach(m *member, p program) {
+	h.mu.Lock()
+	m.prog = p
+	h.mu.Unlock()
+	go m.box.run(p, m.done)
+}
+
+// leave removes a session. Its program is killed, which it already is when its session ends
+// normally, so that a Send under way returns (Program.Send waits for the program or its end).
+func (h *hub) leave(sess ssh.Session) {
+	h.mu.Lock()
+	m := h.members[sess]
+	delete(h.members, sess)
+	var p program
+	if m != nil {
+		p = m.prog
+		h.countLocked()
+	}
+	h.mu.Unlock()
+	if m == nil {
+		return
+	}
+	close(m.done)
+	if p != nil {
+		p.Kill()
+	}
+}
+
+// setLead takes a teacher's report and tells every other session.
+func (h *hub) setLead(from *member, l tui.Lead) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if l.Seq <= from.leadSeq {
+		return // an older report, arriving late
+	}
+	from.leadSeq = l.Seq
+	h.lead = l
+	msg := tui.LeadMsg(l)
+	for _, m := range h.members {
+		if m != from {
+			m.box.post(&msg, nil)
+		}
+	}
+}
+
+// setFollow takes a student's report and recounts.
+func (h *hub) setFollow(from *member, f tui.Follow) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if f.Seq <= from.followSeq {
+		return
+	}
+	from.followSeq = f.Seq
+	if from.following != f.Following {
+		from.following = f.Following
+		h.countLocked()
+	}
+}
+
+// counts is what the teachers' footers show.
+func (h *hub) counts() tui.ClassMsg {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.countsLocked()
+}
+
+func (h *hub) countsLocked() tui.ClassMsg {
+	c := tui.ClassMsg{Connected: len(h.members)}
+	for _, m := range h.members {
+		if !m.teacher && m.following {
+			c.Following++
+		}
+	}
+	return c
+}
+
+// countLocked sends the counts to the teachers.
+func (h *hub) countLocked() {
+	c := h.countsLocked()
+	for _, m := range h.members {
+		if m.teacher {
+			m.box.post(nil, &c)
+		}
+	}
+}
+
+// mailbox holds a session's messages not yet handed to its program: only the latest lead and
+// the latest counts matter, so a new one replaces the one waiting and posting never blocks, however
+// slow or stuck the program.
+type mailbox struct {
+	mu    sync.Mutex
+	lead  *tui.LeadMsg
+	class *tui.ClassMsg
+	wake  chan struct{} // one token: something waits
+}
+
+func (b *mailbox) post(lead *tui.LeadMsg, class *tui.ClassMsg) {
+	b.mu.Lock()
+	if lead != nil {
+		l := *lead
+		b.lead = &l
+	}
+	if class != nil {
+		c := *class
+		b.class = &c
+	}
+	b.mu.Unlock()
+	select {
+	case b.wake <- struct{}{}:
+	default: // a token already waits: run will take this too
+	}
+}
+
+// run hands what waits to p until done; Send returns when p has taken the message or ended.
+func (b *mailbox) run(p program, done <-chan struct{}) {
+	for {
+		select {
+		case <-done:
+			return
+		case <-b.wake:
+		}
+		b.mu.Lock()
+		lead, class := b.lead, b.class
+		b.lead, b.class = nil, nil
+		b.mu.Unlock()
+		if lead != nil {
+			p.Send(*lead)
+		}
+		if class != nil {
+			p.Send(*class)
+		}
+	}
+}

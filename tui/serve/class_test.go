@@ -1,0 +1,132 @@
+package serve
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"strings"
+	"testing"
+
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// teacherKey is a new ed25519 key: its signer logs in, its public key goes in TeacherKeys.
+func teacherKey(t *testing.T) (gossh.Signer, gossh.PublicKey) {
+	t.Helper()
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sshPub, err := gossh.NewPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signer, sshPub
+}
+
+const (
+	right = "\x1b[C"
+	left  = "\x1b[D"
+)
+
+// The teacher (a teacher key) leads two students (the password): the tour's start and steps
+// reach both; a student who moves on their own stops following and is told where the teacher
+// is, while the other still follows; F rejoins; the teacher's footer counts who follows and who
+// is connected, a student leaving included; a student connecting mid-lesson lands on the
+// teacher's step.
+func TestTeacherLeads(t *testing.T) {
+	signer, pub := teacherKey(t)
+	_, addr := start(t, func(c *Config) {
+		c.Password = "lesson"
+		c.TeacherKeys = []gossh.PublicKey{pub}
+	}, nil)
+	pw := []gossh.AuthMethod{gossh.Password("lesson")}
+	teacher := openAuth(t, addr, []gossh.AuthMethod{gossh.PublicKeys(signer)}, nil, "")
+	a := openAuth(t, addr, pw, nil, "")
+	b := openAuth(t, addr, pw, nil, "")
+	teacher.see(0, "Pipeline", "2 follow · 3 connected")
+	a.see(0, "Pipeline")
+	b.see(0, "Pipeline")
+
+	ma, mb := a.mark(), b.mark()
+	teacher.send("g")
+	teacher.see(0, "tour 1/9")
+	teacher.send(right)
+	teacher.see(0, "tour 2/9")
+	a.see(ma, "tour 2/9")
+	b.see(mb, "tour 2/9")
+	if s := a.screen(ma); strings.Contains(s, "F to follow") {
+		t.Errorf("a following student is offered F: %q", s)
+	}
+
+	// a goes back a step on its own: it stops following; b does not.
+	mt, ma := teacher.mark(), a.mark()
+	a.send(left)
+	a.see(ma, "tour 1/9", "teacher is on step 2/9 · F to follow")
+	teacher.see(mt, "1 follow · 3 connected")
+	ma, mb = a.mark(), b.mark()
+	teacher.send(right)
+	b.see(mb, "tour 3/9")
+	a.see(ma, "teacher is on step 3/9 · F to follow")
+	if s := a.screen(ma); strings.Contains(s, "tour 3/9") {
+		t.Errorf("the student who wandered off moved with the teacher: %q", s)
+	}
+
+	// F: a is back on the teacher's step, and counted.
+	mt, ma = teacher.mark(), a.mark()
+	a.send("F")
+	a.see(ma, "tour 3/9")
+	teacher.see(mt, "2 follow · 3 connected")
+
+	// b leaves: the counts drop.
+	mt = teacher.mark()
+	b.send("q")
+	if err := b.exit(); err != nil {
+		t.Fatal(err)
+	}
+	teacher.see(mt, "1 follow · 2 connected")
+
+	// A student connecting now joins the lesson at its step.
+	mt = teacher.mark()
+	c := openAuth(t, addr, pw, nil, "")
+	c.see(0, "tour 3/9")
+	teacher.see(mt, "2 follow · 3 connected")
+
+	// The teacher leaves the tour: the followers leave it too.
+	ma = a.mark()
+	teacher.send("\x1b")
+	a.see(ma, "↑/↓ select")
+	for _, tm := range []*term{teacher, a, c} {
+		tm.send("q")
+		if err := tm.exit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// An open class with a teacher key: students get in with no password and no key
+// (keyboard-interactive with no question) or with any key, as students; the teacher's key
+// makes the teacher.
+func TestTeacherOpenClass(t *testing.T) {
+	signer, pub := teacherKey(t)
+	other, _ := teacherKey(t)
+	srv, addr := start(t, func(c *Config) { c.TeacherKeys = []gossh.PublicKey{pub} }, nil)
+	if !srv.Open() {
+		t.Error("a teacher key closed the open class")
+	}
+	teacher := openAuth(t, addr, []gossh.AuthMethod{gossh.PublicKeys(signer)}, nil, "")
+	teacher.see(0, "Pipeline", "0 follow · 1 connected")
+	noKey := gossh.KeyboardInteractive(func(string, string, []string, []bool) ([]string, error) { return nil, nil })
+	s1 := openAuth(t, addr, []gossh.AuthMethod{noKey}, nil, "")
+	s1.see(0, "Pipeline")
+	teacher.see(0, "1 follow · 2 connected")
+	s2 := openAuth(t, addr, []gossh.AuthMethod{gossh.PublicKeys(other)}, nil, "")
+	s2.see(0, "Pipeline")
+	teacher.see(0, "2 follow · 3 connected")
+	if s := s2.screen(0); strings.Contains(s, "connected") {
+		t.Errorf("a student's key made a teacher: %q", s)
+	}
+}
