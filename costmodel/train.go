@@ -811,7 +811,11 @@ func (p *plan) closedFormBubble(st []vstage) float64 {
 func (p *plan) trainWarnings(r Report) []string {
 	var w []string
 	if p.p > 1 && p.m < p.p {
-		w = append(w, fmt.Sprintf("only %d micro-batches for %d stages: the pipeline never fills (raise the batch or lower the micro-batch)", p.m, p.p))
+		what := "micro-batches"
+		if p.m == 1 {
+			what = "micro-batch"
+		}
+		w = append(w, fmt.Sprintf("only %d %s for %d stages: the pipeline never fills (raise the batch or lower the micro-batch)", p.m, what, p.p))
 	}
 	if !r.Memory.Fits {
 		w = append(w, fmt.Sprintf("stage %d needs %s but the GPU has %s: over by %s", r.Memory.Stage, gib(r.Memory.Total), gib(r.Memory.Capacity), gib(r.Memory.Total-r.Memory.Capacity)))
