@@ -1,0 +1,362 @@
+package serve
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/splitscope/splitscope/tui/common"
+)
+
+// The load test: N concurrent SSH sessions (SPLITSCOPE_LOAD_SESSIONS, default 20, the CI's),
+// each a real client through golang.org/x/crypto/ssh with a PTY, each playing the Pipeline
+// animation (it plays from the start by default). The server and the clients share this
+// process: the memory and CPU figures are both sides together, an upper bound for the server.
+//
+//	SPLITSCOPE_LOAD_SESSIONS=100 go test ./tui/serve -run TestLoad -v -count=1
+//
+// Figures (t.Logf):
+//   - memory: VmRSS (/proc/self/status) and runtime.MemStats Sys/HeapInuse before the server
+//     starts and while all N play;
+//   - frame cadence: the gaps between the output chunks each client receives while playing;
+//   - key-to-frame latency: the time from a client writing a key (space, pause or play) to its
+//     reading the frame that shows the new state ("‖ paused", "▶ playing"): the session's own
+//     Update, View, the renderer's flush, the PTY and SSH both ways. p50/p99 over every
+//     session and round;
+//   - idle CPU: all paused, the process's CPU time (getrusage) over 2 s, and the frame ticks
+//     (common.FrameMsg) the sessions' explorers received meanwhile.
+//
+// It asserts what does not hang on wall-clock timing: every session reaches its first frame,
+// receives frames while playing, sees each key's new state, and no explorer ticks while all
+// are paused. The timings are reported, not asserted.
+
+const (
+	loadPlay   = 3 * time.Second // the window over which playing sessions are watched
+	loadIdle   = 2 * time.Second // the window over which paused sessions are watched
+	loadRounds = 2               // pause/play rounds per session for the key-to-frame latency
+	loadTail   = 64 << 10        // bytes of output each client keeps to look for a state
+	loadDials  = 10              // sessions opened at once
+)
+
+func loadSessions(t *testing.T) int {
+	t.Helper()
+	v := os.Getenv("SPLITSCOPE_LOAD_SESSIONS")
+	if v == "" {
+		return 20
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 1000 {
+		t.Fatalf("SPLITSCOPE_LOAD_SESSIONS=%q: want 1..1000", v)
+	}
+	return n
+}
+
+// loadTerm is one client: its output's tail and the arrival time of every chunk.
+type loadTerm struct {
+	c    *gossh.Client
+	s    *gossh.Session
+	in   interface{ Write([]byte) (int, error) }
+	mu   sync.Mutex
+	tail []byte // the last loadTail bytes
+	off  int    // bytes received in all; tail ends there
+	at   []time.Time
+	gone atomic.Bool
+}
+
+// openLoad opens session i from its own loopback source address (127.0.0.2 onwards, 30
+// sessions each): the server rate-limits connections per address, as a class behind one NAT
+// address is. The server is still only reached at 127.0.0.1.
+func openLoad(addr string, i int) (*loadTerm, error) {
+	d := net.Dialer{Timeout: wait, LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(2+i/30))}}
+	conn, err := d.Dial("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	_ = conn.SetDeadline(time.Now().Add(wait))
+	cc, chans, reqs, err := gossh.NewClientConn(conn, addr, &gossh.ClientConfig{User: fmt.Sprintf("student%d", i),
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: wait})
+	if err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	_ = conn.SetDeadline(time.Time{})
+	c := gossh.NewClient(cc, chans, reqs)
+	lt := &loadTerm{c: c}
+	fail := func(err error) (*loadTerm, error) { _ = c.Close(); return nil, err }
+	if lt.s, err = c.NewSession(); err != nil {
+		return fail(err)
+	}
+	if err := lt.s.RequestPty("xterm-256color", 40, 120, gossh.TerminalModes{}); err != nil {
+		return fail(err)
+	}
+	in, err := lt.s.StdinPipe()
+	if err != nil {
+		return fail(err)
+	}
+	lt.in = in
+	out, err := lt.s.StdoutPipe()
+	if err != nil {
+		return fail(err)
+	}
+	go func() {
+		defer lt.gone.Store(true)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := out.Read(buf)
+			now := time.Now()
+			lt.mu.Lock()
+			lt.tail = append(lt.tail, buf[:n]...)
+			if len(lt.tail) > loadTail {
+				lt.tail = append(lt.tail[:0], lt.tail[len(lt.tail)-loadTail:]...)
+			}
+			lt.off += n
+			if n > 0 {
+				lt.at = append(lt.at, now)
+			}
+			ask := bytes.Contains(buf[:n], []byte("\x1b[c"))
+			lt.mu.Unlock()
+			if ask {
+				_, _ = in.Write([]byte("\x1b]11;rgb:0000/0000/0000\x07\x1b[?62c"))
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	if err := lt.s.Shell(); err != nil {
+		return fail(err)
+	}
+	return lt, nil
+}
+
+func (lt *loadTerm) mark() int {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	return lt.off
+}
+
+// seen reports whether text arrived since mark (within the kept tail).
+func (lt *loadTerm) seen(mark int, text string) bool {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	from := max(len(lt.tail)-(lt.off-mark), 0)
+	return strings.Contains(ansi.Strip(string(lt.tail[from:])), text)
+}
+
+// await polls until text arrived since mark; it returns when it was first seen, to the poll's
+// resolution (1 ms), or false at the deadline.
+func (lt *loadTerm) await(mark int, text string, deadline time.Time) (time.Time, bool) {
+	for !time.Now().After(deadline) {
+		if lt.seen(mark, text) {
+			return time.Now(), true
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return time.Time{}, false
+}
+
+// chunks is the arrival times of the chunks received in [from, to).
+func (lt *loadTerm) chunks(from, to time.Time) []time.Time {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	var out []time.Time
+	for _, a := range lt.at {
+		if !a.Before(from) && a.Before(to) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func vmRSS() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "?"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func memFigures() string {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return fmt.Sprintf("VmRSS %s, Go Sys %.0f MiB, HeapInuse %.0f MiB, goroutines %d",
+		vmRSS(), float64(ms.Sys)/(1<<20), float64(ms.HeapInuse)/(1<<20), runtime.NumGoroutine())
+}
+
+func pct(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[min(int(float64(len(s))*p), len(s)-1)]
+}
+
+func TestLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("load test: not with -short")
+	}
+	n := loadSessions(t)
+	before := memFigures()
+	var ticks atomic.Int64
+	_, addr := start(t, func(c *Config) { c.MaxSessions = max(n, DefaultMaxSessions) }, func(msg tea.Msg) {
+		if _, ok := msg.(common.FrameMsg); ok {
+			ticks.Add(1)
+		}
+	})
+
+	// Open the N sessions, loadDials at a time.
+	terms := make([]*loadTerm, n)
+	t0 := time.Now()
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, loadDials)
+	errs := make(chan error, n)
+	for i := range terms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			lt, err := openLoad(addr, i)
+			if err != nil {
+				errs <- fmt.Errorf("session %d: %w", i, err)
+				return
+			}
+			terms[i] = lt
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, lt := range terms {
+			_ = lt.c.Close()
+		}
+	})
+	// Every session reaches its first frame, playing.
+	firstBy := time.Now().Add(wait + time.Duration(n)*50*time.Millisecond)
+	var first []time.Duration
+	for i, lt := range terms {
+		at, ok := lt.await(0, "▶ playing", firstBy)
+		if !ok {
+			t.Fatalf("session %d never showed its first frame playing", i)
+		}
+		first = append(first, at.Sub(t0))
+	}
+	t.Logf("%d sessions (120×40), first frame playing: p50 %v, max %v after the first dial",
+		n, pct(first, .5).Round(time.Millisecond), slices.Max(first).Round(time.Millisecond))
+
+	// Playing: every session receives frames; the gaps between its chunks.
+	ticks.Store(0)
+	from := time.Now()
+	time.Sleep(loadPlay)
+	to := time.Now()
+	played := ticks.Load()
+	var gaps []time.Duration
+	minChunks := -1
+	for i, lt := range terms {
+		cs := lt.chunks(from, to)
+		if len(cs) < 5 {
+			t.Errorf("session %d received %d chunks in %v of playing", i, len(cs), loadPlay)
+		}
+		if minChunks < 0 || len(cs) < minChunks {
+			minChunks = len(cs)
+		}
+		for j := 1; j < len(cs); j++ {
+			gaps = append(gaps, cs[j].Sub(cs[j-1]))
+		}
+	}
+	t.Logf("playing %v: %d frame ticks (%.1f/s a session, %d/s nominal), chunk gaps p50 %v p99 %v max %v, fewest chunks %d",
+		loadPlay, played, float64(played)/float64(n)/to.Sub(from).Seconds(), time.Second/common.FrameInterval,
+		pct(gaps, .5).Round(100*time.Microsecond), pct(gaps, .99).Round(100*time.Microsecond),
+		slices.Max(append(gaps, 0)).Round(100*time.Microsecond), minChunks)
+	t.Logf("memory before the server: %s", before)
+	t.Logf("memory with %d sessions playing (server and clients, one process): %s", n, memFigures())
+
+	// Key to frame: every session at once pauses, then plays, loadRounds times, ending paused.
+	var mu sync.Mutex
+	var lat []time.Duration
+	keyErrs := make(chan error, n)
+	for i, lt := range terms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			states := []string{"‖ paused", "▶ playing"}
+			for r := range 2*loadRounds - 1 {
+				want := states[r%2]
+				m := lt.mark()
+				sent := time.Now()
+				if _, err := lt.in.Write([]byte(" ")); err != nil {
+					keyErrs <- fmt.Errorf("session %d: %w", i, err)
+					return
+				}
+				at, ok := lt.await(m, want, sent.Add(wait))
+				if !ok {
+					keyErrs <- fmt.Errorf("session %d, round %d: never saw %q after space", i, r, want)
+					return
+				}
+				mu.Lock()
+				lat = append(lat, at.Sub(sent))
+				mu.Unlock()
+				time.Sleep(150 * time.Millisecond)
+			}
+		}()
+	}
+	wg.Wait()
+	close(keyErrs)
+	for err := range keyErrs {
+		t.Error(err)
+	}
+	t.Logf("key to frame (%d keys, all sessions at once): p50 %v, p99 %v, max %v", len(lat),
+		pct(lat, .5).Round(100*time.Microsecond), pct(lat, .99).Round(100*time.Microsecond),
+		slices.Max(append(lat, 0)).Round(100*time.Microsecond))
+
+	// Idle: all paused. A tick in flight when the key arrived lands within a frame; after that
+	// none may come.
+	time.Sleep(4 * common.FrameInterval)
+	ticks.Store(0)
+	c0, w0 := cpuTime(), time.Now()
+	time.Sleep(loadIdle)
+	cpu, wall := cpuTime()-c0, time.Since(w0)
+	idle := ticks.Load()
+	t.Logf("all %d paused, %v: CPU %v (%.1f%% of one core, server and clients), frame ticks %d",
+		n, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), 100*cpu.Seconds()/wall.Seconds(), idle)
+	if idle != 0 {
+		t.Errorf("%d frame ticks reached the explorers while every session was paused; want 0", idle)
+	}
+	for i, lt := range terms {
+		if lt.gone.Load() {
+			t.Errorf("session %d ended during the test", i)
+		}
+	}
+}
