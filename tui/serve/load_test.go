@@ -211,6 +211,10 @@ func memFigures() string {
 		vmRSS(), float64(ms.Sys)/(1<<20), float64(ms.HeapInuse)/(1<<20), runtime.NumGoroutine())
 }
 
+// slack bounds a wait that N sessions share two cores for: an overloaded server is slow, and
+// the figures say how slow; the test fails only when a session never answers.
+func slack(n int) time.Duration { return wait + time.Duration(n)*50*time.Millisecond }
+
 func pct(ds []time.Duration, p float64) time.Duration {
 	if len(ds) == 0 {
 		return 0
@@ -264,7 +268,7 @@ func TestLoad(t *testing.T) {
 		}
 	})
 	// Every session reaches its first frame, playing.
-	firstBy := time.Now().Add(wait + time.Duration(n)*50*time.Millisecond)
+	firstBy := time.Now().Add(slack(n))
 	var first []time.Duration
 	for i, lt := range terms {
 		at, ok := lt.await(0, "▶ playing", firstBy)
@@ -320,7 +324,7 @@ func TestLoad(t *testing.T) {
 					keyErrs <- fmt.Errorf("session %d: %w", i, err)
 					return
 				}
-				at, ok := lt.await(m, want, sent.Add(wait))
+				at, ok := lt.await(m, want, sent.Add(slack(n)))
 				if !ok {
 					keyErrs <- fmt.Errorf("session %d, round %d: never saw %q after space", i, r, want)
 					return
@@ -336,6 +340,9 @@ func TestLoad(t *testing.T) {
 	close(keyErrs)
 	for err := range keyErrs {
 		t.Error(err)
+	}
+	if t.Failed() {
+		return // a session not seen paused may still tick: the idle figures would say nothing
 	}
 	t.Logf("key to frame (%d keys, all sessions at once): p50 %v, p99 %v, max %v", len(lat),
 		pct(lat, .5).Round(100*time.Microsecond), pct(lat, .99).Round(100*time.Microsecond),
