@@ -148,7 +148,9 @@ type Model struct {
 	saveDir string
 	// served: s and x show what they would write (sheet, scrolled to sheetTop) instead of
 	// writing on the serving machine's disk. renderer draws every style (theme.For).
-	served   bool
+	served bool
+	// frame is the time between animation frames (WithFrameInterval).
+	frame    time.Duration
 	sheet    []string
 	sheetTop int
 	renderer *lipgloss.Renderer
@@ -182,6 +184,7 @@ type options struct {
 	calib    string
 	renderer *lipgloss.Renderer
 	served   bool
+	frame    time.Duration
 	lead     func(Lead)
 	follow   func(Follow)
 }
@@ -198,6 +201,13 @@ func WithRenderer(r *lipgloss.Renderer) Option {
 // instead. The Box tab's probe is the caller's choice (WithProbe, WithSavedBox).
 func WithServed() Option {
 	return func(o *options) { o.served = true }
+}
+
+// WithFrameInterval paces the animations' frames (common.FrameInterval, 30 a second, by
+// default; never faster): splitscope serve draws fewer frames a second for each session so that a
+// class shares the server's cores. The animations keep their pace, frames only come less often.
+func WithFrameInterval(d time.Duration) Option {
+	return func(o *options) { o.frame = max(d, common.FrameInterval) }
 }
 
 // WithCalibration says that the presets' links carry a calibration file's measurements (name is
@@ -256,7 +266,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 		fields: fields(), input: in, cur: s, compare: cmp, box: bx,
 		pipe: pipe, learn: lrn, lang: lang, texts: learn.NewTexts(texts),
 		panes: []common.Pane{pipe, tensor.New(st), cmp, memory.New(st), bx, lrn},
-		calib: o.calib, renderer: o.renderer, served: o.served,
+		calib: o.calib, renderer: o.renderer, served: o.served, frame: max(o.frame, common.FrameInterval),
 		class: classState{lead: o.lead, follow: o.follow, following: o.follow != nil},
 	}
 	m.keys.pane = m.panes[m.tab].Keys()
@@ -308,8 +318,8 @@ func buildCompare(rev int, s model.Scenario) tea.Cmd {
 	}
 }
 
-func tick() tea.Cmd {
-	return tea.Tick(common.FrameInterval, func(t time.Time) tea.Msg { return common.FrameMsg(t) })
+func tick(every time.Duration) tea.Cmd {
+	return tea.Tick(every, func(t time.Time) tea.Msg { return common.FrameMsg(t) })
 }
 
 // Update routes messages: the classroom's (see class.go), then global keys, size, domain
@@ -373,7 +383,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case common.FrameMsg:
 		cmd := m.panes[m.tab].Update(msg)
 		if m.panes[m.tab].Animating() {
-			return m, tea.Batch(cmd, tick())
+			return m, tea.Batch(cmd, tick(m.frame))
 		}
 		m.ticking = false
 		return m, cmd
@@ -391,7 +401,7 @@ func (m *Model) ensureTick() tea.Cmd {
 		return nil
 	}
 	m.ticking = true
-	return tick()
+	return tick(m.frame)
 }
 
 func (m *Model) resize() {

@@ -12,8 +12,10 @@ import (
 func TestEndStopsTheClock(t *testing.T) {
 	m := ready(t, 120, 40, nil)
 	frames := 0
+	at := time.Unix(0, 0)
 	for ; frames < 2000; frames++ { // 8 s of play is 240 frames at 30 a second
-		next, cmd := m.Update(common.FrameMsg(time.Now()))
+		at = at.Add(common.FrameInterval) // frames a frame interval apart, as the clock sends them
+		next, cmd := m.Update(common.FrameMsg(at))
 		m = next.(Model)
 		if cmd == nil {
 			break

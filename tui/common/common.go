@@ -137,6 +137,23 @@ type FrameMsg time.Time
 // FrameInterval paces animations at 30 frames a second at most.
 const FrameInterval = time.Second / 30
 
+// MaxFrameGap bounds the wall time one FrameMsg may advance an animation, so a stalled terminal
+// does not make it jump.
+const MaxFrameGap = 250 * time.Millisecond
+
+// FrameStep is the wall time a FrameMsg at now advances an animation whose last frame was at
+// last: the time between them, or one FrameInterval for the first frame after a pause (last
+// zero), a frame out of order or a gap past MaxFrameGap. Animations keep their pace whatever
+// the frame rate (a served session's is lower) and however late the frames come.
+func FrameStep(last, now time.Time) time.Duration {
+	if !last.IsZero() {
+		if d := now.Sub(last); d > 0 && d <= MaxFrameGap {
+			return d
+		}
+	}
+	return FrameInterval
+}
+
 // Pane is what the root model needs of a tab's pane.
 type Pane interface {
 	// Title is the tab's label.

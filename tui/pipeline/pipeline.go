@@ -10,6 +10,7 @@ package pipeline
 
 import (
 	"math"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -43,6 +44,9 @@ type Model struct {
 	cols colCache
 
 	playhead float64 // simulated seconds from the start of the step
+	// last is the previous frame's time while playing (zero after a pause): the playhead moves
+	// by the wall time between frames.
+	last time.Time
 	playing  bool
 	speedExp int
 	laneOff  int // first stage shown after the top when stages are folded
@@ -111,7 +115,13 @@ func (m *Model) Keys() []key.Binding {
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case common.FrameMsg:
-		m.advance(common.FrameInterval.Seconds())
+		now := time.Time(msg)
+		if !m.Animating() {
+			m.last = time.Time{}
+			break
+		}
+		m.advance(common.FrameStep(m.last, now).Seconds())
+		m.last = now
 	case tea.KeyMsg:
 		m.handleKey(msg)
 	}

@@ -301,7 +301,7 @@ func TestLoad(t *testing.T) {
 		}
 	}
 	t.Logf("playing %v: %d frame ticks (%.1f/s a session, %d/s nominal), chunk gaps p50 %v p99 %v max %v, fewest chunks %d",
-		loadPlay, played, float64(played)/float64(n)/to.Sub(from).Seconds(), time.Second/common.FrameInterval,
+		loadPlay, played, float64(played)/float64(n)/to.Sub(from).Seconds(), time.Second/FrameInterval,
 		pct(gaps, .5).Round(100*time.Microsecond), pct(gaps, .99).Round(100*time.Microsecond),
 		slices.Max(append(gaps, 0)).Round(100*time.Microsecond), minChunks)
 	t.Logf("memory before the server: %s", before)

@@ -44,10 +44,6 @@ var speeds = []float64{0.25, 0.5, 1, 2, 4}
 
 const defaultSpeed = 2 // index of 1×
 
-// maxFrameGap bounds the time one FrameMsg may advance the ring, so a stalled terminal does not
-// make it jump.
-const maxFrameGap = 250 * time.Millisecond
-
 // Model is the Tensor tab. Use New; the zero value is not ready.
 type Model struct {
 	styles theme.Styles
@@ -180,12 +176,7 @@ func (m *Model) advance(now time.Time) {
 		m.last = time.Time{}
 		return
 	}
-	dt := common.FrameInterval
-	if !m.last.IsZero() {
-		if d := now.Sub(m.last); d > 0 && d <= maxFrameGap {
-			dt = d
-		}
-	}
+	dt := common.FrameStep(m.last, now)
 	m.last = now
 	m.pos = math.Mod(m.pos+dt.Seconds()/m.stepWall(), float64(m.positions()))
 }
