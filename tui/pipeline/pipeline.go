@@ -46,7 +46,7 @@ type Model struct {
 	playhead float64 // simulated seconds from the start of the step
 	// last is the previous frame's time while playing (zero after a pause): the playhead moves
 	// by the wall time between frames.
-	last time.Time
+	last     time.Time
 	playing  bool
 	speedExp int
 	laneOff  int // first stage shown after the top when stages are folded
