@@ -84,6 +84,8 @@ type ScenarioFile struct {
 	// Set lists the keys the file gives (title aside), in file order, each with its value as the
 	// command line would take it: the command line applies them as flags under the ones typed.
 	Set []Setting
+	// Question is the step's question to answer before its numbers show (nil: none).
+	Question *Question
 }
 
 // Setting is one key of a scenario file and its value, normalised: preset IDs and enum values in
@@ -120,6 +122,7 @@ const (
 	kWeights  // a --weights format or bits
 	kKVCache  // bf16, fp16 or fp8
 	kDuration // a time: "500ms", "2s", or a number of seconds
+	kQuestion // a mapping: see Question
 )
 
 // ScenarioKeys lists every key a scenario file may hold, in the order MarshalScenario writes them.
@@ -152,6 +155,7 @@ var scenarioKeys = []scenarioKey{
 	{"rate", kFloat}, {"concurrency", kInt}, {"seed", kInt}, {"max_seqs", kInt}, {"max_batch_tokens", kInt},
 	{"weights", kWeights}, {"kv_cache", kKVCache}, {"slo_ttft", kDuration}, {"slo_tpot", kDuration},
 	{"reserve_gib", kFloat},
+	{"question", kQuestion}, // last: the tour's, not a setting
 }
 
 // scenarioValues are the keys of one file, decoded.
@@ -231,6 +235,13 @@ func ParseScenario(name string, data []byte, p *Presets) (ScenarioFile, error) {
 			continue
 		}
 		firstLine[key] = k.Line
+		if key == "question" {
+			// A mapping of its own, not a flag: the command line never sees it.
+			if q, ok := parseQuestion(n, fail); ok {
+				out.Question = q
+			}
+			continue
+		}
 		switch {
 		case n.Kind != yaml.ScalarNode:
 			fail(n.Line, key, "<"+kindName(n)+">", "must be a single value")
@@ -526,6 +537,15 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 // back to s. What a file cannot say (a GPU or link that is not a preset, a model field that has
 // no key) is noted in a comment.
 func MarshalScenario(s model.Scenario, title string) []byte {
+	return marshalScenario(s, title, nil)
+}
+
+// MarshalScenarioFile writes f as MarshalScenario does, its question too.
+func MarshalScenarioFile(f ScenarioFile) []byte {
+	return marshalScenario(f.Scenario, f.Title, f.Question)
+}
+
+func marshalScenario(s model.Scenario, title string, q *Question) []byte {
 	p, err := loadEmbedded()
 	if err != nil {
 		p = &Presets{}
@@ -542,6 +562,9 @@ func MarshalScenario(s model.Scenario, title string) []byte {
 	}
 	if title != "" {
 		add("title", title)
+	}
+	if q != nil {
+		top.Content = append(top.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "question"}, questionNode(q))
 	}
 
 	a := s.Arch

@@ -92,6 +92,8 @@ type tourState struct {
 	saved    model.Scenario
 	savedTab int
 	savedSel int
+	// quiz is the step's question, answered or not (reset on every step).
+	quiz quizState
 }
 
 // Model is the explorer's root model.
@@ -438,6 +440,11 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.sheetKey(msg), nil
 	}
 	k := m.activeKeys()
+	if m.quizOpen() {
+		if next, ok := m.quizKey(msg); ok {
+			return next, nil
+		}
+	}
 	if m.tour.on {
 		switch {
 		case key.Matches(msg, k.Cancel):

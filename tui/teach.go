@@ -54,6 +54,13 @@ func (m *Model) captionView() string {
 	if err != nil {
 		title, lines = step, []string{m.styles.Error.Render(err.Error())}
 	}
+	// Predict, then reveal: the question hides the caption's numbers until it is answered.
+	switch {
+	case m.quizOpen():
+		lines = m.quizLines(w - 2)
+	case m.question() != nil:
+		lines = append([]string{m.revealLine()}, lines...)
+	}
 	rows := m.captionRows()
 	if len(lines) > rows {
 		lines = lines[:rows]
@@ -98,6 +105,7 @@ func (m Model) tourStep(i int) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.tour.at = i
+	m.tour.quiz = quizState{choice: -1}
 	m.cur = m.tour.files[i].Scenario
 	m.boxErr, m.editing, m.inputErr, m.offer, m.moved = "", false, "", nil, ""
 	m.input.Blur()

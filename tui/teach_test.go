@@ -441,7 +441,13 @@ func TestTourFlow(t *testing.T) {
 	waitFor("step ")
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("g")})
 	n := len(assets.TourSteps())
-	waitFor(fmt.Sprintf("tour 1/%d", n), "Entraîner llama-2-13b sur un seul h100-sxm")
+	// The step's question hides the caption until it is answered; answering reveals it.
+	waitFor(fmt.Sprintf("tour 1/%d", n), "combien de Gio lui faut-il")
+	for _, r := range "250" {
+		tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitFor("you said 250 GiB, the model says", "Entraîner llama-2-13b sur un seul h100-sxm")
 	for i := 2; i <= n; i++ {
 		tm.Send(tea.KeyMsg{Type: tea.KeyRight})
 		waitFor(fmt.Sprintf("tour %d/%d", i, n))

@@ -336,6 +336,13 @@ func (m *Model) helpView() string {
 	if m.tour.on {
 		return m.withClassLine(func(w int) string {
 			line := fmt.Sprintf(" tour %d/%d · ←/→ · esc leaves", m.tour.at+1, len(m.tour.steps))
+			if q := m.question(); q != nil && m.quizOpen() {
+				answer := " · 0-9 enter answers"
+				if len(q.Choices) > 0 {
+					answer = fmt.Sprintf(" · 1-%d answers", len(q.Choices))
+				}
+				line += answer
+			}
 			rest := m.styles.Dim.Render(" · tab other tabs · w why? · P presentation · ? all keys · q quit")
 			return ansi.Truncate(m.styles.Bold.Render(line)+rest, w, "…")
 		}, max(m.width, 1))
@@ -371,6 +378,9 @@ func (m *Model) footerView() string {
 // verdict is the footer's one-line summary of the current result, after what the last edit
 // moved, why it was refused (with the fix y takes), or a note from a save or an export.
 func (m *Model) verdict() string {
+	if m.quizOpen() {
+		return m.styles.Dim.Render(" answer the tour's question to see this step's numbers")
+	}
 	if !m.hasData {
 		if m.note != "" {
 			return ansi.Truncate(" "+m.note, m.width, "…")
