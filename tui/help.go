@@ -110,19 +110,28 @@ func (m Model) helpKey(msg tea.KeyMsg) Model {
 	switch msg.String() {
 	case "?", "esc":
 		m.helpOpen = false
-	case "up", "k":
-		m.helpTop--
-	case "down", "j":
-		m.helpTop++
-	case "pgup", "[":
-		m.helpTop -= page
-	case "pgdown", "]", " ":
-		m.helpTop += page
-	case "home", "g":
-		m.helpTop = 0
-	case "end", "G":
-		m.helpTop = maxTop
+	default:
+		m.helpTop = scrollKey(msg.String(), m.helpTop, page, maxTop)
 	}
-	m.helpTop = min(max(m.helpTop, 0), maxTop)
 	return m
+}
+
+// scrollKey is a scrolled page's top line after key: a line or a page up or down, the start or
+// the end, clamped to [0, maxTop]; other keys leave it.
+func scrollKey(key string, top, page, maxTop int) int {
+	switch key {
+	case "up", "k":
+		top--
+	case "down", "j":
+		top++
+	case "pgup", "[":
+		top -= page
+	case "pgdown", "]", " ":
+		top += page
+	case "home", "g":
+		top = 0
+	case "end", "G":
+		top = maxTop
+	}
+	return min(max(top, 0), maxTop)
 }

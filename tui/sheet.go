@@ -27,21 +27,9 @@ func (m Model) sheetKey(msg tea.KeyMsg) Model {
 	switch msg.String() {
 	case "esc", "s", "x", "?":
 		m.sheet, m.sheetTop = nil, 0
-		return m
-	case "up", "k":
-		m.sheetTop--
-	case "down", "j":
-		m.sheetTop++
-	case "pgup", "[":
-		m.sheetTop -= page
-	case "pgdown", "]", " ":
-		m.sheetTop += page
-	case "home", "g":
-		m.sheetTop = 0
-	case "end", "G":
-		m.sheetTop = maxTop
+	default:
+		m.sheetTop = scrollKey(msg.String(), m.sheetTop, page, maxTop)
 	}
-	m.sheetTop = min(max(m.sheetTop, 0), maxTop)
 	return m
 }
 
