@@ -71,6 +71,11 @@ type classState struct {
 	have    bool
 	moved   bool
 	counts  ClassMsg
+	// The step's question in class (see tally.go): a student's answers go to answer, the
+	// teacher's R to reveal; tally is the class's answers the teacher's caption shows.
+	answer func(Answer)
+	reveal func(Reveal)
+	tally  TallyMsg
 }
 
 func (c *classState) on() bool { return c.lead != nil || c.follow != nil }
@@ -84,9 +89,17 @@ func (m Model) classUpdate(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case ClassMsg:
 		m.class.counts = msg
 		return m, nil
+	case RevealMsg:
+		return m.onReveal(msg), nil
+	case TallyMsg:
+		m.class.tally = msg
+		return m, nil
 	case tea.KeyMsg:
 		if !m.editing && !m.helpOpen && m.sheet == nil && key.Matches(msg, m.activeKeys().Follow) {
 			return m.rejoin()
+		}
+		if m.teacherReveals() && !m.editing && !m.helpOpen && m.sheet == nil && msg.String() == "R" {
+			return m.revealAll()
 		}
 	case tea.MouseMsg, boxtab.UseBoxMsg:
 	default:
@@ -94,8 +107,12 @@ func (m Model) classUpdate(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	next, cmd := m.update(msg)
 	n, ok := next.(Model)
-	if !ok || sameLead(m, n) {
+	if !ok {
 		return next, cmd
+	}
+	cmd = tea.Batch(cmd, n.reportAnswer(m))
+	if sameLead(m, n) {
+		return n, cmd
 	}
 	switch {
 	case n.class.lead != nil:

@@ -189,6 +189,8 @@ type options struct {
 	frame    time.Duration
 	lead     func(Lead)
 	follow   func(Follow)
+	answer   func(Answer)
+	reveal   func(Reveal)
 }
 
 // WithRenderer draws the explorer with a renderer of its own (its colour profile and
@@ -269,7 +271,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 		pipe: pipe, learn: lrn, lang: lang, texts: learn.NewTexts(texts),
 		panes: []common.Pane{pipe, tensor.New(st), cmp, memory.New(st), bx, lrn},
 		calib: o.calib, renderer: o.renderer, served: o.served, frame: max(o.frame, common.FrameInterval),
-		class: classState{lead: o.lead, follow: o.follow, following: o.follow != nil},
+		class: classState{lead: o.lead, follow: o.follow, following: o.follow != nil, answer: o.answer, reveal: o.reveal},
 	}
 	m.keys.pane = m.panes[m.tab].Keys()
 	return m

@@ -89,7 +89,7 @@ func (m Model) quizKey(msg tea.KeyMsg) (Model, bool) {
 	if len(q.Choices) > 0 {
 		if len(s) == 1 && s[0] >= '1' && s[0] <= '9' && int(s[0]-'1') < len(q.Choices) {
 			z.choice, z.answered = int(s[0]-'1'), true
-			z.revealed = true // alone, answering reveals
+			z.revealed = !m.classHolds() // alone, answering reveals
 			return m, true
 		}
 		return m, false
@@ -108,7 +108,7 @@ func (m Model) quizKey(msg tea.KeyMsg) (Model, bool) {
 		if err != nil {
 			return m, true
 		}
-		z.number, z.answered, z.revealed = x, true, true
+		z.number, z.answered, z.revealed = x, true, !m.classHolds()
 	default:
 		return m, false
 	}
@@ -119,19 +119,31 @@ func (m Model) quizKey(msg tea.KeyMsg) (Model, bool) {
 func (m *Model) quizLines(w int) []string {
 	q, z := m.question(), m.tour.quiz
 	lines := strings.Split(ansi.Wordwrap(m.styles.Bold.Render(q.In(m.lang)), w, ""), "\n")
+	if wait := m.waitLine(); wait != "" {
+		return append(lines, wait) // a student in class, answered: the teacher reveals
+	}
 	if len(q.Choices) > 0 {
 		var items []string
 		for i, c := range q.Choices {
 			items = append(items, m.styles.Bold.Render(strconv.Itoa(i+1))+" "+c.In(m.lang))
 		}
 		lines = append(lines, strings.Split(ansi.Wordwrap(strings.Join(items, " · "), w, ""), "\n")...)
-		return append(lines, m.styles.Dim.Render("press a number to answer; the step's numbers show after"))
+		lines = append(lines, m.styles.Dim.Render("press a number to answer; the step's numbers show after"))
+		return m.withTally(lines)
 	}
 	unit := ""
 	if q.Unit != "" {
 		unit = " " + q.Unit
 	}
-	return append(lines, "› "+z.typed+"▏"+unit+m.styles.Dim.Render("   type a number, enter answers; the step's numbers show after"))
+	return m.withTally(append(lines, "› "+z.typed+"▏"+unit+m.styles.Dim.Render("   type a number, enter answers; the step's numbers show after")))
+}
+
+// withTally puts the class's answers so far in place of how to answer, on the teacher's screen.
+func (m *Model) withTally(lines []string) []string {
+	if t := m.tallyLine(); t != "" {
+		lines[len(lines)-1] = t
+	}
+	return lines
 }
 
 // revealLine sets the answer beside the model's: "you said about half, the model says 43.8% ✓".

@@ -60,6 +60,9 @@ func (m *Model) captionView() string {
 		lines = m.quizLines(w - 2)
 	case m.question() != nil:
 		lines = append([]string{m.revealLine()}, lines...)
+		if t := m.tallyLine(); t != "" {
+			lines = append([]string{t}, lines...) // the teacher's, after R
+		}
 	}
 	rows := m.captionRows()
 	if len(lines) > rows {

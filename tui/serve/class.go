@@ -22,6 +22,9 @@ type hub struct {
 	// lead is the last teacher's report (at first, the server's starting scenario, no tour).
 	lead    tui.Lead
 	members map[ssh.Session]*member
+	// steps holds the class's answers per tour step, kept when the teacher moves on so that
+	// going back shows them (see tally.go).
+	steps map[int]*stepAnswers
 }
 
 // member is one session in the hub.
@@ -29,10 +32,11 @@ type member struct {
 	teacher   bool
 	following bool // a student's own report
 	// Reports run in the explorer's commands, in any order: the highest Seq wins.
-	leadSeq, followSeq int
-	box                mailbox
-	done               chan struct{}
-	prog               program
+	leadSeq, followSeq   int
+	answerSeq, revealSeq int
+	box                  mailbox
+	done                 chan struct{}
+	prog                 program
 }
 
 // program is what the hub needs of a session's *tea.Program (a fake in the hub's tests).
@@ -42,7 +46,7 @@ type program interface {
 }
 
 func newHub(start model.Scenario) *hub {
-	return &hub{lead: tui.Lead{Scenario: start}, members: map[ssh.Session]*member{}}
+	return &hub{lead: tui.Lead{Scenario: start}, members: map[ssh.Session]*member{}, steps: map[int]*stepAnswers{}}
 }
 
 // join adds a session: a student follows from the start, so it is sent the lead at once.
@@ -55,8 +59,10 @@ func (h *hub) join(sess ssh.Session, teacher bool) *member {
 	if !teacher {
 		l := tui.LeadMsg(h.lead)
 		m.box.post(&l, nil)
+		h.revealToLocked(m)
 	}
 	h.countLocked()
+	h.tallyLocked()
 	return m
 }
 
@@ -84,7 +90,11 @@ func (h *hub) leave(sess ssh.Session) {
 	var p program
 	if m != nil {
 		p = m.prog
+		for _, st := range h.steps {
+			delete(st.answers, m)
+		}
 		h.countLocked()
+		h.tallyLocked()
 	}
 	h.mu.Unlock()
 	if m == nil {
@@ -109,8 +119,10 @@ func (h *hub) setLead(from *member, l tui.Lead) {
 	for _, m := range h.members {
 		if m != from {
 			m.box.post(&msg, nil)
+			h.revealToLocked(m)
 		}
 	}
+	h.tallyLocked()
 }
 
 // setFollow takes a student's report and recounts.
@@ -124,6 +136,9 @@ func (h *hub) setFollow(from *member, f tui.Follow) {
 	if from.following != f.Following {
 		from.following = f.Following
 		h.countLocked()
+		if f.Following {
+			h.revealToLocked(from) // back on the teacher's step, revealed already
+		}
 	}
 }
 
@@ -158,10 +173,12 @@ func (h *hub) countLocked() {
 // the latest counts matter, so a new one replaces the one waiting and posting never blocks, however
 // slow or stuck the program.
 type mailbox struct {
-	mu    sync.Mutex
-	lead  *tui.LeadMsg
-	class *tui.ClassMsg
-	wake  chan struct{} // one token: something waits
+	mu     sync.Mutex
+	lead   *tui.LeadMsg
+	class  *tui.ClassMsg
+	reveal *tui.RevealMsg // after lead: the step it reveals
+	tally  *tui.TallyMsg
+	wake   chan struct{} // one token: something waits
 }
 
 func (b *mailbox) post(lead *tui.LeadMsg, class *tui.ClassMsg) {
@@ -175,6 +192,25 @@ func (b *mailbox) post(lead *tui.LeadMsg, class *tui.ClassMsg) {
 		b.class = &c
 	}
 	b.mu.Unlock()
+	b.ring()
+}
+
+// postQuiz is post for a reveal and a tally (either nil).
+func (b *mailbox) postQuiz(reveal *tui.RevealMsg, tally *tui.TallyMsg) {
+	b.mu.Lock()
+	if reveal != nil {
+		r := *reveal
+		b.reveal = &r
+	}
+	if tally != nil {
+		t := *tally
+		b.tally = &t
+	}
+	b.mu.Unlock()
+	b.ring()
+}
+
+func (b *mailbox) ring() {
 	select {
 	case b.wake <- struct{}{}:
 	default: // a token already waits: run will take this too
@@ -190,14 +226,20 @@ func (b *mailbox) run(p program, done <-chan struct{}) {
 		case <-b.wake:
 		}
 		b.mu.Lock()
-		lead, class := b.lead, b.class
-		b.lead, b.class = nil, nil
+		lead, class, reveal, tally := b.lead, b.class, b.reveal, b.tally
+		b.lead, b.class, b.reveal, b.tally = nil, nil, nil, nil
 		b.mu.Unlock()
 		if lead != nil {
 			p.Send(*lead)
 		}
+		if reveal != nil {
+			p.Send(*reveal)
+		}
 		if class != nil {
 			p.Send(*class)
+		}
+		if tally != nil {
+			p.Send(*tally)
 		}
 	}
 }

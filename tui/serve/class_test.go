@@ -130,3 +130,44 @@ func TestTeacherOpenClass(t *testing.T) {
 		t.Errorf("a student's key made a teacher: %q", s)
 	}
 }
+
+// The teacher's tally: two students answer the step's choice question differently and wait;
+// the teacher's caption counts both; R reveals the model's answer on both students' screens.
+func TestTeacherTallyReveals(t *testing.T) {
+	signer, pub := teacherKey(t)
+	_, addr := start(t, func(c *Config) {
+		c.Password = "lesson"
+		c.TeacherKeys = []gossh.PublicKey{pub}
+	}, nil)
+	pw := []gossh.AuthMethod{gossh.Password("lesson")}
+	teacher := openAuth(t, addr, []gossh.AuthMethod{gossh.PublicKeys(signer)}, nil, "")
+	a := openAuth(t, addr, pw, nil, "")
+	b := openAuth(t, addr, pw, nil, "")
+	teacher.see(0, "2 follow · 3 connected")
+	ma, mb := a.mark(), b.mark()
+	teacher.send("g")
+	teacher.see(0, "tour 1/9")
+	teacher.send(right) // step 2 asks with choices
+	teacher.see(0, "tour 2/9", "0 answered of 2")
+	a.see(ma, "tour 2/9")
+	b.see(mb, "tour 2/9")
+
+	mt, ma, mb := teacher.mark(), a.mark(), b.mark()
+	a.send("1")
+	b.send("2")
+	a.see(ma, "answered: 1 · waiting for the teacher's reveal")
+	b.see(mb, "answered: 2 · waiting for the teacher's reveal")
+	teacher.see(mt, "2 answered of 2: 1 ×1 · 2 ×1 · 3 ×0 · model: ")
+
+	mt, ma, mb = teacher.mark(), a.mark(), b.mark()
+	teacher.send("R")
+	a.see(ma, "the model says")
+	b.see(mb, "the model says")
+	teacher.see(mt, "2 answered of 2", "revealed")
+	for _, tm := range []*term{teacher, a, b} {
+		tm.send("q")
+		if err := tm.exit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

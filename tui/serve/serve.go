@@ -317,6 +317,11 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	} else if mem != nil {
 		opts = append(opts, tui.WithFollower(func(f tui.Follow) { s.hub.setFollow(mem, f) }))
 	}
+	if mem != nil {
+		opts = append(opts, tui.WithAnswers(
+			func(a tui.Answer) { s.hub.answer(mem, a) },
+			func(r tui.Reveal) { s.hub.reveal(mem, r) }))
+	}
 	failed, _ := sess.Context().Value(failedKey{}).(*atomic.Bool)
 	g := &guard{m: tui.New(s.cfg.Scenario, s.cfg.Presets, opts...), hook: s.hook, failed: failed,
 		logf: func(f string, v ...any) { s.log.Printf("%s: "+f, append([]any{sess.RemoteAddr()}, v...)...) }}

@@ -1,0 +1,127 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/splitscope/splitscope/tui/boxtab/boxtest"
+)
+
+func classModelWith(t *testing.T, opts ...Option) Model {
+	t.Helper()
+	s, p := testScenario(t)
+	m := New(s, p, append([]Option{WithProbe(boxtest.NoGPU), WithServed()}, opts...)...)
+	n, _ := m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	return settle(n.(Model))
+}
+
+// choiceStep is the first tour step whose question has choices.
+func choiceStep(t *testing.T, m Model) int {
+	t.Helper()
+	m, _ = press(m, "g")
+	for i := range m.tour.files {
+		if q := m.tour.files[i].Question; q != nil && len(q.Choices) > 1 {
+			return i
+		}
+	}
+	t.Fatal("no choice question in the tour")
+	return 0
+}
+
+// In class a following student's answer is reported and does not reveal; the RevealMsg of its
+// step does (another step's does not); one who wandered off answers and reveals alone.
+func TestClassAnswerWaitsForReveal(t *testing.T) {
+	answers := make(chan Answer, 8)
+	m := classModelWith(t, WithFollower(func(Follow) {}), WithAnswers(func(a Answer) { answers <- a }, nil))
+	i := choiceStep(t, m)
+	m, _ = send(m, tourLead(t, i))
+	m = settle(m)
+	m, cmd := press(m, "2")
+	run(cmd)
+	if a := next(t, answers); a.Step != i || a.Choice != 1 || a.Seq < 1 {
+		t.Errorf("answer %+v, want step %d choice 1", a, i)
+	}
+	if !m.quizOpen() || !m.class.following {
+		t.Fatalf("answering in class revealed (open %v) or wandered off (following %v)", m.quizOpen(), m.class.following)
+	}
+	if v := m.View(); !strings.Contains(v, "answered: 2 · waiting for the teacher's reveal") || strings.Contains(v, "you said") {
+		t.Errorf("the student's caption:\n%s", v)
+	}
+	m, _ = send(m, RevealMsg{Step: i + 1})
+	if !m.quizOpen() {
+		t.Error("another step's reveal revealed this one")
+	}
+	m, _ = send(m, RevealMsg{Step: i})
+	if m.quizOpen() || !strings.Contains(m.View(), "you said") {
+		t.Errorf("the reveal did not reveal:\n%s", m.View())
+	}
+
+	// Wandered off: the next step's answer reveals at once, and is not reported.
+	m, _ = press(m, "right")
+	m = settle(m)
+	if m.class.following || m.question() == nil {
+		t.Skip("no question on the next step")
+	}
+	q := m.question()
+	if len(q.Choices) > 0 {
+		m, cmd = press(m, "1")
+	} else {
+		m, _ = press(m, "1")
+		m, cmd = press(m, "enter")
+	}
+	run(cmd)
+	if m.quizOpen() {
+		t.Error("a student who wandered off waits for a reveal")
+	}
+	select {
+	case a := <-answers:
+		t.Errorf("a student who wandered off reported %+v", a)
+	default:
+	}
+}
+
+// The teacher's caption shows the tally of its step; R reveals here and reports; the tally
+// stays after.
+func TestTeacherTallyAndReveal(t *testing.T) {
+	reveals := make(chan Reveal, 8)
+	m := classModelWith(t, WithLead(func(Lead) {}), WithAnswers(nil, func(r Reveal) { reveals <- r }))
+	i := choiceStep(t, m)
+	m, _ = press(m, "g")
+	for m.tour.at < i {
+		m, _ = press(m, "right")
+	}
+	m = settle(m)
+	m, _ = send(m, TallyMsg{Step: i, Answered: 2, Of: 3, Choices: []int{1, 1}})
+	v := m.View()
+	if !strings.Contains(v, "2 answered of 3: 1 ×1 · 2 ×1") || !strings.Contains(v, "model: ") || !strings.Contains(v, "R reveals") {
+		t.Errorf("no tally in the teacher's caption:\n%s", v)
+	}
+	if !m.quizOpen() {
+		t.Error("the teacher's step is revealed before R")
+	}
+	m, cmd := press(m, "R")
+	run(cmd)
+	if r := next(t, reveals); r.Step != i {
+		t.Errorf("reveal %+v, want step %d", r, i)
+	}
+	v = m.View()
+	if m.quizOpen() || !strings.Contains(v, "2 answered of 3") || !strings.Contains(v, "the model says") {
+		t.Errorf("after R:\n%s", v)
+	}
+	// A tally of another step is not this one's.
+	m, _ = send(m, TallyMsg{Step: i + 1, Answered: 5, Of: 3})
+	if v := m.View(); strings.Contains(v, "5 answered") || !strings.Contains(v, "0 answered of 3") {
+		t.Errorf("another step's tally shown:\n%s", lineWith(v, "answered"))
+	}
+}
+
+func TestTallyLineNumbers(t *testing.T) {
+	if x := median([]float64{1, 2, 10}); x != 2 {
+		t.Errorf("median %g", x)
+	}
+	if x := median([]float64{1, 2, 4, 10}); x != 3 {
+		t.Errorf("median %g", x)
+	}
+}
