@@ -98,7 +98,7 @@ func (m Model) classUpdate(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !m.editing && !m.helpOpen && m.sheet == nil && key.Matches(msg, m.activeKeys().Follow) {
 			return m.rejoin()
 		}
-		if m.teacherReveals() && !m.editing && !m.helpOpen && m.sheet == nil && msg.String() == "R" {
+		if !m.editing && !m.helpOpen && m.sheet == nil && key.Matches(msg, m.activeKeys().Reveal) {
 			return m.revealAll()
 		}
 	case tea.MouseMsg, boxtab.UseBoxMsg:

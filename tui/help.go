@@ -57,7 +57,7 @@ func (m *Model) helpSections() []helpRow {
 	section("Parameters", params...)
 	section("Tabs", append(b(k.NextTab, k.PrevTab, k.Tabs[0]), helpRow{key: "mouse", desc: "click a tab"})...)
 	section(fmt.Sprintf("This tab (%s)", m.panes[m.tab].Title()), b(k.pane...)...)
-	section("Teaching", b(k.Why, k.Tour, k.TourPrev, k.Follow, k.Presentation)...)
+	section("Teaching", b(k.Why, k.Tour, k.TourPrev, k.Follow, k.Reveal, k.Presentation)...)
 	section("Files", b(k.Save, k.Export)...)
 	section("Screen", b(k.Present, k.Help, k.Quit)...)
 	return rows

@@ -16,6 +16,9 @@ type keyMap struct {
 	Why, Tour, Presentation, Save, Export key.Binding
 	// Follow, in a student's served session that wandered off, follows the teacher again.
 	Follow key.Binding
+	// Reveal, in the teacher's served session on a step with a question, shows the model's answer
+	// on every follower's screen.
+	Reveal key.Binding
 	Tabs   []key.Binding
 	pane   []key.Binding
 }
@@ -43,6 +46,7 @@ func DefaultKeyMap() keyMap {
 		Save:         key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save the scenario (a new file)")),
 		Export:       key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "export SVG + Markdown (new files)")),
 		Follow:       key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "follow the teacher again")),
+		Reveal:       key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "reveal the answer to the class")),
 		Tabs: []key.Binding{
 			key.NewBinding(key.WithKeys("1"), key.WithHelp("1-6", "go to tab")),
 			key.NewBinding(key.WithKeys("2")),
@@ -73,6 +77,7 @@ func (m *Model) activeKeys() keyMap {
 	k.Export.SetEnabled(m.hasData)
 	// F only where there is a teacher to follow and this student does not follow now.
 	k.Follow.SetEnabled(m.class.follow != nil && !m.class.following)
+	k.Reveal.SetEnabled(m.teacherReveals())
 	if m.served {
 		// Nothing is written on the serving machine: the keys show instead.
 		k.Save.SetHelp("s", "show the scenario file (to copy)")
@@ -103,7 +108,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Dec, k.Edit, k.Take, k.Cancel},
 		{k.NextTab, k.PrevTab, k.Tabs[0], k.Present},
-		{k.Why, k.Tour, k.TourPrev, k.Follow, k.Presentation, k.Save, k.Export},
+		{k.Why, k.Tour, k.TourPrev, k.Follow, k.Reveal, k.Presentation, k.Save, k.Export},
 		k.pane,
 		{k.Help, k.Quit},
 	}
