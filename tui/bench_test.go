@@ -2,9 +2,11 @@ package tui
 
 import (
 	"testing"
+	"time"
 
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/boxtab/boxtest"
+	"github.com/splitscope/splitscope/tui/common"
 )
 
 // The README's explorer figures come from these (go test ./tui -run '^$' -bench . -cpu 1).
@@ -59,5 +61,26 @@ func BenchmarkNearestValid(b *testing.B) {
 	t.Layout.TP = 16 // 40 heads: no
 	for b.Loop() {
 		nearestValid(t, s, "tp")
+	}
+}
+
+// BenchmarkFrameTick is one frame while the Pipeline animation plays, at 120×40: the
+// FrameMsg through Update (the playhead moves by the frame's wall time) and the next View. At
+// the end of the step, space plays it again (untimed).
+func BenchmarkFrameTick(b *testing.B) {
+	m := ready(b, 120, 40, nil)
+	at := time.Now()
+	b.ReportAllocs()
+	for b.Loop() {
+		if !m.panes[m.tab].Animating() {
+			b.StopTimer()
+			m, _ = press(m, "space")
+			_ = m.View()
+			b.StartTimer()
+		}
+		at = at.Add(common.FrameInterval)
+		next, _ := m.Update(common.FrameMsg(at))
+		m = next.(Model)
+		_ = m.View()
 	}
 }

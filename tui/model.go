@@ -170,6 +170,9 @@ type Model struct {
 	height   int
 	lay      layout
 	quitting bool
+	// vc is the frame's cache (viewcache.go); gen counts the messages other than frame ticks.
+	vc  *viewCache
+	gen int
 
 	// class is the classroom: a served explorer that leads (the teacher's) or follows (a
 	// student's); zero elsewhere.
@@ -272,6 +275,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 		panes: []common.Pane{pipe, tensor.New(st), cmp, memory.New(st), bx, lrn},
 		calib: o.calib, renderer: o.renderer, served: o.served, frame: max(o.frame, common.FrameInterval),
 		class: classState{lead: o.lead, follow: o.follow, following: o.follow != nil, answer: o.answer, reveal: o.reveal},
+		vc:    &viewCache{},
 	}
 	m.keys.pane = m.panes[m.tab].Keys()
 	return m
@@ -329,6 +333,9 @@ func tick(every time.Duration) tea.Cmd {
 // Update routes messages: the classroom's (see class.go), then global keys, size, domain
 // messages, then the focused pane.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if _, frame := msg.(common.FrameMsg); !frame {
+		m.gen++ // anything but a frame tick may change what the frame's cache holds
+	}
 	if !m.class.on() {
 		return m.update(msg)
 	}

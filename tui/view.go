@@ -27,6 +27,7 @@ func (m Model) View() string {
 	}
 	// Compose line by line: lipgloss' joins re-measure every line of both boxes, and the frame
 	// is redrawn up to 30 times a second.
+	c := m.parts()
 	main := strings.Split(m.mainView(), "\n")
 	if m.helpOpen {
 		// The help page takes the whole body, so that the descriptions read whole at 80 columns.
@@ -37,17 +38,23 @@ func (m Model) View() string {
 		w, h := m.width-2, m.lay.Main.H-2
 		main = strings.Split(box(m.styles.Plain, m.styles.PaneFocused, fitLines(strings.Split(m.sheetPage(w, h), "\n"), w, h), w, h), "\n")
 	} else if !m.present {
-		params := strings.Split(m.paramsView(), "\n")
+		params := m.paramLines(c)
 		for i := range main {
 			if i < len(params) {
 				main[i] = params[i] + main[i]
 			}
 		}
 	}
+	title, strip, footer := "", "", ""
+	if c != nil {
+		title, strip, footer = c.title, c.strip, c.footer
+	} else {
+		title, strip, footer = m.titleView(), m.stripView(), m.footerView()
+	}
 	var b strings.Builder
-	b.WriteString(m.titleView())
+	b.WriteString(title)
 	b.WriteString("\n")
-	b.WriteString(m.stripView())
+	b.WriteString(strip)
 	for _, l := range main {
 		b.WriteString("\n")
 		b.WriteString(l)
@@ -57,7 +64,7 @@ func (m Model) View() string {
 		b.WriteString(m.captionView())
 	}
 	b.WriteString("\n")
-	b.WriteString(m.footerView())
+	b.WriteString(footer)
 	return b.String()
 }
 
