@@ -38,15 +38,7 @@ const (
 // is connected, a student leaving included; a student connecting mid-lesson lands on the
 // teacher's step.
 func TestTeacherLeads(t *testing.T) {
-	signer, pub := teacherKey(t)
-	_, addr := start(t, func(c *Config) {
-		c.Password = "lesson"
-		c.TeacherKeys = []gossh.PublicKey{pub}
-	}, nil)
-	pw := []gossh.AuthMethod{gossh.Password("lesson")}
-	teacher := openAuth(t, addr, []gossh.AuthMethod{gossh.PublicKeys(signer)}, nil, "")
-	a := openAuth(t, addr, pw, nil, "")
-	b := openAuth(t, addr, pw, nil, "")
+	addr, pw, teacher, a, b := classroom(t)
 	teacher.see(0, "Pipeline", "2 follow · 3 connected")
 	a.see(0, "Pipeline")
 	b.see(0, "Pipeline")
@@ -134,15 +126,7 @@ func TestTeacherOpenClass(t *testing.T) {
 // The teacher's tally: two students answer the step's choice question differently and wait;
 // the teacher's caption counts both; R reveals the model's answer on both students' screens.
 func TestTeacherTallyReveals(t *testing.T) {
-	signer, pub := teacherKey(t)
-	_, addr := start(t, func(c *Config) {
-		c.Password = "lesson"
-		c.TeacherKeys = []gossh.PublicKey{pub}
-	}, nil)
-	pw := []gossh.AuthMethod{gossh.Password("lesson")}
-	teacher := openAuth(t, addr, []gossh.AuthMethod{gossh.PublicKeys(signer)}, nil, "")
-	a := openAuth(t, addr, pw, nil, "")
-	b := openAuth(t, addr, pw, nil, "")
+	_, _, teacher, a, b := classroom(t)
 	teacher.see(0, "2 follow · 3 connected")
 	ma, mb := a.mark(), b.mark()
 	teacher.send("g")
@@ -170,4 +154,20 @@ func TestTeacherTallyReveals(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// classroom serves a class behind a password with one teacher key, and opens the teacher's
+// session and two students'; pw logs more students in.
+func classroom(t *testing.T) (addr string, pw []gossh.AuthMethod, teacher, a, b *term) {
+	t.Helper()
+	signer, pub := teacherKey(t)
+	_, addr = start(t, func(c *Config) {
+		c.Password = "lesson"
+		c.TeacherKeys = []gossh.PublicKey{pub}
+	}, nil)
+	pw = []gossh.AuthMethod{gossh.Password("lesson")}
+	teacher = openAuth(t, addr, []gossh.AuthMethod{gossh.PublicKeys(signer)}, nil, "")
+	a = openAuth(t, addr, pw, nil, "")
+	b = openAuth(t, addr, pw, nil, "")
+	return addr, pw, teacher, a, b
 }
