@@ -192,3 +192,20 @@ func fmtQuantity(x float64, unit string) string {
 	}
 	return s + " " + unit
 }
+
+// predictCard takes the main pane's place while the question is open: the tabs would show the
+// step's numbers, and the question asks for a guess first.
+func (m *Model) predictCard(w int) string {
+	lines := []string{"", m.styles.Bold.Render(" Predict first."), ""}
+	say := "The step's numbers (this tab, the strip above and the footer) show once you answer the question below: from the scenario in the parameter panel, what do you expect?"
+	switch {
+	case m.class.follow != nil && m.class.following:
+		say = "The step's numbers (this tab, the strip above and the footer) show when the teacher reveals them, after the class has answered the question below. From the scenario in the parameter panel, what do you expect?"
+	case m.teacherReveals():
+		say = "The class sees this screen too: the step's numbers show when you reveal them (R). The question below tallies their answers as they come in."
+	}
+	for _, l := range strings.Split(ansi.Wordwrap(say, max(w-2, 1), ""), "\n") {
+		lines = append(lines, " "+l)
+	}
+	return strings.Join(lines, "\n")
+}

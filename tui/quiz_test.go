@@ -4,8 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/tui/static"
 )
 
 // Every tour step's question hides its numbers until answered, and its right answer is the one
@@ -23,22 +26,28 @@ func TestTourQuestions(t *testing.T) {
 		if !strings.Contains(v, "answer the tour's question") || strings.Contains(v, "you said") {
 			t.Errorf("step %d: the numbers are not hidden", i+1)
 		}
-		r, err := costmodel.Evaluate(m.tour.files[i].Scenario)
-		if err != nil {
-			t.Fatal(err)
-		}
-		x, ok := questionValue(q.Answer, r)
-		if !ok {
-			t.Fatalf("step %d: no %s in the report", i+1, q.Answer)
-		}
-		if len(q.Choices) > 0 {
-			m, _ = press(m, string(rune('1'+q.RightChoice(x))))
+		// No tab but Box, nor the strip, the panel or the footer, shows the step's numbers.
+		r := m.data.Report
+		secret := []string{static.Bytes(r.Memory.Total), static.Percent(r.BubbleFraction), static.Percent(r.CommFraction)}
+		if r.Inference != nil {
+			secret = append(secret, static.Seconds(r.Inference.TTFT), static.Seconds(r.Inference.TPOT))
 		} else {
-			for _, r := range fmtQuantity(x, "") {
-				m, _ = press(m, string(r))
-			}
-			m, _ = press(m, "enter")
+			secret = append(secret, static.Seconds(r.StepTime))
 		}
+		for _, tab := range []int{TabPipeline, TabTensor, TabCompare, TabMemory, TabLearn} {
+			mt := m
+			mt.tab = tab
+			tv := ansi.Strip(mt.View())
+			for _, x := range secret {
+				if strings.Contains(tv, x) {
+					t.Errorf("step %d, tab %d: %q shows while the question is open:\n%s", i+1, tab+1, x, tv)
+				}
+			}
+			if !strings.Contains(tv, "Predict first.") {
+				t.Errorf("step %d, tab %d: no predict card", i+1, tab+1)
+			}
+		}
+		m = answerRight(t, m)
 		if m.quizOpen() || !strings.Contains(m.View(), "✓") {
 			t.Errorf("step %d: the model's own answer was not revealed as right:\n%s", i+1, m.View())
 		}
@@ -52,4 +61,28 @@ func TestQuestionQuantitiesKnown(t *testing.T) {
 			t.Errorf("%s: the explorer cannot compute it", name)
 		}
 	}
+}
+
+// answerRight answers the tour step's open question with the answer costmodel.Evaluate gives for
+// the step's own scenario (computed here, not read from the explorer).
+func answerRight(t *testing.T, m Model) Model {
+	t.Helper()
+	q := m.question()
+	r, err := costmodel.Evaluate(m.tour.files[m.tour.at].Scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, ok := questionValue(q.Answer, r)
+	if !ok {
+		t.Fatalf("step %d: no %s in the report", m.tour.at+1, q.Answer)
+	}
+	if len(q.Choices) > 0 {
+		m, _ = press(m, string(rune('1'+q.RightChoice(x))))
+		return m
+	}
+	for _, r := range fmtQuantity(x, "") {
+		m, _ = press(m, string(r))
+	}
+	m, _ = press(m, "enter")
+	return m
 }

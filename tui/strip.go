@@ -32,7 +32,8 @@ type stripPart struct {
 	none    bool // no such split: no bar
 }
 
-// stripParts builds the TP and PP parts from a result.
+// stripParts builds the TP and PP parts from a result (a zero Report: the heads and explanations
+// alone are meant).
 func stripParts(s model.Scenario, r costmodel.Report) (tp, pp stripPart) {
 	l, c := s.Layout, s.Cluster
 	step := r.StepTime
@@ -87,8 +88,10 @@ func stripParts(s model.Scenario, r costmodel.Report) (tp, pp stripPart) {
 	if l.DP > 1 {
 		if s.Workload.Mode == model.Infer {
 			pp.explain = fmt.Sprintf("DP %d replicas", l.DP) + " · " + pp.explain
-		} else {
+		} else if r.StepTime > 0 {
 			pp.explain = fmt.Sprintf("DP %d: gradient sync %s exposed", l.DP, static.Seconds(r.Breakdown.DPComm)) + " · " + pp.explain
+		} else { // no result (the strip hidden behind a question): no sync time to name
+			pp.explain = fmt.Sprintf("DP %d replicas sync gradients", l.DP) + " · " + pp.explain
 		}
 	}
 	if l.EP > 1 {
@@ -150,6 +153,26 @@ func stripView(st theme.Styles, s model.Scenario, r costmodel.Report, stale bool
 		return dim(ansi.Truncate(out, w, "…"))
 	}
 	return line(tp) + "\n" + line(pp)
+}
+
+// stripHidden is the strip while the tour's question is open: where each split falls and what it
+// does, without its cost (the report's numbers show once the question is answered).
+func stripHidden(st theme.Styles, s model.Scenario, w, h int) string {
+	tp, pp := stripParts(s, costmodel.Report{})
+	line := func(p stripPart) string {
+		head, what := p.head, p.explain
+		if p.none {
+			head, what = p.head+" · "+p.cost, p.explain
+		}
+		if h <= 1 {
+			head = p.short
+		}
+		return st.Bold.Render(head) + st.Dim.Render(" · "+what)
+	}
+	if h <= 1 {
+		return ansi.Truncate(" "+line(tp)+"  │  "+line(pp), w, "…")
+	}
+	return ansi.Truncate(" "+line(tp), w, "…") + "\n" + ansi.Truncate(" "+line(pp), w, "…")
 }
 
 // bar is a share from 0 to 1 as w cells: full cells, then empty ones (glyphs, so NO_COLOR reads).

@@ -166,6 +166,9 @@ func (m *Model) stripView() string {
 	if !m.hasData {
 		return fitLines([]string{m.styles.Dim.Render(" evaluating…")}, m.width, h)
 	}
+	if m.quizOpen() {
+		return fitLines(strings.Split(stripHidden(m.styles, m.data.Scenario, m.width, h), "\n"), m.width, h)
+	}
 	return fitLines(strings.Split(stripView(m.styles, m.data.Scenario, m.data.Report, m.data.Stale, m.width, h), "\n"), m.width, h)
 }
 
@@ -248,8 +251,9 @@ func (m *Model) paramNotes(innerW, innerH int) []string {
 			notes = append(notes, wrap(m.styles.Dim, d, innerW)...)
 		}
 	}
-	if m.hasData && !m.data.Stale && !m.editing {
-		// Settings with no effect or that the hardware contradicts, from the cost model.
+	if m.hasData && !m.data.Stale && !m.editing && !m.quizOpen() {
+		// Settings with no effect or that the hardware contradicts, from the cost model (they
+		// name the step's numbers: hidden while the tour's question is open).
 		for _, w := range m.data.Report.Warnings {
 			notes = append(notes, wrap(m.styles.Warn, "! "+w, innerW)...)
 		}
@@ -320,7 +324,9 @@ func (m *Model) mainView() string {
 	}
 	tabLine := ansi.Truncate(lipgloss.JoinHorizontal(lipgloss.Top, tabs...), innerW, "…")
 	var content string
-	if m.hasData || m.tab == TabBox { // the Box tab does not need an evaluation
+	if m.quizOpen() && m.tab != TabBox { // predict, then reveal: the Box tab shows no step's numbers
+		content = m.predictCard(innerW)
+	} else if m.hasData || m.tab == TabBox { // the Box tab does not need an evaluation
 		content = m.panes[m.tab].View()
 	} else if m.evalErr != nil {
 		content = m.styles.Error.Render(m.evalErr.Error())
