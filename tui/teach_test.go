@@ -88,7 +88,7 @@ func TestGoldenTour(t *testing.T) {
 					t.Errorf("step %s shows tab %d, want %d", step, m.tab, want)
 				}
 				checkFrame(t, m.View(), 100, 30) // the question open: TestTourQuestions
-				m = answerRight(t, m)          // the golden frame is the step revealed
+				m = answerRight(t, m)            // the golden frame is the step revealed
 				v := m.View()
 				checkFrame(t, v, 100, 30)
 				if !strings.Contains(v, fmt.Sprintf("tour %d/%d · ←/→ · esc leaves", i+1, len(steps))) {
