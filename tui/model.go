@@ -99,7 +99,7 @@ type tourState struct {
 // Model is the explorer's root model.
 type Model struct {
 	presets *assets.Presets
-	styles  theme.Styles
+	styles  *theme.Styles // by pointer: 22 KB that every Update would copy
 	keys    keyMap
 
 	fields  []field
@@ -170,9 +170,11 @@ type Model struct {
 	height   int
 	lay      layout
 	quitting bool
-	// vc is the frame's cache (viewcache.go); gen counts the messages other than frame ticks.
-	vc  *viewCache
-	gen int
+	// vc is the frame's cache (viewcache.go); gen counts the messages other than frame ticks
+	// and the pane's own keys, footGen those keys (they change the footer's key help alone).
+	vc      *viewCache
+	gen     int
+	footGen int
 
 	// class is the classroom: a served explorer that leads (the teacher's) or follows (a
 	// student's); zero elsewhere.
@@ -269,7 +271,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 	pipe := pipeline.New(st)
 	lrn := learn.New(st, texts)
 	m := Model{
-		presets: p, styles: st, keys: DefaultKeyMap(),
+		presets: p, styles: &st, keys: DefaultKeyMap(),
 		fields: fields(), input: in, cur: s, compare: cmp, box: bx,
 		pipe: pipe, learn: lrn, lang: lang, texts: learn.NewTexts(texts),
 		panes: []common.Pane{pipe, tensor.New(st), cmp, memory.New(st), bx, lrn},
@@ -516,6 +518,9 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return m.setTab(i)
 		}
 	}
+	// A key only the pane takes (space, +, ., …) leaves the root's state as it was: the frame's
+	// cache keeps the title, strip and panel, and redraws the footer (the pane's keys).
+	m.gen, m.footGen = m.gen-1, m.footGen+1
 	cmd := m.panes[m.tab].Update(msg)
 	return m, tea.Batch(cmd, m.ensureTick())
 }

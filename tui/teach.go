@@ -157,7 +157,7 @@ func (m Model) setPresentation(on bool) (tea.Model, tea.Cmd) {
 	if on {
 		st = theme.HighContrastFor(m.renderer)
 	}
-	m.styles = st
+	m.styles = &st
 	m.pipe.SetStyles(st)
 	m.pipe.SetLarge(on)
 	m.learn.SetStyles(st)

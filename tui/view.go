@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/common"
 	"github.com/splitscope/splitscope/tui/static"
 )
 
@@ -167,9 +168,9 @@ func (m *Model) stripView() string {
 		return fitLines([]string{m.styles.Dim.Render(" evaluating…")}, m.width, h)
 	}
 	if m.quizOpen() {
-		return fitLines(strings.Split(stripHidden(m.styles, m.data.Scenario, m.width, h), "\n"), m.width, h)
+		return fitLines(strings.Split(stripHidden(*m.styles, m.data.Scenario, m.width, h), "\n"), m.width, h)
 	}
-	return fitLines(strings.Split(stripView(m.styles, m.data.Scenario, m.data.Report, m.data.Stale, m.width, h), "\n"), m.width, h)
+	return fitLines(strings.Split(stripView(*m.styles, m.data.Scenario, m.data.Report, m.data.Stale, m.width, h), "\n"), m.width, h)
 }
 
 func (m *Model) paramsView() string {
@@ -462,7 +463,7 @@ func box(plain, st lipgloss.Style, content string, w, h int) string {
 		b.WriteString("\n")
 		b.WriteString(side)
 		b.WriteString(l)
-		b.WriteString(strings.Repeat(" ", max(w-ansi.StringWidth(l), 0)))
+		b.WriteString(strings.Repeat(" ", max(w-common.Width(l), 0)))
 		b.WriteString(side)
 	}
 	b.WriteString("\n")
@@ -475,7 +476,7 @@ func fitLines(lines []string, w, h int) string {
 	out := make([]string, h)
 	for i := range out {
 		if i < len(lines) {
-			out[i] = ansi.Truncate(lines[i], w, "")
+			out[i] = common.Cut(lines[i], w)
 		}
 	}
 	return strings.Join(out, "\n")

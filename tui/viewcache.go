@@ -5,18 +5,19 @@ import "strings"
 // The frame's cache: a frame tick (common.FrameMsg) changes only the active pane, so the parts of
 // the screen drawn from the root's state alone (the title, the strip, the parameter panel, the
 // footer) are drawn once and reused until something else changes. Update bumps gen for every
-// other message; the key also holds the state those parts read most, so that a model changed
+// other message (but a key only the pane takes: footGen, the footer alone); the key also holds the state those parts read most, so that a model changed
 // without Update (tests) is redrawn too.
 
 // viewCache holds the parts of the last frame; the Model holds it by pointer (View has a value
 // receiver), and a nil one draws everything afresh.
 type viewCache struct {
-	key    viewKey
-	ok     bool
-	title  string
-	strip  string
-	footer string
-	params []string // nil until drawn for this key
+	key     viewKey
+	ok      bool
+	title   string
+	strip   string
+	footGen int // the footer's: it also changes with the pane's own keys
+	footer  string
+	params  []string // nil until drawn for this key
 }
 
 // viewKey is what the cached parts are drawn from: gen, bumped by every message but a frame
@@ -47,7 +48,9 @@ func (m *Model) parts() *viewCache {
 		return nil
 	}
 	if k := m.viewKey(); !c.ok || c.key != k {
-		*c = viewCache{key: k, ok: true, title: m.titleView(), strip: m.stripView(), footer: m.footerView()}
+		*c = viewCache{key: k, ok: true, title: m.titleView(), strip: m.stripView(), footGen: m.footGen, footer: m.footerView()}
+	} else if c.footGen != m.footGen {
+		c.footGen, c.footer = m.footGen, m.footerView()
 	}
 	return c
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -74,4 +75,30 @@ func TestViewCacheMatchesFreshRender(t *testing.T) {
 	check("help set directly")
 	m.helpOpen = false
 	check("help unset directly")
+}
+
+// TestViewCacheRandomWalk presses keys at random (a fixed seed), the panes' own among them, on
+// every tab and in the tour, and after each compares the cached View with a fresh one: a key
+// that changed what a cached part shows without invalidating it fails here.
+func TestViewCacheRandomWalk(t *testing.T) {
+	keys := []string{"space", ".", "+", "-", "0", "home", "end", "[", "]", "r", "u", "up", "down", "left", "right",
+		"tab", "1", "2", "3", "4", "5", "6", "g", "esc", "?", "p", "P", "w", "y", "enter", "2", "backspace"}
+	rng := rand.New(rand.NewPCG(12, 1))
+	m := ready(t, 120, 40, nil)
+	at := time.Now()
+	for i := range 600 {
+		k := keys[rng.IntN(len(keys))]
+		m, _ = press(m, k)
+		if rng.IntN(4) == 0 {
+			m = settle(m)
+		}
+		for f := range 2 {
+			if got, want := m.View(), m.uncachedView(); got != want {
+				t.Fatalf("key %d %q (frame %d): the cached View differs from a fresh one\ncached:\n%s\nfresh:\n%s", i, k, f, got, want)
+			}
+			at = at.Add(common.FrameInterval)
+			next, _ := m.Update(common.FrameMsg(at))
+			m = next.(Model)
+		}
+	}
 }

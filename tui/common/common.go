@@ -179,7 +179,9 @@ func Fit(lines []string, w, h int) string {
 	}
 	out := make([]string, h)
 	for i := range min(h, len(lines)) {
-		out[i] = ansi.Truncate(lines[i], max(w, 0), "…")
+		if out[i] = lines[i]; Width(lines[i]) > w {
+			out[i] = ansi.Truncate(lines[i], max(w, 0), "…")
+		}
 	}
 	return strings.Join(out, "\n")
 }

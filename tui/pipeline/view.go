@@ -5,14 +5,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/costmodel/serve"
 	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/common"
 	"github.com/splitscope/splitscope/tui/theme"
 )
 
@@ -96,53 +95,11 @@ func (m *Model) View() string {
 	}
 	out = out[:h]
 	for i, s := range out {
-		if !fits(s, w) {
+		if common.Width(s) > w {
 			out[i] = ansi.Truncate(s, max(w, 0), "")
 		}
 	}
 	return strings.Join(out, "\n")
-}
-
-// fits reports whether a line the tab drew takes at most w cells. The chart's glyphs (dots,
-// blocks, box drawing) take one cell each but lie outside ASCII, where lipgloss.Width segments
-// graphemes at a cost that came to most of a View; so runes known to be one cell wide are
-// counted here, and a line holding any other rune, or an escape other than CSI, is measured by
-// lipgloss.
-func fits(s string, w int) bool {
-	n := 0
-	for i := 0; i < len(s); {
-		if s[i] == 0x1b {
-			if i+1 >= len(s) || s[i+1] != '[' {
-				return lipgloss.Width(s) <= w
-			}
-			i += 2
-			for i < len(s) && (s[i] < 0x40 || s[i] > 0x7e) { // parameters, up to the final byte
-				i++
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !narrow(r) {
-			return lipgloss.Width(s) <= w
-		}
-		n++
-		i += size
-	}
-	return n <= w
-}
-
-// narrow reports whether lipgloss counts r as one cell, for the ranges the tab draws from:
-// printable Latin, general punctuation, arrows, mathematical operators, box drawing, blocks and
-// the geometric shapes before the wide ones.
-func narrow(r rune) bool {
-	switch {
-	case r >= 0x20 && r < 0x7f, r >= 0xa0 && r < 0x300:
-		return true
-	case r >= 0x2000 && r < 0x2070, r >= 0x2190 && r < 0x2300, r >= 0x2500 && r < 0x25fd:
-		return true
-	}
-	return false
 }
 
 // headerParts is the summary: schedule and shape, step time, the bubble beside its closed form;

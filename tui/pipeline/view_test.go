@@ -212,8 +212,8 @@ func TestFitsAgreesWithLipgloss(t *testing.T) {
 	for _, l := range lines {
 		lw := lipgloss.Width(l)
 		for _, w := range []int{lw - 1, lw, lw + 1} {
-			if got := fits(l, w); got != (lw <= w) {
-				t.Errorf("fits(%q, %d) = %v; lipgloss measures %d cells", l, w, got, lw)
+			if got := common.Width(l) <= w; got != (lw <= w) {
+				t.Errorf("common.Width(%q) <= %d is %v; lipgloss measures %d cells", l, w, got, lw)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,10 +72,14 @@ type loadTerm struct {
 	s    *gossh.Session
 	in   interface{ Write([]byte) (int, error) }
 	mu   sync.Mutex
-	tail []byte // the last loadTail bytes
+	tail []byte // the last loadTail bytes or more
 	off  int    // bytes received in all; tail ends there
 	at   []time.Time
 	gone atomic.Bool
+	// more is signalled (without blocking) when output arrives, so that await looks again then
+	// and only then: 100 clients polling their output every millisecond took the CPU the
+	// server's frames were measured on.
+	more chan struct{}
 }
 
 // openLoad opens session i from its own loopback source address (127.0.0.2 onwards, 30
@@ -95,7 +100,7 @@ func openLoad(addr string, i int) (*loadTerm, error) {
 	}
 	_ = conn.SetDeadline(time.Time{})
 	c := gossh.NewClient(cc, chans, reqs)
-	lt := &loadTerm{c: c}
+	lt := &loadTerm{c: c, more: make(chan struct{}, 1)}
 	fail := func(err error) (*loadTerm, error) { _ = c.Close(); return nil, err }
 	if lt.s, err = c.NewSession(); err != nil {
 		return fail(err)
@@ -120,7 +125,7 @@ func openLoad(addr string, i int) (*loadTerm, error) {
 			now := time.Now()
 			lt.mu.Lock()
 			lt.tail = append(lt.tail, buf[:n]...)
-			if len(lt.tail) > loadTail {
+			if len(lt.tail) > 2*loadTail { // cut back to loadTail now and then, not at every chunk
 				lt.tail = append(lt.tail[:0], lt.tail[len(lt.tail)-loadTail:]...)
 			}
 			lt.off += n
@@ -129,6 +134,10 @@ func openLoad(addr string, i int) (*loadTerm, error) {
 			}
 			ask := bytes.Contains(buf[:n], []byte("\x1b[c"))
 			lt.mu.Unlock()
+			select {
+			case lt.more <- struct{}{}:
+			default:
+			}
 			if ask {
 				_, _ = in.Write([]byte("\x1b]11;rgb:0000/0000/0000\x07\x1b[?62c"))
 			}
@@ -157,16 +166,21 @@ func (lt *loadTerm) seen(mark int, text string) bool {
 	return strings.Contains(ansi.Strip(string(lt.tail[from:])), text)
 }
 
-// await polls until text arrived since mark; it returns when it was first seen, to the poll's
-// resolution (1 ms), or false at the deadline.
+// await waits until text arrived since mark, looking again each time output arrives; it
+// returns when it was seen, or false at the deadline.
 func (lt *loadTerm) await(mark int, text string, deadline time.Time) (time.Time, bool) {
-	for !time.Now().After(deadline) {
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	for {
 		if lt.seen(mark, text) {
 			return time.Now(), true
 		}
-		time.Sleep(time.Millisecond)
+		select {
+		case <-lt.more:
+		case <-timer.C:
+			return time.Time{}, lt.seen(mark, text)
+		}
 	}
-	return time.Time{}, false
 }
 
 // chunks is the arrival times of the chunks received in [from, to).
@@ -282,9 +296,24 @@ func TestLoad(t *testing.T) {
 
 	// Playing: every session receives frames; the gaps between its chunks.
 	ticks.Store(0)
+	pc0 := cpuTime()
 	from := time.Now()
-	time.Sleep(loadPlay)
+	if f := os.Getenv("SPLITSCOPE_LOAD_PROFILE"); f != "" { // the playing window's CPU profile
+		out, err := os.Create(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(out); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(loadPlay)
+		pprof.StopCPUProfile()
+		_ = out.Close()
+	} else {
+		time.Sleep(loadPlay)
+	}
 	to := time.Now()
+	playCPU := cpuTime() - pc0
 	played := ticks.Load()
 	var gaps []time.Duration
 	minChunks := -1
@@ -304,6 +333,9 @@ func TestLoad(t *testing.T) {
 		loadPlay, played, float64(played)/float64(n)/to.Sub(from).Seconds(), time.Second/FrameInterval,
 		pct(gaps, .5).Round(100*time.Microsecond), pct(gaps, .99).Round(100*time.Microsecond),
 		slices.Max(append(gaps, 0)).Round(100*time.Microsecond), minChunks)
+	t.Logf("playing %v: CPU %v (%.0f%% of one core, server and clients), %.0f µs a frame tick",
+		to.Sub(from).Round(time.Millisecond), playCPU.Round(time.Millisecond), 100*playCPU.Seconds()/to.Sub(from).Seconds(),
+		float64(playCPU.Microseconds())/float64(max(played, 1)))
 	t.Logf("memory before the server: %s", before)
 	t.Logf("memory with %d sessions playing (server and clients, one process): %s", n, memFigures())
 

@@ -4,9 +4,11 @@
 package theme
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 )
 
 // Glyphs tell op kinds and states apart without colour.
@@ -56,12 +58,40 @@ func c(light, dark string) lipgloss.AdaptiveColor {
 	return lipgloss.AdaptiveColor{Light: light, Dark: dark}
 }
 
+// resolver converts a theme's colours to r's colour profile once, when the styles are built.
+// lipgloss converts a hex colour at every Render, and for 256 or 16 colours termenv then
+// searches its palette for the nearest colour in HSLuv: a served class of xterm-256color
+// sessions spent a tenth of its frames there. An ANSI number converts for free. True colour
+// and no colour stay as they are (nothing to search; and a profile lowered later, NO_COLOR,
+// still strips them).
+func resolver(r *lipgloss.Renderer) func(light, dark string) lipgloss.AdaptiveColor {
+	p := r.ColorProfile()
+	if p != termenv.ANSI256 && p != termenv.ANSI {
+		return c
+	}
+	conv := func(hex string) string {
+		switch col := p.Color(hex).(type) {
+		case termenv.ANSI256Color:
+			return strconv.Itoa(int(col))
+		case termenv.ANSIColor:
+			return strconv.Itoa(int(col))
+		}
+		return hex
+	}
+	return func(light, dark string) lipgloss.AdaptiveColor {
+		return lipgloss.AdaptiveColor{Light: conv(light), Dark: conv(dark)}
+	}
+}
+
 // Default builds the explorer's styles for the process's terminal (lipgloss' default renderer).
 func Default() Styles { return For(lipgloss.DefaultRenderer()) }
 
 // For builds the explorer's styles for one renderer: its colour profile and background decide
 // the escape sequences, so each SSH session of splitscope serve gets its own terminal's colours.
-func For(r *lipgloss.Renderer) Styles {
+func For(r *lipgloss.Renderer) Styles { return styles(r, resolver(r)) }
+
+// styles builds For's styles with colours made by c.
+func styles(r *lipgloss.Renderer, c func(light, dark string) lipgloss.AdaptiveColor) Styles {
 	fg := func(col lipgloss.AdaptiveColor) lipgloss.Style { return r.NewStyle().Foreground(col) }
 	block := func(bg lipgloss.AdaptiveColor) lipgloss.Style {
 		return r.NewStyle().Background(bg).Foreground(c("#000000", "#000000"))
@@ -141,7 +171,10 @@ func (p Paint) Wrap(s string) string {
 func HighContrast() Styles { return HighContrastFor(lipgloss.DefaultRenderer()) }
 
 // HighContrastFor builds presentation mode's styles for one renderer (see For).
-func HighContrastFor(r *lipgloss.Renderer) Styles {
+func HighContrastFor(r *lipgloss.Renderer) Styles { return highContrast(r, resolver(r)) }
+
+// highContrast builds HighContrastFor's styles with colours made by c.
+func highContrast(r *lipgloss.Renderer, c func(light, dark string) lipgloss.AdaptiveColor) Styles {
 	ink := c("#000000", "#FFFFFF")   // text: black on light terminals, white on dark ones
 	paper := c("#FFFFFF", "#000000") // the opposite, for reversed title bars
 	fg := func(col lipgloss.AdaptiveColor) lipgloss.Style { return r.NewStyle().Foreground(col).Bold(true) }

@@ -1,6 +1,8 @@
 package theme
 
 import (
+	"io"
+	"reflect"
 	"testing"
 
 	"github.com/charmbracelet/lipgloss"
@@ -54,5 +56,60 @@ func TestHighContrastIsComplete(t *testing.T) {
 	}
 	if st.PaneFocused.GetBorderStyle() != lipgloss.ThickBorder() {
 		t.Error("pane borders should be thick")
+	}
+}
+
+// Colours converted once for a 256- or 16-colour terminal draw exactly what lipgloss' own
+// conversion at each Render draws, on dark and light backgrounds, in both themes.
+func TestResolvedColoursRenderAlike(t *testing.T) {
+	for _, prof := range []termenv.Profile{termenv.ANSI256, termenv.ANSI, termenv.TrueColor, termenv.Ascii} {
+		for _, dark := range []bool{true, false} {
+			r := lipgloss.NewRenderer(io.Discard)
+			r.SetColorProfile(prof)
+			r.SetHasDarkBackground(dark)
+			for name, pair := range map[string][2]Styles{
+				"For":          {For(r), styles(r, c)},
+				"HighContrast": {HighContrastFor(r), highContrast(r, c)},
+			} {
+				got, want := reflect.ValueOf(pair[0]), reflect.ValueOf(pair[1])
+				var list func(v reflect.Value) []lipgloss.Style
+				list = func(v reflect.Value) []lipgloss.Style {
+					switch st, ok := v.Interface().(lipgloss.Style); {
+					case ok:
+						return []lipgloss.Style{st}
+					case v.Kind() == reflect.Struct || v.Kind() == reflect.Array:
+						var out []lipgloss.Style
+						if v.Kind() == reflect.Struct {
+							for i := range v.NumField() {
+								out = append(out, list(v.Field(i))...)
+							}
+							return out
+						}
+						for i := range v.Len() {
+							out = append(out, list(v.Index(i))...)
+						}
+						return out
+					}
+					return nil
+				}
+				gs, ws := list(got), list(want)
+				if len(gs) != len(ws) || len(gs) < 30 {
+					t.Fatalf("%d and %d styles", len(gs), len(ws))
+				}
+				coloured := 0
+				for i := range gs {
+					g, w := gs[i].Render("x y"), ws[i].Render("x y")
+					if g != w {
+						t.Errorf("%v dark %v, %s style %d: %q, want %q", prof, dark, name, i, g, w)
+					}
+					if w != "x y" {
+						coloured++
+					}
+				}
+				if prof != termenv.Ascii && coloured < 20 {
+					t.Errorf("%v: only %d styles draw anything", prof, coloured)
+				}
+			}
+		}
 	}
 }
