@@ -195,7 +195,7 @@ func (m Model) goTo(l Lead) (tea.Model, tea.Cmd) {
 	}
 	n.cur, n.offer, n.moved = l.Scenario, nil, ""
 	n.editing, n.inputErr = false, ""
-	n.input.Blur()
+	n.editInput().Blur()
 	next, evalCmd := n.changed()
 	return next, tea.Batch(tourCmd, evalCmd)
 }

@@ -105,7 +105,7 @@ type Model struct {
 	fields  []field
 	sel     int // index into fields
 	editing bool
-	input   textinput.Model
+	input   *textinput.Model // shared by copies of the Model until written: see editInput
 	// inputSel says the typed value is still the field's whole text, selected: the first key
 	// typed replaces it.
 	inputSel bool
@@ -272,7 +272,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 	lrn := learn.New(st, texts)
 	m := Model{
 		presets: p, styles: &st, keys: DefaultKeyMap(),
-		fields: fields(), input: in, cur: s, compare: cmp, box: bx,
+		fields: fields(), input: &in, cur: s, compare: cmp, box: bx,
 		pipe: pipe, learn: lrn, lang: lang, texts: learn.NewTexts(texts),
 		panes: []common.Pane{pipe, tensor.New(st), cmp, memory.New(st), bx, lrn},
 		calib: o.calib, renderer: o.renderer, served: o.served, frame: max(o.frame, common.FrameInterval),
@@ -281,6 +281,15 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 	}
 	m.keys.pane = m.panes[m.tab].Keys()
 	return m
+}
+
+// editInput is the text input to change: a copy of the one this Model shares with the copies
+// Update made of it (the input is 5 KB, and every Update returns the Model boxed), so that an
+// earlier Model keeps what it had.
+func (m *Model) editInput() *textinput.Model {
+	in := *m.input
+	m.input = &in
+	return m.input
 }
 
 // Init starts the first evaluation.
@@ -428,7 +437,9 @@ func (m *Model) resize() {
 	m.capRows = max(min(m.capRows, m.height/3-helpH-1-2), 1)
 	footer := 1 + helpH + m.captionHeight()
 	m.lay = computeLayout(m.width, m.height, footer, m.present)
-	m.input.Width = max(m.lay.Params.W-6, 4)
+	if w := max(m.lay.Params.W-6, 4); m.input.Width != w {
+		m.editInput().Width = w
+	}
 	if !m.lay.TooSmall {
 		for _, p := range m.panes {
 			p.SetSize(m.lay.Content.W, m.lay.Content.H)
@@ -509,9 +520,10 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.stepField(+1)
 	case key.Matches(msg, k.Edit):
 		m.editing, m.inputErr, m.inputSel = true, "", true
-		m.input.SetValue(m.fields[m.sel].get(&m.cur))
-		m.input.CursorEnd()
-		return m, m.input.Focus()
+		in := m.editInput()
+		in.SetValue(m.fields[m.sel].get(&m.cur))
+		in.CursorEnd()
+		return m, in.Focus()
 	}
 	for i, b := range k.Tabs {
 		if key.Matches(msg, b) && i < len(m.panes) {
@@ -532,7 +544,7 @@ func (m Model) typing(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch {
 	case key.Matches(msg, m.keys.Cancel):
 		m.editing, m.inputErr, m.offer = false, "", nil
-		m.input.Blur()
+		m.editInput().Blur()
 		return m, nil
 	case key.Matches(msg, m.keys.Edit):
 		return m.commitInput()
@@ -541,15 +553,16 @@ func (m Model) typing(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.inputSel = false
 		switch msg.Type {
 		case tea.KeyRunes, tea.KeySpace:
-			m.input.SetValue("")
+			m.editInput().SetValue("")
 		case tea.KeyBackspace, tea.KeyDelete, tea.KeyCtrlU:
-			m.input.SetValue("")
+			m.editInput().SetValue("")
 			return m, nil
 		}
 	}
 	m.offer = nil // the offer was for the text that was refused
 	var cmd tea.Cmd
-	m.input, cmd = m.input.Update(msg)
+	in := m.editInput()
+	*in, cmd = in.Update(msg)
 	return m, cmd
 }
 
@@ -644,7 +657,7 @@ func (m Model) takeOffer() (tea.Model, tea.Cmd) {
 	}
 	o := *m.offer
 	m.editing, m.inputErr = false, ""
-	m.input.Blur()
+	m.editInput().Blur()
 	return m.apply(o.s, o.field)
 }
 
@@ -668,7 +681,7 @@ func (m Model) commitInput() (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.editing, m.inputErr, m.boxErr = false, "", ""
-	m.input.Blur()
+	m.editInput().Blur()
 	if next == m.cur {
 		m.offer = nil
 		return m, nil

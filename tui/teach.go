@@ -111,7 +111,7 @@ func (m Model) tourStep(i int) (tea.Model, tea.Cmd) {
 	m.tour.quiz = quizState{choice: -1}
 	m.cur = m.tour.files[i].Scenario
 	m.boxErr, m.editing, m.inputErr, m.offer, m.moved = "", false, "", nil, ""
-	m.input.Blur()
+	m.editInput().Blur()
 	tab, ok := tourTabs[m.tour.steps[i]]
 	if !ok {
 		tab = TabPipeline

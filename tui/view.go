@@ -29,22 +29,20 @@ func (m Model) View() string {
 	// Compose line by line: lipgloss' joins re-measure every line of both boxes, and the frame
 	// is redrawn up to 30 times a second.
 	c := m.parts()
-	main := strings.Split(m.mainView(), "\n")
-	if m.helpOpen {
+	var main []string
+	switch w, h := m.width-2, m.lay.Main.H-2; {
+	case m.helpOpen:
 		// The help page takes the whole body, so that the descriptions read whole at 80 columns.
-		w, h := m.width-2, m.lay.Main.H-2
-		main = strings.Split(box(m.styles.Plain, m.styles.PaneFocused, fitLines(strings.Split(m.helpPage(w, h), "\n"), w, h), w, h), "\n")
-	} else if m.sheet != nil {
+		main = boxLines(m.styles.Plain, m.styles.PaneFocused, fitSlice(strings.Split(m.helpPage(w, h), "\n"), w, h), w, h)
+	case m.sheet != nil:
 		// What s or x would have written, in a served session: the whole body, to copy whole.
-		w, h := m.width-2, m.lay.Main.H-2
-		main = strings.Split(box(m.styles.Plain, m.styles.PaneFocused, fitLines(strings.Split(m.sheetPage(w, h), "\n"), w, h), w, h), "\n")
-	} else if !m.present {
-		params := m.paramLines(c)
-		for i := range main {
-			if i < len(params) {
-				main[i] = params[i] + main[i]
-			}
-		}
+		main = boxLines(m.styles.Plain, m.styles.PaneFocused, fitSlice(strings.Split(m.sheetPage(w, h), "\n"), w, h), w, h)
+	default:
+		main = m.mainView()
+	}
+	var params []string // beside the main pane, line by line
+	if !m.helpOpen && m.sheet == nil && !m.present {
+		params = m.paramLines(c)
 	}
 	title, strip, footer := "", "", ""
 	if c != nil {
@@ -53,11 +51,15 @@ func (m Model) View() string {
 		title, strip, footer = m.titleView(), m.stripView(), m.footerView()
 	}
 	var b strings.Builder
+	b.Grow(m.width * m.height * 4) // a frame in colour: about 3 bytes a cell; one allocation
 	b.WriteString(title)
 	b.WriteString("\n")
 	b.WriteString(strip)
-	for _, l := range main {
+	for i, l := range main {
 		b.WriteString("\n")
+		if i < len(params) {
+			b.WriteString(params[i])
+		}
 		b.WriteString(l)
 	}
 	if m.tour.on {
@@ -312,18 +314,18 @@ func indexOf(v []int, x int) int {
 	return 0
 }
 
-func (m *Model) mainView() string {
+func (m *Model) mainView() []string {
 	r := m.lay.Main
 	innerW := r.W - 2
-	var tabs []string
-	for i, t := range m.tabTitles() {
-		st := m.styles.Tab
-		if i == m.tab {
-			st = m.styles.TabActive
+	tabLine := ""
+	if c := m.parts(); c != nil {
+		if c.tabs == "" {
+			c.tabs = m.tabLine(innerW)
 		}
-		tabs = append(tabs, st.Render(t))
+		tabLine = c.tabs
+	} else {
+		tabLine = m.tabLine(innerW)
 	}
-	tabLine := ansi.Truncate(lipgloss.JoinHorizontal(lipgloss.Top, tabs...), innerW, "…")
 	var content string
 	if m.quizOpen() && m.tab != TabBox { // predict, then reveal: the Box tab shows no step's numbers
 		content = m.predictCard(innerW)
@@ -334,8 +336,21 @@ func (m *Model) mainView() string {
 	} else {
 		content = m.styles.Dim.Render("evaluating…")
 	}
-	content = fitLines(strings.Split(content, "\n"), innerW, m.lay.Content.H)
-	return box(m.styles.Plain, m.styles.PaneFocused, tabLine+"\n"+content, innerW, r.H-2)
+	lines := append([]string{tabLine}, fitSlice(strings.Split(content, "\n"), innerW, m.lay.Content.H)...)
+	return boxLines(m.styles.Plain, m.styles.PaneFocused, lines, innerW, r.H-2)
+}
+
+// tabLine is the main pane's first line: the tabs, the active one marked, in w cells.
+func (m *Model) tabLine(w int) string {
+	var tabs []string
+	for i, t := range m.tabTitles() {
+		st := m.styles.Tab
+		if i == m.tab {
+			st = m.styles.TabActive
+		}
+		tabs = append(tabs, st.Render(t))
+	}
+	return ansi.Truncate(lipgloss.JoinHorizontal(lipgloss.Top, tabs...), w, "…")
 }
 
 // helpView is the footer's key help, cut to the terminal's width: the keys that do something
@@ -450,36 +465,56 @@ func (m *Model) verdict() string {
 // of at most w cells (fitLines' output), padding each line to w. plain is the theme's Plain
 // style, so the border is painted by the same renderer as the rest.
 func box(plain, st lipgloss.Style, content string, w, h int) string {
+	return strings.Join(boxLines(plain, st, strings.Split(content, "\n"), w, h), "\n")
+}
+
+// boxLines is box line by line: the h+2 lines are pieces of one string, built at once.
+func boxLines(plain, st lipgloss.Style, lines []string, w, h int) []string {
 	paint := plain.Foreground(st.GetBorderTopForeground())
 	side := paint.Render("│")
+	size := 2 * (3*w + 2*len(side) + 8)
+	for _, l := range lines[:min(len(lines), h)] {
+		size += len(l)
+	}
 	var b strings.Builder
+	b.Grow(size + h*(2*len(side)+w/2))
+	ends := make([]int, 0, h+2)
 	b.WriteString(paint.Render("╭" + strings.Repeat("─", w) + "╮"))
-	lines := strings.Split(content, "\n")
+	ends = append(ends, b.Len())
 	for i := 0; i < h; i++ {
 		l := ""
 		if i < len(lines) {
 			l = lines[i]
 		}
-		b.WriteString("\n")
 		b.WriteString(side)
 		b.WriteString(l)
-		b.WriteString(strings.Repeat(" ", max(w-common.Width(l), 0)))
+		for range max(w-common.Width(l), 0) {
+			b.WriteByte(' ')
+		}
 		b.WriteString(side)
+		ends = append(ends, b.Len())
 	}
-	b.WriteString("\n")
 	b.WriteString(paint.Render("╰" + strings.Repeat("─", w) + "╯"))
-	return b.String()
+	ends = append(ends, b.Len())
+	all, out, from := b.String(), make([]string, len(ends)), 0
+	for i, e := range ends {
+		out[i], from = all[from:e], e
+	}
+	return out
 }
 
 // fitLines pads or cuts lines to exactly h lines of at most w cells.
-func fitLines(lines []string, w, h int) string {
+func fitLines(lines []string, w, h int) string { return strings.Join(fitSlice(lines, w, h), "\n") }
+
+// fitSlice is fitLines line by line; a line that fits is kept as it is (no copy).
+func fitSlice(lines []string, w, h int) []string {
 	out := make([]string, h)
 	for i := range out {
 		if i < len(lines) {
 			out[i] = common.Cut(lines[i], w)
 		}
 	}
-	return strings.Join(out, "\n")
+	return out
 }
 
 // wrap word-wraps text to width w in a style.

@@ -18,6 +18,7 @@ type viewCache struct {
 	footGen int // the footer's: it also changes with the pane's own keys
 	footer  string
 	params  []string // nil until drawn for this key
+	tabs    string   // the main pane's tab line; "" until drawn for this key
 }
 
 // viewKey is what the cached parts are drawn from: gen, bumped by every message but a frame

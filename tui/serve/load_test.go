@@ -296,6 +296,8 @@ func TestLoad(t *testing.T) {
 
 	// Playing: every session receives frames; the gaps between its chunks.
 	ticks.Store(0)
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
 	pc0 := cpuTime()
 	from := time.Now()
 	if f := os.Getenv("SPLITSCOPE_LOAD_PROFILE"); f != "" { // the playing window's CPU profile
@@ -314,6 +316,7 @@ func TestLoad(t *testing.T) {
 	}
 	to := time.Now()
 	playCPU := cpuTime() - pc0
+	runtime.ReadMemStats(&ms1)
 	played := ticks.Load()
 	var gaps []time.Duration
 	minChunks := -1
@@ -333,9 +336,10 @@ func TestLoad(t *testing.T) {
 		loadPlay, played, float64(played)/float64(n)/to.Sub(from).Seconds(), time.Second/FrameInterval,
 		pct(gaps, .5).Round(100*time.Microsecond), pct(gaps, .99).Round(100*time.Microsecond),
 		slices.Max(append(gaps, 0)).Round(100*time.Microsecond), minChunks)
-	t.Logf("playing %v: CPU %v (%.0f%% of one core, server and clients), %.0f µs a frame tick",
+	t.Logf("playing %v: CPU %v (%.0f%% of one core, server and clients), %.0f µs and %.0f KB allocated a frame tick, %d collections",
 		to.Sub(from).Round(time.Millisecond), playCPU.Round(time.Millisecond), 100*playCPU.Seconds()/to.Sub(from).Seconds(),
-		float64(playCPU.Microseconds())/float64(max(played, 1)))
+		float64(playCPU.Microseconds())/float64(max(played, 1)), float64(ms1.TotalAlloc-ms0.TotalAlloc)/1e3/float64(max(played, 1)),
+		ms1.NumGC-ms0.NumGC)
 	t.Logf("memory before the server: %s", before)
 	t.Logf("memory with %d sessions playing (server and clients, one process): %s", n, memFigures())
 
