@@ -30,6 +30,9 @@ import (
 //
 //	SPLITSCOPE_LOAD_SESSIONS=100 go test ./tui/serve -run TestLoad -v -count=1
 //
+// SPLITSCOPE_LOAD_PROFILE=/tmp/load also writes the CPU profiles of the playing and the idle
+// windows to /tmp/load.play and /tmp/load.idle.
+//
 // Figures (t.Logf):
 //   - memory: VmRSS (/proc/self/status) and runtime.MemStats Sys/HeapInuse before the server
 //     starts and while all N play;
@@ -238,6 +241,27 @@ func pct(ds []time.Duration, p float64) time.Duration {
 	return s[min(int(float64(len(s))*p), len(s)-1)]
 }
 
+// profiled sleeps d, writing the process's CPU profile meanwhile to
+// $SPLITSCOPE_LOAD_PROFILE.what when that is set.
+func profiled(t *testing.T, what string, d time.Duration) {
+	t.Helper()
+	f := os.Getenv("SPLITSCOPE_LOAD_PROFILE")
+	if f == "" {
+		time.Sleep(d)
+		return
+	}
+	out, err := os.Create(f + "." + what)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if err := pprof.StartCPUProfile(out); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(d)
+	pprof.StopCPUProfile()
+}
+
 func TestLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("load test: not with -short")
@@ -300,20 +324,7 @@ func TestLoad(t *testing.T) {
 	runtime.ReadMemStats(&ms0)
 	pc0 := cpuTime()
 	from := time.Now()
-	if f := os.Getenv("SPLITSCOPE_LOAD_PROFILE"); f != "" { // the playing window's CPU profile
-		out, err := os.Create(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pprof.StartCPUProfile(out); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(loadPlay)
-		pprof.StopCPUProfile()
-		_ = out.Close()
-	} else {
-		time.Sleep(loadPlay)
-	}
+	profiled(t, "play", loadPlay)
 	to := time.Now()
 	playCPU := cpuTime() - pc0
 	runtime.ReadMemStats(&ms1)
@@ -389,7 +400,7 @@ func TestLoad(t *testing.T) {
 	time.Sleep(4 * common.FrameInterval)
 	ticks.Store(0)
 	c0, w0 := cpuTime(), time.Now()
-	time.Sleep(loadIdle)
+	profiled(t, "idle", loadIdle)
 	cpu, wall := cpuTime()-c0, time.Since(w0)
 	idle := ticks.Load()
 	t.Logf("all %d paused, %v: CPU %v (%.1f%% of one core, server and clients), frame ticks %d",

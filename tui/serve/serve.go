@@ -347,7 +347,14 @@ type guard struct {
 	logf   func(string, ...any)
 	once   sync.Once
 	dead   bool
+	// last is the last view the explorer drew, flip whether it went out with quiet appended
+	// (see View).
+	last string
+	flip bool
 }
+
+// quiet ends a view that would equal the one before: a style reset, which draws nothing.
+const quiet = "\x1b[m"
 
 func (g *guard) fail(r any) {
 	g.once.Do(func() {
@@ -388,5 +395,18 @@ func (g *guard) View() (v string) {
 			v = ""
 		}
 	}()
-	return g.m.View()
+	v = g.m.View()
+	// Bubble Tea's renderer (v1.3.10) keeps a view equal to the one it drew last, and then
+	// copies and compares the whole frame at each of its 60 ticks a second until the next
+	// change: a paused class of 100 spent a sixth of a core doing that. A view equal to the last
+	// goes out with quiet appended, or without it when the last had it: the renderer redraws the
+	// last line once and has nothing left to compare.
+	if v == g.last {
+		g.flip = !g.flip
+	}
+	g.last = v
+	if g.flip {
+		v += quiet
+	}
+	return v
 }

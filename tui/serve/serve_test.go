@@ -431,3 +431,29 @@ func (s *syncBuf) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// still is a model whose view is whatever it was set to.
+type still struct{ v *string }
+
+func (s still) Init() tea.Cmd                       { return nil }
+func (s still) Update(tea.Msg) (tea.Model, tea.Cmd) { return s, nil }
+func (s still) View() string                        { return *s.v }
+
+// A served view never goes out equal to the one before it (Bubble Tea's renderer would compare
+// it at every tick from then on), and reads the same as the explorer drew it.
+func TestGuardViewNeverRepeats(t *testing.T) {
+	var v string
+	g := &guard{m: still{&v}}
+	prev := ""
+	for i, drawn := range []string{"A\nfoot", "A\nfoot", "A\nfoot", "B\nfoot", "B\nfoot", "A\nfoot", "A\nfoot"} {
+		v = drawn
+		out := g.View()
+		if out == prev {
+			t.Errorf("view %d went out as the one before it: %q", i, out)
+		}
+		if ansi.Strip(out) != drawn {
+			t.Errorf("view %d reads %q, drawn %q", i, ansi.Strip(out), drawn)
+		}
+		prev = out
+	}
+}
