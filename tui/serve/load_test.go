@@ -50,10 +50,10 @@ import (
 // are paused. The timings are reported, not asserted.
 
 const (
-	loadPlay   = 3 * time.Second // the window over which playing sessions are watched
-	loadIdle   = 2 * time.Second // the window over which paused sessions are watched
-	loadTail   = 64 << 10        // bytes of output each client keeps to look for a state
-	loadDials  = 10              // sessions opened at once
+	loadPlay  = 3 * time.Second // the window over which playing sessions are watched
+	loadIdle  = 2 * time.Second // the window over which paused sessions are watched
+	loadTail  = 64 << 10        // bytes of output each client keeps to look for a state
+	loadDials = 10              // sessions opened at once
 )
 
 func loadSessions(t *testing.T) int {
