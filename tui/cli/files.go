@@ -63,10 +63,14 @@ func readBoundedFile(flag, path string, limit int64, what string) ([]byte, error
 }
 
 func tooLarge(size, limit int64, what string) string {
-	if size < 0 {
-		return fmt.Sprintf("larger than %d MiB, the limit for %s", limit>>20, what)
+	unit, scale := "MiB", int64(1<<20)
+	if limit < 1<<20 {
+		unit, scale = "KiB", 1<<10 // a password file
 	}
-	return fmt.Sprintf("is %.1f MiB: larger than %d MiB, the limit for %s", float64(size)/(1<<20), limit>>20, what)
+	if size < 0 {
+		return fmt.Sprintf("larger than %d %s, the limit for %s", limit/scale, unit, what)
+	}
+	return fmt.Sprintf("is %.1f %s: larger than %d %s, the limit for %s", float64(size)/float64(scale), unit, limit/scale, unit, what)
 }
 
 // notRegular says what fi is when it is not a regular file, "" when it is.

@@ -17,13 +17,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/splitscope/splitscope/gpu"
+	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui"
 	"github.com/splitscope/splitscope/tui/serve"
 )
 
 // serveFlags are splitscope serve's own flags.
 type serveFlags struct {
-	listen, hostKey, password, authorizedKeys, teacherKey string
+	listen, hostKey, password, passwordFile, authorizedKeys, teacherKey string
 	maxSessions                                           int
 	idleTimeout                                           time.Duration
 	shareBox                                              bool
@@ -39,8 +40,10 @@ terminal size, colours and language: students type ssh -p 2222 HOST (or ssh -p 2
 for the French texts; else the client's LANG decides). The scenario flags set every session's
 starting scenario.
 
-Without --password or --authorized-keys anyone who reaches the port gets in (a classroom on a
-trusted network); serve says so when it starts.
+Without a password (--password, --password-file FILE, or $SPLITSCOPE_PASSWORD) or
+--authorized-keys anyone who reaches the port gets in (a classroom on a trusted network); serve
+says so when it starts. --password shows in the process list to other users of the machine;
+the file and the variable do not.
 
 Served sessions run the explorer only: no shell, no command, no port or agent forwarding, no
 SFTP. s and x show the scenario file and the report on screen instead of writing on this
@@ -57,7 +60,8 @@ The host key is --host-key FILE, or one generated once under the state directory
 		Example: `  splitscope serve
   splitscope serve --listen 0.0.0.0:2222 --password lesson --model llama-2-70b --gpu l40s --gpus 8
   splitscope serve --authorized-keys ~/class_keys --scenario tour/pcie
-  splitscope serve --password lesson --teacher-key ~/.ssh/id_ed25519.pub`,
+  splitscope serve --password-file ~/class_password --teacher-key ~/.ssh/id_ed25519.pub
+  SPLITSCOPE_PASSWORD=lesson splitscope serve`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runServe(cmd.Context(), stdout, cmd.ErrOrStderr(), sf, &f)
@@ -68,12 +72,42 @@ The host key is --host-key FILE, or one generated once under the state directory
 	fl.StringVar(&f.hostKey, "host-key", "", "host key file (PEM); default: generated once under the state directory")
 	fl.IntVar(&f.maxSessions, "max-sessions", serve.DefaultMaxSessions, "most concurrent sessions; one more is refused politely")
 	fl.DurationVar(&f.idleTimeout, "idle-timeout", serve.DefaultIdleTimeout, "close a connection idle this long (0: never)")
-	fl.StringVar(&f.password, "password", "", "password every client must give (default: none, open)")
+	fl.StringVar(&f.password, "password", "", "password every client must give (default: none, open; other users of this machine can read it in the process list: --password-file or $"+passwordEnv+" cannot be)")
+	fl.StringVar(&f.passwordFile, "password-file", "", "file whose first line is the password (not in the process list)")
 	fl.StringVar(&f.authorizedKeys, "authorized-keys", "", "authorized_keys file: only these public keys get in")
 	fl.StringVar(&f.teacherKey, "teacher-key", "", "authorized_keys file of the teacher: a session logging in with one leads the class")
 	fl.BoolVar(&f.shareBox, "share-box", false, "show this machine's GPUs (probed once, read-only) on every session's Box tab")
 	fl.SortFlags = false
 	return cmd
+}
+
+// passwordEnv names the variable serve takes the password from when no flag gives one.
+const passwordEnv = "SPLITSCOPE_PASSWORD"
+
+// maxPasswordBytes bounds --password-file: a password is a line, not a file.
+const maxPasswordBytes = 4 << 10
+
+// servePassword is the password clients must give: --password, the first line of
+// --password-file (one of the two), else $SPLITSCOPE_PASSWORD; "" for none.
+func servePassword(f *serveFlags) (string, error) {
+	switch {
+	case f.password != "" && f.passwordFile != "":
+		return "", usagef("--password and --password-file: give one of them")
+	case f.password != "":
+		return f.password, nil
+	case f.passwordFile != "":
+		data, err := readBoundedFile("password-file", f.passwordFile, maxPasswordBytes, "a password file")
+		if err != nil {
+			return "", err
+		}
+		line, _, _ := strings.Cut(string(data), "\n")
+		if line = strings.TrimRight(line, "\r"); line == "" {
+			return "", &model.FieldError{Field: "password-file", Value: f.passwordFile,
+				Allowed: "a file whose first line is the password; this one's is empty"}
+		}
+		return line, nil
+	}
+	return os.Getenv(passwordEnv), nil
 }
 
 func runServe(ctx context.Context, stdout, errw io.Writer, sf *scenarioFlags, f *serveFlags) error {
@@ -86,6 +120,10 @@ func runServe(ctx context.Context, stdout, errw io.Writer, sf *scenarioFlags, f 
 	if _, _, err := net.SplitHostPort(f.listen); err != nil {
 		return usagef("--listen %s: must be HOST:PORT or :PORT (%v)", f.listen, err)
 	}
+	password, err := servePassword(f)
+	if err != nil {
+		return err
+	}
 	p, s, err := flagScenario(sf)
 	if err != nil {
 		return err
@@ -95,7 +133,7 @@ func runServe(ctx context.Context, stdout, errw io.Writer, sf *scenarioFlags, f 
 	}
 	writeWarnings(errw, sf)
 	cfg := serve.Config{Scenario: s, Presets: p, MaxSessions: f.maxSessions, IdleTimeout: f.idleTimeout,
-		Password: f.password, Log: errw}
+		Password: password, Log: errw}
 	if sf.lang != "" {
 		cfg.Lang = sf.language()
 	}
@@ -154,7 +192,7 @@ func runServe(ctx context.Context, stdout, errw io.Writer, sf *scenarioFlags, f 
 	fmt.Fprintf(stdout, "splitscope serve: listening on %s (host key %s); students type: ssh -p %d HOST (-t fr for French)\n",
 		ln.Addr(), keyPath, port)
 	var auth []string
-	if f.password != "" {
+	if password != "" {
 		auth = append(auth, "the password")
 	}
 	if f.authorizedKeys != "" {

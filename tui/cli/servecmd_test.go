@@ -17,6 +17,14 @@ func TestServeBadInput(t *testing.T) {
 	if err := os.WriteFile(notKeys, []byte("this is not a key\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, []byte("\nsecond line\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big")
+	if err := os.WriteFile(big, []byte(strings.Repeat("x", 8<<10)), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	notPEM := filepath.Join(dir, "host_key")
 	if err := os.WriteFile(notPEM, []byte("not a PEM block\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -35,6 +43,11 @@ func TestServeBadInput(t *testing.T) {
 		{[]string{"serve", "--teacher-key", dir}, "must be a regular file"},
 		{[]string{"serve", "--host-key", notPEM, "--listen", "127.0.0.1:0"}, "--host-key"},
 		{[]string{"serve", "--json"}, "--json"},
+		{[]string{"serve", "--password", "a", "--password-file", notKeys}, "--password and --password-file: give one of them"},
+		{[]string{"serve", "--password-file", filepath.Join(dir, "missing")}, "--password-file " + filepath.Join(dir, "missing")},
+		{[]string{"serve", "--password-file", dir}, "must be a regular file"},
+		{[]string{"serve", "--password-file", empty}, "this one's is empty"},
+		{[]string{"serve", "--password-file", big}, "is 8.0 KiB: larger than 4 KiB, the limit for a password file"},
 	} {
 		code, out, errs := runArgs(t, tc.args...)
 		if code != 2 || !strings.Contains(errs, tc.want) || strings.Contains(out, "listening") {
@@ -43,5 +56,33 @@ func TestServeBadInput(t *testing.T) {
 	}
 	if b, err := os.ReadFile(notPEM); err != nil || string(b) != "not a PEM block\n" {
 		t.Errorf("the user's host key file changed: %q, %v", b, err)
+	}
+}
+
+// The password comes from --password, else the first line of --password-file (without its line
+// ending), else $SPLITSCOPE_PASSWORD.
+func TestServePassword(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "pw")
+	if err := os.WriteFile(file, []byte("s3cret word\r\nnot this\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(passwordEnv, "from-env")
+	for _, tc := range []struct {
+		f    serveFlags
+		want string
+	}{
+		{serveFlags{password: "flag"}, "flag"},
+		{serveFlags{passwordFile: file}, "s3cret word"},
+		{serveFlags{}, "from-env"},
+	} {
+		got, err := servePassword(&tc.f)
+		if err != nil || got != tc.want {
+			t.Errorf("%+v: %q, %v; want %q", tc.f, got, err, tc.want)
+		}
+	}
+	t.Setenv(passwordEnv, "")
+	if got, err := servePassword(&serveFlags{}); err != nil || got != "" {
+		t.Errorf("nothing given: %q, %v; want open", got, err)
 	}
 }
