@@ -25,9 +25,9 @@ import (
 // serveFlags are splitscope serve's own flags.
 type serveFlags struct {
 	listen, hostKey, password, passwordFile, authorizedKeys, teacherKey string
-	maxSessions                                           int
-	idleTimeout                                           time.Duration
-	shareBox                                              bool
+	maxSessions                                                         int
+	idleTimeout                                                         time.Duration
+	shareBox                                                            bool
 }
 
 func newServeCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
