@@ -5,7 +5,9 @@
 //
 // Safe by construction: sessions run the explorer and nothing else. No shell and no command
 // runs (a command other than a language is refused with one line); no port, agent or X11
-// forwarding nor SFTP is offered (wish enables none unless asked, and nothing here asks); the
+// forwarding nor SFTP is offered (wish enables none unless asked, and nothing here asks; the ssh
+// library answers a client's agent request yes by itself, but no agent channel is ever opened
+// back, TestAgentNeverForwarded); the
 // explorer is told it is served (tui.WithServed), so s and x show text instead of writing on
 // this machine's disk, and the Box tab probes this machine's GPUs only with ShareBox.
 package serve

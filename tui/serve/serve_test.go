@@ -457,3 +457,69 @@ func TestGuardViewNeverRepeats(t *testing.T) {
 		prev = out
 	}
 }
+
+// A client asking to forward its agent is told yes by the SSH library (charmbracelet/ssh
+// answers auth-agent-req itself), but the server never opens an agent channel back to it: the
+// client's keys stay out of reach of the server for the whole session.
+func TestAgentNeverForwarded(t *testing.T) {
+	_, addr := start(t, nil, nil)
+	c, err := dial(t, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	opened := c.HandleChannelOpen("auth-agent@openssh.com")
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SendRequest("auth-agent-req@openssh.com", true, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	in, _ := s.StdinPipe()
+	out, _ := s.StdoutPipe()
+	seen := make(chan struct{})
+	go func() {
+		var all bytes.Buffer
+		buf := make([]byte, 32<<10)
+		once := sync.Once{}
+		for {
+			n, err := out.Read(buf)
+			all.Write(buf[:n])
+			if bytes.Contains(buf[:n], []byte("\x1b[c")) {
+				_, _ = in.Write([]byte("\x1b]11;rgb:0000/0000/0000\x07\x1b[?62c"))
+			}
+			if strings.Contains(ansi.Strip(all.String()), "Pipeline") {
+				once.Do(func() { close(seen) })
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	if err := s.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-seen:
+	case <-time.After(wait):
+		t.Fatal("the explorer never drew")
+	}
+	_, _ = in.Write([]byte("2\t5")) // a few keys: the session goes on
+	select {
+	case ch := <-opened:
+		_ = ch.Reject(gossh.Prohibited, "test")
+		t.Fatal("the server opened an agent channel to the client")
+	case <-time.After(500 * time.Millisecond):
+	}
+	_, _ = in.Write([]byte("q"))
+	_ = s.Wait()
+	select {
+	case <-opened:
+		t.Fatal("the server opened an agent channel to the client")
+	default:
+	}
+}
