@@ -49,18 +49,18 @@ func newHub(start model.Scenario) *hub {
 	return &hub{lead: tui.Lead{Scenario: start}, members: map[ssh.Session]*member{}, steps: map[int]*stepAnswers{}}
 }
 
-// join adds a session: a student follows from the start, so it is sent the lead at once.
+// join adds a session and sends it the lead at once: a student follows from the start, and a
+// teacher (a second one, or the teacher back after a dropped connection) takes up the lesson
+// where it is, instead of pulling the class back to the first screen at its first key.
 func (h *hub) join(sess ssh.Session, teacher bool) *member {
 	m := &member{teacher: teacher, following: !teacher, done: make(chan struct{})}
 	m.box.wake = make(chan struct{}, 1)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.members[sess] = m
-	if !teacher {
-		l := tui.LeadMsg(h.lead)
-		m.box.post(&l, nil)
-		h.revealToLocked(m)
-	}
+	l := tui.LeadMsg(h.lead)
+	m.box.post(&l, nil)
+	h.revealToLocked(m)
 	h.countLocked()
 	h.tallyLocked()
 	return m

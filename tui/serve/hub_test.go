@@ -104,3 +104,16 @@ func TestHubNeverWaits(t *testing.T) {
 		t.Errorf("counts %+v after everyone left", c)
 	}
 }
+
+// A teacher who joins once the lesson has moved (a second teacher, or the first one back after
+// a dropped connection) is sent where the class is.
+func TestTeacherJoinsWhereTheClassIs(t *testing.T) {
+	h := newHub(model.Scenario{})
+	first := h.join(&fakeSess{n: 1}, true)
+	h.attach(first, newFake())
+	h.setLead(first, tui.Lead{Tour: true, Step: 4, Seq: 1})
+	again := h.join(&fakeSess{n: 2}, true)
+	p := newFake()
+	h.attach(again, p)
+	p.until(t, func(m tea.Msg) bool { l, ok := m.(tui.LeadMsg); return ok && l.Tour && l.Step == 4 })
+}
