@@ -92,7 +92,7 @@ type tourState struct {
 	saved    model.Scenario
 	savedTab int
 	savedSel int
-	// quiz is the step's question, answered or not (reset on every step).
+	// quiz is the step's question, answered or not (the step's own from quizzes, or fresh).
 	quiz quizState
 }
 
@@ -170,6 +170,11 @@ type Model struct {
 	height   int
 	lay      layout
 	quitting bool
+	// quizzes are the tour's answers by step, kept when the tour moves on (teach.go): back on
+	// a step, its answer and reveal are as they were; in a class, also across leaving the tour
+	// and following again.
+	quizzes []quizState
+
 	// vc is the frame's cache (viewcache.go); gen counts the messages other than frame ticks
 	// and the pane's own keys, footGen those keys (they change the footer's key help alone).
 	vc      *viewCache

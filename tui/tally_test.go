@@ -125,3 +125,50 @@ func TestTallyLineNumbers(t *testing.T) {
 		t.Errorf("median %g", x)
 	}
 }
+
+// An answer stays with its step: a student who answered, wandered off (esc leaves the tour) and
+// follows again (F) is back on the step with the answer given, still waiting for the reveal;
+// alone, going back a step shows its answer and numbers, and a new tour opens every question.
+func TestAnswerKeptWithItsStep(t *testing.T) {
+	answers := make(chan Answer, 8)
+	m := classModelWith(t, WithFollower(func(Follow) {}), WithAnswers(func(a Answer) { answers <- a }, nil))
+	i := choiceStep(t, m)
+	m, _ = send(m, tourLead(t, i))
+	m = settle(m)
+	m, cmd := press(m, "2")
+	run(cmd)
+	next(t, answers)
+	m, _ = press(m, "esc")
+	if m.tour.on || m.class.following {
+		t.Fatalf("esc: tour %v, following %v", m.tour.on, m.class.following)
+	}
+	m, cmd = press(m, "F")
+	run(cmd)
+	m = settle(m)
+	if !m.tour.on || m.tour.at != i {
+		t.Fatalf("F: tour %v at %d, want step %d", m.tour.on, m.tour.at, i)
+	}
+	if v := m.View(); !strings.Contains(v, "answered: 2 · waiting for the teacher's reveal") {
+		t.Errorf("back on the step, the answer is gone:\n%s", v)
+	}
+
+	alone := ready(t, 100, 30, nil)
+	alone, _ = press(alone, "g")
+	alone = settle(alone)
+	alone = answerRight(t, alone)
+	alone, _ = press(alone, "right")
+	alone = settle(alone)
+	if !alone.quizOpen() {
+		t.Fatal("the next step's question is not open")
+	}
+	alone, _ = press(alone, "left")
+	alone = settle(alone)
+	if alone.quizOpen() || !strings.Contains(alone.View(), "✓") {
+		t.Errorf("back on step 1 alone, its answer is gone:\n%s", alone.View())
+	}
+	alone, _ = press(alone, "esc", "g")
+	alone = settle(alone)
+	if !alone.quizOpen() {
+		t.Error("a new tour kept step 1's answer")
+	}
+}

@@ -81,7 +81,32 @@ func (m *Model) captionView() string {
 }
 
 // startTour saves the user's scenario and tab and shows the tour's first step.
-func (m Model) startTour() (tea.Model, tea.Cmd) { return m.startTourAt(0) }
+func (m Model) startTour() (tea.Model, tea.Cmd) {
+	if !m.class.on() {
+		m.quizzes = nil // a new tour alone: every question open again
+	}
+	return m.startTourAt(0)
+}
+
+// keepQuiz files the step's answer in quizzes (a copy: earlier Models keep theirs).
+func (m *Model) keepQuiz() {
+	z := m.tour.quiz
+	if !m.tour.on || m.tour.at < 0 || !z.answered && !z.revealed {
+		return
+	}
+	q := make([]quizState, max(len(m.quizzes), m.tour.at+1))
+	copy(q, m.quizzes)
+	q[m.tour.at] = z
+	m.quizzes = q
+}
+
+// recalled is step i's answer as filed, or an open question.
+func (m *Model) recalled(i int) quizState {
+	if i < len(m.quizzes) && (m.quizzes[i].answered || m.quizzes[i].revealed) {
+		return m.quizzes[i]
+	}
+	return quizState{choice: -1}
+}
 
 // startTourAt starts the tour at step i (a student joining the teacher's lesson mid-tour).
 func (m Model) startTourAt(i int) (tea.Model, tea.Cmd) {
@@ -107,8 +132,9 @@ func (m Model) tourStep(i int) (tea.Model, tea.Cmd) {
 	if i == m.tour.at {
 		return m, nil
 	}
+	m.keepQuiz()
 	m.tour.at = i
-	m.tour.quiz = quizState{choice: -1}
+	m.tour.quiz = m.recalled(i)
 	m.cur = m.tour.files[i].Scenario
 	m.boxErr, m.editing, m.inputErr, m.offer, m.moved = "", false, "", nil, ""
 	m.editInput().Blur()
@@ -125,6 +151,7 @@ func (m Model) tourStep(i int) (tea.Model, tea.Cmd) {
 
 // leaveTour restores the user's own scenario, tab and selection exactly.
 func (m Model) leaveTour() (tea.Model, tea.Cmd) {
+	m.keepQuiz()
 	saved := m.tour
 	m.tour = tourState{}
 	m.cur, m.sel = saved.saved, saved.savedSel
