@@ -125,22 +125,22 @@ func (m *Model) quizLines(w int) []string {
 	if len(q.Choices) > 0 {
 		var items []string
 		for i, c := range q.Choices {
-			items = append(items, m.styles.Bold.Render(strconv.Itoa(i+1))+" "+c.In(m.lang))
+			items = append(items, m.styles.Bold.Render(strconv.Itoa(i+1))+" "+c.In(m.lang)+m.choiceCount(i))
 		}
 		lines = append(lines, strings.Split(ansi.Wordwrap(strings.Join(items, " · "), w, ""), "\n")...)
 		lines = append(lines, m.styles.Dim.Render("press a number to answer; the step's numbers show after"))
-		return m.withTally(lines)
+		return m.withTally(lines, w)
 	}
 	unit := ""
 	if q.Unit != "" {
 		unit = " " + q.Unit
 	}
-	return m.withTally(append(lines, "› "+z.typed+"▏"+unit+m.styles.Dim.Render("   type a number, enter answers; the step's numbers show after")))
+	return m.withTally(append(lines, "› "+z.typed+"▏"+unit+m.styles.Dim.Render("   type a number, enter answers; the step's numbers show after")), w)
 }
 
 // withTally puts the class's answers so far in place of how to answer, on the teacher's screen.
-func (m *Model) withTally(lines []string) []string {
-	if t := m.tallyLine(); t != "" {
+func (m *Model) withTally(lines []string, w int) []string {
+	if t := m.tallyLine(w, true); t != "" {
 		lines[len(lines)-1] = t
 	}
 	return lines
@@ -202,7 +202,7 @@ func (m *Model) predictCard(w int) string {
 	case m.class.follow != nil && m.class.following:
 		say = "The step's numbers (this tab, the strip above and the footer) show when the teacher reveals them, after the class has answered the question below. From the scenario in the parameter panel, what do you expect?"
 	case m.teacherReveals():
-		say = "The class sees this screen too: the step's numbers show when you reveal them (R). The question below tallies their answers as they come in."
+		say = "The students' screens hide the step's numbers too, until you reveal them (R); the question below counts their answers as they come in, beside the model's."
 	}
 	for _, l := range strings.Split(ansi.Wordwrap(say, max(w-2, 1), ""), "\n") {
 		lines = append(lines, " "+l)

@@ -76,7 +76,7 @@ func stripParts(s model.Scenario, r costmodel.Report) (tp, pp stripPart) {
 			share: share(bubble + r.Breakdown.PPComm),
 			cost: fmt.Sprintf("bubble %s = %s, sends %s", static.Seconds(bubble), static.Percent(share(bubble)),
 				static.Seconds(r.Breakdown.PPComm)),
-			explain: fmt.Sprintf("%d layers in %d stages; %d micro-batches fill the pipe", s.Arch.Layers, l.PP, s.MicroBatches()),
+			explain: fmt.Sprintf("%d layers in %d stages; %s the pipe", s.Arch.Layers, l.PP, fills(s.MicroBatches())),
 		}
 		if s.Workload.Mode == model.Infer {
 			pp.short = fmt.Sprintf("PP %d (%s) idle", l.PP, link)
@@ -98,6 +98,14 @@ func stripParts(s model.Scenario, r costmodel.Report) (tp, pp stripPart) {
 		tp.cost += fmt.Sprintf(" · EP %d all-to-alls %s", l.EP, static.Seconds(r.Breakdown.EPComm))
 	}
 	return tp, pp
+}
+
+// fills is what fills the pipeline: "1 micro-batch fills", "8 micro-batches fill".
+func fills(m int) string {
+	if m == 1 {
+		return "1 micro-batch fills"
+	}
+	return fmt.Sprintf("%d micro-batches fill", m)
 }
 
 // ppPlacement says where the pipeline's stage boundaries fall and the link they cross. Ranks fill

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // The step's question in class: a following student's answer goes to the hub (WithAnswers) and
@@ -97,8 +98,8 @@ func (m Model) onReveal(r RevealMsg) Model {
 	return m
 }
 
-// waitLine is what a student who answered sees until the reveal: "answered: 2 · waiting for
-// the teacher's reveal"; "" otherwise.
+// waitLine is what a student who answered sees until the reveal: "answered: 2 about half ·
+// waiting for the teacher's reveal"; "" otherwise.
 func (m *Model) waitLine() string {
 	z, q := m.tour.quiz, m.question()
 	if !z.answered || z.revealed || m.class.lead != nil || q == nil {
@@ -106,15 +107,17 @@ func (m *Model) waitLine() string {
 	}
 	said := fmtQuantity(z.number, q.Unit)
 	if len(q.Choices) > 0 {
-		said = strconv.Itoa(z.choice + 1)
+		said = strconv.Itoa(z.choice+1) + " " + q.Choices[z.choice].In(m.lang)
 	}
 	return "answered: " + m.styles.Bold.Render(said) + m.styles.Dim.Render(" · waiting for the teacher's reveal")
 }
 
-// tallyLine is the teacher's line of the class's answers to the step: "12 answered of 20: 1 ×3 ·
-// 2 ×8 · 3 ×1 · model: 2", or for a number "5 answered of 20: median 40% · model: 43.8%"; ""
-// elsewhere.
-func (m *Model) tallyLine() string {
+// tallyLine is the teacher's line of the class's answers to the step, in w cells: "12 answered
+// of 20: about 10% ×3 · about half ×8 · almost all of it ×1 · model: about half", the choices by
+// number ("1 ×3 · 2 ×8 …") when their names do not fit; for a number "5 answered of 20: median
+// 40%, middle half 25%–60% · model: 43.8%". brief leaves the choices' counts out (the question's
+// own line shows them, choiceCount). "" elsewhere.
+func (m *Model) tallyLine(w int, brief bool) string {
 	q, t := m.question(), m.class.tally
 	if m.class.lead == nil || m.class.reveal == nil || q == nil {
 		return ""
@@ -122,32 +125,65 @@ func (m *Model) tallyLine() string {
 	if t.Step != m.tour.at {
 		t = TallyMsg{Step: m.tour.at, Of: t.Of}
 	}
-	var parts []string
-	if len(q.Choices) > 0 {
-		for i := range q.Choices {
-			n := 0
-			if i < len(t.Choices) {
-				n = t.Choices[i]
-			}
-			parts = append(parts, fmt.Sprintf("%d ×%d", i+1, n))
-		}
-	} else if len(t.Numbers) > 0 {
-		parts = append(parts, "median "+fmtQuantity(median(t.Numbers), q.Unit))
-	}
-	model := "…"
-	if x, ok := questionValue(q.Answer, m.data.Report); ok && m.tourReady() {
-		model = fmtQuantity(x, q.Unit)
-		if len(q.Choices) > 0 {
-			model = strconv.Itoa(q.RightChoice(x) + 1)
-		}
-	}
-	parts = append(parts, "model: "+model)
-	head := fmt.Sprintf("%d answered of %d", t.Answered, t.Of)
+	x, known := questionValue(q.Answer, m.data.Report)
+	known = known && m.tourReady()
+	head := m.styles.Bold.Render(fmt.Sprintf("%d answered of %d", t.Answered, t.Of)) + ": "
 	hint := " · R reveals"
 	if m.tour.quiz.revealed {
 		hint = " · revealed"
 	}
-	return m.styles.Bold.Render(head) + ": " + strings.Join(parts, " · ") + m.styles.Dim.Render(hint)
+	line := func(named bool) string {
+		var parts []string
+		if len(q.Choices) > 0 && !brief {
+			for i, c := range q.Choices {
+				n := 0
+				if i < len(t.Choices) {
+					n = t.Choices[i]
+				}
+				name := strconv.Itoa(i + 1)
+				if named {
+					name = c.In(m.lang)
+				}
+				parts = append(parts, fmt.Sprintf("%s ×%d", name, n))
+			}
+		} else if n := len(t.Numbers); n > 0 {
+			p := "median " + fmtQuantity(median(t.Numbers), q.Unit)
+			if n >= 4 {
+				p += ", middle half " + fmtQuantity(t.Numbers[n/4], q.Unit) + "–" + fmtQuantity(t.Numbers[(3*n-1)/4], q.Unit)
+			}
+			parts = append(parts, p)
+		}
+		model := "…"
+		if known {
+			model = fmtQuantity(x, q.Unit)
+			if len(q.Choices) > 0 {
+				rc := q.RightChoice(x)
+				model = strconv.Itoa(rc + 1)
+				if named {
+					model += " " + q.Choices[rc].In(m.lang)
+				}
+			}
+		}
+		parts = append(parts, "model: "+model)
+		return head + strings.Join(parts, " · ") + m.styles.Dim.Render(hint)
+	}
+	if l := line(true); len(q.Choices) > 0 && ansi.StringWidth(l) <= w {
+		return l
+	}
+	return ansi.Truncate(line(false), max(w, 1), "…")
+}
+
+// choiceCount is how many of the class took choice i, for the teacher's question line: " ×3";
+// "" on a student's screen.
+func (m *Model) choiceCount(i int) string {
+	if !m.teacherReveals() {
+		return ""
+	}
+	t, n := m.class.tally, 0
+	if t.Step == m.tour.at && i < len(t.Choices) {
+		n = t.Choices[i]
+	}
+	return " " + m.styles.Bold.Render("×"+strconv.Itoa(n))
 }
 
 // median of sorted numbers.

@@ -46,7 +46,7 @@ func TestClassAnswerWaitsForReveal(t *testing.T) {
 	if !m.quizOpen() || !m.class.following {
 		t.Fatalf("answering in class revealed (open %v) or wandered off (following %v)", m.quizOpen(), m.class.following)
 	}
-	if v := m.View(); !strings.Contains(v, "answered: 2 · waiting for the teacher's reveal") || strings.Contains(v, "you said") {
+	if v := m.View(); !strings.Contains(v, "answered: 2 about half · waiting for the teacher's reveal") || strings.Contains(v, "you said") {
 		t.Errorf("the student's caption:\n%s", v)
 	}
 	m, _ = send(m, RevealMsg{Step: i + 1})
@@ -95,7 +95,8 @@ func TestTeacherTallyAndReveal(t *testing.T) {
 	m = settle(m)
 	m, _ = send(m, TallyMsg{Step: i, Answered: 2, Of: 3, Choices: []int{1, 1}})
 	v := m.View()
-	if !strings.Contains(v, "2 answered of 3: 1 ×1 · 2 ×1") || !strings.Contains(v, "model: ") || !strings.Contains(v, "R reveals") {
+	if !strings.Contains(v, "2 answered of 3: model: ") || !strings.Contains(v, "R reveals") ||
+		!strings.Contains(v, "1 about 10% ×1 · 2 about half ×1 · 3 almost all of it ×0") {
 		t.Errorf("no tally in the teacher's caption:\n%s", v)
 	}
 	if !m.quizOpen() {
@@ -148,7 +149,7 @@ func TestAnswerKeptWithItsStep(t *testing.T) {
 	if !m.tour.on || m.tour.at != i {
 		t.Fatalf("F: tour %v at %d, want step %d", m.tour.on, m.tour.at, i)
 	}
-	if v := m.View(); !strings.Contains(v, "answered: 2 · waiting for the teacher's reveal") {
+	if v := m.View(); !strings.Contains(v, "answered: 2 about half · waiting for the teacher's reveal") {
 		t.Errorf("back on the step, the answer is gone:\n%s", v)
 	}
 

@@ -60,7 +60,7 @@ func (m *Model) captionView() string {
 		lines = m.quizLines(w - 2)
 	case m.question() != nil:
 		lines = append([]string{m.revealLine()}, lines...)
-		if t := m.tallyLine(); t != "" {
+		if t := m.tallyLine(w-2, false); t != "" {
 			lines = append([]string{t}, lines...) // the teacher's, after R
 		}
 	}

@@ -367,7 +367,10 @@ func (m *Model) helpView() string {
 			line := fmt.Sprintf(" tour %d/%d · ←/→ · esc leaves", m.tour.at+1, len(m.tour.steps))
 			if q := m.question(); q != nil && m.quizOpen() {
 				answer := " · 0-9 enter answers"
-				if len(q.Choices) > 0 {
+				switch {
+				case m.teacherReveals():
+					answer = " · R reveals" // the class answers; the teacher shows the numbers
+				case len(q.Choices) > 0:
 					answer = fmt.Sprintf(" · 1-%d answers", len(q.Choices))
 				}
 				line += answer

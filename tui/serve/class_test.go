@@ -139,9 +139,9 @@ func TestTeacherTallyReveals(t *testing.T) {
 	mt, ma, mb := teacher.mark(), a.mark(), b.mark()
 	a.send("1")
 	b.send("2")
-	a.see(ma, "answered: 1 · waiting for the teacher's reveal")
-	b.see(mb, "answered: 2 · waiting for the teacher's reveal")
-	teacher.see(mt, "2 answered of 2: 1 ×1 · 2 ×1 · 3 ×0 · model: ")
+	a.see(ma, "answered: 1 about 10% · waiting for the teacher's reveal")
+	b.see(mb, "answered: 2 about half · waiting for the teacher's reveal")
+	teacher.see(mt, "×1 · 2 ", "×1 · 3 ", "×0", "2 answered of 2: model: ")
 
 	mt, ma, mb = teacher.mark(), a.mark(), b.mark()
 	teacher.send("R")
