@@ -312,7 +312,16 @@ func TestLoad(t *testing.T) {
 	var ticks atomic.Int64
 	var lagMu sync.Mutex
 	var lags []time.Duration // each frame tick's, from its timer firing to its session's Update
-	_, addr := start(t, func(c *Config) { c.MaxSessions = max(n, DefaultMaxSessions) }, func(msg tea.Msg) {
+	var frameMu sync.Mutex
+	var frames []time.Duration // each update's, from its tick (or key at Update) to its frame on the wire
+	takeFrames := func() []time.Duration {
+		frameMu.Lock()
+		defer frameMu.Unlock()
+		out := frames
+		frames = nil
+		return out
+	}
+	srv, addr := start(t, func(c *Config) { c.MaxSessions = max(n, DefaultMaxSessions) }, func(msg tea.Msg) {
 		if at, ok := msg.(common.FrameMsg); ok {
 			ticks.Add(1)
 			lag := time.Since(time.Time(at))
@@ -321,6 +330,12 @@ func TestLoad(t *testing.T) {
 			lagMu.Unlock()
 		}
 	})
+
+	srv.frames = func(d time.Duration) {
+		frameMu.Lock()
+		frames = append(frames, d)
+		frameMu.Unlock()
+	}
 
 	// Open the N sessions, loadDials at a time.
 	terms := make([]*loadTerm, n)
@@ -370,6 +385,7 @@ func TestLoad(t *testing.T) {
 	lagMu.Lock()
 	lags = lags[:0]
 	lagMu.Unlock()
+	takeFrames()
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	pc0 := cpuTime()
@@ -401,6 +417,10 @@ func TestLoad(t *testing.T) {
 		to.Sub(from).Round(time.Millisecond), playCPU.Round(time.Millisecond), 100*playCPU.Seconds()/to.Sub(from).Seconds(),
 		float64(playCPU.Microseconds())/float64(max(played, 1)), float64(ms1.TotalAlloc-ms0.TotalAlloc)/1e3/float64(max(played, 1)),
 		ms1.NumGC-ms0.NumGC)
+	fs := takeFrames()
+	t.Logf("playing: update to frame on the wire (from when the tick was due) p50 %v, p99 %v, max %v (%d frames)",
+		pct(fs, .5).Round(100*time.Microsecond), pct(fs, .99).Round(100*time.Microsecond),
+		slices.Max(append(fs, 0)).Round(100*time.Microsecond), len(fs))
 	lagMu.Lock()
 	t.Logf("playing: a frame tick reaches its session's Update %v after its timer fires at p50, %v at p99 (%d ticks); its frame follows within the renderer's 60 Hz flush",
 		pct(lags, .5).Round(100*time.Microsecond), pct(lags, .99).Round(100*time.Microsecond), len(lags))
@@ -417,6 +437,10 @@ func TestLoad(t *testing.T) {
 	t.Logf("key to frame (%d keys, all sessions at once): p50 %v, p99 %v, max %v", len(lat),
 		pct(lat, .5).Round(100*time.Microsecond), pct(lat, .99).Round(100*time.Microsecond),
 		slices.Max(append(lat, 0)).Round(100*time.Microsecond))
+	fs = takeFrames()
+	t.Logf("keys at once: update to frame on the wire p50 %v, p99 %v, max %v (%d frames)",
+		pct(fs, .5).Round(100*time.Microsecond), pct(fs, .99).Round(100*time.Microsecond),
+		slices.Max(append(fs, 0)).Round(100*time.Microsecond), len(fs))
 	lat, err = pressAll(terms, []string{"▶ playing", "‖ paused"}, time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -424,6 +448,10 @@ func TestLoad(t *testing.T) {
 	t.Logf("key to frame (%d keys, each session at its own moment within 1 s, the others playing): p50 %v, p99 %v, max %v", len(lat),
 		pct(lat, .5).Round(100*time.Microsecond), pct(lat, .99).Round(100*time.Microsecond),
 		slices.Max(append(lat, 0)).Round(100*time.Microsecond))
+	fs = takeFrames()
+	t.Logf("keys each at its own moment: update to frame on the wire p50 %v, p99 %v, max %v (%d frames, ticks too)",
+		pct(fs, .5).Round(100*time.Microsecond), pct(fs, .99).Round(100*time.Microsecond),
+		slices.Max(append(fs, 0)).Round(100*time.Microsecond), len(fs))
 
 	// Idle: all paused. A tick in flight when the key arrived lands within a frame; after that
 	// none may come.

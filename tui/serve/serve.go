@@ -41,6 +41,7 @@ import (
 	"github.com/splitscope/splitscope/gpu"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui"
+	"github.com/splitscope/splitscope/tui/common"
 )
 
 // Defaults of the command line's flags.
@@ -106,6 +107,9 @@ type Server struct {
 	// hook, for tests, sees each message before the session's explorer (a panic injected here
 	// is one of the explorer's).
 	hook func(tea.Msg)
+	// frames, for tests, hears how long each session's update (a frame tick from when it was
+	// due, a key from its Update) took to reach the wire as a frame.
+	frames func(time.Duration)
 }
 
 // New builds the server; Serve or ListenAndServe starts it.
@@ -327,12 +331,18 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	failed, _ := sess.Context().Value(failedKey{}).(*atomic.Bool)
 	g := &guard{m: tui.New(s.cfg.Scenario, s.cfg.Presets, opts...), hook: s.hook, failed: failed,
 		logf: func(f string, v ...any) { s.log.Printf("%s: "+f, append([]any{sess.RemoteAddr()}, v...)...) }}
-	p := tea.NewProgram(g, append(bm.MakeOptions(sess),
+	popts := append(bm.MakeOptions(sess),
 		tea.WithAltScreen(), tea.WithMouseCellMotion(),
 		// The server's signals are the server's: its shutdown ends the sessions through their
 		// contexts, not through every program catching SIGINT.
 		tea.WithoutSignalHandler(),
-	)...)
+	)
+	if s.frames != nil {
+		fw := &frameWriter{w: sess, report: s.frames}
+		g.pending = &fw.pending
+		popts = append(popts, tea.WithOutput(fw))
+	}
+	p := tea.NewProgram(g, popts...)
 	if mem != nil {
 		s.hub.attach(mem, p)
 	}
@@ -353,6 +363,24 @@ type guard struct {
 	// (see View).
 	last string
 	flip bool
+	// pending, in tests (Server.frames), is when the oldest update not yet on the wire came
+	// (Unix nanoseconds; 0 for none).
+	pending *atomic.Int64
+}
+
+// frameWriter is a session's output in tests: each write is a frame, and reports how long the
+// oldest update it carries waited.
+type frameWriter struct {
+	w       io.Writer
+	pending atomic.Int64
+	report  func(time.Duration)
+}
+
+func (f *frameWriter) Write(p []byte) (int, error) {
+	if since := f.pending.Swap(0); since != 0 {
+		f.report(time.Duration(time.Now().UnixNano() - since))
+	}
+	return f.w.Write(p)
 }
 
 // quiet ends a view that would equal the one before: a style reset, which draws nothing.
@@ -382,6 +410,14 @@ func (g *guard) Update(msg tea.Msg) (next tea.Model, cmd tea.Cmd) {
 	}()
 	if g.hook != nil {
 		g.hook(msg)
+	}
+	if g.pending != nil {
+		switch msg := msg.(type) {
+		case common.FrameMsg:
+			g.pending.CompareAndSwap(0, time.Time(msg).UnixNano())
+		case tea.KeyMsg:
+			g.pending.CompareAndSwap(0, time.Now().UnixNano())
+		}
 	}
 	g.m, cmd = g.m.Update(msg)
 	return g, cmd
