@@ -38,10 +38,14 @@ import (
 //   - memory: VmRSS (/proc/self/status) and runtime.MemStats Sys/HeapInuse before the server
 //     starts and while all N play;
 //   - frame cadence: the gaps between the output chunks each client receives while playing;
+//   - update to frame on the wire, in the server (Server.frames): from when a session's frame
+//     tick was due, or its key reached Update, to its renderer writing the frame; and each
+//     tick's lag from its timer to its session's Update;
+//   - CPU and allocation a frame tick while playing (server and clients);
 //   - key-to-frame latency: the time from a client writing a key (space, pause or play) to its
 //     reading the frame that shows the new state ("‖ paused", "▶ playing"): the session's own
 //     Update, View, the renderer's flush, the PTY and SSH both ways. p50/p99 over every
-//     session and round;
+//     session and round, with every session pressing at once, then each at its own moment;
 //   - idle CPU: all paused, the process's CPU time (getrusage) over 2 s, and the frame ticks
 //     (common.FrameMsg) the sessions' explorers received meanwhile.
 //

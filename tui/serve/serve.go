@@ -52,8 +52,9 @@ const (
 )
 
 // FrameInterval paces a served session's animations: 15 frames a second, half the local
-// explorer's, so that a class of 100 fits on two cores (a frame's view costs about 0.75 ms; at
-// 30 a second 100 sessions need more than two cores, and every frame comes late).
+// explorer's, so that a class of 100 fits on two cores with room for its keys (a frame costs
+// about 0.5 ms of CPU in all, SSH and the test's clients included: 100 sessions at 15 a second
+// take three quarters of a core; at 30 they would take one and a half).
 const FrameInterval = time.Second / 15
 
 // Per-address connection rate: a class behind one NAT address connects at once, so the burst
