@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/learn"
 )
 
 // Predict, then reveal: the model's side of a tour step's question. The scenario file names a
@@ -128,14 +128,14 @@ func (m *Model) quizLines(w int) []string {
 			items = append(items, m.styles.Bold.Render(strconv.Itoa(i+1))+" "+c.In(m.lang)+m.choiceCount(i))
 		}
 		lines = append(lines, strings.Split(ansi.Wordwrap(strings.Join(items, " · "), w, ""), "\n")...)
-		lines = append(lines, m.styles.Dim.Render("press a number to answer; the step's numbers show after"))
+		lines = append(lines, m.styles.Dim.Render(m.quizText("tour.quiz.choose", "", "")))
 		return m.withTally(lines, w)
 	}
 	unit := ""
 	if q.Unit != "" {
 		unit = " " + q.Unit
 	}
-	return m.withTally(append(lines, "› "+z.typed+"▏"+unit+m.styles.Dim.Render("   type a number, enter answers; the step's numbers show after")), w)
+	return m.withTally(append(lines, "› "+z.typed+"▏"+unit+m.styles.Dim.Render("   "+m.quizText("tour.quiz.type", "", ""))), w)
 }
 
 // withTally puts the class's answers so far in place of how to answer, on the teacher's screen.
@@ -169,13 +169,13 @@ func (m *Model) revealLine() string {
 		said, right = fmtQuantity(z.number, q.Unit), q.Within(z.number, x)
 	}
 	if !z.answered {
-		return "the model says " + m.styles.Bold.Render(model)
+		return m.quizText("tour.quiz.model", "", m.styles.Bold.Render(model))
 	}
 	mark := m.styles.Error.Render("✗")
 	if right {
 		mark = m.styles.Bold.Render("✓")
 	}
-	return fmt.Sprintf("you said %s, the model says %s %s", said, m.styles.Bold.Render(model), mark)
+	return m.quizText("tour.quiz.said", said, m.styles.Bold.Render(model)) + " " + mark
 }
 
 // fmtQuantity writes a question's quantity with its unit: "43.8%", "246 GiB", "11.8 ms".
@@ -194,18 +194,37 @@ func fmtQuantity(x float64, unit string) string {
 }
 
 // predictCard takes the main pane's place while the question is open: the tabs would show the
-// step's numbers, and the question asks for a guess first.
+// step's numbers, and the question asks for a guess first. Its words are the tour's texts
+// (tour.predict.*), in the explorer's language.
 func (m *Model) predictCard(w int) string {
-	lines := []string{"", m.styles.Bold.Render(" Predict first."), ""}
-	say := "The step's numbers (this tab, the strip above and the footer) show once you answer the question below: from the scenario in the parameter panel, what do you expect?"
+	key := "tour.predict.alone"
 	switch {
 	case m.class.follow != nil && m.class.following:
-		say = "The step's numbers (this tab, the strip above and the footer) show when the teacher reveals them, after the class has answered the question below. From the scenario in the parameter panel, what do you expect?"
+		key = "tour.predict.class"
 	case m.teacherReveals():
-		say = "The students' screens hide the step's numbers too, until you reveal them (R); the question below counts their answers as they come in, beside the model's."
+		key = "tour.predict.teacher"
 	}
-	for _, l := range strings.Split(ansi.Wordwrap(say, max(w-2, 1), ""), "\n") {
+	title, err := m.texts.Exec("tour.predict.title", nil)
+	if err != nil {
+		return m.styles.Error.Render(err.Error())
+	}
+	body, err := m.texts.Exec(key, nil)
+	if err != nil {
+		return m.styles.Error.Render(err.Error())
+	}
+	lines := []string{"", " " + m.styles.Bold.Render(strings.TrimSpace(title)), ""}
+	for _, l := range learn.Wrap(strings.TrimSpace(body), max(w-2, 1)) {
 		lines = append(lines, " "+l)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// quizText is one of the question's lines (tour.quiz.*) in the explorer's language, with what
+// was said and the model's answer in place; a text that fails shows its error.
+func (m *Model) quizText(key, said, model string) string {
+	out, err := m.texts.Exec(key, struct{ Said, Model string }{said, model})
+	if err != nil {
+		return m.styles.Error.Render(err.Error())
+	}
+	return strings.TrimSpace(out)
 }

@@ -109,7 +109,7 @@ func (m *Model) waitLine() string {
 	if len(q.Choices) > 0 {
 		said = strconv.Itoa(z.choice+1) + " " + q.Choices[z.choice].In(m.lang)
 	}
-	return "answered: " + m.styles.Bold.Render(said) + m.styles.Dim.Render(" · waiting for the teacher's reveal")
+	return m.quizText("tour.quiz.wait", m.styles.Bold.Render(said), "")
 }
 
 // tallyLine is the teacher's line of the class's answers to the step, in w cells: "12 answered

@@ -120,7 +120,8 @@ func Keys(tourSteps []string) []string {
 		"learn.algos.none", "learn.algos.body",
 		"learn.memory.train", "learn.memory.infer",
 		"learn.winner.wait", "learn.winner.error", "learn.winner.none", "learn.winner.body",
-		"tour.evaluating")
+		"tour.evaluating", "tour.predict.title", "tour.predict.alone", "tour.predict.class", "tour.predict.teacher",
+		"tour.quiz.choose", "tour.quiz.type", "tour.quiz.wait", "tour.quiz.said", "tour.quiz.model")
 	for _, s := range tourSteps {
 		keys = append(keys, "tour."+s+".title", "tour."+s+".caption")
 	}
