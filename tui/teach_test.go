@@ -449,7 +449,7 @@ func TestTourFlow(t *testing.T) {
 		tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
 	}
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-	waitFor("you said 250 GiB, the model says", "Entraîner llama-2-13b sur un seul h100-sxm")
+	waitFor("vous avez dit 250 GiB, le modèle dit", "Entraîner llama-2-13b sur un seul h100-sxm")
 	for i := 2; i <= n; i++ {
 		tm.Send(tea.KeyMsg{Type: tea.KeyRight})
 		waitFor(fmt.Sprintf("tour %d/%d", i, n))
