@@ -349,6 +349,9 @@ func tick(every time.Duration) tea.Cmd {
 // Update routes messages: the classroom's (see class.go), then global keys, size, domain
 // messages, then the focused pane.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok && k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste && !m.editing {
+		return m.eachRune(k)
+	}
 	if _, frame := msg.(common.FrameMsg); !frame {
 		m.gen++ // anything but a frame tick may change what the frame's cache holds
 	}
@@ -356,6 +359,20 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.update(msg)
 	}
 	return m.classUpdate(msg)
+}
+
+// eachRune takes keys that arrived together as one message (typed fast, or batched by an SSH
+// connection: Bubble Tea reads "246" as one key of three runes) one rune at a time, as they were
+// typed: a tour answer typed quickly is the number typed, not a key nothing matches.
+func (m Model) eachRune(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	var next tea.Model = m
+	var cmds []tea.Cmd
+	for _, r := range k.Runes {
+		var cmd tea.Cmd
+		next, cmd = next.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt})
+		cmds = append(cmds, cmd)
+	}
+	return next, tea.Batch(cmds...)
 }
 
 func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/splitscope/splitscope/assets"
@@ -85,4 +86,24 @@ func answerRight(t *testing.T, m Model) Model {
 	}
 	m, _ = press(m, "enter")
 	return m
+}
+
+// Keys that arrive together (a fast typist over SSH: one message of several runes) answer as if
+// typed one by one: a number question takes the number (the served test: TestClassNumberTally).
+func TestQuizKeysArrivingTogether(t *testing.T) {
+	m := ready(t, 100, 30, nil)
+	m, _ = press(m, "g")
+	m = settle(m)
+	if q := m.question(); q == nil || len(q.Choices) > 0 {
+		t.Fatal("step 1 should ask for a number")
+	}
+	next, _ := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("246")})
+	m = next.(Model)
+	if m.tour.quiz.typed != "246" {
+		t.Fatalf("typed %q, want 246", m.tour.quiz.typed)
+	}
+	m, _ = press(m, "enter")
+	if !m.tour.quiz.answered || m.tour.quiz.number != 246 {
+		t.Errorf("answered %v with %g, want 246", m.tour.quiz.answered, m.tour.quiz.number)
+	}
 }

@@ -173,3 +173,21 @@ func TestAnswerKeptWithItsStep(t *testing.T) {
 		t.Error("a new tour kept step 1's answer")
 	}
 }
+
+// A number question's tally gives the median and, from four answers, the middle half.
+func TestTeacherNumberTally(t *testing.T) {
+	m := classModelWith(t, WithLead(func(Lead) {}), WithAnswers(nil, func(Reveal) {}))
+	m, _ = press(m, "g")
+	m = settle(m)
+	if q := m.question(); q == nil || len(q.Choices) > 0 {
+		t.Fatal("step 1 should ask for a number")
+	}
+	m, _ = send(m, TallyMsg{Step: 0, Answered: 3, Of: 5, Numbers: []float64{100, 200, 250}})
+	if l := lineWith(m.View(), "answered"); !strings.Contains(l, "3 answered of 5: median 200 GiB · model: ") || strings.Contains(l, "middle half") {
+		t.Errorf("three answers: %q", l)
+	}
+	m, _ = send(m, TallyMsg{Step: 0, Answered: 4, Of: 5, Numbers: []float64{100, 200, 250, 400}})
+	if l := lineWith(m.View(), "answered"); !strings.Contains(l, "4 answered of 5: median 225 GiB, middle half 200 GiB–250 GiB · model: ") {
+		t.Errorf("four answers: %q", l)
+	}
+}

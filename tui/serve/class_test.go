@@ -171,3 +171,28 @@ func classroom(t *testing.T) (addr string, pw []gossh.AuthMethod, teacher, a, b 
 	b = openAuth(t, addr, pw, nil, "")
 	return addr, pw, teacher, a, b
 }
+
+// A number answered in one write (keys batched by the connection, as a fast typist's are: one
+// key message of several runes) is the number typed; the teacher's tally takes both students'
+// numbers, their median and, with four or more, their middle half.
+func TestClassNumberTally(t *testing.T) {
+	_, _, teacher, a, b := classroom(t)
+	teacher.see(0, "2 follow · 3 connected")
+	ma, mb := a.mark(), b.mark()
+	teacher.send("g") // step 1 asks for a number of GiB
+	teacher.see(0, "tour 1/9", "0 answered of 2")
+	a.see(ma, "tour 1/9")
+	b.see(mb, "tour 1/9")
+	mt, ma, mb := teacher.mark(), a.mark(), b.mark()
+	a.send("246\r")
+	b.send("100\r")
+	a.see(ma, "answered: 246 GiB")
+	b.see(mb, "answered: 100 GiB")
+	teacher.see(mt, "2 answered of 2: median 173 GiB · model: 246 GiB")
+	for _, tm := range []*term{teacher, a, b} {
+		tm.send("q")
+		if err := tm.exit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
