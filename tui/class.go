@@ -211,6 +211,8 @@ func (m *Model) classLine() string {
 	case c.follow != nil && !c.following:
 		text := "you left the teacher's scenario"
 		switch {
+		case c.have && c.teacher.Tour && m.tour.on && m.tour.at == c.teacher.Step && m.cur == c.teacher.Scenario:
+			text = "teacher is on this step" // came here: F follows on from it
 		case c.have && c.teacher.Tour:
 			text = fmt.Sprintf("teacher is on step %d/%d", c.teacher.Step+1, len(assets.TourSteps()))
 		case c.moved:

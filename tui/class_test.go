@@ -115,6 +115,11 @@ func TestWanderAndFollow(t *testing.T) {
 	if v := m.View(); !strings.Contains(v, "teacher is on step 3/9 · F to follow") {
 		t.Errorf("footer: %q", lineWith(v, "tour"))
 	}
+	m, _ = send(m, tourLead(t, 0)) // the teacher comes to the student's step
+	if v := m.View(); !strings.Contains(v, "teacher is on this step · F to follow") {
+		t.Errorf("footer: %q", lineWith(v, "tour"))
+	}
+	m, _ = send(m, tourLead(t, 2))
 	if !strings.Contains(helpText(t, m), "follow the teacher again") {
 		t.Error("the help page does not list F")
 	}
