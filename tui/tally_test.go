@@ -32,14 +32,22 @@ func choiceStep(t *testing.T, m Model) int {
 
 // In class a following student's answer is reported and does not reveal; the RevealMsg of its
 // step does (another step's does not); one who wandered off answers and reveals alone.
-func TestClassAnswerWaitsForReveal(t *testing.T) {
-	answers := make(chan Answer, 8)
-	m := classModelWith(t, WithFollower(func(Follow) {}), WithAnswers(func(a Answer) { answers <- a }, nil))
-	i := choiceStep(t, m)
+// followerAnswered is a following student's explorer on the first choice step (i), having
+// answered 2, and its reports.
+func followerAnswered(t *testing.T) (m Model, i int, answers chan Answer) {
+	t.Helper()
+	answers = make(chan Answer, 8)
+	m = classModelWith(t, WithFollower(func(Follow) {}), WithAnswers(func(a Answer) { answers <- a }, nil))
+	i = choiceStep(t, m)
 	m, _ = send(m, tourLead(t, i))
 	m = settle(m)
 	m, cmd := press(m, "2")
 	run(cmd)
+	return m, i, answers
+}
+
+func TestClassAnswerWaitsForReveal(t *testing.T) {
+	m, i, answers := followerAnswered(t)
 	if a := next(t, answers); a.Step != i || a.Choice != 1 || a.Seq < 1 {
 		t.Errorf("answer %+v, want step %d choice 1", a, i)
 	}
@@ -65,6 +73,7 @@ func TestClassAnswerWaitsForReveal(t *testing.T) {
 		t.Skip("no question on the next step")
 	}
 	q := m.question()
+	var cmd tea.Cmd
 	if len(q.Choices) > 0 {
 		m, cmd = press(m, "1")
 	} else {
@@ -131,19 +140,13 @@ func TestTallyLineNumbers(t *testing.T) {
 // follows again (F) is back on the step with the answer given, still waiting for the reveal;
 // alone, going back a step shows its answer and numbers, and a new tour opens every question.
 func TestAnswerKeptWithItsStep(t *testing.T) {
-	answers := make(chan Answer, 8)
-	m := classModelWith(t, WithFollower(func(Follow) {}), WithAnswers(func(a Answer) { answers <- a }, nil))
-	i := choiceStep(t, m)
-	m, _ = send(m, tourLead(t, i))
-	m = settle(m)
-	m, cmd := press(m, "2")
-	run(cmd)
+	m, i, answers := followerAnswered(t)
 	next(t, answers)
 	m, _ = press(m, "esc")
 	if m.tour.on || m.class.following {
 		t.Fatalf("esc: tour %v, following %v", m.tour.on, m.class.following)
 	}
-	m, cmd = press(m, "F")
+	m, cmd := press(m, "F")
 	run(cmd)
 	m = settle(m)
 	if !m.tour.on || m.tour.at != i {

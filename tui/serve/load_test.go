@@ -236,6 +236,12 @@ func memFigures() string {
 // the figures say how slow; the test fails only when a session never answers.
 func slack(n int) time.Duration { return wait + time.Duration(n)*50*time.Millisecond }
 
+// spread is "p50 …, p99 …, max …" of ds, to 0.1 ms.
+func spread(ds []time.Duration) string {
+	r := func(d time.Duration) time.Duration { return d.Round(100 * time.Microsecond) }
+	return fmt.Sprintf("p50 %v, p99 %v, max %v", r(pct(ds, .5)), r(pct(ds, .99)), r(slices.Max(append(ds, 0))))
+}
+
 func pct(ds []time.Duration, p float64) time.Duration {
 	if len(ds) == 0 {
 		return 0
@@ -422,40 +428,30 @@ func TestLoad(t *testing.T) {
 		float64(playCPU.Microseconds())/float64(max(played, 1)), float64(ms1.TotalAlloc-ms0.TotalAlloc)/1e3/float64(max(played, 1)),
 		ms1.NumGC-ms0.NumGC)
 	fs := takeFrames()
-	t.Logf("playing: update to frame on the wire (from when the tick was due) p50 %v, p99 %v, max %v (%d frames)",
-		pct(fs, .5).Round(100*time.Microsecond), pct(fs, .99).Round(100*time.Microsecond),
-		slices.Max(append(fs, 0)).Round(100*time.Microsecond), len(fs))
+	t.Logf("playing: update to frame on the wire (from when the tick was due) %s (%d frames)", spread(fs), len(fs))
 	lagMu.Lock()
-	t.Logf("playing: a frame tick reaches its session's Update %v after its timer fires at p50, %v at p99 (%d ticks); its frame follows within the renderer's 60 Hz flush",
-		pct(lags, .5).Round(100*time.Microsecond), pct(lags, .99).Round(100*time.Microsecond), len(lags))
+	t.Logf("playing: a frame tick reaches its session's Update after its timer fires: %s (%d ticks); its frame follows within the renderer's 60 Hz flush",
+		spread(lags), len(lags))
 	lagMu.Unlock()
 	t.Logf("memory before the server: %s", before)
 	t.Logf("memory with %d sessions playing (server and clients, one process): %s", n, memFigures())
 
-	// Key to frame: every session at once pauses, then plays, loadRounds times, ending paused;
+	// Key to frame: every session at once pauses, plays and pauses again;
 	// then as a class would, each at its own moment within a second: plays, then pauses.
 	lat, err := pressAll(terms, []string{"‖ paused", "▶ playing", "‖ paused"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("key to frame (%d keys, all sessions at once): p50 %v, p99 %v, max %v", len(lat),
-		pct(lat, .5).Round(100*time.Microsecond), pct(lat, .99).Round(100*time.Microsecond),
-		slices.Max(append(lat, 0)).Round(100*time.Microsecond))
+	t.Logf("key to frame (%d keys, all sessions at once): %s", len(lat), spread(lat))
 	fs = takeFrames()
-	t.Logf("keys at once: update to frame on the wire p50 %v, p99 %v, max %v (%d frames)",
-		pct(fs, .5).Round(100*time.Microsecond), pct(fs, .99).Round(100*time.Microsecond),
-		slices.Max(append(fs, 0)).Round(100*time.Microsecond), len(fs))
+	t.Logf("keys at once: update to frame on the wire %s (%d frames)", spread(fs), len(fs))
 	lat, err = pressAll(terms, []string{"▶ playing", "‖ paused"}, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("key to frame (%d keys, each session at its own moment within 1 s, the others playing): p50 %v, p99 %v, max %v", len(lat),
-		pct(lat, .5).Round(100*time.Microsecond), pct(lat, .99).Round(100*time.Microsecond),
-		slices.Max(append(lat, 0)).Round(100*time.Microsecond))
+	t.Logf("key to frame (%d keys, each session at its own moment within 1 s, the others playing): %s", len(lat), spread(lat))
 	fs = takeFrames()
-	t.Logf("keys each at its own moment: update to frame on the wire p50 %v, p99 %v, max %v (%d frames, ticks too)",
-		pct(fs, .5).Round(100*time.Microsecond), pct(fs, .99).Round(100*time.Microsecond),
-		slices.Max(append(fs, 0)).Round(100*time.Microsecond), len(fs))
+	t.Logf("keys each at its own moment: update to frame on the wire %s (%d frames, ticks too)", spread(fs), len(fs))
 
 	// Idle: all paused. A tick in flight when the key arrived lands within a frame; after that
 	// none may come.
