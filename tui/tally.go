@@ -23,10 +23,14 @@ type Answer struct {
 	Seq    int
 }
 
-// Reveal is the teacher's R on tour step Step (Seq as in Lead).
+// Reveal is the teacher's R on tour step Step (Seq as in Lead). Tally is the step's question and
+// the class's answers beside the model's, as the teacher's caption shows them, in plain text
+// for the server's log: "step 2/9 · 8 stages, …: how much of the step is bubble? · 18 answered
+// of 20: about 10% ×3 · about half ×12 · almost all of it ×3 · model: 3 almost all of it".
 type Reveal struct {
-	Step int
-	Seq  int
+	Step  int
+	Seq   int
+	Tally string
 }
 
 // RevealMsg reveals tour step Step's numbers to a student who follows and is on that step.
@@ -86,6 +90,10 @@ func (m Model) revealAll() (tea.Model, tea.Cmd) {
 	m.tour.quiz.revealed = true
 	m.class.seq++
 	r, report := Reveal{Step: m.tour.at, Seq: m.class.seq}, m.class.reveal
+	if q := m.question(); q != nil {
+		tally := strings.TrimSuffix(ansi.Strip(m.tallyLine(1<<12, false)), " · revealed")
+		r.Tally = fmt.Sprintf("step %d/%d · %s · %s", m.tour.at+1, len(m.tour.steps), q.In(m.lang), tally)
+	}
 	return m, func() tea.Msg { report(r); return nil }
 }
 

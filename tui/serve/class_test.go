@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"strings"
 	"testing"
+	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -126,7 +127,7 @@ func TestTeacherOpenClass(t *testing.T) {
 // The teacher's tally: two students answer the step's choice question differently and wait;
 // the teacher's caption counts both; R reveals the model's answer on both students' screens.
 func TestTeacherTallyReveals(t *testing.T) {
-	_, _, teacher, a, b := classroom(t)
+	_, _, teacher, a, b, logs := classroomLog(t)
 	teacher.see(0, "2 follow · 3 connected")
 	ma, mb := a.mark(), b.mark()
 	teacher.send("g")
@@ -148,6 +149,15 @@ func TestTeacherTallyReveals(t *testing.T) {
 	a.see(ma, "the model says")
 	b.see(mb, "the model says")
 	teacher.see(mt, "2 answered of 2", "revealed")
+	// The server's log keeps the step's answers beside the model's.
+	want := "class: step 2/9 · 8 stages, the batch as one micro-batch: how much of the step is bubble? · " +
+		"2 answered of 2: about 10% ×1 · about half ×1 · almost all of it ×0 · model: 3 almost all of it\n"
+	for deadline := time.Now().Add(wait); !strings.Contains(logs.String(), want); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Errorf("the server's log:\n%s\nwant a line ending %q", logs.String(), want)
+			break
+		}
+	}
 	for _, tm := range []*term{teacher, a, b} {
 		tm.send("q")
 		if err := tm.exit(); err != nil {
@@ -160,16 +170,25 @@ func TestTeacherTallyReveals(t *testing.T) {
 // session and two students'; pw logs more students in.
 func classroom(t *testing.T) (addr string, pw []gossh.AuthMethod, teacher, a, b *term) {
 	t.Helper()
+	addr, pw, teacher, a, b, _ = classroomLog(t)
+	return addr, pw, teacher, a, b
+}
+
+// classroomLog is classroom with the server's log.
+func classroomLog(t *testing.T) (addr string, pw []gossh.AuthMethod, teacher, a, b *term, logs *syncBuf) {
+	t.Helper()
 	signer, pub := teacherKey(t)
+	logs = &syncBuf{}
 	_, addr = start(t, func(c *Config) {
 		c.Password = "lesson"
 		c.TeacherKeys = []gossh.PublicKey{pub}
+		c.Log = logs
 	}, nil)
 	pw = []gossh.AuthMethod{gossh.Password("lesson")}
 	teacher = openAuth(t, addr, []gossh.AuthMethod{gossh.PublicKeys(signer)}, nil, "")
 	a = openAuth(t, addr, pw, nil, "")
 	b = openAuth(t, addr, pw, nil, "")
-	return addr, pw, teacher, a, b
+	return addr, pw, teacher, a, b, logs
 }
 
 // A number answered in one write (keys batched by the connection, as a fast typist's are: one

@@ -327,7 +327,12 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	if mem != nil {
 		opts = append(opts, tui.WithAnswers(
 			func(a tui.Answer) { s.hub.answer(mem, a) },
-			func(r tui.Reveal) { s.hub.reveal(mem, r) }))
+			func(r tui.Reveal) {
+				// The server's log keeps each step's answers for the teacher, after class too.
+				if s.hub.reveal(mem, r) && r.Tally != "" {
+					s.log.Printf("class: %s", r.Tally)
+				}
+			}))
 	}
 	failed, _ := sess.Context().Value(failedKey{}).(*atomic.Bool)
 	g := &guard{m: tui.New(s.cfg.Scenario, s.cfg.Presets, opts...), hook: s.hook, failed: failed,

@@ -43,12 +43,13 @@ func (h *hub) answer(from *member, a tui.Answer) {
 	h.tallyLocked()
 }
 
-// reveal takes a teacher's R: the step is revealed to every other session.
-func (h *hub) reveal(from *member, r tui.Reveal) {
+// reveal takes a teacher's R: the step is revealed to every other session; false for a report
+// older than one taken.
+func (h *hub) reveal(from *member, r tui.Reveal) (taken bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if r.Seq <= from.revealSeq || r.Step < 0 {
-		return
+		return false
 	}
 	from.revealSeq = r.Seq
 	h.stepLocked(r.Step).revealed = true
@@ -59,6 +60,7 @@ func (h *hub) reveal(from *member, r tui.Reveal) {
 		}
 	}
 	h.tallyLocked()
+	return true
 }
 
 // revealToLocked sends m the reveal of the teacher's step, if it is revealed.
