@@ -206,7 +206,7 @@ func runServe(ctx context.Context, stdout, errw io.Writer, sf *scenarioFlags, f 
 		}
 	}
 	if srv.Open() {
-		fmt.Fprintln(stdout, "splitscope serve: WARNING: OPEN: anyone who can reach this port gets in, no password, no key (--password or --authorized-keys close it)")
+		fmt.Fprintln(stdout, "splitscope serve: WARNING: OPEN: anyone who can reach this port gets in, no password, no key (--password-file or --authorized-keys close it)")
 	} else {
 		fmt.Fprintf(stdout, "splitscope serve: clients need %s\n", strings.Join(auth, " or "))
 	}
