@@ -57,6 +57,15 @@ const (
 // take three quarters of a core; at 30 they would take one and a half).
 const FrameInterval = time.Second / 15
 
+// MaxCols and MaxRows bound the screen a session is drawn at: a client asks for its PTY's size
+// (SSH carries it as 32 bits), and the explorer draws every cell of every frame, so a window of
+// 10,000 columns would cost the server as much as a thousand students. A larger terminal gets a
+// screen this size, at its top left; 320×100 is a projector's 4K screen in a small font.
+const (
+	MaxCols = 320
+	MaxRows = 100
+)
+
 // Per-address connection rate: a class behind one NAT address connects at once, so the burst
 // lets a room in together while a client that reconnects in a loop is slowed to one a second.
 const (
@@ -416,6 +425,10 @@ func (g *guard) Update(msg tea.Msg) (next tea.Model, cmd tea.Cmd) {
 	}()
 	if g.hook != nil {
 		g.hook(msg)
+	}
+	if ws, ok := msg.(tea.WindowSizeMsg); ok {
+		ws.Width, ws.Height = min(ws.Width, MaxCols), min(ws.Height, MaxRows)
+		msg = ws
 	}
 	if g.pending != nil {
 		switch msg := msg.(type) {

@@ -523,3 +523,39 @@ func TestAgentNeverForwarded(t *testing.T) {
 	default:
 	}
 }
+
+// A client asking for a huge window is drawn at most MaxCols×MaxRows: no line wider, the session
+// goes on (unbounded, a 50000×20000 window kept its session drawing for good), and a normal size
+// comes back whole.
+func TestHugeWindowBounded(t *testing.T) {
+	_, addr := start(t, nil, nil)
+	tm := open(t, addr, nil, "")
+	tm.see(0, "Pipeline")
+	m := tm.mark()
+	if err := tm.s.WindowChange(50000, 20000); err != nil {
+		t.Fatal(err)
+	}
+	tm.send("\t") // a frame drawn at the huge size
+	tm.see(m, "Tensor")
+	// Every line of what came since is at most MaxCols wide (the renderer moves the cursor
+	// with escapes and writes lines; strip them and measure the longest run between them).
+	tm.mu.Lock()
+	out := tm.out.String()[m:]
+	tm.mu.Unlock()
+	widest := 0
+	for _, l := range strings.FieldsFunc(out, func(r rune) bool { return r == '\n' || r == '\r' || r == '\x1b' }) {
+		widest = max(widest, ansi.StringWidth(ansi.Strip("\x1b"+l)))
+	}
+	if widest > MaxCols+2 {
+		t.Errorf("a line %d cells wide; want at most %d", widest, MaxCols)
+	}
+	m = tm.mark()
+	if err := tm.s.WindowChange(24, 80); err != nil {
+		t.Fatal(err)
+	}
+	tm.see(m, "Tensor")
+	tm.send("q")
+	if err := tm.exit(); err != nil {
+		t.Fatalf("q: %v, want exit status 0", err)
+	}
+}
