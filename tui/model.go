@@ -11,6 +11,7 @@ package tui
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -59,18 +60,20 @@ var whySections = map[int]learn.Section{
 
 // resultMsg carries an evaluation back to Update.
 type resultMsg struct {
-	rev    int
-	s      model.Scenario
-	report costmodel.Report
-	toFit  *costmodel.FitChange // when the report does not fit
-	knobs  []costmodel.KnobSaving
-	err    error
+	rev     int
+	skipped bool // superseded before it ran (gated)
+	s       model.Scenario
+	report  costmodel.Report
+	toFit   *costmodel.FitChange // when the report does not fit
+	knobs   []costmodel.KnobSaving
+	err     error
 }
 
 // compareMsg carries the Compare tab's contenders back to Update.
 type compareMsg struct {
-	rev int
-	cmp common.Compare
+	rev     int
+	skipped bool
+	cmp     common.Compare
 }
 
 // noteMsg puts a line in the footer for noteFor (what a save or an export did).
@@ -118,11 +121,19 @@ type Model struct {
 	helpOpen bool
 	helpTop  int
 
-	cur     model.Scenario // being edited; may be invalid
-	rev     int            // revision of cur; results of older revisions are dropped
-	data    common.Data    // the last valid evaluation
-	hasData bool
-	evalErr error
+	cur model.Scenario // being edited; may be invalid
+	rev int            // revision of cur; results of older revisions are dropped
+	// At most one evaluation and one comparison run at a time, each for the newest revision
+	// when it started (newest, shared with the commands, which skip a superseded one): evalAt
+	// and cmpAt are the revisions running, 0 for none; work holds the places they take
+	// (WithWorkSlots; nil: no limit).
+	evalAt, cmpAt int
+	evalRev       int // the revision of the last result taken (data or evalErr)
+	newest        *atomic.Int64
+	work          chan struct{}
+	data          common.Data // the last valid evaluation
+	hasData       bool
+	evalErr       error
 
 	compare *compare.Model
 	box     *boxtab.Model
@@ -201,6 +212,7 @@ type options struct {
 	follow   func(Follow)
 	answer   func(Answer)
 	reveal   func(Reveal)
+	work     chan struct{}
 }
 
 // WithRenderer draws the explorer with a renderer of its own (its colour profile and
@@ -208,6 +220,15 @@ type options struct {
 // renderer of the client's terminal.
 func WithRenderer(r *lipgloss.Renderer) Option {
 	return func(o *options) { o.renderer = r }
+}
+
+// WithWorkSlots makes the explorer's evaluations and comparisons (the cost model and its search,
+// in commands) take one of slots' places while they compute: splitscope serve shares a few
+// among every session, so that a class changing parameters at once (a held ←: 30 scenarios a
+// second a student, each with its search) leaves the cores free for the frames. A place is
+// taken only by the session's newest scenario: one superseded while it waits is skipped.
+func WithWorkSlots(slots chan struct{}) Option {
+	return func(o *options) { o.work = slots }
 }
 
 // WithServed marks the explorer as served to someone else's terminal (splitscope serve): s and
@@ -282,7 +303,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 		panes: []common.Pane{pipe, tensor.New(st), cmp, memory.New(st), bx, lrn},
 		calib: o.calib, renderer: o.renderer, served: o.served, frame: max(o.frame, common.FrameInterval),
 		class: classState{lead: o.lead, follow: o.follow, following: o.follow != nil, answer: o.answer, reveal: o.reveal},
-		vc:    &viewCache{},
+		vc:    &viewCache{}, work: o.work, newest: &atomic.Int64{},
 	}
 	m.keys.pane = m.panes[m.tab].Keys()
 	return m
@@ -298,10 +319,41 @@ func (m *Model) editInput() *textinput.Model {
 }
 
 // Init starts the first evaluation.
-func (m Model) Init() tea.Cmd { return m.evaluateAll() }
+func (m Model) Init() tea.Cmd {
+	return tea.Batch(gated(m.work, m.newest, m.rev, evaluate(m.rev, m.cur), resultMsg{rev: m.rev, skipped: true}),
+		gated(m.work, m.newest, m.rev, buildCompare(m.rev, m.cur), compareMsg{rev: m.rev, skipped: true}))
+}
 
-func (m Model) evaluateAll() tea.Cmd {
-	return tea.Batch(evaluate(m.rev, m.cur), buildCompare(m.rev, m.cur))
+// evaluateAll starts the evaluation and the comparison of the current revision, each unless
+// one is running already: that one's result starts the newest when it comes back (update).
+func (m *Model) evaluateAll() tea.Cmd {
+	m.newest.Store(int64(m.rev))
+	var cmds []tea.Cmd
+	if m.evalAt == 0 {
+		m.evalAt = m.rev
+		cmds = append(cmds, gated(m.work, m.newest, m.rev, evaluate(m.rev, m.cur), resultMsg{rev: m.rev, skipped: true}))
+	}
+	if m.cmpAt == 0 {
+		m.cmpAt = m.rev
+		cmds = append(cmds, gated(m.work, m.newest, m.rev, buildCompare(m.rev, m.cur), compareMsg{rev: m.rev, skipped: true}))
+	}
+	return tea.Batch(cmds...)
+}
+
+// gated runs cmd in one of work's places (any time, without work), unless newest has moved past
+// rev by the time it gets one: then it returns skip at once.
+func gated(work chan struct{}, newest *atomic.Int64, rev int, cmd tea.Cmd, skip tea.Msg) tea.Cmd {
+	if work == nil {
+		return cmd
+	}
+	return func() tea.Msg {
+		work <- struct{}{}
+		defer func() { <-work }()
+		if newest.Load() != int64(rev) {
+			return skip
+		}
+		return cmd()
+	}
 }
 
 // evaluate runs the cost model off the update loop.
@@ -388,9 +440,13 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.resize()
 		return m, nil
 	case resultMsg:
-		if msg.rev != m.rev {
-			return m, nil // a newer change is being evaluated
+		if msg.rev >= m.evalAt {
+			m.evalAt = 0 // the one running came back, or a newer one did
 		}
+		if msg.rev != m.rev || msg.skipped {
+			return m, m.restart() // a newer change: evaluate it now
+		}
+		m.evalRev = msg.rev
 		if msg.err != nil {
 			m.evalErr = msg.err
 			m.markStale()
@@ -408,6 +464,12 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, tea.Batch(m.ensureTick(), m.box.Recheck())
 	case compareMsg:
+		if msg.rev >= m.cmpAt {
+			m.cmpAt = 0
+		}
+		if msg.rev != m.rev || msg.skipped {
+			return m, m.restart()
+		}
 		if msg.rev == m.rev {
 			m.cmp, m.cmpHave, m.cmpOK = msg.cmp, true, true
 			m.compare.SetCompare(msg.cmp)
@@ -724,6 +786,26 @@ func (m Model) changed() (tea.Model, tea.Cmd) {
 	m.learn.Invalidate()
 	m.cmpOK = false
 	return m, m.evaluateAll()
+}
+
+// restart evaluates the current revision when what ran was older and nothing runs for it now.
+func (m *Model) restart() tea.Cmd {
+	if m.cur.Validate() != nil {
+		return nil // an invalid scenario is not evaluated (changed says why)
+	}
+	if m.evalAt != 0 && m.cmpAt != 0 {
+		return nil
+	}
+	var cmds []tea.Cmd
+	if m.evalAt == 0 && m.evalRev != m.rev {
+		m.evalAt = m.rev
+		cmds = append(cmds, gated(m.work, m.newest, m.rev, evaluate(m.rev, m.cur), resultMsg{rev: m.rev, skipped: true}))
+	}
+	if m.cmpAt == 0 && !m.cmpOK {
+		m.cmpAt = m.rev
+		cmds = append(cmds, gated(m.work, m.newest, m.rev, buildCompare(m.rev, m.cur), compareMsg{rev: m.rev, skipped: true}))
+	}
+	return tea.Batch(cmds...)
 }
 
 func (m *Model) markStale() {

@@ -466,9 +466,82 @@ func TestLoad(t *testing.T) {
 	if idle != 0 {
 		t.Errorf("%d frame ticks reached the explorers while every session was paused; want 0", idle)
 	}
+	if n >= 2 {
+		editing(t, terms)
+	}
 	for i, lt := range terms {
 		if lt.gone.Load() {
 			t.Errorf("session %d ended during the test", i)
 		}
 	}
+}
+
+// editing is a class changing parameters at once: every session but the first holds → and ←
+// on the GPU count (30 keys a second for loadPlay, each a new scenario with its search) while
+// the first presses space every 200 ms. It reports the CPU and the first's key to frame, and
+// asserts that every holder's screen then comes to the scenario of two more → (32 GPUs, which
+// the hold never showed), evaluated: the title shows the result's GPU count.
+func editing(t *testing.T, terms []*loadTerm) {
+	t.Helper()
+	holders := terms[1:]
+	down := strings.Repeat("\x1b[B", 6) // model, layers, hidden, heads, sequence, GPU: GPUs
+	for _, lt := range holders {
+		if _, err := lt.in.Write([]byte(down)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	c0, w0 := cpuTime(), time.Now()
+	var wg sync.WaitGroup
+	keys := int(loadPlay / (33 * time.Millisecond))
+	for _, lt := range holders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range keys - keys%2 { // an even count: back to 8 GPUs
+				k := "\x1b[C"
+				if i%2 == 1 {
+					k = "\x1b[D"
+				}
+				_, _ = lt.in.Write([]byte(k))
+				time.Sleep(33 * time.Millisecond)
+			}
+		}()
+	}
+	var lat []time.Duration
+	for r := 0; time.Since(w0) < loadPlay; r++ {
+		time.Sleep(200 * time.Millisecond)
+		want := []string{"▶ playing", "‖ paused"}[r%2]
+		m := terms[0].mark()
+		sent := time.Now()
+		if _, err := terms[0].in.Write([]byte(" ")); err != nil {
+			t.Fatal(err)
+		}
+		at, ok := terms[0].await(m, want, sent.Add(slack(len(terms))))
+		if !ok {
+			t.Fatalf("while the class edits, session 0 never saw %q after space", want)
+		}
+		lat = append(lat, at.Sub(sent))
+	}
+	wg.Wait()
+	cpu, wall := cpuTime()-c0, time.Since(w0)
+	t.Logf("editing: %d sessions holding ←/→ on the GPU count for %v (%d keys each): CPU %v (%.0f%% of one core); session 0's key to frame meanwhile %s",
+		len(holders), wall.Round(time.Millisecond), keys-keys%2, cpu.Round(time.Millisecond), 100*cpu.Seconds()/wall.Seconds(), spread(lat))
+	marks := make([]int, len(holders))
+	t0 := time.Now()
+	for i, lt := range holders {
+		marks[i] = lt.mark()
+		if _, err := lt.in.Write([]byte("\x1b[C\x1b[C")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, lt := range holders {
+		if _, ok := lt.await(marks[i], "32× h100-sxm", t0.Add(slack(len(terms)))); !ok {
+			lt.mu.Lock()
+			tail := ansi.Strip(string(lt.tail[max(len(lt.tail)-3000, 0):]))
+			lt.mu.Unlock()
+			t.Fatalf("session %d never showed its last scenario evaluated (32 GPUs); it showed last:\n%s", i+1, tail)
+		}
+	}
+	t.Logf("editing: then two more → in each of the %d: every screen evaluated in %v", len(holders), time.Since(t0).Round(time.Millisecond))
 }

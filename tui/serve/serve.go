@@ -20,6 +20,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -65,6 +66,12 @@ const (
 	MaxCols = 320
 	MaxRows = 100
 )
+
+// WorkSlots is how many of the sessions' evaluations and searches run at once: every core but
+// one, and at least one. A class that changes parameters together (twenty students holding ←
+// on the GPU count asked for nine cores of searches) then queues for those places, newest
+// scenario first per session, while the last core draws every session's frames and keys.
+func WorkSlots() int { return max(1, runtime.NumCPU()-1) }
 
 // Per-address connection rate: a class behind one NAT address connects at once, so the burst
 // lets a room in together while a client that reconnects in a loop is slowed to one a second.
@@ -114,6 +121,8 @@ type Server struct {
 	sessions atomic.Int64
 	// hub is the classroom's shared state, nil without TeacherKeys.
 	hub *hub
+	// work is the places the sessions' evaluations and searches share (tui.WithWorkSlots).
+	work chan struct{}
 	// hook, for tests, sees each message before the session's explorer (a panic injected here
 	// is one of the explorer's).
 	hook func(tea.Msg)
@@ -136,7 +145,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
-	s := &Server{cfg: cfg, log: log.New(cfg.Log, "serve: ", log.LstdFlags)}
+	s := &Server{cfg: cfg, log: log.New(cfg.Log, "serve: ", log.LstdFlags), work: make(chan struct{}, WorkSlots())}
 	if len(cfg.TeacherKeys) > 0 {
 		s.hub = newHub(cfg.Scenario)
 	}
@@ -318,6 +327,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		tui.WithServed(),
 		tui.WithLang(sessionLang(sess, s.cfg.Lang)),
 		tui.WithFrameInterval(FrameInterval),
+		tui.WithWorkSlots(s.work),
 	)
 	if s.cfg.Box != nil {
 		opts = append(opts, tui.WithSavedBox("the server's GPUs, shared", *s.cfg.Box))
