@@ -1,8 +1,13 @@
 package tui
 
 import (
+	"io"
 	"testing"
 	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/boxtab/boxtest"
@@ -81,6 +86,24 @@ func BenchmarkFrameTick(b *testing.B) {
 		at = at.Add(common.FrameInterval)
 		next, _ := m.Update(common.FrameMsg(at))
 		m = next.(Model)
+		_ = m.View()
+	}
+}
+
+// BenchmarkViewRedraw is a whole frame drawn afresh at 120×40 (the cache emptied, as after an
+// edit: title, strip, panel, tabs, Pipeline chart, footer), in 256 colours as a served
+// xterm-256color session draws it.
+func BenchmarkViewRedraw(b *testing.B) {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.ANSI256)
+	r.SetHasDarkBackground(true)
+	s, p := testScenario(b)
+	m := New(s, p, WithProbe(boxtest.NoGPU), WithRenderer(r))
+	next, _ := m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m = settle(next.(Model))
+	b.ReportAllocs()
+	for b.Loop() {
+		*m.vc = viewCache{}
 		_ = m.View()
 	}
 }

@@ -131,6 +131,7 @@ type Model struct {
 	evalRev       int // the revision of the last result taken (data or evalErr)
 	newest        *atomic.Int64
 	work          chan struct{}
+	memo          *Memo       // results shared with other explorers (WithMemo); nil: none
 	data          common.Data // the last valid evaluation
 	hasData       bool
 	evalErr       error
@@ -213,6 +214,7 @@ type options struct {
 	answer   func(Answer)
 	reveal   func(Reveal)
 	work     chan struct{}
+	memo     *Memo
 }
 
 // WithRenderer draws the explorer with a renderer of its own (its colour profile and
@@ -303,7 +305,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 		panes: []common.Pane{pipe, tensor.New(st), cmp, memory.New(st), bx, lrn},
 		calib: o.calib, renderer: o.renderer, served: o.served, frame: max(o.frame, common.FrameInterval),
 		class: classState{lead: o.lead, follow: o.follow, following: o.follow != nil, answer: o.answer, reveal: o.reveal},
-		vc:    &viewCache{}, work: o.work, newest: &atomic.Int64{},
+		vc:    &viewCache{}, work: o.work, memo: o.memo, newest: &atomic.Int64{},
 	}
 	m.keys.pane = m.panes[m.tab].Keys()
 	return m
@@ -320,8 +322,7 @@ func (m *Model) editInput() *textinput.Model {
 
 // Init starts the first evaluation.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(gated(m.work, m.newest, m.rev, evaluate(m.rev, m.cur), resultMsg{rev: m.rev, skipped: true}),
-		gated(m.work, m.newest, m.rev, buildCompare(m.rev, m.cur), compareMsg{rev: m.rev, skipped: true}))
+	return tea.Batch(m.evalCmd(), m.cmpCmd())
 }
 
 // evaluateAll starts the evaluation and the comparison of the current revision, each unless
@@ -331,29 +332,13 @@ func (m *Model) evaluateAll() tea.Cmd {
 	var cmds []tea.Cmd
 	if m.evalAt == 0 {
 		m.evalAt = m.rev
-		cmds = append(cmds, gated(m.work, m.newest, m.rev, evaluate(m.rev, m.cur), resultMsg{rev: m.rev, skipped: true}))
+		cmds = append(cmds, m.evalCmd())
 	}
 	if m.cmpAt == 0 {
 		m.cmpAt = m.rev
-		cmds = append(cmds, gated(m.work, m.newest, m.rev, buildCompare(m.rev, m.cur), compareMsg{rev: m.rev, skipped: true}))
+		cmds = append(cmds, m.cmpCmd())
 	}
 	return tea.Batch(cmds...)
-}
-
-// gated runs cmd in one of work's places (any time, without work), unless newest has moved past
-// rev by the time it gets one: then it returns skip at once.
-func gated(work chan struct{}, newest *atomic.Int64, rev int, cmd tea.Cmd, skip tea.Msg) tea.Cmd {
-	if work == nil {
-		return cmd
-	}
-	return func() tea.Msg {
-		work <- struct{}{}
-		defer func() { <-work }()
-		if newest.Load() != int64(rev) {
-			return skip
-		}
-		return cmd()
-	}
 }
 
 // evaluate runs the cost model off the update loop.
@@ -799,11 +784,11 @@ func (m *Model) restart() tea.Cmd {
 	var cmds []tea.Cmd
 	if m.evalAt == 0 && m.evalRev != m.rev {
 		m.evalAt = m.rev
-		cmds = append(cmds, gated(m.work, m.newest, m.rev, evaluate(m.rev, m.cur), resultMsg{rev: m.rev, skipped: true}))
+		cmds = append(cmds, m.evalCmd())
 	}
 	if m.cmpAt == 0 && !m.cmpOK {
 		m.cmpAt = m.rev
-		cmds = append(cmds, gated(m.work, m.newest, m.rev, buildCompare(m.rev, m.cur), compareMsg{rev: m.rev, skipped: true}))
+		cmds = append(cmds, m.cmpCmd())
 	}
 	return tea.Batch(cmds...)
 }

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/common"
 	"github.com/splitscope/splitscope/tui/static"
 	"github.com/splitscope/splitscope/tui/theme"
 )
@@ -146,16 +146,16 @@ func stripView(st theme.Styles, s model.Scenario, r costmodel.Report, stale bool
 	headW := 0
 	for _, p := range []stripPart{tp, pp} {
 		if !p.none {
-			headW = max(headW, lipgloss.Width(p.head))
+			headW = max(headW, common.Width(p.head))
 		}
 	}
 	line := func(p stripPart) string {
 		if p.none {
 			return dim(ansi.Truncate(" "+st.Bold.Render(p.head)+" · "+p.cost+st.Dim.Render(": "+p.explain), w, "…"))
 		}
-		head := p.head + strings.Repeat(" ", headW-lipgloss.Width(p.head))
+		head := p.head + strings.Repeat(" ", headW-common.Width(p.head))
 		out := " " + st.Bold.Render(head) + " " + bar(st, p.share, stripBarW, stale) + " " + p.cost
-		if p.explain != "" && lipgloss.Width(out)+3+lipgloss.Width(p.explain) <= w {
+		if p.explain != "" && common.Width(out)+3+common.Width(p.explain) <= w {
 			out += st.Dim.Render(" · " + p.explain)
 		}
 		return dim(ansi.Truncate(out, w, "…"))

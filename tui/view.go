@@ -10,6 +10,7 @@ import (
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/common"
 	"github.com/splitscope/splitscope/tui/static"
+	"github.com/splitscope/splitscope/tui/theme"
 )
 
 // Rendering: the frame (title, parameter panel, tabbed main pane, tour caption, footer), composed
@@ -208,7 +209,7 @@ func (m *Model) paramRow(i, innerW int) string {
 		if m.inputSel {
 			typed = m.styles.ValueSelected.Reverse(true).Render(m.input.Value())
 		}
-		gap := max(innerW-lipgloss.Width(label)-lipgloss.Width(typed)-3, 1)
+		gap := max(innerW-common.Width(label)-common.Width(typed)-3, 1)
 		text := "›" + label + strings.Repeat(" ", gap) + "[" + typed + "]"
 		return ansi.Truncate(text, innerW, "…")
 	case refused:
@@ -218,7 +219,7 @@ func (m *Model) paramRow(i, innerW int) string {
 	if sel {
 		marker = "›"
 	}
-	gap := max(innerW-lipgloss.Width(label)-lipgloss.Width(val)-2, 1)
+	gap := max(innerW-common.Width(label)-common.Width(val)-2, 1)
 	text := ansi.Truncate(marker+label+strings.Repeat(" ", gap)+val+" ", innerW, "…")
 	switch {
 	case refused:
@@ -397,7 +398,12 @@ func (m *Model) shortHelp(w int) string {
 		return ansi.Truncate(strings.Join(items, sep), w, "…")
 	}
 	keep, tail := items[:n-2], items[n-2:]
-	for len(keep) > 0 && lipgloss.Width(strings.Join(append(append([]string{}, keep...), tail...), sep)) > w {
+	width := common.Width(sep) * (n - 1)
+	for _, it := range items {
+		width += common.Width(it)
+	}
+	for len(keep) > 0 && width > w {
+		width -= common.Width(keep[len(keep)-1]) + common.Width(sep)
 		keep = keep[:len(keep)-1]
 	}
 	return ansi.Truncate(strings.Join(append(append([]string{}, keep...), tail...), sep), w, "…")
@@ -473,8 +479,8 @@ func box(plain, st lipgloss.Style, content string, w, h int) string {
 
 // boxLines is box line by line: the h+2 lines are pieces of one string, built at once.
 func boxLines(plain, st lipgloss.Style, lines []string, w, h int) []string {
-	paint := plain.Foreground(st.GetBorderTopForeground())
-	side := paint.Render("│")
+	paint := theme.NewPaint(plain.Foreground(st.GetBorderTopForeground()))
+	side := paint.Wrap("│")
 	size := 2 * (3*w + 2*len(side) + 8)
 	for _, l := range lines[:min(len(lines), h)] {
 		size += len(l)
@@ -482,7 +488,7 @@ func boxLines(plain, st lipgloss.Style, lines []string, w, h int) []string {
 	var b strings.Builder
 	b.Grow(size + h*(2*len(side)+w/2))
 	ends := make([]int, 0, h+2)
-	b.WriteString(paint.Render("╭" + strings.Repeat("─", w) + "╮"))
+	b.WriteString(paint.Wrap("╭" + strings.Repeat("─", w) + "╮"))
 	ends = append(ends, b.Len())
 	for i := 0; i < h; i++ {
 		l := ""
@@ -497,7 +503,7 @@ func boxLines(plain, st lipgloss.Style, lines []string, w, h int) []string {
 		b.WriteString(side)
 		ends = append(ends, b.Len())
 	}
-	b.WriteString(paint.Render("╰" + strings.Repeat("─", w) + "╯"))
+	b.WriteString(paint.Wrap("╰" + strings.Repeat("─", w) + "╯"))
 	ends = append(ends, b.Len())
 	all, out, from := b.String(), make([]string, len(ends)), 0
 	for i, e := range ends {

@@ -31,8 +31,8 @@ import (
 //
 //	SPLITSCOPE_LOAD_SESSIONS=100 go test ./tui/serve -run TestLoad -v -count=1
 //
-// SPLITSCOPE_LOAD_PROFILE=/tmp/load also writes the CPU profiles of the playing and the idle
-// windows to /tmp/load.play and /tmp/load.idle.
+// SPLITSCOPE_LOAD_PROFILE=/tmp/load also writes the CPU profiles of the playing, idle and
+// editing windows to /tmp/load.play, /tmp/load.idle and /tmp/load.edit.
 //
 // Figures (t.Logf):
 //   - memory: VmRSS (/proc/self/status) and runtime.MemStats Sys/HeapInuse before the server
@@ -255,21 +255,29 @@ func pct(ds []time.Duration, p float64) time.Duration {
 // $SPLITSCOPE_LOAD_PROFILE.what when that is set.
 func profiled(t *testing.T, what string, d time.Duration) {
 	t.Helper()
+	stop := profiling(t, what)
+	time.Sleep(d)
+	stop()
+}
+
+// profiling starts the process's CPU profile to $SPLITSCOPE_LOAD_PROFILE.what when that is set;
+// the function it returns stops it (once; later calls do nothing).
+func profiling(t *testing.T, what string) (stop func()) {
+	t.Helper()
 	f := os.Getenv("SPLITSCOPE_LOAD_PROFILE")
 	if f == "" {
-		time.Sleep(d)
-		return
+		return func() {}
 	}
 	out, err := os.Create(f + "." + what)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer out.Close()
 	if err := pprof.StartCPUProfile(out); err != nil {
+		_ = out.Close()
 		t.Fatal(err)
 	}
-	time.Sleep(d)
-	pprof.StopCPUProfile()
+	var once sync.Once
+	return func() { once.Do(func() { pprof.StopCPUProfile(); _ = out.Close() }) }
 }
 
 // pressAll has every session press space once for each state in states and wait to see it;
@@ -509,6 +517,8 @@ func editing(t *testing.T, terms []*loadTerm) {
 		}()
 	}
 	var lat []time.Duration
+	stop := profiling(t, "edit")
+	defer stop()
 	for r := 0; time.Since(w0) < loadPlay; r++ {
 		time.Sleep(200 * time.Millisecond)
 		want := []string{"▶ playing", "‖ paused"}[r%2]
@@ -524,6 +534,7 @@ func editing(t *testing.T, terms []*loadTerm) {
 		lat = append(lat, at.Sub(sent))
 	}
 	wg.Wait()
+	stop()
 	cpu, wall := cpuTime()-c0, time.Since(w0)
 	t.Logf("editing: %d sessions holding ←/→ on the GPU count for %v (%d keys each): CPU %v (%.0f%% of one core); session 0's key to frame meanwhile %s",
 		len(holders), wall.Round(time.Millisecond), keys-keys%2, cpu.Round(time.Millisecond), 100*cpu.Seconds()/wall.Seconds(), spread(lat))

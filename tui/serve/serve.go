@@ -121,8 +121,10 @@ type Server struct {
 	sessions atomic.Int64
 	// hub is the classroom's shared state, nil without TeacherKeys.
 	hub *hub
-	// work is the places the sessions' evaluations and searches share (tui.WithWorkSlots).
+	// work is the places the sessions' evaluations and searches share (tui.WithWorkSlots), memo
+	// their results (tui.WithMemo: a class shows the same scenarios).
 	work chan struct{}
+	memo *tui.Memo
 	// hook, for tests, sees each message before the session's explorer (a panic injected here
 	// is one of the explorer's).
 	hook func(tea.Msg)
@@ -145,7 +147,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
-	s := &Server{cfg: cfg, log: log.New(cfg.Log, "serve: ", log.LstdFlags), work: make(chan struct{}, WorkSlots())}
+	s := &Server{cfg: cfg, log: log.New(cfg.Log, "serve: ", log.LstdFlags), work: make(chan struct{}, WorkSlots()),
+		memo: tui.NewMemo()}
 	if len(cfg.TeacherKeys) > 0 {
 		s.hub = newHub(cfg.Scenario)
 	}
@@ -328,6 +331,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		tui.WithLang(sessionLang(sess, s.cfg.Lang)),
 		tui.WithFrameInterval(FrameInterval),
 		tui.WithWorkSlots(s.work),
+		tui.WithMemo(s.memo),
 	)
 	if s.cfg.Box != nil {
 		opts = append(opts, tui.WithSavedBox("the server's GPUs, shared", *s.cfg.Box))

@@ -1,0 +1,158 @@
+package tui
+
+import (
+	"sync"
+	"sync/atomic"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/splitscope/splitscope/model"
+)
+
+// The explorer's heavy work, off the update loop: the evaluation of a scenario (the cost model
+// with its timeline, the fit search, the knob savings) and its comparison (Search). Each runs
+// for the session's newest revision only (Model.evaluateAll, restart); in a served class the
+// sessions share places to compute in (WithWorkSlots) and the results themselves (WithMemo).
+
+// evalCmd evaluates the current revision.
+func (m *Model) evalCmd() tea.Cmd {
+	rev, s, work, newest, memo := m.rev, m.cur, m.work, m.newest, m.memo
+	return func() tea.Msg {
+		run := func() (resultMsg, bool) {
+			if !take(work, newest, rev) {
+				return resultMsg{}, false
+			}
+			defer release(work)
+			return evaluate(rev, s)().(resultMsg), true
+		}
+		var out resultMsg
+		ok := true
+		if memo != nil {
+			out, ok = memo.eval.get(s, run)
+		} else {
+			out, ok = run()
+		}
+		if !ok {
+			return resultMsg{rev: rev, skipped: true}
+		}
+		out.rev = rev
+		return out
+	}
+}
+
+// cmpCmd compares the current revision's contenders.
+func (m *Model) cmpCmd() tea.Cmd {
+	rev, s, work, newest, memo := m.rev, m.cur, m.work, m.newest, m.memo
+	return func() tea.Msg {
+		run := func() (compareMsg, bool) {
+			if !take(work, newest, rev) {
+				return compareMsg{}, false
+			}
+			defer release(work)
+			return buildCompare(rev, s)().(compareMsg), true
+		}
+		var out compareMsg
+		ok := true
+		if memo != nil {
+			out, ok = memo.cmp.get(s, run)
+		} else {
+			out, ok = run()
+		}
+		if !ok {
+			return compareMsg{rev: rev, skipped: true}
+		}
+		out.rev = rev
+		return out
+	}
+}
+
+// take waits for one of work's places (none to wait for without work) and reports whether rev
+// is still the session's newest; a false take holds no place.
+func take(work chan struct{}, newest *atomic.Int64, rev int) bool {
+	if work == nil {
+		return true
+	}
+	work <- struct{}{}
+	if newest.Load() != int64(rev) {
+		<-work
+		return false
+	}
+	return true
+}
+
+func release(work chan struct{}) {
+	if work != nil {
+		<-work
+	}
+}
+
+// Memo holds the evaluations and comparisons of the last memoSize scenarios, for every
+// explorer given it (WithMemo): splitscope serve's sessions show the same scenarios (every
+// student starts on the server's; every follower goes to the teacher's step), and each would
+// compute the same search. One asked for while it computes waits for it, without a work place.
+// The results are shared read-only; the explorers and panes only read them.
+type Memo struct {
+	eval memoMap[resultMsg]
+	cmp  memoMap[compareMsg]
+}
+
+// memoSize bounds a Memo: a lesson's steps and what a class tries around them.
+const memoSize = 128
+
+// NewMemo makes an empty Memo.
+func NewMemo() *Memo {
+	return &Memo{eval: memoMap[resultMsg]{m: map[model.Scenario]*memoEntry[resultMsg]{}},
+		cmp: memoMap[compareMsg]{m: map[model.Scenario]*memoEntry[compareMsg]{}}}
+}
+
+// WithMemo shares results with the other explorers given the same Memo.
+func WithMemo(m *Memo) Option { return func(o *options) { o.memo = m } }
+
+type memoEntry[V any] struct {
+	done chan struct{}
+	v    V
+	ok   bool
+}
+
+type memoMap[V any] struct {
+	mu    sync.Mutex
+	m     map[model.Scenario]*memoEntry[V]
+	order []model.Scenario // oldest first
+}
+
+// get is s's value: kept, being computed (waited for), or computed now by run. A run that
+// reports false (its session moved on) is kept by no one: whoever waited for it tries again.
+func (mm *memoMap[V]) get(s model.Scenario, run func() (V, bool)) (V, bool) {
+	for {
+		mm.mu.Lock()
+		if e, ok := mm.m[s]; ok {
+			mm.mu.Unlock()
+			<-e.done
+			if e.ok {
+				return e.v, true
+			}
+			continue // its run was skipped: run it here, or wait for whoever does
+		}
+		e := &memoEntry[V]{done: make(chan struct{})}
+		mm.m[s] = e
+		mm.order = append(mm.order, s)
+		if len(mm.order) > memoSize {
+			if old := mm.order[0]; mm.m[old] != e {
+				delete(mm.m, old)
+			}
+			mm.order = mm.order[1:]
+		}
+		mm.mu.Unlock()
+		v, ok := run()
+		e.v, e.ok = v, ok
+		if !ok {
+			mm.mu.Lock()
+			if mm.m[s] == e {
+				delete(mm.m, s)
+			}
+			mm.mu.Unlock()
+		}
+		close(e.done)
+		return v, ok
+	}
+}
