@@ -69,8 +69,8 @@ const (
 
 // WorkSlots is how many of the sessions' evaluations and searches run at once: every core but
 // one, and at least one. A class that changes parameters together (twenty students holding ←
-// on the GPU count asked for nine cores of searches) then queues for those places, newest
-// scenario first per session, while the last core draws every session's frames and keys.
+// on the GPU count asked for about six cores of searches) then queues for those places, one
+// newest scenario per session, while the last core draws every session's frames and keys.
 func WorkSlots() int { return max(1, runtime.NumCPU()-1) }
 
 // Per-address connection rate: a class behind one NAT address connects at once, so the burst
