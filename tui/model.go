@@ -61,7 +61,7 @@ var whySections = map[int]learn.Section{
 // resultMsg carries an evaluation back to Update.
 type resultMsg struct {
 	rev     int
-	skipped bool // superseded before it ran (gated)
+	skipped bool // superseded before it ran (take, in work.go)
 	s       model.Scenario
 	report  costmodel.Report
 	toFit   *costmodel.FitChange // when the report does not fit
