@@ -86,6 +86,10 @@ type ScenarioFile struct {
 	Set []Setting
 	// Question is the step's question to answer before its numbers show (nil: none).
 	Question *Question
+	// Caption and Tab are a lesson step's text by language and the tab it opens on (lesson.go);
+	// nil and "" in other files.
+	Caption map[string]string
+	Tab     string
 }
 
 // Setting is one key of a scenario file and its value, normalised: preset IDs and enum values in
@@ -155,7 +159,9 @@ var scenarioKeys = []scenarioKey{
 	{"rate", kFloat}, {"concurrency", kInt}, {"seed", kInt}, {"max_seqs", kInt}, {"max_batch_tokens", kInt},
 	{"weights", kWeights}, {"kv_cache", kKVCache}, {"slo_ttft", kDuration}, {"slo_tpot", kDuration},
 	{"reserve_gib", kFloat},
-	{"question", kQuestion}, // last: the tour's, not a setting
+	{"question", kQuestion}, // the tour's and the lessons', not settings
+	{"caption", kQuestion},  // a lesson step's text (lesson.go)
+	{"tab", kQuestion},      // the tab a lesson step opens on
 }
 
 // scenarioValues are the keys of one file, decoded.
@@ -235,10 +241,21 @@ func ParseScenario(name string, data []byte, p *Presets) (ScenarioFile, error) {
 			continue
 		}
 		firstLine[key] = k.Line
-		if key == "question" {
+		switch key {
+		case "question":
 			// A mapping of its own, not a flag: the command line never sees it.
 			if q, ok := parseQuestion(n, fail); ok {
 				out.Question = q
+			}
+			continue
+		case "caption":
+			if c, ok := parseCaption(n, fail); ok {
+				out.Caption = c
+			}
+			continue
+		case "tab":
+			if t, ok := parseTab(n, fail); ok {
+				out.Tab = t
 			}
 			continue
 		}
@@ -537,15 +554,15 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 // back to s. What a file cannot say (a GPU or link that is not a preset, a model field that has
 // no key) is noted in a comment.
 func MarshalScenario(s model.Scenario, title string) []byte {
-	return marshalScenario(s, title, nil)
+	return marshalScenario(s, title, nil, nil, "")
 }
 
 // MarshalScenarioFile writes f as MarshalScenario does, its question too.
 func MarshalScenarioFile(f ScenarioFile) []byte {
-	return marshalScenario(f.Scenario, f.Title, f.Question)
+	return marshalScenario(f.Scenario, f.Title, f.Question, f.Caption, f.Tab)
 }
 
-func marshalScenario(s model.Scenario, title string, q *Question) []byte {
+func marshalScenario(s model.Scenario, title string, q *Question, caption map[string]string, tab string) []byte {
 	p, err := loadEmbedded()
 	if err != nil {
 		p = &Presets{}
@@ -562,6 +579,19 @@ func marshalScenario(s model.Scenario, title string, q *Question) []byte {
 	}
 	if title != "" {
 		add("title", title)
+	}
+	if len(caption) > 0 {
+		c := &yaml.Node{Kind: yaml.MappingNode}
+		for _, l := range Langs {
+			if t, ok := caption[l]; ok {
+				c.Content = append(c.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: l},
+					&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: t})
+			}
+		}
+		top.Content = append(top.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "caption"}, c)
+	}
+	if tab != "" {
+		add("tab", tab)
 	}
 	if q != nil {
 		top.Content = append(top.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "question"}, questionNode(q))
