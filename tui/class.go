@@ -7,7 +7,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/boxtab"
 )
@@ -214,7 +213,8 @@ func (m *Model) classLine() string {
 		case c.have && c.teacher.Tour && m.tour.on && m.tour.at == c.teacher.Step && m.cur == c.teacher.Scenario:
 			text = "teacher is on this step" // came here: F follows on from it
 		case c.have && c.teacher.Tour:
-			text = fmt.Sprintf("teacher is on step %d/%d", c.teacher.Step+1, len(assets.TourSteps()))
+			steps, _ := m.tourSteps()
+			text = fmt.Sprintf("teacher is on step %d/%d", c.teacher.Step+1, len(steps))
 		case c.moved:
 			text = "teacher changed the scenario"
 		}

@@ -132,6 +132,9 @@ type Model struct {
 	newest        *atomic.Int64
 	work          chan struct{}
 	memo          *Memo       // results shared with other explorers (WithMemo); nil: none
+	// lesson is the guided tour's steps when they are the user's own (WithLesson); nil: the
+	// embedded tour.
+	lesson []assets.ScenarioFile
 	data          common.Data // the last valid evaluation
 	hasData       bool
 	evalErr       error
@@ -215,6 +218,7 @@ type options struct {
 	reveal   func(Reveal)
 	work     chan struct{}
 	memo     *Memo
+	lesson   []assets.ScenarioFile
 }
 
 // WithRenderer draws the explorer with a renderer of its own (its colour profile and
@@ -223,6 +227,19 @@ type options struct {
 func WithRenderer(r *lipgloss.Renderer) Option {
 	return func(o *options) { o.renderer = r }
 }
+
+// WithLesson makes the guided tour (g) the user's own lesson: its steps in order, each a scenario
+// file with a title, a caption and optionally a question and a tab (assets.ParseLesson).
+func WithLesson(steps []assets.ScenarioFile) Option {
+	return func(o *options) { o.lesson = steps }
+}
+
+// lessonStep is the name a lesson's step i goes by in the texts and the tour.
+func lessonStep(i int) string { return fmt.Sprintf("lesson-%d", i+1) }
+
+// lessonTabs are the tabs a lesson step may name (assets.LessonTabs).
+var lessonTabs = map[string]int{"pipeline": TabPipeline, "tensor": TabTensor, "compare": TabCompare,
+	"memory": TabMemory, "box": TabBox, "learn": TabLearn}
 
 // WithWorkSlots makes the explorer's evaluations and comparisons (the cost model and its search,
 // in commands) take one of slots' places while they compute: splitscope serve shares a few
@@ -293,6 +310,14 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 		lang = assets.DefaultLang
 		texts, _ = assets.Texts(lang) // the embedded English texts; a test loads them
 	}
+	for i, f := range o.lesson { // a lesson's steps bring their own texts
+		name := lessonStep(i)
+		caption := f.Caption[lang]
+		if caption == "" {
+			caption = f.Caption[assets.DefaultLang]
+		}
+		texts["tour."+name+".title"], texts["tour."+name+".caption"] = f.Title, caption
+	}
 	cmp := compare.New(st)
 	bx := boxtab.New(st, o.probe, p)
 	bx.SetSource(o.source)
@@ -305,7 +330,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 		panes: []common.Pane{pipe, tensor.New(st), cmp, memory.New(st), bx, lrn},
 		calib: o.calib, renderer: o.renderer, served: o.served, frame: max(o.frame, common.FrameInterval),
 		class: classState{lead: o.lead, follow: o.follow, following: o.follow != nil, answer: o.answer, reveal: o.reveal},
-		vc:    &viewCache{}, work: o.work, memo: o.memo, newest: &atomic.Int64{},
+		vc:    &viewCache{}, work: o.work, memo: o.memo, newest: &atomic.Int64{}, lesson: o.lesson,
 	}
 	m.keys.pane = m.panes[m.tab].Keys()
 	return m

@@ -108,16 +108,30 @@ func (m *Model) recalled(i int) quizState {
 	return quizState{choice: -1}
 }
 
+// tourSteps are the tour's step names and, for a lesson of the user's own, its files (nil for
+// the embedded tour, read when it starts).
+func (m *Model) tourSteps() ([]string, []assets.ScenarioFile) {
+	if m.lesson == nil {
+		return assets.TourSteps(), nil
+	}
+	names := make([]string, len(m.lesson))
+	for i := range m.lesson {
+		names[i] = lessonStep(i)
+	}
+	return names, m.lesson
+}
+
 // startTourAt starts the tour at step i (a student joining the teacher's lesson mid-tour).
 func (m Model) startTourAt(i int) (tea.Model, tea.Cmd) {
-	steps := assets.TourSteps()
-	files := make([]assets.ScenarioFile, 0, len(steps))
-	for _, name := range steps {
-		f, err := assets.TourScenario(name, m.presets)
-		if err != nil {
-			return m, noteCmd("can't start the tour: "+err.Error(), true)
+	steps, files := m.tourSteps()
+	if files == nil {
+		for _, name := range steps {
+			f, err := assets.TourScenario(name, m.presets)
+			if err != nil {
+				return m, noteCmd("can't start the tour: "+err.Error(), true)
+			}
+			files = append(files, f)
 		}
-		files = append(files, f)
 	}
 	if len(files) == 0 {
 		return m, noteCmd("can't start the tour: no tour scenarios", true)
@@ -139,6 +153,9 @@ func (m Model) tourStep(i int) (tea.Model, tea.Cmd) {
 	m.boxErr, m.editing, m.inputErr, m.offer, m.moved = "", false, "", nil, ""
 	m.editInput().Blur()
 	tab, ok := tourTabs[m.tour.steps[i]]
+	if t := m.tour.files[i].Tab; t != "" {
+		tab, ok = lessonTabs[t]
+	}
 	if !ok {
 		tab = TabPipeline
 	}
