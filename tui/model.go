@@ -131,13 +131,13 @@ type Model struct {
 	evalRev       int // the revision of the last result taken (data or evalErr)
 	newest        *atomic.Int64
 	work          chan struct{}
-	memo          *Memo       // results shared with other explorers (WithMemo); nil: none
+	memo          *Memo // results shared with other explorers (WithMemo); nil: none
 	// lesson is the guided tour's steps when they are the user's own (WithLesson); nil: the
 	// embedded tour.
-	lesson []assets.ScenarioFile
-	data          common.Data // the last valid evaluation
-	hasData       bool
-	evalErr       error
+	lesson  []assets.ScenarioFile
+	data    common.Data // the last valid evaluation
+	hasData bool
+	evalErr error
 
 	compare *compare.Model
 	box     *boxtab.Model
