@@ -303,6 +303,16 @@ func loadPresets() (*assets.Presets, error) {
 func runExplorer(w, errw io.Writer, sf *scenarioFlags) error {
 	f, ok := w.(*os.File)
 	if sf.json || !ok || !term.IsTerminal(f.Fd()) {
+		if sf.lesson != "" { // checked all the same, and said: the lesson is the explorer's
+			p, err := loadPresets()
+			if err != nil {
+				return err
+			}
+			if _, err := loadLesson(sf.lesson, p); err != nil {
+				return err
+			}
+			fmt.Fprintln(errw, "splitscope: warning: --lesson: the lesson runs in the explorer (g); stdout is not a terminal, so this is the report")
+		}
 		return runReport(w, errw, sf, false)
 	}
 	p, s, err := flagScenario(sf)
@@ -323,6 +333,13 @@ func runExplorer(w, errw io.Writer, sf *scenarioFlags) error {
 	opts = append(opts, tui.WithLang(sf.language()))
 	if sf.calibration != "" {
 		opts = append(opts, tui.WithCalibration(filepath.Base(sf.calibration)))
+	}
+	if sf.lesson != "" {
+		steps, err := loadLesson(sf.lesson, p)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, tui.WithLesson(steps))
 	}
 	return tui.Run(s, p, opts...)
 }

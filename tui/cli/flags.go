@@ -44,6 +44,7 @@ type scenarioFlags struct {
 	model                                      string
 	layers, hidden, heads, kvHeads, ffn, vocab int
 	seq                                        int
+	lesson                                     string // --lesson DIR: the tour's steps (lesson.go)
 
 	gpu                string
 	gpus, gpusPerNode  int
@@ -182,6 +183,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.box, "box", nil, "saved probe `FILE` (probe --save) as the hardware instead of --gpu, --gpus, --gpus-per-node and --intra; repeat it for several nodes, one file each, joined by --inter (default none)")
 	fs.StringVar(&f.calibration, "calibration", "", "calibration `FILE` written by splitscope calibrate --out: the link parameters it measured replace the presets' for the links it names, wherever they are used (default none)")
 	fs.BoolVar(&f.json, "json", false, "print JSON instead of tables (default off)")
+	fs.StringVar(&f.lesson, "lesson", "", "`DIR` of scenario files, one a step in name order, each with a title, a caption (en, fr) and optionally a question and a tab: the guided tour (g) is this lesson (default: the embedded tour)")
 	fs.StringVar(&f.lang, "lang", "", "language of the teaching texts (Learn tab, tour, exports): "+strings.Join(languages, " or ")+" (default: fr when LC_ALL, LC_MESSAGES or LANG starts with fr, else en)")
 }
 

@@ -81,6 +81,9 @@ func refusal(cmd *cobra.Command, name string) string {
 	if !ok {
 		return path + " takes none of the scenario or output flags"
 	}
+	if name == "lesson" && path != "splitscope" && path != "serve" {
+		return path + " runs no tour: --lesson DIR is the explorer's (g) and serve's"
+	}
 	if why := rule.refuse[name]; why != "" {
 		return why
 	}

@@ -140,6 +140,13 @@ func runServe(ctx context.Context, stdout, errw io.Writer, sf *scenarioFlags, f 
 	if sf.calibration != "" {
 		cfg.Options = append(cfg.Options, tui.WithCalibration(filepath.Base(sf.calibration)))
 	}
+	if sf.lesson != "" {
+		steps, err := loadLesson(sf.lesson, p)
+		if err != nil {
+			return err
+		}
+		cfg.Options = append(cfg.Options, tui.WithLesson(steps))
+	}
 	if f.authorizedKeys != "" {
 		keys, err := serve.LoadAuthorizedKeys(f.authorizedKeys)
 		if err != nil {
