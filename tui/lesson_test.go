@@ -14,7 +14,7 @@ import (
 func lessonFiles(t *testing.T, p *assets.Presets) []assets.ScenarioFile {
 	t.Helper()
 	steps, err := assets.ParseLesson([]assets.LessonFile{
-		{"01-memory.yaml", []byte(`title: Our own first step
+		{Name: "01-memory.yaml", Data: []byte(`title: Our own first step
 caption:
   en: "Our {{.Model}} needs {{.Mem.Total}} on each GPU."
   fr: "Notre {{.Model}} demande {{.Mem.Total}} par GPU."
@@ -31,7 +31,7 @@ question:
     - {value: 1, en: "yes", fr: "oui"}
     - {value: 0, en: "no", fr: "non"}
 `)},
-		{"02-pipeline.yaml", []byte(`title: Our own second step
+		{Name: "02-pipeline.yaml", Data: []byte(`title: Our own second step
 caption:
   en: "Now {{.P}} stages."
 model: llama-2-7b
