@@ -8,6 +8,9 @@ import (
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/tui"
 )
 
 // teacherKey is a new ed25519 key: its signer logs in, its public key goes in TeacherKeys.
@@ -209,6 +212,45 @@ func TestClassNumberTally(t *testing.T) {
 	b.see(mb, "answered: 100 GiB")
 	teacher.see(mt, "2 answered of 2: median 173 GiB · model: 246 GiB")
 	for _, tm := range []*term{teacher, a, b} {
+		tm.send("q")
+		if err := tm.exit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A lesson of the teacher's own (Config.Options with tui.WithLesson, as serve --lesson DIR
+// gives) is every session's tour: the teacher leads its steps and the students follow.
+func TestServedLesson(t *testing.T) {
+	p, err := assets.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := func(title string) assets.LessonFile {
+		return assets.LessonFile{Name: title + ".yaml", Data: []byte("title: " + title + "\ncaption: {en: \"{{.GPUs}} GPUs here.\"}\n" +
+			"model: llama-2-7b\ngpu: h100-sxm\ngpus: 8\ntp: 8\n")}
+	}
+	steps, err := assets.ParseLesson([]assets.LessonFile{step("Our first"), step("Our second")}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, pub := teacherKey(t)
+	_, addr := start(t, func(c *Config) {
+		c.Password = "lesson"
+		c.TeacherKeys = []gossh.PublicKey{pub}
+		c.Options = append(c.Options, tui.WithLesson(steps))
+	}, nil)
+	teacher := openAuth(t, addr, []gossh.AuthMethod{gossh.PublicKeys(signer)}, nil, "")
+	student := openAuth(t, addr, []gossh.AuthMethod{gossh.Password("lesson")}, nil, "")
+	teacher.see(0, "1 follow · 2 connected")
+	ms := student.mark()
+	teacher.send("g")
+	teacher.see(0, "tour 1/2", "Our first")
+	student.see(ms, "tour 1/2", "Our first", "8 GPUs here.")
+	ms = student.mark()
+	teacher.send(right)
+	student.see(ms, "tour 2/2", "Our second")
+	for _, tm := range []*term{teacher, student} {
 		tm.send("q")
 		if err := tm.exit(); err != nil {
 			t.Fatal(err)
