@@ -2,7 +2,9 @@ package assets
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Error is one problem in a preset file: a bad field of a row, or a file that cannot be read.
@@ -39,12 +41,21 @@ func (e *Error) Error() string {
 		b.WriteString(e.Field)
 		if e.Value != "" {
 			b.WriteString(" = ")
-			b.WriteString(e.Value)
+			b.WriteString(oneLine(e.Value))
 		}
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Msg)
 	return b.String()
+}
+
+// oneLine is a value as it reads on one line of a message: quoted (Go's escapes) when it holds a
+// line break or another control character, so that every problem stays one line of its own.
+func oneLine(v string) string {
+	if strings.IndexFunc(v, unicode.IsControl) >= 0 {
+		return strconv.Quote(v)
+	}
+	return v
 }
 
 // Errors is every problem found while loading presets, in file and row order.

@@ -9,7 +9,7 @@ import (
 
 // FuzzParseScenario feeds ParseScenario any bytes: it must not panic; a refusal names the file
 // on every line and stays a screenful; a scenario it accepts and that validates writes back
-// (MarshalScenario) to a file that reads as the same scenario and title.
+// (MarshalScenarioFile) to a file that reads as the same scenario, title, caption and tab.
 func FuzzParseScenario(f *testing.F) {
 	p, err := Load()
 	if err != nil {
@@ -29,7 +29,8 @@ func FuzzParseScenario(f *testing.F) {
 	}
 	for _, s := range []string{"", "model: llama-3-70b\ngpu: h100-sxm\ntp: 3\n", "tpp: 4\n", "- a\n",
 		"model: llama-3-70b\ngpu: h100-sxm\nreserve_gib: 1e300\ncompute_eff: .nan\n", "a: &x [*x]\n",
-		"model: llama-2-7b\ngpu: l40s\nheads: 16\nmode: infer\nmicro_batch: 3\n"} {
+		"model: llama-2-7b\ngpu: l40s\nheads: 16\nmode: infer\nmicro_batch: 3\n", lessonStep,
+		"model: llama-2-7b\ngpu: h100-sxm\ncaption: {en: \"a: b\", fr: \"\\u00e9\"}\ntab: box\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -49,13 +50,16 @@ func FuzzParseScenario(f *testing.F) {
 		if sf.Scenario.Validate() != nil {
 			return
 		}
-		out := MarshalScenario(sf.Scenario, sf.Title)
+		out := MarshalScenarioFile(sf)
 		back, err := ParseScenario("back.yaml", out, p)
 		if err != nil {
 			t.Fatalf("the scenario written back does not parse: %v\n%s", err, out)
 		}
 		if back.Title != sf.Title || !reflect.DeepEqual(back.Scenario, sf.Scenario) {
 			t.Fatalf("round trip differs:\n got %q %+v\nwant %q %+v\n%s", back.Title, back.Scenario, sf.Title, sf.Scenario, out)
+		}
+		if back.Tab != sf.Tab || !reflect.DeepEqual(back.Caption, sf.Caption) {
+			t.Fatalf("a lesson step's caption or tab written back differs: %q %q, want %q %q\n%s", back.Caption, back.Tab, sf.Caption, sf.Tab, out)
 		}
 	})
 }
