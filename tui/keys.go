@@ -1,6 +1,10 @@
 package tui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"fmt"
+
+	"github.com/charmbracelet/bubbles/key"
+)
 
 // keyMap is the explorer's global keys; each pane adds its own (Pane.Keys). Model.activeKeys
 // disables the keys that do nothing in the current state, so that neither the footer nor the
@@ -82,6 +86,9 @@ func (m *Model) activeKeys() keyMap {
 		// Nothing is written on the serving machine: the keys show instead.
 		k.Save.SetHelp("s", "show the scenario file (to copy)")
 		k.Export.SetHelp("x", "show the report (Markdown, to copy)")
+	}
+	if m.lesson != nil {
+		k.Tour.SetHelp("g", fmt.Sprintf("your lesson (%d steps)", len(m.lesson)))
 	}
 	k.pane = m.panes[m.tab].Keys()
 	return k

@@ -55,6 +55,9 @@ func TestOwnLesson(t *testing.T) {
 		m := New(s, p, WithProbe(boxtest.NoGPU), WithLesson(lessonFiles(t, p)), WithLang(lang))
 		next, _ := m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 		m = settle(next.(Model))
+		if !strings.Contains(helpText(t, m), "your lesson (2 steps)") {
+			t.Errorf("%s: the help does not name the lesson", lang)
+		}
 		m, _ = press(m, "g")
 		m = settle(m)
 		v := m.View()
