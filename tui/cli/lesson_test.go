@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/costmodel"
 )
 
 const lessonOne = `title: One
@@ -78,5 +79,46 @@ func TestLoadLesson(t *testing.T) {
 	}
 	if code, out, errs := runArgs(t, "serve", "--lesson", file, "--listen", "127.0.0.1:0"); code != 2 || !strings.Contains(errs, "must be a folder") || strings.Contains(out, "listening") {
 		t.Errorf("serve --lesson FILE: exit %d, %q %q", code, out, errs)
+	}
+}
+
+// The example lesson (docs/lesson-pcie, in README) loads, and its story holds: the model's own
+// answers are the choices its captions build on (two thirds of the step on PCIe; PP about four
+// times faster than TP there).
+func TestExampleLesson(t *testing.T) {
+	p, err := assets.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := loadLesson(filepath.Join("..", "..", "docs", "lesson-pcie"), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 3 {
+		t.Fatalf("%d steps", len(steps))
+	}
+	want := []int{-1, 1, 1} // the right choice of each step's question (-1: a number)
+	for i, st := range steps {
+		r, err := costmodel.Evaluate(st.Scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := st.Question
+		var x float64
+		switch q.Answer {
+		case "tp_comm_share":
+			x = 100 * r.Breakdown.TPComm / r.StepTime
+		case "step_s":
+			x = r.StepTime
+		default:
+			t.Fatalf("step %d asks for %s", i+1, q.Answer)
+		}
+		if len(q.Choices) == 0 {
+			continue
+		}
+		if got := q.RightChoice(x); got != want[i] {
+			t.Errorf("step %d: the model's %s %.3g is choice %d (%s), the caption builds on %d", i+1, q.Answer, x, got+1,
+				q.Choices[got].In("en"), want[i]+1)
+		}
 	}
 }
