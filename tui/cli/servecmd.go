@@ -55,12 +55,16 @@ follows from the start (mid-lesson too). A student who changes a parameter or th
 stops following, and their footer says where the teacher is; F follows again. The teacher's
 footer counts who follows and who is connected. The teacher's key gets in whatever else is set.
 
+--lesson DIR makes the tour every session's the teacher's own lesson: the folder's scenario
+files, one a step (see README, "Your own lesson").
+
 The host key is --host-key FILE, or one generated once under the state directory
 ($XDG_STATE_HOME or ~/.local/state)/splitscope, mode 0600.`,
 		Example: `  splitscope serve
   splitscope serve --listen 0.0.0.0:2222 --password lesson --model llama-2-70b --gpu l40s --gpus 8
   splitscope serve --authorized-keys ~/class_keys --scenario tour/pcie
   splitscope serve --password-file ~/class_password --teacher-key ~/.ssh/id_ed25519.pub
+  splitscope serve --teacher-key ~/.ssh/id_ed25519.pub --lesson docs/lesson-pcie
   SPLITSCOPE_PASSWORD=lesson splitscope serve`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
