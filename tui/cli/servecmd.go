@@ -55,7 +55,7 @@ follows from the start (mid-lesson too). A student who changes a parameter or th
 stops following, and their footer says where the teacher is; F follows again. The teacher's
 footer counts who follows and who is connected. The teacher's key gets in whatever else is set.
 
---lesson DIR makes the tour every session's the teacher's own lesson: the folder's scenario
+--lesson DIR makes every session's tour the teacher's own lesson: the folder's scenario
 files, one a step (see README, "Your own lesson").
 
 The host key is --host-key FILE, or one generated once under the state directory
