@@ -354,12 +354,18 @@ func (m Model) Init() tea.Cmd {
 // one is running already: that one's result starts the newest when it comes back (update).
 func (m *Model) evaluateAll() tea.Cmd {
 	m.newest.Store(int64(m.rev))
+	return m.startWork()
+}
+
+// startWork starts what the current revision lacks and nothing runs for: its evaluation, its
+// comparison.
+func (m *Model) startWork() tea.Cmd {
 	var cmds []tea.Cmd
-	if m.evalAt == 0 {
+	if m.evalAt == 0 && m.evalRev != m.rev {
 		m.evalAt = m.rev
 		cmds = append(cmds, m.evalCmd())
 	}
-	if m.cmpAt == 0 {
+	if m.cmpAt == 0 && !m.cmpOK {
 		m.cmpAt = m.rev
 		cmds = append(cmds, m.cmpCmd())
 	}
@@ -803,19 +809,7 @@ func (m *Model) restart() tea.Cmd {
 	if m.cur.Validate() != nil {
 		return nil // an invalid scenario is not evaluated (changed says why)
 	}
-	if m.evalAt != 0 && m.cmpAt != 0 {
-		return nil
-	}
-	var cmds []tea.Cmd
-	if m.evalAt == 0 && m.evalRev != m.rev {
-		m.evalAt = m.rev
-		cmds = append(cmds, m.evalCmd())
-	}
-	if m.cmpAt == 0 && !m.cmpOK {
-		m.cmpAt = m.rev
-		cmds = append(cmds, m.cmpCmd())
-	}
-	return tea.Batch(cmds...)
+	return m.startWork()
 }
 
 func (m *Model) markStale() {

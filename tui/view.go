@@ -39,7 +39,7 @@ func (m Model) View() string {
 		// What s or x would have written, in a served session: the whole body, to copy whole.
 		main = boxLines(m.styles.Plain, m.styles.PaneFocused, fitSlice(strings.Split(m.sheetPage(w, h), "\n"), w, h), w, h)
 	default:
-		main = m.mainView()
+		main = m.mainView(c)
 	}
 	var params []string // beside the main pane, line by line
 	if !m.helpOpen && m.sheet == nil && !m.present {
@@ -315,11 +315,11 @@ func indexOf(v []int, x int) int {
 	return 0
 }
 
-func (m *Model) mainView() []string {
+func (m *Model) mainView(c *viewCache) []string {
 	r := m.lay.Main
 	innerW := r.W - 2
 	tabLine := ""
-	if c := m.parts(); c != nil {
+	if c != nil {
 		if c.tabs == "" {
 			c.tabs = m.tabLine(innerW)
 		}

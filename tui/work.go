@@ -16,22 +16,13 @@ import (
 
 // evalCmd evaluates the current revision.
 func (m *Model) evalCmd() tea.Cmd {
-	rev, s, work, newest, memo := m.rev, m.cur, m.work, m.newest, m.memo
+	rev, s, memo, work, newest := m.rev, m.cur, m.memo, m.work, m.newest
+	var mm *memoMap[resultMsg]
+	if memo != nil {
+		mm = &memo.eval
+	}
 	return func() tea.Msg {
-		run := func() (resultMsg, bool) {
-			if !take(work, newest, rev) {
-				return resultMsg{}, false
-			}
-			defer release(work)
-			return evaluate(rev, s)().(resultMsg), true
-		}
-		var out resultMsg
-		ok := true
-		if memo != nil {
-			out, ok = memo.eval.get(s, run)
-		} else {
-			out, ok = run()
-		}
+		out, ok := compute(work, newest, rev, mm, s, func() resultMsg { return evaluate(rev, s)().(resultMsg) })
 		if !ok {
 			return resultMsg{rev: rev, skipped: true}
 		}
@@ -42,28 +33,36 @@ func (m *Model) evalCmd() tea.Cmd {
 
 // cmpCmd compares the current revision's contenders.
 func (m *Model) cmpCmd() tea.Cmd {
-	rev, s, work, newest, memo := m.rev, m.cur, m.work, m.newest, m.memo
+	rev, s, memo, work, newest := m.rev, m.cur, m.memo, m.work, m.newest
+	var mm *memoMap[compareMsg]
+	if memo != nil {
+		mm = &memo.cmp
+	}
 	return func() tea.Msg {
-		run := func() (compareMsg, bool) {
-			if !take(work, newest, rev) {
-				return compareMsg{}, false
-			}
-			defer release(work)
-			return buildCompare(rev, s)().(compareMsg), true
-		}
-		var out compareMsg
-		ok := true
-		if memo != nil {
-			out, ok = memo.cmp.get(s, run)
-		} else {
-			out, ok = run()
-		}
+		out, ok := compute(work, newest, rev, mm, s, func() compareMsg { return buildCompare(rev, s)().(compareMsg) })
 		if !ok {
 			return compareMsg{rev: rev, skipped: true}
 		}
 		out.rev = rev
 		return out
 	}
+}
+
+// compute is run's result for s: from mm when it holds it (or computes it for another asker),
+// else run in one of work's places; false when rev stopped being the newest before it ran.
+func compute[V any](work chan struct{}, newest *atomic.Int64, rev int, mm *memoMap[V], s model.Scenario, run func() V) (V, bool) {
+	once := func() (V, bool) {
+		if !take(work, newest, rev) {
+			var zero V
+			return zero, false
+		}
+		defer release(work)
+		return run(), true
+	}
+	if mm == nil {
+		return once()
+	}
+	return mm.get(s, once)
 }
 
 // take waits for one of work's places (none to wait for without work) and reports whether rev
