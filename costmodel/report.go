@@ -265,3 +265,62 @@ type ServeState struct {
 	Waiting                   int     // requests queued on the engine
 	Running                   int     // sequences admitted on the replica
 }
+
+// The figures the views print (the explorer's strip, footer and Pipeline tab, report's text and
+// JSON, the Markdown and SVG export) come from these: one definition each, so that no two
+// surfaces print two numbers for one quantity.
+
+// Share is x seconds over the step time (the serve time in inference); 0 without a step. The
+// breakdown's shares, BubbleFraction among them, are Share of their part.
+func (r Report) Share(x float64) float64 { return ratio(x, r.StepTime) }
+
+// StageBusyShare is pipeline stage i's busy time over the step time, the share every other
+// figure is taken of: on the critical stage, busy, pipeline sends, bubble, exposed gradient sync,
+// offload and optimizer add up to the step. 0 for a stage the report does not have.
+func (r Report) StageBusyShare(i int) float64 {
+	if i < 0 || i >= len(r.Detail.Stages) {
+		return 0
+	}
+	return r.Share(r.Detail.Stages[i].Busy)
+}
+
+// PPSendBytesPerGPU is what one GPU sends across a stage boundary at a time: its 1/TP share of
+// one micro-batch's activations in training (Megatron's scatter/gather: each TP rank sends its
+// slice, the group's links in parallel), of a typical decode step's in inference. The time of
+// that send is Detail.P2PS. 0 without a pipeline.
+func (r Report) PPSendBytesPerGPU() float64 {
+	if r.Layout.PP <= 1 {
+		return 0
+	}
+	return r.Detail.P2PBytes / float64(max(r.Layout.TP, 1))
+}
+
+// PPSendsInIdle says the pipeline's sends have no part of the step of their own: in serving a
+// stage waits for its batch to arrive, so the sends fall in its idle time (Breakdown.Bubble) and
+// Breakdown.PPComm is 0; in training Breakdown.PPComm is what the step waits on them.
+func (r Report) PPSendsInIdle() bool { return r.Inference != nil }
+
+// PPSendTime is one GPU of the busiest stage's send-recv time over the step (the whole run in
+// inference), before overlap: the collectives' pp rows. 0 without a pipeline, or from the fast
+// path Search uses (no collectives).
+func (r Report) PPSendTime() float64 {
+	t := 0.0
+	for _, u := range r.Collectives {
+		if u.Comm == "pp" {
+			t += u.Total()
+		}
+	}
+	return t
+}
+
+// ClosedFormBubble is the textbook bubble fraction and whether it applies. In training it
+// always does: the schedule's (p−1)/(m+p−1) or its variant, 0 without a pipeline. In serving
+// there is no such formula; the one floor that holds is (p − requests)/p of idle when a
+// replica has fewer requests than stages, so it applies only then.
+func (r Report) ClosedFormBubble() (float64, bool) {
+	f := r.Detail.BubbleClosedForm
+	if r.Inference != nil {
+		return f, f > 0
+	}
+	return f, true
+}

@@ -36,17 +36,11 @@ type stripPart struct {
 // alone are meant).
 func stripParts(s model.Scenario, r costmodel.Report) (tp, pp stripPart) {
 	l, c := s.Layout, s.Cluster
-	step := r.StepTime
 	of := "of the step"
 	if s.Workload.Mode == model.Infer {
 		of = "of the serve time"
 	}
-	share := func(v float64) float64 {
-		if step <= 0 {
-			return 0
-		}
-		return v / step
-	}
+	share := r.Share
 	if l.TP <= 1 {
 		tp = stripPart{head: "TP 1", short: "TP 1", cost: "no tensor split", explain: "each GPU holds whole layers, so no all-reduce", none: true}
 	} else {
@@ -69,19 +63,23 @@ func stripParts(s model.Scenario, r costmodel.Report) (tp, pp stripPart) {
 		pp = stripPart{head: "PP 1", short: "PP 1", cost: "no pipeline", explain: "every GPU runs all the layers, so no bubble and no sends", none: true}
 	} else {
 		where, link := ppPlacement(s)
+		// The bar and the share are the bubble's own (Report.BubbleFraction, as the footer, the
+		// Pipeline tab and report print it); the sends are named beside it, not added to it.
 		bubble := r.Breakdown.Bubble
 		pp = stripPart{
 			head:  fmt.Sprintf("PP %d %s · %s", l.PP, where, link),
 			short: fmt.Sprintf("PP %d (%s) bubble", l.PP, link),
-			share: share(bubble + r.Breakdown.PPComm),
-			cost: fmt.Sprintf("bubble %s = %s, sends %s", static.Seconds(bubble), static.Percent(share(bubble)),
+			share: r.BubbleFraction,
+			cost: fmt.Sprintf("bubble %s = %s, sends %s", static.Seconds(bubble), static.Percent(r.BubbleFraction),
 				static.Seconds(r.Breakdown.PPComm)),
 			explain: fmt.Sprintf("%d layers in %d stages; %s the pipe", s.Arch.Layers, l.PP, fills(s.MicroBatches())),
 		}
 		if s.Workload.Mode == model.Infer {
+			// Serving: the sends have no part of their own (Report.PPSendsInIdle); their time is
+			// inside the idle, as report's "pp sends" row says.
 			pp.short = fmt.Sprintf("PP %d (%s) idle", l.PP, link)
-			pp.cost = fmt.Sprintf("idle %s = %s, sends %s", static.Seconds(bubble), static.Percent(share(bubble)),
-				static.Seconds(r.Breakdown.PPComm))
+			pp.cost = fmt.Sprintf("idle %s = %s, sends %s in it", static.Seconds(bubble), static.Percent(r.BubbleFraction),
+				static.Seconds(r.PPSendTime()))
 			pp.explain = fmt.Sprintf("%d layers in %d stages; up to %d engine batches in flight", s.Arch.Layers, l.PP, l.PP)
 		}
 	}

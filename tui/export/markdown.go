@@ -72,6 +72,18 @@ func share(part, whole float64) string {
 	return static.Percent(part / whole)
 }
 
+// closedForm is the bubble's closed form where one applies (Report.ClosedFormBubble), else "".
+func (m *mdWriter) closedForm(r costmodel.Report) string {
+	f, ok := r.ClosedFormBubble()
+	switch {
+	case !ok:
+		return ""
+	case r.Inference != nil:
+		return m.t.get("md.bubble.note.infer", "closed", static.Percent(f))
+	}
+	return m.t.get("md.bubble.note", "closed", static.Percent(f))
+}
+
 func (m *mdWriter) report(s model.Scenario, r costmodel.Report) {
 	t := m.t
 	infer := isInfer(s, r)
@@ -114,6 +126,11 @@ func (m *mdWriter) report(s model.Scenario, r costmodel.Report) {
 		{"md.compute", bd.Compute}, {"md.recompute", bd.Recompute}, {"md.tpcomm", bd.TPComm}, {"md.epcomm", bd.EPComm}, {"md.ppcomm", bd.PPComm},
 		{"md.dpcomm", bd.DPComm}, {"md.bubble", bd.Bubble}, {"md.optimizer", bd.Optimizer},
 	} {
+		if p.key == "md.ppcomm" && r.PPSendsInIdle() {
+			// Serving: the sends have no part of their own (Report.PPSendsInIdle).
+			rows = append(rows, []string{t.get("md.ppsends"), static.Seconds(r.PPSendTime()), ""})
+			continue
+		}
 		rows = append(rows, []string{t.get(p.key), static.Seconds(p.v), share(p.v, step)})
 	}
 	m.table([]string{t.get("md.part"), t.get("md.time"), t.get("md.share")}, "lrr", rows)
@@ -125,7 +142,7 @@ func (m *mdWriter) report(s model.Scenario, r costmodel.Report) {
 		tokNote = "md.tokens.infer"
 	}
 	m.table([]string{t.get("md.metric"), t.get("md.value"), t.get("md.note")}, "lrl", [][]string{
-		{t.get("md.bubble"), static.Percent(r.BubbleFraction), t.get("md.bubble.note", "closed", static.Percent(r.Detail.BubbleClosedForm))},
+		{t.get("md.bubble"), static.Percent(r.BubbleFraction), m.closedForm(r)},
 		{t.get("md.comm"), static.Percent(r.CommFraction), t.get("md.comm.note")},
 		{t.get("md.tflops"), static.FLOPS(r.ModelTFLOPS * 1e12), ""},
 		{t.get("md.mfu"), static.Percent(r.MFU), t.get("md.mfu.note")},
@@ -417,7 +434,7 @@ func (m *mdWriter) comm(r costmodel.Report, infer bool) string {
 			}
 		}
 		parts = append(parts, t.get(key, "f", strconv.Itoa(countComm(d.Layer.Forward)), "b", strconv.Itoa(countComm(d.Layer.Backward)),
-			"S", decBytes(d.TPAllReduceBytes), "time", static.Seconds(d.TPAllReduceS), "algo", mdEsc(algo)))
+			"S", static.Bytes(d.TPAllReduceBytes), "time", static.Seconds(d.TPAllReduceS), "algo", mdEsc(algo)))
 	}
 	if r.Layout.PP > 1 {
 		key := "cmp.comm.pp."
@@ -429,13 +446,17 @@ func (m *mdWriter) comm(r costmodel.Report, infer bool) string {
 		} else {
 			key += "train"
 		}
-		parts = append(parts, t.get(key, "S", decBytes(d.P2PBytes), "time", static.Seconds(d.P2PS)))
+		// What one GPU sends (its 1/TP share), as report's collectives table has it.
+		parts = append(parts, t.get(key, "S", static.Bytes(r.PPSendBytesPerGPU()), "time", static.Seconds(d.P2PS)))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, t.get("cmp.comm.none"))
 	}
-	return strings.Join(parts, "; ") + "<br>" +
-		t.get("cmp.comm.step", "tp", static.Seconds(r.Breakdown.TPComm), "pp", static.Seconds(r.Breakdown.PPComm))
+	step := t.get("cmp.comm.step", "tp", static.Seconds(r.Breakdown.TPComm), "pp", static.Seconds(r.Breakdown.PPComm))
+	if infer && r.Layout.PP > 1 && r.PPSendsInIdle() {
+		step = t.get("cmp.comm.step.infer", "tp", static.Seconds(r.Breakdown.TPComm))
+	}
+	return strings.Join(parts, "; ") + "<br>" + step
 }
 
 // ppLink is the link a stage boundary crosses: the inter-node link when any boundary leaves a
@@ -455,6 +476,13 @@ func (m *mdWriter) interconnect(s model.Scenario, r costmodel.Report) string {
 	t, l := m.t, r.Layout
 	tshare := share(r.Breakdown.TPComm, r.StepTime)
 	pshare := share(r.Breakdown.PPComm, r.StepTime)
+	if r.PPSendsInIdle() && l.PP > 1 {
+		// Serving: the sends have no share of their own to print (Report.PPSendsInIdle).
+		if l.TP > 1 {
+			return t.get("cmp.ic.both.infer", "intra", mdEsc(r.Detail.TPLink), "tshare", tshare, "pplink", mdEsc(ppLink(s, r)))
+		}
+		return t.get("cmp.ic.pp.infer")
+	}
 	switch {
 	case l.TP > 1 && l.PP > 1:
 		return t.get("cmp.ic.both", "intra", mdEsc(r.Detail.TPLink), "tshare", tshare, "pplink", mdEsc(ppLink(s, r)), "pshare", pshare)

@@ -98,15 +98,15 @@ func TestMarkdownEnglish(t *testing.T) {
 	}
 	// Actual bytes and times from the contenders' reports.
 	tp := c.Rows[0].Report.Detail
-	if !strings.Contains(md, decBytes(tp.TPAllReduceBytes)+" in "+static.Seconds(tp.TPAllReduceS)) {
+	if !strings.Contains(md, static.Bytes(tp.TPAllReduceBytes)+" in "+static.Seconds(tp.TPAllReduceS)) {
 		t.Errorf("TP-only all-reduce size and time missing")
 	}
 	// With the algorithm and protocol it runs, as the Tensor tab names them.
 	if _, res, ok := static.UseResult(tp.TPCollective); !ok || !strings.Contains(md, static.Seconds(tp.TPAllReduceS)+" ("+static.AlgoProto(res.Algo, res.Proto)+")") {
 		t.Errorf("TP-only all-reduce algorithm (%s/%s) missing", tp.TPCollective.Algorithm, tp.TPCollective.Protocol)
 	}
-	pp := c.Rows[1].Report.Detail
-	if !strings.Contains(md, decBytes(pp.P2PBytes)+" in "+static.Seconds(pp.P2PS)) {
+	pp := c.Rows[1].Report
+	if !strings.Contains(md, static.Bytes(pp.PPSendBytesPerGPU())+" in "+static.Seconds(pp.Detail.P2PS)) {
 		t.Errorf("PP-only send size and time missing")
 	}
 }

@@ -469,8 +469,15 @@ func (c *svgCanvas) pipeline(s model.Scenario, r costmodel.Report, y float64) fl
 	form := closedForm(infer, tl.Schedule)
 	if infer {
 		// Serving: the requests served (the timeline's batches in flight are no micro-batches).
-		capt = c.t.get("pipe.caption.in", "stages", c.t.count("n.stage", p), "groups", c.t.count("n.group", s.Workload.Requests), "step", static.Seconds(r.StepTime),
-			"sim", static.Percent(r.BubbleFraction), "form", form, "closed", static.Percent(r.Detail.BubbleClosedForm))
+		// The pipeline-fill closed form only where it applies (Report.ClosedFormBubble): with as
+		// many requests as stages or more, serving has none to set against.
+		key := "pipe.caption.in"
+		closed, ok := r.ClosedFormBubble()
+		if !ok {
+			key = "pipe.caption.in.full"
+		}
+		capt = c.t.get(key, "stages", c.t.count("n.stage", p), "groups", c.t.count("n.group", s.Workload.Requests), "step", static.Seconds(r.StepTime),
+			"sim", static.Percent(r.BubbleFraction), "form", form, "closed", static.Percent(closed))
 	} else {
 		v := ""
 		if tl.Chunks > 1 {
@@ -478,7 +485,7 @@ func (c *svgCanvas) pipeline(s model.Scenario, r costmodel.Report, y float64) fl
 		}
 		capt = c.t.get("pipe.caption", "schedule", tl.Schedule.String(), "stages", c.t.count("n.stage", p), "micros", c.t.count("n.micro", m), "v", v,
 			"step", static.Seconds(r.StepTime), "sim", static.Percent(r.BubbleFraction), "form", form,
-			"closed", static.Percent(r.Detail.BubbleClosedForm))
+			"closed", static.Percent(closedFormOf(r)))
 	}
 	if fold > 1 {
 		capt += " · " + c.t.get("pipe.fold", "k", strconv.Itoa(fold))
@@ -909,6 +916,12 @@ func arSymbol(s model.Scenario, bytes float64) string {
 		return fmt.Sprintf("b·s·h·e = %d·%d·%d·%s B", b, sq, h, strconv.FormatFloat(e, 'g', -1, 64))
 	}
 	return "b·s·h·e"
+}
+
+// closedFormOf is training's closed-form bubble (Report.ClosedFormBubble; it always applies).
+func closedFormOf(r costmodel.Report) float64 {
+	f, _ := r.ClosedFormBubble()
+	return f
 }
 
 func isInferScenario(s model.Scenario) bool { return s.Workload.Mode == model.Infer }

@@ -176,8 +176,8 @@ var english = map[string]string{
 	"cmp.comm.tp.infer":  "{f} all-reduces of b·h per token, each {S} in {time} ({algo})",
 	"cmp.comm.pp.train":  "none inside a stage; one send of b·s·h per stage boundary, {S} in {time} (and its gradient back)",
 	"cmp.comm.pp.infer":  "none inside a stage; one send of b·h per token per stage boundary, {S} in {time}",
-	"cmp.comm.pp2.train": "plus one send of b·s·h per stage boundary, {S} in {time} (and its gradient back)",
-	"cmp.comm.pp2.infer": "plus one send of b·h per token per stage boundary, {S} in {time}",
+	"cmp.comm.pp2.train": "plus one send of b·s·h/t from each GPU per stage boundary, {S} in {time} (and its gradient back)",
+	"cmp.comm.pp2.infer": "plus one send of b·h/t per token from each GPU per stage boundary, {S} in {time}",
 	"cmp.comm.none":      "none",
 	"cmp.comm.step":      "per step on the critical stage: TP {tp}, PP {pp}",
 
@@ -198,6 +198,14 @@ var english = map[string]string{
 	"name.best":        "best: {split}",
 	"name.best.same":   "best (= {name})",
 	"name.best.none":   "best: none fits",
+	// Serving's pipeline sends and closed form (one number per quantity): the sends fall in the
+	// idle time, and the closed form only where it applies.
+	"md.ppsends":           "PP sends (in the bubble: a stage waits for its batch)",
+	"md.bubble.note.infer": "closed form {closed}: fewer requests than stages",
+	"cmp.comm.step.infer":  "over the run on the busiest stage: TP {tp}; the PP sends fall in its idle time",
+	"cmp.ic.both.infer":    "TP all-reduces over {intra} ({tshare} of the serve time), PP sends over {pplink} (in the idle time)",
+	"cmp.ic.pp.infer":      "tolerant of PCIe or the network: one point-to-point send per stage boundary, its time in the idle time",
+	"pipe.caption.in.full": "serving · p = {stages} · {groups} · serve {step} · idle {sim} simulated",
 }
 
 // french is english in French. Numbers keep the decimal point the rest of splitscope prints.
@@ -362,8 +370,8 @@ var french = map[string]string{
 	"cmp.comm.tp.infer":  "{f} all-reduces de b·h par jeton, chacun {S} en {time} ({algo})",
 	"cmp.comm.pp.train":  "aucune dans un étage ; un envoi de b·s·h par frontière d'étage, {S} en {time} (et son gradient en retour)",
 	"cmp.comm.pp.infer":  "aucune dans un étage ; un envoi de b·h par jeton et par frontière d'étage, {S} en {time}",
-	"cmp.comm.pp2.train": "plus un envoi de b·s·h par frontière d'étage, {S} en {time} (et son gradient en retour)",
-	"cmp.comm.pp2.infer": "plus un envoi de b·h par jeton et par frontière d'étage, {S} en {time}",
+	"cmp.comm.pp2.train": "plus un envoi de b·s·h/t par GPU et par frontière d'étage, {S} en {time} (et son gradient en retour)",
+	"cmp.comm.pp2.infer": "plus un envoi de b·h/t par jeton, par GPU et par frontière d'étage, {S} en {time}",
 	"cmp.comm.none":      "aucune",
 	"cmp.comm.step":      "par étape sur l'étage critique : TP {tp}, PP {pp}",
 
@@ -384,6 +392,13 @@ var french = map[string]string{
 	"name.best":        "meilleur : {split}",
 	"name.best.same":   "meilleur (= {name})",
 	"name.best.none":   "meilleur : aucun ne tient",
+	// Serving's pipeline sends and closed form (one number per quantity).
+	"md.ppsends":           "envois PP (dans la bulle : un étage attend son lot)",
+	"md.bubble.note.infer": "forme close {closed} : moins de requêtes que d'étages",
+	"cmp.comm.step.infer":  "sur tout le service, à l'étage le plus chargé : TP {tp} ; les envois PP tombent dans son temps d'attente",
+	"cmp.ic.both.infer":    "all-reduces TP sur {intra} ({tshare} de la durée de service), envois PP sur {pplink} (dans le temps d'attente)",
+	"cmp.ic.pp.infer":      "s'accommode de PCIe ou du réseau : un envoi point à point par frontière d'étage, son temps dans le temps d'attente",
+	"pipe.caption.in.full": "service · p = {stages} · {groups} · service {step} · inactivité {sim} simulée",
 }
 
 // Texts returns the export texts in a language: French for "fr" (and "fr_FR.UTF-8", "fr-CA"…),

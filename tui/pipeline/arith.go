@@ -218,12 +218,7 @@ func fmtDur(s float64) string {
 }
 
 // fmtPct writes a fraction as a percentage with one decimal: "12.3%".
-func fmtPct(f float64) string {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "n/a"
-	}
-	return strconv.FormatFloat(100*f, 'f', 1, 64) + "%"
-}
+func fmtPct(f float64) string { return static.Percent(f) }
 
 // gpuList writes GPU ids compactly: runs of three or more as "a-b", the rest with commas:
 // [0 1 2 3] → "0-3", [0 2 4] → "0,2,4".

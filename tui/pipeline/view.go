@@ -122,8 +122,8 @@ func (m *Model) headerParts(w int) []string {
 		// Serving: the idle share of the busiest stage; the closed form only when the pipeline
 		// cannot fill (fewer requests than stages).
 		idle := "idle " + fmtPct(r.BubbleFraction)
-		if r.Detail.BubbleClosedForm > 0 {
-			idle += " · at least " + fmtPct(r.Detail.BubbleClosedForm) + " (" + closedFormText(true, ix.sched) + ")"
+		if f, ok := r.ClosedFormBubble(); ok {
+			idle += " · closed form " + fmtPct(f) + " (" + closedFormText(true, ix.sched) + ")"
 		}
 		parts := []string{
 			"serving  p=" + strconv.Itoa(p) + " · " + strconv.Itoa(m.data.Scenario.Workload.Requests) + " requests, " +
@@ -395,7 +395,7 @@ func (m *Model) stageTable() [][]seg {
 		if sd.Logits {
 			layers += " +head"
 		}
-		r := []string{"S" + strconv.Itoa(i), gpuList(sd.GPUs), layers, fmtPct(sd.Busy / ix.span), fmtDur(sd.F)}
+		r := []string{"S" + strconv.Itoa(i), gpuList(sd.GPUs), layers, fmtPct(m.data.Report.StageBusyShare(i)), fmtDur(sd.F)}
 		if !ix.infer {
 			r = append(r, fmtDur(sd.B))
 		}

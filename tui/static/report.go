@@ -77,12 +77,28 @@ func LayoutLine(s model.Scenario) string {
 // Header is the first line of a report: the scenario and its layout.
 func Header(s model.Scenario) string { return ScenarioLine(s) + " · " + LayoutLine(s) }
 
-// share is part/whole as a percentage, or "-" when the whole is zero.
-func share(part, whole float64) string {
-	if whole == 0 {
+// shareOfStep is x seconds as a percentage of r's step (Report.Share), or "-" without a step.
+func shareOfStep(r costmodel.Report, x float64) string {
+	if r.StepTime <= 0 {
 		return "-"
 	}
-	return Percent(part / whole)
+	return Percent(r.Share(x))
+}
+
+// BubbleClosedFormNote is what the bubble's share is set against, where a closed form applies
+// (Report.ClosedFormBubble): "closed form 8.6%" in training; in serving "closed form 50.0%:
+// fewer requests than stages" when a replica has fewer requests than stages (the pipeline
+// cannot fill: (p − requests)/p, stages of equal time), and nothing otherwise, where serving
+// has no closed form.
+func BubbleClosedFormNote(r costmodel.Report) string {
+	f, ok := r.ClosedFormBubble()
+	switch {
+	case !ok:
+		return ""
+	case r.Inference != nil:
+		return "closed form " + Percent(f) + ": fewer requests than stages"
+	}
+	return "closed form " + Percent(f)
 }
 
 // RenderReport writes the report of one scenario: a header line, the step time and its
@@ -120,16 +136,21 @@ func RenderReport(w io.Writer, s model.Scenario, r costmodel.Report) error {
 		if row.name == "  offload" && s.Layout.Offload == model.OffloadNone {
 			continue
 		}
-		t.add(row.name, Seconds(row.v), share(row.v, step), row.note)
+		if row.name == "  pp comm" && r.PPSendsInIdle() {
+			// Serving: the sends have no part of their own; their time is in the idle below.
+			t.add("  pp sends", Seconds(r.PPSendTime()), "", "in the bubble: a stage waits for its batch")
+			continue
+		}
+		t.add(row.name, Seconds(row.v), shareOfStep(r, row.v), row.note)
 		if row.name == "  tp comm" && (bd.EPComm > 0 || s.Layout.EP > 1) {
-			t.add("  ep comm", Seconds(bd.EPComm), share(bd.EPComm, step), "expert all-to-all")
+			t.add("  ep comm", Seconds(bd.EPComm), shareOfStep(r, bd.EPComm), "expert all-to-all")
 		}
 	}
 	t.write(ew)
 	ew.line("")
 
 	e := newTable("", false, true, false)
-	e.add("bubble", Percent(r.BubbleFraction), "closed form "+Percent(r.Detail.BubbleClosedForm))
+	e.add("bubble", Percent(r.BubbleFraction), BubbleClosedFormNote(r))
 	e.add("comm", Percent(r.CommFraction), "exposed communication / step")
 	e.add("model TFLOP/s", FLOPS(r.ModelTFLOPS*1e12), "per GPU, without recompute")
 	e.add("hw TFLOP/s", FLOPS(r.HWTFLOPS*1e12), "per GPU, with recompute")
@@ -164,7 +185,7 @@ func RenderReport(w io.Writer, s model.Scenario, r costmodel.Report) error {
 
 	if len(r.Detail.Stages) > 0 {
 		ew.line("")
-		renderStages(ew, r.Detail.Stages, step, infer)
+		renderStages(ew, r, infer)
 	}
 
 	renderWarnings(ew, r.Warnings)
@@ -250,7 +271,8 @@ func renderMemory(ew *errWriter, m costmodel.Memory) {
 	t.write(ew)
 }
 
-func renderStages(ew *errWriter, stages []costmodel.StageDetail, step float64, infer bool) {
+func renderStages(ew *errWriter, r costmodel.Report, infer bool) {
+	stages := r.Detail.Stages
 	head := []string{"stage", "GPUs", "layers", "F ms", "B ms", "W ms", "busy", "busy %", "memory", ""}
 	right := []bool{true, false, false, true, true, true, true, true, true, false}
 	if infer {
@@ -278,7 +300,11 @@ func renderStages(ew *errWriter, stages []costmodel.StageDetail, step float64, i
 		if !infer {
 			row = append(row, Millis(st.B), Millis(st.W))
 		}
-		row = append(row, Seconds(st.Busy), share(st.Busy, step), mem, verdict)
+		busy := "-"
+		if r.StepTime > 0 {
+			busy = Percent(r.StageBusyShare(i))
+		}
+		row = append(row, Seconds(st.Busy), busy, mem, verdict)
 		t.add(row...)
 	}
 	t.write(ew)
