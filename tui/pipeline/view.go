@@ -111,8 +111,9 @@ func (m *Model) headerParts(w int) []string {
 		mb = m.tl.MicroBatches
 	}
 	var bubble string
+	closed, _ := r.ClosedFormBubble() // training's always applies
 	for _, words := range [][2]string{{" simulated · ", " closed form "}, {" sim · ", " closed form "}, {" sim · ", " "}} {
-		bubble = "bubble " + fmtPct(r.BubbleFraction) + words[0] + fmtPct(r.Detail.BubbleClosedForm) + words[1] +
+		bubble = "bubble " + fmtPct(r.BubbleFraction) + words[0] + fmtPct(closed) + words[1] +
 			closedFormText(ix.infer, ix.sched)
 		if cellWidth(bubble) <= w {
 			break
