@@ -126,7 +126,7 @@ func (m *mdWriter) report(s model.Scenario, r costmodel.Report) {
 		{"md.compute", bd.Compute}, {"md.recompute", bd.Recompute}, {"md.tpcomm", bd.TPComm}, {"md.epcomm", bd.EPComm}, {"md.ppcomm", bd.PPComm},
 		{"md.dpcomm", bd.DPComm}, {"md.bubble", bd.Bubble}, {"md.optimizer", bd.Optimizer},
 	} {
-		if p.key == "md.ppcomm" && r.PPSendsInIdle() {
+		if p.key == "md.ppcomm" && r.PPSendsInIdle() && r.Layout.PP > 1 {
 			// Serving: the sends have no part of their own (Report.PPSendsInIdle).
 			rows = append(rows, []string{t.get("md.ppsends"), static.Seconds(r.PPSendTime()), ""})
 			continue

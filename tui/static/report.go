@@ -136,7 +136,7 @@ func RenderReport(w io.Writer, s model.Scenario, r costmodel.Report) error {
 		if row.name == "  offload" && s.Layout.Offload == model.OffloadNone {
 			continue
 		}
-		if row.name == "  pp comm" && r.PPSendsInIdle() {
+		if row.name == "  pp comm" && r.PPSendsInIdle() && s.Layout.PP > 1 {
 			// Serving: the sends have no part of their own; their time is in the idle below.
 			t.add("  pp sends", Seconds(r.PPSendTime()), "", "in the bubble: a stage waits for its batch")
 			continue
