@@ -45,4 +45,3 @@ func TestRankCandidatesServing(t *testing.T) {
 		t.Errorf("training ranks by the exact step time: got %q", got)
 	}
 }
-
