@@ -325,7 +325,9 @@ func heldKnobs(panel, next model.Layout) []string {
 	}
 	add(model.AutoRecompute, panel.Recompute != next.Recompute, "recompute "+panel.Recompute.String())
 	add(model.AutoSequenceParallel, panel.SequenceParallel != next.SequenceParallel, "SP "+onOff(panel.SequenceParallel))
-	add(model.AutoSPGather, panel.SPGather != next.SPGather && next.SequenceParallel, "SP all-gather "+panel.SPGather.String())
+	// The all-gather is SP's: held with SP off, "SP off" says it.
+	spOff := panel.Auto&model.AutoSequenceParallel == 0 && !panel.SequenceParallel
+	add(model.AutoSPGather, panel.SPGather != next.SPGather && next.SequenceParallel && !spOff, "SP all-gather "+panel.SPGather.String())
 	add(model.AutoZeRO, panel.ZeRO != next.ZeRO, fmt.Sprintf("ZeRO %d", panel.ZeRO))
 	add(model.AutoTPOverlap, panel.TPOverlap != next.TPOverlap, "TP overlap "+panel.TPOverlap.String())
 	add(model.AutoSerialDP, panel.SerialDP != next.SerialDP, "serial DP "+onOff(panel.SerialDP))
