@@ -74,8 +74,11 @@ type TakeBetterMsg struct{ Layout model.Layout }
 // takeKey takes the search's best when it is ahead of the contenders'.
 var takeKey = key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "search's best"))
 
-// canTake says whether there is a search's best to take: computed for the scenario shown.
-func (m *Model) canTake() bool { return m.computed && !m.pending && m.cmp.Better.Feasible }
+// canTake says whether there is a search's best to take: computed for the scenario shown, which
+// is the panel's (not an outdated or stale one).
+func (m *Model) canTake() bool {
+	return m.computed && !m.pending && !m.data.Stale && m.cmp.Better.Feasible
+}
 
 // Update takes b, the search's best, when there is one: the root applies it (TakeBetterMsg).
 func (m *Model) Update(msg tea.Msg) tea.Cmd {

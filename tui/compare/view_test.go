@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/muesli/termenv"
@@ -485,5 +486,38 @@ func TestCrossClaimsHoldWhereBothFit(t *testing.T) {
 				t.Errorf("%s: %q, yet at m = %d TP-only %.0f, PP-only %.0f tokens/s", tc.name, crossSentence(c.Cross), p.Micro, p.TP, p.PP)
 			}
 		}
+	}
+}
+
+// TestTakeKey: b is offered and sends search's best only while a search's best ahead of the
+// tab's is shown for the panel's scenario; not while a new comparison computes, nor when stale.
+func TestTakeKey(t *testing.T) {
+	b := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("b")}
+	m := loaded(t, defaultTrain(t))
+	m.SetSize(120, 34)
+	if !m.cmp.Better.Feasible || len(m.Keys()) != 1 {
+		t.Fatalf("first screen: search's best %v, keys %v", m.cmp.Better.Feasible, m.Keys())
+	}
+	cmd := m.Update(b)
+	if cmd == nil {
+		t.Fatal("b sends nothing")
+	}
+	if msg, ok := cmd().(TakeBetterMsg); !ok || msg.Layout != m.cmp.Better.Layout {
+		t.Errorf("b sends %+v, want search's best %+v", msg, m.cmp.Better.Layout)
+	}
+	m.Invalidate()
+	if m.Keys() != nil || m.Update(b) != nil || strings.Contains(m.View(), "b takes it") {
+		t.Error("b offered while the comparison is outdated")
+	}
+	m.SetCompare(m.cmp)
+	d := m.data
+	d.Stale = true
+	m.SetData(d)
+	if m.Keys() != nil || m.Update(b) != nil {
+		t.Error("b offered on a stale scenario")
+	}
+	agree := loaded(t, inferL40S(t))
+	if agree.cmp.Better.Feasible || agree.Keys() != nil || agree.Update(b) != nil {
+		t.Errorf("search and the tab agree on serving, yet b is offered: %+v", agree.cmp.Better.Name)
 	}
 }
