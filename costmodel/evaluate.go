@@ -453,7 +453,15 @@ func (p *plan) commonWarnings() []string {
 		w = append(w, fmt.Sprintf("TP=%d spans %d nodes: every layer's all-reduces cross the %s network", p.t, p.tp.g.Nodes, p.c.Inter.ID))
 	}
 	if p.t > 1 && p.c.Intra.Kind == model.PCIe && p.tp.g.Nodes == 1 {
-		w = append(w, fmt.Sprintf("TP=%d over %s: all-reduces on PCIe are slow; PP needs far less bandwidth", p.t, p.c.Intra.ID))
+		// Advice only where it holds: in training a pipeline sends one activation per stage
+		// boundary against TP's all-reduces in every layer; in serving a pipeline adds its
+		// stages to every token's path, and search does not rank it first on the PCIe boxes
+		// tested (TestServingWarningsAgreeWithSearch), so serving states the cost only.
+		if p.s.Workload.Mode == model.Infer {
+			w = append(w, fmt.Sprintf("TP=%d over %s: all-reduces on PCIe are slow, and every token waits for them", p.t, p.c.Intra.ID))
+		} else {
+			w = append(w, fmt.Sprintf("TP=%d over %s: all-reduces on PCIe are slow; in training PP needs far less bandwidth", p.t, p.c.Intra.ID))
+		}
 	}
 	if p.a.MaxSeq > 0 && p.s.TokensPerSequence() > p.a.MaxSeq {
 		w = append(w, fmt.Sprintf("sequence of %d tokens exceeds %s's context of %d", p.s.TokensPerSequence(), p.a.ID, p.a.MaxSeq))

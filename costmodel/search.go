@@ -3,6 +3,7 @@ package costmodel
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -172,8 +173,8 @@ func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, e
 	if opt.Objective == ObjGoodput {
 		return goodputSearch(base, feasible, infeasible, opt.SLO, counts)
 	}
-	less := objectiveLess(opt.Objective, infer)
-	sort.SliceStable(feasible, func(i, j int) bool { return less(feasible[i].Report, feasible[j].Report) })
+	rank := func() { rankCandidates(feasible, opt.Objective, infer) }
+	rank()
 	// Refine the head with the exact simulation, then rank again.
 	head := feasible[:min(refine, len(feasible))]
 	for i := range head {
@@ -189,7 +190,7 @@ func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, e
 		}
 	}
 	// Rank again: refined and estimated reports side by side keep one order.
-	sort.SliceStable(feasible, func(i, j int) bool { return less(feasible[i].Report, feasible[j].Report) })
+	rank()
 	var out []Candidate
 	nFeasible := 0
 	for _, c := range feasible {
@@ -476,28 +477,109 @@ func schedulesFor(base model.Scenario, pp, m, maxV int, infer bool, fix SearchFi
 	return out
 }
 
-// objectiveLess orders reports best first; ties go to less memory.
-func objectiveLess(o Objective, infer bool) func(a, b Report) bool {
-	key := func(r Report) float64 {
-		switch o {
-		case ObjThroughput:
-			return -r.TokensPerS
-		case ObjLatency:
-			if infer && r.Inference != nil {
-				return r.Inference.TPOT
-			}
-			return r.StepTime
-		case ObjMemory:
-			return r.Memory.Total
-		default:
-			return r.StepTime
+// TieTolerance is the relative difference below which two serving layouts' times to serve (or
+// tokens per second) rank as a tie, which the latency then breaks: a serving simulation's
+// figures differ by less from one layout to the next when the arrivals, not the GPUs, set the
+// pace, and the search's tables show three significant digits.
+const TieTolerance = 0.01
+
+// objectiveKey is the figure the objective ranks by, lower first.
+func objectiveKey(o Objective, infer bool, r Report) float64 {
+	switch o {
+	case ObjThroughput:
+		return -r.TokensPerS
+	case ObjLatency:
+		if infer && r.Inference != nil {
+			return r.Inference.TPOT
 		}
+		return r.StepTime
+	case ObjMemory:
+		return r.Memory.Total
+	default:
+		return r.StepTime
 	}
+}
+
+// objectiveLess orders reports best first by the objective's figure alone; ties go to less
+// memory. Search ranks serving layouts with servingLess's tie-breaks (rankCandidates); this
+// exact order serves where two layouts of one split are compared (the rank orders, orderSplit).
+func objectiveLess(o Objective, infer bool) func(a, b Report) bool {
 	return func(a, b Report) bool {
-		ka, kb := key(a), key(b)
+		ka, kb := objectiveKey(o, infer, a), objectiveKey(o, infer, b)
 		if ka != kb {
 			return ka < kb
 		}
 		return a.Memory.Total < b.Memory.Total
 	}
+}
+
+// RankCandidates orders feasible candidates best first as Search does (rankCandidates).
+func RankCandidates(c []Candidate, o Objective, infer bool) { rankCandidates(c, o, infer) }
+
+// rankCandidates orders candidates best first. Training: by the objective's figure, ties to less
+// memory. Serving ranks as a serving engineer does: first the layouts that meet the scenario's
+// latency target (p90 TTFT and TPOT, when it sets one), then by the objective's figure, where
+// figures within TieTolerance of the first of a run rank as a tie; a tie goes to the lower p90
+// end-to-end latency (a request's wait from arrival to its last token), then to fewer GPUs a
+// replica (TP × PP: more replicas, each smaller), then to less memory.
+func rankCandidates(c []Candidate, o Objective, infer bool) {
+	key := func(r Report) float64 { return objectiveKey(o, infer, r) }
+	if !infer || o == ObjMemory {
+		sort.SliceStable(c, func(i, j int) bool {
+			ka, kb := key(c[i].Report), key(c[j].Report)
+			if ka != kb {
+				return ka < kb
+			}
+			return c[i].Report.Memory.Total < c[j].Report.Memory.Total
+		})
+		return
+	}
+	miss := func(r Report) bool {
+		return r.Inference != nil && r.Inference.MeetsSLO != nil && !*r.Inference.MeetsSLO
+	}
+	sort.SliceStable(c, func(i, j int) bool {
+		mi, mj := miss(c[i].Report), miss(c[j].Report)
+		if mi != mj {
+			return mj
+		}
+		return key(c[i].Report) < key(c[j].Report)
+	})
+	// Runs of ties: each run starts at its best figure and holds the next ones within the
+	// tolerance of it (and on the same side of the SLO).
+	for start := 0; start < len(c); {
+		k0, m0 := key(c[start].Report), miss(c[start].Report)
+		end := start + 1
+		for end < len(c) && miss(c[end].Report) == m0 && Tied(key(c[end].Report), k0) {
+			end++
+		}
+		sort.SliceStable(c[start:end], func(i, j int) bool { return servingLess(c[start+i], c[start+j]) })
+		start = end
+	}
+}
+
+// Tied says whether two figures of one objective differ by at most TieTolerance of the larger.
+func Tied(a, b float64) bool {
+	return math.Abs(a-b) <= TieTolerance*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// servingLess breaks a tie between two serving layouts: lower p90 end-to-end latency, then fewer
+// GPUs a replica, then less memory.
+func servingLess(a, b Candidate) bool {
+	ea, eb := e2e(a.Report), e2e(b.Report)
+	if ea != eb {
+		return ea < eb
+	}
+	ga, gb := a.Layout.TP*a.Layout.PP, b.Layout.TP*b.Layout.PP
+	if ga != gb {
+		return ga < gb
+	}
+	return a.Report.Memory.Total < b.Report.Memory.Total
+}
+
+// e2e is a serving report's p90 end-to-end latency, 0 without one.
+func e2e(r Report) float64 {
+	if r.Inference == nil {
+		return 0
+	}
+	return r.Inference.E2EP90
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/boxtab"
+	"github.com/splitscope/splitscope/tui/compare"
 )
 
 // The classroom (splitscope serve --teacher-key): the teacher's explorer reports its tour step
@@ -100,7 +101,7 @@ func (m Model) classUpdate(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !m.editing && !m.helpOpen && m.sheet == nil && key.Matches(msg, m.activeKeys().Reveal) {
 			return m.revealAll()
 		}
-	case tea.MouseMsg, boxtab.UseBoxMsg:
+	case tea.MouseMsg, boxtab.UseBoxMsg, compare.TakeBetterMsg:
 	default:
 		return m.update(msg) // not the user's doing: a result, a tick, a size
 	}

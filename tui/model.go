@@ -451,6 +451,12 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case boxtab.UseBoxMsg:
 		return m.useBox(msg.Box)
+	case compare.TakeBetterMsg:
+		// The Compare tab's b: search's best layout, knobs included, through the edit path.
+		return m.edit("search's best", func(s *model.Scenario) error {
+			s.Layout = msg.Layout
+			return nil
+		})
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.resize()

@@ -236,6 +236,14 @@ The line under the title counts the configurations, the evaluated, the pruned, a
 simulated op by op after the closed-form ranking. Every core is used; the result does not depend
 on how many.
 
+In serving (--mode infer) the ranking is a serving engineer's: first the layouts that meet the
+latency target (p90 TTFT and TPOT within --slo-ttft and --slo-tpot, when given), then the
+objective's figure, where figures within ` + fmt.Sprintf("%g%%", 100*costmodel.TieTolerance) + ` of each other are a tie (when requests
+arrive at a --rate every layout that keeps up serves the same tokens/s); a tie goes to the
+lower p90 end-to-end latency (a request's arrival to its last token), then to fewer GPUs a
+replica (TP × PP), then to less memory per GPU. Training ranks by the exact figure, a tie to
+less memory.
+
 --tp, --pp, --dp, --micro-batch, --schedule and --chunks, when typed, fix that size: search
 --tp 8 ranks only the layouts with TP 8. --schedule and --chunks fix the schedule of pipelines
 (PP > 1; a single stage has none and runs 1F1B); --chunks above 1 means interleaved. A size no

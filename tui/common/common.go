@@ -75,7 +75,13 @@ type Compare struct {
 	// Rates is, in inference, each feasible contender's rate sweep (TP only, PP only, and the
 	// best hybrid or the best layout): throughput and p90 latencies as the offered rate grows.
 	Rates []RateSeries
-	Err   error
+	// Better is what search finds on the same scenario with every training knob free (as
+	// `splitscope search` does), when it ranks ahead of the contenders' best, which hold the
+	// panel's knobs: its row (Feasible), and in Held the knobs the contenders hold at the
+	// panel's value that it turns otherwise ("ZeRO 0", "SP off"). Zero when they agree.
+	Better CompareRow
+	Held   []string
+	Err    error
 }
 
 // RateSeries is one contender's rate sweep.

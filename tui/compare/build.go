@@ -7,6 +7,7 @@ import (
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/static"
 )
 
 // Contender labels. The best layout's label says what it is: "best: TP 2 × PP 4", or "best (=
@@ -63,7 +64,8 @@ func Build(s model.Scenario) common.Compare {
 		out.Err = fmt.Errorf("compare: %d GPUs", gpus)
 		return out
 	}
-	res, err := costmodel.Search(s, costmodel.SearchOptions{Objective: objective, Fix: costmodel.SearchFix{}.KeepKnobsBut(s.Layout.Auto)})
+	fix := costmodel.SearchFix{}.KeepKnobsBut(s.Layout.Auto)
+	res, err := costmodel.Search(s, costmodel.SearchOptions{Objective: objective, Fix: fix})
 	if err != nil {
 		why := reason(err)
 		for _, c := range []class{classTP, classPP} {
@@ -95,6 +97,7 @@ func Build(s model.Scenario) common.Compare {
 			}
 		}
 	}
+	out.Better, out.Held = better(s, fix, res, best, bestOK)
 	out.CrossTP, out.CrossPP = sweepLayout(tp.Layout), sweepLayout(pp.Layout)
 	out.Cross = cross(s, out.CrossTP, out.CrossPP)
 	if s.Workload.Mode == model.Infer {
@@ -272,4 +275,63 @@ func tokensAt(s model.Scenario, l model.Layout, m int) float64 {
 		return 0
 	}
 	return r.TokensPerS
+}
+
+// better is what `splitscope search` finds on s, every training knob free, when it ranks ahead
+// of the contenders' best (which hold the panel's knobs, fix): its row and the held knobs it
+// turns otherwise. A zero row when the two agree (or are a tie as the tab rounds them).
+func better(s model.Scenario, fix costmodel.SearchFix, held costmodel.SearchResult, best common.CompareRow, bestOK bool) (common.CompareRow, []string) {
+	res := held
+	if fix != (costmodel.SearchFix{}) {
+		var err error
+		if res, err = costmodel.Search(s, costmodel.SearchOptions{Objective: objective}); err != nil {
+			return common.CompareRow{}, nil
+		}
+	}
+	row, ok := first(s, res.Candidates, func(model.Layout) bool { return true })
+	if !ok || bestOK && (row.Layout == best.Layout || !ahead(s, row, best)) {
+		return common.CompareRow{}, nil
+	}
+	row.Kind, row.Name = common.RowBest, "search's best: "+common.SplitName(row.Layout)
+	return row, heldKnobs(s.Layout, row.Layout)
+}
+
+// ahead says whether a ranks before b by search's own order, and not as a tie the tab shows
+// as one: a training step time that reads the same to the displayed digits is a tie.
+func ahead(s model.Scenario, a, b common.CompareRow) bool {
+	infer := s.Workload.Mode == model.Infer
+	if !infer && static.Seconds(a.Report.StepTime) == static.Seconds(b.Report.StepTime) {
+		return false
+	}
+	c := []costmodel.Candidate{{Layout: b.Layout, Report: b.Report, Feasible: true}, {Layout: a.Layout, Report: a.Report, Feasible: true}}
+	costmodel.RankCandidates(c, objective, infer)
+	return c[0].Layout == a.Layout
+}
+
+// heldKnobs names the knobs the panel holds (not auto) at a value other than next's, as the
+// panel's value: "recompute none", "SP off", "ZeRO 0".
+func heldKnobs(panel, next model.Layout) []string {
+	var out []string
+	add := func(bit model.AutoKnobs, differ bool, what string) {
+		if panel.Auto&bit == 0 && differ {
+			out = append(out, what)
+		}
+	}
+	onOff := func(b bool) string {
+		if b {
+			return "on"
+		}
+		return "off"
+	}
+	add(model.AutoRecompute, panel.Recompute != next.Recompute, "recompute "+panel.Recompute.String())
+	add(model.AutoSequenceParallel, panel.SequenceParallel != next.SequenceParallel, "SP "+onOff(panel.SequenceParallel))
+	// The all-gather is SP's: held with SP off, "SP off" says it.
+	spOff := panel.Auto&model.AutoSequenceParallel == 0 && !panel.SequenceParallel
+	add(model.AutoSPGather, panel.SPGather != next.SPGather && next.SequenceParallel && !spOff, "SP all-gather "+panel.SPGather.String())
+	add(model.AutoZeRO, panel.ZeRO != next.ZeRO, fmt.Sprintf("ZeRO %d", panel.ZeRO))
+	add(model.AutoTPOverlap, panel.TPOverlap != next.TPOverlap, "TP overlap "+panel.TPOverlap.String())
+	add(model.AutoSerialDP, panel.SerialDP != next.SerialDP, "serial DP "+onOff(panel.SerialDP))
+	add(model.AutoOffload, panel.Offload != next.Offload, "offload "+panel.Offload.String())
+	add(model.AutoRankOrder, panel.RankOrder != next.RankOrder, "rank order "+panel.RankOrder.String())
+	return out
 }

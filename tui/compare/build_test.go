@@ -1,12 +1,14 @@
 package compare
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/static"
 )
 
 // buildCase is a scenario and what its comparison must hold beyond the rules every comparison
@@ -223,5 +225,49 @@ func TestBuildAwkwardModels(t *testing.T) {
 		if r.Feasible || !strings.Contains(r.Reason, "layers") {
 			t.Errorf("invalid model: row %s feasible %v reason %q", r.Name, r.Feasible, r.Reason)
 		}
+	}
+}
+
+// TestBuildAgreesWithSearch: the tab's best is `splitscope search`'s (every knob free) on each
+// scenario, or the tab carries search's best (Better) with the knobs it holds otherwise. On the
+// first screen the panel's ZeRO 0 holds the contenders to 4.35 s where search finds 3.16 s.
+func TestBuildAgreesWithSearch(t *testing.T) {
+	for _, tc := range buildCases {
+		s := tc.s(t)
+		c := Build(s)
+		res, err := costmodel.Search(s, costmodel.SearchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bi := c.Row(common.RowBest)
+		if res.Feasible == 0 {
+			if c.Better.Feasible {
+				t.Errorf("%s: search finds nothing, the tab offers %s", tc.name, c.Better.Name)
+			}
+			continue
+		}
+		want := res.Candidates[0]
+		shown := func(r costmodel.Report) string {
+			if r.Inference != nil {
+				return static.Seconds(r.Inference.TTFT) + " " + static.Seconds(r.Inference.TPOT)
+			}
+			return static.Seconds(r.StepTime)
+		}
+		if c.Better.Feasible {
+			if got := shown(c.Better.Report); got != shown(want.Report) {
+				t.Errorf("%s: the tab offers search's best at %s, search finds %s", tc.name, got, shown(want.Report))
+			}
+			if len(c.Held) == 0 {
+				t.Errorf("%s: search's best offered, no knob named as held", tc.name)
+			}
+			continue
+		}
+		if bi < 0 || !c.Rows[bi].Feasible || shown(c.Rows[bi].Report) != shown(want.Report) {
+			t.Errorf("%s: the tab's best and search's differ (%+v vs %s), and the tab does not say so", tc.name, c.Rows[bi].Name, shown(want.Report))
+		}
+	}
+	c := Build(defaultTrain(t))
+	if !c.Better.Feasible || !slices.Contains(c.Held, "ZeRO 0") {
+		t.Errorf("first screen: search's best %v, held %v; want it offered, holding ZeRO 0", c.Better.Feasible, c.Held)
 	}
 }

@@ -67,14 +67,38 @@ func (m *Model) SetCompare(c common.Compare) { m.cmp, m.computed, m.pending = c,
 // and headed "computing…", so the tab does not flash empty on every change.
 func (m *Model) Invalidate() { m.pending = true }
 
-// Update does nothing: the pane has no keys and no animation.
-func (m *Model) Update(tea.Msg) tea.Cmd { return nil }
+// TakeBetterMsg asks the root to make the search's best layout (common.Compare.Better) the
+// scenario's, through the explorer's edit path (key b).
+type TakeBetterMsg struct{ Layout model.Layout }
+
+// takeKey takes the search's best when it is ahead of the contenders'.
+var takeKey = key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "search's best"))
+
+// canTake says whether there is a search's best to take: computed for the scenario shown, which
+// is the panel's (not an outdated or stale one).
+func (m *Model) canTake() bool {
+	return m.computed && !m.pending && !m.data.Stale && m.cmp.Better.Feasible
+}
+
+// Update takes b, the search's best, when there is one: the root applies it (TakeBetterMsg).
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyMsg); ok && key.Matches(k, takeKey) && m.canTake() {
+		l := m.cmp.Better.Layout
+		return func() tea.Msg { return TakeBetterMsg{Layout: l} }
+	}
+	return nil
+}
 
 // Animating is always false.
 func (m *Model) Animating() bool { return false }
 
-// Keys lists no bindings of its own.
-func (m *Model) Keys() []key.Binding { return nil }
+// Keys lists b while there is a search's best to take.
+func (m *Model) Keys() []key.Binding {
+	if m.canTake() {
+		return []key.Binding{takeKey}
+	}
+	return nil
+}
 
 // View renders the pane in exactly its size.
 func (m *Model) View() string {
@@ -93,6 +117,9 @@ func (m *Model) View() string {
 	case m.cmp.Err != nil:
 		lines = append(lines, "", st.Error.Render("compare failed: "+m.cmp.Err.Error()))
 		return common.Fit(lines, m.w, m.h)
+	}
+	if m.tableTop() > 1 {
+		lines = append(lines, m.betterLine(st))
 	}
 	lines = append(lines, m.table(st)...)
 	if len(m.cmp.Rows) > 0 {
@@ -168,6 +195,51 @@ func (m *Model) title(st theme.Styles) string {
 	return st.Bold.Render(t) + st.Warn.Render(state)
 }
 
+// tableTop is the table's first line: under the title, and under the search's best when the
+// contenders' best is behind it.
+func (m *Model) tableTop() int {
+	if m.cmp.Better.Feasible {
+		return 2
+	}
+	return 1
+}
+
+// betterLine says, under the title, that the contenders hold the panel's knobs and what search
+// finds with them free, with the key that takes it: the longest form that fits.
+func (m *Model) betterLine(st theme.Styles) string {
+	b := m.cmp.Better
+	fig := static.Seconds(b.Report.StepTime)
+	if inf := b.Report.Inference; inf != nil {
+		fig = "TTFT " + static.Seconds(inf.TTFT) + " · TPOT " + static.Seconds(inf.TPOT)
+	}
+	l := b.Layout
+	split := fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP)
+	key := ""
+	if m.canTake() {
+		key = " · b takes it"
+	}
+	holds := "with every knob free"
+	if len(m.cmp.Held) > 0 {
+		holds = "holding the panel's " + strings.Join(m.cmp.Held, ", ")
+	}
+	forms := []string{
+		holds + "; search's best: " + fig + " (" + common.SplitName(l) + ")" + key,
+		holds + "; search's best: " + fig + " (" + split + ")" + key,
+		"the panel's knobs held; search's best: " + fig + key,
+		"knobs held; search's best: " + fig + key,
+		"search's best: " + fig + key,
+	}
+	if len(m.cmp.Held) == 0 {
+		forms = append(forms[:2], forms[4])
+	}
+	for _, f := range forms {
+		if lipgloss.Width(f) <= m.w {
+			return st.Warn.Render(f)
+		}
+	}
+	return st.Warn.Render(truncate(forms[len(forms)-1], m.w))
+}
+
 // starRule is the line under the table that says what ★ marks: the longest form that fits.
 func (m *Model) starRule(st theme.Styles) string {
 	fits := false
@@ -235,6 +307,8 @@ type metric struct {
 	lower bool
 	value func(costmodel.Report) float64
 	fmt   func(costmodel.Report) cell
+	// shown is the figure as the cell shows it, for ties (winners); nil: the cell's long text.
+	shown func(costmodel.Report) string
 }
 
 func (m *Model) metrics() []metric {
@@ -248,10 +322,10 @@ func (m *Model) metrics() []metric {
 	if m.infer() {
 		ttft := func(r costmodel.Report) float64 { return infOf(r).TTFT }
 		tpot := func(r costmodel.Report) float64 { return infOf(r).TPOT }
-		out = append(out, metric{"TTFT", true, ttft, secs(ttft)}, metric{"TPOT", true, tpot, secs(tpot)})
+		out = append(out, metric{"TTFT", true, ttft, secs(ttft), nil}, metric{"TPOT", true, tpot, secs(tpot), nil})
 	} else {
 		step := func(r costmodel.Report) float64 { return r.StepTime }
-		out = append(out, metric{"step time", true, step, secs(step)})
+		out = append(out, metric{"step time", true, step, secs(step), nil})
 	}
 	tps := func(r costmodel.Report) float64 { return r.TokensPerS }
 	mem := func(r costmodel.Report) float64 { return r.Memory.Total }
@@ -260,16 +334,16 @@ func (m *Model) metrics() []metric {
 	return append(out,
 		metric{"throughput", false, tps, func(r costmodel.Report) cell {
 			return cell{long: static.Count(r.TokensPerS) + " tok/s", short: short(r.TokensPerS)}
-		}},
+		}, nil},
 		metric{"memory/GPU", true, mem, func(r costmodel.Report) cell {
 			c := cell{long: static.Bytes(r.Memory.Total), short: strings.ReplaceAll(static.Bytes(r.Memory.Total), " ", "")}
 			if r.Memory.Capacity > 0 {
 				c.long += fmt.Sprintf(" (%.0f%%)", 100*r.Memory.Total/r.Memory.Capacity)
 			}
 			return c
-		}},
-		metric{"comm", true, comm, pct(comm)},
-		metric{"bubble", true, bub, pct(bub)},
+		}, func(r costmodel.Report) string { return static.Bytes(r.Memory.Total) }},
+		metric{"comm", true, comm, pct(comm), nil},
+		metric{"bubble", true, bub, pct(bub), nil},
 	)
 }
 
@@ -383,12 +457,20 @@ func (m *Model) tableLines() []tableLine {
 	for _, mt := range m.metrics() {
 		vals := make([]float64, len(rows))
 		ok := make([]bool, len(rows))
+		shown := make([]string, len(rows))
 		for i, r := range rows {
 			vals[i] = mt.value(r.Report)
+			if evaluated(r) {
+				if mt.shown != nil {
+					shown[i] = mt.shown(r.Report)
+				} else {
+					shown[i] = mt.fmt(r.Report).long
+				}
+			}
 			// A layout listed twice (the best one is TP only's or PP only's) competes once.
 			ok[i] = r.Feasible && evaluated(r) && m.cmp.Twin(i) == i
 		}
-		win := winners(vals, ok, mt.lower)
+		win := winners(vals, ok, mt.lower, shown)
 		l := tableLine{label: mt.label}
 		for i, r := range rows {
 			c := cell{long: "—", bad: !r.Feasible}

@@ -33,27 +33,38 @@ func columns(w, label, n, minCol int) (labelW int, cols []int) {
 }
 
 // winners marks the best of vals among those with ok set: the lowest when lowerBetter, else the
-// highest. Ties are all marked. Nothing is marked when fewer than one value is ok, or when two or
-// more are ok and all tie (there is no winner to show).
-func winners(vals []float64, ok []bool, lowerBetter bool) []bool {
+// highest. A value ties with the best when it is equal to within a relative 1e-9 or when it reads
+// the same on screen (shown, where given: "71.7 GiB" and "71.7 GiB" are a tie however their bytes
+// differ), and every tie for the best is marked; when every candidate ties, none is (the mark
+// would tell nothing).
+func winners(vals []float64, ok []bool, lowerBetter bool, shown []string) []bool {
 	out := make([]bool, len(vals))
-	best := math.NaN()
+	bi := -1
 	count := 0
 	for i, v := range vals {
 		if i >= len(ok) || !ok[i] || math.IsNaN(v) || math.IsInf(v, 0) {
 			continue
 		}
 		count++
-		if math.IsNaN(best) || (lowerBetter && v < best) || (!lowerBetter && v > best) {
-			best = v
+		if bi < 0 || (lowerBetter && v < vals[bi]) || (!lowerBetter && v > vals[bi]) {
+			bi = i
 		}
 	}
 	if count == 0 {
 		return out
 	}
+	label := func(i int) string {
+		if i < len(shown) {
+			return shown[i]
+		}
+		return ""
+	}
 	marked := 0
 	for i, v := range vals {
-		if i < len(ok) && ok[i] && same(v, best) {
+		if i >= len(ok) || !ok[i] || math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		if same(v, vals[bi]) || label(i) != "" && label(i) == label(bi) {
 			out[i] = true
 			marked++
 		}
@@ -121,9 +132,9 @@ func crossSentence(pts []common.CrossPoint) string {
 	if len(cs) == 0 {
 		switch leader(pts) {
 		case 1:
-			return "no crossover in " + span + ": PP-only ahead throughout"
+			return "no crossover in " + span + ": PP-only ahead" + throughout(pts, true)
 		case -1:
-			return "no crossover in " + span + ": TP-only ahead throughout"
+			return "no crossover in " + span + ": TP-only ahead" + throughout(pts, false)
 		}
 		var tp, pp bool
 		for _, p := range pts {
@@ -139,7 +150,7 @@ func crossSentence(pts []common.CrossPoint) string {
 		}
 		return "no crossover in " + span
 	}
-	s := crossWords(cs[0])
+	s := crossWords(cs[0]) + fitsUntil(pts, cs)
 	if len(cs) > 1 {
 		who := "TP-only"
 		if cs[1].PPWon {
@@ -151,6 +162,63 @@ func crossSentence(pts []common.CrossPoint) string {
 		}
 	}
 	return s
+}
+
+// stopsFitting is the first point at or after index from where the series (PP-only when pp)
+// has no value, having had one before it: the m where it no longer fits; -1 when none.
+func stopsFitting(pts []common.CrossPoint, from int, pp bool) int {
+	had := false
+	for i, p := range pts {
+		v := p.TP
+		if pp {
+			v = p.PP
+		}
+		switch {
+		case v > 0:
+			had = true
+		case had && i >= from:
+			return i
+		}
+	}
+	return -1
+}
+
+// fitsUntil bounds the first crossing's claim where a layout stops fitting before any second
+// crossing: ", until it no longer fits at m = 16" when the new leader does, "; TP-only no longer
+// fits from m = 16" when the other does; "" when both run to the end.
+func fitsUntil(pts []common.CrossPoint, cs []Crossing) string {
+	end := len(pts)
+	if len(cs) > 1 {
+		end = cs[1].Index
+	}
+	c := cs[0]
+	if i := stopsFitting(pts, c.Index, c.PPWon); i >= 0 && i < end {
+		return ", until it no longer fits at m = " + strconv.Itoa(pts[i].Micro)
+	}
+	if i := stopsFitting(pts, c.Index, !c.PPWon); i >= 0 && i < end {
+		other := "PP-only"
+		if c.PPWon {
+			other = "TP-only"
+		}
+		return "; " + other + " no longer fits from m = " + strconv.Itoa(pts[i].Micro)
+	}
+	return ""
+}
+
+// throughout is how far "ahead" holds without a crossover: " throughout" while both run to the
+// end, else where one stops fitting.
+func throughout(pts []common.CrossPoint, ppLeads bool) string {
+	other := "PP-only"
+	if ppLeads {
+		other = "TP-only"
+	}
+	if i := stopsFitting(pts, 0, ppLeads); i >= 0 {
+		return " until it no longer fits at m = " + strconv.Itoa(pts[i].Micro)
+	}
+	if i := stopsFitting(pts, 0, !ppLeads); i >= 0 {
+		return "; " + other + " no longer fits from m = " + strconv.Itoa(pts[i].Micro)
+	}
+	return " throughout"
 }
 
 func crossWords(c Crossing) string {

@@ -50,21 +50,26 @@ func TestWinners(t *testing.T) {
 		ok    []bool
 		lower bool
 		want  []bool
+		shown []string
 	}{
-		{"lowest", []float64{3, 1, 2}, all, true, []bool{false, true, false}},
-		{"highest", []float64{3, 1, 2}, all, false, []bool{true, false, false}},
-		{"infeasible cannot win", []float64{3, 1, 2}, []bool{true, false, true}, true, []bool{false, false, true}},
-		{"tie for best", []float64{1, 1, 2}, all, true, []bool{true, true, false}},
-		{"all tie: nobody", []float64{0, 0, 0}, all, true, []bool{false, false, false}},
-		{"near tie counts", []float64{1, 1 + 1e-12, 2}, all, true, []bool{true, true, false}},
-		{"only one feasible wins", []float64{5, 1, 2}, []bool{true, false, false}, true, []bool{true, false, false}},
-		{"none feasible", []float64{5, 1, 2}, []bool{false, false, false}, true, []bool{false, false, false}},
-		{"NaN ignored", []float64{nan(), 4, 2}, all, true, []bool{false, false, true}},
-		{"short ok slice", []float64{1, 2, 3}, []bool{true}, false, []bool{true, false, false}},
+		{"lowest", []float64{3, 1, 2}, all, true, []bool{false, true, false}, nil},
+		{"highest", []float64{3, 1, 2}, all, false, []bool{true, false, false}, nil},
+		{"infeasible cannot win", []float64{3, 1, 2}, []bool{true, false, true}, true, []bool{false, false, true}, nil},
+		{"tie for best", []float64{1, 1, 2}, all, true, []bool{true, true, false}, nil},
+		{"all tie: nobody", []float64{0, 0, 0}, all, true, []bool{false, false, false}, nil},
+		{"near tie counts", []float64{1, 1 + 1e-12, 2}, all, true, []bool{true, true, false}, nil},
+		{"only one feasible wins", []float64{5, 1, 2}, []bool{true, false, false}, true, []bool{true, false, false}, nil},
+		{"none feasible", []float64{5, 1, 2}, []bool{false, false, false}, true, []bool{false, false, false}, nil},
+		{"NaN ignored", []float64{nan(), 4, 2}, all, true, []bool{false, false, true}, nil},
+		{"short ok slice", []float64{1, 2, 3}, []bool{true}, false, []bool{true, false, false}, nil},
+		// Ties follow what the screen shows: 71.68 and 71.69 GiB both read "71.7 GiB".
+		{"tie as displayed", []float64{71.69, 71.68, 80}, all, true, []bool{true, true, false}, []string{"71.7 GiB", "71.7 GiB", "80.0 GiB"}},
+		{"displayed apart", []float64{71.69, 71.68, 80}, all, true, []bool{false, true, false}, []string{"71.7 GiB", "71.6 GiB", "80.0 GiB"}},
+		{"tie as displayed, not of the best", []float64{1, 2, 2.01}, all, true, []bool{true, false, false}, []string{"1", "2.0", "2.0"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := winners(tc.vals, tc.ok, tc.lower); !slices.Equal(got, tc.want) {
+			if got := winners(tc.vals, tc.ok, tc.lower, tc.shown); !slices.Equal(got, tc.want) {
 				t.Fatalf("winners(%v, %v, lower=%v) = %v, want %v", tc.vals, tc.ok, tc.lower, got, tc.want)
 			}
 		})
@@ -103,6 +108,14 @@ func TestCrossovers(t *testing.T) {
 		{"nothing runs", []float64{0, 0}, []float64{0, 0}, nil, "no crossover in 1…2: neither fits at any m"},
 		{"never both at once", []float64{5, 0}, []float64{0, 5}, nil, "no crossover in 1…2"},
 		{"no points", nil, nil, nil, "no data"},
+		// A claim holds only where both layouts fit (issue 18: "PP-only overtakes TP-only from
+		// m = 8" where PP-only no longer fits from m = 16).
+		{"overtakes until it no longer fits", []float64{30, 30, 30, 30, 30, 30}, []float64{10, 20, 28, 40, 0, 0},
+			[]Crossing{{Index: 3, Micro: 8, PPWon: true}}, "PP-only overtakes TP-only from m = 8, until it no longer fits at m = 16"},
+		{"overtakes, the other no longer fits", []float64{1, 2, 9, 9}, []float64{3, 3, 3, 0}, []Crossing{{Index: 2, Micro: 4}},
+			"TP-only overtakes PP-only from m = 4; PP-only no longer fits from m = 8"},
+		{"ahead until it no longer fits", []float64{9, 9, 0}, []float64{1, 2, 3}, nil, "no crossover in 1…4: TP-only ahead until it no longer fits at m = 4"},
+		{"ahead, the other no longer fits", []float64{9, 9, 9}, []float64{1, 2, 0}, nil, "no crossover in 1…4: TP-only ahead; PP-only no longer fits from m = 4"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
