@@ -228,3 +228,37 @@ func TestCommForcedJSON(t *testing.T) {
 		t.Errorf("%+v", doc)
 	}
 }
+
+// A preset's name with other sizes is no longer the preset: report's title, the capacity
+// verdict and its JSON, and the Markdown export say "modified" and what changed; the preset
+// itself is titled as before.
+func TestModifiedModelTitle(t *testing.T) {
+	code, out, errs := runArgs(t, "report", "--model", "llama-3-70b", "--layers", "40", "--capacity")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if first := strings.SplitN(out, "\n", 2)[0]; !strings.HasPrefix(first, "llama-3-70b (modified: layers 40; 40 layers, ") {
+		t.Errorf("title %q", first)
+	}
+	if strings.Contains(out, "  llama-3-70b, ") || !strings.Contains(out, "llama-3-70b (modified: layers 40), ") {
+		t.Errorf("capacity verdict names the preset:\n%s", out)
+	}
+	_, out, _ = runArgs(t, "report", "--model", "llama-3-70b", "--layers", "40", "--heads", "32", "--capacity", "--json")
+	var doc struct {
+		Capacity struct {
+			Model         string `json:"model"`
+			ModelModified string `json:"model_modified"`
+		} `json:"capacity"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Capacity.ModelModified != "layers 40, heads 32" || doc.Capacity.Model != "llama-3-70b" {
+		t.Errorf("capacity JSON %+v (%v)", doc.Capacity, err)
+	}
+	_, out, _ = runArgs(t, "export", "--model", "llama-3-70b", "--layers", "40", "--markdown", "-")
+	if !strings.Contains(out, "llama-3-70b (modified: layers 40; ") {
+		t.Errorf("markdown lacks the modified title")
+	}
+	_, out, _ = runArgs(t, "report", "--model", "llama-3-70b", "--layers", "80")
+	if first := strings.SplitN(out, "\n", 2)[0]; !strings.HasPrefix(first, "llama-3-70b (80 layers, ") {
+		t.Errorf("the preset's own size is the preset: %q", first)
+	}
+}

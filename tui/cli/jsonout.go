@@ -93,7 +93,10 @@ type reportOutput struct {
 // and the largest preset models with a feasible layout in inference and in training (null when
 // none fits).
 type capacityOutput struct {
-	Model         string           `json:"model"`
+	Model string `json:"model"`
+	// ModelModified is how the model differs from the preset named Model ("layers 40"), when
+	// flags changed its sizes: the verdict is not the preset's.
+	ModelModified string           `json:"model_modified,omitempty"`
 	Mode          string           `json:"mode"`
 	Best          *searchCandidate `json:"best"`
 	LargestInfer  *capacityModel   `json:"largest_infer"`
@@ -109,7 +112,7 @@ type capacityModel struct {
 }
 
 func jsonCapacity(s model.Scenario, res costmodel.CapacityResult, checked int) *capacityOutput {
-	out := &capacityOutput{Model: s.Arch.ID, Mode: s.Workload.Mode.String(), ModelsChecked: checked}
+	out := &capacityOutput{Model: s.Arch.ID, ModelModified: s.Arch.Changes, Mode: s.Workload.Mode.String(), ModelsChecked: checked}
 	if out.Model == "" {
 		out.Model = "custom"
 	}
