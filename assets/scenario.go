@@ -493,6 +493,9 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 		"kv_heads": &arch.KVHeads, "ffn": &arch.FFN, "vocab": &arch.Vocab} {
 		*dst = v.intOr(key, *dst)
 	}
+	if preset, err := p.Model(arch.ID); err == nil {
+		arch.Changes = model.ArchChanges(preset, arch) // titled as modified, not as the preset
+	}
 
 	intra, ok := v.links["intra"]
 	if !ok {
@@ -616,6 +619,7 @@ func marshalScenario(s model.Scenario, title string, q *Question, caption map[st
 			}
 		}
 		pa.Layers, pa.Hidden, pa.Heads, pa.KVHeads, pa.FFN, pa.Vocab = a.Layers, a.Hidden, a.Heads, a.KVHeads, a.FFN, a.Vocab
+		pa.Changes = a.Changes // what those keys say, not a field of its own
 		if pa != a {
 			notes = append(notes, fmt.Sprintf("model %s differs from the preset in fields a scenario file cannot set", a.ID))
 		}

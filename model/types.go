@@ -28,6 +28,10 @@ type Arch struct {
 	TiedEmbeddings bool   `json:"tied_embeddings,omitempty" yaml:"tied_embeddings"`
 	MaxSeq         int    `json:"max_seq,omitempty" yaml:"max_seq"`
 	Source         string `json:"source,omitempty" yaml:"source"`
+	// Changes is how the sizes differ from the preset named ID ("layers 40": ArchChanges),
+	// set where the model is built from a preset and flags; "" for the preset as it is. Titles
+	// say it (Label) so that a changed model is not taken for the preset.
+	Changes string `json:"-" yaml:"-"`
 }
 
 // HeadDim is Hidden / Heads.

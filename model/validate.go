@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // FieldError is one invalid field: its name (the CLI flag), the value given and what is allowed.
@@ -17,7 +18,24 @@ type FieldError struct {
 }
 
 func (e *FieldError) Error() string {
-	return fmt.Sprintf("%s = %v: %s", e.Field, e.Value, e.Allowed)
+	return fmt.Sprintf("%s = %s: %s", e.Field, Shorten(fmt.Sprint(e.Value)), e.Allowed)
+}
+
+// MaxShown is how many characters of a value a message shows; Shorten cuts the rest.
+const MaxShown = 64
+
+// Shorten is s as a message shows a value the user gave: whole up to MaxShown characters, else
+// its first MaxShown, an ellipsis and its length ("xxxx… (10000 characters)"), so that a
+// pasted file or a runaway argument cannot flood the terminal.
+func Shorten(s string) string {
+	n := 0
+	for i := range s {
+		if n == MaxShown {
+			return fmt.Sprintf("%s… (%d characters)", s[:i], utf8.RuneCountInString(s))
+		}
+		n++
+	}
+	return s
 }
 
 // ValidationError lists every problem found in a scenario.

@@ -345,3 +345,18 @@ func TestDivisors(t *testing.T) {
 		}
 	})
 }
+
+// A long value is shown cut, with its length; a short one whole; a cut never splits a character.
+func TestShorten(t *testing.T) {
+	if got := Shorten("llama-3-70b"); got != "llama-3-70b" {
+		t.Errorf("short value changed: %q", got)
+	}
+	got := Shorten(strings.Repeat("é", 10000))
+	if want := strings.Repeat("é", MaxShown) + "… (10000 characters)"; got != want {
+		t.Errorf("got %q", got)
+	}
+	fe := &FieldError{Field: "model", Value: strings.Repeat("x", 10000), Allowed: "unknown model"}
+	if msg := fe.Error(); len(msg) > 200 || !strings.Contains(msg, "(10000 characters): unknown model") {
+		t.Errorf("FieldError: %.300s", msg)
+	}
+}

@@ -751,6 +751,10 @@ func (m Model) edit(name string, change func(*model.Scenario) error) (tea.Model,
 // apply makes next the scenario (valid: tryEdit checked it) and says what moved besides the
 // edited row.
 func (m Model) apply(next model.Scenario, edited string) (tea.Model, tea.Cmd) {
+	// A model edited away from its preset is titled as modified everywhere (model.Arch.Label).
+	if preset, err := m.presets.Model(next.Arch.ID); err == nil && next.Arch.ID != "" {
+		next.Arch.Changes = model.ArchChanges(preset, next.Arch)
+	}
 	m.moved = movedRows(m.fields, m.cur, next, edited)
 	m.cur, m.offer = next, nil
 	return m.changed()

@@ -135,3 +135,31 @@ func TestExplorerCalibrationTitle(t *testing.T) {
 		t.Errorf("TP comm unchanged by the link: %v", slow)
 	}
 }
+
+// A model whose sizes were edited away from its preset is not titled as the preset: the title
+// says "(modified: layers 20)", and says nothing once the edit is undone.
+func TestTitleModifiedModel(t *testing.T) {
+	m := ready(t, 200, 40, nil)
+	if title := m.titleView(); !strings.Contains(title, "llama-2-13b (40 layers") || strings.Contains(title, "modified") {
+		t.Fatalf("preset title: %q", title)
+	}
+	next, _ := m.edit("layers", func(s *model.Scenario) error { s.Arch.Layers = 20; return nil })
+	m = settle(next.(Model))
+	if title := m.titleView(); !strings.Contains(title, "llama-2-13b (modified: layers 20; 20 layers") {
+		t.Errorf("edited title: %q", title)
+	}
+	if m.cur.Arch.Changes != "layers 20" {
+		t.Errorf("scenario's changes %q", m.cur.Arch.Changes)
+	}
+	next, _ = m.edit("layers", func(s *model.Scenario) error { s.Arch.Layers = 40; return nil })
+	m = settle(next.(Model))
+	if title := m.titleView(); strings.Contains(title, "modified") || m.cur.Arch.Changes != "" {
+		t.Errorf("edit undone: title %q, changes %q", title, m.cur.Arch.Changes)
+	}
+	// Narrow, the model's prose goes and the mark stays.
+	s := m.cur
+	s.Arch.Layers, s.Arch.Changes = 20, "layers 20"
+	if line := titleLine(s, 100, ""); !strings.Contains(line, "llama-2-13b (modified: layers 20)") {
+		t.Errorf("narrow title %q", line)
+	}
+}

@@ -86,6 +86,10 @@ func (m *Model) titleView() string {
 	if m.hasData {
 		s = m.data.Scenario
 	}
+	// A model edited away from its preset is titled as modified (model.Arch.Label).
+	if preset, err := m.presets.Model(s.Arch.ID); err == nil && s.Arch.ID != "" {
+		s.Arch.Changes = model.ArchChanges(preset, s.Arch)
+	}
 	return m.styles.Title.Width(m.width).Render(titleLine(s, m.width, m.calib))
 }
 
@@ -108,18 +112,13 @@ func calibrationTag(s model.Scenario, calib string) string {
 // parameters), the links, the node count, the workload, the GPUs (all in the parameter panel)
 // and the calibration go first, in that order, when the line is too long.
 func titleLine(s model.Scenario, w int, calib string) string {
-	a, c, wl := s.Arch, s.Cluster, s.Workload
-	id := a.ID
-	if id == "" {
-		id = "custom model"
-	}
+	c, wl := s.Cluster, s.Workload
 	batch := fmt.Sprintf("batch %d", wl.GlobalBatch)
 	work := fmt.Sprintf("train %s seq %d", wl.Precision, wl.Seq)
 	if wl.Mode == model.Infer {
 		batch = fmt.Sprintf("requests %d", wl.Requests)
 		work = fmt.Sprintf("infer %s prompt %d gen %d", wl.Precision, wl.PromptTokens, wl.GenTokens)
 	}
-	prose := fmt.Sprintf(" (%d layers, %.1fB params)", a.Layers, a.Params()/1e9)
 	nodes := ""
 	if n := c.Nodes(); n > 1 {
 		nodes = fmt.Sprintf(" (%d nodes × %d)", n, c.GPUsPerNode)
@@ -129,10 +128,7 @@ func titleLine(s model.Scenario, w int, calib string) string {
 	tag := calibrationTag(s, calib)
 	keep := map[string]bool{"prose": true, "links": true, "nodes": true, "work": true, "calib": tag != "", "gpus": true}
 	build := func() string {
-		parts := []string{" splitscope", id}
-		if keep["prose"] {
-			parts[1] += prose
-		}
+		parts := []string{" splitscope", static.ModelTitle(s.Arch, keep["prose"])}
 		parts = append(parts, static.LayoutLine(s), batch)
 		if keep["gpus"] {
 			g := gpus

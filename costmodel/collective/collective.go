@@ -307,22 +307,30 @@ type Point struct {
 	BusBW   float64 // bytes/s: algbw × the operation's bus factor
 	Algo    Algo
 	Proto   Proto
+	// Fallback is why the forced algorithm or protocol did not run at this size (Unavailable);
+	// Algo and Proto then name what NCCL ran instead. "" when it ran or nothing was forced.
+	Fallback string
 }
 
 // MaxSweepRows bounds a sweep.
 const MaxSweepRows = 4096
 
 // Sweep times op from minBytes to maxBytes, multiplying by factor (> 1) each row, as
-// nccl-tests' -b, -e and -f do; at most MaxSweepRows rows.
-func Sweep(op Op, minBytes, maxBytes, factor float64, g Group, f Fabric, algo Algo) []Point {
+// nccl-tests' -b, -e and -f do; at most MaxSweepRows rows. algo and proto force an algorithm
+// and a protocol (Auto, AnyProto: NCCL's choice); a row where they cannot run says why in its
+// Fallback and names what ran instead.
+func Sweep(op Op, minBytes, maxBytes, factor float64, g Group, f Fabric, algo Algo, proto Proto) []Point {
 	if !(minBytes > 0) || !(maxBytes >= minBytes) || !(factor > 1) || math.IsInf(maxBytes, 0) {
 		return nil
 	}
 	var out []Point
 	for s := minBytes; s <= maxBytes*(1+1e-12) && len(out) < MaxSweepRows; s *= factor {
 		b := math.Round(s)
-		r := Time(op, b, g, f, algo)
+		r, ok := TimeForced(op, b, g, f, algo, proto)
 		p := Point{Bytes: b, Seconds: r.Seconds, Algo: r.Algo, Proto: r.Proto}
+		if !ok {
+			p.Fallback = Unavailable(op, b, g, f, algo, proto)
+		}
 		if r.Seconds > 0 {
 			p.AlgBW = b / r.Seconds
 			p.BusBW = p.AlgBW * op.BusFactor(g.Ranks)

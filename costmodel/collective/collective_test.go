@@ -263,7 +263,7 @@ func BenchmarkTime(b *testing.B) {
 
 func TestSweep(t *testing.T) {
 	g, f := Group{Ranks: 8, Nodes: 1}, node(nvlink3)
-	rows := Sweep(AllReduce, 8, 16<<30, 2, g, f, Auto)
+	rows := Sweep(AllReduce, 8, 16<<30, 2, g, f, Auto, AnyProto)
 	if len(rows) != 32 {
 		t.Fatalf("8 B to 16 GiB by 2: %d rows, want 32", len(rows))
 	}
@@ -277,11 +277,11 @@ func TestSweep(t *testing.T) {
 		}
 	}
 	for _, bad := range [][3]float64{{0, 1, 2}, {8, 4, 2}, {8, 16, 1}, {8, math.Inf(1), 2}, {math.NaN(), 16, 2}} {
-		if rows := Sweep(AllReduce, bad[0], bad[1], bad[2], g, f, Auto); rows != nil {
+		if rows := Sweep(AllReduce, bad[0], bad[1], bad[2], g, f, Auto, AnyProto); rows != nil {
 			t.Errorf("Sweep(%v): %d rows", bad, len(rows))
 		}
 	}
-	if n := len(Sweep(AllReduce, 1, 1<<50, 1.0001, g, f, Auto)); n != MaxSweepRows {
+	if n := len(Sweep(AllReduce, 1, 1<<50, 1.0001, g, f, Auto, AnyProto)); n != MaxSweepRows {
 		t.Errorf("a huge sweep has %d rows, want the bound %d", n, MaxSweepRows)
 	}
 }
@@ -290,6 +290,6 @@ func TestSweep(t *testing.T) {
 func BenchmarkSweep32(b *testing.B) {
 	g, f := Group{Ranks: 64, Nodes: 8}, node(nvlink4)
 	for b.Loop() {
-		Sweep(AllReduce, 8, 16<<30, 2, g, f, Auto)
+		Sweep(AllReduce, 8, 16<<30, 2, g, f, Auto, AnyProto)
 	}
 }

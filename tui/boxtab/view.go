@@ -636,8 +636,8 @@ func (m *Model) capacityLines(p paints) []string {
 		return paintAll(p.err, wrapText("capacity: "+errText(m.capErr), w, 2))
 	}
 	r := m.capRes
-	id := base.Arch.ID
-	if id == "" {
+	id := base.Arch.Label()
+	if base.Arch.ID == "" {
 		id = "this model"
 	}
 	mode := "training"

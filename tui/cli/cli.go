@@ -137,6 +137,7 @@ takes no scenario flags.`,
 		newCalibrateCmd(stdout, sf),
 		newServeCmd(stdout, sf),
 	)
+	registerCompletions(root) // values of --model, --gpu, --schedule …: completion.go
 	// Keep the scenario flags in the order they were registered (grouped by topic) in every help.
 	for _, c := range root.Commands() {
 		c.InheritedFlags().SortFlags = false

@@ -17,8 +17,8 @@ import (
 
 // commFlags are the flags comm takes besides the hardware.
 type commFlags struct {
-	op, minBytes, maxBytes, algo string
-	factor                       float64
+	op, minBytes, maxBytes, algo, proto string
+	factor                              float64
 }
 
 func newCommCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
@@ -32,10 +32,16 @@ func newCommCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
 the algorithm bandwidth (size / time), the bus bandwidth (algbw × 2(n−1)/n for all-reduce,
 (n−1)/n for all-gather, reduce-scatter and all-to-all, 1 for broadcast and send/recv), and the
 algorithm and protocol NCCL would run. --algo forces an algorithm, as NCCL_ALGO does (ring, tree,
-nvls, nvls-tree); one that does not apply to the hardware gives way to NCCL's own choice, and the
-algorithm column says which ran. Sizes are bytes with an optional K, M, G or T (binary: 1K = 1024).`,
+nvls, nvls-tree, or the engines' one-shot and two-shot), and --proto a protocol, as NCCL_PROTO
+does (ll, ll128, simple). One that cannot run on the hardware at any of the sizes is refused
+(exit 2, with the reason: NVLS without an NVSwitch, one-shot without peer-to-peer); one that
+runs at some sizes only (one-shot below 8 MiB) runs there, and the other rows are marked * and
+name what ran instead, with the reason under the header. Sizes are bytes with an optional K, M,
+G or T (binary: 1K = 1024).`,
 		Example: `  splitscope comm --gpu h100-sxm --gpus 8
   splitscope comm --gpu h100-sxm --gpus 8 --algo ring --min-bytes 1M --max-bytes 16G
+  splitscope comm --gpu h100-sxm --gpus 8 --algo one-shot --max-bytes 64M
+  splitscope comm --gpu h100-sxm --gpus 8 --proto simple
   splitscope comm --gpu a100-sxm-80gb --gpus 32 --inter ib-hdr --op all-gather --json
   splitscope comm --box node0.json --box node1.json --inter ib-ndr
   splitscope comm --gpu a100-sxm-80gb --gpus 8 --calibration box.yaml`,
@@ -49,6 +55,7 @@ algorithm column says which ran. Sizes are bytes with an optional K, M, G or T (
 	fs.StringVar(&cf.maxBytes, "max-bytes", "16G", "largest size `SIZE`, bytes (K, M, G, T: binary)")
 	fs.Float64Var(&cf.factor, "step-factor", 2, "multiply the size by this each row, above 1")
 	fs.StringVar(&cf.algo, "algo", "auto", "algorithm: auto (NCCL's choice), ring, tree, nvls, nvls-tree, or the inference engines' one-shot or two-shot all-reduce")
+	fs.StringVar(&cf.proto, "proto", "auto", "protocol: auto (NCCL's choice), ll, ll128 or simple, as NCCL_PROTO")
 	return cmd
 }
 
@@ -92,7 +99,7 @@ func parseSize(flag, text string) (float64, error) {
 }
 
 // commRequest checks comm's own flags, every problem at once.
-func (cf *commFlags) request() (collective.Op, float64, float64, collective.Algo, error) {
+func (cf *commFlags) request() (collective.Op, float64, float64, collective.Algo, collective.Proto, error) {
 	var errs model.ValidationError
 	op, err := collective.ParseOp(cf.op)
 	if err != nil {
@@ -121,16 +128,43 @@ func (cf *commFlags) request() (collective.Op, float64, float64, collective.Algo
 	} else if (algo == collective.OneShot || algo == collective.TwoShot) && op != collective.AllReduce {
 		errs = append(errs, &model.FieldError{Field: "algo", Value: cf.algo, Allowed: "one-shot and two-shot are all-reduce kernels: use them with --op all-reduce"})
 	}
-	if len(errs) > 0 {
-		return 0, 0, 0, 0, errs
+	proto, err := collective.ParseProto(cf.proto)
+	if err != nil {
+		errs = append(errs, &model.FieldError{Field: "proto", Value: cf.proto, Allowed: "one of " + strings.Join(collective.ProtoNames(), ", ")})
 	}
-	return op, lo, hi, algo, nil
+	if len(errs) > 0 {
+		return 0, 0, 0, 0, 0, errs
+	}
+	return op, lo, hi, algo, proto, nil
+}
+
+// refuseForced is the usage error for a forced algorithm or protocol that ran at none of the
+// sizes: the flag that cannot be honoured, with the hardware's reason.
+func refuseForced(cf *commFlags, op collective.Op, g collective.Group, f collective.Fabric, algo collective.Algo, proto collective.Proto, rows []collective.Point) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	for _, r := range rows {
+		if r.Fallback == "" {
+			return nil
+		}
+	}
+	b := rows[0].Bytes
+	field, value := "proto", cf.proto
+	if algo != collective.Auto && collective.Unavailable(op, b, g, f, algo, collective.AnyProto) != "" {
+		field, value = "algo", cf.algo
+	}
+	why := rows[0].Fallback
+	if len(rows) > 1 && rows[len(rows)-1].Fallback != why {
+		why += fmt.Sprintf(" (at %.0f B; at %.0f B: %s)", b, rows[len(rows)-1].Bytes, rows[len(rows)-1].Fallback)
+	}
+	return &model.FieldError{Field: field, Value: value, Allowed: why}
 }
 
 // runComm sweeps the collective on the flags' hardware. The scenario is built as search builds it
 // (its layout is not comm's business); only the cluster is used.
 func runComm(w, errw io.Writer, sf *scenarioFlags, cf *commFlags) error {
-	op, lo, hi, algo, err := cf.request()
+	op, lo, hi, algo, proto, err := cf.request()
 	if err != nil {
 		return err
 	}
@@ -151,12 +185,16 @@ func runComm(w, errw io.Writer, sf *scenarioFlags, cf *commFlags) error {
 			g.Nodes = 2
 		}
 	}
-	rows := collective.Sweep(op, lo, hi, cf.factor, g, collective.FabricOf(c), algo)
+	f := collective.FabricOf(c)
+	rows := collective.Sweep(op, lo, hi, cf.factor, g, f, algo, proto)
+	if err := refuseForced(cf, op, g, f, algo, proto, rows); err != nil {
+		return err
+	}
 	// stdout keeps the table or the JSON of the contract; what the hardware flags imply goes to
 	// stderr.
 	writeWarnings(errw, sf)
 	if sf.json {
-		return writeJSON(w, jsonComm(op, c, rows))
+		return writeJSON(w, jsonComm(op, c, algo, proto, rows))
 	}
-	return static.RenderComm(w, op, c, algo, rows)
+	return static.RenderComm(w, op, c, algo, proto, rows)
 }

@@ -120,3 +120,145 @@ func TestCommNoP2P(t *testing.T) {
 		t.Errorf("256 MiB: %.0f µs without P2P, %.0f with: ×%.2f, want about ×2", geforce, l40s, r)
 	}
 }
+
+// No silent fallback: every --algo and --proto value on every kind of hardware (an NVSwitch
+// node, PCIe L40S with peer-to-peer, a pair of them, GeForce without peer-to-peer, NVSwitch nodes
+// across InfiniBand, PCIe nodes across it) either exits 2 naming the flag and why, or prints
+// rows whose algorithm and protocol are what ran — the forced ones, or, marked *, NCCL's own
+// with the reason under the header.
+func TestCommForcedRunsOrRefuses(t *testing.T) {
+	hardware := map[string][]string{
+		"nvswitch h100":   {"--gpu", "h100-sxm", "--gpus", "8"},
+		"pcie l40s p2p":   {"--gpu", "l40s", "--gpus", "8"},
+		"pcie l40s pair":  {"--gpu", "l40s", "--gpus", "2"},
+		"rtx 4090 no p2p": {"--gpu", "rtx-4090", "--gpus", "4"},
+		"h100 multi-node": {"--gpu", "h100-sxm", "--gpus", "16", "--inter", "ib-ndr"},
+		"l40s multi-node": {"--gpu", "l40s", "--gpus", "16", "--gpus-per-node", "8", "--inter", "ib-ndr"},
+	}
+	algos := []string{"auto", "ring", "tree", "nvls", "nvls-tree", "one-shot", "two-shot"}
+	protos := []string{"auto", "ll", "ll128", "simple"}
+	refused, fellBack := 0, 0
+	for hw, args := range hardware {
+		for _, op := range []string{"all-reduce", "all-gather"} {
+			for _, algo := range algos {
+				for _, proto := range protos {
+					label := fmt.Sprintf("%s %s --algo %s --proto %s", hw, op, algo, proto)
+					a := append(append([]string{"comm"}, args...), "--op", op, "--algo", algo, "--proto", proto, "--min-bytes", "1K", "--max-bytes", "64M", "--step-factor", "8")
+					code, out, errs := runArgs(t, a...)
+					if code == 2 {
+						refused++
+						if strings.Contains(errs, "one-shot and two-shot are all-reduce kernels") {
+							continue // refused before any hardware is looked at
+						}
+						if !(strings.Contains(errs, "--algo "+algo+": ") || strings.Contains(errs, "--proto "+proto+": ")) {
+							t.Errorf("%s: exit 2 without naming the flag: %s", label, errs)
+						}
+						continue
+					}
+					if code != 0 {
+						t.Fatalf("%s: exit %d: %s", label, code, errs)
+					}
+					lines := strings.Split(strings.TrimSpace(out), "\n")
+					forced := algo != "auto" || proto != "auto"
+					if forced != strings.Contains(lines[0], "(forced)") {
+						t.Errorf("%s: header %q", label, lines[0])
+					}
+					if algo != "auto" && !strings.Contains(lines[0], "algorithm "+algo) {
+						t.Errorf("%s: header %q does not name the algorithm forced", label, lines[0])
+					}
+					ranForced := 0
+					for _, l := range lines {
+						if strings.HasPrefix(l, "#") {
+							continue
+						}
+						f := strings.Fields(l) // size time algbw busbw algorithm protocol
+						ranAlgo, ranProto := f[4], f[5]
+						if strings.HasSuffix(ranAlgo, "*") {
+							fellBack++
+							if !strings.Contains(out, "# * not forced at") {
+								t.Errorf("%s: a row marked * and no reason:\n%s", label, out)
+							}
+							continue
+						}
+						ranForced++
+						if algo != "auto" && ranAlgo != algo || proto != "auto" && ranProto != proto {
+							t.Errorf("%s: row %q ran %s/%s unmarked", label, l, ranAlgo, ranProto)
+						}
+					}
+					if ranForced == 0 {
+						t.Errorf("%s: no row ran what was forced, and exit 0:\n%s", label, out)
+					}
+				}
+			}
+		}
+	}
+	// The cases of the issue, and that both outcomes are exercised.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"comm", "--gpu", "l40s", "--gpus", "8", "--algo", "nvls"}, "--algo nvls: NVLink SHARP needs an NVSwitch"},
+		{[]string{"comm", "--gpu", "rtx-4090", "--gpus", "4", "--algo", "one-shot"}, "--algo one-shot: one-shot reads the peers' memory directly and needs peer-to-peer"},
+		{[]string{"comm", "--gpu", "l40s", "--gpus", "8", "--proto", "ll128"}, "--proto ll128: NCCL enables LL128 only where"},
+	} {
+		requireBadInput(t, tc.args, []string{tc.want})
+	}
+	if refused == 0 || fellBack == 0 {
+		t.Errorf("%d refused, %d rows fell back: the grid exercises neither", refused, fellBack)
+	}
+}
+
+// --json says what was forced and, per row, why it did not run where it did not.
+func TestCommForcedJSON(t *testing.T) {
+	code, out, errs := runArgs(t, "comm", "--gpu", "h100-sxm", "--gpus", "8", "--algo", "one-shot", "--min-bytes", "4M", "--max-bytes", "16M", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		ForcedAlgo string `json:"forced_algo"`
+		Rows       []struct {
+			Algorithm, Fallback string
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.ForcedAlgo != "one-shot" || len(doc.Rows) != 3 || doc.Rows[0].Algorithm != "one-shot" || doc.Rows[0].Fallback != "" ||
+		doc.Rows[2].Algorithm == "one-shot" || !strings.Contains(doc.Rows[2].Fallback, "below 8 MiB") {
+		t.Errorf("%+v", doc)
+	}
+}
+
+// A preset's name with other sizes is no longer the preset: report's title, the capacity
+// verdict and its JSON, and the Markdown export say "modified" and what changed; the preset
+// itself is titled as before.
+func TestModifiedModelTitle(t *testing.T) {
+	code, out, errs := runArgs(t, "report", "--model", "llama-3-70b", "--layers", "40", "--capacity")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if first := strings.SplitN(out, "\n", 2)[0]; !strings.HasPrefix(first, "llama-3-70b (modified: layers 40; 40 layers, ") {
+		t.Errorf("title %q", first)
+	}
+	if strings.Contains(out, "  llama-3-70b, ") || !strings.Contains(out, "llama-3-70b (modified: layers 40), ") {
+		t.Errorf("capacity verdict names the preset:\n%s", out)
+	}
+	_, out, _ = runArgs(t, "report", "--model", "llama-3-70b", "--layers", "40", "--heads", "32", "--capacity", "--json")
+	var doc struct {
+		Capacity struct {
+			Model         string `json:"model"`
+			ModelModified string `json:"model_modified"`
+		} `json:"capacity"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Capacity.ModelModified != "layers 40, heads 32" || doc.Capacity.Model != "llama-3-70b" {
+		t.Errorf("capacity JSON %+v (%v)", doc.Capacity, err)
+	}
+	_, out, _ = runArgs(t, "export", "--model", "llama-3-70b", "--layers", "40", "--markdown", "-")
+	if !strings.Contains(out, "llama-3-70b (modified: layers 40; ") {
+		t.Errorf("markdown lacks the modified title")
+	}
+	_, out, _ = runArgs(t, "report", "--model", "llama-3-70b", "--layers", "80")
+	if first := strings.SplitN(out, "\n", 2)[0]; !strings.HasPrefix(first, "llama-3-70b (80 layers, ") {
+		t.Errorf("the preset's own size is the preset: %q", first)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -69,8 +71,65 @@ func fieldLine(cmd *cobra.Command, fe *model.FieldError) string {
 	return fmt.Sprintf("%s %s: %s", name, showValue(fe.Value), fe.Allowed)
 }
 
+// maxWord is the longest run of non-blank characters an error line keeps whole: longer ones (a
+// value echoed by cobra, a path, a value inside a message's own words) are cut as
+// model.Shorten cuts a value.
+const maxWord = 2 * model.MaxShown
+
+// maxLine is the longest error line kept whole.
+const maxLine = 1024
+
+// shortLines writes to w with every over-long word of each line cut (cutWords).
+type shortLines struct{ w io.Writer }
+
+func (s shortLines) Write(p []byte) (int, error) {
+	lines := strings.SplitAfter(cutWords(string(p)), "\n")
+	for i, l := range lines {
+		// A line of many short words (a value with blanks inside cobra's own message) is cut
+		// whole past maxLine.
+		if body := strings.TrimSuffix(l, "\n"); utf8.RuneCountInString(body) > maxLine {
+			r := []rune(body)
+			lines[i] = fmt.Sprintf("%s… (line of %d characters)", string(r[:maxLine]), len(r)) + l[len(body):]
+		}
+	}
+	if _, err := io.WriteString(s.w, strings.Join(lines, "")); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// cutWords cuts every run of more than maxWord non-blank characters of text to model.Shorten's
+// form, keeping the blanks and line breaks between them.
+func cutWords(text string) string {
+	var b strings.Builder
+	start := -1
+	flush := func(end int) {
+		if start >= 0 {
+			word := text[start:end]
+			if utf8.RuneCountInString(word) > maxWord {
+				word = model.Shorten(word)
+			}
+			b.WriteString(word)
+			start = -1
+		}
+	}
+	for i, r := range text {
+		if unicode.IsSpace(r) {
+			flush(i)
+			b.WriteRune(r)
+		} else if start < 0 {
+			start = i
+		}
+	}
+	flush(len(text))
+	return b.String()
+}
+
 // printError writes err to w, one line per invalid field, each prefixed with the program name.
+// A value the user gave is shown cut when long (showValue, cutWords): an error is a line or a
+// few, whatever was typed.
 func printError(w io.Writer, cmd *cobra.Command, err error) {
+	w = shortLines{w}
 	var ve model.ValidationError
 	var fe *model.FieldError
 	var ie *inputError

@@ -120,7 +120,17 @@ func TestExportBadInput(t *testing.T) {
 	if _, err := os.Stat(path); err == nil {
 		t.Error("a file was written for an invalid scenario")
 	}
-	if code, _, errs := runArgs(t, "export", "--svg", filepath.Join(t.TempDir(), "no", "such", "dir.svg")); code != 1 || errs == "" {
-		t.Errorf("unwritable path: exit %d, stderr %q", code, errs)
+	// Into a directory that does not exist: bad input (exit 2) naming the flag and the
+	// directory, before anything is evaluated.
+	tmp := t.TempDir()
+	for _, flag := range []string{"--svg", "--markdown"} {
+		missing := filepath.Join(tmp, "no", "such")
+		code, out, errs := runArgs(t, "export", flag, filepath.Join(missing, "x"))
+		if want := flag + " " + filepath.Join(missing, "x") + ": the directory " + missing + " does not exist"; code != 2 || out != "" || !strings.Contains(errs, want) {
+			t.Errorf("%s into a missing directory: exit %d, stderr %q; want exit 2 with %q", flag, code, errs, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "no")); err == nil {
+		t.Error("export created the missing directory")
 	}
 }

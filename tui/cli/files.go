@@ -168,6 +168,17 @@ func checkOutput(o output, force bool) *model.FieldError {
 	fi, err := os.Lstat(o.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		// A new file: its directory must be there (bad input, not a failure to write).
+		dir := filepath.Dir(o.path)
+		if di, derr := os.Stat(dir); derr != nil || !di.IsDir() {
+			why := "does not exist"
+			if derr == nil {
+				why = "is not a directory"
+			} else if !errors.Is(derr, fs.ErrNotExist) {
+				why = "cannot be read: " + pathErr(derr)
+			}
+			return &model.FieldError{Field: o.flag, Value: o.path, Allowed: fmt.Sprintf("the directory %s %s: create it or name a file in one that does", model.Shorten(dir), why)}
+		}
 		return nil
 	case err != nil:
 		return &model.FieldError{Field: o.flag, Value: o.path, Allowed: "cannot write there: " + pathErr(err)}

@@ -348,6 +348,9 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 			*o.dst = o.v
 		}
 	}
+	if preset, err := p.Model(arch.ID); err == nil {
+		arch.Changes = model.ArchChanges(preset, arch)
+	}
 
 	// Calibration overrides: 0 keeps the preset's value.
 	if f.computeEff != 0 {

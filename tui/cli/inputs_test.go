@@ -125,3 +125,32 @@ func TestInputFileLimits(t *testing.T) {
 		t.Error("readInputFile read a 5 MiB file")
 	}
 }
+
+// A value of 10,000 characters is echoed cut, with its length, wherever the command line
+// shows a value back: a flag of each kind, a path, a command, a flag name, an argument.
+func TestLongValuesCut(t *testing.T) {
+	long := strings.Repeat("x", 10000)
+	spaced := strings.Repeat("a ", 5000)
+	for _, args := range [][]string{
+		{"report", "--model", long}, {"report", "--model", spaced}, {"report", "--gpu", long},
+		{"report", "--tp", long}, {"report", "--schedule", long}, {"report", "--precision", long},
+		{"comm", "--op", long}, {"comm", "--min-bytes", long}, {"serve", "--listen", long},
+		{"report", "--box", long}, {"report", "--scenario", long}, {"export", "--svg", "/tmp/" + long},
+		{"report", "--lang", long}, {long}, {"report", "--nope" + long}, {"report", "extra" + long},
+		{spaced},
+	} {
+		code, _, errs := runArgs(t, args...)
+		label := strings.Join(args, " ")[:min(40, len(strings.Join(args, " ")))]
+		if code != 2 {
+			t.Errorf("%s…: exit %d", label, code)
+		}
+		if !strings.Contains(errs, "characters)") {
+			t.Errorf("%s…: no length said: %.300s", label, errs)
+		}
+		for _, l := range strings.Split(errs, "\n") {
+			if n := len([]rune(l)); n > 1100 {
+				t.Errorf("%s…: a line of %d characters: %.200s", label, n, l)
+			}
+		}
+	}
+}

@@ -93,7 +93,10 @@ type reportOutput struct {
 // and the largest preset models with a feasible layout in inference and in training (null when
 // none fits).
 type capacityOutput struct {
-	Model         string           `json:"model"`
+	Model string `json:"model"`
+	// ModelModified is how the model differs from the preset named Model ("layers 40"), when
+	// flags changed its sizes: the verdict is not the preset's.
+	ModelModified string           `json:"model_modified,omitempty"`
 	Mode          string           `json:"mode"`
 	Best          *searchCandidate `json:"best"`
 	LargestInfer  *capacityModel   `json:"largest_infer"`
@@ -109,7 +112,7 @@ type capacityModel struct {
 }
 
 func jsonCapacity(s model.Scenario, res costmodel.CapacityResult, checked int) *capacityOutput {
-	out := &capacityOutput{Model: s.Arch.ID, Mode: s.Workload.Mode.String(), ModelsChecked: checked}
+	out := &capacityOutput{Model: s.Arch.ID, ModelModified: s.Arch.Changes, Mode: s.Workload.Mode.String(), ModelsChecked: checked}
 	if out.Model == "" {
 		out.Model = "custom"
 	}
@@ -159,10 +162,13 @@ func jsonPresets(p *assets.Presets) presetsOutput {
 
 // commOutput is comm --json: the contract of docs/architecture.md.
 type commOutput struct {
-	Op    string    `json:"op"`
-	GPUs  int       `json:"gpus"`
-	Nodes int       `json:"nodes"`
-	Rows  []commRow `json:"rows"`
+	Op    string `json:"op"`
+	GPUs  int    `json:"gpus"`
+	Nodes int    `json:"nodes"`
+	// ForcedAlgo and ForcedProto are --algo and --proto when given (not auto).
+	ForcedAlgo  string    `json:"forced_algo,omitempty"`
+	ForcedProto string    `json:"forced_proto,omitempty"`
+	Rows        []commRow `json:"rows"`
 }
 
 type commRow struct {
@@ -172,13 +178,22 @@ type commRow struct {
 	BusBWGBs  float64 `json:"busbw_gbs"`
 	Algorithm string  `json:"algorithm"`
 	Protocol  string  `json:"protocol"`
+	// Fallback is why the forced algorithm or protocol did not run at this size; algorithm and
+	// protocol then name what ran.
+	Fallback string `json:"fallback,omitempty"`
 }
 
-func jsonComm(op collective.Op, c model.Cluster, rows []collective.Point) commOutput {
+func jsonComm(op collective.Op, c model.Cluster, algo collective.Algo, proto collective.Proto, rows []collective.Point) commOutput {
 	out := commOutput{Op: op.String(), GPUs: c.GPUs, Nodes: c.Nodes(), Rows: []commRow{}}
+	if algo != collective.Auto {
+		out.ForcedAlgo = algo.String()
+	}
+	if proto != collective.AnyProto {
+		out.ForcedProto = proto.String()
+	}
 	for _, r := range rows {
 		out.Rows = append(out.Rows, commRow{Bytes: r.Bytes, TimeS: r.Seconds, AlgBWGBs: r.AlgBW / 1e9, BusBWGBs: r.BusBW / 1e9,
-			Algorithm: r.Algo.String(), Protocol: r.Proto.String()})
+			Algorithm: r.Algo.String(), Protocol: r.Proto.String(), Fallback: r.Fallback})
 	}
 	return out
 }

@@ -152,12 +152,16 @@ func (f *scenarioFlags) derivation(field string, s model.Scenario) (expr, note s
 	return "", ""
 }
 
-// showValue prints a value as the user would type it: strings quoted when empty or spaced.
+// showValue prints a value as the user would type it: strings quoted when empty or spaced, and
+// a long one cut to its start and its length (model.Shorten).
 func showValue(v any) string {
 	if s, ok := v.(string); ok && (s == "" || strings.ContainsAny(s, " \t")) {
+		if r := []rune(s); len(r) > model.MaxShown {
+			return fmt.Sprintf("%q… (%d characters)", string(r[:model.MaxShown]), len(r))
+		}
 		return fmt.Sprintf("%q", s)
 	}
-	return fmt.Sprint(v)
+	return model.Shorten(fmt.Sprint(v))
 }
 
 // badFlagValue turns pflag's "invalid argument" error (a value that does not parse: a word, a

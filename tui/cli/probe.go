@@ -30,7 +30,8 @@ infers from them (GPU preset, count, intra-node link) and the capacity verdict f
 best layout on these GPUs and the largest preset model that fits for inference and for training.
 
 Without a GPU, a driver or NVML (a CGO_ENABLED=0 build) it prints the reason on one line and
-exits 0; with --json that is {"error": "<reason>"}. On success --json prints
+exits 0; with --json that is {"error": "<reason>"}. With --save there is then nothing to save:
+exit 1, "nothing saved to FILE" on stderr. On success --json prints
 {"box": {...}, "cluster": {...}, "warnings": [...], "capacity": {...}}.
 
 --save FILE also writes the box for --box: %h in FILE is the host name, %n the node number
@@ -182,7 +183,7 @@ func runProbe(w, errw io.Writer, sf *scenarioFlags, save string, force bool) err
 }
 
 // probeFailed reports a probe that found no GPU: the one-line reason (in JSON {"error": …}),
-// exit 0. Any other failure still prints valid JSON with --json, and exits 1.
+// exit 0, or exit 1 with --save, which had nothing to save. Any other failure still prints valid JSON with --json, and exits 1.
 func probeFailed(w, errw io.Writer, asJSON bool, save string, err error) error {
 	noGPU := errors.Is(err, gpu.ErrNoGPU)
 	if asJSON {
@@ -198,12 +199,9 @@ func probeFailed(w, errw io.Writer, asJSON bool, save string, err error) error {
 		return fmt.Errorf("probe: %w", err)
 	}
 	if save != "" {
-		// stdout stays one JSON document with --json.
-		to := w
-		if asJSON {
-			to = errw
-		}
-		fmt.Fprintf(to, "nothing saved to %s: no GPU was found\n", save)
+		// --save asked for a file and there is nothing to put in it: a failure (exit 1), said on
+		// stderr so that stdout stays one JSON document with --json.
+		return fmt.Errorf("nothing saved to %s: no GPU was found", save)
 	}
 	return nil
 }

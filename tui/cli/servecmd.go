@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -121,8 +122,8 @@ func runServe(ctx context.Context, stdout, errw io.Writer, sf *scenarioFlags, f 
 	if f.idleTimeout < 0 {
 		return usagef("--idle-timeout %s: must be 0 (never) or more", f.idleTimeout)
 	}
-	if _, _, err := net.SplitHostPort(f.listen); err != nil {
-		return usagef("--listen %s: must be HOST:PORT or :PORT (%v)", f.listen, err)
+	if err := checkListen(f.listen); err != nil {
+		return err
 	}
 	password, err := servePassword(f)
 	if err != nil {
@@ -240,4 +241,57 @@ func runServe(ctx context.Context, stdout, errw io.Writer, sf *scenarioFlags, f 
 	_ = srv.Close()
 	<-done
 	return nil
+}
+
+// checkListen refuses a --listen address that is not well formed (exit 2) before anything
+// listens: HOST:PORT or :PORT, the port a number from 0 to 65535 (0: any free port), the host an
+// IP address or a host name (letters, digits, hyphens and dots). A well-formed address that
+// cannot be bound (in use, not this machine's, a name that does not resolve) fails when
+// listening, exit 1.
+func checkListen(addr string) error {
+	bad := func(why string) error {
+		return &model.FieldError{Field: "listen", Value: addr, Allowed: why}
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		why := err.Error()
+		var ae *net.AddrError
+		if errors.As(err, &ae) {
+			why = ae.Err
+		}
+		return bad("must be HOST:PORT or :PORT (" + why + ")")
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 || strings.TrimLeft(port, "0123456789") != "" {
+		return bad(fmt.Sprintf("the port %s must be a number from 0 to 65535 (0: any free port)", model.Shorten(port)))
+	}
+	if host == "" || net.ParseIP(host) != nil {
+		return nil
+	}
+	if strings.Trim(host, "0123456789.") == "" {
+		return bad(fmt.Sprintf("the host %s is no IP address", model.Shorten(host)))
+	}
+	if !hostName(host) {
+		return bad(fmt.Sprintf("the host %q must be an IP address or a host name (letters, digits, hyphens, dots)", model.Shorten(host)))
+	}
+	return nil
+}
+
+// hostName says s is a DNS host name: labels of 1 to 63 letters, digits and hyphens, not
+// starting or ending with a hyphen, 253 characters in all at most.
+func hostName(s string) bool {
+	s = strings.TrimSuffix(s, ".")
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(s, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+				return false
+			}
+		}
+	}
+	return true
 }

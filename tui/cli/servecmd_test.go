@@ -86,3 +86,29 @@ func TestServePassword(t *testing.T) {
 		t.Errorf("nothing given: %q, %v; want open", got, err)
 	}
 }
+
+// A malformed --listen is bad input (exit 2) said before anything listens: a port that is no
+// number or out of range, a host that is no IP address or host name. One that is well formed
+// but cannot be bound stays a failure (exit 1).
+func TestServeBadListen(t *testing.T) {
+	for _, tc := range []struct{ listen, want string }{
+		{"nope:port", "--listen nope:port: the port port must be a number from 0 to 65535"},
+		{":99999", "--listen :99999: the port 99999 must be a number from 0 to 65535"},
+		{":-1", "--listen :-1: the port -1 must be"},
+		{"[::1]:70000", "the port 70000 must be"},
+		{":2222x", "the port 2222x must be"},
+		{"bad host:2222", `the host "bad host" must be an IP address or a host name`},
+		{"999.1.1.1:2222", "the host 999.1.1.1 is no IP address"},
+		{"a..b:2222", `the host "a..b" must be`},
+	} {
+		code, out, errs := runArgs(t, "serve", "--password", "x", "--listen", tc.listen)
+		if code != 2 || !strings.Contains(errs, tc.want) || strings.Contains(out, "listening") {
+			t.Errorf("--listen %q: exit %d, stdout %q, stderr %q; want exit 2 naming %q", tc.listen, code, out, errs, tc.want)
+		}
+	}
+	for _, ok := range []string{":2222", "0.0.0.0:0", "[::1]:2222", "localhost:65535", "node-1.example.org:22"} {
+		if err := checkListen(ok); err != nil {
+			t.Errorf("--listen %q refused: %v", ok, err)
+		}
+	}
+}

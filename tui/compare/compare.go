@@ -183,7 +183,7 @@ func (m *Model) title(st theme.Styles) string {
 		if s.Workload.Mode == model.Infer {
 			mode = "inference"
 		}
-		forms = append([]string{forms[0] + fmt.Sprintf(" · %s on %d× %s (%s) · %s", s.Arch.ID, s.Cluster.GPUs, s.Cluster.GPU.ID, s.Cluster.Intra.ID, mode)}, forms...)
+		forms = append([]string{forms[0] + fmt.Sprintf(" · %s on %d× %s (%s) · %s", s.Arch.Label(), s.Cluster.GPUs, s.Cluster.GPU.ID, s.Cluster.Intra.ID, mode)}, forms...)
 	}
 	t := forms[len(forms)-1]
 	for _, f := range forms {

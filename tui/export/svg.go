@@ -205,16 +205,11 @@ func scenarioLines(s model.Scenario, o *textOpt, width float64) []string {
 	bold := o.weight == "bold"
 	minSize := math.Min(16, o.size)
 	full := static.ScenarioLine(s)
-	id := s.Arch.ID
-	if id == "" {
-		id = "custom model"
-	}
+	id := static.ModelTitle(s.Arch, false) // the ID, and what was modified: never dropped
 	short, rest := full, ""
-	if after, ok := strings.CutPrefix(full, id); ok {
-		if i := strings.Index(after, " · "); i >= 0 {
-			rest = after[i:]
-			short = id + rest
-		}
+	if i := strings.Index(full, " · "); i >= 0 {
+		rest = full[i:]
+		short = id + rest
 	}
 	for _, v := range []string{full, short} {
 		if textWidth(v, minSize, bold) <= width {
@@ -770,8 +765,8 @@ func (c *svgCanvas) tensor(s model.Scenario, r costmodel.Report, y float64) floa
 		link = s.Cluster.Intra.ID
 	}
 	sub := c.t.get(subKey, "t", strconv.Itoa(t), "link", link)
-	if id := s.Arch.ID; id != "" {
-		sub += " · " + id
+	if s.Arch.ID != "" {
+		sub += " · " + s.Arch.Label()
 	}
 	y = c.para(margin, y+46, width, textOpt{size: 15, fill: colSub}, 12, sub) + 20
 

@@ -33,10 +33,7 @@ func RenderCapacity(w io.Writer, s model.Scenario, res costmodel.CapacityResult,
 	ew := &errWriter{w: w}
 	c := s.Cluster
 	ew.line(fmt.Sprintf("capacity on %d× %s · %s (%d preset models checked, any layout)", c.GPUs, c.GPU.ID, c.Intra.ID, checked))
-	id := s.Arch.ID
-	if id == "" {
-		id = "custom model"
-	}
+	id := s.Arch.Label()
 	t := newTable("  ")
 	mode := "training"
 	if s.Workload.Mode == model.Infer {

@@ -11,15 +11,25 @@ import (
 	"github.com/splitscope/splitscope/model"
 )
 
+// ModelTitle names the model as every title does (model.Arch.Label), with its size when prose:
+// "llama-3-70b (80 layers, 70.6B params)", "llama-3-70b (modified: layers 40; 40 layers, 36.3B
+// params)": a model changed from its preset is never titled as the preset.
+func ModelTitle(a model.Arch, prose bool) string {
+	if !prose {
+		return a.Label()
+	}
+	size := fmt.Sprintf("%d layers, %.1fB params", a.Layers, a.Params()/1e9)
+	if a.ID != "" && a.Changes != "" {
+		return fmt.Sprintf("%s (modified: %s; %s)", a.ID, a.Changes, size)
+	}
+	return fmt.Sprintf("%s (%s)", a.Label(), size)
+}
+
 // ScenarioLine describes the model, the GPUs, the links and the workload on one line:
 // "llama-3-70b (80 layers, 70.6B params) · 8× h100-sxm · nvlink4 / ib-ndr · train bf16 seq 4096 batch 64".
 func ScenarioLine(s model.Scenario) string {
 	a, c, wl := s.Arch, s.Cluster, s.Workload
-	id := a.ID
-	if id == "" {
-		id = "custom model"
-	}
-	parts := []string{fmt.Sprintf("%s (%d layers, %.1fB params)", id, a.Layers, a.Params()/1e9)}
+	parts := []string{ModelTitle(a, true)}
 
 	gpus := fmt.Sprintf("%d× %s", c.GPUs, c.GPU.ID)
 	if n := c.Nodes(); n > 1 {
