@@ -289,14 +289,62 @@ func ToCluster(boxes []Box, gpus []model.GPU, links []model.Link, inter model.Li
 	if nics <= 0 {
 		nics = per
 	}
+	bs := make([]Box, len(nodes))
+	for i, n := range nodes {
+		bs[i] = n.box
+	}
+	host, hw := hostMemory(bs, per)
+	warns = append(warns, hw...)
 	return model.Cluster{
-		GPU:         gpu,
-		GPUs:        per * len(nodes),
-		GPUsPerNode: per,
-		Intra:       intra,
-		Inter:       inter,
-		NICsPerNode: nics,
+		GPU:             gpu,
+		GPUs:            per * len(nodes),
+		GPUsPerNode:     per,
+		Intra:           intra,
+		Inter:           inter,
+		NICsPerNode:     nics,
+		HostMemoryBytes: host,
 	}, warns, nil
+}
+
+// HostMemoryUnknown starts ToCluster's warning that a box does not say its host memory.
+const HostMemoryUnknown = "host memory unknown"
+
+// hostMemory is the cluster's host memory per node: the smallest of the boxes' totals (the
+// cluster's nodes are identical, and offload must fit on each), or 0 (the default) when a box
+// does not say, with a warning that says what is assumed.
+func hostMemory(boxes []Box, per int) (float64, []string) {
+	var least int64
+	var missing []string
+	distinct := map[int64]bool{}
+	for k, b := range boxes {
+		if b.HostMemory == nil || b.HostMemory.TotalBytes <= 0 {
+			name := b.Host
+			if name == "" {
+				name = fmt.Sprintf("box %d", k+1)
+			}
+			missing = append(missing, name)
+			continue
+		}
+		t := b.HostMemory.TotalBytes
+		distinct[t] = true
+		if least == 0 || t < least {
+			least = t
+		}
+	}
+	def := fmt.Sprintf("%d GiB per GPU, %d GiB for the node's %d", model.DefaultHostMemoryPerGPU/model.GiB,
+		model.DefaultHostMemoryPerGPU/model.GiB*int64(per), per)
+	if len(missing) > 0 {
+		which := "the box does not say"
+		if len(boxes) > 1 {
+			which = strings.Join(missing, ", ") + " do not say"
+		}
+		return 0, []string{fmt.Sprintf(HostMemoryUnknown+" (%s): offload is checked against the default, %s; give --host-memory", which, def)}
+	}
+	var w []string
+	if len(distinct) > 1 {
+		w = append(w, fmt.Sprintf("the nodes' host memory differs; the smallest, %.1f GiB, is used for each", float64(least)/model.GiB))
+	}
+	return float64(least), w
 }
 
 // weakest is the GPU that sets the pace in a mixed box: the compute figures (peaks and

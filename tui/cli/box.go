@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/splitscope/splitscope/assets"
@@ -42,6 +43,10 @@ func (f *scenarioFlags) boxCluster(p *assets.Presets, inter model.Link) (model.C
 	c, warnings, err := gpu.ToCluster(f.boxes, p.GPUs, p.Links, inter, nics)
 	if err != nil {
 		return model.Cluster{}, &boxError{err: err}
+	}
+	if f.hostMemory.v > 0 {
+		// --host-memory says what the boxes did not: their warning about it is moot.
+		warnings = slices.DeleteFunc(warnings, func(w string) bool { return strings.HasPrefix(w, gpu.HostMemoryUnknown) })
 	}
 	if f.changed("nics-per-node") {
 		c.NICsPerNode = f.nicsPerNode // a bad value is for validation to name
@@ -116,3 +121,29 @@ func expandSavePath(pattern, host string, getenv func(string) string) string {
 	}
 	return b.String()
 }
+
+// hostMemoryHelp is --host-memory's help.
+var hostMemoryHelp = fmt.Sprintf("`SIZE` of host memory per node, what offloaded optimizer state, weights and activations fill, shared by the node's GPUs: "+
+	"512GiB, 512G (G, GiB: ×1024³), 600GB (×1000³) or bytes; overrides a box's /proc/meminfo total (default: the box's with --box or probe, else %d GiB per GPU)",
+	model.DefaultHostMemoryPerGPU/model.GiB)
+
+// hostMemFlag is --host-memory: one node's host memory in bytes, 0 when not given.
+type hostMemFlag struct{ v float64 }
+
+func (h *hostMemFlag) String() string {
+	if h.v <= 0 {
+		return ""
+	}
+	return model.FormatByteSize(h.v)
+}
+
+func (h *hostMemFlag) Set(s string) error {
+	b, err := model.ParseByteSize(s)
+	if err != nil {
+		return err
+	}
+	h.v = b
+	return nil
+}
+
+func (h *hostMemFlag) Type() string { return "size" }
