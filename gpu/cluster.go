@@ -146,6 +146,8 @@ func presetID(name string) string {
 //     status keeps the preset's fact.
 //   - GPUsPerNode: the GPUs of a box; GPUs: the sum over the boxes, which must all have the same
 //     number. Lost GPUs (and GPUs with unknown memory) are left out with a warning.
+//   - HostMemoryBytes: the smallest host_memory total of the boxes (0, the default, when one
+//     does not say), with a warning when they differ.
 //   - Inter: inter, with nicsPerNode NICs per node (GPUsPerNode when nicsPerNode <= 0). Several
 //     boxes need an inter link; a single box takes inter as it is.
 //
@@ -293,7 +295,7 @@ func ToCluster(boxes []Box, gpus []model.GPU, links []model.Link, inter model.Li
 	for i, n := range nodes {
 		bs[i] = n.box
 	}
-	host, hw := hostMemory(bs, per)
+	host, hw := hostMemory(bs)
 	warns = append(warns, hw...)
 	return model.Cluster{
 		GPU:             gpu,
@@ -306,39 +308,21 @@ func ToCluster(boxes []Box, gpus []model.GPU, links []model.Link, inter model.Li
 	}, warns, nil
 }
 
-// HostMemoryUnknown starts ToCluster's warning that a box does not say its host memory.
-const HostMemoryUnknown = "host memory unknown"
-
 // hostMemory is the cluster's host memory per node: the smallest of the boxes' totals (the
-// cluster's nodes are identical, and offload must fit on each), or 0 (the default) when a box
-// does not say, with a warning that says what is assumed.
-func hostMemory(boxes []Box, per int) (float64, []string) {
+// cluster's nodes are identical, and offload must fit on each), or 0 (the default, which the
+// capacity verdict states) when a box does not say.
+func hostMemory(boxes []Box) (float64, []string) {
 	var least int64
-	var missing []string
 	distinct := map[int64]bool{}
-	for k, b := range boxes {
+	for _, b := range boxes {
 		if b.HostMemory == nil || b.HostMemory.TotalBytes <= 0 {
-			name := b.Host
-			if name == "" {
-				name = fmt.Sprintf("box %d", k+1)
-			}
-			missing = append(missing, name)
-			continue
+			return 0, nil
 		}
 		t := b.HostMemory.TotalBytes
 		distinct[t] = true
 		if least == 0 || t < least {
 			least = t
 		}
-	}
-	def := fmt.Sprintf("%d GiB per GPU, %d GiB for the node's %d", model.DefaultHostMemoryPerGPU/model.GiB,
-		model.DefaultHostMemoryPerGPU/model.GiB*int64(per), per)
-	if len(missing) > 0 {
-		which := "the box does not say"
-		if len(boxes) > 1 {
-			which = strings.Join(missing, ", ") + " do not say"
-		}
-		return 0, []string{fmt.Sprintf(HostMemoryUnknown+" (%s): offload is checked against the default, %s; give --host-memory", which, def)}
 	}
 	var w []string
 	if len(distinct) > 1 {

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/splitscope/splitscope/assets"
@@ -43,10 +42,6 @@ func (f *scenarioFlags) boxCluster(p *assets.Presets, inter model.Link) (model.C
 	c, warnings, err := gpu.ToCluster(f.boxes, p.GPUs, p.Links, inter, nics)
 	if err != nil {
 		return model.Cluster{}, &boxError{err: err}
-	}
-	if f.hostMemory.v > 0 {
-		// --host-memory says what the boxes did not: their warning about it is moot.
-		warnings = slices.DeleteFunc(warnings, func(w string) bool { return strings.HasPrefix(w, gpu.HostMemoryUnknown) })
 	}
 	if f.changed("nics-per-node") {
 		c.NICsPerNode = f.nicsPerNode // a bad value is for validation to name
