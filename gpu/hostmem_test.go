@@ -61,7 +61,7 @@ func TestParseMeminfo(t *testing.T) {
 
 func TestReadHostMemory(t *testing.T) {
 	root := fstest.MapFS{
-		"proc/meminfo": {Data: []byte(meminfoFixture)},
+		"proc/meminfo":                          {Data: []byte(meminfoFixture)},
 		"sys/devices/system/node/node1/meminfo": {Data: []byte(node1Fixture)},
 		"sys/devices/system/node/node0/meminfo": {Data: []byte(node0Fixture)},
 		"sys/devices/system/node/possible":      {Data: []byte("0-1\n")},
