@@ -89,7 +89,7 @@ func TestViewShowsTheBox(t *testing.T) {
 		"3.1/45.0 GiB", "37%", "121 W", "45°C", "gen4 ×16",
 		"GPU0", "PIX", "SYS", "SYS across CPU sockets",
 		"as a cluster: 4× l40s", "host RAM 512 GiB", "431 GiB available",
-		"llama-2-7b fits on the GPUs (training)", "largest model that fits", "training on the GPUs: llama-3-8b",
+		"llama-2-7b (training) fits on the GPUs", "largest model that fits", "training on the GPUs: llama-3-8b",
 	} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the view lacks %q:\n%s", want, v)
@@ -289,9 +289,9 @@ func TestCapacityFollowsTheScenario(t *testing.T) {
 func TestCapacityCountsHostMemory(t *testing.T) {
 	s := tuitest.Scenario(t, "mixtral-8x7b", "h100-sxm", "nvlink4", model.Train, 8, 4, 2)
 	m := loaded(t, boxtest.NewProbe(boxtest.L40S4()).Probe, s)
-	m.SetSize(130, 42)
+	m.SetSize(240, 42) // wide: the verdict on one line
 	v := m.View()
-	for _, want := range []string{"mixtral-8x7b, training, on this box: does not fit: its fastest layout with",
+	for _, want := range []string{"mixtral-8x7b (training) on this box does not fit: its fastest layout with",
 		"host RAM per GPU; this box has 128 GiB per GPU"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the view lacks %q:\n%s", want, v)
@@ -306,12 +306,12 @@ func TestCapacityCountsHostMemory(t *testing.T) {
 	}
 	m.Update(cmd())
 	v = m.View()
-	for _, want := range []string{"mixtral-8x7b fits here only with", "offloaded (", "host RAM per GPU; this box has 256 GiB per GPU)"} {
+	for _, want := range []string{"mixtral-8x7b (training) fits here only with", "offloaded (", "host RAM per GPU; this box has 256 GiB per GPU)"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("with 1 TiB the view lacks %q:\n%s", want, v)
 		}
 	}
-	if strings.Contains(v, "fits on the GPUs (training)") {
+	if strings.Contains(v, "(training) fits on the GPUs") {
 		t.Errorf("mixtral-8x7b said to fit on 4 L40S without offload:\n%s", v)
 	}
 }

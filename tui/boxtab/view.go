@@ -666,16 +666,16 @@ func (m *Model) capacityLines(p paints) []string {
 	var out []string
 	switch g := r.OnGPUs(); {
 	case g != nil:
-		text := fmt.Sprintf("%s fits on the GPUs (%s): %s", id, mode, line(*g))
+		text := fmt.Sprintf("%s (%s) fits on the GPUs: %s", id, mode, line(*g))
 		out = append(out, paintAll(p.ok, wrapText(text, w, 2))...)
 		if b := static.FasterWithOffload(r); b != nil {
 			out = append(out, wrapText("  faster with "+static.OffloadCost(*b, r)+": "+line(*b), w, 4)...)
 		}
 	case r.Best != nil:
-		text := fmt.Sprintf("%s fits here only with %s (%s): %s", id, static.OffloadCost(*r.Best, r), mode, line(*r.Best))
+		text := fmt.Sprintf("%s (%s) fits here only with %s: %s", id, mode, static.OffloadCost(*r.Best, r), line(*r.Best))
 		out = append(out, paintAll(p.warn, wrapText(text, w, 2))...)
 	default:
-		text := fmt.Sprintf("%s, %s, on this box: %s", id, mode, static.CapacityVerdict(r))
+		text := fmt.Sprintf("%s (%s) on this box %s", id, mode, static.CapacityVerdict(r))
 		out = append(out, paintAll(p.over, wrapText(text, w, 2))...)
 	}
 	text := "largest model that fits — inference: " + largest(r.LargestInfer, r.LargestInferLayout) + ", training"
