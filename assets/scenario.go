@@ -126,6 +126,7 @@ const (
 	kWeights  // a --weights format or bits
 	kKVCache  // bf16, fp16 or fp8
 	kDuration // a time: "500ms", "2s", or a number of seconds
+	kSize     // a size in bytes: "512GiB", "512G", or a number of bytes
 	kQuestion // a mapping: see Question
 )
 
@@ -150,6 +151,7 @@ var scenarioKeys = []scenarioKey{
 	{"gpu", kGPU}, {"compute_eff", kFloat}, {"memory_eff", kFloat},
 	{"gpus", kInt}, {"gpus_per_node", kInt},
 	{"intra", kLink}, {"intra_eff", kFloat}, {"inter", kLink}, {"inter_eff", kFloat}, {"nics_per_node", kInt},
+	{"host_memory", kSize},
 	{"tp", kInt}, {"pp", kInt}, {"dp", kInt}, {"ep", kInt}, {"chunks", kInt}, {"micro_batch", kInt},
 	{"schedule", kSchedule},
 	{"mode", kMode}, {"seq", kInt}, {"batch", kInt}, {"precision", kPrecision},
@@ -371,6 +373,14 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		}
 		v.floats[key] = d.Seconds()
 		return d.String(), true
+	case kSize:
+		b, err := model.ParseByteSize(text)
+		if err != nil {
+			bad("%s", model.HostMemoryAllowed)
+			return "", false
+		}
+		v.floats[key] = b
+		return model.FormatByteSize(b), true
 	case kKVCache:
 		if pr, err := model.ParsePrecision(text); err != nil || pr == model.FP32 {
 			bad("must be bf16, fp16 or fp8")
@@ -531,7 +541,7 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 	s := model.Scenario{
 		Arch: arch,
 		Cluster: model.Cluster{GPU: dev, GPUs: gpus, GPUsPerNode: perNode, Intra: intra, Inter: inter,
-			NICsPerNode: v.intOr("nics_per_node", perNode)},
+			NICsPerNode: v.intOr("nics_per_node", perNode), HostMemoryBytes: v.floats["host_memory"]},
 		ReserveBytes: reserve,
 	}
 	sz, _ := model.ResolveSizes(gpus, perNode, arch, v.sched, v.mode,
@@ -670,6 +680,9 @@ func marshalScenario(s model.Scenario, title string, q *Question, caption map[st
 		}
 	}
 	add("nics_per_node", c.NICsPerNode)
+	if c.HostMemoryBytes > 0 {
+		add("host_memory", model.FormatByteSize(c.HostMemoryBytes))
+	}
 
 	l, w := s.Layout, s.Workload
 	add("tp", l.TP)

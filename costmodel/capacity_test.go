@@ -166,3 +166,51 @@ func BenchmarkCapacity12Models8GPU(b *testing.B) {
 		}
 	}
 }
+
+// TestCapacityOffloadCost: on 8 H100s llama-3-70b trains only with offload, which the result
+// separates from what fits on the GPUs alone; with 64 GiB of host memory a node (8 a GPU) no
+// offload fits, and HostShort says what the fastest offloaded layout would need.
+func TestCapacityOffloadCost(t *testing.T) {
+	all := presets(t).Models
+	s := scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", 8, 8, 1)
+	s.Workload.Mode = model.Train
+	res := Capacity(s, all, SearchOptions{})
+	if res.Best == nil || res.Best.Layout.Offload == model.OffloadNone {
+		t.Fatalf("best: %+v, want a layout that offloads", res.Best)
+	}
+	if res.BestOnGPUs != nil || res.OnGPUs() != nil {
+		t.Errorf("llama-3-70b said to train on 8 H100s without offload: %+v", res.BestOnGPUs.Layout)
+	}
+	need := HostNeed(*res.Best)
+	if !(need > 0 && need <= res.HostPerGPU) || !res.HostDefault || res.HostPerGPU != model.DefaultHostMemoryPerGPU {
+		t.Errorf("host need %v of %v (default %v)", need, res.HostPerGPU, res.HostDefault)
+	}
+	if res.HostShort != nil {
+		t.Errorf("HostShort set while a layout fits")
+	}
+	// The largest on the GPUs alone is smaller than the largest with offload, and offloads nothing.
+	ga, gc := res.TrainOnGPUs()
+	if ga == nil || gc == nil || gc.Layout.Offload != model.OffloadNone || !(ga.Params() < res.LargestTrain.Params()) {
+		t.Errorf("largest on the GPUs %s (%+v), with offload %s", archID(ga), gc, archID(res.LargestTrain))
+	}
+	if res.LargestTrainLayout.Layout.Offload == model.OffloadNone {
+		t.Errorf("largest with offload %s needs none", archID(res.LargestTrain))
+	}
+
+	// 64 GiB a node: 8 GiB a GPU.
+	s.Cluster.HostMemoryBytes = 64 * model.GiB
+	small := Capacity(s, all, SearchOptions{})
+	if small.Best != nil {
+		t.Errorf("fits with 8 GiB of host memory a GPU: %+v, host %v", small.Best.Layout, HostNeed(*small.Best))
+	}
+	if small.HostShort == nil || !(HostNeed(*small.HostShort) > 8*model.GiB) || small.HostShort.Layout.Offload == model.OffloadNone {
+		t.Fatalf("HostShort %+v", small.HostShort)
+	}
+	if small.HostDefault || small.HostPerGPU != 8*model.GiB {
+		t.Errorf("host per GPU %v (default %v), want 8 GiB from the cluster", small.HostPerGPU, small.HostDefault)
+	}
+	if small.LargestTrain != nil && small.LargestTrainLayout.Layout.Offload != model.OffloadNone &&
+		HostNeed(*small.LargestTrainLayout) > small.HostPerGPU {
+		t.Errorf("largest for training %s needs %v host memory of %v", archID(small.LargestTrain), HostNeed(*small.LargestTrainLayout), small.HostPerGPU)
+	}
+}

@@ -120,7 +120,7 @@ func (p *plan) init(s model.Scenario) {
 	p.m = s.MicroBatches()
 	p.e = s.Workload.Precision.Bytes()
 	p.hw = newHW(s.Cluster.GPU, s.Workload.Precision)
-	p.hostCap = s.Cluster.HostMemory() / float64(max(s.Cluster.NodeSize(), 1))
+	p.hostCap = s.Cluster.HostMemoryPerGPU()
 	p.layers = splitLayers(s.Arch.Layers, p.p*p.v)
 	gpn := s.Cluster.NodeSize()
 	p.tp = newComms(spanGroup(1, p.t, gpn), s.Cluster)

@@ -409,6 +409,28 @@ func validateBox(b Box) []boxProblem {
 			}
 		}
 	}
+	if h := b.HostMemory; h != nil {
+		if h.TotalBytes <= 0 || h.TotalBytes > model.MaxHostMemoryBytes {
+			add("host_memory.total_bytes", "must be a number of bytes above 0 and at most 2^50 (1 PiB)")
+		}
+		if h.AvailableBytes < Unknown || h.AvailableBytes > h.TotalBytes && h.TotalBytes > 0 {
+			add("host_memory.available_bytes", "must be -1 (unknown) or a number of bytes from 0 to total_bytes")
+		}
+		seen := map[int]bool{}
+		for i, nd := range h.NUMA {
+			q := fmt.Sprintf("host_memory.numa[%d].", i)
+			if nd.Node < 0 || nd.Node >= maxNUMANodes || seen[nd.Node] {
+				add(q+"node", "must be a NUMA node number from 0 to %d, each once", maxNUMANodes-1)
+			}
+			seen[nd.Node] = true
+			if nd.TotalBytes <= 0 || nd.TotalBytes > model.MaxHostMemoryBytes {
+				add(q+"total_bytes", "must be a number of bytes above 0 and at most 2^50 (1 PiB)")
+			}
+			if nd.FreeBytes < Unknown || nd.FreeBytes > nd.TotalBytes && nd.TotalBytes > 0 {
+				add(q+"free_bytes", "must be -1 (unknown) or a number of bytes from 0 to total_bytes")
+			}
+		}
+	}
 	n := len(b.GPUs)
 	checkMatrix := func(name string, m [][]string, valid func(string) bool, allowed string) {
 		if m == nil {

@@ -173,7 +173,7 @@ func TestParseBoxErrors(t *testing.T) {
 
 	unknownTop := strings.Replace(g, `"cuda": "12.4",`, `"cuda": "12.4", "nodes": 2,`, 1)
 	cases = append(cases, tc{"unknown top-level field", unknownTop,
-		fmt.Sprintf("node-1.json:%d: nodes: unknown field (known there: cuda, driver, gpus, host, p2p, topology, warnings)", lineOf(t, []byte(unknownTop), `"nodes"`))})
+		fmt.Sprintf("node-1.json:%d: nodes: unknown field (known there: cuda, driver, gpus, host, host_memory, p2p, topology, warnings)", lineOf(t, []byte(unknownTop), `"nodes"`))})
 
 	str := nth(g, `"memory_total_bytes": 85899345920`, `"memory_total_bytes": "80GB"`, 1)
 	cases = append(cases, tc{"string memory", str,

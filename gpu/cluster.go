@@ -146,6 +146,8 @@ func presetID(name string) string {
 //     status keeps the preset's fact.
 //   - GPUsPerNode: the GPUs of a box; GPUs: the sum over the boxes, which must all have the same
 //     number. Lost GPUs (and GPUs with unknown memory) are left out with a warning.
+//   - HostMemoryBytes: the smallest host_memory total of the boxes (0, the default, when one
+//     does not say), with a warning when they differ.
 //   - Inter: inter, with nicsPerNode NICs per node (GPUsPerNode when nicsPerNode <= 0). Several
 //     boxes need an inter link; a single box takes inter as it is.
 //
@@ -289,14 +291,44 @@ func ToCluster(boxes []Box, gpus []model.GPU, links []model.Link, inter model.Li
 	if nics <= 0 {
 		nics = per
 	}
+	bs := make([]Box, len(nodes))
+	for i, n := range nodes {
+		bs[i] = n.box
+	}
+	host, hw := hostMemory(bs)
+	warns = append(warns, hw...)
 	return model.Cluster{
-		GPU:         gpu,
-		GPUs:        per * len(nodes),
-		GPUsPerNode: per,
-		Intra:       intra,
-		Inter:       inter,
-		NICsPerNode: nics,
+		GPU:             gpu,
+		GPUs:            per * len(nodes),
+		GPUsPerNode:     per,
+		Intra:           intra,
+		Inter:           inter,
+		NICsPerNode:     nics,
+		HostMemoryBytes: host,
 	}, warns, nil
+}
+
+// hostMemory is the cluster's host memory per node: the smallest of the boxes' totals (the
+// cluster's nodes are identical, and offload must fit on each), or 0 (the default, which the
+// capacity verdict states) when a box does not say.
+func hostMemory(boxes []Box) (float64, []string) {
+	var least int64
+	distinct := map[int64]bool{}
+	for _, b := range boxes {
+		if b.HostMemory == nil || b.HostMemory.TotalBytes <= 0 {
+			return 0, nil
+		}
+		t := b.HostMemory.TotalBytes
+		distinct[t] = true
+		if least == 0 || t < least {
+			least = t
+		}
+	}
+	var w []string
+	if len(distinct) > 1 {
+		w = append(w, fmt.Sprintf("the nodes' host memory differs; the smallest, %.1f GiB, is used for each", float64(least)/model.GiB))
+	}
+	return float64(least), w
 }
 
 // weakest is the GPU that sets the pace in a mixed box: the compute figures (peaks and

@@ -26,7 +26,12 @@ type Box struct {
 	// (n NVLinks), "PIX" (same PCIe switch), "PXB" (several switches), "PHB" (host bridge),
 	// "NODE" (same NUMA node), "SYS" (across sockets), "?" unknown.
 	Topology [][]string `json:"topology"`
-	Warnings []string   `json:"warnings,omitempty"`
+	// HostMemory is the machine's RAM (/proc/meminfo), nil when not read (a box saved before
+	// splitscope read it, or a machine without /proc). Offload counts against its total, shared
+	// by the box's GPUs; without it the default, model.DefaultHostMemoryPerGPU per GPU, is
+	// assumed (and said).
+	HostMemory *HostMemory `json:"host_memory,omitempty"`
+	Warnings   []string    `json:"warnings,omitempty"`
 }
 
 // Device is one GPU. Numeric fields hold Unknown when NVML did not say.

@@ -19,6 +19,7 @@ func Probe() (Box, error) {
 		if h, herr := os.Hostname(); herr == nil {
 			b.Host = h
 		}
+		addHostMemory(&b, os.DirFS("/"))
 	}
 	return b, err
 }

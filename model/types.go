@@ -281,6 +281,15 @@ func (c Cluster) HostMemory() float64 {
 	return DefaultHostMemoryPerGPU * float64(max(c.NodeSize(), 1))
 }
 
+// HostMemoryPerGPU is one GPU's share of its node's host memory: what offloading may fill on
+// its behalf (the GPUs of a node share the node's memory).
+func (c Cluster) HostMemoryPerGPU() float64 {
+	return c.HostMemory() / float64(max(c.NodeSize(), 1))
+}
+
+// HostMemoryDefault says whether the host memory is the default (no box, flag or file said).
+func (c Cluster) HostMemoryDefault() bool { return !(c.HostMemoryBytes > 0) }
+
 // Nodes is the number of nodes the GPUs occupy.
 func (c Cluster) Nodes() int {
 	if c.GPUsPerNode <= 0 {

@@ -255,6 +255,9 @@ func (s Scenario) Validate() error {
 		c.add("gpus", cl.GPUs, "must be a multiple of gpus-per-node (%d) when it spans nodes", cl.GPUsPerNode)
 	}
 	c.intRange("nics-per-node", cl.NICsPerNode)
+	if h := cl.HostMemoryBytes; !finite(h) || h < 0 || h > MaxHostMemoryBytes {
+		c.add("host-memory", h, "%s (0: the default, %d GiB per GPU)", HostMemoryAllowed, DefaultHostMemoryPerGPU/GiB)
+	}
 	if !finite(s.ReserveBytes) || s.ReserveBytes < 0 {
 		c.add("reserve", s.ReserveBytes, "must be a finite number of bytes ≥ 0")
 	}

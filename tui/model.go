@@ -696,6 +696,9 @@ func (m Model) useBox(b gpu.Box) (tea.Model, tea.Cmd) {
 		m.boxErr, m.boxNotes = "can't use this box: "+err.Error(), nil
 		return m, nil
 	}
+	if h := m.cur.Cluster.HostMemoryBytes; h > 0 {
+		c.HostMemoryBytes = h // --host-memory (or a file's host_memory) over the box's, as the Box tab's verdict
+	}
 	m.boxErr, m.boxNotes, m.boxCluster = "", warns, c
 	return m.edit("box", func(s *model.Scenario) error {
 		s.Cluster = c

@@ -242,6 +242,10 @@ func (m *Model) capBase() (model.Scenario, bool) {
 	base := m.data.Scenario
 	c := m.cluster
 	c.Inter, c.NICsPerNode = base.Cluster.Inter, base.Cluster.NICsPerNode
+	if base.Cluster.HostMemoryBytes > 0 {
+		// The scenario's host memory (--host-memory, a scenario file's host_memory) over the box's.
+		c.HostMemoryBytes = base.Cluster.HostMemoryBytes
+	}
 	base.Cluster = c
 	// Search chooses the split, the micro-batch size and the schedule itself: a change of TP or
 	// PP on the panel does not change the verdict, so it does not ask for a new one.

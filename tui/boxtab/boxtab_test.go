@@ -88,7 +88,8 @@ func TestViewShowsTheBox(t *testing.T) {
 		"4× NVIDIA L40S", "driver 550.54.15", "CUDA 12.4",
 		"3.1/45.0 GiB", "37%", "121 W", "45°C", "gen4 ×16",
 		"GPU0", "PIX", "SYS", "SYS across CPU sockets",
-		"as a cluster: 4× l40s", "best layout for llama-2-7b here", "largest model that fits",
+		"as a cluster: 4× l40s", "host RAM 512 GiB", "431 GiB available",
+		"llama-2-7b (training) fits on the GPUs", "largest model that fits", "training on the GPUs: llama-3-8b",
 	} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the view lacks %q:\n%s", want, v)
@@ -279,6 +280,39 @@ func TestCapacityFollowsTheScenario(t *testing.T) {
 	m.SetData(common.Data{Scenario: s})
 	if m.Recheck() != nil {
 		t.Error("a capacity check started on an inactive tab")
+	}
+}
+
+// TestCapacityCountsHostMemory: offload counts against the box's host memory (512 GiB for 4
+// GPUs: 128 GiB each), or the scenario's when it has one (--host-memory over the box), and the
+// verdict says what offload costs.
+func TestCapacityCountsHostMemory(t *testing.T) {
+	s := tuitest.Scenario(t, "mixtral-8x7b", "h100-sxm", "nvlink4", model.Train, 8, 4, 2)
+	m := loaded(t, boxtest.NewProbe(boxtest.L40S4()).Probe, s)
+	m.SetSize(240, 42) // wide: the verdict on one line
+	v := m.View()
+	for _, want := range []string{"mixtral-8x7b (training) on this box does not fit: its fastest layout with",
+		"host RAM per GPU; this box has 128 GiB per GPU"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the view lacks %q:\n%s", want, v)
+		}
+	}
+	// 1 TiB of host memory (--host-memory 1TiB): 256 GiB per GPU, and it fits, with offload only.
+	s.Cluster.HostMemoryBytes = 1 << 40
+	m.SetData(common.Data{Scenario: s})
+	cmd := m.Recheck()
+	if cmd == nil {
+		t.Fatal("a new host memory started no capacity check")
+	}
+	m.Update(cmd())
+	v = m.View()
+	for _, want := range []string{"mixtral-8x7b (training) fits here only with", "offloaded (", "host RAM per GPU; this box has 256 GiB per GPU)"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("with 1 TiB the view lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "(training) fits on the GPUs") {
+		t.Errorf("mixtral-8x7b said to fit on 4 L40S without offload:\n%s", v)
 	}
 }
 

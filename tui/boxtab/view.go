@@ -604,7 +604,21 @@ func (m *Model) clusterLines(p paints) []string {
 	if n := c.Nodes(); n > 1 {
 		text += fmt.Sprintf(" · %d nodes × %d", n, c.GPUsPerNode)
 	}
+	text += " · " + hostLine(m.box, c)
 	return wrapText(text, w, 2)
+}
+
+// hostLine is the host memory offload may fill: "host RAM 256 GiB (64.0 GiB per GPU), 201 GiB
+// available", or the default assumed when the box does not say.
+func hostLine(b gpu.Box, c model.Cluster) string {
+	if c.HostMemoryDefault() {
+		return fmt.Sprintf("host RAM unknown: %s per GPU assumed", static.Bytes(c.HostMemoryPerGPU()))
+	}
+	text := fmt.Sprintf("host RAM %s (%s per GPU)", static.Bytes(c.HostMemory()), static.Bytes(c.HostMemoryPerGPU()))
+	if h := b.HostMemory; h != nil && h.AvailableBytes >= 0 {
+		text += fmt.Sprintf(", %s available", static.Bytes(float64(h.AvailableBytes)))
+	}
+	return text
 }
 
 // allWarnings are the probe's and ToCluster's, each once.
@@ -644,18 +658,43 @@ func (m *Model) capacityLines(p paints) []string {
 	if base.Workload.Mode == model.Infer {
 		mode = "inference"
 	}
-	var out []string
-	if r.Best == nil {
-		out = append(out, paintAll(p.over, wrapText(fmt.Sprintf("%s does not fit here in any layout (%s)", id, mode), w, 2))...)
-	} else {
+	line := func(c costmodel.Candidate) string {
 		s := base
-		s.Layout = r.Best.Layout
-		text := fmt.Sprintf("best layout for %s here (%s): %s · %s · %s/GPU",
-			id, mode, static.LayoutLine(s), timing(r.Best.Report), static.Bytes(r.Best.Report.Memory.Total))
-		out = append(out, paintAll(p.ok, wrapText(text, w, 2))...)
+		s.Layout = c.Layout
+		return fmt.Sprintf("%s · %s · %s/GPU", static.LayoutLine(s), timing(c.Report), static.Bytes(c.Report.Memory.Total))
 	}
-	text := "largest model that fits — inference: " + largest(r.LargestInfer, r.LargestInferLayout) +
-		", training: " + largest(r.LargestTrain, r.LargestTrainLayout)
+	var out []string
+	switch g := r.OnGPUs(); {
+	case g != nil:
+		text := fmt.Sprintf("%s (%s) fits on the GPUs: %s", id, mode, line(*g))
+		out = append(out, paintAll(p.ok, wrapText(text, w, 2))...)
+		if b := static.FasterWithOffload(r); b != nil {
+			out = append(out, wrapText("  faster with "+static.OffloadCost(*b, r)+": "+line(*b), w, 4)...)
+		}
+	case r.Best != nil:
+		text := fmt.Sprintf("%s (%s) fits here only with %s: %s", id, mode, static.OffloadCost(*r.Best, r), line(*r.Best))
+		out = append(out, paintAll(p.warn, wrapText(text, w, 2))...)
+	default:
+		text := fmt.Sprintf("%s (%s) on this box %s", id, mode, static.CapacityVerdict(r))
+		out = append(out, paintAll(p.over, wrapText(text, w, 2))...)
+	}
+	text := "largest model that fits — inference: " + largest(r.LargestInfer, r.LargestInferLayout) + ", training"
+	ga, gc := r.TrainOnGPUs()
+	switch {
+	case r.LargestTrain == nil:
+		text += ": none"
+	case ga != nil && ga.ID == r.LargestTrain.ID:
+		text += " on the GPUs: " + largest(ga, gc)
+	default:
+		text += " on the GPUs: " + largest(ga, gc) +
+			"; with offload: " + largest(r.LargestTrain, r.LargestTrainLayout)
+		if c := r.LargestTrainLayout; c != nil {
+			text += fmt.Sprintf(", %s host RAM per GPU of %s", static.Bytes(costmodel.HostNeed(*c)), static.Bytes(r.HostPerGPU))
+			if r.HostDefault {
+				text += " assumed"
+			}
+		}
+	}
 	return append(out, wrapText(text, w, 2)...)
 }
 

@@ -116,3 +116,29 @@ func expandSavePath(pattern, host string, getenv func(string) string) string {
 	}
 	return b.String()
 }
+
+// hostMemoryHelp is --host-memory's help.
+var hostMemoryHelp = fmt.Sprintf("`SIZE` of host memory per node, what offloaded optimizer state, weights and activations fill, shared by the node's GPUs: "+
+	"512GiB, 512G (G, GiB: ×1024³), 600GB (×1000³) or bytes; overrides a box's /proc/meminfo total (default: the box's with --box or probe, else %d GiB per GPU)",
+	model.DefaultHostMemoryPerGPU/model.GiB)
+
+// hostMemFlag is --host-memory: one node's host memory in bytes, 0 when not given.
+type hostMemFlag struct{ v float64 }
+
+func (h *hostMemFlag) String() string {
+	if h.v <= 0 {
+		return ""
+	}
+	return model.FormatByteSize(h.v)
+}
+
+func (h *hostMemFlag) Set(s string) error {
+	b, err := model.ParseByteSize(s)
+	if err != nil {
+		return err
+	}
+	h.v = b
+	return nil
+}
+
+func (h *hostMemFlag) Type() string { return "size" }

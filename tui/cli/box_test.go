@@ -475,7 +475,7 @@ func TestReportCapacity(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, errs)
 	}
-	for _, want := range []string{"capacity on 8× h100-sxm · nvlink4", "llama-3-70b, inference", "fits: TP=",
+	for _, want := range []string{"capacity on 8× h100-sxm · nvlink4", "llama-3-70b, inference", "fits on the GPUs: TP=",
 		"largest for inference", "largest for training", "params"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report --capacity lacks %q:\n%s", want, out)

@@ -50,6 +50,7 @@ type scenarioFlags struct {
 	gpus, gpusPerNode  int
 	intra, inter       string
 	nicsPerNode        int
+	hostMemory         hostMemFlag // --host-memory: one node's host memory, bytes (0: the box's or the default)
 	tp, pp, dp, chunks int
 	ep                 int
 	schedule, mode     string
@@ -137,6 +138,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.intra, "intra", "", "link preset `LINK` between GPUs inside a node (default: the GPU's native link, nvlink4 for h100-sxm)")
 	fs.StringVar(&f.inter, "inter", defaultInter, "link preset `LINK` between nodes, per NIC")
 	fs.IntVar(&f.nicsPerNode, "nics-per-node", 0, "NICs of the --inter link per node (default: --gpus-per-node)")
+	fs.Var(&f.hostMemory, "host-memory", hostMemoryHelp)
 
 	fs.IntVar(&f.tp, "tp", 0, "tensor-parallel size, GPUs per TP group; search tries only this TP (default: the largest ≤ min(gpus-per-node, gpus) that divides gpus/(pp·dp), heads and ffn and divides or is a multiple of kv-heads)")
 	fs.IntVar(&f.pp, "pp", 0, "pipeline-parallel stages; search tries only this PP (default: the number of nodes when --tp and --dp are not given either, so TP stays inside a node and PP crosses nodes; else 1)")
@@ -317,6 +319,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 
 	// The boxes set the GPU, how many, how many per node and the link between them.
 	gpus, perNode := f.gpus, f.gpusPerNode
+	var hostMem float64
 	nics := f.gpusPerNode
 	if f.changed("nics-per-node") {
 		nics = f.nicsPerNode
@@ -330,6 +333,10 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 			return s, err
 		}
 		dev, intra, gpus, perNode, nics = c.GPU, c.Intra, c.GPUs, c.GPUsPerNode, c.NICsPerNode
+		hostMem = c.HostMemoryBytes
+	}
+	if f.hostMemory.v > 0 {
+		hostMem = f.hostMemory.v // the flag (or the scenario file's host_memory) over the box
 	}
 
 	// Architecture overrides. A multi-head preset stays multi-head when only --heads changes.
@@ -367,7 +374,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	}
 
 	s.Arch = arch
-	s.Cluster = model.Cluster{GPU: dev, GPUs: gpus, GPUsPerNode: perNode, Intra: intra, Inter: inter, NICsPerNode: nics}
+	s.Cluster = model.Cluster{GPU: dev, GPUs: gpus, GPUsPerNode: perNode, Intra: intra, Inter: inter, NICsPerNode: nics, HostMemoryBytes: hostMem}
 	s.ReserveBytes = reserve
 
 	// Layout, batch and requests: the ones not given take their defaults (model.ResolveSizes).

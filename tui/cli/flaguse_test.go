@@ -38,6 +38,8 @@ func flagArgs(f *pflag.Flag) []string {
 		return []string{"--" + f.Name}
 	case "stringArray":
 		return []string{"--" + f.Name, "node0.json"}
+	case "size":
+		return []string{"--" + f.Name, "512GiB"}
 	}
 	v := f.DefValue
 	if v == "" {

@@ -5,6 +5,7 @@ import (
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/static"
 )
 
 // jsonReport prepares a report for `report --json`: the contract has "warnings": [], never null.
@@ -101,7 +102,20 @@ type capacityOutput struct {
 	Best          *searchCandidate `json:"best"`
 	LargestInfer  *capacityModel   `json:"largest_infer"`
 	LargestTrain  *capacityModel   `json:"largest_train"`
-	ModelsChecked int              `json:"models_checked"`
+	// Verdict says in words whether the model fits on the GPUs alone, only with offload (and
+	// what that costs in host memory), or not; BestOnGPUs is the best layout that offloads
+	// nothing and LargestTrainOnGPUs the largest model that trains without offload (null when
+	// none); HostShort, when nothing fits, the fastest offloaded layout were host memory
+	// unlimited (its memory.host is what it would need per GPU).
+	Verdict            string           `json:"verdict"`
+	BestOnGPUs         *searchCandidate `json:"best_on_gpus"`
+	LargestTrainOnGPUs *capacityModel   `json:"largest_train_on_gpus"`
+	HostShort          *searchCandidate `json:"host_short,omitempty"`
+	// HostMemoryPerGPU is the host memory offload may fill per GPU (its share of the node's),
+	// HostMemoryDefault whether that is the default rather than the box's or --host-memory.
+	HostMemoryPerGPU  float64 `json:"host_memory_per_gpu_bytes"`
+	HostMemoryDefault bool    `json:"host_memory_default"`
+	ModelsChecked     int     `json:"models_checked"`
 }
 
 // capacityModel is a model that fits and its best layout.
@@ -130,6 +144,18 @@ func jsonCapacity(s model.Scenario, res costmodel.CapacityResult, checked int) *
 	}
 	out.LargestInfer = side(res.LargestInfer, res.LargestInferLayout, model.Infer)
 	out.LargestTrain = side(res.LargestTrain, res.LargestTrainLayout, model.Train)
+	out.Verdict = static.CapacityVerdict(res)
+	if g := res.OnGPUs(); g != nil {
+		c := jsonCandidate(s, *g)
+		out.BestOnGPUs = &c
+	}
+	if res.HostShort != nil {
+		c := jsonCandidate(s, *res.HostShort)
+		out.HostShort = &c
+	}
+	ga, gc := res.TrainOnGPUs()
+	out.LargestTrainOnGPUs = side(ga, gc, model.Train)
+	out.HostMemoryPerGPU, out.HostMemoryDefault = res.HostPerGPU, res.HostDefault
 	return out
 }
 

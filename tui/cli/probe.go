@@ -25,9 +25,13 @@ func newProbeCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
 		Short: "GPUs and links found through NVML, the cluster they make and what fits on them; --json, --save FILE",
 		Long: `probe reads this machine's NVIDIA GPUs through NVML: per GPU the name, memory, PCIe
 generation and width, NVLinks, utilisation, power and temperature; the topology matrix (as
-nvidia-smi topo -m prints it) and the peer-to-peer matrix. It then shows the cluster splitscope
-infers from them (GPU preset, count, intra-node link) and the capacity verdict for --model: its
-best layout on these GPUs and the largest preset model that fits for inference and for training.
+nvidia-smi topo -m prints it) and the peer-to-peer matrix; and the machine's host RAM from
+/proc/meminfo (total, available, per NUMA node), which offload fills. It then shows the cluster
+splitscope infers from them (GPU preset, count, intra-node link, host RAM per node and GPU) and
+the capacity verdict for --model: its best layout on these GPUs and the largest preset model
+that fits for inference and for training, each saying whether it fits on the GPUs alone or only
+with offload, and then the host RAM per GPU it needs against the box's (--host-memory overrides
+the box's).
 
 Without a GPU, a driver or NVML (a CGO_ENABLED=0 build) it prints the reason on one line and
 exits 0; with --json that is {"error": "<reason>"}. With --save there is then nothing to save:

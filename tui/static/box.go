@@ -100,6 +100,9 @@ func RenderBox(w io.Writer, b gpu.Box) error {
 		t.write(ew)
 		ew.line("  PCIe as generation×lanes, now / at most (a link idles at a lower generation)")
 	}
+	if len(b.GPUs) > 0 || b.HostMemory != nil {
+		renderHostMemory(ew, b.HostMemory)
+	}
 	if len(b.Topology) > 0 {
 		ew.line("")
 		ew.line("topology (nvidia-smi topo -m)")
@@ -176,12 +179,45 @@ func RenderCluster(w io.Writer, c *model.Cluster, warnings []string) error {
 		if c.Nodes() > 1 {
 			t.add("inter link", fmt.Sprintf("%s × %d NICs per node", linkText(c.Inter, "NIC"), c.NICsPerNode))
 		}
+		t.add("host RAM", HostMemoryText(*c))
 		t.write(ew)
 	}
 	for _, wn := range warnings {
 		ew.line("  ! " + wn)
 	}
 	return ew.err
+}
+
+// HostMemoryText is what offload may fill on a cluster: "512 GiB per node, 64.0 GiB per GPU", or
+// with the default "2.00 TiB per node, 256 GiB per GPU: the default (--host-memory sets it)".
+func HostMemoryText(c model.Cluster) string {
+	text := fmt.Sprintf("%s per node, %s per GPU", Bytes(c.HostMemory()), Bytes(c.HostMemoryPerGPU()))
+	if c.HostMemoryDefault() {
+		text += ": the default, not measured (--host-memory sets it)"
+	}
+	return text
+}
+
+// renderHostMemory writes a box's host memory: the total, what was available, and each NUMA
+// node's.
+func renderHostMemory(ew *errWriter, h *gpu.HostMemory) {
+	ew.line("")
+	if h == nil {
+		ew.line("host RAM  not in the box (probed before splitscope read /proc/meminfo): --host-memory gives it")
+		return
+	}
+	line := "host RAM  " + Bytes(float64(h.TotalBytes))
+	if h.AvailableBytes >= 0 {
+		line += ", " + Bytes(float64(h.AvailableBytes)) + " available"
+	}
+	ew.line(line + " (/proc/meminfo)")
+	for _, n := range h.NUMA {
+		nl := fmt.Sprintf("  NUMA node %d  %s", n.Node, Bytes(float64(n.TotalBytes)))
+		if n.FreeBytes >= 0 {
+			nl += ", " + Bytes(float64(n.FreeBytes)) + " free"
+		}
+		ew.line(nl)
+	}
 }
 
 // p2pText says how GPUs on a PCIe intra link reach each other: "yes, under PCIe switches", or

@@ -117,6 +117,14 @@ func TestRenderCapacity(t *testing.T) {
 	good.Memory.Fits, good.Memory.Total = true, 60*gib
 	c := costmodel.Candidate{Layout: model.Layout{TP: 4, PP: 2, DP: 1, Chunks: 1, MicroBatch: 1, Schedule: model.ZBH1},
 		Report: good, Feasible: true}
+	offRep := good
+	offRep.Memory.Host = 194 * gib
+	off := c
+	off.Layout.Offload, off.Report = model.OffloadAll, offRep
+	fast := off
+	fast.Layout.Offload = model.OffloadOptimizer
+	fast.Report.StepTime = 30
+	small := model.Arch{ID: "llama-3-8b", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, FFN: 14336, Vocab: 128256, GatedMLP: true}
 	big := model.Arch{ID: "llama-3.1-405b", Layers: 126, Hidden: 16384, Heads: 128, KVHeads: 8, FFN: 53248, Vocab: 128256, GatedMLP: true}
 	for _, tc := range []struct {
 		name string
@@ -128,9 +136,19 @@ func TestRenderCapacity(t *testing.T) {
 			"llama-3-70b, training  does not fit in any layout",
 			"largest for inference  none of the 12 presets fits", "largest for training   none of the 12 presets fits"}},
 		{"fits", costmodel.CapacityResult{Best: &c, LargestInfer: &big, LargestInferLayout: &c}, []string{
-			"llama-3-70b, training  fits: TP=4 PP=2 DP=1 zb-h1 m=64 b=1 · step 40.0 s · 60.0 GiB of 80.0 GiB per GPU",
+			"llama-3-70b, training  fits on the GPUs: TP=4 PP=2 DP=1 zb-h1 m=64 b=1 · step 40.0 s · 60.0 GiB of 80.0 GiB per GPU",
 			"largest for inference  llama-3.1-405b (405.9B params): TP=4 PP=2 DP=1 · serve 40.0 s",
 			"largest for training   none"}},
+		{"only with offload", costmodel.CapacityResult{Best: &off, HostPerGPU: 256 * gib, HostDefault: true,
+			LargestTrain: &big, LargestTrainLayout: &off, LargestTrainOnGPUs: &small, LargestTrainOnGPUsLayout: &c}, []string{
+			"llama-3-70b, training              fits only with optimizer+weights+activations offloaded (194 GiB host RAM per GPU; 256 GiB per GPU assumed, the default: --host-memory or a probed box sets it): TP=4",
+			"largest for training on the GPUs   llama-3-8b (8.0B params): TP=4 PP=2",
+			"largest for training with offload  llama-3.1-405b (405.9B params): only with optimizer+weights+activations offloaded (194 GiB host RAM per GPU;"}},
+		{"host too small", costmodel.CapacityResult{HostShort: &off, HostPerGPU: 64 * gib}, []string{
+			"llama-3-70b, training  does not fit: its fastest layout with optimizer+weights+activations offloaded would need 194 GiB host RAM per GPU; this box has 64.0 GiB per GPU"}},
+		{"faster with offload", costmodel.CapacityResult{Best: &fast, BestOnGPUs: &c, HostPerGPU: 256 * gib}, []string{
+			"llama-3-70b, training  fits on the GPUs: TP=4 PP=2",
+			"                       faster with optimizer offloaded (194 GiB host RAM per GPU; this box has 256 GiB per GPU): TP=4 PP=2 DP=1 zb-h1 m=64 b=1 · step 30.0 s"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer

@@ -41,6 +41,9 @@ func L40S4() gpu.Box {
 		{"NS", "NS", "X", "OK"},
 		{"NS", "NS", "OK", "X"},
 	}
+	// A two-socket workstation: 512 GiB of RAM, 256 GiB on each NUMA node.
+	b.HostMemory = &gpu.HostMemory{TotalBytes: 512 << 30, AvailableBytes: 431 << 30, NUMA: []gpu.NUMANode{
+		{Node: 0, TotalBytes: 256 << 30, FreeBytes: 200 << 30}, {Node: 1, TotalBytes: 256 << 30, FreeBytes: 231 << 30}}}
 	return b
 }
 
