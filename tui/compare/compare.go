@@ -470,7 +470,7 @@ func (m *Model) tableLines() []tableLine {
 			// A layout listed twice (the best one is TP only's or PP only's) competes once.
 			ok[i] = r.Feasible && evaluated(r) && m.cmp.Twin(i) == i
 		}
-		win := winners(vals, ok, mt.lower, shown)
+		win := common.Winners(vals, ok, mt.lower, shown)
 		l := tableLine{label: mt.label}
 		for i, r := range rows {
 			c := cell{long: "—", bad: !r.Feasible}

@@ -69,8 +69,8 @@ func TestWinners(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := winners(tc.vals, tc.ok, tc.lower, tc.shown); !slices.Equal(got, tc.want) {
-				t.Fatalf("winners(%v, %v, lower=%v) = %v, want %v", tc.vals, tc.ok, tc.lower, got, tc.want)
+			if got := common.Winners(tc.vals, tc.ok, tc.lower, tc.shown); !slices.Equal(got, tc.want) {
+				t.Fatalf("common.Winners(%v, %v, lower=%v) = %v, want %v", tc.vals, tc.ok, tc.lower, got, tc.want)
 			}
 		})
 	}
@@ -148,7 +148,7 @@ func TestNiceScale(t *testing.T) {
 	}
 	for _, tc := range cases {
 		top, step := niceScale(tc.max, tc.ticks)
-		if !same(top, tc.top) || !same(step, tc.step) {
+		if !common.Same(top, tc.top) || !common.Same(step, tc.step) {
 			t.Errorf("niceScale(%v, %d) = %v, %v; want %v, %v", tc.max, tc.ticks, top, step, tc.top, tc.step)
 		}
 		if tc.max > 0 && (top < tc.max || top/step > float64(max(tc.ticks, 1))+1e-9) {

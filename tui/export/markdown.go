@@ -193,36 +193,6 @@ func (m *mdWriter) report(s model.Scenario, r costmodel.Report) {
 // evaluated reports whether a contender has a report (it may not fit).
 func evaluated(r common.CompareRow) bool { return r.Report.Layout.TP > 0 }
 
-// winners marks the best of vals among those with ok set: the lowest when lower, else the
-// highest; ties are all marked, and nothing is when two or more are ok and all tie.
-func winners(vals []float64, ok []bool, lower bool) []bool {
-	out := make([]bool, len(vals))
-	best, count := math.NaN(), 0
-	for i, v := range vals {
-		if !ok[i] || math.IsNaN(v) || math.IsInf(v, 0) {
-			continue
-		}
-		count++
-		if math.IsNaN(best) || (lower && v < best) || (!lower && v > best) {
-			best = v
-		}
-	}
-	if count == 0 {
-		return out
-	}
-	marked := 0
-	for i, v := range vals {
-		if ok[i] && (v == best || math.Abs(v-best) <= 1e-9*math.Max(math.Abs(v), math.Abs(best))) {
-			out[i] = true
-			marked++
-		}
-	}
-	if count > 1 && marked == count {
-		return make([]bool, len(vals))
-	}
-	return out
-}
-
 func (m *mdWriter) compare(s model.Scenario, c common.Compare) {
 	t := m.t
 	m.line("## " + t.get("cmp.heading"))
@@ -266,7 +236,14 @@ func (m *mdWriter) compare(s model.Scenario, c common.Compare) {
 		for i, r := range rows {
 			vals[i] = v(r.Report)
 		}
-		win := winners(vals, ok, lower)
+		shown := make([]string, len(rows))
+		for i, r := range rows {
+			if r.Feasible && evaluated(r) {
+				shown[i] = f(r.Report)
+			}
+		}
+		// Cells that read the same tie, as on the Compare tab.
+		win := common.Winners(vals, ok, lower, shown)
 		row := []string{"**" + label + "**"}
 		for i, r := range rows {
 			cell := t.get("cmp.missing")

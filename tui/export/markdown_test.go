@@ -232,3 +232,33 @@ func TestMarkdownLabels(t *testing.T) {
 		t.Errorf("French best label missing:\n%s", md)
 	}
 }
+
+// The comparison's ★ follows ties as the Compare tab marks them: cells that read the same are
+// all marked or none is (serving's memory row reads one figure in every column).
+func TestMarkdownStarsFollowTies(t *testing.T) {
+	s, r := evaluate(t, func(s *model.Scenario) { s.Workload.Mode = model.Infer })
+	md := renderMarkdown(t, s, r, compare.Build(s), "en")
+	rows := 0
+	for _, l := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(l, "| **") || !strings.Contains(l, WinnerMark) {
+			continue
+		}
+		rows++
+		cells := strings.Split(strings.Trim(l, "| "), " | ")[1:]
+		starred := map[string]bool{}
+		for _, c := range cells {
+			if strings.Contains(c, WinnerMark) {
+				starred[strings.Trim(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(c), WinnerMark)), "*")] = true
+			}
+		}
+		for _, c := range cells {
+			plain := strings.Trim(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(c), WinnerMark)), "*")
+			if starred[plain] && !strings.Contains(c, WinnerMark) {
+				t.Errorf("%q reads as a starred cell but has no %s: %s", plain, WinnerMark, l)
+			}
+		}
+	}
+	if rows == 0 {
+		t.Fatalf("no starred row in:\n%s", md)
+	}
+}
