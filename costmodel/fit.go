@@ -21,6 +21,10 @@ type FitChange struct {
 	StepTime float64        `json:"step_time_s"`
 	Memory   float64        `json:"memory_bytes"`   // the fullest GPU
 	Capacity float64        `json:"capacity_bytes"` // of one GPU
+	// Host is what the change keeps in host memory on the GPU that needs most of it, and
+	// HostCapacity that GPU's share of its node's host memory (offload only; 0 otherwise).
+	Host         float64 `json:"host_bytes,omitempty"`
+	HostCapacity float64 `json:"host_capacity_bytes,omitempty"`
 }
 
 // fitGPUFactors are the larger clusters MakeItFit tries.
@@ -43,6 +47,9 @@ func MakeItFit(s model.Scenario) (*FitChange, error) {
 			return
 		}
 		best = &FitChange{What: what, Scenario: c, StepTime: cr.StepTime, Memory: cr.Memory.Total, Capacity: cr.Memory.Capacity}
+		if cr.Memory.Host > 0 {
+			best.Host, best.HostCapacity = cr.Memory.Host, cr.Memory.HostCapacity
+		}
 	}
 	l, w := s.Layout, s.Workload
 	if w.Mode == model.Train {

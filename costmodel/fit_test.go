@@ -52,6 +52,10 @@ func TestMakeItFit(t *testing.T) {
 	if f.Scenario.Cluster.GPUs != s.Cluster.GPUs {
 		t.Errorf("%s: more GPUs, though offloading fits on these", f.What)
 	}
+	// An offloading change says what it keeps in host memory, as its own evaluation does.
+	if f.Scenario.Layout.Offload != model.OffloadNone && (f.Host != got.Memory.Host || f.Host <= 0 || f.HostCapacity != got.Memory.HostCapacity) {
+		t.Errorf("%s: host %g of %g, its evaluation %g of %g", f.What, f.Host, f.HostCapacity, got.Memory.Host, got.Memory.HostCapacity)
+	}
 	t.Logf("%s: step %.3g s, %.1f of %.1f GiB", f.What, f.StepTime, f.Memory/model.GiB, f.Capacity/model.GiB)
 
 	// Nothing on one RTX 4090 makes llama-2-70b train (its 16-bit gradients alone are 141 GB):

@@ -216,3 +216,24 @@ func TestRenderPresetsEmbedded(t *testing.T) {
 		}
 	}
 }
+
+// The change that makes a scenario fit by offloading says what it costs in host RAM, and whose
+// host memory it counted against (the default, where nothing set it).
+func TestToFitTextSaysHostCost(t *testing.T) {
+	f := &costmodel.FitChange{What: "offload optimizer", StepTime: 66.8, Memory: 67 * model.GiB, Capacity: 79.6 * model.GiB,
+		Host: 131 * model.GiB, HostCapacity: 256 * model.GiB}
+	got := ToFitText(f)
+	for _, w := range []string{"to fit: offload optimizer", "131 GiB of host RAM per GPU", "256 GiB", "default host memory assumed"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("ToFitText = %q, want %q in it", got, w)
+		}
+	}
+	f.Scenario.Cluster.HostMemoryBytes = 1024 * model.GiB
+	if got := ToFitText(f); strings.Contains(got, "default") {
+		t.Errorf("with the host memory set: %q", got)
+	}
+	f.Host, f.HostCapacity = 0, 0
+	if got := ToFitText(f); strings.Contains(got, "host") {
+		t.Errorf("without offload: %q", got)
+	}
+}

@@ -436,7 +436,15 @@ func ToFitText(f *costmodel.FitChange) string {
 	if f == nil {
 		return "no single change makes it fit: recompute, sequence parallelism, ZeRO, lighter weights, another split or 2–4× the GPUs were tried"
 	}
-	return fmt.Sprintf("to fit: %s → step %s, %s of %s", f.What, Seconds(f.StepTime), Bytes(f.Memory), Bytes(f.Capacity))
+	text := fmt.Sprintf("to fit: %s → step %s, %s of %s", f.What, Seconds(f.StepTime), Bytes(f.Memory), Bytes(f.Capacity))
+	if f.Host > 0 {
+		// Offload is paid for in host RAM: say how much, against the GPU's share of its node's.
+		text += fmt.Sprintf(", and %s of host RAM per GPU (of its %s share)", Bytes(f.Host), Bytes(f.HostCapacity))
+		if f.Scenario.Cluster.HostMemoryBytes <= 0 {
+			text += " — the default host memory assumed: --host-memory or a probed box sets it"
+		}
+	}
+	return text
 }
 
 // RenderToFit prints ToFitText after a report that does not fit.
