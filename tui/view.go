@@ -439,7 +439,11 @@ func (m *Model) verdict() string {
 	if !mem.Fits {
 		hint := " (no single change fits: more GPUs and recompute or lighter weights together; see 4 Memory)"
 		if f := m.data.ToFit; f != nil {
-			hint = " · to fit: " + f.What + " (step " + static.Seconds(f.StepTime) + ")"
+			cost := "step " + static.Seconds(f.StepTime)
+			if f.Host > 0 {
+				cost += ", " + static.Bytes(f.Host) + " host RAM/GPU"
+			}
+			hint = " · to fit: " + f.What + " (" + cost + ")"
 		}
 		fits = m.styles.Over.Render(fmt.Sprintf("OVER by %s", static.Bytes(mem.Total-mem.Capacity))) + m.styles.Dim.Render(hint)
 	}

@@ -127,8 +127,17 @@ func (m *Model) View() string {
 	avail := m.h - 1
 	if !m.data.Report.Memory.Fits && m.h >= 8 {
 		// What would make it fit, under the header.
-		lines = append(lines, ansi.Truncate(st.Warn.Render(static.ToFitText(m.data.ToFit)), m.w, "…"))
-		avail--
+		// Wrapped on two lines where the height allows (an offload's host RAM is part of it).
+		fit := strings.Split(ansi.Wordwrap(static.ToFitText(m.data.ToFit), max(m.w, 1), ""), "\n")
+		if len(fit) > 1 && m.h >= 12 {
+			fit = []string{fit[0], strings.Join(fit[1:], " ")}
+		} else {
+			fit = []string{strings.Join(fit, " ")}
+		}
+		for _, l := range fit {
+			lines = append(lines, ansi.Truncate(st.Warn.Render(l), m.w, "…"))
+			avail--
+		}
 	}
 	if rm := m.data.Report.Memory; rm.Host > 0 && m.h >= 10 {
 		// What offloading keeps on the host, and of how much.

@@ -83,9 +83,10 @@ func TestFoldKeepsFullest(t *testing.T) {
 	m.SetSize(100, 14)
 	v := m.View()
 	tuitest.CheckFrame(t, v, 100, 14)
-	// Over capacity: the line under the header says what would make it fit (here: nothing tried).
+	// Over capacity: the lines under the header say what would make it fit (here: nothing tried),
+	// wrapped on two lines.
 	for _, want := range []string{"fullest: stage 37, 96.0 of 80.0 GiB (120%)", "no single change makes it fit", "stage 37 ",
-		"+16.0 GiB over", "⋮ 33 stages ⋮", "⋮ 23 stages ⋮", "stage  0 ", "stage 63 "} {
+		"+16.0 GiB over", "⋮ 34 stages ⋮", "⋮ 23 stages ⋮", "stage  0 ", "stage 63 "} {
 		if !strings.Contains(v, want) {
 			t.Errorf("view lacks %q:\n%s", want, v)
 		}

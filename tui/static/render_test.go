@@ -223,13 +223,13 @@ func TestToFitTextSaysHostCost(t *testing.T) {
 	f := &costmodel.FitChange{What: "offload optimizer", StepTime: 66.8, Memory: 67 * model.GiB, Capacity: 79.6 * model.GiB,
 		Host: 131 * model.GiB, HostCapacity: 256 * model.GiB}
 	got := ToFitText(f)
-	for _, w := range []string{"to fit: offload optimizer", "131 GiB of host RAM per GPU", "256 GiB", "default host memory assumed"} {
+	for _, w := range []string{"to fit: offload optimizer", "131 GiB host RAM per GPU", "256 GiB per GPU assumed", "--host-memory"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("ToFitText = %q, want %q in it", got, w)
 		}
 	}
 	f.Scenario.Cluster.HostMemoryBytes = 1024 * model.GiB
-	if got := ToFitText(f); strings.Contains(got, "default") {
+	if got := ToFitText(f); strings.Contains(got, "assumed") || !strings.Contains(got, "of its 256 GiB") {
 		t.Errorf("with the host memory set: %q", got)
 	}
 	f.Host, f.HostCapacity = 0, 0

@@ -439,9 +439,11 @@ func ToFitText(f *costmodel.FitChange) string {
 	text := fmt.Sprintf("to fit: %s → step %s, %s of %s", f.What, Seconds(f.StepTime), Bytes(f.Memory), Bytes(f.Capacity))
 	if f.Host > 0 {
 		// Offload is paid for in host RAM: say how much, against the GPU's share of its node's.
-		text += fmt.Sprintf(", and %s of host RAM per GPU (of its %s share)", Bytes(f.Host), Bytes(f.HostCapacity))
+		text += fmt.Sprintf(", and %s host RAM per GPU", Bytes(f.Host))
 		if f.Scenario.Cluster.HostMemoryBytes <= 0 {
-			text += " — the default host memory assumed: --host-memory or a probed box sets it"
+			text += fmt.Sprintf(" (%s per GPU assumed: --host-memory sets it)", Bytes(f.HostCapacity))
+		} else {
+			text += fmt.Sprintf(" (of its %s)", Bytes(f.HostCapacity))
 		}
 	}
 	return text
