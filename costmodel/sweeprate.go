@@ -49,7 +49,7 @@ type RateSweep struct {
 	GoodputLow  float64 `json:"goodput_rate_low"`
 	GoodputHigh float64 `json:"goodput_rate_high"`
 	// Requests is the scenario's --requests: each rate serves at least these, and ProbeSeconds of
-	// arrivals where that is more (ProbeRequests).
+	// arrivals where that is more, and again more where the run asks for it (ProbeRequests).
 	Requests     int     `json:"requests"`
 	ProbeSeconds float64 `json:"probe_seconds"`
 }
@@ -61,16 +61,24 @@ const ProbeSeconds = 90
 // MaxProbeRequests bounds the requests of one rate, for speed.
 const MaxProbeRequests = 20000
 
-// ProbeRequests is the requests a sweep or a goodput search serves at rate: the scenario's, or
-// ProbeSeconds of arrivals (rate × 90 s) where that is more, at most MaxProbeRequests and what
-// the simulator's step bound allows; never fewer than the scenario's own.
+// ProbeRequests is the requests a sweep or a goodput search serves first at rate: the
+// scenario's, or ProbeSeconds of arrivals (rate × 90 s) where that is more, at most
+// maxProbe; never fewer than the scenario's own. A run whose confidence asks for more (its
+// requests take long, serve.Confidence.NeedTrafficS) is served again with what it asks, up to
+// maxProbe.
 func ProbeRequests(s model.Scenario, rate float64) int {
 	w := s.Workload
 	if !(rate > 0) || math.IsInf(rate, 0) {
 		return w.Requests
 	}
-	n := math.Min(math.Ceil(rate*ProbeSeconds), MaxProbeRequests)
-	// The simulator's bound (model: requests × (prompt chunks + gen tokens) engine steps).
+	return max(w.Requests, min(int(math.Min(math.Ceil(rate*ProbeSeconds), MaxProbeRequests)), maxProbe(s)))
+}
+
+// maxProbe is the most requests one rate serves: MaxProbeRequests, or fewer where the
+// simulator's bound (model: requests × (prompt chunks + gen tokens) engine steps) says so.
+func maxProbe(s model.Scenario) int {
+	w := s.Workload
+	n := float64(MaxProbeRequests)
 	_, budget := model.ServeDefaults(s.Cluster.GPU)
 	if w.MaxBatchTokens > 0 {
 		budget = w.MaxBatchTokens
@@ -78,7 +86,7 @@ func ProbeRequests(s model.Scenario, rate float64) int {
 	if per := math.Ceil(w.Prompts().MaxValue()/float64(max(budget, 1))) + w.Gens().MaxValue(); per > 0 {
 		n = math.Min(n, math.Floor(model.MaxServeTokens/per))
 	}
-	return max(w.Requests, int(n))
+	return int(n)
 }
 
 // meets judges a run under slo: it fits, refuses nothing, its queue does not keep growing, and
@@ -155,10 +163,10 @@ func rateRunner(s model.Scenario, slo SLO) (func(float64) (RatePoint, error), er
 			return nil, &model.FieldError{Field: x.name, Value: x.v, Allowed: "must be a time from 0 (none) to 1e6 s"}
 		}
 	}
-	return func(rate float64) (RatePoint, error) {
+	probe := func(rate float64, n int) (RatePoint, error) {
 		sc := s
 		sc.Workload.Rate = rate
-		sc.Workload.Requests = ProbeRequests(s, rate)
+		sc.Workload.Requests = n
 		r, err := evaluate(sc, modeFast)
 		if err != nil {
 			return RatePoint{}, err
@@ -170,6 +178,17 @@ func rateRunner(s model.Scenario, slo SLO) (func(float64) (RatePoint, error), er
 		}
 		pt.MeetsSLO = pt.meets(slo, 0)
 		return pt, nil
+	}
+	return func(rate float64) (RatePoint, error) {
+		pt, err := probe(rate, ProbeRequests(s, rate))
+		if c := pt.Inference.Confidence; err == nil && slo != (SLO{}) && c != nil && c.SuggestRequests > pt.Requests {
+			// Too short for this rate's stays to judge the SLO on: once more with the requests it
+			// asks for (a sweep without a target draws its curve from the first run).
+			if n := min(c.SuggestRequests, max(maxProbe(s), s.Workload.Requests)); n > pt.Requests {
+				return probe(rate, n)
+			}
+		}
+		return pt, err
 	}, nil
 }
 

@@ -13,9 +13,19 @@ import (
 // arrived in the steady window between the two, with an interval from batch means, and a run too
 // short or not steady says so.
 
-// SteadySeconds is the traffic (first to last arrival) an open-loop run needs before its figures
-// are trusted without a warning: about a minute, as serving benchmarks run.
+// warmupLevel is the share of the window's level of requests in the system that ends the
+// warm-up: high enough that the server has filled, low enough that a second half busier by
+// chance does not stretch the warm-up (in synthetic checks, 0.8 kept the window's mean closest to
+// a long run's).
+const warmupLevel = 0.8
+
+// SteadySeconds is the least traffic (first to last arrival) an open-loop run needs before its
+// figures are trusted without a warning: a minute, or 20 stays of a request where that is more.
 const SteadySeconds = 60
+
+// staysPerRun is the traffic a run needs in mean stays (arrival to last token): each of the ten
+// batches of the interval lasts two stays or more, so that batches are nearly independent.
+const staysPerRun = 20
 
 // MinMeasured is the fewest requests of the steady window for an interval: ten batches of ten.
 const MinMeasured = 100
@@ -59,6 +69,10 @@ type Confidence struct {
 	// benchmark that measures its whole run (vLLM's benchmark_serving) counts them.
 	WholeTTFTMean float64 `json:"whole_run_ttft_mean_s"`
 	WholeTPOTMean float64 `json:"whole_run_tpot_mean_s"`
+	// StayS is the window's mean stay (arrival to last token); NeedTrafficS the traffic a run
+	// needs: SteadySeconds, or 20 stays where that is more.
+	StayS        float64 `json:"mean_stay_s"`
+	NeedTrafficS float64 `json:"needed_traffic_s"`
 	// Warning says why the figures should not be trusted as they are, "" when nothing is wrong.
 	Warning string `json:"warning,omitempty"`
 	// SuggestRequests is the --requests the warning suggests (0: none).
@@ -105,11 +119,11 @@ func Window(reqs []Request, r Result, rate float64) ([]bool, Confidence) {
 			break
 		}
 	}
-	// Warm-up: until the requests in the system first reach their mean over the second half of
-	// what is left, at most half of it.
+	// Warm-up: until the requests in the system first reach 80% of their mean over the second
+	// half of what is left (the server has filled), at most half of it.
 	start := 0
 	if end >= 4 {
-		level := mean(inSys[end/2 : end])
+		level := warmupLevel * mean(inSys[end/2:end])
 		for start < end/2 && inSys[start] < level {
 			start++
 		}
@@ -177,24 +191,37 @@ func Window(reqs []Request, r Result, rate float64) ([]bool, Confidence) {
 		material := math.Max(0.1*math.Max(c.InSystemFirst, c.InSystemSecond), 1)
 		c.Steady = !(diff > tQuantile975[min(k-2, len(tQuantile975))-1]*se && diff > material)
 	}
+	var stay float64
+	for _, i := range idx {
+		stay += r.Done[i] - r.Arrival[i]
+	}
+	c.StayS = stay / float64(max(len(idx), 1))
+	c.NeedTrafficS = math.Max(SteadySeconds, staysPerRun*c.StayS)
 	c.warn(n)
 	return keep, c
 }
 
 // warn says what is wrong with the run, if anything, and how many requests would do.
 func (c *Confidence) warn(n int) {
-	enough := int(math.Ceil(c.Offered*SteadySeconds*1.5/100)) * 100 // a minute and a half of arrivals, in hundreds
-	enough = max(enough, 2*n, MinMeasured*2)
+	// Enough: the traffic needed, and a warm-up and a drain of a stay or so each (three stays),
+	// in hundreds of requests; more than this run either way.
+	enough := int(math.Ceil(c.Offered*(c.NeedTrafficS+3*c.StayS)/100)) * 100
+	enough = max(enough, n+100, 2*MinMeasured)
+	short := c.TrafficS < c.NeedTrafficS
 	switch {
-	case c.Rising():
+	case c.Rising() && !short:
 		c.Warning = fmt.Sprintf("not steady: the queue keeps growing (%.1f requests in the system in the first half of the measured window, %.1f in the second): "+
 			"%s req/s is at or past what this deployment serves, and its latencies grow with --requests", c.InSystemFirst, c.InSystemSecond, fmtRate(c.Offered))
+	case short:
+		c.Warning = fmt.Sprintf("%d requests at %s req/s is %.0f s of traffic: too few to reach steady state (it takes %.0f s here); use --requests %d",
+			n, fmtRate(c.Offered), c.TrafficS, c.NeedTrafficS, enough)
+		if c.Rising() {
+			c.Warning += fmt.Sprintf("; the queue grew from %.1f to %.1f requests over the run", c.InSystemFirst, c.InSystemSecond)
+		}
+		c.SuggestRequests = enough
 	case !c.Steady:
 		c.Warning = fmt.Sprintf("not steady: the requests in the system fall from %.1f to %.1f across the measured window; use --requests %d",
 			c.InSystemFirst, c.InSystemSecond, enough)
-		c.SuggestRequests = enough
-	case c.TrafficS < SteadySeconds:
-		c.Warning = fmt.Sprintf("%d requests at %s req/s is %.0f s of traffic: too few to reach steady state; use --requests %d", n, fmtRate(c.Offered), c.TrafficS, enough)
 		c.SuggestRequests = enough
 	case c.Measured < MinMeasured:
 		c.Warning = fmt.Sprintf("only %d requests in the steady window (of %d, after warm-up and drain): too few for an interval; use --requests %d", c.Measured, n, enough)
@@ -228,12 +255,27 @@ func variance(x []float64) float64 {
 }
 
 // halfWidth is the 95% half-width of the mean of batch means x (Student's t, len(x)−1 degrees
-// of freedom); 0 with fewer than two.
+// of freedom), 0 with fewer than two. Batch means of a queue stay correlated when a batch is not
+// much longer than a request's stay: a positive lag-1 correlation r widens the variance by
+// (1+r)/(1−r), as for an AR(1) series (r at most 0.9).
 func halfWidth(x []float64) float64 {
 	if len(x) < 2 {
 		return 0
 	}
-	return tQuantile975[min(len(x)-1, len(tQuantile975))-1] * math.Sqrt(variance(x)/float64(len(x)))
+	v := variance(x)
+	if v > 0 {
+		m := mean(x)
+		var c float64
+		for i := 1; i < len(x); i++ {
+			c += (x[i] - m) * (x[i-1] - m)
+		}
+		r1 := c / float64(len(x)-1) / v
+		if r1 > 0 {
+			r1 = math.Min(r1, 0.9)
+			v *= (1 + r1) / (1 - r1)
+		}
+	}
+	return tQuantile975[min(len(x)-1, len(tQuantile975))-1] * math.Sqrt(v/float64(len(x)))
 }
 
 // SummarizeWindow is Summarize over the requests keep marks (all of them with keep nil); the
