@@ -69,6 +69,12 @@ type Confidence struct {
 	// benchmark that measures its whole run (vLLM's benchmark_serving) counts them.
 	WholeTTFTMean float64 `json:"whole_run_ttft_mean_s"`
 	WholeTPOTMean float64 `json:"whole_run_tpot_mean_s"`
+	// Served is the requests/s completed from the warm-up's end to the last arrival;
+	// Overloaded says the queue grows (Rising) and fewer than 90% of the offered requests are
+	// served, in a run of a minute or more and four of its shortest stays: the rate is past what
+	// the deployment serves, and no run length makes it steady.
+	Served     float64 `json:"served_requests_per_s"`
+	Overloaded bool    `json:"overloaded"`
 	// StayS is the window's mean stay (arrival to last token); NeedTrafficS the traffic a run
 	// needs: SteadySeconds, or 20 stays where that is more.
 	StayS        float64 `json:"mean_stay_s"`
@@ -195,21 +201,39 @@ func Window(reqs []Request, r Result, rate float64) ([]bool, Confidence) {
 	for _, i := range idx {
 		stay += r.Done[i] - r.Arrival[i]
 	}
+	minStay := math.Inf(1) // of any request: the first ones meet no queue
+	for i := range reqs {
+		if !r.Rejected[i] {
+			minStay = math.Min(minStay, r.Done[i]-r.Arrival[i])
+		}
+	}
 	c.StayS = stay / float64(max(len(idx), 1))
 	c.NeedTrafficS = math.Max(SteadySeconds, staysPerRun*c.StayS)
+	if span := last - c.WarmupEndS; span > 0 {
+		var served int
+		for i := range reqs {
+			if r.Done[i] >= c.WarmupEndS && r.Done[i] <= last && !r.Rejected[i] {
+				served++
+			}
+		}
+		c.Served = float64(served) / span
+	}
+	// A run shorter than a minute or than four of its shortest stays may still be filling.
+	c.Overloaded = c.Rising() && c.Served < 0.9*c.Offered && c.TrafficS >= math.Max(SteadySeconds, 4*minStay)
 	c.warn(n)
 	return keep, c
 }
 
 // warn says what is wrong with the run, if anything, and how many requests would do.
 func (c *Confidence) warn(n int) {
-	// Enough: the traffic needed, and a warm-up and a drain of a stay or so each (three stays),
+	// Enough: the traffic needed with a margin (a short run sees shorter stays than a long
+	// one), and a warm-up and a drain of a stay or so each (three stays),
 	// in hundreds of requests; more than this run either way.
-	enough := int(math.Ceil(c.Offered*(c.NeedTrafficS+3*c.StayS)/100)) * 100
+	enough := int(math.Ceil(c.Offered*(1.5*c.NeedTrafficS+3*c.StayS)/100)) * 100
 	enough = max(enough, n+100, 2*MinMeasured)
 	short := c.TrafficS < c.NeedTrafficS
 	switch {
-	case c.Rising() && !short:
+	case c.Overloaded:
 		c.Warning = fmt.Sprintf("not steady: the queue keeps growing (%.1f requests in the system in the first half of the measured window, %.1f in the second): "+
 			"%s req/s is at or past what this deployment serves, and its latencies grow with --requests", c.InSystemFirst, c.InSystemSecond, fmtRate(c.Offered))
 	case short:
