@@ -149,8 +149,14 @@ func RenderReport(w io.Writer, s model.Scenario, r costmodel.Report) error {
 			if !*inf.MeetsSLO {
 				verdict = "missed"
 			}
-			ew.line(fmt.Sprintf("  SLO %s: %s (p90 TTFT %s, p90 TPOT %s)", sloText(costmodel.WorkloadSLO(s.Workload)), verdict,
-				Seconds(inf.TTFTP90), Seconds(inf.TPOTP90)))
+			note := ""
+			if c := inf.Confidence; c != nil && c.Rising() {
+				note = " · the queue keeps growing: missed in the end, whatever these say"
+			} else if c != nil && c.Warning != "" {
+				note = " · from a run too short or not steady: see the warning"
+			}
+			ew.line(fmt.Sprintf("  SLO %s: %s (p90 TTFT %s, p90 TPOT %s)%s", sloText(costmodel.WorkloadSLO(s.Workload)), verdict,
+				Seconds(inf.TTFTP90), Seconds(inf.TPOTP90), note))
 		}
 	}
 
