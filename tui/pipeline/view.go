@@ -141,9 +141,9 @@ func (m *Model) headerParts(w int) []string {
 		if inf := r.Inference; inf != nil && inf.Confidence != nil {
 			switch c := inf.Confidence; {
 			case c.Overloaded || c.Rising():
-				parts = append(parts, "! not steady: the queue keeps growing")
+				parts = append(parts, "! not steady: queue keeps growing")
 			case c.SuggestRequests > 0:
-				parts = append(parts, "! too few requests for steady state: --requests "+strconv.Itoa(c.SuggestRequests))
+				parts = append(parts, "! too short to be steady: --requests "+strconv.Itoa(c.SuggestRequests))
 			}
 		}
 		return parts
