@@ -98,6 +98,9 @@ type Inference struct {
 	MeetsSLO    *bool   `json:"meets_slo,omitempty"`
 	PrefillS    float64 `json:"prefill_s"`     // when the last request got its first token
 	DecodeStepS float64 `json:"decode_step_s"` // one sequence's decode step alone, all stages
+	// Confidence: with Poisson arrivals (--rate), the latencies above are those of the requests
+	// that arrived in the run's steady window; this says which, how sure, and what to fix.
+	Confidence *ServeConfidence `json:"confidence,omitempty"`
 }
 
 // Memory is the fullest GPU's memory, bytes.

@@ -152,13 +152,19 @@ func serveScenario(r ServeRun, p ServePresets) (model.Scenario, error) {
 }
 
 func (m serveMetric) of(r ServeRun, inf Inference) (published, predicted float64) {
+	// A published benchmark averages every request of its run, warm-up and drain included: so
+	// does the model's figure it is compared with.
+	ttft, tpot := inf.TTFT, inf.TPOT
+	if c := inf.Confidence; c != nil {
+		ttft, tpot = c.WholeTTFTMean, c.WholeTPOTMean
+	}
 	switch m {
 	case metOut:
 		return r.OutTokS, inf.OutputTokensPerS
 	case metTTFT:
-		return r.TTFT, inf.TTFT
+		return r.TTFT, ttft
 	}
-	return r.TPOT, inf.TPOT
+	return r.TPOT, tpot
 }
 
 func (m serveMetric) unit() (name, unit string) {

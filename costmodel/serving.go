@@ -37,6 +37,11 @@ const (
 	kernelFloor        = 4e-6
 )
 
+// ServeConfidence is how far an open-loop serving run's latencies can be trusted: the steady
+// window they are measured over (warm-up and drain left out), whether the queue is steady, 95%
+// intervals from batch means, and a warning when the run is too short or not steady.
+type ServeConfidence = serve.Confidence
+
 // maxServeTrace is the most engine steps the timeline keeps (replica 0, every stage).
 const maxServeTrace = 4096
 
@@ -306,10 +311,22 @@ func (p *plan) infer(record bool) (Report, error) {
 		typical.DecodeCtx, typical.Samples = mid*float64(typical.DecodeSeqs), typical.DecodeSeqs
 	}
 	p.serveDetail(&r, c, typical)
-	st := serve.Summarize(reqs, res)
+	// Open loop: the latencies of the steady window, with their interval (serve.Window).
+	open := w.Rate
+	if w.Concurrency > 0 {
+		open = 0 // a closed loop: the whole run
+	}
+	keep, conf := serve.Window(reqs, res, open)
+	st := serve.SummarizeWindow(reqs, res, keep)
 	inf.fill(st, res, float64(p.c.GPUs))
+	if keep != nil {
+		all := serve.Summarize(reqs, res)
+		conf.WholeTTFTMean, conf.WholeTPOTMean = all.TTFTMean, all.TPOTMean
+		inf.Confidence = &conf
+	}
 	if slo := WorkloadSLO(w); slo != (SLO{}) {
-		meets := fits && st.Rejected == 0 && slo.Meets(*inf)
+		// A queue that keeps growing misses any target in the end, whatever this run measured.
+		meets := fits && st.Rejected == 0 && slo.Meets(*inf) && (inf.Confidence == nil || !inf.Confidence.Rising())
 		inf.MeetsSLO = &meets
 	}
 	r.StepTime = res.Duration
@@ -347,6 +364,9 @@ func (p *plan) infer(record bool) (Report, error) {
 	r.MFU = ratio(r.ModelTFLOPS*1e12, p.c.GPU.Peak(w.Precision))
 
 	r.Warnings = append(p.commonWarnings(), p.serveWarnings(st, res)...)
+	if inf.Confidence != nil && inf.Confidence.Warning != "" {
+		r.Warnings = append(r.Warnings, inf.Confidence.Warning)
+	}
 	if !fits {
 		r.Warnings = append(r.Warnings, p.serveFitWarning(kp, longest))
 	}

@@ -26,7 +26,8 @@ func (o SLO) Meets(inf Inference) bool {
 
 // RatePoint is one offered rate of a sweep and what the deployment did with it.
 type RatePoint struct {
-	Rate      float64   `json:"rate"` // offered, requests/s
+	Rate      float64   `json:"rate"`     // offered, requests/s
+	Requests  int       `json:"requests"` // served at this rate (ProbeRequests)
 	Inference Inference `json:"inference"`
 	Fits      bool      `json:"fits"`
 	MeetsSLO  bool      `json:"meets_slo"`
@@ -43,6 +44,67 @@ type RateSweep struct {
 	// the sweep's points), 0 when none does; GoodputPoint is that run.
 	Goodput      float64    `json:"goodput_rate"`
 	GoodputPoint *RatePoint `json:"goodput_point"`
+	// GoodputLow and GoodputHigh bound the goodput: the same search judging each run's p90 TTFT
+	// and TPOT at the top and at the bottom of their 95% intervals.
+	GoodputLow  float64 `json:"goodput_rate_low"`
+	GoodputHigh float64 `json:"goodput_rate_high"`
+	// Requests is the scenario's --requests: each rate serves at least these, and ProbeSeconds of
+	// arrivals where that is more, and again more where the run asks for it (ProbeRequests).
+	Requests     int     `json:"requests"`
+	ProbeSeconds float64 `json:"probe_seconds"`
+}
+
+// ProbeSeconds is the arrivals each rate of a sweep or a goodput search serves at least: enough
+// for a steady window of serve.SteadySeconds once the warm-up and the drain are left out.
+const ProbeSeconds = 90
+
+// MaxProbeRequests bounds the requests of one rate, for speed.
+const MaxProbeRequests = 20000
+
+// ProbeRequests is the requests a sweep or a goodput search serves first at rate: the
+// scenario's, or ProbeSeconds of arrivals (rate × 90 s) where that is more, at most
+// maxProbe; never fewer than the scenario's own. A run whose confidence asks for more (its
+// requests take long, serve.Confidence.NeedTrafficS) is served again with what it asks, up to
+// maxProbe.
+func ProbeRequests(s model.Scenario, rate float64) int {
+	w := s.Workload
+	if !(rate > 0) || math.IsInf(rate, 0) {
+		return w.Requests
+	}
+	return max(w.Requests, min(int(math.Min(math.Ceil(rate*ProbeSeconds), MaxProbeRequests)), maxProbe(s)))
+}
+
+// maxProbe is the most requests one rate serves: MaxProbeRequests, or fewer where the
+// simulator's bound (model: requests × (prompt chunks + gen tokens) engine steps) says so.
+func maxProbe(s model.Scenario) int {
+	w := s.Workload
+	n := float64(MaxProbeRequests)
+	_, budget := model.ServeDefaults(s.Cluster.GPU)
+	if w.MaxBatchTokens > 0 {
+		budget = w.MaxBatchTokens
+	}
+	if per := math.Ceil(w.Prompts().MaxValue()/float64(max(budget, 1))) + w.Gens().MaxValue(); per > 0 {
+		n = math.Min(n, math.Floor(model.MaxServeTokens/per))
+	}
+	return int(n)
+}
+
+// meets judges a run under slo: it fits, refuses nothing, its queue does not keep growing, and
+// its p90 TTFT and TPOT meet the target, moved by bound times their 95% half-widths (−1: the
+// optimistic end of the interval, +1 the pessimistic one, 0 the figures).
+func (pt RatePoint) meets(slo SLO, bound float64) bool {
+	if !pt.Fits || pt.Inference.Rejected > 0 {
+		return false
+	}
+	inf := pt.Inference
+	if c := inf.Confidence; c != nil {
+		if c.Rising() {
+			return false
+		}
+		inf.TTFTP90 += bound * c.TTFTP90HW
+		inf.TPOTP90 += bound * c.TPOTP90HW
+	}
+	return slo.Meets(inf)
 }
 
 // SweepFractions are the sweep's rates as fractions of the offline capacity: 16 points from a
@@ -101,20 +163,32 @@ func rateRunner(s model.Scenario, slo SLO) (func(float64) (RatePoint, error), er
 			return nil, &model.FieldError{Field: x.name, Value: x.v, Allowed: "must be a time from 0 (none) to 1e6 s"}
 		}
 	}
-	return func(rate float64) (RatePoint, error) {
+	probe := func(rate float64, n int) (RatePoint, error) {
 		sc := s
 		sc.Workload.Rate = rate
+		sc.Workload.Requests = n
 		r, err := evaluate(sc, modeFast)
 		if err != nil {
 			return RatePoint{}, err
 		}
-		pt := RatePoint{Rate: rate, Fits: r.Memory.Fits}
+		pt := RatePoint{Rate: rate, Requests: sc.Workload.Requests, Fits: r.Memory.Fits}
 		if r.Inference != nil {
 			pt.Inference = *r.Inference
 			pt.Inference.MeetsSLO = nil // the point's own MeetsSLO says it, under the sweep's SLO
 		}
-		pt.MeetsSLO = pt.Fits && pt.Inference.Rejected == 0 && slo.Meets(pt.Inference)
+		pt.MeetsSLO = pt.meets(slo, 0)
 		return pt, nil
+	}
+	return func(rate float64) (RatePoint, error) {
+		pt, err := probe(rate, ProbeRequests(s, rate))
+		if c := pt.Inference.Confidence; err == nil && slo != (SLO{}) && c != nil && c.SuggestRequests > pt.Requests {
+			// Too short for this rate's stays to judge the SLO on: once more with the requests it
+			// asks for (a sweep without a target draws its curve from the first run).
+			if n := min(c.SuggestRequests, max(maxProbe(s), s.Workload.Requests)); n > pt.Requests {
+				return probe(rate, n)
+			}
+		}
+		return pt, err
 	}, nil
 }
 
@@ -130,44 +204,81 @@ func SweepRate(s model.Scenario, slo SLO) (RateSweep, error) {
 	if err != nil {
 		return RateSweep{}, err
 	}
-	out := RateSweep{SLO: slo, Capacity: off.Inference.RequestsPerS}
+	out := RateSweep{SLO: slo, Capacity: off.Inference.RequestsPerS, Requests: s.Workload.Requests, ProbeSeconds: ProbeSeconds}
 	if out.Capacity <= 0 {
 		return out, fmt.Errorf("costmodel: rate sweep: the deployment serves no request (%d refused)", off.Inference.Rejected)
 	}
-	lo, hi := -1, -1 // the last point that meets the SLO and the first after it that does not
 	for _, f := range SweepFractions {
 		pt, err := at(f * out.Capacity)
 		if err != nil {
 			return RateSweep{}, err
 		}
 		out.Points = append(out.Points, pt)
-		i := len(out.Points) - 1
+	}
+	if slo == (SLO{}) {
+		return out, nil
+	}
+	// The goodput, then its bounds: the same search with every run judged at the ends of its
+	// intervals. A run is simulated once whatever judges it.
+	memo := map[float64]RatePoint{}
+	for _, pt := range out.Points {
+		memo[pt.Rate] = pt
+	}
+	cached := func(rate float64) (RatePoint, error) {
+		if pt, ok := memo[rate]; ok {
+			return pt, nil
+		}
+		pt, err := at(rate)
+		memo[rate] = pt
+		return pt, err
+	}
+	g, best, err := out.bisect(cached, 0)
+	if err != nil || best == nil {
+		return out, err
+	}
+	out.Goodput, out.GoodputPoint = g, best
+	if out.GoodputLow, _, err = out.bisect(cached, 1); err != nil {
+		return RateSweep{}, err
+	}
+	if out.GoodputHigh, _, err = out.bisect(cached, -1); err != nil {
+		return RateSweep{}, err
+	}
+	out.GoodputLow, out.GoodputHigh = math.Min(out.GoodputLow, g), math.Max(out.GoodputHigh, g)
+	return out, nil
+}
+
+// bisect finds the highest rate whose run meets the SLO judged at bound (RatePoint.meets):
+// the last of the sweep's points that meets it before the first that does not, refined by
+// bisection between the two; 0 and nil when not even the lightest load meets it.
+func (sw *RateSweep) bisect(at func(float64) (RatePoint, error), bound float64) (float64, *RatePoint, error) {
+	lo, hi := -1, -1 // the last point that meets the SLO and the first after it that does not
+	for i, pt := range sw.Points {
+		m := pt.meets(sw.SLO, bound)
 		switch {
-		case pt.MeetsSLO && hi < 0:
+		case m && hi < 0:
 			lo = i
-		case !pt.MeetsSLO && hi < 0 && lo >= 0:
+		case !m && hi < 0 && lo >= 0:
 			hi = i
 		}
 	}
 	if lo < 0 {
-		return out, nil // not even the lightest load meets it
+		return 0, nil, nil
 	}
-	best := out.Points[lo]
+	best := sw.Points[lo]
 	if hi >= 0 {
-		a, b := out.Points[lo].Rate, out.Points[hi].Rate
+		a, b := sw.Points[lo].Rate, sw.Points[hi].Rate
 		for range goodputBisections {
 			mid := (a + b) / 2
 			pt, err := at(mid)
 			if err != nil {
-				return RateSweep{}, err
+				return 0, nil, err
 			}
-			if pt.MeetsSLO {
+			if pt.meets(sw.SLO, bound) {
 				a, best = mid, pt
 			} else {
 				b = mid
 			}
 		}
 	}
-	out.Goodput, out.GoodputPoint = best.Rate, &best
-	return out, nil
+	return best.Rate, &best, nil
 }

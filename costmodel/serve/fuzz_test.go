@@ -7,7 +7,8 @@ import (
 )
 
 // FuzzRun: any deployment and workload the validation lets through runs to the end: every
-// request finishes or is refused, in the order of its own events, and Little's law holds.
+// request finishes or is refused, in the order of its own events, Little's law holds, and the
+// steady window's figures are finite.
 func FuzzRun(f *testing.F) {
 	f.Add(uint8(1), uint8(1), uint16(256), uint16(2048), uint32(4096), uint16(0), uint16(40), 4.0, uint16(500), uint16(100), uint64(1))
 	f.Add(uint8(2), uint8(4), uint16(3), uint16(17), uint32(60), uint16(5), uint16(30), 0.0, uint16(90), uint16(300), uint64(9))
@@ -39,6 +40,17 @@ func FuzzRun(f *testing.F) {
 		}
 		if s.Rejected == 0 && !near(r.MeanInSystem, s.RequestsPerS*s.E2EMean) {
 			t.Fatalf("L %g, λW %g", r.MeanInSystem, s.RequestsPerS*s.E2EMean)
+		}
+		// The steady window of an open loop: finite figures, requests it measures that ran.
+		keep, c := Window(reqs, r, rate)
+		finite(t, c)
+		for i := range keep {
+			if keep[i] && r.Rejected[i] {
+				t.Fatalf("request %d refused and measured", i)
+			}
+		}
+		if w := SummarizeWindow(reqs, r, keep); w.TTFTP90 != w.TTFTP90 || w.TPOTP90 != w.TPOTP90 {
+			t.Fatalf("window %+v", w)
 		}
 	})
 }

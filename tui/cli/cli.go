@@ -167,7 +167,13 @@ boxes saved by probe --save; --capacity adds what fits on the hardware.
 --sweep-rate (inference) serves the requests at 16 rates, from 5% to 150% of what the deployment
 serves when they all arrive at once, and prints throughput and latency percentiles against the
 offered rate, and the goodput: the highest rate whose p90 TTFT and p90 TPOT meet --slo-ttft and
---slo-tpot. --requests defaults to 1000 there, enough for the queue to reach its steady state.
+--slo-tpot, with its 95% interval. --requests defaults to 1000 there and is a floor: each rate
+serves at least 90 s of arrivals (rate × 90, at most 20000 requests), and with an SLO a run
+shorter than a minute or 20 of its requests' stays is served again with what it asks. With Poisson
+arrivals (--rate, and every rate of a sweep) latencies are measured over the run's steady window,
+the requests that arrived after the warm-up (the server filling) and before the drain (those still
+running when the last request arrived), with 95% intervals from 10 batch means; a run too short
+for its rate, or whose queue keeps growing, says so in a warning.
 
 --print-scenario prints the scenario as a scenario file (YAML) instead of evaluating it, for
 --scenario: every layout and workload key, preset IDs, overrides where they differ; it takes
@@ -205,7 +211,7 @@ inference, …) or that contradicts the hardware (NVLink on a GPU without it, bf
 		},
 	}
 	cmd.Flags().BoolVar(&printScenario, "print-scenario", false, "print the scenario as a --scenario file (YAML) instead of evaluating it (default off)")
-	cmd.Flags().BoolVar(&sweepRate, "sweep-rate", false, "inference: serve the requests at 16 offered rates (5% to 150% of the offline throughput) and print throughput and latency percentiles against the rate, with the goodput under --slo-ttft and --slo-tpot (default off)")
+	cmd.Flags().BoolVar(&sweepRate, "sweep-rate", false, "inference: serve the requests at 16 offered rates (5% to 150% of the offline throughput), each with at least --requests and 90 s of arrivals (up to 20000 requests), and print throughput and latency percentiles against the rate, with the goodput under --slo-ttft and --slo-tpot and its 95% interval (default off)")
 	cmd.Flags().BoolVar(&capacity, "capacity", false, "also print the capacity verdict: the best layout for the model on these GPUs and the largest preset model that fits for inference and for training (JSON key \"capacity\") (default off)")
 	return cmd
 }
@@ -292,7 +298,7 @@ best first, then every infeasible one; "pareto" holds the front, fastest first, 
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.IntVar(&top, "top", 10, "feasible layouts to show, best first; 0 shows all")
-	fs.StringVar(&objective, "objective", "time", "what to rank by: time (step time, or time to serve all requests), throughput (tokens/s), latency (TPOT in inference, step time in training), memory (per GPU) or goodput (inference: the highest request rate meeting --slo-ttft and --slo-tpot at p90)")
+	fs.StringVar(&objective, "objective", "time", "what to rank by: time (step time, or time to serve all requests), throughput (tokens/s), latency (TPOT in inference, step time in training), memory (per GPU) or goodput (inference: the highest request rate meeting --slo-ttft and --slo-tpot at p90, each rate tried with at least --requests and 90 s of arrivals, up to 20000 requests, more where its requests stay long)")
 	fs.IntVar(&maxMicroBatch, "max-micro-batch", 0, "largest micro-batch size tried, sequences (every divisor of a replica's batch up to it; 0: every divisor); not with --micro-batch")
 	fs.IntVar(&maxChunks, "max-chunks", 8, "largest interleaving tried, virtual stages per GPU (1: none; 0: every one the layers allow, at least a layer a chunk, up to 64); not with --chunks, nor in inference")
 	return cmd

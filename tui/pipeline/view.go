@@ -138,6 +138,15 @@ func (m *Model) headerParts(w int) []string {
 			parts = append(parts, "TTFT p50 "+fmtDur(inf.TTFTP50)+" p90 "+fmtDur(inf.TTFTP90),
 				"TPOT p50 "+fmtDur(inf.TPOTP50)+" p90 "+fmtDur(inf.TPOTP90))
 		}
+		// The run's own doubt about those figures (the report's warning says it in full).
+		if inf := r.Inference; inf != nil && inf.Confidence != nil {
+			switch c := inf.Confidence; {
+			case c.Overloaded || c.Rising():
+				parts = append(parts, "! not steady: queue keeps growing")
+			case c.SuggestRequests > 0:
+				parts = append(parts, "! too short to be steady: --requests "+strconv.Itoa(c.SuggestRequests))
+			}
+		}
 		return parts
 	}
 	return []string{

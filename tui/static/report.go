@@ -180,8 +180,14 @@ func RenderReport(w io.Writer, s model.Scenario, r costmodel.Report) error {
 			if !*inf.MeetsSLO {
 				verdict = "missed"
 			}
-			ew.line(fmt.Sprintf("  SLO %s: %s (p90 TTFT %s, p90 TPOT %s)", sloText(costmodel.WorkloadSLO(s.Workload)), verdict,
-				Seconds(inf.TTFTP90), Seconds(inf.TPOTP90)))
+			note := ""
+			if c := inf.Confidence; c != nil && c.Rising() {
+				note = " · the queue keeps growing: missed in the end, whatever these say"
+			} else if c != nil && c.Warning != "" {
+				note = " · from a run too short or not steady: see the warning"
+			}
+			ew.line(fmt.Sprintf("  SLO %s: %s (p90 TTFT %s, p90 TPOT %s)%s", sloText(costmodel.WorkloadSLO(s.Workload)), verdict,
+				Seconds(inf.TTFTP90), Seconds(inf.TPOTP90), note))
 		}
 	}
 
@@ -370,6 +376,9 @@ func renderServing(ew *errWriter, inf *costmodel.Inference) {
 	lt.add("TPOT", Seconds(inf.TPOT), Seconds(inf.TPOTP50), Seconds(inf.TPOTP90), Seconds(inf.TPOTP99), "time per output token after the first")
 	lt.add("e2e", Seconds(inf.E2EMean), Seconds(inf.E2EP50), Seconds(inf.E2EP90), "", "arrival to last token")
 	lt.write(ew)
+	if c := inf.Confidence; c != nil {
+		renderConfidence(ew, c)
+	}
 	tt := newTable("  ", false, true, false)
 	tt.add("output tokens/s", Count(inf.OutputTokensPerS), fmt.Sprintf("all replicas; %s per GPU", Count(inf.OutputTokensPerSPerGPU)))
 	tt.add("total tokens/s", Count(inf.TotalTokensPerS), "prompt and output")
@@ -380,16 +389,38 @@ func renderServing(ew *errWriter, inf *costmodel.Inference) {
 	tt.write(ew)
 }
 
+// renderConfidence says which requests an open-loop run's latencies are measured over and how
+// sure they are (its warning is among the report's warnings).
+func renderConfidence(ew *errWriter, c *costmodel.ServeConfidence) {
+	ew.line(fmt.Sprintf("  measured over the %d requests that arrived from %s to %s (%d of warm-up and %d of drain left out)",
+		c.Measured, Seconds(c.WarmupEndS), Seconds(c.DrainStartS), c.WarmupRequests, c.DrainRequests))
+	if c.Batches == 0 {
+		ew.line("  95% interval: none, too few requests for batch means")
+		return
+	}
+	state := "steady"
+	switch {
+	case c.Rising():
+		state = "NOT steady, growing"
+	case !c.Steady:
+		state = "NOT steady"
+	}
+	ew.line(fmt.Sprintf("  queue %s (%.1f then %.1f requests in the system) · 95%% interval (%d batch means): TTFT mean ±%s p90 ±%s, TPOT mean ±%s p90 ±%s",
+		state, c.InSystemFirst, c.InSystemSecond, c.Batches, Seconds(c.TTFTMeanHW), Seconds(c.TTFTP90HW), Seconds(c.TPOTMeanHW), Seconds(c.TPOTP90HW)))
+}
+
 // RenderRateSweep prints a rate sweep: one row per offered rate, then the goodput.
 func RenderRateSweep(w io.Writer, s model.Scenario, sw costmodel.RateSweep) error {
 	ew := &errWriter{w: w}
 	ew.line(strings.Replace(Header(s), " at once", " at the rates below", 1))
 	ew.line("")
-	ew.line(fmt.Sprintf("rate sweep: %d requests at each rate, Poisson arrivals (seed %d); all at once they are served at %s req/s",
-		s.Workload.Requests, s.Workload.Seed, trimFloat(sw.Capacity)))
-	t := newTable("", true, true, true, true, true, true, true, true, true, false)
-	t.add("offered", "served", "out tok/s", "TTFT p50", "TTFT p90", "TTFT p99", "TPOT p50", "TPOT p90", "TPOT p99", "")
-	t.add("req/s", "req/s", "", "", "", "", "", "", "", "")
+	ew.line(fmt.Sprintf("rate sweep: Poisson arrivals (seed %d), at each rate %d requests or %.0f s of arrivals where that is more (at most %d); "+
+		"all %d at once they are served at %s req/s",
+		s.Workload.Seed, sw.Requests, sw.ProbeSeconds, costmodel.MaxProbeRequests, s.Workload.Requests, trimFloat(sw.Capacity)))
+	ew.line("latencies over each run's steady window (warm-up and drain left out)")
+	t := newTable("", true, true, true, true, true, true, true, true, true, true, false)
+	t.add("offered", "requests", "served", "out tok/s", "TTFT p50", "TTFT p90", "TTFT p99", "TPOT p50", "TPOT p90", "TPOT p99", "")
+	t.add("req/s", "", "req/s", "", "", "", "", "", "", "", "")
 	for _, pt := range sw.Points {
 		inf := pt.Inference
 		mark := ""
@@ -398,10 +429,12 @@ func RenderRateSweep(w io.Writer, s model.Scenario, sw costmodel.RateSweep) erro
 			mark = "does not fit"
 		case inf.Rejected > 0:
 			mark = fmt.Sprintf("%d refused", inf.Rejected)
+		case inf.Confidence != nil && inf.Confidence.Rising():
+			mark = "queue grows"
 		case sw.SLO != (costmodel.SLO{}) && pt.MeetsSLO:
 			mark = "meets the SLO"
 		}
-		t.add(trimFloat(pt.Rate), trimFloat(inf.RequestsPerS), Count(inf.OutputTokensPerS),
+		t.add(trimFloat(pt.Rate), strconv.Itoa(pt.Requests), trimFloat(inf.RequestsPerS), Count(inf.OutputTokensPerS),
 			Seconds(inf.TTFTP50), Seconds(inf.TTFTP90), Seconds(inf.TTFTP99),
 			Seconds(inf.TPOTP50), Seconds(inf.TPOTP90), Seconds(inf.TPOTP99), mark)
 	}
@@ -416,6 +449,13 @@ func RenderRateSweep(w io.Writer, s model.Scenario, sw costmodel.RateSweep) erro
 		g := sw.GoodputPoint.Inference
 		ew.line(fmt.Sprintf("goodput: %s req/s (%s output tok/s) meet %s: p90 TTFT %s, p90 TPOT %s",
 			trimFloat(sw.Goodput), Count(g.OutputTokensPerS), sloText(sw.SLO), Seconds(g.TTFTP90), Seconds(g.TPOTP90)))
+		if c := g.Confidence; c != nil && c.Batches > 0 {
+			ew.line(fmt.Sprintf("  95%%: %s to %s req/s (the same search with p90 TTFT ±%s and p90 TPOT ±%s, the run's intervals over %d requests)",
+				trimFloat(sw.GoodputLow), trimFloat(sw.GoodputHigh), Seconds(c.TTFTP90HW), Seconds(c.TPOTP90HW), c.Measured))
+		}
+		if c := g.Confidence; c != nil && c.Warning != "" {
+			ew.line("  warning: " + c.Warning)
+		}
 	}
 	return ew.err
 }
