@@ -586,7 +586,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case key.Matches(msg, k.Tour):
 		if m.tour.on {
-			return m, nil
+			return m.leaveTour() // g again leaves, as esc does (the footer says "g or esc leaves")
 		}
 		return m.startTour()
 	case key.Matches(msg, k.Why):

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -67,6 +68,81 @@ func TestHiddenStripNamesTheReportsTPLink(t *testing.T) {
 			if tc.tp > 1 && !strings.Contains(strip, r.Detail.TPLink) {
 				t.Errorf("%+v, %d lines: no TP link %s:\n%s", tc, h, r.Detail.TPLink, strip)
 			}
+		}
+	}
+}
+
+// footerKeys is the frame's key line: the one above the verdict.
+func footerKeys(view string) string {
+	lines := strings.Split(ansi.Strip(view), "\n")
+	return lines[len(lines)-2]
+}
+
+// g, the key that teaches, is in the footer on every tab, with the parameter panel shown or
+// hidden, at the minimum size (80×24) and larger; in the tour, the footer says where it is and
+// that g (or esc) leaves, with ? always there.
+func TestFooterKeepsTheTourKey(t *testing.T) {
+	if MinWidth != 80 || MinHeight != 24 {
+		t.Fatalf("minimum size %d×%d: this test checks 80×24 as the minimum", MinWidth, MinHeight)
+	}
+	for _, size := range []struct{ w, h int }{{MinWidth, MinHeight}, {100, 30}, {120, 40}} {
+		m := ready(t, size.w, size.h, nil)
+		for _, present := range []bool{false, true} {
+			if present {
+				m, _ = press(m, "p")
+			}
+			for tab := range m.panes {
+				next, _ := m.setTab(tab)
+				keys := footerKeys(next.(Model).View())
+				for _, want := range []string{"g tour", "? all keys"} {
+					if !strings.Contains(keys, want) {
+						t.Errorf("%d×%d tab %d, panel hidden %v: no %q in the footer %q", size.w, size.h, tab+1, present, want, keys)
+					}
+				}
+			}
+		}
+		m, _ = press(m, "p", "g")
+		for i := range assets.TourSteps() {
+			m = settle(m)
+			for _, answered := range []bool{false, true} {
+				if answered {
+					m = answerRight(t, m)
+				}
+				keys := footerKeys(m.View())
+				head := fmt.Sprintf("tour %d/%d · ←/→ · g or esc leaves", i+1, len(assets.TourSteps()))
+				for _, want := range []string{head, "? all keys"} {
+					if !strings.Contains(keys, want) {
+						t.Errorf("%d×%d tour step %d, answered %v: no %q in the footer %q", size.w, size.h, i+1, answered, want, keys)
+					}
+				}
+				if strings.Contains(keys, "…") {
+					t.Errorf("%d×%d tour step %d: a key cut in the footer %q", size.w, size.h, i+1, keys)
+				}
+			}
+			m, _ = press(m, "right")
+		}
+		if m, _ = press(m, "g"); m.tour.on {
+			t.Errorf("%d×%d: g in the tour does not leave it", size.w, size.h)
+		}
+	}
+}
+
+// At widths a classroom's line leaves (the footer shares its line with it), the key line keeps
+// g tour and ? all keys, dropping the others first, q quit last.
+func TestShortHelpKeepsTourAndHelpWhenNarrow(t *testing.T) {
+	m := ready(t, 80, 24, nil)
+	for _, w := range []int{80, 60, 40, 30, 24} {
+		line := ansi.Strip(m.shortHelp(w))
+		if ansi.StringWidth(line) > w {
+			t.Errorf("width %d: %q is wider", w, line)
+		}
+		for _, want := range []string{"g tour", "? all keys"} {
+			if !strings.Contains(line, want) {
+				t.Errorf("width %d: no %q in %q", w, want, line)
+			}
+		}
+		if w >= 40 && !strings.Contains(line, "q quit") {
+			t.Errorf("width %d: q quit dropped before the other keys: %q", w, line)
 		}
 	}
 }

@@ -91,7 +91,7 @@ func TestGoldenTour(t *testing.T) {
 				m = answerRight(t, m)            // the golden frame is the step revealed
 				v := m.View()
 				checkFrame(t, v, 100, 30)
-				if !strings.Contains(v, fmt.Sprintf("tour %d/%d · ←/→ · esc leaves", i+1, len(steps))) {
+				if !strings.Contains(v, fmt.Sprintf("tour %d/%d · ←/→ · g or esc leaves", i+1, len(steps))) {
 					t.Error("the footer does not say where the tour is")
 				}
 				if strings.Contains(v, "learn: ") || strings.Contains(v, "…\u00a0") {
