@@ -9,6 +9,7 @@ import (
 
 	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/tui/learn"
 	"github.com/splitscope/splitscope/tui/theme"
 )
 
@@ -143,6 +144,83 @@ func TestShortHelpKeepsTourAndHelpWhenNarrow(t *testing.T) {
 		}
 		if w >= 40 && !strings.Contains(line, "q quit") {
 			t.Errorf("width %d: q quit dropped before the other keys: %q", w, line)
+		}
+	}
+}
+
+// captionText is the tour's caption box in a frame, its lines unwrapped into one: the text
+// between the box's top border (" i/N · title") and its bottom one, spaces collapsed.
+func captionText(t *testing.T, view string, at, of int) string {
+	t.Helper()
+	lines := strings.Split(ansi.Strip(view), "\n")
+	head := fmt.Sprintf("╭─ %d/%d · ", at, of)
+	for i, l := range lines {
+		if !strings.HasPrefix(l, head) {
+			continue
+		}
+		var words []string
+		for _, b := range lines[i+1:] {
+			if strings.HasPrefix(b, "╰") {
+				return strings.Join(words, " ")
+			}
+			words = append(words, strings.Fields(strings.Trim(b, "│"))...)
+		}
+	}
+	t.Fatalf("no caption box %q in\n%s", head, ansi.Strip(view))
+	return ""
+}
+
+// unwrapped is text with its spaces (non-breaking ones too) and line breaks collapsed.
+func unwrapped(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(ansi.Strip(s), "\u00a0", " ")), " ")
+}
+
+// Every caption of the embedded tour, in English and French, reads whole at 80×24 (the minimum
+// size) and at 120×40: the question while it is open (with its choices), then the answer beside
+// the model's and the whole caption with the step's numbers, all its words in order, nothing cut.
+func TestTourCaptionsReadWholeAt80x24(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		for _, lang := range assets.Langs {
+			m := readyLang(t, size.w, size.h, lang, nil)
+			m, _ = press(m, "g")
+			n := len(assets.TourSteps())
+			for i, step := range assets.TourSteps() {
+				m = settle(m)
+				name := fmt.Sprintf("%s %d×%d step %d", lang, size.w, size.h, i+1)
+				q := m.question()
+				if q == nil || !m.quizOpen() {
+					t.Fatalf("%s: no open question", name)
+				}
+				v := m.View()
+				checkFrame(t, v, size.w, size.h)
+				want := []string{q.In(lang)}
+				for j, c := range q.Choices {
+					want = append(want, fmt.Sprintf("%d %s", j+1, c.In(lang)))
+				}
+				got := captionText(t, v, i+1, n)
+				for _, w := range want {
+					if !strings.Contains(got, unwrapped(w)) {
+						t.Errorf("%s: the question's %q is not whole in the caption %q", name, unwrapped(w), got)
+					}
+				}
+				m = answerRight(t, m)
+				v = m.View()
+				checkFrame(t, v, size.w, size.h)
+				_, lines, err := learn.Caption(m.texts, step, m.learn.Facts(), m.tourReady(), 10000)
+				if err != nil || !m.tourReady() {
+					t.Fatalf("%s: ready %v, %v", name, m.tourReady(), err)
+				}
+				got = captionText(t, v, i+1, n)
+				for _, w := range []string{m.revealLine(), strings.Join(lines, " ")} {
+					if !strings.Contains(got, unwrapped(w)) {
+						t.Errorf("%s: %q is not whole in the caption %q", name, unwrapped(w), got)
+					}
+				}
+				if strings.Contains(got, "…") {
+					t.Errorf("%s: the caption is cut: %q", name, got)
+				}
+				m, _ = press(m, "right")
+			}
 		}
 	}
 }
