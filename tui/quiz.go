@@ -95,7 +95,8 @@ func (m Model) quizKey(msg tea.KeyMsg) (Model, bool) {
 		return m, false
 	}
 	switch {
-	case len(s) == 1 && (s[0] >= '0' && s[0] <= '9' || s == "." && !strings.Contains(z.typed, ".")):
+	case len(s) == 1 && (s[0] >= '0' && s[0] <= '9' || (s == "." || s == ",") && !strings.ContainsAny(z.typed, ".,")):
+		// A decimal point or a comma, as the language writes it ("43,8" in French).
 		if len(z.typed) < 12 {
 			z.typed += s
 		}
@@ -104,7 +105,7 @@ func (m Model) quizKey(msg tea.KeyMsg) (Model, bool) {
 			z.typed = z.typed[:len(z.typed)-1]
 		}
 	case s == "enter":
-		x, err := strconv.ParseFloat(z.typed, 64)
+		x, err := strconv.ParseFloat(strings.Replace(z.typed, ",", ".", 1), 64)
 		if err != nil {
 			return m, true
 		}
@@ -133,7 +134,7 @@ func (m *Model) quizLines(w int) []string {
 	}
 	unit := ""
 	if q.Unit != "" {
-		unit = " " + q.Unit
+		unit = " " + m.texts.Unit(q.Unit) // "Gio" in French
 	}
 	return m.withTally(append(lines, "› "+z.typed+"▏"+unit+m.styles.Dim.Render("   "+m.quizText("tour.quiz.type", "", ""))), w)
 }

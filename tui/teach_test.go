@@ -199,8 +199,10 @@ func TestLearnNumbersAreTheReports(t *testing.T) {
 func checkLearnNumbers(t *testing.T, text, lang string, d common.Data, cmp common.Compare) {
 	t.Helper()
 	r, s := d.Report, d.Scenario
+	texts := learn.NewTexts(mustTexts(t, lang))
 	want := func(what, s string) {
 		t.Helper()
+		s = strings.ReplaceAll(texts.Numbers(s), "\u00a0", " ") // "4,67 s", "8,2 %", "72,0 Gio" in French
 		if !strings.Contains(text, s) {
 			t.Errorf("%s: the text lacks %q", what, s)
 		}
@@ -455,7 +457,7 @@ func TestTourFlow(t *testing.T) {
 		tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
 	}
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-	waitFor("vous avez dit 250 GiB, le modèle dit", "Entraîner llama-2-13b sur un seul h100-sxm")
+	waitFor("vous avez dit 250 Gio, le modèle dit", "Entraîner llama-2-13b sur un seul h100-sxm")
 	for i := 2; i <= n; i++ {
 		tm.Send(tea.KeyMsg{Type: tea.KeyRight})
 		waitFor(fmt.Sprintf("tour %d/%d", i, n))
