@@ -176,8 +176,8 @@ func unwrapped(s string) string {
 }
 
 // Every caption of the embedded tour, in English and French, reads whole at 80×24 (the minimum
-// size) and at 120×40: the question while it is open (with its choices), then the answer beside
-// the model's and the whole caption with the step's numbers, all its words in order, nothing cut.
+// size) and at 120×40: the question while it is open (with its choices and how to answer), then
+// the answer beside the model's and the whole caption with the step's numbers, all its words in order, nothing cut.
 func TestTourCaptionsReadWholeAt80x24(t *testing.T) {
 	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
 		for _, lang := range assets.Langs {
@@ -193,7 +193,10 @@ func TestTourCaptionsReadWholeAt80x24(t *testing.T) {
 				}
 				v := m.View()
 				checkFrame(t, v, size.w, size.h)
-				want := []string{q.In(lang)}
+				want := []string{q.In(lang), m.quizText("tour.quiz.type", "", "")} // and how to answer
+				if len(q.Choices) > 0 {
+					want[1] = m.quizText("tour.quiz.choose", "", "")
+				}
 				for j, c := range q.Choices {
 					want = append(want, fmt.Sprintf("%d %s", j+1, c.In(lang)))
 				}
