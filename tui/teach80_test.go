@@ -5,10 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/tui/boxtab/boxtest"
 	"github.com/splitscope/splitscope/tui/learn"
 	"github.com/splitscope/splitscope/tui/theme"
 )
@@ -225,5 +227,39 @@ func TestTourCaptionsReadWholeAt80x24(t *testing.T) {
 				m, _ = press(m, "right")
 			}
 		}
+	}
+}
+
+// The teacher's footer at 80×24 beside the classroom's counts: on every tour step, the step, its
+// keys, R while the question is open and ? all keys, nothing cut; outside the tour, g tour.
+func TestTeacherFooterAt80x24(t *testing.T) {
+	s, p := testScenario(t)
+	m := New(s, p, WithProbe(boxtest.NoGPU), WithServed(), WithLead(func(Lead) {}), WithAnswers(nil, func(Reveal) {}))
+	next, _ := m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m = settle(next.(Model))
+	m, _ = send(m, ClassMsg{Following: 12, Connected: 30})
+	for _, want := range []string{"12 follow · 30 connected · ", "g tour", "? all keys"} {
+		if keys := footerKeys(m.View()); !strings.Contains(keys, want) {
+			t.Errorf("no %q in the teacher's footer %q", want, keys)
+		}
+	}
+	m, _ = press(m, "g")
+	for i := range assets.TourSteps() {
+		m = settle(m)
+		want := []string{fmt.Sprintf("tour %d/%d", i+1, len(assets.TourSteps())), "←/→", "g/esc leaves", "? all keys"}
+		if m.quizOpen() {
+			want = append(want, "R reveals")
+		}
+		keys := footerKeys(m.View())
+		for _, w := range want {
+			if !strings.Contains(keys, w) {
+				t.Errorf("step %d: no %q in the teacher's footer %q", i+1, w, keys)
+			}
+		}
+		if strings.Contains(keys, "…") {
+			t.Errorf("step %d: the teacher's footer is cut: %q", i+1, keys)
+		}
+		checkFrame(t, m.View(), 80, 24)
+		m, _ = press(m, "right")
 	}
 }

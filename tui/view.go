@@ -369,7 +369,12 @@ func (m *Model) helpView() string {
 	if m.tour.on {
 		return m.withClassLine(m.tourHelp, max(m.width, 1))
 	}
-	return m.withClassLine(m.shortHelp, max(m.width, 1))
+	return m.withClassLine(func(w int) string {
+		if m.classLine() != "" { // after the classroom's " ·", a space
+			return " " + m.shortHelp(max(w-1, 1))
+		}
+		return m.shortHelp(w)
+	}, max(m.width, 1))
 }
 
 // footKey is one item of the footer's key line; keep ranks what stays when the line is too
@@ -406,21 +411,35 @@ func fitKeys(items []footKey, sep string, w int) string {
 // tourHelp is the footer's key line during the tour: where it is, ←/→, g or esc to leave, how
 // to answer an open question (all kept), then the other keys as they fit, "? all keys" kept.
 func (m *Model) tourHelp(w int) string {
-	head := fmt.Sprintf(" tour %d/%d · ←/→ · g or esc leaves", m.tour.at+1, len(m.tour.steps))
+	answer := ""
 	if q := m.question(); q != nil && m.quizOpen() {
-		answer := " · 0-9 enter answers"
+		answer = " · 0-9 enter answers"
 		switch {
 		case m.teacherReveals():
 			answer = " · R reveals" // the class answers; the teacher shows the numbers
 		case len(q.Choices) > 0:
 			answer = fmt.Sprintf(" · 1-%d answers", len(q.Choices))
 		}
-		head += answer
 	}
 	dim := func(k string) string { return m.styles.Dim.Render(k) }
-	items := []footKey{{m.styles.Bold.Render(head), 2}, {dim("tab other tabs"), 0}, {dim("w why?"), 0},
-		{dim("P presentation"), 0}, {dim("? all keys"), 2}, {dim("q quit"), 1}}
-	return fitKeys(items, m.styles.Dim.Render(" · "), w)
+	sep := dim(" · ")
+	at := fmt.Sprintf("%d/%d", m.tour.at+1, len(m.tour.steps))
+	line := func(form string) (string, bool) {
+		head := " " + fmt.Sprintf(form, at) + answer
+		help := dim("? all keys")
+		items := []footKey{{m.styles.Bold.Render(head), 2}, {dim("tab other tabs"), 0}, {dim("w why?"), 0},
+			{dim("P presentation"), 0}, {help, 2}, {dim("q quit"), 1}}
+		return fitKeys(items, sep, w), common.Width(head)+common.Width(sep)+common.Width(help) <= w
+	}
+	// Beside a classroom's line the words go before a key: "g/esc leaves", then the separators.
+	forms := []string{"tour %s · ←/→ · g or esc leaves", "tour %s · ←/→ · g/esc leaves", "tour %s ←/→ · g/esc leaves", "%s ←/→ · g/esc leaves"}
+	for _, f := range forms[:len(forms)-1] {
+		if out, ok := line(f); ok {
+			return out
+		}
+	}
+	out, _ := line(forms[len(forms)-1])
+	return out
 }
 
 // shortHelp is the footer's key line: as many of the active keys as fit in w, in order; "g tour"
