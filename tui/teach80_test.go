@@ -263,3 +263,25 @@ func TestTeacherFooterAt80x24(t *testing.T) {
 		m, _ = press(m, "right")
 	}
 }
+
+// A student who wandered off in the tour, at 80×24: beside "teacher is on step i/N · F to follow",
+// the footer keeps the step, g/esc and ? all keys (how to answer is in the caption too).
+func TestWanderingStudentFooterAt80x24(t *testing.T) {
+	s, p := testScenario(t)
+	m := New(s, p, WithProbe(boxtest.NoGPU), WithServed(), WithFollower(func(Follow) {}))
+	next, _ := m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m = settle(next.(Model))
+	m, _ = send(m, tourLead(t, 1))
+	m = settle(m)
+	m, _ = press(m, "right") // wanders off to step 3
+	m = settle(m)
+	keys := footerKeys(m.View())
+	for _, want := range []string{"teacher is on step 2/", "F to follow", "tour 3/", "g/esc leaves", "? all keys"} {
+		if !strings.Contains(keys, want) {
+			t.Errorf("no %q in the student's footer %q", want, keys)
+		}
+	}
+	if strings.Contains(keys, "…") {
+		t.Errorf("the student's footer is cut: %q", keys)
+	}
+}

@@ -408,31 +408,41 @@ func fitKeys(items []footKey, sep string, w int) string {
 	return ansi.Truncate(strings.Join(texts, sep), w, "…")
 }
 
-// tourHelp is the footer's key line during the tour: where it is, ←/→, g or esc to leave, how
-// to answer an open question (all kept), then the other keys as they fit, "? all keys" kept.
+// tourHelp is the footer's key line during the tour: where it is, ←/→, g or esc to leave, and
+// "? all keys", kept; the teacher's R while the question is open, kept too; how to answer (the
+// caption says it as well) and the other keys as they fit. Beside a classroom's line the tour's
+// head takes shorter forms before anything is cut.
 func (m *Model) tourHelp(w int) string {
-	answer := ""
+	var answer footKey
 	if q := m.question(); q != nil && m.quizOpen() {
-		answer = " · 0-9 enter answers"
+		answer = footKey{"0-9 enter answers", 1}
 		switch {
 		case m.teacherReveals():
-			answer = " · R reveals" // the class answers; the teacher shows the numbers
+			answer = footKey{"R reveals", 2} // the class answers; the teacher shows the numbers
 		case len(q.Choices) > 0:
-			answer = fmt.Sprintf(" · 1-%d answers", len(q.Choices))
+			answer.text = fmt.Sprintf("1-%d answers", len(q.Choices))
 		}
+		answer.text = m.styles.Bold.Render(answer.text)
 	}
 	dim := func(k string) string { return m.styles.Dim.Render(k) }
 	sep := dim(" · ")
 	at := fmt.Sprintf("%d/%d", m.tour.at+1, len(m.tour.steps))
 	line := func(form string) (string, bool) {
-		head := " " + fmt.Sprintf(form, at) + answer
-		help := dim("? all keys")
-		items := []footKey{{m.styles.Bold.Render(head), 2}, {dim("tab other tabs"), 0}, {dim("w why?"), 0},
-			{dim("P presentation"), 0}, {help, 2}, {dim("q quit"), 1}}
-		return fitKeys(items, sep, w), common.Width(head)+common.Width(sep)+common.Width(help) <= w
+		items := []footKey{{m.styles.Bold.Render(" " + fmt.Sprintf(form, at)), 2}}
+		if answer.text != "" {
+			items = append(items, answer)
+		}
+		items = append(items, footKey{dim("tab other tabs"), 0}, footKey{dim("w why?"), 0},
+			footKey{dim("P presentation"), 0}, footKey{dim("? all keys"), 2}, footKey{dim("q quit"), 1})
+		kept := 0
+		for _, it := range items {
+			if it.keep == 2 {
+				kept += common.Width(it.text) + common.Width(sep)
+			}
+		}
+		return fitKeys(items, sep, w), kept-common.Width(sep) <= w
 	}
-	// Beside a classroom's line the words go before a key: "g/esc leaves", then the separators.
-	forms := []string{"tour %s · ←/→ · g or esc leaves", "tour %s · ←/→ · g/esc leaves", "tour %s ←/→ · g/esc leaves", "%s ←/→ · g/esc leaves"}
+	forms := []string{"tour %s · ←/→ · g or esc leaves", "tour %s · ←/→ · g/esc leaves", "tour %s ←/→ · g/esc leaves"}
 	for _, f := range forms[:len(forms)-1] {
 		if out, ok := line(f); ok {
 			return out
