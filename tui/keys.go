@@ -90,6 +90,9 @@ func (m *Model) activeKeys() keyMap {
 	if m.lesson != nil {
 		k.Tour.SetHelp("g", fmt.Sprintf("your lesson (%d steps)", len(m.lesson)))
 	}
+	if m.tour.on {
+		k.Tour.SetHelp("g", "leave the tour (as esc does)")
+	}
 	k.pane = m.panes[m.tab].Keys()
 	return k
 }

@@ -49,17 +49,19 @@ func stripLines(h int) int {
 	return 2
 }
 
-// computeLayout splits a w×h terminal; footerLines is the help's height plus the verdict line;
+// computeLayout splits a w×h terminal; footerLines is the help's height plus the verdict line
+// (and the tour's caption box);
 // presentation hides the parameter panel.
 func computeLayout(w, h, footerLines int, presentation bool) layout {
 	if w < MinWidth || h < MinHeight {
 		return layout{TooSmall: true}
 	}
-	footerLines = max(min(footerLines, h/3), 1)
 	var l layout
 	l.Title = rect{0, 0, w, 1}
 	l.Strip = rect{0, 1, w, stripLines(h)}
 	top := l.Title.H + l.Strip.H
+	// The footer (with the tour's caption) may grow until the body keeps minBodyH lines.
+	footerLines = max(min(footerLines, h-top-minBodyH), 1)
 	bodyH := h - top - footerLines
 	pw := paramsWidth(w)
 	if presentation {

@@ -15,6 +15,8 @@ func TestComputeLayout(t *testing.T) {
 		{120, 40, 2, false, false, 32},
 		{160, 48, 5, false, false, 36},
 		{200, 60, 2, true, false, 0},
+		{80, 24, 10, false, false, 28}, // the tour's caption grown: the body keeps minBodyH lines
+		{80, 24, 20, false, false, 28},
 	} {
 		l := computeLayout(tc.w, tc.h, tc.footer, tc.present)
 		if l.TooSmall != tc.tooSmall {
@@ -37,7 +39,7 @@ func TestComputeLayout(t *testing.T) {
 		if l.Params.W+l.Main.W != tc.w || l.Main.X != l.Params.W {
 			t.Errorf("%d×%d: params %+v and main %+v do not tile the width", tc.w, tc.h, l.Params, l.Main)
 		}
-		if l.Footer.H != min(tc.footer, tc.h/3) {
+		if l.Footer.H != min(tc.footer, tc.h-l.Title.H-l.Strip.H-minBodyH) {
 			t.Errorf("%d×%d: footer %d lines", tc.w, tc.h, l.Footer.H)
 		}
 		// Content sits inside the main pane's border, under the tab line.

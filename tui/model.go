@@ -423,10 +423,20 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if _, frame := msg.(common.FrameMsg); !frame {
 		m.gen++ // anything but a frame tick may change what the frame's cache holds
 	}
+	var next tea.Model
+	var cmd tea.Cmd
 	if !m.class.on() {
-		return m.update(msg)
+		next, cmd = m.update(msg)
+	} else {
+		next, cmd = m.classUpdate(msg)
 	}
-	return m.classUpdate(msg)
+	if n, ok := next.(Model); ok && n.tour.on {
+		if _, frame := msg.(common.FrameMsg); !frame {
+			n.refitCaption() // the caption may have grown or shrunk: a result, an answer, a step
+			next = n
+		}
+	}
+	return next, cmd
 }
 
 // eachRune takes keys that arrived together as one message (typed fast, or batched by an SSH
@@ -534,13 +544,7 @@ func (m *Model) ensureTick() tea.Cmd {
 
 func (m *Model) resize() {
 	helpH := lipgloss.Height(m.helpView())
-	// The tour's caption: four lines at 100 columns and more, five narrower, and never more than
-	// the footer's third of the screen allows.
-	m.capRows = 4
-	if m.width < 100 {
-		m.capRows = 5
-	}
-	m.capRows = max(min(m.capRows, m.height/3-helpH-1-2), 1)
+	m.fitCaptionRows(helpH) // the tour's caption: the rows it needs to read whole
 	footer := 1 + helpH + m.captionHeight()
 	m.lay = computeLayout(m.width, m.height, footer, m.present)
 	if w := max(m.lay.Params.W-6, 4); m.input.Width != w {
@@ -592,7 +596,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case key.Matches(msg, k.Tour):
 		if m.tour.on {
-			return m, nil
+			return m.leaveTour() // g again leaves, as esc does (the footer says "g or esc leaves")
 		}
 		return m.startTour()
 	case key.Matches(msg, k.Why):

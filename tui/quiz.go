@@ -12,6 +12,7 @@ import (
 
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/common"
 	"github.com/splitscope/splitscope/tui/learn"
 )
 
@@ -95,7 +96,8 @@ func (m Model) quizKey(msg tea.KeyMsg) (Model, bool) {
 		return m, false
 	}
 	switch {
-	case len(s) == 1 && (s[0] >= '0' && s[0] <= '9' || s == "." && !strings.Contains(z.typed, ".")):
+	case len(s) == 1 && (s[0] >= '0' && s[0] <= '9' || (s == "." || s == ",") && !strings.ContainsAny(z.typed, ".,")):
+		// A decimal point or a comma, as the language writes it ("43,8" in French).
 		if len(z.typed) < 12 {
 			z.typed += s
 		}
@@ -104,7 +106,7 @@ func (m Model) quizKey(msg tea.KeyMsg) (Model, bool) {
 			z.typed = z.typed[:len(z.typed)-1]
 		}
 	case s == "enter":
-		x, err := strconv.ParseFloat(z.typed, 64)
+		x, err := strconv.ParseFloat(strings.Replace(z.typed, ",", ".", 1), 64)
 		if err != nil {
 			return m, true
 		}
@@ -120,7 +122,8 @@ func (m *Model) quizLines(w int) []string {
 	q, z := m.question(), m.tour.quiz
 	lines := strings.Split(ansi.Wordwrap(m.styles.Bold.Render(q.In(m.lang)), w, ""), "\n")
 	if wait := m.waitLine(); wait != "" {
-		return append(lines, wait) // a student in class, answered: the teacher reveals
+		// A student in class, answered: the teacher reveals.
+		return append(lines, strings.Split(ansi.Wordwrap(wait, w, ""), "\n")...)
 	}
 	if len(q.Choices) > 0 {
 		var items []string
@@ -128,22 +131,35 @@ func (m *Model) quizLines(w int) []string {
 			items = append(items, m.styles.Bold.Render(strconv.Itoa(i+1))+" "+c.In(m.lang)+m.choiceCount(i))
 		}
 		lines = append(lines, strings.Split(ansi.Wordwrap(strings.Join(items, " · "), w, ""), "\n")...)
-		lines = append(lines, m.styles.Dim.Render(m.quizText("tour.quiz.choose", "", "")))
-		return m.withTally(lines, w)
+		return m.withTally(lines, m.dimWrapped(m.quizText("tour.quiz.choose", "", ""), w), w)
 	}
 	unit := ""
 	if q.Unit != "" {
-		unit = " " + q.Unit
+		unit = " " + m.texts.Unit(q.Unit) // "Gio" in French
 	}
-	return m.withTally(append(lines, "› "+z.typed+"▏"+unit+m.styles.Dim.Render("   "+m.quizText("tour.quiz.type", "", ""))), w)
+	input, hint := "› "+z.typed+"▏"+unit, m.quizText("tour.quiz.type", "", "")
+	if common.Width(input)+3+common.Width(hint) <= w {
+		return m.withTally(lines, []string{input + m.styles.Dim.Render("   "+hint)}, w)
+	}
+	return m.withTally(lines, append([]string{input}, m.dimWrapped(hint, w)...), w) // read whole, below
 }
 
-// withTally puts the class's answers so far in place of how to answer, on the teacher's screen.
-func (m *Model) withTally(lines []string, w int) []string {
-	if t := m.tallyLine(w, true); t != "" {
-		lines[len(lines)-1] = t
+// dimWrapped is text word-wrapped to w cells, each line dimmed.
+func (m *Model) dimWrapped(text string, w int) []string {
+	out := learn.Wrap(text, w)
+	for i, l := range out {
+		out[i] = m.styles.Dim.Render(l)
 	}
-	return lines
+	return out
+}
+
+// withTally is the question's lines, then how to answer (how), or on the teacher's screen the
+// class's answers so far in its place.
+func (m *Model) withTally(lines, how []string, w int) []string {
+	if t := m.tallyLine(w, true); t != "" {
+		return append(lines, t)
+	}
+	return append(lines, how...)
 }
 
 // revealLine sets the answer beside the model's: "you said about half, the model says 43.8% ✓".

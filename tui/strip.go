@@ -164,7 +164,11 @@ func stripView(st theme.Styles, s model.Scenario, r costmodel.Report, stale bool
 // stripHidden is the strip while the tour's question is open: where each split falls and what it
 // does, without its cost (the report's numbers show once the question is answered).
 func stripHidden(st theme.Styles, s model.Scenario, w, h int) string {
-	tp, pp := stripParts(s, costmodel.Report{})
+	// No report yet, but where the TP group runs is the scenario's: the link a ring of the group
+	// is bound by (costmodel's TP link), so that the head reads whole, without an empty field.
+	var r costmodel.Report
+	r.Detail.TPLink = tpLinkOf(s)
+	tp, pp := stripParts(s, r)
 	line := func(p stripPart) string {
 		head, what := p.head, p.explain
 		if p.none {
@@ -179,6 +183,15 @@ func stripHidden(st theme.Styles, s model.Scenario, w, h int) string {
 		return ansi.Truncate(" "+line(tp)+"  │  "+line(pp), w, "…")
 	}
 	return ansi.Truncate(" "+line(tp), w, "…") + "\n" + ansi.Truncate(" "+line(pp), w, "…")
+}
+
+// tpLinkOf is the link the TP group's all-reduces cross, as the cost model finds it
+// (Report.Detail.TPLink): the inter-node link when the group spans nodes, the node's own otherwise.
+func tpLinkOf(s model.Scenario) string {
+	if s.Layout.TP > s.Cluster.NodeSize() {
+		return s.Cluster.Inter.ID
+	}
+	return s.Cluster.Intra.ID
 }
 
 // bar is a share from 0 to 1 as w cells: full cells, then empty ones (glyphs, so NO_COLOR reads).

@@ -39,31 +39,85 @@ func (m *Model) captionHeight() int {
 	return m.captionRows() + 2
 }
 
+// minBodyH is the fewest lines the parameter panel and the main pane keep when the tour's caption
+// grows: the main pane's borders, its tab line and 8 lines of content.
+const minBodyH = 11
+
+// fitCaptionRows sets the caption box's rows for the step on screen: four at 100 columns and
+// more, five narrower (never more than the footer's third of the screen), and more when the
+// caption needs them, so that it reads whole: the panes above give up the lines, down to
+// minBodyH. helpH is the key line's height.
+func (m *Model) fitCaptionRows(helpH int) {
+	rows := 4
+	if m.width < 100 {
+		rows = 5
+	}
+	rows = max(min(rows, m.height/3-helpH-1-2), 1)
+	if m.tour.on && m.width > 0 {
+		rows = max(rows, len(m.captionLines(m.captionWidth())))
+	}
+	top := 1 + stripLines(m.height)
+	most := m.height - top - minBodyH - helpH - 1 - 2 // the verdict and the box's borders
+	m.capRows = max(min(rows, most), 1)
+}
+
+// refitCaption gives the caption the rows it now needs (an evaluation arrived, a question was
+// answered, the step changed), laying the screen out again when that changes them.
+func (m *Model) refitCaption() {
+	if !m.tour.on || m.lay.TooSmall {
+		return
+	}
+	before := m.capRows
+	m.fitCaptionRows(lipgloss.Height(m.helpView()))
+	if m.capRows != before {
+		m.resize()
+	}
+}
+
 // tourReady reports whether the result on screen is the tour step's own evaluation.
 func (m Model) tourReady() bool {
 	return m.hasData && !m.data.Stale && m.data.Scenario == m.cur
 }
 
-// captionView is the tour step's caption in a box across the screen, its title in the top border:
-// what to look at, with the numbers of the step's evaluation.
-func (m *Model) captionView() string {
-	w := max(m.width-2, 1)
+// captionWidth is the width of the caption's text: the screen less the box's borders and a
+// margin each side.
+func (m *Model) captionWidth() int { return max(m.width-4, 1) }
+
+// captionLines are the tour step's caption, word-wrapped to w cells: what to look at, with the
+// numbers of the step's evaluation; while its question is open, the question instead, and once
+// answered, the answer beside the model's (and the class's tally, for the teacher) before it.
+func (m *Model) captionLines(w int) []string {
 	step := m.tour.steps[m.tour.at]
 	f := learn.NewFacts(m.data, m.cmp, m.cmpOK)
-	title, lines, err := learn.Caption(m.texts, step, f, m.tourReady(), w-2)
+	_, lines, err := learn.Caption(m.texts, step, f, m.tourReady(), w)
 	if err != nil {
-		title, lines = step, []string{m.styles.Error.Render(err.Error())}
+		lines = []string{m.styles.Error.Render(err.Error())}
 	}
 	// Predict, then reveal: the question hides the caption's numbers until it is answered.
 	switch {
 	case m.quizOpen():
-		lines = m.quizLines(w - 2)
+		lines = m.quizLines(w)
 	case m.question() != nil:
-		lines = append([]string{m.revealLine()}, lines...)
-		if t := m.tallyLine(w-2, false); t != "" {
+		lines = append(learn.Wrap(m.revealLine(), w), lines...)
+		if t := m.tallyLine(w, false); t != "" {
 			lines = append([]string{t}, lines...) // the teacher's, after R
 		}
 	}
+	return lines
+}
+
+// captionView is the tour step's caption in a box across the screen, its title in the top border.
+// The box has the rows the caption needs (fitCaptionRows); only where the screen cannot give them
+// is the last line cut, with "…".
+func (m *Model) captionView() string {
+	w := max(m.width-2, 1)
+	step := m.tour.steps[m.tour.at]
+	title, err := m.texts.Exec("tour."+step+".title", learn.NewFacts(m.data, m.cmp, m.cmpOK))
+	if err != nil {
+		title = step
+	}
+	title = strings.TrimSpace(title)
+	lines := m.captionLines(m.captionWidth())
 	rows := m.captionRows()
 	if len(lines) > rows {
 		lines = lines[:rows]

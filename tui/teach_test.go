@@ -68,43 +68,49 @@ func mustTexts(t testing.TB, lang string) map[string]string {
 	return tx
 }
 
-// TestGoldenTour takes every step of the guided tour at 100×30, in both languages: the step's
-// tab, its caption with the step's own numbers, the tour's footer.
+// TestGoldenTour takes every step of the guided tour at 100×30 and at the minimum size, 80×24,
+// in both languages: the step's tab, its caption with the step's own numbers, the tour's footer.
 func TestGoldenTour(t *testing.T) {
 	steps := assets.TourSteps()
 	if len(steps) < 8 {
 		t.Fatalf("%d tour steps", len(steps))
 	}
-	for _, lang := range assets.Langs {
-		m := readyLang(t, 100, 30, lang, nil)
-		m, _ = press(m, "g")
-		for i, step := range steps {
-			m = settle(m)
-			t.Run(fmt.Sprintf("%s_%02d-%s", lang, i+1, step), func(t *testing.T) {
-				if !m.tour.on || m.tour.at != i {
-					t.Fatalf("tour on %v at %d, want step %d", m.tour.on, m.tour.at, i)
-				}
-				if want := tourTabs[step]; m.tab != want {
-					t.Errorf("step %s shows tab %d, want %d", step, m.tab, want)
-				}
-				checkFrame(t, m.View(), 100, 30) // the question open: TestTourQuestions
-				m = answerRight(t, m)            // the golden frame is the step revealed
-				v := m.View()
-				checkFrame(t, v, 100, 30)
-				if !strings.Contains(v, fmt.Sprintf("tour %d/%d · ←/→ · esc leaves", i+1, len(steps))) {
-					t.Error("the footer does not say where the tour is")
-				}
-				if strings.Contains(v, "learn: ") || strings.Contains(v, "…\u00a0") {
-					t.Errorf("a caption failed:\n%s", v)
-				}
-				// The caption fits its box: no line was cut.
-				_, lines, err := learn.Caption(m.texts, step, m.learn.Facts(), m.tourReady(), 100-4)
-				if err != nil || !m.tourReady() || len(lines) > m.captionRows() {
-					t.Errorf("caption: %d lines for %d rows, ready %v, %v", len(lines), m.captionRows(), m.tourReady(), err)
-				}
-				golden.RequireEqual(t, []byte(v))
-			})
-			m, _ = press(m, "right")
+	for _, size := range []struct{ w, h int }{{100, 30}, {MinWidth, MinHeight}} {
+		suffix := ""
+		if size.w != 100 {
+			suffix = fmt.Sprintf("_%dx%d", size.w, size.h)
+		}
+		for _, lang := range assets.Langs {
+			m := readyLang(t, size.w, size.h, lang, nil)
+			m, _ = press(m, "g")
+			for i, step := range steps {
+				m = settle(m)
+				t.Run(fmt.Sprintf("%s_%02d-%s%s", lang, i+1, step, suffix), func(t *testing.T) {
+					if !m.tour.on || m.tour.at != i {
+						t.Fatalf("tour on %v at %d, want step %d", m.tour.on, m.tour.at, i)
+					}
+					if want := tourTabs[step]; m.tab != want {
+						t.Errorf("step %s shows tab %d, want %d", step, m.tab, want)
+					}
+					checkFrame(t, m.View(), size.w, size.h) // the question open: TestTourQuestions
+					m = answerRight(t, m)                   // the golden frame is the step revealed
+					v := m.View()
+					checkFrame(t, v, size.w, size.h)
+					if !strings.Contains(v, fmt.Sprintf("tour %d/%d · ←/→ · g or esc leaves", i+1, len(steps))) {
+						t.Error("the footer does not say where the tour is")
+					}
+					if strings.Contains(v, "learn: ") || strings.Contains(v, "…\u00a0") {
+						t.Errorf("a caption failed:\n%s", v)
+					}
+					// The caption fits its box: no line was cut.
+					_, lines, err := learn.Caption(m.texts, step, m.learn.Facts(), m.tourReady(), size.w-4)
+					if err != nil || !m.tourReady() || len(lines)+1 > m.captionRows() {
+						t.Errorf("caption: %d lines and the answer for %d rows, ready %v, %v", len(lines), m.captionRows(), m.tourReady(), err)
+					}
+					golden.RequireEqual(t, []byte(v))
+				})
+				m, _ = press(m, "right")
+			}
 		}
 	}
 }
@@ -193,8 +199,10 @@ func TestLearnNumbersAreTheReports(t *testing.T) {
 func checkLearnNumbers(t *testing.T, text, lang string, d common.Data, cmp common.Compare) {
 	t.Helper()
 	r, s := d.Report, d.Scenario
+	texts := learn.NewTexts(mustTexts(t, lang))
 	want := func(what, s string) {
 		t.Helper()
+		s = strings.ReplaceAll(texts.Numbers(s), "\u00a0", " ") // "4,67 s", "8,2 %", "72,0 Gio" in French
 		if !strings.Contains(text, s) {
 			t.Errorf("%s: the text lacks %q", what, s)
 		}
@@ -449,7 +457,7 @@ func TestTourFlow(t *testing.T) {
 		tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
 	}
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-	waitFor("vous avez dit 250 GiB, le modèle dit", "Entraîner llama-2-13b sur un seul h100-sxm")
+	waitFor("vous avez dit 250 Gio, le modèle dit", "Entraîner llama-2-13b sur un seul h100-sxm")
 	for i := 2; i <= n; i++ {
 		tm.Send(tea.KeyMsg{Type: tea.KeyRight})
 		waitFor(fmt.Sprintf("tour %d/%d", i, n))

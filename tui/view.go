@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -351,7 +352,9 @@ func (m *Model) tabLine(w int) string {
 }
 
 // helpView is the footer's key help, cut to the terminal's width: the keys that do something
-// now; on the help page, how to leave it; during the tour, how to move through it.
+// now; on the help page, how to leave it; during the tour, where it is and how to move through
+// it and leave it (g again, or esc). Outside the help page, "g tour" (or the tour's own keys) and
+// "? all keys" stay at every width: the other keys go first (fitKeys).
 func (m *Model) helpView() string {
 	if m.helpOpen {
 		return m.styles.Dim.Render(ansi.Truncate(" ↑/↓ pgup/pgdn scroll · ? or esc closes · q quits", max(m.width, 1), "…"))
@@ -360,49 +363,111 @@ func (m *Model) helpView() string {
 		return m.styles.Dim.Render(ansi.Truncate(" nothing is written on the server · ↑/↓ pgup/pgdn scroll · esc closes · q quits", max(m.width, 1), "…"))
 	}
 	if m.tour.on {
-		return m.withClassLine(func(w int) string {
-			line := fmt.Sprintf(" tour %d/%d · ←/→ · esc leaves", m.tour.at+1, len(m.tour.steps))
-			if q := m.question(); q != nil && m.quizOpen() {
-				answer := " · 0-9 enter answers"
-				switch {
-				case m.teacherReveals():
-					answer = " · R reveals" // the class answers; the teacher shows the numbers
-				case len(q.Choices) > 0:
-					answer = fmt.Sprintf(" · 1-%d answers", len(q.Choices))
-				}
-				line += answer
-			}
-			rest := m.styles.Dim.Render(" · tab other tabs · w why? · P presentation · ? all keys · q quit")
-			return ansi.Truncate(m.styles.Bold.Render(line)+rest, w, "…")
-		}, max(m.width, 1))
+		return m.withClassLine(m.tourHelp, max(m.width, 1))
 	}
-	return m.withClassLine(m.shortHelp, max(m.width, 1))
+	return m.withClassLine(func(w int) string {
+		if m.classLine() != "" { // after the classroom's " ·", a space
+			return " " + m.shortHelp(max(w-1, 1))
+		}
+		return m.shortHelp(w)
+	}, max(m.width, 1))
 }
 
-// shortHelp is the footer's key line: as many of the active keys as fit in w, in order, and
-// always "? all keys" and "q quit" at the end, so that every other key is one press away.
-func (m *Model) shortHelp(w int) string {
-	var items []string
-	for _, b := range m.activeKeys().ShortHelp() {
-		if b.Enabled() && b.Help().Key != "" {
-			items = append(items, m.styles.Bold.Render(b.Help().Key)+" "+m.styles.Dim.Render(b.Help().Desc))
+// footKey is one item of the footer's key line; keep ranks what stays when the line is too
+// narrow: 0 goes first (from the end of the line), then 1 (q quit), never 2.
+type footKey struct {
+	text string
+	keep int
+}
+
+// fitKeys joins the items with sep in at most w cells, dropping items of rank 0 from the end,
+// then those of rank 1, until the line fits; what still does not fit is cut.
+func fitKeys(items []footKey, sep string, w int) string {
+	width := func(v []footKey) int {
+		n := common.Width(sep) * max(len(v)-1, 0)
+		for _, it := range v {
+			n += common.Width(it.text)
+		}
+		return n
+	}
+	for rank := 0; rank < 2; rank++ {
+		for i := len(items) - 1; i >= 0 && width(items) > w; i-- {
+			if items[i].keep == rank {
+				items = append(items[:i:i], items[i+1:]...)
+			}
 		}
 	}
-	const sep = " • "
-	n := len(items)
-	if n < 2 {
-		return ansi.Truncate(strings.Join(items, sep), w, "…")
+	texts := make([]string, len(items))
+	for i, it := range items {
+		texts[i] = it.text
 	}
-	keep, tail := items[:n-2], items[n-2:]
-	width := common.Width(sep) * (n - 1)
-	for _, it := range items {
-		width += common.Width(it)
+	return ansi.Truncate(strings.Join(texts, sep), w, "…")
+}
+
+// tourHelp is the footer's key line during the tour: where it is, ←/→, g or esc to leave, and
+// "? all keys", kept; the teacher's R while the question is open, kept too; how to answer (the
+// caption says it as well) and the other keys as they fit. Beside a classroom's line the tour's
+// head takes shorter forms before anything is cut.
+func (m *Model) tourHelp(w int) string {
+	var answer footKey
+	if q := m.question(); q != nil && m.quizOpen() {
+		answer = footKey{"0-9 enter answers", 1}
+		switch {
+		case m.teacherReveals():
+			answer = footKey{"R reveals", 2} // the class answers; the teacher shows the numbers
+		case len(q.Choices) > 0:
+			answer.text = fmt.Sprintf("1-%d answers", len(q.Choices))
+		}
+		answer.text = m.styles.Bold.Render(answer.text)
 	}
-	for len(keep) > 0 && width > w {
-		width -= common.Width(keep[len(keep)-1]) + common.Width(sep)
-		keep = keep[:len(keep)-1]
+	dim := func(k string) string { return m.styles.Dim.Render(k) }
+	sep := dim(" · ")
+	at := fmt.Sprintf("%d/%d", m.tour.at+1, len(m.tour.steps))
+	line := func(form string) (string, bool) {
+		items := []footKey{{m.styles.Bold.Render(" " + fmt.Sprintf(form, at)), 2}}
+		if answer.text != "" {
+			items = append(items, answer)
+		}
+		items = append(items, footKey{dim("tab other tabs"), 0}, footKey{dim("w why?"), 0},
+			footKey{dim("P presentation"), 0}, footKey{dim("? all keys"), 2}, footKey{dim("q quit"), 1})
+		kept := 0
+		for _, it := range items {
+			if it.keep == 2 {
+				kept += common.Width(it.text) + common.Width(sep)
+			}
+		}
+		return fitKeys(items, sep, w), kept-common.Width(sep) <= w
 	}
-	return ansi.Truncate(strings.Join(append(append([]string{}, keep...), tail...), sep), w, "…")
+	forms := []string{"tour %s · ←/→ · g or esc leaves", "tour %s · ←/→ · g/esc leaves", "tour %s ←/→ · g/esc leaves"}
+	for _, f := range forms[:len(forms)-1] {
+		if out, ok := line(f); ok {
+			return out
+		}
+	}
+	out, _ := line(forms[len(forms)-1])
+	return out
+}
+
+// shortHelp is the footer's key line: as many of the active keys as fit in w, in order; "g tour"
+// and "? all keys" always, "q quit" as long as it fits beside them, so that the tour is one key
+// away and every other key two.
+func (m *Model) shortHelp(w int) string {
+	k := m.activeKeys()
+	var items []footKey
+	for _, b := range k.ShortHelp() {
+		if !b.Enabled() || b.Help().Key == "" {
+			continue
+		}
+		keep := 0
+		switch {
+		case slices.Equal(b.Keys(), k.Tour.Keys()), slices.Equal(b.Keys(), k.Help.Keys()):
+			keep = 2
+		case slices.Equal(b.Keys(), k.Quit.Keys()):
+			keep = 1
+		}
+		items = append(items, footKey{m.styles.Bold.Render(b.Help().Key) + " " + m.styles.Dim.Render(b.Help().Desc), keep})
+	}
+	return fitKeys(items, " • ", w)
 }
 
 func (m *Model) footerView() string {

@@ -42,10 +42,18 @@ func section(t *testing.T, f Facts, sec Section) map[string]string {
 	return out
 }
 
+// wantAll checks that text holds every one of wants, written as the language of what (its first
+// word: "fr H100×8") writes numbers.
 func wantAll(t *testing.T, what, text string, wants ...string) {
 	t.Helper()
+	lang, _, _ := strings.Cut(what, " ")
+	tx, err := assets.Texts(lang)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := NewTexts(tx)
 	for _, w := range wants {
-		if !strings.Contains(text, strings.ReplaceAll(w, "\u00a0", " ")) {
+		if !strings.Contains(text, strings.ReplaceAll(texts.Numbers(w), "\u00a0", " ")) {
 			t.Errorf("%s lacks %q:\n%s", what, w, text)
 		}
 	}

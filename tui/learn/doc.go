@@ -75,14 +75,15 @@ var funcs = template.FuncMap{
 type Texts struct {
 	src    map[string]string
 	parsed map[string]*template.Template
+	nums   numberFormat // how the language writes numbers (numbers.go)
 }
 
 // NewTexts wraps the templates of one language.
 func NewTexts(src map[string]string) *Texts {
-	return &Texts{src: src, parsed: map[string]*template.Template{}}
+	return &Texts{src: src, parsed: map[string]*template.Template{}, nums: newNumberFormat(src)}
 }
 
-// Exec runs the template named key over data.
+// Exec runs the template named key over data, its numbers written as the language writes them.
 func (t *Texts) Exec(key string, data any) (string, error) {
 	if t == nil {
 		return "", fmt.Errorf("learn: no texts")
@@ -104,7 +105,7 @@ func (t *Texts) Exec(key string, data any) (string, error) {
 	if err := tp.Execute(&b, data); err != nil {
 		return "", fmt.Errorf("learn: text %q: %w", key, err)
 	}
-	return b.String(), nil
+	return t.nums.apply(b.String()), nil
 }
 
 // Keys lists the template keys the tab and the tour may use, for a test that both languages
