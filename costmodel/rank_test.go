@@ -58,7 +58,7 @@ func TestSearchServingTieGoesToLatency(t *testing.T) {
 	}
 }
 
-// TestServingWarningsAgreeWithSearch: no warning of a serving layout recommends pipeline
+// TestServingWarningsAgreeWithSearch: no warning of a layout (serving, and training on PCIe) recommends pipeline
 // parallelism where search ranks every layout with a pipeline below the best without one
 // (PCIe boxes, where the TP warning speaks of bandwidth).
 func TestServingWarningsAgreeWithSearch(t *testing.T) {
@@ -70,8 +70,12 @@ func TestServingWarningsAgreeWithSearch(t *testing.T) {
 		{"llama-2-13b", "rtx-4090", 200, 2},
 		{"llama-2-13b", "rtx-4090", 8, 0},
 		{"llama-2-70b", "l40s", 8, 0},
+		{"llama-2-7b", "l40s", 0, 0}, // training (requests 0): search ranks TP 2 × DP 4 first
 	} {
 		s := servingScenario(t, tc.model, tc.gpu, tc.requests, tc.rate)
+		if tc.requests == 0 {
+			s.Workload.Mode = model.Train
+		}
 		res, err := Search(s, SearchOptions{})
 		if err != nil {
 			t.Fatal(err)

@@ -363,7 +363,7 @@ func (p *plan) infer(record bool) (Report, error) {
 	r.HWTFLOPS = r.ModelTFLOPS
 	r.MFU = ratio(r.ModelTFLOPS*1e12, p.c.GPU.Peak(w.Precision))
 
-	r.Warnings = append(p.commonWarnings(), p.serveWarnings(st, res)...)
+	r.Warnings = append(p.commonWarnings(&r), p.serveWarnings(st, res)...)
 	if inf.Confidence != nil && inf.Confidence.Warning != "" {
 		r.Warnings = append(r.Warnings, inf.Confidence.Warning)
 	}

@@ -749,7 +749,7 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	if u := p.tpUses("layer activations", actBytes, 1, 0); len(u) > 0 {
 		r.Detail.TPCollective = u[0]
 	}
-	r.Warnings = append(p.commonWarnings(), p.trainWarnings(r)...)
+	r.Warnings = append(p.commonWarnings(&r), p.trainWarnings(r)...)
 	if record {
 		r.Timeline = p.timeline(res, st, layer)
 		maxParams := 0.0
