@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/common"
@@ -24,18 +25,29 @@ func (m *Model) sweep(st theme.Styles, h int) []string {
 		return m.rateChart(st, h)
 	}
 	pts := m.cmp.Cross
-	sentence := st.Bold.Render(crossSentence(pts))
+	// wrapped is the sentence on at most n lines of the pane's width: its bound ("until it no
+	// longer fits at m = 16") is part of the claim, so it wraps rather than being cut.
+	wrapped := func(n int) []string {
+		lines := strings.Split(ansi.Wordwrap(crossSentence(pts), max(m.w, 1), ""), "\n")
+		if len(lines) > max(n, 1) {
+			lines = lines[:max(n, 1)]
+		}
+		for i, l := range lines {
+			lines[i] = st.Bold.Render(l)
+		}
+		return lines
+	}
 	switch {
 	case len(pts) == 0 || h <= 0:
 		return nil
 	case !plottable(pts):
-		return []string{sentence}
+		return wrapped(h)
 	case h >= chartMinLines && m.w >= 24:
-		return m.chart(st, h, sentence)
+		return m.chart(st, h, wrapped(2))
 	case h >= gridMinLines:
-		return append(m.grid(st), sentence)
+		return append(m.grid(st), wrapped(h-3)...)
 	}
-	return []string{sentence}
+	return wrapped(h)
 }
 
 // plottable reports whether any point has a value.
@@ -96,13 +108,13 @@ type canvasCell struct {
 
 // chart draws tokens/s against m (log₂ x axis) for TP-only and PP-only in h lines: a caption,
 // the plot, the x axis with its labels, the legend and the crossover sentence.
-func (m *Model) chart(st theme.Styles, h int, sentence string) []string {
+func (m *Model) chart(st theme.Styles, h int, sentence []string) []string {
 	pts := m.cmp.Cross
 	maxV := 0.0
 	for _, p := range pts {
 		maxV = max(maxV, p.TP, p.PP)
 	}
-	rows := h - 5 // caption, axis, labels, legend, sentence
+	rows := h - 4 - len(sentence) // caption, axis, labels, legend, the sentence's lines
 	top, step := niceScale(maxV, max((rows-1)/2, 1))
 	ticks := map[int]string{}
 	yw := 1
@@ -202,7 +214,8 @@ func (m *Model) chart(st theme.Styles, h int, sentence string) []string {
 		labels[i] = fmt.Sprint(p.Micro)
 	}
 	out = append(out, st.Axis.Render(strings.Repeat(" ", yw+2)+placeLabels(pos, labels, pw)))
-	out = append(out, m.legend(st, len(cs) > 0, both, styles[:]), sentence)
+	out = append(out, m.legend(st, len(cs) > 0, both, styles[:]))
+	out = append(out, sentence...)
 	return out
 }
 

@@ -3,6 +3,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"slices"
 	"strings"
 	"testing"
@@ -519,5 +520,26 @@ func TestTakeKey(t *testing.T) {
 	agree := loaded(t, inferL40S(t))
 	if agree.cmp.Better.Feasible || agree.Keys() != nil || agree.Update(b) != nil {
 		t.Errorf("search and the tab agree on serving, yet b is offered: %+v", agree.cmp.Better.Name)
+	}
+}
+
+// The crossover sentence's bound is part of the claim: at every size that shows the sentence it
+// reads whole (wrapped, not cut), chart or no chart.
+func TestCrossSentenceWraps(t *testing.T) {
+	m := loaded(t, defaultTrain(t))
+	want := crossSentence(m.cmp.Cross)
+	if !strings.Contains(want, "until it no longer fits") {
+		t.Fatalf("the default scenario's sentence has no bound: %q", want)
+	}
+	for _, sz := range [][2]int{{50, 19}, {50, 30}, {60, 24}, {80, 40}} {
+		m.SetSize(sz[0], sz[1])
+		v := ansi.Strip(m.View())
+		var words []string
+		for _, l := range strings.Split(v, "\n") {
+			words = append(words, strings.Fields(l)...)
+		}
+		if !strings.Contains(strings.Join(words, " "), want) {
+			t.Errorf("%dx%d: %q not whole in:\n%s", sz[0], sz[1], want, v)
+		}
 	}
 }
