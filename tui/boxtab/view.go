@@ -68,8 +68,8 @@ func (m *Model) noGPU(p paints) []section {
 	for _, b := range []string{
 		"each GPU: memory used/total, utilisation, power, temperature, PCIe generation × width, NVLinks",
 		"the topology matrix, as nvidia-smi topo -m prints it",
-		"the cluster splitscope infers: GPU preset, count, intra-node link",
-		"what fits: the best layout for the scenario's model, the largest preset model for inference and for training",
+		"the host RAM (total, available, per NUMA node) and the cluster splitscope infers: GPU preset, count, intra-node link",
+		"what fits: the best layout for the scenario's model on the GPUs alone, or only with offload and the host RAM it takes; the largest preset model for inference and for training",
 		"u makes that box the scenario's hardware",
 	} {
 		what = append(what, bullet(b, w)...)
