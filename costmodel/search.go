@@ -219,7 +219,9 @@ type splitJob struct {
 }
 
 // goodputSearch ranks the feasible serving layouts by the highest request rate each serves
-// within the SLO (Goodput), a bisection of simulated runs per layout; ties go to less memory.
+// within the SLO (Goodput), a bisection of simulated runs per layout, with serving's tie-breaks
+// (rankCandidates): goodputs within TieTolerance are a tie, which the p90 end-to-end latency,
+// then fewer GPUs a replica, then less memory break.
 func goodputSearch(base model.Scenario, feasible, infeasible []Candidate, slo SLO, counts SearchCounts) (SearchResult, error) {
 	if base.Workload.Mode != model.Infer {
 		return SearchResult{}, &model.FieldError{Field: "objective", Value: "goodput", Allowed: "goodput ranks serving layouts: use --mode infer"}
@@ -247,12 +249,7 @@ func goodputSearch(base model.Scenario, feasible, infeasible []Candidate, slo SL
 			return SearchResult{}, err
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Goodput != out[j].Goodput {
-			return out[i].Goodput > out[j].Goodput
-		}
-		return out[i].Report.Memory.Total < out[j].Report.Memory.Total
-	})
+	rankCandidates(out, ObjGoodput, true)
 	sort.SliceStable(infeasible, func(i, j int) bool {
 		return infeasible[i].Report.Memory.Total < infeasible[j].Report.Memory.Total
 	})
@@ -517,16 +514,22 @@ func objectiveLess(o Objective, infer bool) func(a, b Report) bool {
 func RankCandidates(c []Candidate, o Objective, infer bool) { rankCandidates(c, o, infer) }
 
 // rankCandidates orders candidates best first. Training: by the objective's figure, ties to less
-// memory. Serving ranks as a serving engineer does: first the layouts that meet the scenario's
-// latency target (p90 TTFT and TPOT, when it sets one), then by the objective's figure, where
+// memory. Serving ranks as a serving engineer does (every objective but memory: time to serve,
+// tokens/s, mean TPOT, goodput): first the layouts that meet the scenario's latency target (p90
+// TTFT and TPOT, when it sets one; with goodput, a goodput above 0), then by the objective's figure, where
 // figures within TieTolerance of the first of a run rank as a tie; a tie goes to the lower p90
 // end-to-end latency (a request's wait from arrival to its last token), then to fewer GPUs a
 // replica (TP × PP: more replicas, each smaller), then to less memory.
 func rankCandidates(c []Candidate, o Objective, infer bool) {
-	key := func(r Report) float64 { return objectiveKey(o, infer, r) }
+	key := func(x Candidate) float64 {
+		if o == ObjGoodput {
+			return -x.Goodput
+		}
+		return objectiveKey(o, infer, x.Report)
+	}
 	if !infer || o == ObjMemory {
 		sort.SliceStable(c, func(i, j int) bool {
-			ka, kb := key(c[i].Report), key(c[j].Report)
+			ka, kb := key(c[i]), key(c[j])
 			if ka != kb {
 				return ka < kb
 			}
@@ -534,22 +537,28 @@ func rankCandidates(c []Candidate, o Objective, infer bool) {
 		})
 		return
 	}
-	miss := func(r Report) bool {
+	// Missing the SLO: the run's p90s over the target; with the goodput objective, no rate
+	// meets it (goodput 0).
+	miss := func(x Candidate) bool {
+		if o == ObjGoodput {
+			return x.Goodput <= 0
+		}
+		r := x.Report
 		return r.Inference != nil && r.Inference.MeetsSLO != nil && !*r.Inference.MeetsSLO
 	}
 	sort.SliceStable(c, func(i, j int) bool {
-		mi, mj := miss(c[i].Report), miss(c[j].Report)
+		mi, mj := miss(c[i]), miss(c[j])
 		if mi != mj {
 			return mj
 		}
-		return key(c[i].Report) < key(c[j].Report)
+		return key(c[i]) < key(c[j])
 	})
 	// Runs of ties: each run starts at its best figure and holds the next ones within the
 	// tolerance of it (and on the same side of the SLO).
 	for start := 0; start < len(c); {
-		k0, m0 := key(c[start].Report), miss(c[start].Report)
+		k0, m0 := key(c[start]), miss(c[start])
 		end := start + 1
-		for end < len(c) && miss(c[end].Report) == m0 && Tied(key(c[end].Report), k0) {
+		for end < len(c) && miss(c[end]) == m0 && Tied(key(c[end]), k0) {
 			end++
 		}
 		sort.SliceStable(c[start:end], func(i, j int) bool { return servingLess(c[start+i], c[start+j]) })

@@ -168,6 +168,21 @@ func TestSearchHelp(t *testing.T) {
 			t.Errorf("search --help lacks %q", w)
 		}
 	}
+	// The serving tie order, goodput's included, in the objective's own text.
+	var objective string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "--objective string") {
+			objective = l
+		}
+	}
+	for _, w := range []string{"goodput", "In inference all but memory rank the SLO first, then the figure with ties within 1% broken by p90 end-to-end latency, then fewer GPUs a replica, then memory"} {
+		if !strings.Contains(objective, w) {
+			t.Errorf("search --help's --objective lacks %q: %s", w, objective)
+		}
+	}
+	if !strings.Contains(out, "(time, throughput, latency and goodput alike)") {
+		t.Error("search --help does not say which serving objectives share the tie order")
+	}
 }
 
 // scenarioFor builds the scenario the scenario flags describe, without running a command.
