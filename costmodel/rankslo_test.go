@@ -2,6 +2,7 @@ package costmodel
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -77,5 +78,49 @@ func TestSearchGoodputRanksAsServing(t *testing.T) {
 	}
 	if !upset {
 		t.Errorf("the premise: two layouts within %g%% of goodput where the lower rate ranks first by latency; %s", 100*TieTolerance, order(got))
+	}
+}
+
+// TestSearchSaysWhenServingRunsAreShort: a serving search ranked on runs too short for their
+// rate says so among its warnings (how many layouts, the first one's warning, the requests the
+// runs ask for), as each candidate's report does; with requests enough it says nothing.
+func TestSearchSaysWhenServingRunsAreShort(t *testing.T) {
+	for _, tc := range []struct {
+		requests int
+		want     bool
+	}{{200, true}, {1500, false}} {
+		s := servingScenario(t, "llama-2-13b", "rtx-4090", tc.requests, 2)
+		res, err := Search(s, SearchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		short, ask := 0, 0
+		for _, c := range res.Candidates[:res.Feasible] {
+			if cf := c.Report.Inference.Confidence; cf != nil && cf.Warning != "" {
+				short++
+				ask = max(ask, cf.SuggestRequests)
+			}
+		}
+		var got []string
+		for _, w := range res.Warnings {
+			if strings.Contains(w, "serving runs not to be trusted") {
+				got = append(got, w)
+			}
+		}
+		if (short > 0) != tc.want {
+			t.Fatalf("the premise: %d requests at 2 req/s, %d of %d layouts' runs warned", tc.requests, short, res.Feasible)
+		}
+		switch {
+		case short == 0 && len(got) > 0:
+			t.Errorf("%d requests: no run warned, yet %q", tc.requests, got)
+		case short > 0 && len(got) != 1:
+			t.Errorf("%d requests: %d runs warned, search's warnings say %q", tc.requests, short, got)
+		case short > 0:
+			for _, w := range []string{fmt.Sprintf("%d of the %d feasible layouts", short, res.Feasible), fmt.Sprintf("--requests %d is the most", ask), "too few to reach steady state"} {
+				if !strings.Contains(got[0], w) {
+					t.Errorf("%d requests: the warning lacks %q: %s", tc.requests, w, got[0])
+				}
+			}
+		}
 	}
 }

@@ -209,7 +209,48 @@ func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, e
 	})
 	out = append(out, infeasible...)
 	warnings := append(ScenarioWarnings(base), sharedLayoutWarnings(base, out)...)
+	if w := confidenceWarning(out); w != "" {
+		warnings = append(warnings, w)
+	}
 	return SearchResult{Candidates: out, Feasible: nFeasible, Warnings: warnings, Counts: counts}, nil
+}
+
+// confidenceWarning says, in serving, how many feasible layouts were ranked on runs whose
+// figures should not be trusted as they are (their Confidence's warning: too few requests for
+// the rate, a queue not steady), the best-ranked one's warning, and the most requests any of
+// them asks for; "" when none. Search's text and JSON carry it among the warnings, where each
+// candidate's report carries its own.
+func confidenceWarning(cands []Candidate) string {
+	n, total, ask := 0, 0, 0
+	first := ""
+	for _, c := range cands {
+		if !c.Feasible {
+			continue
+		}
+		total++
+		inf := c.Report.Inference
+		if inf == nil || inf.Confidence == nil || inf.Confidence.Warning == "" {
+			continue
+		}
+		if n == 0 {
+			l := c.Layout
+			first = fmt.Sprintf("TP=%d PP=%d DP=%d: %s", l.TP, l.PP, l.DP, inf.Confidence.Warning)
+		}
+		n++
+		ask = max(ask, inf.Confidence.SuggestRequests)
+	}
+	if n == 0 {
+		return ""
+	}
+	are := "are"
+	if n == 1 {
+		are = "is"
+	}
+	out := fmt.Sprintf("%d of the %d feasible layouts %s ranked on serving runs not to be trusted as they are (the first, %s)", n, total, are, first)
+	if ask > 0 {
+		out += fmt.Sprintf("; --requests %d is the most any of them asks for", ask)
+	}
+	return out
 }
 
 // splitJob is one split Search evaluates with the knob values to try on it.
@@ -255,7 +296,11 @@ func goodputSearch(base model.Scenario, feasible, infeasible []Candidate, slo SL
 	})
 	n := len(out)
 	out = append(out, infeasible...)
-	return SearchResult{Candidates: out, Feasible: n, Warnings: append(ScenarioWarnings(base), sharedLayoutWarnings(base, out)...), Counts: counts}, nil
+	warnings := append(ScenarioWarnings(base), sharedLayoutWarnings(base, out)...)
+	if w := confidenceWarning(out); w != "" {
+		warnings = append(warnings, w)
+	}
+	return SearchResult{Candidates: out, Feasible: n, Warnings: warnings, Counts: counts}, nil
 }
 
 // epSizes are the expert-parallel sizes Search tries with DP d: for a MoE model every divisor
