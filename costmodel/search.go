@@ -209,7 +209,48 @@ func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, e
 	})
 	out = append(out, infeasible...)
 	warnings := append(ScenarioWarnings(base), sharedLayoutWarnings(base, out)...)
+	if w := confidenceWarning(out); w != "" {
+		warnings = append(warnings, w)
+	}
 	return SearchResult{Candidates: out, Feasible: nFeasible, Warnings: warnings, Counts: counts}, nil
+}
+
+// confidenceWarning says, in serving, how many feasible layouts were ranked on runs whose
+// figures should not be trusted as they are (their Confidence's warning: too few requests for
+// the rate, a queue not steady), the best-ranked one's warning, and the most requests any of
+// them asks for; "" when none. Search's text and JSON carry it among the warnings, where each
+// candidate's report carries its own.
+func confidenceWarning(cands []Candidate) string {
+	n, total, ask := 0, 0, 0
+	first := ""
+	for _, c := range cands {
+		if !c.Feasible {
+			continue
+		}
+		total++
+		inf := c.Report.Inference
+		if inf == nil || inf.Confidence == nil || inf.Confidence.Warning == "" {
+			continue
+		}
+		if n == 0 {
+			l := c.Layout
+			first = fmt.Sprintf("TP=%d PP=%d DP=%d: %s", l.TP, l.PP, l.DP, inf.Confidence.Warning)
+		}
+		n++
+		ask = max(ask, inf.Confidence.SuggestRequests)
+	}
+	if n == 0 {
+		return ""
+	}
+	are := "are"
+	if n == 1 {
+		are = "is"
+	}
+	out := fmt.Sprintf("%d of the %d feasible layouts %s ranked on serving runs not to be trusted as they are (the first, %s)", n, total, are, first)
+	if ask > 0 {
+		out += fmt.Sprintf("; --requests %d is the most any of them asks for", ask)
+	}
+	return out
 }
 
 // splitJob is one split Search evaluates with the knob values to try on it.
@@ -219,7 +260,9 @@ type splitJob struct {
 }
 
 // goodputSearch ranks the feasible serving layouts by the highest request rate each serves
-// within the SLO (Goodput), a bisection of simulated runs per layout; ties go to less memory.
+// within the SLO (Goodput), a bisection of simulated runs per layout, with serving's tie-breaks
+// (rankCandidates): goodputs within TieTolerance are a tie, which the p90 end-to-end latency,
+// then fewer GPUs a replica, then less memory break.
 func goodputSearch(base model.Scenario, feasible, infeasible []Candidate, slo SLO, counts SearchCounts) (SearchResult, error) {
 	if base.Workload.Mode != model.Infer {
 		return SearchResult{}, &model.FieldError{Field: "objective", Value: "goodput", Allowed: "goodput ranks serving layouts: use --mode infer"}
@@ -247,18 +290,17 @@ func goodputSearch(base model.Scenario, feasible, infeasible []Candidate, slo SL
 			return SearchResult{}, err
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Goodput != out[j].Goodput {
-			return out[i].Goodput > out[j].Goodput
-		}
-		return out[i].Report.Memory.Total < out[j].Report.Memory.Total
-	})
+	rankCandidates(out, ObjGoodput, true)
 	sort.SliceStable(infeasible, func(i, j int) bool {
 		return infeasible[i].Report.Memory.Total < infeasible[j].Report.Memory.Total
 	})
 	n := len(out)
 	out = append(out, infeasible...)
-	return SearchResult{Candidates: out, Feasible: n, Warnings: append(ScenarioWarnings(base), sharedLayoutWarnings(base, out)...), Counts: counts}, nil
+	warnings := append(ScenarioWarnings(base), sharedLayoutWarnings(base, out)...)
+	if w := confidenceWarning(out); w != "" {
+		warnings = append(warnings, w)
+	}
+	return SearchResult{Candidates: out, Feasible: n, Warnings: warnings, Counts: counts}, nil
 }
 
 // epSizes are the expert-parallel sizes Search tries with DP d: for a MoE model every divisor
@@ -517,16 +559,22 @@ func objectiveLess(o Objective, infer bool) func(a, b Report) bool {
 func RankCandidates(c []Candidate, o Objective, infer bool) { rankCandidates(c, o, infer) }
 
 // rankCandidates orders candidates best first. Training: by the objective's figure, ties to less
-// memory. Serving ranks as a serving engineer does: first the layouts that meet the scenario's
-// latency target (p90 TTFT and TPOT, when it sets one), then by the objective's figure, where
+// memory. Serving ranks as a serving engineer does (every objective but memory: time to serve,
+// tokens/s, mean TPOT, goodput): first the layouts that meet the scenario's latency target (p90
+// TTFT and TPOT, when it sets one; with goodput, a goodput above 0), then by the objective's figure, where
 // figures within TieTolerance of the first of a run rank as a tie; a tie goes to the lower p90
 // end-to-end latency (a request's wait from arrival to its last token), then to fewer GPUs a
 // replica (TP × PP: more replicas, each smaller), then to less memory.
 func rankCandidates(c []Candidate, o Objective, infer bool) {
-	key := func(r Report) float64 { return objectiveKey(o, infer, r) }
+	key := func(x Candidate) float64 {
+		if o == ObjGoodput {
+			return -x.Goodput
+		}
+		return objectiveKey(o, infer, x.Report)
+	}
 	if !infer || o == ObjMemory {
 		sort.SliceStable(c, func(i, j int) bool {
-			ka, kb := key(c[i].Report), key(c[j].Report)
+			ka, kb := key(c[i]), key(c[j])
 			if ka != kb {
 				return ka < kb
 			}
@@ -534,22 +582,28 @@ func rankCandidates(c []Candidate, o Objective, infer bool) {
 		})
 		return
 	}
-	miss := func(r Report) bool {
+	// Missing the SLO: the run's p90s over the target; with the goodput objective, no rate
+	// meets it (goodput 0).
+	miss := func(x Candidate) bool {
+		if o == ObjGoodput {
+			return x.Goodput <= 0
+		}
+		r := x.Report
 		return r.Inference != nil && r.Inference.MeetsSLO != nil && !*r.Inference.MeetsSLO
 	}
 	sort.SliceStable(c, func(i, j int) bool {
-		mi, mj := miss(c[i].Report), miss(c[j].Report)
+		mi, mj := miss(c[i]), miss(c[j])
 		if mi != mj {
 			return mj
 		}
-		return key(c[i].Report) < key(c[j].Report)
+		return key(c[i]) < key(c[j])
 	})
 	// Runs of ties: each run starts at its best figure and holds the next ones within the
 	// tolerance of it (and on the same side of the SLO).
 	for start := 0; start < len(c); {
-		k0, m0 := key(c[start].Report), miss(c[start].Report)
+		k0, m0 := key(c[start]), miss(c[start])
 		end := start + 1
-		for end < len(c) && miss(c[end].Report) == m0 && Tied(key(c[end].Report), k0) {
+		for end < len(c) && miss(c[end]) == m0 && Tied(key(c[end]), k0) {
 			end++
 		}
 		sort.SliceStable(c[start:end], func(i, j int) bool { return servingLess(c[start+i], c[start+j]) })

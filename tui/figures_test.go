@@ -110,6 +110,7 @@ var (
 	reRepPP      = regexp.MustCompile(`(?m)^  pp (?:comm|sends) +(\S+ \S+)`)
 	reRepStage   = regexp.MustCompile(`(?m)^ +(\d+) +[\d,\-]+ +\d+ .*? (\d+\.\d%) `)
 	reRepSend    = regexp.MustCompile(`(?m)^  pp +send-recv +(\S+ \S+) +.*?(\S+ \S+) +× `)
+	reRepSendSum = regexp.MustCompile(`(?m)^  pp +send-recv .*?× +\d+ += (\S+ \S+) `)
 	reMDBubble   = regexp.MustCompile(`(?m)^\| bubble \| (\S+%) \| ([^|]*) \|$`)
 	reMDBubbleT  = regexp.MustCompile(`(?m)^\| bubble \| \S+ \S+ \| (\S+%) \|$`)
 	reMDComm     = regexp.MustCompile(`(?m)^\| exposed communication \| (\S+%) \|`)
@@ -122,6 +123,27 @@ var (
 	reSpaces     = regexp.MustCompile(`\s+`)
 	rePercentNum = regexp.MustCompile(`^\d+\.\d%$`)
 )
+
+// reportJSON is the part of `report --json` the figures are read from.
+type reportJSON struct {
+	Bubble    float64 `json:"bubble_fraction"`
+	Comm      float64 `json:"comm_fraction"`
+	Breakdown struct {
+		TPComm float64 `json:"tp_comm"`
+		PPComm float64 `json:"pp_comm"`
+	} `json:"breakdown_s"`
+	ClosedForm *float64 `json:"closed_form_bubble"`
+	Stages     []struct {
+		Stage     int     `json:"stage"`
+		BusyShare float64 `json:"busy_share"`
+	} `json:"stages"`
+	PPSends *struct {
+		BytesPerGPU float64 `json:"bytes_per_gpu"`
+		SendS       float64 `json:"send_s"`
+		TimeS       float64 `json:"time_s"`
+		InIdle      bool    `json:"in_idle"`
+	} `json:"pp_sends"`
+}
 
 func TestEveryFigureIsOneNumberOnEverySurface(t *testing.T) {
 	for _, sc := range figureScenarios(t) {
@@ -204,24 +226,12 @@ func TestEveryFigureIsOneNumberOnEverySurface(t *testing.T) {
 				f.put("stage "+m[1]+" busy", "report", m[2])
 			}
 
-			// report --json: the Report as the CLI encodes it.
-			raw, err := json.Marshal(r)
+			// report --json: the document the CLI writes (static.JSONReport), decoded.
+			raw, err := json.Marshal(static.JSONReport(r))
 			if err != nil {
 				t.Fatal(err)
 			}
-			var js struct {
-				Bubble    float64 `json:"bubble_fraction"`
-				Comm      float64 `json:"comm_fraction"`
-				Breakdown struct {
-					TPComm float64 `json:"tp_comm"`
-					PPComm float64 `json:"pp_comm"`
-				} `json:"breakdown_s"`
-				Collectives []struct {
-					Comm  string  `json:"comm"`
-					Time  float64 `json:"time_s"`
-					Calls float64 `json:"calls"`
-				} `json:"collectives"`
-			}
+			var js reportJSON
 			if err := json.Unmarshal(raw, &js); err != nil {
 				t.Fatal(err)
 			}
@@ -230,17 +240,41 @@ func TestEveryFigureIsOneNumberOnEverySurface(t *testing.T) {
 			if s.Layout.TP > 1 {
 				f.put("tp comm", "json", static.Seconds(js.Breakdown.TPComm))
 			}
+			if js.ClosedForm != nil {
+				f.put("closed form", "json", static.Percent(*js.ClosedForm))
+			}
+			for _, st := range js.Stages {
+				f.put("stage "+strconv.Itoa(st.Stage)+" busy", "json", static.Percent(st.BusyShare))
+			}
+			if len(js.Stages) != len(r.Detail.Stages) {
+				t.Errorf("json: %d stages, the report has %d", len(js.Stages), len(r.Detail.Stages))
+			}
 			if s.Layout.PP > 1 {
-				sends := js.Breakdown.PPComm
-				if infer { // serving: the sends are the collectives' pp rows, inside the idle
-					sends = 0
-					for _, u := range js.Collectives {
-						if u.Comm == "pp" {
-							sends += u.Time * u.Calls
-						}
-					}
+				if js.PPSends == nil {
+					t.Fatal("json: no pp_sends with a pipeline")
 				}
-				f.put("pp sends", "json", static.Seconds(sends))
+				ps := js.PPSends
+				if ps.InIdle != infer || js.Breakdown.PPComm != 0 && infer {
+					t.Errorf("json: pp_sends.in_idle %v, pp_comm %g in %s", ps.InIdle, js.Breakdown.PPComm, s.Workload.Mode)
+				}
+				// The step's pp figure: what the step waits on the sends in training (pp comm),
+				// the sends inside the idle in serving (pp sends).
+				if infer {
+					f.put("pp sends", "json", static.Seconds(ps.TimeS))
+					f.add(t, "pp sends total", "report", text, reRepPP, 1)
+				} else {
+					f.put("pp sends", "json", static.Seconds(js.Breakdown.PPComm))
+					// One send, as report's collectives table has it (in serving that table's is the
+					// run's mean step, the JSON's a decode step: checkSendSizes).
+					f.add(t, "pp send size", "report", text, reRepSend, 1)
+					f.add(t, "pp send time", "report", text, reRepSend, 2)
+					f.put("pp send size", "json", static.Bytes(ps.BytesPerGPU))
+					f.put("pp send time", "json", static.Seconds(ps.SendS))
+				}
+				f.add(t, "pp sends total", "report collectives", text, reRepSendSum, 1)
+				f.put("pp sends total", "json", static.Seconds(ps.TimeS))
+			} else if js.PPSends != nil {
+				t.Errorf("json: pp_sends %+v without a pipeline", *js.PPSends)
 			}
 
 			// export --markdown.
@@ -294,20 +328,21 @@ func TestEveryFigureIsOneNumberOnEverySurface(t *testing.T) {
 			if s.Layout.PP > 1 {
 				must["bubble"] = append(must["bubble"], "strip", "strip (one line)")
 				must["pp sends"] = []string{"strip", "report", "json", "markdown"}
+				must["pp sends total"] = []string{"report collectives", "json"}
 			}
 			if s.Layout.TP > 1 {
 				must["tp comm"] = []string{"strip", "report", "json", "markdown"}
 				must["tp comm share"] = []string{"strip", "report", "markdown"}
 			}
 			if applies {
-				must["closed form"] = []string{"pipeline", "report", "markdown", "svg"}
+				must["closed form"] = []string{"pipeline", "report", "json", "markdown", "svg"}
 			} else if len(f["closed form"]) > 0 {
 				// Serving with requests enough to fill the pipeline has no closed form: none is
 				// set against its bubble (no "closed form 0.0%").
 				t.Errorf("a closed form that does not apply is printed: %v", f["closed form"])
 			}
 			for i := range r.Detail.Stages {
-				must["stage "+strconv.Itoa(i)+" busy"] = []string{"pipeline", "report"}
+				must["stage "+strconv.Itoa(i)+" busy"] = []string{"pipeline", "report", "json"}
 			}
 			for figure, surfaces := range must {
 				for _, sf := range surfaces {
@@ -353,13 +388,12 @@ func TestEveryFigureIsOneNumberOnEverySurface(t *testing.T) {
 }
 
 // checkSendSizes: what one GPU sends across a stage boundary is the same in the Markdown's
-// Compare table as in `report`'s collectives for that very layout: one GPU's 1/TP share, the
-// same size and time.
+// Compare table as in `report --json`'s pp_sends for that very layout and, in training, as in
+// `report`'s collectives: one GPU's 1/TP share, the same size and time. (Serving's collectives
+// are the run's mean step; the Compare's and the JSON's send is a decode step's.)
 func checkSendSizes(t *testing.T, s model.Scenario, rows []common.CompareRow, md string) {
 	t.Helper()
-	if s.Workload.Mode == model.Infer {
-		return // serving's collectives are the run's mean step, the Compare's a decode step: two quantities
-	}
+	infer := s.Workload.Mode == model.Infer
 	seen := 0
 	for _, row := range rows {
 		if !row.Feasible || row.Layout.PP <= 1 {
@@ -371,16 +405,34 @@ func checkSendSizes(t *testing.T, s model.Scenario, rows []common.CompareRow, md
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rep bytes.Buffer
-		if err := static.RenderReport(&rep, c, r); err != nil {
+		raw, err := json.Marshal(static.JSONReport(r))
+		if err != nil {
 			t.Fatal(err)
 		}
-		m := reRepSend.FindStringSubmatch(rep.String())
-		if m == nil {
-			t.Errorf("%s: report lists no pp send-recv:\n%s", row.Name, rep.String())
+		var js reportJSON
+		if err := json.Unmarshal(raw, &js); err != nil {
+			t.Fatal(err)
+		}
+		if js.PPSends == nil {
+			t.Errorf("%s: report --json has no pp_sends", row.Name)
 			continue
 		}
-		want := "per stage boundary, " + m[1] + " in " + m[2]
+		fromJSON := static.Bytes(js.PPSends.BytesPerGPU) + " in " + static.Seconds(js.PPSends.SendS)
+		if !infer {
+			var rep bytes.Buffer
+			if err := static.RenderReport(&rep, c, r); err != nil {
+				t.Fatal(err)
+			}
+			m := reRepSend.FindStringSubmatch(rep.String())
+			if m == nil {
+				t.Errorf("%s: report lists no pp send-recv:\n%s", row.Name, rep.String())
+				continue
+			}
+			if fromText := m[1] + " in " + m[2]; fromText != fromJSON {
+				t.Errorf("%s: report's pp send-recv is %s, its JSON's pp_sends %s", row.Name, fromText, fromJSON)
+			}
+		}
+		want := "per stage boundary, " + fromJSON
 		if !strings.Contains(md, want) {
 			i := strings.Index(md, "per stage boundary, ")
 			got := ""

@@ -243,13 +243,15 @@ The line under the title counts the configurations, the evaluated, the pruned, a
 simulated op by op after the closed-form ranking. Every core is used; the result does not depend
 on how many.
 
-In serving (--mode infer) the ranking is a serving engineer's: first the layouts that meet the
-latency target (p90 TTFT and TPOT within --slo-ttft and --slo-tpot, when given), then the
-objective's figure, where figures within ` + fmt.Sprintf("%g%%", 100*costmodel.TieTolerance) + ` of each other are a tie (when requests
+In serving (--mode infer) the ranking is a serving engineer's, for every objective but memory
+(time, throughput, latency and goodput alike): first the layouts that meet the latency target
+(p90 TTFT and TPOT within --slo-ttft and --slo-tpot, when given; with goodput, those that serve
+some rate within it), then the objective's figure (time to serve, tokens/s, mean TPOT, goodput),
+where figures within ` + fmt.Sprintf("%g%%", 100*costmodel.TieTolerance) + ` of each other are a tie (when requests
 arrive at a --rate every layout that keeps up serves the same tokens/s); a tie goes to the
-lower p90 end-to-end latency (a request's arrival to its last token), then to fewer GPUs a
-replica (TP × PP), then to less memory per GPU. Training ranks by the exact figure, a tie to
-less memory.
+lower p90 end-to-end latency (a request's arrival to its last token; with goodput, at each
+layout's goodput rate), then to fewer GPUs a replica (TP × PP), then to less memory per GPU.
+Memory, and training, rank by the exact figure, a tie to less memory.
 
 --tp, --pp, --dp, --micro-batch, --schedule and --chunks, when typed, fix that size: search
 --tp 8 ranks only the layouts with TP 8. --schedule and --chunks fix the schedule of pipelines
@@ -298,7 +300,7 @@ best first, then every infeasible one; "pareto" holds the front, fastest first, 
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.IntVar(&top, "top", 10, "feasible layouts to show, best first; 0 shows all")
-	fs.StringVar(&objective, "objective", "time", "what to rank by: time (step time, or time to serve all requests), throughput (tokens/s), latency (TPOT in inference, step time in training), memory (per GPU) or goodput (inference: the highest request rate meeting --slo-ttft and --slo-tpot at p90, each rate tried with at least --requests and 90 s of arrivals, up to 20000 requests, more where its requests stay long)")
+	fs.StringVar(&objective, "objective", "time", "what to rank by: time (step time, or time to serve all requests), throughput (tokens/s), latency (TPOT in inference, step time in training), memory (per GPU) or goodput (inference: the highest request rate meeting --slo-ttft and --slo-tpot at p90, each rate tried with at least --requests and 90 s of arrivals, up to 20000 requests, more where its requests stay long). In inference all but memory rank the SLO first, then the figure with ties within "+fmt.Sprintf("%g%%", 100*costmodel.TieTolerance)+" broken by p90 end-to-end latency, then fewer GPUs a replica, then memory")
 	fs.IntVar(&maxMicroBatch, "max-micro-batch", 0, "largest micro-batch size tried, sequences (every divisor of a replica's batch up to it; 0: every divisor); not with --micro-batch")
 	fs.IntVar(&maxChunks, "max-chunks", 8, "largest interleaving tried, virtual stages per GPU (1: none; 0: every one the layers allow, at least a layer a chunk, up to 64); not with --chunks, nor in inference")
 	return cmd
@@ -402,7 +404,7 @@ func runReport(w, errw io.Writer, sf *scenarioFlags, capacity bool) error {
 		}
 	}
 	if sf.json {
-		out := reportOutput{Report: jsonReport(r), ToFit: toFit}
+		out := reportOutput{ReportJSON: static.JSONReport(r), ToFit: toFit}
 		out.Warnings = append(out.Warnings, sf.cliWarnings()...)
 		if capRes != nil {
 			out.Capacity = jsonCapacity(s, *capRes, len(p.Models))

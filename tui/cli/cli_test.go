@@ -168,6 +168,21 @@ func TestSearchHelp(t *testing.T) {
 			t.Errorf("search --help lacks %q", w)
 		}
 	}
+	// The serving tie order, goodput's included, in the objective's own text.
+	var objective string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "--objective string") {
+			objective = l
+		}
+	}
+	for _, w := range []string{"goodput", "In inference all but memory rank the SLO first, then the figure with ties within 1% broken by p90 end-to-end latency, then fewer GPUs a replica, then memory"} {
+		if !strings.Contains(objective, w) {
+			t.Errorf("search --help's --objective lacks %q: %s", w, objective)
+		}
+	}
+	if !strings.Contains(out, "(time, throughput, latency and goodput alike)") {
+		t.Error("search --help does not say which serving objectives share the tie order")
+	}
 }
 
 // scenarioFor builds the scenario the scenario flags describe, without running a command.
@@ -312,7 +327,7 @@ func TestReportEndToEnd(t *testing.T) {
 			"bubble_fraction", "comm_fraction", "model_tflops_per_gpu", "hw_tflops_per_gpu", "mfu", "tokens_per_s",
 			"memory.weights", "memory.gradients", "memory.optimizer", "memory.activations", "memory.kv_cache",
 			"memory.reserved", "memory.total", "memory.capacity", "memory.fits",
-			"warnings",
+			"warnings", "closed_form_bubble", "stages", "pp_sends.bytes_per_gpu", "pp_sends.send_s", "pp_sends.time_s", "pp_sends.in_idle",
 		} {
 			if _, ok := lookup(doc, path); !ok {
 				t.Errorf("report --json lacks %s", path)
@@ -330,6 +345,19 @@ func TestReportEndToEnd(t *testing.T) {
 		if _, ok := doc["inference"]; ok {
 			t.Errorf("training report has an inference object")
 		}
+		// The figures the text prints beside the Report's fields: the closed form, each stage's
+		// busy share, the sends (the default layout has 4 stages).
+		if cf, _ := lookup(doc, "closed_form_bubble"); cf == nil || cf.(float64) <= 0 {
+			t.Errorf("closed_form_bubble = %v, want training's (p−1)/(m+p−1)", cf)
+		}
+		if st, _ := lookup(doc, "stages"); st == nil || len(st.([]any)) != 4 {
+			t.Errorf("stages = %v, want 4", st)
+		} else if b, _ := lookup(st.([]any)[0].(map[string]any), "busy_share"); b == nil || b.(float64) <= 0 || b.(float64) > 1 {
+			t.Errorf("stages[0].busy_share = %v", b)
+		}
+		if idle, _ := lookup(doc, "pp_sends.in_idle"); idle != false {
+			t.Errorf("training: pp_sends.in_idle = %v", idle)
+		}
 	})
 	t.Run("infer --json", func(t *testing.T) {
 		code, out, errs := runArgs(t, "report", "--mode", "infer", "--json")
@@ -340,10 +368,17 @@ func TestReportEndToEnd(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatalf("invalid JSON: %v", err)
 		}
-		for _, path := range []string{"inference.ttft_s", "inference.tpot_s", "inference.tokens_per_s"} {
+		for _, path := range []string{"inference.ttft_s", "inference.tpot_s", "inference.tokens_per_s", "closed_form_bubble", "pp_sends.time_s"} {
 			if _, ok := lookup(doc, path); !ok {
 				t.Errorf("infer report lacks %s", path)
 			}
+		}
+		// Serving with more requests than stages has no closed form; its sends sit in the idle.
+		if cf, _ := lookup(doc, "closed_form_bubble"); cf != nil {
+			t.Errorf("serving 8 requests on 4 stages: closed_form_bubble = %v, want null", cf)
+		}
+		if idle, _ := lookup(doc, "pp_sends.in_idle"); idle != true {
+			t.Errorf("serving: pp_sends.in_idle = %v", idle)
 		}
 	})
 	t.Run("over memory is a result", func(t *testing.T) {

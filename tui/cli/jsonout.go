@@ -80,10 +80,10 @@ func jsonSearch(s model.Scenario, res costmodel.SearchResult, top int) searchOut
 	return out
 }
 
-// reportOutput is the `report --json` document: the report, and the capacity verdict with
-// --capacity.
+// reportOutput is the `report --json` document: the report with the figures the text prints
+// (static.ReportJSON), and the capacity verdict with --capacity.
 type reportOutput struct {
-	costmodel.Report
+	static.ReportJSON
 	Capacity *capacityOutput `json:"capacity,omitempty"`
 	// ToFit is, for a scenario that does not fit, the fastest single change that makes it fit
 	// (null when none of those tried does); absent when it fits.
