@@ -68,7 +68,8 @@ type BubbleFacts struct {
 	InFlight                 int
 	GPipe, Interleaved, ZBH1 bool
 	Fill                     bool // inference with fewer requests than stages: the pipeline never fills
-	// Busiest is the stage with the most busy time, BusiestShareText that time over the timeline.
+	// Busiest is the stage with the most busy time, BusiestShareText its share of the step
+	// (Report.StageBusyShare).
 	Busiest, BusiestShareText string
 }
 
@@ -249,17 +250,15 @@ func bubbleFacts(f Facts, s model.Scenario, r costmodel.Report) BubbleFacts {
 	}
 	if st := r.Detail.Stages; len(st) > 0 {
 		b.InFlight = st[0].InFlight
-		span := r.StepTime
-		if r.Timeline != nil && r.Timeline.Makespan > 0 {
-			span = r.Timeline.Makespan
-		}
 		busiest := 0
-		for i, sd := range st {
-			if sd.Busy > st[busiest].Busy {
+		for i := range st {
+			if r.StageBusyShare(i) > r.StageBusyShare(busiest) {
 				busiest = i
 			}
 		}
-		b.Busiest, b.BusiestShareText = "S"+strconv.Itoa(busiest), Percent(ratio(st[busiest].Busy, span))
+		// The report's one definition of a stage's busy share (of the step, as report, the
+		// Pipeline tab and the strip print it), not of the timeline's makespan.
+		b.Busiest, b.BusiestShareText = "S"+strconv.Itoa(busiest), Percent(r.StageBusyShare(busiest))
 	}
 	return b
 }
