@@ -71,6 +71,11 @@ type BubbleFacts struct {
 	// Busiest is the stage with the most busy time, BusiestShareText its share of the step
 	// (Report.StageBusyShare).
 	Busiest, BusiestShareText string
+	// MeanIdle is the stages' idle share of the step on average (1 − StageBusyShare, over the
+	// stages): what the serving closed form (p − requests)/p bounds from below, since at most
+	// that many batches keep a stage busy at once; a stage with more work than the others can
+	// idle less than the closed form (the busiest one's idle is Sim).
+	MeanIdle string
 }
 
 // TPFacts explain the TP all-reduce.
@@ -262,8 +267,23 @@ func bubbleFacts(f Facts, s model.Scenario, r costmodel.Report) BubbleFacts {
 		// The report's one definition of a stage's busy share (of the step, as report, the
 		// Pipeline tab and the strip print it), not of the timeline's makespan.
 		b.Busiest, b.BusiestShareText = "S"+strconv.Itoa(busiest), Percent(r.StageBusyShare(busiest))
+		b.MeanIdle = Percent(MeanIdle(r))
 	}
 	return b
+}
+
+// MeanIdle is the pipeline stages' idle share of the step, on average over the stages: 1 minus
+// their mean Report.StageBusyShare; 0 without stages.
+func MeanIdle(r costmodel.Report) float64 {
+	n := len(r.Detail.Stages)
+	if n == 0 {
+		return 0
+	}
+	busy := 0.0
+	for i := range n {
+		busy += r.StageBusyShare(i)
+	}
+	return max(1-busy/float64(n), 0)
 }
 
 func tpFacts(f Facts, s model.Scenario, r costmodel.Report) TPFacts {
