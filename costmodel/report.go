@@ -318,8 +318,9 @@ func (r Report) PPSendTime() float64 {
 
 // ClosedFormBubble is the textbook bubble fraction and whether it applies. In training it
 // always does: the schedule's (p−1)/(m+p−1) or its variant, 0 without a pipeline. In serving
-// there is no such formula; the one floor that holds is (p − requests)/p of idle when a
-// replica has fewer requests than stages, so it applies only then.
+// there is no such formula; the one floor that holds is (p − requests)/p of idle on average
+// over the stages (a stage with more work than the others can idle less) when a replica has
+// fewer requests than stages, so it applies only then.
 func (r Report) ClosedFormBubble() (float64, bool) {
 	f := r.Detail.BubbleClosedForm
 	if r.Inference != nil {

@@ -15,13 +15,14 @@ import (
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/common"
 	"github.com/splitscope/splitscope/tui/export"
+	"github.com/splitscope/splitscope/tui/learn"
 	"github.com/splitscope/splitscope/tui/static"
 )
 
 // One number per quantity (issue 18, point 5): every surface that prints a figure prints the
 // same string for it. Each scenario is rendered as a user sees it: the explorer (its strip in two
-// lines and in one, its footer, its Pipeline tab), `report` text and JSON, the Markdown and the
-// SVG export; the shared figures are parsed out of each and compared. A surface that stops
+// lines and in one, its footer, its Pipeline tab, its Learn tab), `report` text and JSON, the
+// Markdown and the SVG export; the shared figures are parsed out of each and compared. A surface that stops
 // printing a figure it printed fails too, so that drift cannot hide behind a changed wording.
 
 // figureScenarios are the scenarios the figures are compared on: the three training schedules,
@@ -119,6 +120,11 @@ var (
 	reMDClosed   = regexp.MustCompile(`closed form (\d+\.\d%)`)
 	reSVGTrain   = regexp.MustCompile(`bubble (\S+%) simulated, closed form .*? = (\S+%)`)
 	reSVGInfer   = regexp.MustCompile(`idle (\S+%) simulated(?:, pipeline fill .*? = (\S+%))?`)
+	reLearnBusy  = regexp.MustCompile(`busiest stage \(S(\d+), busy (\S+%) of the step\)`)
+	reLearnBub   = regexp.MustCompile(`(?:(?m:^)simulated += |the simulation measures |the busiest stage \(S\d+\) idles |no bubble \()(\S+%)`)
+	reLearnForm  = regexp.MustCompile(`(?:= (\S+%) +\(closed form\)|over the step: (\S+%);)`)
+	reLearnTP    = regexp.MustCompile(`over the step TP communication is (\S+ \S+), or (\S+%) of`)
+	reLearnTPInf = regexp.MustCompile(`decode layer and (\S+%) of the serve time`)
 	reTags       = regexp.MustCompile(`<[^>]*>`)
 	reSpaces     = regexp.MustCompile(`\s+`)
 	rePercentNum = regexp.MustCompile(`^\d+\.\d%$`)
@@ -202,6 +208,33 @@ func TestEveryFigureIsOneNumberOnEverySurface(t *testing.T) {
 			}
 			for _, m := range rePipeStage.FindAllStringSubmatch(view, -1) {
 				f.put("stage "+m[1]+" busy", "pipeline", m[2])
+			}
+
+			// The Learn tab: its explanations quote the same figures.
+			doc, err := learn.Document(learn.NewTexts(mustTexts(t, "en")), big.learn.Facts())
+			if err != nil {
+				t.Fatal(err)
+			}
+			lt := strings.ReplaceAll(learn.PlainText(doc), "\u00a0", " ")
+			f.add(t, "bubble", "learn", lt, reLearnBub, 1)
+			if m := reLearnForm.FindStringSubmatch(lt); m != nil {
+				f.put("closed form", "learn", m[1]+m[2])
+			}
+			if s.Layout.PP > 1 && !infer {
+				m := reLearnBusy.FindStringSubmatch(lt)
+				if m == nil {
+					t.Errorf("stage busy: learn prints no busiest stage's share (/%s/)", reLearnBusy)
+				} else {
+					f.put("stage "+m[1]+" busy", "learn", m[2])
+				}
+			}
+			if s.Layout.TP > 1 {
+				if infer {
+					f.add(t, "tp comm share", "learn", lt, reLearnTPInf, 1)
+				} else {
+					f.add(t, "tp comm", "learn", lt, reLearnTP, 1)
+					f.add(t, "tp comm share", "learn", lt, reLearnTP, 2)
+				}
 			}
 
 			// report, text.
@@ -322,7 +355,7 @@ func TestEveryFigureIsOneNumberOnEverySurface(t *testing.T) {
 			// Each figure: one string on every surface that prints it, and the surfaces that
 			// must print it do.
 			must := map[string][]string{
-				"bubble": {"footer", "pipeline", "report", "json", "markdown", "markdown breakdown", "svg"},
+				"bubble": {"footer", "pipeline", "report", "json", "markdown", "markdown breakdown", "svg", "learn"},
 				"comm":   {"footer", "report", "json", "markdown"},
 			}
 			if s.Layout.PP > 1 {
@@ -332,10 +365,13 @@ func TestEveryFigureIsOneNumberOnEverySurface(t *testing.T) {
 			}
 			if s.Layout.TP > 1 {
 				must["tp comm"] = []string{"strip", "report", "json", "markdown"}
-				must["tp comm share"] = []string{"strip", "report", "markdown"}
+				must["tp comm share"] = []string{"strip", "report", "markdown", "learn"}
+				if !infer {
+					must["tp comm"] = append(must["tp comm"], "learn")
+				}
 			}
 			if applies {
-				must["closed form"] = []string{"pipeline", "report", "json", "markdown", "svg"}
+				must["closed form"] = []string{"pipeline", "report", "json", "markdown", "svg", "learn"}
 			} else if len(f["closed form"]) > 0 {
 				// Serving with requests enough to fill the pipeline has no closed form: none is
 				// set against its bubble (no "closed form 0.0%").

@@ -32,33 +32,12 @@ func columns(w, label, n, minCol int) (labelW int, cols []int) {
 	return labelW, cols
 }
 
-// Crossing is where the leading series of the chart changes.
-type Crossing struct {
-	Index int  // into the points
-	Micro int  // m at which the new leader is ahead
-	PPWon bool // PP-only took the lead from TP-only (else the reverse)
-}
+// Crossing is where the leading series of the chart changes (common.Crossing).
+type Crossing = common.Crossing
 
-// crossovers finds every change of leader between TP-only and PP-only, comparing only points
-// where both have a value (> 0); exact ties keep the previous leader.
-func crossovers(pts []common.CrossPoint) []Crossing {
-	var out []Crossing
-	lead := 0 // +1: PP ahead, -1: TP ahead, 0: unknown yet
-	for i, p := range pts {
-		if !(p.TP > 0) || !(p.PP > 0) || p.TP == p.PP {
-			continue
-		}
-		now := -1
-		if p.PP > p.TP {
-			now = 1
-		}
-		if lead != 0 && now != lead {
-			out = append(out, Crossing{Index: i, Micro: p.Micro, PPWon: now > 0})
-		}
-		lead = now
-	}
-	return out
-}
+// crossovers finds every change of leader between TP-only and PP-only (common.Crossovers, which
+// the Learn tab's facts read too).
+func crossovers(pts []common.CrossPoint) []Crossing { return common.Crossovers(pts) }
 
 // leader says which series is ahead at the first point where both have a value: +1 PP-only,
 // -1 TP-only, 0 when no point has both.
@@ -116,43 +95,25 @@ func crossSentence(pts []common.CrossPoint) string {
 	return s
 }
 
-// stopsFitting is the first point at or after index from where the series (PP-only when pp)
-// has no value, having had one before it: the m where it no longer fits; -1 when none.
+// stopsFitting is common.StopsFitting: the m where a series no longer fits, -1 when none.
 func stopsFitting(pts []common.CrossPoint, from int, pp bool) int {
-	had := false
-	for i, p := range pts {
-		v := p.TP
-		if pp {
-			v = p.PP
-		}
-		switch {
-		case v > 0:
-			had = true
-		case had && i >= from:
-			return i
-		}
-	}
-	return -1
+	return common.StopsFitting(pts, from, pp)
 }
 
 // fitsUntil bounds the first crossing's claim where a layout stops fitting before any second
 // crossing: ", until it no longer fits at m = 16" when the new leader does, "; TP-only no longer
 // fits from m = 16" when the other does; "" when both run to the end.
 func fitsUntil(pts []common.CrossPoint, cs []Crossing) string {
-	end := len(pts)
-	if len(cs) > 1 {
-		end = cs[1].Index
+	b := common.Bound(pts, cs, 0)
+	if b.Leader >= 0 {
+		return ", until it no longer fits at m = " + strconv.Itoa(pts[b.Leader].Micro)
 	}
-	c := cs[0]
-	if i := stopsFitting(pts, c.Index, c.PPWon); i >= 0 && i < end {
-		return ", until it no longer fits at m = " + strconv.Itoa(pts[i].Micro)
-	}
-	if i := stopsFitting(pts, c.Index, !c.PPWon); i >= 0 && i < end {
+	if b.Other >= 0 {
 		other := "PP-only"
-		if c.PPWon {
+		if cs[0].PPWon {
 			other = "TP-only"
 		}
-		return "; " + other + " no longer fits from m = " + strconv.Itoa(pts[i].Micro)
+		return "; " + other + " no longer fits from m = " + strconv.Itoa(pts[b.Other].Micro)
 	}
 	return ""
 }

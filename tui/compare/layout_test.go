@@ -101,7 +101,7 @@ func TestCrossovers(t *testing.T) {
 			"PP-only overtakes TP-only from m = 8"},
 		{"TP overtakes", []float64{1, 2, 9}, []float64{3, 3, 3}, []Crossing{{Index: 2, Micro: 4}},
 			"TP-only overtakes PP-only from m = 4"},
-		{"there and back", []float64{5, 5, 5, 5}, []float64{4, 6, 6, 4}, []Crossing{{1, 2, true}, {3, 8, false}},
+		{"there and back", []float64{5, 5, 5, 5}, []float64{4, 6, 6, 4}, []Crossing{{Index: 1, Micro: 2, PPWon: true}, {Index: 3, Micro: 8}},
 			"PP-only overtakes TP-only from m = 2; TP-only back ahead from m = 8"},
 		{"only TP runs", []float64{5, 5}, []float64{0, 0}, nil, "no crossover in 1…2: only TP-only runs"},
 		{"only PP runs", []float64{0, 0}, []float64{5, 5}, nil, "no crossover in 1…2: only PP-only runs"},

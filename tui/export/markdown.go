@@ -28,7 +28,9 @@ func Markdown(w io.Writer, s model.Scenario, r costmodel.Report, c common.Compar
 	m := &mdWriter{t: newTexts(lang, nil)}
 	m.report(s, r)
 	m.compare(s, c)
-	_, err := w.Write(m.b.Bytes())
+	// Every number of the document, tables included, in the language's format: "4,67 s",
+	// "18,5 %", "72,0 Gio" in French.
+	_, err := io.WriteString(w, m.t.num(m.b.String()))
 	return err
 }
 

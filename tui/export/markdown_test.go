@@ -204,7 +204,7 @@ func TestMarkdownLabels(t *testing.T) {
 		if !strings.HasSuffix(cells[1], WinnerMark) || !strings.HasSuffix(cells[2], WinnerMark) || strings.HasSuffix(cells[3], WinnerMark) {
 			t.Errorf("%s: throughput marks %q, want PP only and its twin", tc.lang, cells)
 		}
-		if f := tableRow(t, md, tc.fits); !strings.Contains(f[0], "over memory by 10.0 GiB") {
+		if f := tableRow(t, md, tc.fits); !strings.Contains(f[0], "over memory by "+Numbers(tc.lang)("10.0 GiB")) {
 			t.Errorf("%s: TP only's reason missing: %q", tc.lang, f)
 		}
 	}

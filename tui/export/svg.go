@@ -86,7 +86,7 @@ func SVG(w io.Writer, s model.Scenario, r costmodel.Report, opt SVGOptions) erro
 	fmt.Fprintf(&head, `<?xml version="1.0" encoding="UTF-8"?>`+"\n")
 	fmt.Fprintf(&head, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="%s" fill="%s">`+"\n",
 		svgWidth, h, svgWidth, h, fontFamily, colText)
-	fmt.Fprintf(&head, "<title>%s</title>\n", esc(static.Header(s)))
+	fmt.Fprintf(&head, "<title>%s</title>\n", esc(c.t.num(static.Header(s))))
 	fmt.Fprintf(&head, `<rect class="background" x="0" y="0" width="%d" height="%d" fill="#FFFFFF"/>`+"\n", svgWidth, h)
 	if _, err := w.Write(head.Bytes()); err != nil {
 		return err
@@ -139,6 +139,7 @@ type textOpt struct {
 
 // text writes one line of text with its baseline at y.
 func (c *svgCanvas) text(x, y float64, o textOpt, s string) {
+	s = c.t.num(s) // every number drawn in the language's format (the captions are already)
 	if o.max > 0 {
 		s = ellipsize(s, o.size, o.weight == "bold", o.max)
 	}
@@ -576,7 +577,7 @@ func (c *svgCanvas) op(tl *costmodel.Timeline, op schedule.Op, xOf func(float64)
 		b.WriteString("/>\n")
 		return
 	}
-	fmt.Fprintf(b, "><title>%s</title></rect>\n", esc(opTitle(op, kind)))
+	fmt.Fprintf(b, "><title>%s</title></rect>\n", esc(c.t.num(opTitle(op, kind))))
 	lab := opLabel(op, kind)
 	if size := g.opLabelSize; textWidth(lab, size, false)+6 <= wd {
 		c.text(x+wd/2, ly+g.h/2+size*0.36, textOpt{size: size, anchor: "middle", class: "op-label"}, lab)
@@ -630,7 +631,8 @@ func opLabel(op schedule.Op, kind string) string {
 	return strconv.Itoa(op.Micro)
 }
 
-// opTitle is the op's tooltip, language-neutral: "S1 · F3c1 · 12.3 ms → 45.6 ms".
+// opTitle is the op's tooltip, language-neutral but for its numbers, which the canvas writes in
+// the language's format: "S1 · F3c1 · 12.3 ms → 45.6 ms".
 func opTitle(op schedule.Op, kind string) string {
 	var what string
 	switch kind {
@@ -806,7 +808,7 @@ func (c *svgCanvas) tensor(s model.Scenario, r costmodel.Report, y float64) floa
 			at += dur
 			wd := xe - x
 			fmt.Fprintf(&c.b, `<rect class="segment %s" data-start="%s" data-end="%s" x="%s" y="%s" width="%s" height="%s" fill="%s" stroke="#FFFFFF" stroke-width="1.5"><title>%s</title></rect>`+"\n",
-				sg.Kind, sec(at-dur), sec(at), num(x), num(y), num(wd), num(barH), segFill(sg.Kind), esc(sg.Label+" "+static.Seconds(dur)))
+				sg.Kind, sec(at-dur), sec(at), num(x), num(y), num(wd), num(barH), segFill(sg.Kind), esc(c.t.num(sg.Label+" "+static.Seconds(dur))))
 			name := c.t.seg(sg.Label)
 			ds := static.Seconds(dur)
 			fits := func(s string, size float64, bold bool) bool { return textWidth(s, size, bold)+8 <= wd }

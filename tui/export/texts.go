@@ -4,6 +4,9 @@ import (
 	"maps"
 	"strconv"
 	"strings"
+
+	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/tui/learn"
 )
 
 // english holds every text the exports write, by key. Placeholders in braces ("{p}") are filled
@@ -208,7 +211,8 @@ var english = map[string]string{
 	"pipe.caption.in.full": "serving · p = {stages} · {groups} · serve {step} · idle {sim} simulated",
 }
 
-// french is english in French. Numbers keep the decimal point the rest of splitscope prints.
+// french is english in French. Its numbers are written the French way (Numbers): decimal comma,
+// "18,5 %", Gio and Go.
 var french = map[string]string{
 	"svg.step":        "durée d'une étape {t}",
 	"svg.serve":       "durée de service {t}",
@@ -416,20 +420,24 @@ func isFrench(lang string) bool {
 	return l == "fr" || strings.HasPrefix(l, "fr_") || strings.HasPrefix(l, "fr-") || strings.HasPrefix(l, "fr.")
 }
 
-// texts looks keys up and fills placeholders in.
-type texts map[string]string
+// texts looks keys up and fills placeholders in, and writes numbers as the language does.
+type texts struct {
+	m    map[string]string
+	nums func(string) string // the language's number format (Numbers)
+}
 
 // newTexts is Texts(lang) with the overrides on top.
 func newTexts(lang string, overrides map[string]string) texts {
 	t := Texts(lang)
 	maps.Copy(t, overrides)
-	return texts(t)
+	return texts{m: t, nums: Numbers(lang)}
 }
 
-// get is the text of key with each "{name}" of kv (name, value, name, value…) replaced; a
-// missing key reads as the key itself, so a gap shows instead of vanishing.
+// get is the text of key with each "{name}" of kv (name, value, name, value…) replaced, its
+// numbers written as the language writes them; a missing key reads as the key itself, so a gap
+// shows instead of vanishing.
 func (t texts) get(key string, kv ...string) string {
-	s, ok := t[key]
+	s, ok := t.m[key]
 	if !ok {
 		s = key
 	}
@@ -440,7 +448,31 @@ func (t texts) get(key string, kv ...string) string {
 	for i := 0; i+1 < len(kv); i += 2 {
 		pairs = append(pairs, "{"+kv[i]+"}", kv[i+1])
 	}
-	return strings.NewReplacer(pairs...).Replace(s)
+	return t.num(strings.NewReplacer(pairs...).Replace(s))
+}
+
+// num writes the numbers of s as the language does: "4,67 s", "18,5 %", "72,0 Gio" in French.
+func (t texts) num(s string) string {
+	if t.nums == nil {
+		return s
+	}
+	return t.nums(s)
+}
+
+// Numbers is how an export in lang writes its numbers: the Learn tab's format for that language
+// (tui/learn's Texts.Numbers, set by the numbers.* keys of assets/text/<lang>.yaml), so that the
+// French export writes "4,67 s", "18,5 %", "72,0 Gio", "450 Go/s" as the French teaching texts
+// do; English, and any language without a number format, as the renderers print them.
+func Numbers(lang string) func(string) string {
+	same := func(s string) string { return s }
+	if !isFrench(lang) {
+		return same
+	}
+	src, err := assets.Texts("fr")
+	if err != nil {
+		return same
+	}
+	return learn.NewTexts(src).Numbers
 }
 
 // count is "1 stage" or "4 stages": the text of key (n == 1) or key+"s", n filled in.
@@ -453,7 +485,7 @@ func (t texts) count(key string, n int) string {
 
 // seg translates a cost-model segment label, or keeps it.
 func (t texts) seg(label string) string {
-	if s, ok := t["seg."+label]; ok {
+	if s, ok := t.m["seg."+label]; ok {
 		return s
 	}
 	return label

@@ -68,8 +68,14 @@ type BubbleFacts struct {
 	InFlight                 int
 	GPipe, Interleaved, ZBH1 bool
 	Fill                     bool // inference with fewer requests than stages: the pipeline never fills
-	// Busiest is the stage with the most busy time, BusiestShareText that time over the timeline.
+	// Busiest is the stage with the most busy time, BusiestShareText its share of the step
+	// (Report.StageBusyShare).
 	Busiest, BusiestShareText string
+	// MeanIdle is the stages' idle share of the step on average (1 − StageBusyShare, over the
+	// stages): what the serving closed form (p − requests)/p bounds from below, since at most
+	// that many batches keep a stage busy at once; a stage with more work than the others can
+	// idle less than the closed form (the busiest one's idle is Sim).
+	MeanIdle string
 }
 
 // TPFacts explain the TP all-reduce.
@@ -128,8 +134,11 @@ type CompareFacts struct {
 	// Better says the winner serves over 1% more tokens per second than the layout on screen.
 	Better bool
 	// CrossM is the micro-batch count (requests at once in inference) from which PP only overtakes TP only in
-	// the Compare tab's sweep, 0 when it does not.
-	CrossM int
+	// the Compare tab's sweep, 0 when it does not. The claim holds only where both layouts fit
+	// (common.Bound, as the Compare tab bounds its sentence): CrossUntil is the count at which PP
+	// only no longer fits, CrossTPGone the one from which TP only no longer fits, CrossBack the one
+	// from which TP only is back ahead; each 0 when there is none.
+	CrossM, CrossUntil, CrossTPGone, CrossBack int
 }
 
 // RowFacts is one contender of the Compare tab.
@@ -249,19 +258,32 @@ func bubbleFacts(f Facts, s model.Scenario, r costmodel.Report) BubbleFacts {
 	}
 	if st := r.Detail.Stages; len(st) > 0 {
 		b.InFlight = st[0].InFlight
-		span := r.StepTime
-		if r.Timeline != nil && r.Timeline.Makespan > 0 {
-			span = r.Timeline.Makespan
-		}
 		busiest := 0
-		for i, sd := range st {
-			if sd.Busy > st[busiest].Busy {
+		for i := range st {
+			if r.StageBusyShare(i) > r.StageBusyShare(busiest) {
 				busiest = i
 			}
 		}
-		b.Busiest, b.BusiestShareText = "S"+strconv.Itoa(busiest), Percent(ratio(st[busiest].Busy, span))
+		// The report's one definition of a stage's busy share (of the step, as report, the
+		// Pipeline tab and the strip print it), not of the timeline's makespan.
+		b.Busiest, b.BusiestShareText = "S"+strconv.Itoa(busiest), Percent(r.StageBusyShare(busiest))
+		b.MeanIdle = Percent(MeanIdle(r))
 	}
 	return b
+}
+
+// MeanIdle is the pipeline stages' idle share of the step, on average over the stages: 1 minus
+// their mean Report.StageBusyShare; 0 without stages.
+func MeanIdle(r costmodel.Report) float64 {
+	n := len(r.Detail.Stages)
+	if n == 0 {
+		return 0
+	}
+	busy := 0.0
+	for i := range n {
+		busy += r.StageBusyShare(i)
+	}
+	return max(1-busy/float64(n), 0)
 }
 
 func tpFacts(f Facts, s model.Scenario, r costmodel.Report) TPFacts {
@@ -398,7 +420,7 @@ func compareFacts(c common.Compare, ready, infer bool, perNode int) CompareFacts
 		out.Winner = &w
 	}
 	tp, pp := c.Row(common.RowTPOnly), c.Row(common.RowPPOnly)
-	out.CrossM = crossM(c.Cross)
+	out.CrossM, out.CrossUntil, out.CrossTPGone, out.CrossBack = crossM(c.Cross)
 	if tp >= 0 {
 		out.TPRow = &out.Rows[tp]
 	}
@@ -445,23 +467,25 @@ func whyLoses(r, win common.CompareRow) (why, gap string) {
 // points writes a difference of two fractions in percentage points: "12.3".
 func points(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) }
 
-// crossM is where the sweep's PP-only tokens per second overtake TP-only's, as the Compare tab
-// finds its crossover: the first point, among those where both have a value, at which the lead
-// passes from TP to PP.
-func crossM(pts []common.CrossPoint) int {
-	lead := 0
-	for _, p := range pts {
-		if !(p.TP > 0) || !(p.PP > 0) || p.TP == p.PP {
+// crossM is where the sweep's PP-only tokens per second overtake TP-only's, with the Compare tab's
+// crossovers (common.Crossovers, among the points where both fit): the first crossing at which the
+// lead passes from TP to PP, and how far it holds (common.Bound): the count at which PP only no
+// longer fits, the one from which TP only no longer fits, the one where TP only is back ahead;
+// all 0 when PP never overtakes.
+func crossM(pts []common.CrossPoint) (from, until, tpGone, back int) {
+	cs := common.Crossovers(pts)
+	for k, c := range cs {
+		if !c.PPWon {
 			continue
 		}
-		now := -1
-		if p.PP > p.TP {
-			now = 1
+		b := common.Bound(pts, cs, k)
+		at := func(i int) int {
+			if i < 0 {
+				return 0
+			}
+			return pts[i].Micro
 		}
-		if lead < 0 && now > 0 {
-			return p.Micro
-		}
-		lead = now
+		return c.Micro, at(b.Leader), at(b.Other), at(b.Next)
 	}
-	return 0
+	return 0, 0, 0, 0
 }
