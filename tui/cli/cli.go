@@ -443,6 +443,9 @@ func runSweepRate(w, errw io.Writer, sf *scenarioFlags) error {
 	if s.Workload.Rate > 0 {
 		return usagef("--rate %g: --sweep-rate chooses the rates; leave --rate out", s.Workload.Rate)
 	}
+	if st := s.Workload.StageList(); len(st) > 0 {
+		return usagef("--workload %s: its %d stages set the rates, --sweep-rate chooses them; drop stages: from the file or --sweep-rate", sf.workload, len(st))
+	}
 	if !sf.changed("requests") {
 		s.Workload.Requests = sweepRequests
 	}
