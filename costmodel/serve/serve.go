@@ -148,6 +148,14 @@ func Run(cfg Config, reqs []Request, cost StepCost) (Result, error) {
 		Rejected: make([]bool, n), Busy: make([]float64, cfg.Stages), BusyTP: make([]float64, cfg.Stages),
 		BusyEP: make([]float64, cfg.Stages),
 	}
+	if cfg.ITL {
+		// Every token after a request's first is one gap: sized once, not grown.
+		var gaps int
+		for _, q := range reqs {
+			gaps += q.Gen - 1
+		}
+		res.ITL.IDs = make([]int32, 0, gaps)
+	}
 	// The balancer: request i (or client i of a closed loop) goes to replica i mod d; a closed
 	// loop of fewer clients than replicas keeps the extra replicas idle.
 	var inSystemArea float64
