@@ -173,7 +173,10 @@ shorter than a minute or 20 of its requests' stays is served again with what it 
 arrivals (--rate, and every rate of a sweep) latencies are measured over the run's steady window,
 the requests that arrived after the warm-up (the server filling) and before the drain (those still
 running when the last request arrived), with 95% intervals from 10 batch means; a run too short
-for its rate, or whose queue keeps growing, says so in a warning.
+for its rate says so in a warning, and one past what the deployment serves says "saturated: the
+queue grows at N req/s" (offered less served) rather than only latencies that reflect its length.
+A --workload file's stages (a rate schedule) are measured stage by stage, each over its own steady
+window, in a table; ITL is every gap between a request's tokens (TPOT is each request's mean gap).
 
 --print-scenario prints the scenario as a scenario file (YAML) instead of evaluating it, for
 --scenario: every layout and workload key, preset IDs, overrides where they differ; it takes
