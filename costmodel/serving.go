@@ -254,7 +254,7 @@ func (p *plan) infer(record bool) (Report, error) {
 	reqs, spans := serve.GenerateStages(serve.Workload{N: w.Requests, Rate: w.Rate, Prompt: w.Prompts(), Gen: w.Gens(), Seed: w.Seed,
 		System: w.SystemPrompt, SystemShare: w.SystemShare, Stages: w.StageList()})
 	if len(reqs) == 0 {
-		return Report{}, &model.FieldError{Field: "stages", Value: len(spans), Allowed: "the rate schedule drew no request: give a stage more time or requests"}
+		return Report{}, &model.FieldError{Field: "stages", Value: "drew 0 requests", Allowed: "give a stage more time or requests"}
 	}
 
 	r := Report{Layout: p.layoutSummary()}

@@ -83,10 +83,14 @@ func Stages(reqs []Request, r Result, spans []Span) []StageStats {
 			st.State = "too few requests to measure a window"
 		case c.Overloaded:
 			st.State = c.SaturatedText()
-		case c.Rising() && c.Served < 0.9*c.Offered:
-			st.State = fmt.Sprintf("not steady: the queue grows at %s req/s, over %.0f s of traffic (too short to say saturated)", fmtRate(c.QueueGrowth()), c.TrafficS)
 		case c.TrafficS < c.NeedTrafficS:
+			// Too short to tell a server past capacity from one still filling.
 			st.State = fmt.Sprintf("not steady: %.0f s of traffic, %.0f s needed", c.TrafficS, c.NeedTrafficS)
+			if c.Rising() {
+				st.State += fmt.Sprintf(" (its queue grew: %s of %s req/s served)", fmtRate(c.Served), fmtRate(c.Offered))
+			}
+		case c.Rising() && c.Served < 0.9*c.Offered:
+			st.State = fmt.Sprintf("not steady: the queue grows at %s req/s", fmtRate(c.QueueGrowth()))
 		case !c.Steady:
 			st.State = fmt.Sprintf("not steady: %.1f then %.1f requests in the system", c.InSystemFirst, c.InSystemSecond)
 		case c.Measured < MinMeasured:
