@@ -732,8 +732,8 @@ func marshalScenario(s model.Scenario, title string, q *Question, caption map[st
 				add(kv.key, kv.v)
 			}
 		}
-		if w.PromptDist != nil || w.GenDist != nil {
-			notes = append(notes, "the --workload file's length distributions are not written: give --workload beside --scenario")
+		if w.PromptDist != nil || w.GenDist != nil || w.SystemPrompt > 0 || w.Stages != nil {
+			notes = append(notes, "the --workload file's length distributions, system prompt and stages are not written: give --workload beside --scenario")
 		}
 	}
 	if s.ReserveBytes != model.DefaultReserveBytes {

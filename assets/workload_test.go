@@ -41,11 +41,61 @@ func TestParseWorkload(t *testing.T) {
 	}
 }
 
+// The keys that describe a benchmark as it ran: a shared system prompt and a rate schedule; every
+// bad value is named with the file, the line, the key and what is allowed.
+func TestParseWorkloadStages(t *testing.T) {
+	in := "prompt: {dist: fixed, mean: 300}\nsystem_prompt: 512\nstages:\n  - {rate: 1, duration: 60s}\n  - {rate: 5, duration: 2m}\n  - {rate: 2.5, requests: 400}\n"
+	w, err := ParseWorkload("s.yaml", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []model.RateStage{{Rate: 1, DurationS: 60}, {Rate: 5, DurationS: 120}, {Rate: 2.5, Requests: 400}}
+	if w.SystemPrompt != 512 || w.SystemShare != 0 || len(w.Stages) != 3 || w.Stages[0] != want[0] || w.Stages[1] != want[1] || w.Stages[2] != want[2] {
+		t.Errorf("got %+v", w)
+	}
+	w, err = ParseWorkload("s.yaml", []byte("system_prompt: {tokens: 2000, share: 0.25}\nstages: [{rate: 3, duration: 90}]"))
+	if err != nil || w.SystemPrompt != 2000 || w.SystemShare != 0.25 || w.Prompt != nil || len(w.Stages) != 1 || w.Stages[0].DurationS != 90 {
+		t.Errorf("share and seconds: %+v, %v", w, err)
+	}
+	many := "stages:\n" + strings.Repeat("  - {rate: 1, requests: 10}\n", model.MaxRateStages+1)
+	for _, tc := range []struct{ in, want string }{
+		{"system_prompt: -5", "s.yaml line 1: system_prompt = -5: must be a whole number of tokens from 1 to 2097152"},
+		{"system_prompt: lots", "system_prompt = lots: must be a whole number of tokens"},
+		{"system_prompt: {tokens: 100, share: 1.5}", "system_prompt.share = 1.5: must be the share of the requests that carry it, above 0 and at most 1"},
+		{"system_prompt: {share: 0.5}", "system_prompt.tokens: missing"},
+		{"system_prompt: {tokens: 100, who: me}", "system_prompt.who: unknown key"},
+		{"system_prompt: [1]", "system_prompt: must be a number of tokens or {tokens: 512, share: 0.6}"},
+		{"stages: 5", "stages: must be a list"},
+		{"stages: []", "stages: must be a list"},
+		{"stages: [{rate: 0, duration: 10s}]", "stages[1].rate = 0: must be requests/s above 0, at most 1e6"},
+		{"stages: [{rate: 1, duration: 10s}, {rate: -2, duration: 10s}]", "stages[2].rate = -2"},
+		{"stages: [{rate: 1, duration: soon}]", "stages[1].duration = soon: must be a time such as 90s or 5m"},
+		{"stages: [{rate: 1, duration: 0s}]", "stages[1].duration = 0s"},
+		{"stages: [{rate: 1, requests: 0}]", "stages[1].requests = 0: must be a whole number of requests from 1 to 1000000"},
+		{"stages: [{rate: 1}]", "stages[1]: give duration: or requests:, one of the two"},
+		{"stages: [{rate: 1, duration: 5s, requests: 3}]", "stages[1]: give duration: or requests:, one of the two"},
+		{"stages: [{duration: 5s}]", "stages[1].rate: missing"},
+		{"stages: [{rate: 1, duration: 5s, ramp: yes}]", "stages[1].ramp: unknown key"},
+		{"stages: [3]", "stages[1]: must be a mapping"},
+		{"stages: [{rate: 1000, duration: 1001s}]", "stages = 1001000 requests: at most 1000000 requests in all"},
+		{"stages: [{rate: 1, requests: 600000}, {rate: 1, requests: 600000}]", "at most 1000000 requests in all"},
+		{many, "s.yaml line 2: stages = 65: 65 stages: at most 64"},
+		{"stages: [{rate: 1, duration: 5s}]\nstages: [{rate: 2, duration: 5s}]", "s.yaml line 2: stages: given twice"},
+	} {
+		_, err := ParseWorkload("s.yaml", []byte(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
 // FuzzParseWorkload: never a panic; what it accepts validates.
 func FuzzParseWorkload(f *testing.F) {
 	f.Add("prompt: {dist: uniform, min: 128, max: 2048}\ngen: {dist: lognormal, mean: 256, sigma: 0.6}\n")
 	f.Add("gen: {dist: normal, mean: 100, sigma: 30, min: 10, max: 500}")
 	f.Add("prompt: &a {dist: fixed, mean: 5}\ngen: *a")
+	f.Add("system_prompt: {tokens: 512, share: 0.6}\nstages: [{rate: 1, duration: 60s}, {rate: 5, requests: 600}]")
+	f.Add("system_prompt: 64\nstages:\n  - &s {rate: 2, duration: 1m}\n  - *s")
 	f.Fuzz(func(t *testing.T, in string) {
 		w, err := ParseWorkload("f.yaml", []byte(in))
 		if err != nil {
@@ -57,6 +107,12 @@ func FuzzParseWorkload(f *testing.F) {
 					t.Fatalf("accepted %q: %v", in, err)
 				}
 			}
+		}
+		if k, v, allowed := model.CheckStages(w.Stages); k != "" {
+			t.Fatalf("accepted %q: %s = %v: %s", in, k, v, allowed)
+		}
+		if w.SystemPrompt < 0 || w.SystemPrompt > model.MaxTokens || w.SystemShare < 0 || w.SystemShare > 1 {
+			t.Fatalf("accepted %q: system prompt %d, share %g", in, w.SystemPrompt, w.SystemShare)
 		}
 	})
 }

@@ -73,6 +73,16 @@ type Inference struct {
 	E2EMean float64 `json:"e2e_mean_s"`
 	E2EP50  float64 `json:"e2e_p50_s"`
 	E2EP90  float64 `json:"e2e_p90_s"`
+	E2EP99  float64 `json:"e2e_p99_s"`
+	// ITL: every gap between two tokens of a request, each counted once (vLLM's
+	// benchmark_serving's ITL); `report` only (0 in sweeps and search). TPOT weighs each request
+	// once, ITL each token.
+	ITL    float64 `json:"itl_s"`
+	ITLP50 float64 `json:"itl_p50_s"`
+	ITLP90 float64 `json:"itl_p90_s"`
+	ITLP99 float64 `json:"itl_p99_s"`
+	// Stages: a rate schedule's stages, each measured over its own steady window.
+	Stages []ServeStage `json:"stages,omitempty"`
 	// Throughput over the run (time 0 to the last token).
 	OutputTokensPerS       float64 `json:"output_tokens_per_s"`
 	TotalTokensPerS        float64 `json:"total_tokens_per_s"`

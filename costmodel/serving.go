@@ -3,6 +3,7 @@ package costmodel
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/costmodel/schedule"
@@ -41,6 +42,9 @@ const (
 // window they are measured over (warm-up and drain left out), whether the queue is steady, 95%
 // intervals from batch means, and a warning when the run is too short or not steady.
 type ServeConfidence = serve.Confidence
+
+// ServeStage is one stage of a rate schedule as it ran (serve.StageStats).
+type ServeStage = serve.StageStats
 
 // maxServeTrace is the most engine steps the timeline keeps (replica 0, every stage).
 const maxServeTrace = 4096
@@ -247,7 +251,11 @@ func (p *plan) infer(record bool) (Report, error) {
 	c := p.servingCost()
 	maxSeqs, maxTokens := p.serveLimits()
 	kp := p.kvPlan(c, maxSeqs, maxTokens)
-	reqs := serve.Generate(serve.Workload{N: w.Requests, Rate: w.Rate, Prompt: w.Prompts(), Gen: w.Gens(), Seed: w.Seed})
+	reqs, spans := serve.GenerateStages(serve.Workload{N: w.Requests, Rate: w.Rate, Prompt: w.Prompts(), Gen: w.Gens(), Seed: w.Seed,
+		System: w.SystemPrompt, SystemShare: w.SystemShare, Stages: w.StageList()})
+	if len(reqs) == 0 {
+		return Report{}, &model.FieldError{Field: "stages", Value: "drew 0 requests", Allowed: "give a stage more time or requests"}
+	}
 
 	r := Report{Layout: p.layoutSummary()}
 	// Memory: the fullest GPU holds its weights, the working set, the KV pool and the reserve.
@@ -293,7 +301,7 @@ func (p *plan) infer(record bool) (Report, error) {
 	}
 	cfg := serve.Config{Replicas: p.d, Stages: p.p, MaxSeqs: maxSeqs, MaxBatchTokens: maxTokens,
 		KVBlocks: kp.blocks, BlockTokens: model.ServeBlockTokens, Concurrency: w.Concurrency,
-		Record: record, MaxRecord: maxServeTrace}
+		Record: record, MaxRecord: maxServeTrace, ITL: record}
 	if !fits {
 		// Served as if the memory were there (a cache for every request at once, as far as the
 		// engine's limits go), as a training step that does not fit is still timed.
@@ -313,8 +321,11 @@ func (p *plan) infer(record bool) (Report, error) {
 	p.serveDetail(&r, c, typical)
 	// Open loop: the latencies of the steady window, with their interval (serve.Window).
 	open := w.Rate
-	if w.Concurrency > 0 {
-		open = 0 // a closed loop: the whole run
+	if w.Concurrency > 0 || len(spans) > 1 {
+		open = 0 // a closed loop, or a rate schedule (measured stage by stage): the whole run
+	}
+	if len(w.StageList()) > 0 {
+		inf.Stages = serve.Stages(reqs, res, spans)
 	}
 	keep, conf := serve.Window(reqs, res, open)
 	st := serve.SummarizeWindow(reqs, res, keep)
@@ -367,6 +378,11 @@ func (p *plan) infer(record bool) (Report, error) {
 	if inf.Confidence != nil && inf.Confidence.Warning != "" {
 		r.Warnings = append(r.Warnings, inf.Confidence.Warning)
 	}
+	for i, st := range inf.Stages {
+		if st.Saturated {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("stage %d (%s req/s): %s: its latencies only reflect how long the stage lasted", i+1, trimRate(st.Rate), st.State))
+		}
+	}
 	if !fits {
 		r.Warnings = append(r.Warnings, p.serveFitWarning(kp, longest))
 	}
@@ -417,7 +433,8 @@ func (inf *Inference) fill(st serve.Stats, res serve.Result, gpus float64) {
 	inf.TTFT, inf.TPOT = st.TTFTMean, st.TPOTMean
 	inf.TTFTP50, inf.TTFTP90, inf.TTFTP99 = st.TTFTP50, st.TTFTP90, st.TTFTP99
 	inf.TPOTP50, inf.TPOTP90, inf.TPOTP99 = st.TPOTP50, st.TPOTP90, st.TPOTP99
-	inf.E2EMean, inf.E2EP50, inf.E2EP90 = st.E2EMean, st.E2EP50, st.E2EP90
+	inf.E2EMean, inf.E2EP50, inf.E2EP90, inf.E2EP99 = st.E2EMean, st.E2EP50, st.E2EP90, st.E2EP99
+	inf.ITL, inf.ITLP50, inf.ITLP90, inf.ITLP99 = st.ITLMean, st.ITLP50, st.ITLP90, st.ITLP99
 	inf.TokensPerS = st.OutputTokensPerS
 	inf.OutputTokensPerS = st.OutputTokensPerS
 	inf.TotalTokensPerS = st.TotalTokensPerS
@@ -489,3 +506,5 @@ func (c *servingCost) segments(s int, b *serve.Batch) []Segment {
 	return segments(seg{SegCompute, "step", st.Seconds - st.TP - st.EP}, seg{SegTPComm, tpLabel(c.p.l), st.TP},
 		seg{SegEPComm, "all-to-all", st.EP})
 }
+
+func trimRate(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }

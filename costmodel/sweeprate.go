@@ -167,6 +167,7 @@ func rateRunner(s model.Scenario, slo SLO) (func(float64) (RatePoint, error), er
 		sc := s
 		sc.Workload.Rate = rate
 		sc.Workload.Requests = n
+		sc.Workload.Stages = nil // each rate of the sweep is a single stage
 		r, err := evaluate(sc, modeFast)
 		if err != nil {
 			return RatePoint{}, err

@@ -154,6 +154,71 @@ func (w Workload) Gens() LengthDist {
 	return FixedDist(w.GenTokens)
 }
 
+// RateStage is one stage of a multi-stage rate schedule: Poisson arrivals at Rate requests/s
+// for DurationS seconds, or for Requests requests (one of the two).
+type RateStage struct {
+	Rate      float64 `json:"rate"`
+	DurationS float64 `json:"duration_s,omitempty"`
+	Requests  int     `json:"requests,omitempty"`
+}
+
+// RateStages is a rate schedule, stage after stage.
+type RateStages []RateStage
+
+// StageList is the workload's rate schedule, nil without one.
+func (w Workload) StageList() []RateStage {
+	if w.Stages == nil {
+		return nil
+	}
+	return *w.Stages
+}
+
+// Bounds of a rate schedule and of the shared system prompt.
+const (
+	MaxRateStages    = 64
+	MaxStageRequests = 1_000_000 // all stages: the requests given plus rate × duration
+	MaxStageSeconds  = 1e6
+)
+
+// ExpectedRequests is the requests a schedule sends on average: each stage's Requests, or its
+// rate × duration.
+func ExpectedRequests(stages []RateStage) float64 {
+	var n float64
+	for _, st := range stages {
+		if st.Requests > 0 {
+			n += float64(st.Requests)
+		} else {
+			n += st.Rate * st.DurationS
+		}
+	}
+	return n
+}
+
+// CheckStages names what is wrong with a rate schedule ("" when nothing): the key (stages[i].rate
+// and so on, i from 1), its value and what is allowed.
+func CheckStages(stages []RateStage) (key string, value any, allowed string) {
+	if len(stages) > MaxRateStages {
+		return "stages", len(stages), fmt.Sprintf("at most %d stages", MaxRateStages)
+	}
+	for i, st := range stages {
+		k := fmt.Sprintf("stages[%d]", i+1)
+		switch {
+		case !finite(st.Rate) || st.Rate <= 0 || st.Rate > 1e6:
+			return k + ".rate", st.Rate, "must be requests/s above 0, at most 1e6"
+		case st.Requests < 0 || st.Requests > MaxStageRequests:
+			return k + ".requests", st.Requests, fmt.Sprintf("must be 1 to %d", MaxStageRequests)
+		case !finite(st.DurationS) || st.DurationS < 0 || st.DurationS > MaxStageSeconds:
+			return k + ".duration", st.DurationS, fmt.Sprintf("must be a time above 0, at most %g s", MaxStageSeconds)
+		case (st.Requests > 0) == (st.DurationS > 0):
+			return k, fmt.Sprintf("duration %gs, requests %d", st.DurationS, st.Requests), "give duration or requests, one of the two"
+		}
+	}
+	if n := ExpectedRequests(stages); n > MaxStageRequests {
+		return "stages", fmt.Sprintf("%.0f requests", n), fmt.Sprintf("at most %d requests in all (each stage's requests, or rate × duration)", MaxStageRequests)
+	}
+	return "", nil, ""
+}
+
 // MaxServeTokens bounds the engine steps one simulation may take in the worst case: requests ×
 // (prompt chunks + generated tokens).
 const MaxServeTokens = 1 << 25
@@ -202,14 +267,32 @@ func (c *checker) serving(w Workload, g GPU) {
 			c.add("gen", w.GenDist.Kind, "%s", err.Error())
 		}
 	}
+	if w.SystemPrompt < 0 || w.SystemPrompt > MaxTokens {
+		c.add("system_prompt", w.SystemPrompt, "must be 0 to %d tokens", MaxTokens)
+	}
+	if !finite(w.SystemShare) || w.SystemShare < 0 || w.SystemShare > 1 {
+		c.add("system_share", w.SystemShare, "must be a share of the requests from 0 to 1 (0: all)")
+	}
+	if len(w.StageList()) > 0 {
+		if k, v, allowed := CheckStages(w.StageList()); k != "" {
+			c.add(k, v, "%s", allowed)
+		}
+		if w.Concurrency > 0 {
+			c.add("concurrency", w.Concurrency, "a rate schedule (stages) sends Poisson arrivals: leave --concurrency out")
+		}
+	}
 	// The engine steps a run can take: each request's prompt in chunks of the token budget, then
 	// one step a generated token (with a budget of one token, the worst case).
 	_, budget := ServeDefaults(g)
 	if w.MaxBatchTokens > 0 {
 		budget = w.MaxBatchTokens
 	}
-	if steps := float64(w.Requests) * (math.Ceil(w.Prompts().MaxValue()/float64(max(budget, 1))) + w.Gens().MaxValue()); w.Requests > 0 && steps > MaxServeTokens {
-		c.add("requests", w.Requests, "requests × (prompt chunks of max-batch-tokens %d + gen tokens) must be at most %d engine steps to simulate (%.3g here)",
+	reqs, key := float64(w.Requests), "requests"
+	if len(w.StageList()) > 0 {
+		reqs, key = ExpectedRequests(w.StageList()), "stages"
+	}
+	if steps := reqs * (math.Ceil((w.Prompts().MaxValue()+float64(max(w.SystemPrompt, 0)))/float64(max(budget, 1))) + w.Gens().MaxValue()); reqs > 0 && steps > MaxServeTokens {
+		c.add(key, reqs, "requests × (prompt chunks of max-batch-tokens %d + gen tokens) must be at most %d engine steps to simulate (%.3g here)",
 			budget, MaxServeTokens, steps)
 	}
 }

@@ -361,11 +361,18 @@ type Workload struct {
 	// clients, or neither (every request at time 0); lengths from PromptDist and GenDist when
 	// set; the engine's limits (0: ServeDefaults); the storage of the weights (WeightBits' names,
 	// "" the precision's) and of the KV cache (a precision, "" the precision's).
-	Rate           float64     `json:"rate,omitempty"`
-	Concurrency    int         `json:"concurrency,omitempty"`
-	Seed           uint64      `json:"seed,omitempty"`
-	PromptDist     *LengthDist `json:"prompt_dist,omitempty"`
-	GenDist        *LengthDist `json:"gen_dist,omitempty"`
+	Rate        float64     `json:"rate,omitempty"`
+	Concurrency int         `json:"concurrency,omitempty"`
+	Seed        uint64      `json:"seed,omitempty"`
+	PromptDist  *LengthDist `json:"prompt_dist,omitempty"`
+	GenDist     *LengthDist `json:"gen_dist,omitempty"`
+	// SystemPrompt tokens are prepended to the prompt of a share SystemShare of the requests (0:
+	// all of them): a shared system prompt, counted in the prompt's length and prefilled as any
+	// tokens (no prefix caching). Stages, when set, replace Rate and Requests: Poisson arrivals
+	// at each stage's rate for its duration or its number of requests, one stage after another.
+	SystemPrompt   int         `json:"system_prompt,omitempty"`
+	SystemShare    float64     `json:"system_share,omitempty"`
+	Stages         *RateStages `json:"stages,omitempty"` // a pointer: Workload stays comparable
 	MaxSeqs        int         `json:"max_seqs,omitempty"`
 	MaxBatchTokens int         `json:"max_batch_tokens,omitempty"`
 	Weights        string      `json:"weights,omitempty"`

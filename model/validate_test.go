@@ -214,6 +214,31 @@ func TestValidateCases(t *testing.T) {
 				"gen = uniform: gen: min..max 10..5: need 1 ≤ min ≤ max ≤ 2097152"},
 		},
 		{
+			// A rate schedule and a shared system prompt are checked as the workload file checks
+			// them: the stage's key, its value, what is allowed.
+			name: "serving rate schedule",
+			edit: func(s *Scenario) {
+				st := RateStages{{Rate: 1, DurationS: 60}, {Rate: 5, DurationS: 30, Requests: 10}}
+				s.Workload = Workload{Mode: Infer, PromptTokens: 1024, GenTokens: 128, Requests: 12, Precision: BF16,
+					SystemPrompt: -1, SystemShare: 2, Stages: &st, Concurrency: 4}
+				s.Layout.TP, s.Layout.PP, s.Layout.DP = 8, 1, 2
+			},
+			fields: []string{"system_prompt", "system_share", "stages[2]", "concurrency"},
+			msgs: []string{"system_prompt = -1: must be 0 to 2097152 tokens", "system_share = 2: must be a share of the requests from 0 to 1",
+				"stages[2] = duration 30s, requests 10: give duration or requests, one of the two",
+				"concurrency = 4: a rate schedule (stages) sends Poisson arrivals: leave --concurrency out"},
+		},
+		{
+			name: "serving rate schedule too long",
+			edit: func(s *Scenario) {
+				st := make(RateStages, MaxRateStages+1)
+				s.Workload = Workload{Mode: Infer, PromptTokens: 1024, GenTokens: 128, Requests: 12, Precision: BF16, Stages: &st}
+				s.Layout.TP, s.Layout.PP, s.Layout.DP = 8, 1, 2
+			},
+			fields: []string{"stages"},
+			msgs:   []string{"stages = 65: at most 64 stages"},
+		},
+		{
 			// A model error: not a layout problem, so Search must not skip it as a bad split.
 			// hidden = 0 fails its range; "heads must divide hidden" is not checked on top.
 			name:   "hidden zero is not a layout problem",

@@ -56,6 +56,7 @@ type Request struct {
 	Arrival float64 // seconds; ignored in a closed loop (Config.Concurrency > 0)
 	Prompt  int     // prompt tokens
 	Gen     int     // tokens to generate (≥ 1)
+	Stage   int     // the stage of a rate schedule it arrived in (0 without one)
 }
 
 // Config is one deployment and its engine settings.
@@ -77,6 +78,8 @@ type Config struct {
 	// Serve view.
 	Record    bool
 	MaxRecord int
+	// ITL keeps every gap between a request's tokens (Result.ITL).
+	ITL bool
 }
 
 // Step is one recorded engine step on one stage.
@@ -117,6 +120,18 @@ type Result struct {
 	Steps0            int
 	Tokens0, Decodes0 float64
 	Trace             []Step
+	// ITL is every gap between two tokens of a request (with Config.ITL), in runs.
+	ITL Gaps
+}
+
+// Gaps holds inter-token gaps in runs: run k is a gap of Gap[k] seconds that each request
+// IDs[Off[k]:Off[k+1]] (IDs[Off[k]:] for the last run) saw once. The sequences of a batch
+// mostly had their last token from the same step, so a step makes one run or a few.
+// Replicas append their runs one after the other.
+type Gaps struct {
+	Gap []float64
+	Off []int32
+	IDs []int32
 }
 
 // maxSimSteps bounds one run (a workload that makes no progress, or an absurd one).
@@ -132,6 +147,14 @@ func Run(cfg Config, reqs []Request, cost StepCost) (Result, error) {
 		FirstToken: make([]float64, n), Done: make([]float64, n), Arrival: make([]float64, n),
 		Rejected: make([]bool, n), Busy: make([]float64, cfg.Stages), BusyTP: make([]float64, cfg.Stages),
 		BusyEP: make([]float64, cfg.Stages),
+	}
+	if cfg.ITL {
+		// Every token after a request's first is one gap: sized once, not grown.
+		var gaps int
+		for _, q := range reqs {
+			gaps += q.Gen - 1
+		}
+		res.ITL.IDs = make([]int32, 0, gaps)
 	}
 	// The balancer: request i (or client i of a closed loop) goes to replica i mod d; a closed
 	// loop of fewer clients than replicas keeps the extra replicas idle.
@@ -219,8 +242,9 @@ type seq struct {
 	gen      int     // tokens still to generate
 	computed int     // tokens whose KV is in the cache
 	blocks   int
-	started  bool // its first token has come
-	admitted int  // when it was (last) admitted, in the replica's order: the newest is preempted first
+	started  bool    // its first token has come
+	admitted int     // when it was (last) admitted, in the replica's order: the newest is preempted first
+	last     float64 // when its last token came
 }
 
 // engine is one scheduler with one batch in flight at most (a replica has one per stage).
@@ -513,7 +537,15 @@ func (r *replica) complete(e int) {
 		if !s.started {
 			s.started = true
 			r.res.FirstToken[s.id] = at
+		} else if r.cfg.ITL {
+			g := &r.res.ITL
+			if k := len(g.Gap) - 1; k < 0 || g.Gap[k] != at-s.last {
+				g.Gap = append(g.Gap, at-s.last)
+				g.Off = append(g.Off, int32(len(g.IDs)))
+			}
+			g.IDs = append(g.IDs, int32(s.id))
 		}
+		s.last = at
 		s.gen--
 		if s.gen == 0 {
 			r.finish(en, s, at)

@@ -75,6 +75,9 @@ type Confidence struct {
 	// the deployment serves, and no run length makes it steady.
 	Served     float64 `json:"served_requests_per_s"`
 	Overloaded bool    `json:"overloaded"`
+	// QueueGrowthPerS is Offered − Served when the queue rises (0 otherwise): with Overloaded,
+	// the report's "saturated: the queue grows at N req/s".
+	QueueGrowthPerS float64 `json:"queue_growth_requests_per_s"`
 	// StayS is the window's mean stay (arrival to last token); NeedTrafficS the traffic a run
 	// needs: SteadySeconds, or 20 stays where that is more.
 	StayS        float64 `json:"mean_stay_s"`
@@ -220,6 +223,7 @@ func Window(reqs []Request, r Result, rate float64) ([]bool, Confidence) {
 	}
 	// A run shorter than a minute or than four of its shortest stays may still be filling.
 	c.Overloaded = c.Rising() && c.Served < 0.9*c.Offered && c.TrafficS >= math.Max(SteadySeconds, 4*minStay)
+	c.QueueGrowthPerS = c.QueueGrowth()
 	c.warn(n)
 	return keep, c
 }
@@ -234,8 +238,9 @@ func (c *Confidence) warn(n int) {
 	short := c.TrafficS < c.NeedTrafficS
 	switch {
 	case c.Overloaded:
-		c.Warning = fmt.Sprintf("not steady: the queue keeps growing (%.1f requests in the system in the first half of the measured window, %.1f in the second): "+
-			"%s req/s is at or past what this deployment serves, and its latencies grow with --requests", c.InSystemFirst, c.InSystemSecond, fmtRate(c.Offered))
+		c.Warning = fmt.Sprintf("%s: the queue keeps growing (%.1f requests in the system in the first half of the measured window, %.1f in the second): "+
+			"%s req/s is at or past what this deployment serves, and its latencies only reflect how long the run lasted (they grow with --requests)",
+			c.SaturatedText(), c.InSystemFirst, c.InSystemSecond, fmtRate(c.Offered))
 	case short:
 		c.Warning = fmt.Sprintf("%d requests at %s req/s is %.0f s of traffic: too few to reach steady state (it takes %.0f s here); use --requests %d",
 			n, fmtRate(c.Offered), c.TrafficS, c.NeedTrafficS, enough)
@@ -305,9 +310,19 @@ func halfWidth(x []float64) float64 {
 // SummarizeWindow is Summarize over the requests keep marks (all of them with keep nil); the
 // throughput stays the whole run's.
 func SummarizeWindow(reqs []Request, r Result, keep []bool) Stats {
-	s := Summarize(reqs, r)
 	if keep == nil {
-		return s
+		return Summarize(reqs, r)
+	}
+	s := summarize(reqs, r)
+	if len(r.ITL.Gap) > 0 {
+		group := make([]int32, len(reqs))
+		for i := range group {
+			if i >= len(keep) || !keep[i] || r.Rejected[i] {
+				group[i] = -1
+			}
+		}
+		d := GapStats(r.ITL, group, 1)[0]
+		s.ITLMean, s.ITLP50, s.ITLP90, s.ITLP99 = d.Mean, d.P50, d.P90, d.P99
 	}
 	var ttft, tpot, e2e []float64
 	for i, q := range reqs {

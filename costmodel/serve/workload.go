@@ -34,24 +34,92 @@ type Workload struct {
 	Rate        float64 // requests/s, Poisson arrivals; 0: all at time 0 (or a closed loop)
 	Prompt, Gen model.LengthDist
 	Seed        uint64
+	// System tokens are prepended to the prompt of a share SystemShare of the requests (0: all):
+	// a shared system prompt, prefilled as any tokens.
+	System      int
+	SystemShare float64
+	// Stages, when set, replace N and Rate: Poisson arrivals at each stage's rate, for its
+	// duration or its number of requests, one stage after the other.
+	Stages []model.RateStage
+}
+
+// Span is one stage of a run as it was drawn: its requests [First, First+N) and the time it
+// lasted, [Start, End) (a stage of a number of requests ends at its last arrival).
+type Span struct {
+	Rate       float64
+	First, N   int
+	Start, End float64
 }
 
 // Generate draws the requests: lengths from one random stream, arrivals from another, so the
 // same seed gives the same requests at every rate, their arrival times scaled by 1/rate.
 func Generate(w Workload) []Request {
+	reqs, _ := GenerateStages(w)
+	return reqs
+}
+
+// maxDrawn bounds the requests a rate schedule draws (its duration stages are random).
+const maxDrawn = 2 * model.MaxStageRequests
+
+// GenerateStages is Generate with the stages as drawn (one Span for a single rate).
+func GenerateStages(w Workload) ([]Request, []Span) {
 	lengths := rand.New(rand.NewPCG(w.Seed, 0x5eed1))
 	gaps := rand.New(rand.NewPCG(w.Seed, 0x5eed2))
-	out := make([]Request, max(w.N, 0))
-	t := 0.0
-	for i := range out {
-		out[i].Prompt = draw(w.Prompt, lengths)
-		out[i].Gen = draw(w.Gen, lengths)
-		if w.Rate > 0 {
-			if i > 0 {
+	shares := rand.New(rand.NewPCG(w.Seed, 0x5eed3))
+	one := func(arrival float64, stage int) Request {
+		q := Request{Arrival: arrival, Stage: stage, Prompt: draw(w.Prompt, lengths)}
+		q.Gen = draw(w.Gen, lengths)
+		if w.System > 0 && (w.SystemShare <= 0 || w.SystemShare >= 1 || shares.Float64() < w.SystemShare) {
+			q.Prompt += w.System
+		}
+		return q
+	}
+	if len(w.Stages) == 0 {
+		out := make([]Request, max(w.N, 0))
+		t := 0.0
+		for i := range out {
+			if w.Rate > 0 && i > 0 {
 				t += gaps.ExpFloat64() / w.Rate
 			}
-			out[i].Arrival = t
+			out[i] = one(t, 0)
 		}
+		span := Span{Rate: w.Rate, N: len(out)}
+		if len(out) > 0 {
+			span.End = out[len(out)-1].Arrival
+		}
+		return out, []Span{span}
 	}
-	return out
+	// Each stage is a Poisson process from the end of the one before: arrivals at exponential
+	// gaps while they fall inside its duration, or until it has sent its requests.
+	var out []Request
+	spans := make([]Span, 0, len(w.Stages))
+	start := 0.0
+	for s, st := range w.Stages {
+		sp := Span{Rate: st.Rate, First: len(out), Start: start}
+		if !(st.Rate > 0) || math.IsInf(st.Rate, 0) {
+			spans = append(spans, sp)
+			continue
+		}
+		t := start
+		for len(out) < maxDrawn {
+			next := t + gaps.ExpFloat64()/st.Rate
+			if st.Requests > 0 {
+				if sp.N == st.Requests {
+					break
+				}
+			} else if next >= start+st.DurationS {
+				break
+			}
+			t = next
+			out = append(out, one(t, s))
+			sp.N++
+		}
+		sp.End = t
+		if st.Requests == 0 {
+			sp.End = start + st.DurationS
+		}
+		spans = append(spans, sp)
+		start = sp.End
+	}
+	return out, spans
 }

@@ -173,7 +173,10 @@ shorter than a minute or 20 of its requests' stays is served again with what it 
 arrivals (--rate, and every rate of a sweep) latencies are measured over the run's steady window,
 the requests that arrived after the warm-up (the server filling) and before the drain (those still
 running when the last request arrived), with 95% intervals from 10 batch means; a run too short
-for its rate, or whose queue keeps growing, says so in a warning.
+for its rate says so in a warning, and one past what the deployment serves says "saturated: the
+queue grows at N req/s" (offered less served) rather than only latencies that reflect its length.
+A --workload file's stages (a rate schedule) are measured stage by stage, each over its own steady
+window, in a table; ITL is every gap between a request's tokens (TPOT is each request's mean gap).
 
 --print-scenario prints the scenario as a scenario file (YAML) instead of evaluating it, for
 --scenario: every layout and workload key, preset IDs, overrides where they differ; it takes
@@ -444,6 +447,9 @@ func runSweepRate(w, errw io.Writer, sf *scenarioFlags) error {
 	}
 	if s.Workload.Rate > 0 {
 		return usagef("--rate %g: --sweep-rate chooses the rates; leave --rate out", s.Workload.Rate)
+	}
+	if st := s.Workload.StageList(); len(st) > 0 {
+		return usagef("--workload %s: its %d stages set the rates, --sweep-rate chooses them; drop stages: from the file or --sweep-rate", sf.workload, len(st))
 	}
 	if !sf.changed("requests") {
 		s.Workload.Requests = sweepRequests

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -168,7 +169,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.rate, "rate", 0, "inference: requests/s arriving as a Poisson process (seeded by --seed); 0: all at once, the offline benchmark (default 0)")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "inference: a closed loop of this many clients, each sending its next request when its last one ends; not with --rate (default 0: off)")
 	fs.Uint64Var(&f.seed, "seed", 0, "inference: seed of the arrivals and the lengths drawn from --workload (default 0)")
-	fs.StringVar(&f.workload, "workload", "", "inference: workload `FILE` (YAML) with length distributions, e.g. prompt: {dist: uniform, min: 128, max: 2048} and gen: {dist: lognormal, mean: 256, sigma: 0.6}; a length left out keeps --prompt or --gen (default none)")
+	fs.StringVar(&f.workload, "workload", "", "inference: workload `FILE` (YAML) with length distributions, e.g. prompt: {dist: uniform, min: 128, max: 2048} and gen: {dist: lognormal, mean: 256, sigma: 0.6} (a length left out keeps --prompt or --gen); system_prompt: N tokens before every prompt, or {tokens: N, share: 0.6} of them (prefilled as any tokens: no prefix caching); stages: [{rate: 1, duration: 60s}, {rate: 5, requests: 600}], Poisson arrivals stage after stage, replacing --rate and --requests (default none)")
 	fs.IntVar(&f.maxSeqs, "max-seqs", 0, "inference: most sequences in one engine step, vLLM's max_num_seqs (default: vLLM's, 1024 on GPUs of 70 GiB or more but A100, else 256)")
 	fs.IntVar(&f.maxBatchTokens, "max-batch-tokens", 0, "inference: most tokens in one engine step, decode first then prefill chunks, vLLM's max_num_batched_tokens (default: vLLM's, 8192 on GPUs of 70 GiB or more but A100, else 2048)")
 	fs.StringVar(&f.weights, "weights", "", "inference: storage of the weights: "+strings.Join(model.WeightFormats, ", ")+" or bits per weight (4.5 for a 4.5 bpw quantization); fp8 runs on FP8 cores where the GPU has them, the others dequantize into --precision matmuls (default: --precision)")
@@ -404,9 +405,23 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 			return s, fileProblems(err)
 		}
 		s.Workload.PromptDist, s.Workload.GenDist = wf.Prompt, wf.Gen
+		s.Workload.SystemPrompt, s.Workload.SystemShare = wf.SystemPrompt, wf.SystemShare
+		if len(wf.Stages) > 0 {
+			st := model.RateStages(wf.Stages)
+			s.Workload.Stages = &st
+			// The schedule sends its own requests: Requests is their expected number (the label's).
+			s.Workload.Rate, s.Workload.Requests = 0, max(int(math.Round(model.ExpectedRequests(wf.Stages))), 1)
+		}
 	}
 
 	f.flagWarnings = append(f.typedWarnings(s), f.calibrationWarnings(s)...)
+	if s.Workload.Stages != nil {
+		for _, name := range []string{"rate", "requests"} {
+			if f.changed(name) {
+				f.flagWarnings = append(f.flagWarnings, fmt.Sprintf("--%s has no effect: the workload file's stages replace --rate and --requests", name))
+			}
+		}
+	}
 	err = s.Validate()
 	ve, ok := err.(model.ValidationError)
 	if err != nil && !ok {

@@ -139,3 +139,54 @@ func TestSweepRateAndGoodput(t *testing.T) {
 		t.Errorf("goodput without SLO: exit %d, %q", code, errs)
 	}
 }
+
+// A workload file's rate schedule: the report prints the stage table, the JSON the stages, the
+// ITL and the e2e p99; --rate beside it says it has no effect, and --sweep-rate refuses it.
+func TestServingStages(t *testing.T) {
+	base := []string{"report", "--mode", "infer", "--model", "llama-3-8b", "--gpu", "l40s", "--gpus", "1"}
+	w := writeFile(t, "stages.yaml", "prompt: {dist: lognormal, mean: 400, sigma: 0.5, max: 4096}\ngen: {dist: lognormal, mean: 200, sigma: 0.5, max: 1024}\n"+
+		"system_prompt: 256\nstages:\n  - {rate: 2, duration: 120s}\n  - {rate: 20, duration: 120s}\n")
+	code, out, errs := runArgs(t, append(append([]string{}, base...), "--workload", w, "--rate", "3")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"+ 256 system", "in 2 stages: 2.00 min at 2 req/s, 2.00 min at 20 req/s", "\n  ITL ",
+		"by stage (each over its own steady window", "saturated: the queue grows at ", "--rate has no effect: the workload file's stages replace --rate and --requests"} {
+		if !strings.Contains(out+errs, want) {
+			t.Errorf("lacks %q:\n%s%s", want, out, errs)
+		}
+	}
+	code, out, errs = runArgs(t, append(append([]string{}, base...), "--workload", w, "--json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Inference struct {
+			ITL    float64 `json:"itl_s"`
+			ITLP99 float64 `json:"itl_p99_s"`
+			E2EP99 float64 `json:"e2e_p99_s"`
+			Stages []struct {
+				Rate      float64 `json:"rate"`
+				Requests  int     `json:"requests"`
+				Saturated bool    `json:"saturated"`
+				Growth    float64 `json:"queue_growth_requests_per_s"`
+				ITL       struct {
+					Mean float64 `json:"mean"`
+					P90  float64 `json:"p90"`
+				} `json:"itl_s"`
+			} `json:"stages"`
+		} `json:"inference"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	inf := doc.Inference
+	if inf.ITL <= 0 || inf.ITLP99 < inf.ITL || inf.E2EP99 <= 0 || len(inf.Stages) != 2 || inf.Stages[0].Saturated || !inf.Stages[1].Saturated ||
+		inf.Stages[1].Growth <= 0 || inf.Stages[0].ITL.Mean <= 0 || inf.Stages[1].Rate != 20 {
+		t.Errorf("JSON: %+v", inf)
+	}
+	code, _, errs = runArgs(t, append(append([]string{}, base...), "--workload", w, "--sweep-rate")...)
+	if code != 2 || !strings.Contains(errs, "its 2 stages set the rates") {
+		t.Errorf("--sweep-rate with stages: exit %d, %q", code, errs)
+	}
+}

@@ -138,10 +138,21 @@ func (m *Model) headerParts(w int) []string {
 			parts = append(parts, "TTFT p50 "+fmtDur(inf.TTFTP50)+" p90 "+fmtDur(inf.TTFTP90),
 				"TPOT p50 "+fmtDur(inf.TPOTP50)+" p90 "+fmtDur(inf.TPOTP90))
 		}
+		// A rate schedule's saturated stages, the first of them (the report's table has all).
+		if inf := r.Inference; inf != nil {
+			for i, st := range inf.Stages {
+				if st.Saturated {
+					parts = append(parts, "! stage "+strconv.Itoa(i+1)+" saturated: queue grows at "+strconv.FormatFloat(st.QueueGrowthPerS, 'g', 3, 64)+" req/s")
+					break
+				}
+			}
+		}
 		// The run's own doubt about those figures (the report's warning says it in full).
 		if inf := r.Inference; inf != nil && inf.Confidence != nil {
 			switch c := inf.Confidence; {
-			case c.Overloaded || c.Rising():
+			case c.Overloaded:
+				parts = append(parts, "! saturated: queue grows at "+strconv.FormatFloat(c.QueueGrowthPerS, 'g', 3, 64)+" req/s")
+			case c.Rising():
 				parts = append(parts, "! not steady: queue keeps growing")
 			case c.SuggestRequests > 0:
 				parts = append(parts, "! too short to be steady: --requests "+strconv.Itoa(c.SuggestRequests))

@@ -335,8 +335,33 @@ func WorkloadLabel(wl model.Workload) string {
 	if wl.GenDist != nil {
 		gen = DistLabel(*wl.GenDist)
 	}
+	if wl.SystemPrompt > 0 {
+		share := ""
+		if wl.SystemShare > 0 && wl.SystemShare < 1 {
+			share = " on " + Percent(wl.SystemShare)
+		}
+		prompt += fmt.Sprintf(" + %d system%s", wl.SystemPrompt, share)
+	}
 	out := fmt.Sprintf("%s prompt %s gen %s requests %d", wl.Precision, prompt, gen, wl.Requests)
+	if st := wl.StageList(); len(st) > 0 {
+		out = fmt.Sprintf("%s prompt %s gen %s in %d stages:", wl.Precision, prompt, gen, len(st))
+		for i, x := range st {
+			if i == 3 && len(st) > 4 {
+				out += fmt.Sprintf(" … (%d more)", len(st)-3)
+				break
+			}
+			if x.Requests > 0 {
+				out += fmt.Sprintf(" %d at %s req/s", x.Requests, trimFloat(x.Rate))
+			} else {
+				out += fmt.Sprintf(" %s at %s req/s", Seconds(x.DurationS), trimFloat(x.Rate))
+			}
+			if i+1 < len(st) {
+				out += ","
+			}
+		}
+	}
 	switch {
+	case len(wl.StageList()) > 0:
 	case wl.Rate > 0:
 		out += fmt.Sprintf(" at %s req/s", trimFloat(wl.Rate))
 	case wl.Concurrency > 0:
@@ -374,10 +399,19 @@ func renderServing(ew *errWriter, inf *costmodel.Inference) {
 	lt.add("", "mean", "p50", "p90", "p99", "")
 	lt.add("TTFT", Seconds(inf.TTFT), Seconds(inf.TTFTP50), Seconds(inf.TTFTP90), Seconds(inf.TTFTP99), "time to first token")
 	lt.add("TPOT", Seconds(inf.TPOT), Seconds(inf.TPOTP50), Seconds(inf.TPOTP90), Seconds(inf.TPOTP99), "time per output token after the first")
-	lt.add("e2e", Seconds(inf.E2EMean), Seconds(inf.E2EP50), Seconds(inf.E2EP90), "", "arrival to last token")
+	if inf.ITL > 0 {
+		lt.add("ITL", Seconds(inf.ITL), Seconds(inf.ITLP50), Seconds(inf.ITLP90), Seconds(inf.ITLP99), "each gap between tokens (TPOT: each request's mean gap)")
+	}
+	lt.add("e2e", Seconds(inf.E2EMean), Seconds(inf.E2EP50), Seconds(inf.E2EP90), Seconds(inf.E2EP99), "arrival to last token")
 	lt.write(ew)
 	if c := inf.Confidence; c != nil {
+		if sat := c.SaturatedText(); sat != "" {
+			ew.line("  " + sat + ": these latencies only reflect how long the run lasted")
+		}
 		renderConfidence(ew, c)
+	}
+	if len(inf.Stages) > 0 {
+		renderStagesServed(ew, inf.Stages)
 	}
 	tt := newTable("  ", false, true, false)
 	tt.add("output tokens/s", Count(inf.OutputTokensPerS), fmt.Sprintf("all replicas; %s per GPU", Count(inf.OutputTokensPerSPerGPU)))
@@ -387,6 +421,23 @@ func renderServing(ew *errWriter, inf *costmodel.Inference) {
 		Percent(inf.KVCachePeakFraction), inf.Preemptions, inf.MaxConcurrency))
 	tt.add("decode step", Seconds(inf.DecodeStepS), "one sequence alone, every stage: TPOT's floor")
 	tt.write(ew)
+}
+
+// renderStagesServed is a rate schedule's table: each stage's rate and requests, its latencies
+// over its own steady window, its served rate, and whether it was steady or saturated.
+func renderStagesServed(ew *errWriter, stages []costmodel.ServeStage) {
+	ew.line("  by stage (each over its own steady window; the figures above are the whole run's):")
+	t := newTable("  ", true, true, true, true, true, true, true, true, true, true, false)
+	t.add("stage", "req/s", "requests", "TTFT mean", "p90", "ITL mean", "p90", "e2e mean", "p90", "served req/s", "")
+	for i, st := range stages {
+		itl, itl90 := "-", "-"
+		if st.ITL.N > 0 {
+			itl, itl90 = Seconds(st.ITL.Mean), Seconds(st.ITL.P90)
+		}
+		t.add(fmt.Sprint(i+1), trimFloat(st.Rate), fmt.Sprint(st.Requests), Seconds(st.TTFT.Mean), Seconds(st.TTFT.P90), itl, itl90,
+			Seconds(st.E2E.Mean), Seconds(st.E2E.P90), trimFloat(st.ServedPerS), st.State)
+	}
+	t.write(ew)
 }
 
 // renderConfidence says which requests an open-loop run's latencies are measured over and how
