@@ -246,5 +246,9 @@ func ServeChecks(p ServePresets) ([]Check, error) {
 		}
 		out = append(out, ck)
 	}
-	return out, nil
+	vc, err := vllmChecks(p)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, vc...), nil
 }

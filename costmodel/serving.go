@@ -248,6 +248,9 @@ func (p *plan) infer(record bool) (Report, error) {
 	maxSeqs, maxTokens := p.serveLimits()
 	kp := p.kvPlan(c, maxSeqs, maxTokens)
 	reqs := serve.Generate(serve.Workload{N: w.Requests, Rate: w.Rate, Prompt: w.Prompts(), Gen: w.Gens(), Seed: w.Seed})
+	for i := range reqs {
+		reqs[i].Cached = w.PrefixCached
+	}
 
 	r := Report{Layout: p.layoutSummary()}
 	// Memory: the fullest GPU holds its weights, the working set, the KV pool and the reserve.
