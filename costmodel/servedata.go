@@ -64,7 +64,7 @@ func rtxpro(pp, isl, osl int, tokS float64) ServeRun {
 	return ServeRun{ID: "trt10-rtxpro-70b-fp4-pp" + strconv.Itoa(pp) + "-" + strconv.Itoa(isl) + "-" + strconv.Itoa(osl), Source: "TRT", Engine: "TensorRT-LLM 1.0",
 		Model: "llama-3-70b", GPU: "rtx-pro-6000", GPUs: pp, TP: 1, PP: pp, Precision: "bf16", Weights: "fp4", KV: "fp8",
 		Prompt: isl, Gen: osl, Requests: 1000, MaxSeqs: 2048, MaxBatchTokens: 8192, OutTokS: tokS,
-		Notes: "total output tokens/s; FP4 matmuls run at the bf16 rate in the model (no FP4 peak in the presets)"}
+		Notes: "total output tokens/s; FP4 matmuls at twice the FP8 rate (fp4OverFP8)"}
 }
 
 // PublishedServing are the runs validate checks the serving simulator on.
@@ -114,4 +114,18 @@ var PublishedServing = []ServeRun{
 	// RTX 3090's fp16 peak allows (2 × 70.6 GFLOP a token at 71 TFLOP/s is 500 tokens/s).
 	rtxpro(1, 128, 128, 3264), rtxpro(2, 128, 128, 6172), rtxpro(4, 128, 128, 9641), rtxpro(8, 128, 128, 11881),
 	rtxpro(1, 2048, 2048, 1074), rtxpro(2, 2048, 2048, 2336), rtxpro(4, 2048, 2048, 3870), rtxpro(8, 2048, 2048, 6078),
+	rtxpro(1, 1000, 1000, 1787), rtxpro(2, 1000, 1000, 3707), rtxpro(4, 1000, 1000, 5961), rtxpro(8, 1000, 1000, 8166),
+
+	// B200, one GPU, Llama 3.3 70B in FP4 (the same TensorRT-LLM 1.0 table).
+	b200fp4(128, 128, 11147), b200fp4(1000, 1000, 7007), b200fp4(2048, 2048, 4783), b200fp4(2048, 128, 1339),
+	b200fp4(5000, 500, 1459),
+}
+
+// b200fp4 is one cell of TensorRT-LLM 1.0's Llama 3.3 70B table: B200, TP 1, FP4 (NVFP4
+// checkpoint), total output tokens/s.
+func b200fp4(isl, osl int, tokS float64) ServeRun {
+	return ServeRun{ID: "trt10-b200-70b-fp4-tp1-" + strconv.Itoa(isl) + "-" + strconv.Itoa(osl), Source: "TRT", Engine: "TensorRT-LLM 1.0",
+		Model: "llama-3-70b", GPU: "b200", Intra: "nvlink5", GPUs: 1, TP: 1, PP: 1, Precision: "bf16", Weights: "fp4", KV: "fp8",
+		Prompt: isl, Gen: osl, Requests: 1000, MaxSeqs: 2048, MaxBatchTokens: 8192, OutTokS: tokS,
+		Notes: "first 1000 of the run's requests; max batch 2048 and 8192 tokens, KV cache in FP8 (U: not printed)"}
 }
