@@ -14,7 +14,9 @@ import (
 // experiment's results/stage_N_lifecycle_metrics.json, exp-config.yaml and profile.yaml
 // (inference-sim/training, default_args/<Dir>/, commit ed5c1d26900e6909758d5e1641a18edaf56a1caf).
 //
-// Every run: vLLM V1 (version not recorded; U), --max-num-seqs 128, --max-num-batched-tokens
+// Every run: vLLM V1, the inference-sim/vllm fork with journey tracing (its version not recorded;
+// U; training/trainval_data/README.md of inference-sim/inference-sim at commit 9c7ea0365fed:
+// H100 80GB HBM3 SXM, CUDA 12.8), --max-num-seqs 128, --max-num-batched-tokens
 // 2048, max model length 4096, the model's own dtype (fp16 or bf16), streaming completions with
 // ignore_eos, inference-perf's "constant" load type at the stage's rate (evenly spaced arrivals;
 // the model replays them as Poisson arrivals, whose queues are the longer), a shared-prefix workload (a system prompt of SharedPrefix tokens shared by a
