@@ -18,11 +18,12 @@ import (
 // U; training/trainval_data/README.md of inference-sim/inference-sim at commit 9c7ea0365fed:
 // H100 80GB HBM3 SXM, CUDA 12.8), --max-num-seqs 128, --max-num-batched-tokens
 // 2048, max model length 4096, the model's own dtype (fp16 or bf16), streaming completions with
-// ignore_eos, inference-perf's "constant" load type at the stage's rate (evenly spaced arrivals;
-// the model replays them as Poisson arrivals, whose queues are the longer), a shared-prefix workload (a system prompt of SharedPrefix tokens shared by a
-// group of users, then the user's question). Prompt and Gen are the measured means of the
-// stage's requests (the tokenizer's count: the system prompt, the question and the chat
-// template), Gen the tokens streamed back.
+// ignore_eos; inference-perf's "constant" load type at the stage's rate (its ConstantLoadTimer
+// draws exponential gaps scaled to give rate × duration arrivals: a Poisson process of that
+// count, replayed here as Poisson arrivals); a shared-prefix workload (a system prompt of
+// SharedPrefix random tokens shared by a group, then a random question). Prompt and Gen are the
+// measured means of the stage's requests (the random tokens decoded to text and tokenized again:
+// about 5% more than system prompt + question), Gen the tokens streamed back.
 //
 // inference-perf's "inter_token_latency" mean is not the time between tokens (for Llama-2-70B
 // on 4 H100s it prints 9.3 ms, less than reading the 34.5 GB of weights each GPU holds once at
