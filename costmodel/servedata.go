@@ -64,7 +64,7 @@ func rtxpro(pp, isl, osl int, tokS float64) ServeRun {
 	return ServeRun{ID: "trt10-rtxpro-70b-fp4-pp" + strconv.Itoa(pp) + "-" + strconv.Itoa(isl) + "-" + strconv.Itoa(osl), Source: "TRT", Engine: "TensorRT-LLM 1.0",
 		Model: "llama-3-70b", GPU: "rtx-pro-6000", GPUs: pp, TP: 1, PP: pp, Precision: "bf16", Weights: "fp4", KV: "fp8",
 		Prompt: isl, Gen: osl, Requests: 1000, MaxSeqs: 2048, MaxBatchTokens: 8192, OutTokS: tokS,
-		Notes: "total output tokens/s; FP4 matmuls run at the bf16 rate in the model (no FP4 peak in the presets)"}
+		Notes: "total output tokens/s; FP4 matmuls at twice the FP8 rate (fp4OverFP8)"}
 }
 
 // PublishedServing are the runs validate checks the serving simulator on.
@@ -114,4 +114,41 @@ var PublishedServing = []ServeRun{
 	// RTX 3090's fp16 peak allows (2 × 70.6 GFLOP a token at 71 TFLOP/s is 500 tokens/s).
 	rtxpro(1, 128, 128, 3264), rtxpro(2, 128, 128, 6172), rtxpro(4, 128, 128, 9641), rtxpro(8, 128, 128, 11881),
 	rtxpro(1, 2048, 2048, 1074), rtxpro(2, 2048, 2048, 2336), rtxpro(4, 2048, 2048, 3870), rtxpro(8, 2048, 2048, 6078),
+	rtxpro(1, 1000, 1000, 1787), rtxpro(2, 1000, 1000, 3707), rtxpro(4, 1000, 1000, 5961), rtxpro(8, 1000, 1000, 8166),
+
+	// B200, one GPU, Llama 3.3 70B in FP4 (the same TensorRT-LLM 1.0 table).
+	b200fp4(128, 128, 11147), b200fp4(1000, 1000, 7007), b200fp4(2048, 2048, 4783), b200fp4(2048, 128, 1339),
+	b200fp4(5000, 500, 1459),
+
+	// The later perf overview (commit 03e27c7, per-GPU figures × GPUs): Llama 3.3 70B on four GPU
+	// families, FP4 on Blackwell and FP8 on Hopper; hold-outs all.
+	trtLater("h100-sxm", 2, 1, 1000, 1000, 2209), trtLater("h100-sxm", 2, 1, 8192, 1024, 398),
+	trtLater("h200-sxm", 2, 1, 1000, 1000, 2587), trtLater("h200-sxm", 2, 1, 8192, 1024, 537),
+	trtLater("b200", 1, 1, 1000, 1000, 6920), trtLater("b200", 1, 1, 8192, 1024, 1362),
+	trtLater("rtx-pro-6000", 1, 1, 1000, 1000, 1724), trtLater("rtx-pro-6000", 1, 2, 1000, 1000, 1901),
+	trtLater("rtx-pro-6000", 1, 1, 8192, 1024, 296), trtLater("rtx-pro-6000", 1, 2, 8192, 1024, 327),
+}
+
+// trtLater is one cell of the perf overview at commit 03e27c7 (TensorRT-LLM's PyTorch backend,
+// after 1.0): Llama 3.3 70B, FP4 (NVFP4) on Blackwell and FP8 on Hopper, output tokens/s per GPU.
+func trtLater(gpu string, tp, pp, isl, osl int, perGPU float64) ServeRun {
+	w := "fp8"
+	if gpu == "b200" || gpu == "rtx-pro-6000" {
+		w = "fp4"
+	}
+	n := tp * pp
+	return ServeRun{ID: "trt-03e27c7-" + gpu + "-70b-" + w + "-tp" + strconv.Itoa(tp) + "pp" + strconv.Itoa(pp) + "-" + strconv.Itoa(isl) + "-" + strconv.Itoa(osl),
+		Source: "TRT", Engine: "TensorRT-LLM 03e27c7", Model: "llama-3-70b", GPU: gpu, GPUs: n, TP: tp, PP: pp,
+		Precision: "bf16", Weights: w, KV: "fp8", Prompt: isl, Gen: osl, Requests: 1000, MaxSeqs: 2048, MaxBatchTokens: 8192,
+		OutTokS: perGPU * float64(n),
+		Notes:   "per-GPU output tokens/s × GPUs; first 1000 requests; max batch 2048 and 8192 tokens, KV cache in FP8 (U: not printed)"}
+}
+
+// b200fp4 is one cell of TensorRT-LLM 1.0's Llama 3.3 70B table: B200, TP 1, FP4 (NVFP4
+// checkpoint), total output tokens/s.
+func b200fp4(isl, osl int, tokS float64) ServeRun {
+	return ServeRun{ID: "trt10-b200-70b-fp4-tp1-" + strconv.Itoa(isl) + "-" + strconv.Itoa(osl), Source: "TRT", Engine: "TensorRT-LLM 1.0",
+		Model: "llama-3-70b", GPU: "b200", Intra: "nvlink5", GPUs: 1, TP: 1, PP: 1, Precision: "bf16", Weights: "fp4", KV: "fp8",
+		Prompt: isl, Gen: osl, Requests: 1000, MaxSeqs: 2048, MaxBatchTokens: 8192, OutTokS: tokS,
+		Notes: "first 1000 of the run's requests; max batch 2048 and 8192 tokens, KV cache in FP8 (U: not printed)"}
 }

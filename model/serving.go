@@ -230,6 +230,9 @@ func (c *checker) serving(w Workload, g GPU) {
 	if w.Concurrency != 0 {
 		c.intRange("concurrency", w.Concurrency)
 	}
+	if w.PrefixCached < 0 || w.PrefixCached > 1<<24 {
+		c.add("prefix-cached", w.PrefixCached, "must be a number of prompt tokens from 0 to 16777216")
+	}
 	if w.Rate > 0 && w.Concurrency > 0 {
 		c.add("concurrency", w.Concurrency, "give --rate (open loop) or --concurrency (closed loop), not both")
 	}

@@ -377,6 +377,10 @@ type Workload struct {
 	MaxBatchTokens int         `json:"max_batch_tokens,omitempty"`
 	Weights        string      `json:"weights,omitempty"`
 	KVCache        string      `json:"kv_cache,omitempty"`
+	// PrefixCached is how many of each prompt's first tokens the engine's prefix cache holds
+	// when the request arrives (a system prompt every request shares, or a benchmark that
+	// cycles a fixed set of prompts): whole KV blocks of them are not prefilled (0: none).
+	PrefixCached int `json:"prefix_cached,omitempty"`
 	// The latency target of the serving run, seconds (0: none): the p90 time to first token and
 	// the p90 time per output token. It judges the run, the rate sweep's goodput and Search's
 	// goodput objective; it changes no time.

@@ -239,6 +239,14 @@ func TestValidateCases(t *testing.T) {
 			msgs:   []string{"stages = 65: at most 64 stages"},
 		},
 		{
+			name: "prefix-cached tokens negative",
+			edit: func(s *Scenario) {
+				s.Workload = Workload{Mode: Infer, PromptTokens: 1024, GenTokens: 128, Requests: 12, Precision: BF16, PrefixCached: -1}
+			},
+			fields: []string{"prefix-cached"},
+			msgs:   []string{"prefix-cached = -1: must be a number of prompt tokens from 0 to 16777216"},
+		},
+		{
 			// A model error: not a layout problem, so Search must not skip it as a bad split.
 			// hidden = 0 fails its range; "heads must divide hidden" is not checked on top.
 			name:   "hidden zero is not a layout problem",

@@ -57,6 +57,12 @@ type Request struct {
 	Prompt  int     // prompt tokens
 	Gen     int     // tokens to generate (≥ 1)
 	Stage   int     // the stage of a rate schedule it arrived in (0 without one)
+	// Cached is how many of the prompt's first tokens the engine's prefix cache already holds
+	// (vLLM's automatic prefix caching, on by default in V1, of a prompt it has served before):
+	// whole blocks of them, never the last token, are not computed; their keys and values are
+	// still read by the sequence's attention and held in its blocks (a cache shared between
+	// requests is counted once per request: the model's cache fills sooner than vLLM's).
+	Cached int
 }
 
 // Config is one deployment and its engine settings.
@@ -224,6 +230,9 @@ func (cfg Config) validate(reqs []Request) error {
 		if r.Prompt < 1 || r.Gen < 1 {
 			return fmt.Errorf("serve: request %d: prompt %d, gen %d tokens: need at least 1 of each", i, r.Prompt, r.Gen)
 		}
+		if r.Cached < 0 {
+			return fmt.Errorf("serve: request %d: cached %d tokens: need 0 or more", i, r.Cached)
+		}
 		if math.IsNaN(r.Arrival) || math.IsInf(r.Arrival, 0) || r.Arrival < 0 {
 			return fmt.Errorf("serve: request %d arrives at %v s: need a finite time ≥ 0", i, r.Arrival)
 		}
@@ -340,7 +349,18 @@ func (r *replica) deliver(a arrival) {
 	}
 	q := r.reqs[a.id]
 	r.res.Arrival[a.id] = a.t
-	r.engines[best].waiting = append(r.engines[best].waiting, &seq{id: a.id, arrival: a.t, prompt: q.Prompt, gen: q.Gen})
+	r.engines[best].waiting = append(r.engines[best].waiting, &seq{id: a.id, arrival: a.t, prompt: q.Prompt, gen: q.Gen,
+		computed: cachedTokens(q, r.cfg.BlockTokens)})
+}
+
+// cachedTokens is what of q's prompt the prefix cache serves: whole blocks of its Cached tokens,
+// short of the prompt's last token (an engine computes that one to sample the first token).
+func cachedTokens(q Request, bt int) int {
+	c := min(q.Cached, q.Prompt-1)
+	if c <= 0 || bt < 1 {
+		return 0
+	}
+	return c / bt * bt
 }
 
 // push adds a closed loop's next request, keeping pending in time order.

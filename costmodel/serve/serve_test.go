@@ -234,3 +234,47 @@ func BenchmarkRun10k(b *testing.B) {
 		}
 	}
 }
+
+// A prompt the prefix cache holds: its whole cached blocks are not prefilled, but its attention
+// still reads them, and the last token is computed even when all of it is cached.
+func TestPrefixCachedPrompt(t *testing.T) {
+	c := linear{fixed: 1e-3, perToken: 1e-4, perCtx: 0}
+	cfg := base()
+	ttft := func(cached int) float64 {
+		r, _ := run(t, cfg, []Request{{Prompt: 1000, Gen: 1, Cached: cached}}, c)
+		return r.FirstToken[0] - r.Arrival[0]
+	}
+	// 990 cached tokens are 61 whole blocks of 16: 976 served, 24 prefilled.
+	if got, want := ttft(990), 1e-3+24e-4; !near(got, want) {
+		t.Errorf("990 of 1000 cached: TTFT %.6g s, want %.6g (24 tokens prefilled)", got, want)
+	}
+	if got, want := ttft(0), 1e-3+1000e-4; !near(got, want) {
+		t.Errorf("none cached: TTFT %.6g s, want %.6g", got, want)
+	}
+	// All of it cached: the blocks short of the last token, 62 of them (992), 8 prefilled.
+	if got, want := ttft(5000), 1e-3+8e-4; !near(got, want) {
+		t.Errorf("all cached: TTFT %.6g s, want %.6g (8 tokens prefilled)", got, want)
+	}
+	if _, err := Run(cfg, []Request{{Prompt: 10, Gen: 1, Cached: -1}}, c); err == nil {
+		t.Error("cached −1: no error")
+	}
+	// The attention of the prefilled tail reads the cached tokens before it.
+	var seen []Batch
+	rec := recorder{linear: c, seen: &seen}
+	if _, err := Run(cfg, []Request{{Prompt: 1000, Gen: 1, Cached: 990}}, rec); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) == 0 || seen[0].PrefillTokens != 24 || seen[0].PrefillCtx != 1000 {
+		t.Errorf("first batch %+v: want 24 prefill tokens reading a context of 1000", seen)
+	}
+}
+
+type recorder struct {
+	linear
+	seen *[]Batch
+}
+
+func (r recorder) Stage(s int, b *Batch) StageTime {
+	*r.seen = append(*r.seen, *b)
+	return r.linear.Stage(s, b)
+}

@@ -17,6 +17,7 @@ var checkGroups = []struct{ id, title string }{
 	{"serve-ratio", "Serving: throughput scaling with TP, published ratio beside the model's (§3.6)"},
 	{"gemm", "One GEMM alone by shape, M×N×K, against XLA's measured cuBLAS table for H100 (XLA, §8.1)"},
 	{"serve-order", "Serving: which of two layouts serves more or answers sooner (§3.6; holds when the same one wins)"},
+	{"serve-vllm", "Serving on measured vLLM runs, not fitted: H100 SXM, Poisson replays of inference-perf stages, means (BLIS, §3.6)"},
 }
 
 // RenderValidation prints the published figures beside the model's predictions, one table a
