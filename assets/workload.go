@@ -21,16 +21,21 @@ import (
 // distribution's mean; sigma: of the log); min and max clip the others. A length left out keeps
 // --prompt or --gen. Every problem is an Error naming the file, the line and the key.
 //
-// Two more keys describe a benchmark as it ran:
+// More keys describe a benchmark as it ran:
 //
 //	system_prompt: 512                      # tokens prepended to every prompt
 //	system_prompt: {tokens: 512, share: 0.6} # or to 60% of them, drawn with the seed
+//	system_prompt: {tokens: 512, cached: false} # every request prefills it (prefix caching off)
+//	prefix_cached: 448                      # tokens of every prompt already in the prefix cache
 //	stages:                                  # Poisson arrivals, one stage after another
 //	  - {rate: 1, duration: 60s}
 //	  - {rate: 5, requests: 600}
 //
-// The system prompt counts in the prompt's length and is prefilled as any tokens (no prefix
-// caching). A stage list replaces --rate and --requests.
+// The system prompt counts in the prompt's length; the engine's prefix cache holds it after the
+// first request that carries it (vLLM V1 and SGLang cache prefixes by default), so later ones
+// prefill only the rest, unless cached: false. prefix_cached is for a benchmark that cycles a
+// fixed set of prompts (inference-perf's shared_prefix): that many of each prompt's first tokens
+// are cache hits. A stage list replaces --rate and --requests.
 
 // WorkloadFile is what a workload file sets: nil for a length it leaves out.
 type WorkloadFile struct {
@@ -38,10 +43,14 @@ type WorkloadFile struct {
 	// SystemPrompt tokens go before the prompt of a share SystemShare of the requests (0: all).
 	SystemPrompt int
 	SystemShare  float64
+	// SystemUncached: every request prefills the system prompt (system_prompt's cached: false).
+	SystemUncached bool
+	// PrefixCached tokens of every prompt are prefix-cache hits (prefix_cached:).
+	PrefixCached int
 	Stages       []model.RateStage
 }
 
-var workloadKeys = "prompt:, gen:, system_prompt: and stages:"
+var workloadKeys = "prompt:, gen:, system_prompt:, prefix_cached: and stages:"
 
 var distKeys = []string{"dist", "mean", "sigma", "min", "max"}
 
@@ -69,7 +78,7 @@ func ParseWorkload(name string, data []byte) (WorkloadFile, error) {
 			dst = &out.Prompt
 		case "gen":
 			dst = &out.Gen
-		case "system_prompt", "stages":
+		case "system_prompt", "stages", "prefix_cached":
 		default:
 			fail(k.Line, k.Value, "", "unknown key: a workload has %s", workloadKeys)
 			continue
@@ -86,6 +95,14 @@ func ParseWorkload(name string, data []byte) (WorkloadFile, error) {
 		case "stages":
 			parseStages(n, &out, fail)
 			continue
+		case "prefix_cached":
+			x, err := strconv.Atoi(n.Value)
+			if err != nil || n.Kind != yaml.ScalarNode || x < 1 || x > model.MaxTokens {
+				fail(n.Line, "prefix_cached", n.Value, "must be a whole number of tokens from 1 to %d", model.MaxTokens)
+				continue
+			}
+			out.PrefixCached = x
+			continue
 		}
 		d, ok := parseDist(n, k.Value, fail)
 		if !ok {
@@ -100,7 +117,7 @@ func ParseWorkload(name string, data []byte) (WorkloadFile, error) {
 	if len(errs) > 0 {
 		return WorkloadFile{}, errs
 	}
-	if out.Prompt == nil && out.Gen == nil && out.SystemPrompt == 0 && len(out.Stages) == 0 {
+	if out.Prompt == nil && out.Gen == nil && out.SystemPrompt == 0 && out.PrefixCached == 0 && len(out.Stages) == 0 {
 		return WorkloadFile{}, Errors{&Error{File: name, Row: -1, Line: 1, Msg: "sets none of " + workloadKeys}}
 	}
 	return out, nil
@@ -178,6 +195,7 @@ func parseSystem(n *yaml.Node, out *WorkloadFile, fail func(int, string, string,
 	case yaml.MappingNode:
 		var tok int
 		share := 0.0
+		uncached := false
 		ok := true
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], resolve(n.Content[i+1])
@@ -194,8 +212,17 @@ func parseSystem(n *yaml.Node, out *WorkloadFile, fail func(int, string, string,
 					continue
 				}
 				share = x
+			case "cached":
+				switch v.Value {
+				case "true", "on", "yes":
+				case "false", "off", "no":
+					uncached = true
+				default:
+					fail(v.Line, field, v.Value, "must be true (the prefix cache holds it after its first request, the engines' default) or false")
+					ok = false
+				}
 			default:
-				fail(k.Line, field, "", "unknown key: one of tokens, share")
+				fail(k.Line, field, "", "unknown key: one of tokens, share, cached")
 				ok = false
 			}
 		}
@@ -204,7 +231,7 @@ func parseSystem(n *yaml.Node, out *WorkloadFile, fail func(int, string, string,
 			ok = false
 		}
 		if ok {
-			out.SystemPrompt, out.SystemShare = tok, share
+			out.SystemPrompt, out.SystemShare, out.SystemUncached = tok, share, uncached
 		}
 	default:
 		fail(n.Line, "system_prompt", "", "must be a number of tokens or {tokens: 512, share: 0.6}, not a %s", kindName(n))

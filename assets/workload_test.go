@@ -57,6 +57,14 @@ func TestParseWorkloadStages(t *testing.T) {
 	if err != nil || w.SystemPrompt != 2000 || w.SystemShare != 0.25 || w.Prompt != nil || len(w.Stages) != 1 || w.Stages[0].DurationS != 90 {
 		t.Errorf("share and seconds: %+v, %v", w, err)
 	}
+	// The prefix cache: the system prompt is cached unless said otherwise; prefix_cached tokens.
+	w, err = ParseWorkload("s.yaml", []byte("system_prompt: {tokens: 300, cached: false}\nprefix_cached: 448"))
+	if err != nil || w.SystemPrompt != 300 || !w.SystemUncached || w.PrefixCached != 448 {
+		t.Errorf("cached: false and prefix_cached: %+v, %v", w, err)
+	}
+	if w, err = ParseWorkload("s.yaml", []byte("system_prompt: {tokens: 300, cached: true}")); err != nil || w.SystemUncached {
+		t.Errorf("cached: true: %+v, %v", w, err)
+	}
 	many := "stages:\n" + strings.Repeat("  - {rate: 1, requests: 10}\n", model.MaxRateStages+1)
 	for _, tc := range []struct{ in, want string }{
 		{"system_prompt: -5", "s.yaml line 1: system_prompt = -5: must be a whole number of tokens from 1 to 2097152"},
@@ -65,6 +73,9 @@ func TestParseWorkloadStages(t *testing.T) {
 		{"system_prompt: {share: 0.5}", "system_prompt.tokens: missing"},
 		{"system_prompt: {tokens: 100, who: me}", "system_prompt.who: unknown key"},
 		{"system_prompt: [1]", "system_prompt: must be a number of tokens or {tokens: 512, share: 0.6}"},
+		{"system_prompt: {tokens: 100, cached: maybe}", "system_prompt.cached = maybe: must be true"},
+		{"prefix_cached: 0", "prefix_cached = 0: must be a whole number of tokens from 1 to 2097152"},
+		{"prefix_cached: [1]", "prefix_cached"},
 		{"stages: 5", "stages: must be a list"},
 		{"stages: []", "stages: must be a list"},
 		{"stages: [{rate: 0, duration: 10s}]", "stages[1].rate = 0: must be requests/s above 0, at most 1e6"},

@@ -267,12 +267,12 @@ func (p *plan) infer(record bool) (Report, error) {
 	maxSeqs, maxTokens := p.serveLimits()
 	kp := p.kvPlan(c, maxSeqs, maxTokens)
 	reqs, spans := serve.GenerateStages(serve.Workload{N: w.Requests, Rate: w.Rate, Prompt: w.Prompts(), Gen: w.Gens(), Seed: w.Seed,
-		System: w.SystemPrompt, SystemShare: w.SystemShare, Stages: w.StageList()})
+		System: w.SystemPrompt, SystemShare: w.SystemShare, SystemCached: !w.SystemUncached, Stages: w.StageList()})
 	if len(reqs) == 0 {
 		return Report{}, &model.FieldError{Field: "stages", Value: "drew 0 requests", Allowed: "give a stage more time or requests"}
 	}
 	for i := range reqs {
-		reqs[i].Cached = w.PrefixCached
+		reqs[i].Cached = max(reqs[i].Cached, w.PrefixCached)
 	}
 
 	r := Report{Layout: p.layoutSummary()}

@@ -367,11 +367,14 @@ type Workload struct {
 	PromptDist  *LengthDist `json:"prompt_dist,omitempty"`
 	GenDist     *LengthDist `json:"gen_dist,omitempty"`
 	// SystemPrompt tokens are prepended to the prompt of a share SystemShare of the requests (0:
-	// all of them): a shared system prompt, counted in the prompt's length and prefilled as any
-	// tokens (no prefix caching). Stages, when set, replace Rate and Requests: Poisson arrivals
-	// at each stage's rate for its duration or its number of requests, one stage after another.
+	// all of them): a shared system prompt, counted in the prompt's length; the engine's prefix
+	// cache holds it after the first request that carries it (vLLM V1 and SGLang cache prefixes
+	// by default), unless SystemUncached, when every request prefills it. Stages, when set,
+	// replace Rate and Requests: Poisson arrivals at each stage's rate for its duration or its
+	// number of requests, one stage after another.
 	SystemPrompt   int         `json:"system_prompt,omitempty"`
 	SystemShare    float64     `json:"system_share,omitempty"`
+	SystemUncached bool        `json:"system_uncached,omitempty"`
 	Stages         *RateStages `json:"stages,omitempty"` // a pointer: Workload stays comparable
 	MaxSeqs        int         `json:"max_seqs,omitempty"`
 	MaxBatchTokens int         `json:"max_batch_tokens,omitempty"`

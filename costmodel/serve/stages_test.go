@@ -116,6 +116,31 @@ func TestSystemPrompt(t *testing.T) {
 	}
 }
 
+// A cached system prompt: the first request that carries it prefills it, every later one finds it
+// in the prefix cache; uncached, none does.
+func TestSystemPromptCached(t *testing.T) {
+	w := Workload{N: 400, Rate: 1, Prompt: model.FixedDist(100), Gen: model.FixedDist(10), Seed: 1, System: 500, SystemShare: 0.5}
+	w.SystemCached = true
+	first := true
+	for i, q := range Generate(w) {
+		switch {
+		case q.Prompt == 100 && q.Cached != 0:
+			t.Fatalf("request %d carries no system prompt yet %d tokens cached", i, q.Cached)
+		case q.Prompt == 600 && first && q.Cached != 0:
+			t.Fatalf("request %d is the first to carry it, yet %d tokens cached", i, q.Cached)
+		case q.Prompt == 600 && !first && q.Cached != 500:
+			t.Fatalf("request %d: %d tokens cached, want the system prompt's 500", i, q.Cached)
+		}
+		first = first && q.Prompt != 600
+	}
+	w.SystemCached = false
+	for i, q := range Generate(w) {
+		if q.Cached != 0 {
+			t.Fatalf("uncached: request %d has %d tokens cached", i, q.Cached)
+		}
+	}
+}
+
 // GapStats on a hand-built set: the percentiles of the gaps laid out one by one, by group.
 func TestGapStatsHandBuilt(t *testing.T) {
 	// Runs: 0.03 s seen by requests 0, 1, 2; 0.01 by 0 and 3; 0.02 by 1; 0.05 by 3.

@@ -35,9 +35,13 @@ type Workload struct {
 	Prompt, Gen model.LengthDist
 	Seed        uint64
 	// System tokens are prepended to the prompt of a share SystemShare of the requests (0: all):
-	// a shared system prompt, prefilled as any tokens.
-	System      int
-	SystemShare float64
+	// a shared system prompt. With SystemCached, the engine's prefix cache holds it once the
+	// first request that carries it has been served (vLLM V1's automatic prefix caching and
+	// SGLang's radix cache are on by default): later requests mark it Cached; without, every
+	// request prefills it.
+	System       int
+	SystemShare  float64
+	SystemCached bool
 	// Stages, when set, replace N and Rate: Poisson arrivals at each stage's rate, for its
 	// duration or its number of requests, one stage after the other.
 	Stages []model.RateStage
@@ -66,11 +70,16 @@ func GenerateStages(w Workload) ([]Request, []Span) {
 	lengths := rand.New(rand.NewPCG(w.Seed, 0x5eed1))
 	gaps := rand.New(rand.NewPCG(w.Seed, 0x5eed2))
 	shares := rand.New(rand.NewPCG(w.Seed, 0x5eed3))
+	carried := false // a request has carried the system prompt: the cache holds it from then on
 	one := func(arrival float64, stage int) Request {
 		q := Request{Arrival: arrival, Stage: stage, Prompt: draw(w.Prompt, lengths)}
 		q.Gen = draw(w.Gen, lengths)
 		if w.System > 0 && (w.SystemShare <= 0 || w.SystemShare >= 1 || shares.Float64() < w.SystemShare) {
 			q.Prompt += w.System
+			if w.SystemCached && carried {
+				q.Cached = w.System
+			}
+			carried = true
 		}
 		return q
 	}

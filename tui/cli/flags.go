@@ -169,7 +169,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.rate, "rate", 0, "inference: requests/s arriving as a Poisson process (seeded by --seed); 0: all at once, the offline benchmark (default 0)")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "inference: a closed loop of this many clients, each sending its next request when its last one ends; not with --rate (default 0: off)")
 	fs.Uint64Var(&f.seed, "seed", 0, "inference: seed of the arrivals and the lengths drawn from --workload (default 0)")
-	fs.StringVar(&f.workload, "workload", "", "inference: workload `FILE` (YAML) with length distributions, e.g. prompt: {dist: uniform, min: 128, max: 2048} and gen: {dist: lognormal, mean: 256, sigma: 0.6} (a length left out keeps --prompt or --gen); system_prompt: N tokens before every prompt, or {tokens: N, share: 0.6} of them (prefilled as any tokens: no prefix caching); stages: [{rate: 1, duration: 60s}, {rate: 5, requests: 600}], Poisson arrivals stage after stage, replacing --rate and --requests (default none)")
+	fs.StringVar(&f.workload, "workload", "", "inference: workload `FILE` (YAML) with length distributions, e.g. prompt: {dist: uniform, min: 128, max: 2048} and gen: {dist: lognormal, mean: 256, sigma: 0.6} (a length left out keeps --prompt or --gen); system_prompt: N tokens before every prompt, or {tokens: N, share: 0.6} of them (in the engine's prefix cache after the first request that carries them, as vLLM V1 and SGLang by default; cached: false prefills them every time); prefix_cached: N tokens of every prompt already cached (a benchmark that cycles fixed prompts); stages: [{rate: 1, duration: 60s}, {rate: 5, requests: 600}], Poisson arrivals stage after stage, replacing --rate and --requests (default none)")
 	fs.IntVar(&f.maxSeqs, "max-seqs", 0, "inference: most sequences in one engine step, vLLM's max_num_seqs (default: vLLM's, 1024 on GPUs of 70 GiB or more but A100, else 256)")
 	fs.IntVar(&f.maxBatchTokens, "max-batch-tokens", 0, "inference: most tokens in one engine step, decode first then prefill chunks, vLLM's max_num_batched_tokens (default: vLLM's, 8192 on GPUs of 70 GiB or more but A100, else 2048)")
 	fs.StringVar(&f.weights, "weights", "", "inference: storage of the weights: "+strings.Join(model.WeightFormats, ", ")+" or bits per weight (4.5 for a 4.5 bpw quantization); fp8 runs on FP8 cores where the GPU has them, the others dequantize into --precision matmuls (default: --precision)")
@@ -406,6 +406,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 		}
 		s.Workload.PromptDist, s.Workload.GenDist = wf.Prompt, wf.Gen
 		s.Workload.SystemPrompt, s.Workload.SystemShare = wf.SystemPrompt, wf.SystemShare
+		s.Workload.SystemUncached, s.Workload.PrefixCached = wf.SystemUncached, wf.PrefixCached
 		if len(wf.Stages) > 0 {
 			st := model.RateStages(wf.Stages)
 			s.Workload.Stages = &st
