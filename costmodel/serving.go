@@ -317,9 +317,14 @@ func (p *plan) infer(record bool) (Report, error) {
 			inf.DecodeStepS += c.Transfer(s, &one)
 		}
 	}
+	// Overlap: the engine builds a step while the one before it runs, as vLLM V1 does with async
+	// scheduling (EngineCore.step_with_batch_queue, vllm/v1/engine/core.py; on by default upstream
+	// since vllm-project/vllm PR #27614; the BLIS runs' fork does not record its version, U) and
+	// SGLang with its overlap scheduler: a request arriving mid-step waits a step more for its
+	// first token (docs/costmodel.md § Serving).
 	cfg := serve.Config{Replicas: p.d, Stages: p.p, MaxSeqs: maxSeqs, MaxBatchTokens: maxTokens,
 		KVBlocks: kp.blocks, BlockTokens: model.ServeBlockTokens, Concurrency: w.Concurrency,
-		Record: record, MaxRecord: maxServeTrace, ITL: record}
+		Record: record, MaxRecord: maxServeTrace, ITL: record, Overlap: true}
 	if !fits {
 		// Served as if the memory were there (a cache for every request at once, as far as the
 		// engine's limits go), as a training step that does not fit is still timed.

@@ -9,7 +9,8 @@ import (
 // The measured vLLM runs (BLIS) replayed: a server that kept up in the measurement keeps up in
 // the model (its queue bounded by Little's law, its TTFT within 3× the measured), one vLLM
 // could not keep up with is said to be overloaded, and the means are as close as validate says
-// (the medians are what the model achieves: E2E and TPOT within 10%).
+// (the medians are what the model achieves: E2E and TPOT within 10%, TTFT within 16%, with
+// vLLM V1's async scheduling taking a new request a step later; without it TTFT is ~50% short).
 func TestMeasuredVLLMRuns(t *testing.T) {
 	xs, err := ReplayVLLM(presets(t))
 	if err != nil {
@@ -18,7 +19,7 @@ func TestMeasuredVLLMRuns(t *testing.T) {
 	if len(xs) < 20 {
 		t.Fatalf("%d measured runs, want 20 or more", len(xs))
 	}
-	var e2e, tpot []float64
+	var e2e, tpot, ttft []float64
 	for _, x := range xs {
 		r := x.Run
 		t.Logf("%-40s E2E %6.0f / %6.0f ms  TPOT %5.2f / %5.2f ms  TTFT %8.1f / %8.1f ms  in system %.0f", r.ID(),
@@ -42,7 +43,8 @@ func TestMeasuredVLLMRuns(t *testing.T) {
 			model, pub float64
 			tol        float64
 			errs       *[]float64
-		}{{"E2E", x.E2E, r.E2E, vllmTolE2E, &e2e}, {"TPOT", x.TPOT, r.TPOT(), vllmTolTPOT, &tpot}} {
+		}{{"E2E", x.E2E, r.E2E, vllmTolE2E, &e2e}, {"TPOT", x.TPOT, r.TPOT(), vllmTolTPOT, &tpot},
+			{"TTFT", x.TTFT, r.TTFT, vllmTolTTFT, &ttft}} {
 			e := c.model/c.pub - 1
 			*c.errs = append(*c.errs, math.Abs(e))
 			if math.Abs(e) > c.tol {
@@ -54,11 +56,14 @@ func TestMeasuredVLLMRuns(t *testing.T) {
 		sort.Float64s(v)
 		return v[len(v)/2]
 	}
-	t.Logf("median |error| over %d runs: E2E %.1f%%, TPOT %.1f%%", len(e2e), 100*med(e2e), 100*med(tpot))
+	t.Logf("median |error| over %d runs: E2E %.1f%%, TPOT %.1f%%, TTFT %.1f%%", len(e2e), 100*med(e2e), 100*med(tpot), 100*med(ttft))
 	if m := med(e2e); m > 0.10 {
 		t.Errorf("median |E2E error| %.1f%%, want ≤ 10%%", 100*m)
 	}
 	if m := med(tpot); m > 0.10 {
 		t.Errorf("median |TPOT error| %.1f%%, want ≤ 10%%", 100*m)
+	}
+	if m := med(ttft); m > 0.16 {
+		t.Errorf("median |TTFT error| %.1f%%, want ≤ 16%%", 100*m)
 	}
 }

@@ -86,6 +86,14 @@ type Config struct {
 	MaxRecord int
 	// ITL keeps every gap between a request's tokens (Result.ITL).
 	ITL bool
+	// Overlap schedules a step while the one before it runs (vLLM V1's async scheduling:
+	// EngineCore.step_with_batch_queue with a batch queue of 2, vllm/v1/engine/core.py; SGLang's
+	// and TensorRT-LLM's overlap schedulers do the same): the batch that starts when step k ends
+	// was built when step k started, so a request that arrives while step k runs is first in step
+	// k+2, one step later than with the step built when it starts. An engine that was idle
+	// builds its step at once. Without pipeline stages only (with them the batches in flight
+	// are already the stages').
+	Overlap bool
 }
 
 // Step is one recorded engine step on one stage.
@@ -264,6 +272,9 @@ type engine struct {
 	waiting []*seq // FCFS; preempted requests go back to the front
 	running []*seq
 	ready   float64 // when its last batch leaves (left) the last stage
+	// started is when its last batch started, when Config.Overlap built the next one (0 before
+	// its first batch).
+	started float64
 	// The batch in flight, applied when it leaves the last stage: its sequences and the tokens
 	// each runs.
 	inFlight bool
@@ -431,6 +442,12 @@ func (r *replica) step(e int, t float64) {
 	r.sched, r.chunks = r.sched[:0], r.chunks[:0]
 	budget := cfg.MaxBatchTokens
 	bt := cfg.BlockTokens
+	// The queue this batch sees: with Overlap and a batch just ended (the engine busy until t),
+	// what had arrived when that batch started and this one was built; otherwise what is here.
+	seen := t
+	if cfg.Overlap && cfg.Stages == 1 && en.ready >= t && len(en.running) > 0 {
+		seen = en.started
+	}
 
 	// Running sequences first, in the order they were admitted: a decode token each, or their
 	// prompt's next chunk. A sequence that needs a block when none is free preempts the newest
@@ -468,6 +485,9 @@ func (r *replica) step(e int, t float64) {
 	// in a step that had to preempt (vLLM V1 leaves the queue alone then).
 	for !preempted && !blocked && len(en.waiting) > 0 && budget > 0 && len(en.running) < cfg.MaxSeqs {
 		s := en.waiting[0]
+		if s.arrival > seen {
+			break // it came after this batch was built: the next one takes it
+		}
 		if blocksFor(s.prompt+s.gen, bt) > r.blocks {
 			// It can never fit, not even alone: refuse it, as an engine does.
 			en.waiting = en.waiting[1:]
@@ -536,6 +556,7 @@ func (r *replica) step(e int, t float64) {
 		r.res.Decodes0 += float64(r.batch.DecodeSeqs)
 	}
 	en.ready = at
+	en.started = t
 	en.inFlight = true
 	en.seqs = append(en.seqs[:0], r.sched...)
 	en.chunks = append(en.chunks[:0], r.chunks...)

@@ -278,3 +278,34 @@ func (r recorder) Stage(s int, b *Batch) StageTime {
 	*r.seen = append(*r.seen, *b)
 	return r.linear.Stage(s, b)
 }
+
+// Overlap (vLLM V1's async scheduling): the step that starts when step k ends was built when
+// step k started, so a request arriving during step k is first in step k+2; an idle engine
+// builds its step at once.
+func TestOverlapAdmitsAStepLater(t *testing.T) {
+	c := linear{fixed: 10e-3} // every step 10 ms
+	// A decodes from 0 (steps start at 0, 10, 20, 30 ms ...); B arrives at 25 ms, in the step
+	// that started at 20 ms.
+	reqs := []Request{{Prompt: 16, Gen: 100}, {Arrival: 25e-3, Prompt: 16, Gen: 5}}
+	for _, c2 := range []struct {
+		overlap bool
+		want    float64 // B's first token
+	}{{false, 40e-3}, {true, 50e-3}} {
+		cfg := base()
+		cfg.Overlap = c2.overlap
+		r, _ := run(t, cfg, reqs, c)
+		if !near(r.FirstToken[1], c2.want) || !near(r.FirstToken[0], 10e-3) {
+			t.Errorf("overlap %v: first tokens at %g and %g s, want 0.01 and %g", c2.overlap, r.FirstToken[0], r.FirstToken[1], c2.want)
+		}
+		if !near(r.Done[0], 1.0) {
+			t.Errorf("overlap %v: A done at %g s, want 1 (a token every step)", c2.overlap, r.Done[0])
+		}
+	}
+	// Alone on an idle engine: no wait.
+	cfg := base()
+	cfg.Overlap = true
+	r, _ := run(t, cfg, []Request{{Arrival: 1, Prompt: 16, Gen: 3}}, c)
+	if !near(r.FirstToken[0], 1.01) {
+		t.Errorf("idle engine: first token at %g s, want 1.01", r.FirstToken[0])
+	}
+}
