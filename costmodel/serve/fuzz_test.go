@@ -6,16 +6,19 @@ import (
 	"github.com/splitscope/splitscope/model"
 )
 
-// FuzzRun: any deployment and workload the validation lets through runs to the end: every
+// FuzzRun: any deployment and workload the validation lets through (with or without Overlap,
+// by the seed's parity) runs to the end: every
 // request finishes or is refused, in the order of its own events, Little's law holds, and the
 // steady window's figures are finite.
 func FuzzRun(f *testing.F) {
 	f.Add(uint8(1), uint8(1), uint16(256), uint16(2048), uint32(4096), uint16(0), uint16(40), 4.0, uint16(500), uint16(100), uint64(1))
 	f.Add(uint8(2), uint8(4), uint16(3), uint16(17), uint32(60), uint16(5), uint16(30), 0.0, uint16(90), uint16(300), uint64(9))
+	f.Add(uint8(1), uint8(1), uint16(8), uint16(64), uint32(200), uint16(0), uint16(150), 50.0, uint16(800), uint16(200), uint64(3))
 	f.Fuzz(func(t *testing.T, replicas, stages uint8, seqs, tokens uint16, blocks uint32, clients, n uint16,
 		rate float64, prompt, gen uint16, seed uint64) {
 		cfg := Config{Replicas: int(replicas%4) + 1, Stages: int(stages%6) + 1, MaxSeqs: int(seqs%512) + 1,
-			MaxBatchTokens: int(tokens%4096) + 1, KVBlocks: int(blocks % 100000), BlockTokens: 16, Concurrency: int(clients % 64)}
+			MaxBatchTokens: int(tokens%4096) + 1, KVBlocks: int(blocks % 100000), BlockTokens: 16, Concurrency: int(clients % 64),
+			Overlap: seed&1 == 1}
 		if rate != rate || rate < 0 || rate > 1e4 {
 			rate = 1
 		}
