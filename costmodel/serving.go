@@ -46,6 +46,15 @@ const (
 	kernelFloor        = 4e-6
 )
 
+// The ends of a quantized checkpoint: a quantized checkpoint (--weights fp8, fp4, int4…) leaves the embedding and
+// the output projection in the compute format. TensorRT Model Optimizer exports its FP8, NVFP4
+// and INT4-AWQ checkpoints (the ones TensorRT-LLM's perf overview runs) with exclude_modules
+// ["lm_head"] (MODELOPT), and vLLM's fp8 and AWQ methods quantize linear layers, not the
+// vocabulary embedding and projection. So the last stage reads Llama 3 70B's 128k × 8192 output
+// projection in bf16, 2.1 GB, and runs its matmul at the bf16 rate, a third of Blackwell's FP4
+// one: with 10 layers a stage (PP 8) a third more weight bytes than the other stages, and the
+// pipeline runs at its slowest stage. (Before: the projection at the --weights width and rate.)
+
 // ServeConfidence is how far an open-loop serving run's latencies can be trusted: the steady
 // window they are measured over (warm-up and drain left out), whether the queue is steady, 95%
 // intervals from batch means, and a warning when the run is too short or not steady.
@@ -186,9 +195,9 @@ func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 		d += engineStepOverhead
 	}
 	if s == p.p-1 {
-		lg := logits(p.a, p.l, float64(b.Samples), p.e)
-		lg.bytes += float64(p.a.Vocab) * float64(p.a.Hidden) / float64(p.t) * (c.wb - p.e) // stored weights
-		d += c.gemm.time(lg)
+		// The output projection stays in the compute format in a quantized checkpoint
+		// (the ends of a quantized checkpoint, above): its weights are read at that width, its matmul runs at that rate.
+		d += p.hw.time(logits(p.a, p.l, float64(b.Samples), p.e))
 	}
 	return serve.StageTime{Seconds: d, TP: k * l.TP, EP: k * l.EP}
 }
@@ -223,8 +232,10 @@ func (p *plan) kvPlan(c *servingCost, maxSeqs, maxTokens int) kvPlan {
 	f := float64(p.a.FFN) * p.a.MLPMatrices() / float64(p.t)
 	kp.tokens = math.Inf(1)
 	for r := 0; r < p.p; r++ {
-		params, _ := p.stageParams(r, c.layers[r])
-		kp.weights[r] = params * c.wb
+		params, layerParams := p.stageParams(r, c.layers[r])
+		// The layers' weights are stored at the --weights width; the embedding and the output
+		// projection in the compute format (the ends of a quantized checkpoint, above).
+		kp.weights[r] = layerParams*c.wb + (params-layerParams)*p.e
 		// A step's live activations per token: the hidden state, the residual and the
 		// attention's projections (4h), and the MLP's intermediate, k·f/t (gate and up, then the
 		// activation's output).
