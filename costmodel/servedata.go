@@ -21,6 +21,10 @@ type ServeRun struct {
 	MaxSeqs, MaxBatchTokens   int // 0: vLLM's defaults
 	OutTokS, TPOT, TTFT       float64
 	PromptTokS                float64 // prefill throughput, prompt tokens/s (ExLlamaV2 prints it)
+	// TRTBench: a trtllm-bench throughput run with its defaults (TensorRT-LLM's PyTorch
+	// executor; max batch and max tokens from its own heuristic, trtBenchLimits), served with
+	// engine trtllm; MaxSeqs and MaxBatchTokens are then computed, not given.
+	TRTBench bool
 }
 
 // iog is one vLLM 0.8.5 benchmark_serving run of IOG's repository: 200 ShareGPT prompts of 41,169
@@ -63,8 +67,8 @@ func trt09(model, gpu, prec string, tp int, ttftMS float64) ServeRun {
 func rtxpro(pp, isl, osl int, tokS float64) ServeRun {
 	return ServeRun{ID: "trt10-rtxpro-70b-fp4-pp" + strconv.Itoa(pp) + "-" + strconv.Itoa(isl) + "-" + strconv.Itoa(osl), Source: "TRT", Engine: "TensorRT-LLM 1.0",
 		Model: "llama-3-70b", GPU: "rtx-pro-6000", GPUs: pp, TP: 1, PP: pp, Precision: "bf16", Weights: "fp4", KV: "fp8",
-		Prompt: isl, Gen: osl, Requests: 1000, MaxSeqs: 2048, MaxBatchTokens: 8192, OutTokS: tokS,
-		Notes: "total output tokens/s; FP4 matmuls at twice the FP8 rate (fp4OverFP8)"}
+		Prompt: isl, Gen: osl, Requests: benchRequests(isl, osl), TRTBench: true, OutTokS: tokS,
+		Notes: "total output tokens/s; FP4 matmuls at fp4OverFP8 times the FP8 rate; trtllm-bench's own max batch and max tokens (trtBenchLimits)"}
 }
 
 // PublishedServing are the runs validate checks the serving simulator on.
@@ -139,9 +143,9 @@ func trtLater(gpu string, tp, pp, isl, osl int, perGPU float64) ServeRun {
 	n := tp * pp
 	return ServeRun{ID: "trt-03e27c7-" + gpu + "-70b-" + w + "-tp" + strconv.Itoa(tp) + "pp" + strconv.Itoa(pp) + "-" + strconv.Itoa(isl) + "-" + strconv.Itoa(osl),
 		Source: "TRT", Engine: "TensorRT-LLM 03e27c7", Model: "llama-3-70b", GPU: gpu, GPUs: n, TP: tp, PP: pp,
-		Precision: "bf16", Weights: w, KV: "fp8", Prompt: isl, Gen: osl, Requests: 1000, MaxSeqs: 2048, MaxBatchTokens: 8192,
+		Precision: "bf16", Weights: w, KV: "fp8", Prompt: isl, Gen: osl, Requests: benchRequests(isl, osl), TRTBench: true,
 		OutTokS: perGPU * float64(n),
-		Notes:   "per-GPU output tokens/s × GPUs; first 1000 requests; max batch 2048 and 8192 tokens, KV cache in FP8 (U: not printed)"}
+		Notes:   "per-GPU output tokens/s × GPUs; trtllm-bench's own max batch and max tokens (trtBenchLimits); KV cache in FP8 (U: not printed)"}
 }
 
 // b200fp4 is one cell of TensorRT-LLM 1.0's Llama 3.3 70B table: B200, TP 1, FP4 (NVFP4
@@ -149,6 +153,22 @@ func trtLater(gpu string, tp, pp, isl, osl int, perGPU float64) ServeRun {
 func b200fp4(isl, osl int, tokS float64) ServeRun {
 	return ServeRun{ID: "trt10-b200-70b-fp4-tp1-" + strconv.Itoa(isl) + "-" + strconv.Itoa(osl), Source: "TRT", Engine: "TensorRT-LLM 1.0",
 		Model: "llama-3-70b", GPU: "b200", Intra: "nvlink5", GPUs: 1, TP: 1, PP: 1, Precision: "bf16", Weights: "fp4", KV: "fp8",
-		Prompt: isl, Gen: osl, Requests: 1000, MaxSeqs: 2048, MaxBatchTokens: 8192, OutTokS: tokS,
-		Notes: "first 1000 of the run's requests; max batch 2048 and 8192 tokens, KV cache in FP8 (U: not printed)"}
+		Prompt: isl, Gen: osl, Requests: benchRequests(isl, osl), TRTBench: true, OutTokS: tokS,
+		Notes: "trtllm-bench's own max batch and max tokens (trtBenchLimits); KV cache in FP8 (U: not printed)"}
+}
+
+// benchRequests is how many of a TensorRT-LLM perf-overview run's requests are served: the
+// overview's $num_requests for the lengths (30000 at 128/128, 3000 at 1000/1000, 1500 at
+// 2048/2048, 8192/1024 and 5000/500, 3000 at 2048/128), at most 4096 (the most a pipeline of
+// 8 micro-batches of 512 runs at once, so the steady state is reached; 30000 would only lengthen
+// it).
+func benchRequests(isl, osl int) int {
+	n := 3000
+	switch {
+	case isl == 128 && osl == 128:
+		n = 30000
+	case isl+osl >= 4096:
+		n = 1500
+	}
+	return min(n, 4096)
 }

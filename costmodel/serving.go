@@ -36,14 +36,33 @@ const (
 	// fp4OverFP8 is what Blackwell's FP4 matmuls (NVFP4: FP4 weights and activations, an FP8
 	// scale every 16 elements) run at over its FP8 ones. The datasheet's dense peaks say 2 (B200: 9
 	// PFLOPS FP4 against 4.5 FP8, GK-B200); 2 put TensorRT-LLM 1.0's five B200 Llama 3.3 70B cells
-	// 21–37% high, and 1.5 brings them within 11% (fitted there; the scales and the activations'
-	// quantization are not free). The RTX PRO 6000 cells, same engine and checkpoint, are hold-outs:
-	// PP 1 and 2 within 15% but one (−27%), as bf16-rate matmuls had them 2–3× slow.
-	fp4OverFP8 = 1.5
+	// 21–37% high (the scales and the activations' quantization are not free). Fitted on those
+	// five cells served as trtllm-bench ran them (its own max batch and max tokens, 3000 or 1500
+	// requests, TensorRT-LLM's no-evict admission: trtBenchLimits): 1.45 puts them at +4.5% to
+	// +19.9%; only the compute-bound two (128/128, 2048/128) move with it, and they want 1.35 on
+	// B200 while the RTX PRO 6000's 128/128 cells, same engine and checkpoint, want more (−12% at
+	// PP 1). It was 1.5 on the cells served with 2048 sequences, 8192 tokens and 1000 requests.
+	fp4OverFP8 = 1.45
 
 	engineStepOverhead = 0.3e-3
 	layerKernels       = 12
 	kernelFloor        = 4e-6
+
+	// trtPPHostPerSeq is the host's work per scheduled sequence in one micro-batch step of
+	// TensorRT-LLM's PyTorch executor under pipeline parallelism. Its PP loop
+	// (PyExecutor._executor_loop_pp, 1.0) runs the whole executor on every rank, one thread:
+	// fetch and schedule, KV block bookkeeping, input preparation, then the forward, and
+	// _forward_step_inter_pp waits for that forward (sampler_event.synchronize()) before the
+	// rank receives the sampled tokens of an earlier micro-batch from the previous rank
+	// (recv_object, pickled through MPI), passes them on, and updates each request and its
+	// response in Python. So a stage's step is its GPU time plus that host work, which scales
+	// with the micro-batch's sequences and not with the stage's layers: at PP 8 a stage's GPU
+	// time is an eighth of the model's and the host work is as long as at PP 2. (At PP 1 the
+	// overlap scheduler prepares step i+1 while step i runs; vLLM's PP overlaps its scheduler
+	// the same way, so neither pays it.) 25 µs a sequence is fitted on TensorRT-LLM 1.0's RTX PRO
+	// 6000 PP 4 and PP 8 cells (U: no profile of the loop is published); PP 2 and the later
+	// overview's PP 2 cells are hold-outs.
+	trtPPHostPerSeq = 22e-6
 )
 
 // The ends of a quantized checkpoint: a quantized checkpoint (--weights fp8, fp4, int4…) leaves the embedding and
@@ -194,6 +213,13 @@ func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 		d += p.hw.time(kernel{bytes: float64(b.Tokens()) * float64(p.a.Hidden) * p.e * 2})
 		d += engineStepOverhead
 	}
+	if p.p > 1 && p.s.Workload.Engine == "trtllm" {
+		// Every rank runs the executor's loop and waits for its own forward (trtPPHostPerSeq).
+		d += trtPPHostPerSeq * float64(b.DecodeSeqs+b.PrefillSeqs)
+		if s > 0 {
+			d += engineStepOverhead
+		}
+	}
 	if s == p.p-1 {
 		// The output projection stays in the compute format in a quantized checkpoint
 		// (the ends of a quantized checkpoint, above): its weights are read at that width, its matmul runs at that rate.
@@ -329,7 +355,7 @@ func (p *plan) infer(record bool) (Report, error) {
 		}
 	}
 	cfg := serve.Config{Replicas: p.d, Stages: p.p, MaxSeqs: maxSeqs, MaxBatchTokens: maxTokens,
-		KVBlocks: kp.blocks, BlockTokens: model.ServeBlockTokens, Concurrency: w.Concurrency,
+		KVBlocks: kp.blocks, BlockTokens: model.ServeBlockTokens, Concurrency: w.Concurrency, ReserveWhole: w.Engine == "trtllm",
 		Record: record, MaxRecord: maxServeTrace, ITL: record}
 	if !fits {
 		// Served as if the memory were there (a cache for every request at once, as far as the
