@@ -124,6 +124,22 @@ var PublishedServing = []ServeRun{
 	b200fp4(128, 128, 11147), b200fp4(1000, 1000, 7007), b200fp4(2048, 2048, 4783), b200fp4(2048, 128, 1339),
 	b200fp4(5000, 500, 1459),
 
+	// The same 1.0 overview's other tables, hold-outs: Llama 3.3 70B in FP8 on one H200 and two
+	// H100, Llama 3.1 8B in FP8 on one of each, and Llama 3.1 405B in FP4 on eight RTX PRO 6000
+	// in a pipeline of 8 (trtPPHostPerSeq was fitted on the 70B's).
+	trt10("llama-3-70b", "h200-sxm", 1, 1, "fp8", 128, 128, 3803), trt10("llama-3-70b", "h200-sxm", 1, 1, "fp8", 1000, 1000, 2909),
+	trt10("llama-3-70b", "h200-sxm", 1, 1, "fp8", 2048, 2048, 2003), trt10("llama-3-70b", "h200-sxm", 1, 1, "fp8", 2048, 128, 442),
+	trt10("llama-3-70b", "h200-sxm", 1, 1, "fp8", 5000, 500, 566),
+	trt10("llama-3-70b", "h100-sxm", 2, 1, "fp8", 128, 128, 6378), trt10("llama-3-70b", "h100-sxm", 2, 1, "fp8", 1000, 1000, 4205),
+	trt10("llama-3-70b", "h100-sxm", 2, 1, "fp8", 2048, 2048, 3082), trt10("llama-3-70b", "h100-sxm", 2, 1, "fp8", 2048, 128, 762),
+	trt10("llama-3-70b", "h100-sxm", 2, 1, "fp8", 5000, 500, 898),
+	trt10("llama-3-8b", "h200-sxm", 1, 1, "fp8", 128, 128, 27911), trt10("llama-3-8b", "h200-sxm", 1, 1, "fp8", 1000, 1000, 17744),
+	trt10("llama-3-8b", "h200-sxm", 1, 1, "fp8", 2048, 2048, 12194), trt10("llama-3-8b", "h200-sxm", 1, 1, "fp8", 5000, 500, 3902),
+	trt10("llama-3-8b", "h100-sxm", 1, 1, "fp8", 128, 128, 28312), trt10("llama-3-8b", "h100-sxm", 1, 1, "fp8", 1000, 1000, 15220),
+	trt10("llama-3-8b", "h100-sxm", 1, 1, "fp8", 2048, 2048, 9305), trt10("llama-3-8b", "h100-sxm", 1, 1, "fp8", 5000, 500, 3459),
+	trt10("llama-3.1-405b", "rtx-pro-6000", 1, 8, "fp4", 128, 128, 4452), trt10("llama-3.1-405b", "rtx-pro-6000", 1, 8, "fp4", 1000, 1000, 2369),
+	trt10("llama-3.1-405b", "rtx-pro-6000", 1, 8, "fp4", 2048, 2048, 1442), trt10("llama-3.1-405b", "rtx-pro-6000", 1, 8, "fp4", 2048, 128, 579),
+
 	// The later perf overview (commit 03e27c7, per-GPU figures × GPUs): Llama 3.3 70B on four GPU
 	// families, FP4 on Blackwell and FP8 on Hopper; hold-outs all.
 	trtLater("h100-sxm", 2, 1, 1000, 1000, 2209), trtLater("h100-sxm", 2, 1, 8192, 1024, 398),
@@ -171,4 +187,18 @@ func benchRequests(isl, osl int) int {
 		n = 1500
 	}
 	return min(n, 4096)
+}
+
+// trt10 is one cell of TensorRT-LLM 1.0's other throughput tables (the perf overview at commit
+// 00f3768): total output tokens/s of the TP × PP group, ModelOpt checkpoints (FP8 on Hopper,
+// NVFP4 on Blackwell), the KV cache in the checkpoint's format (U: not printed).
+func trt10(model, gpu string, tp, pp int, w string, isl, osl int, tokS float64) ServeRun {
+	intra := ""
+	if gpu != "rtx-pro-6000" {
+		intra = "nvlink4"
+	}
+	return ServeRun{ID: "trt10-" + gpu + "-" + model + "-" + w + "-tp" + strconv.Itoa(tp) + "pp" + strconv.Itoa(pp) + "-" + strconv.Itoa(isl) + "-" + strconv.Itoa(osl),
+		Source: "TRT", Engine: "TensorRT-LLM 1.0", Model: model, GPU: gpu, Intra: intra, GPUs: tp * pp, TP: tp, PP: pp,
+		Precision: "bf16", Weights: w, KV: "fp8", Prompt: isl, Gen: osl, Requests: benchRequests(isl, osl), TRTBench: true, OutTokS: tokS,
+		Notes: "trtllm-bench's own max batch and max tokens (trtBenchLimits); KV cache in FP8 (U: not printed)"}
 }
