@@ -139,6 +139,17 @@ var PublishedServing = []ServeRun{
 	trt10("llama-3-8b", "h100-sxm", 1, 1, "fp8", 2048, 2048, 9305), trt10("llama-3-8b", "h100-sxm", 1, 1, "fp8", 5000, 500, 3459),
 	trt10("llama-3.1-405b", "rtx-pro-6000", 1, 8, "fp4", 128, 128, 4452), trt10("llama-3.1-405b", "rtx-pro-6000", 1, 8, "fp4", 1000, 1000, 2369),
 	trt10("llama-3.1-405b", "rtx-pro-6000", 1, 8, "fp4", 2048, 2048, 1442), trt10("llama-3.1-405b", "rtx-pro-6000", 1, 8, "fp4", 2048, 128, 579),
+	// Llama 3.1 405B with TP: FP4 on four B200 (the only B200 cells with TP > 1), FP8 on eight
+	// H200 and eight H100.
+	trt10("llama-3.1-405b", "b200", 4, 1, "fp4", 128, 128, 6281), trt10("llama-3.1-405b", "b200", 4, 1, "fp4", 1000, 1000, 5209),
+	trt10("llama-3.1-405b", "b200", 4, 1, "fp4", 2048, 2048, 4212), trt10("llama-3.1-405b", "b200", 4, 1, "fp4", 2048, 128, 749),
+	trt10("llama-3.1-405b", "b200", 4, 1, "fp4", 5000, 500, 1048),
+	trt10("llama-3.1-405b", "h200-sxm", 8, 1, "fp8", 128, 128, 3814), trt10("llama-3.1-405b", "h200-sxm", 8, 1, "fp8", 1000, 1000, 3330),
+	trt10("llama-3.1-405b", "h200-sxm", 8, 1, "fp8", 2048, 2048, 2948), trt10("llama-3.1-405b", "h200-sxm", 8, 1, "fp8", 2048, 128, 456),
+	trt10("llama-3.1-405b", "h200-sxm", 8, 1, "fp8", 5000, 500, 650),
+	trt10("llama-3.1-405b", "h100-sxm", 8, 1, "fp8", 128, 128, 3627), trt10("llama-3.1-405b", "h100-sxm", 8, 1, "fp8", 1000, 1000, 2919),
+	trt10("llama-3.1-405b", "h100-sxm", 8, 1, "fp8", 2048, 2048, 2296), trt10("llama-3.1-405b", "h100-sxm", 8, 1, "fp8", 2048, 128, 453),
+	trt10("llama-3.1-405b", "h100-sxm", 8, 1, "fp8", 5000, 500, 610),
 
 	// The later perf overview (commit 03e27c7, per-GPU figures × GPUs): Llama 3.3 70B on four GPU
 	// families, FP4 on Blackwell and FP8 on Hopper; hold-outs all.
@@ -194,7 +205,10 @@ func benchRequests(isl, osl int) int {
 // NVFP4 on Blackwell), the KV cache in the checkpoint's format (U: not printed).
 func trt10(model, gpu string, tp, pp int, w string, isl, osl int, tokS float64) ServeRun {
 	intra := ""
-	if gpu != "rtx-pro-6000" {
+	switch gpu {
+	case "b200":
+		intra = "nvlink5"
+	case "h100-sxm", "h200-sxm":
 		intra = "nvlink4"
 	}
 	return ServeRun{ID: "trt10-" + gpu + "-" + model + "-" + w + "-tp" + strconv.Itoa(tp) + "pp" + strconv.Itoa(pp) + "-" + strconv.Itoa(isl) + "-" + strconv.Itoa(osl),
