@@ -21,6 +21,10 @@ type ServeRun struct {
 	MaxSeqs, MaxBatchTokens   int // 0: vLLM's defaults
 	OutTokS, TPOT, TTFT       float64
 	PromptTokS                float64 // prefill throughput, prompt tokens/s (ExLlamaV2 prints it)
+	// TRTBench: a trtllm-bench throughput run with its defaults (TensorRT-LLM's PyTorch
+	// executor; max batch and max tokens from its own heuristic, trtBenchLimits), served with
+	// engine trtllm; MaxSeqs and MaxBatchTokens are then computed, not given.
+	TRTBench bool
 }
 
 // iog is one vLLM 0.8.5 benchmark_serving run of IOG's repository: 200 ShareGPT prompts of 41,169
@@ -63,8 +67,8 @@ func trt09(model, gpu, prec string, tp int, ttftMS float64) ServeRun {
 func rtxpro(pp, isl, osl int, tokS float64) ServeRun {
 	return ServeRun{ID: "trt10-rtxpro-70b-fp4-pp" + strconv.Itoa(pp) + "-" + strconv.Itoa(isl) + "-" + strconv.Itoa(osl), Source: "TRT", Engine: "TensorRT-LLM 1.0",
 		Model: "llama-3-70b", GPU: "rtx-pro-6000", GPUs: pp, TP: 1, PP: pp, Precision: "bf16", Weights: "fp4", KV: "fp8",
-		Prompt: isl, Gen: osl, Requests: 1000, MaxSeqs: 2048, MaxBatchTokens: 8192, OutTokS: tokS,
-		Notes: "total output tokens/s; FP4 matmuls at twice the FP8 rate (fp4OverFP8)"}
+		Prompt: isl, Gen: osl, Requests: benchRequests(isl, osl), TRTBench: true, OutTokS: tokS,
+		Notes: "total output tokens/s; FP4 matmuls at fp4OverFP8 times the FP8 rate; trtllm-bench's own max batch and max tokens (trtBenchLimits)"}
 }
 
 // PublishedServing are the runs validate checks the serving simulator on.
@@ -120,6 +124,33 @@ var PublishedServing = []ServeRun{
 	b200fp4(128, 128, 11147), b200fp4(1000, 1000, 7007), b200fp4(2048, 2048, 4783), b200fp4(2048, 128, 1339),
 	b200fp4(5000, 500, 1459),
 
+	// The same 1.0 overview's other tables, hold-outs: Llama 3.3 70B in FP8 on one H200 and two
+	// H100, Llama 3.1 8B in FP8 on one of each, and Llama 3.1 405B in FP4 on eight RTX PRO 6000
+	// in a pipeline of 8 (trtPPHostPerSeq was fitted on the 70B's).
+	trt10("llama-3-70b", "h200-sxm", 1, 1, "fp8", 128, 128, 3803), trt10("llama-3-70b", "h200-sxm", 1, 1, "fp8", 1000, 1000, 2909),
+	trt10("llama-3-70b", "h200-sxm", 1, 1, "fp8", 2048, 2048, 2003), trt10("llama-3-70b", "h200-sxm", 1, 1, "fp8", 2048, 128, 442),
+	trt10("llama-3-70b", "h200-sxm", 1, 1, "fp8", 5000, 500, 566),
+	trt10("llama-3-70b", "h100-sxm", 2, 1, "fp8", 128, 128, 6378), trt10("llama-3-70b", "h100-sxm", 2, 1, "fp8", 1000, 1000, 4205),
+	trt10("llama-3-70b", "h100-sxm", 2, 1, "fp8", 2048, 2048, 3082), trt10("llama-3-70b", "h100-sxm", 2, 1, "fp8", 2048, 128, 762),
+	trt10("llama-3-70b", "h100-sxm", 2, 1, "fp8", 5000, 500, 898),
+	trt10("llama-3-8b", "h200-sxm", 1, 1, "fp8", 128, 128, 27911), trt10("llama-3-8b", "h200-sxm", 1, 1, "fp8", 1000, 1000, 17744),
+	trt10("llama-3-8b", "h200-sxm", 1, 1, "fp8", 2048, 2048, 12194), trt10("llama-3-8b", "h200-sxm", 1, 1, "fp8", 5000, 500, 3902),
+	trt10("llama-3-8b", "h100-sxm", 1, 1, "fp8", 128, 128, 28312), trt10("llama-3-8b", "h100-sxm", 1, 1, "fp8", 1000, 1000, 15220),
+	trt10("llama-3-8b", "h100-sxm", 1, 1, "fp8", 2048, 2048, 9305), trt10("llama-3-8b", "h100-sxm", 1, 1, "fp8", 5000, 500, 3459),
+	trt10("llama-3.1-405b", "rtx-pro-6000", 1, 8, "fp4", 128, 128, 4452), trt10("llama-3.1-405b", "rtx-pro-6000", 1, 8, "fp4", 1000, 1000, 2369),
+	trt10("llama-3.1-405b", "rtx-pro-6000", 1, 8, "fp4", 2048, 2048, 1442), trt10("llama-3.1-405b", "rtx-pro-6000", 1, 8, "fp4", 2048, 128, 579),
+	// Llama 3.1 405B with TP: FP4 on four B200 (the only B200 cells with TP > 1), FP8 on eight
+	// H200 and eight H100.
+	trt10("llama-3.1-405b", "b200", 4, 1, "fp4", 128, 128, 6281), trt10("llama-3.1-405b", "b200", 4, 1, "fp4", 1000, 1000, 5209),
+	trt10("llama-3.1-405b", "b200", 4, 1, "fp4", 2048, 2048, 4212), trt10("llama-3.1-405b", "b200", 4, 1, "fp4", 2048, 128, 749),
+	trt10("llama-3.1-405b", "b200", 4, 1, "fp4", 5000, 500, 1048),
+	trt10("llama-3.1-405b", "h200-sxm", 8, 1, "fp8", 128, 128, 3814), trt10("llama-3.1-405b", "h200-sxm", 8, 1, "fp8", 1000, 1000, 3330),
+	trt10("llama-3.1-405b", "h200-sxm", 8, 1, "fp8", 2048, 2048, 2948), trt10("llama-3.1-405b", "h200-sxm", 8, 1, "fp8", 2048, 128, 456),
+	trt10("llama-3.1-405b", "h200-sxm", 8, 1, "fp8", 5000, 500, 650),
+	trt10("llama-3.1-405b", "h100-sxm", 8, 1, "fp8", 128, 128, 3627), trt10("llama-3.1-405b", "h100-sxm", 8, 1, "fp8", 1000, 1000, 2919),
+	trt10("llama-3.1-405b", "h100-sxm", 8, 1, "fp8", 2048, 2048, 2296), trt10("llama-3.1-405b", "h100-sxm", 8, 1, "fp8", 2048, 128, 453),
+	trt10("llama-3.1-405b", "h100-sxm", 8, 1, "fp8", 5000, 500, 610),
+
 	// The later perf overview (commit 03e27c7, per-GPU figures × GPUs): Llama 3.3 70B on four GPU
 	// families, FP4 on Blackwell and FP8 on Hopper; hold-outs all.
 	trtLater("h100-sxm", 2, 1, 1000, 1000, 2209), trtLater("h100-sxm", 2, 1, 8192, 1024, 398),
@@ -139,9 +170,9 @@ func trtLater(gpu string, tp, pp, isl, osl int, perGPU float64) ServeRun {
 	n := tp * pp
 	return ServeRun{ID: "trt-03e27c7-" + gpu + "-70b-" + w + "-tp" + strconv.Itoa(tp) + "pp" + strconv.Itoa(pp) + "-" + strconv.Itoa(isl) + "-" + strconv.Itoa(osl),
 		Source: "TRT", Engine: "TensorRT-LLM 03e27c7", Model: "llama-3-70b", GPU: gpu, GPUs: n, TP: tp, PP: pp,
-		Precision: "bf16", Weights: w, KV: "fp8", Prompt: isl, Gen: osl, Requests: 1000, MaxSeqs: 2048, MaxBatchTokens: 8192,
+		Precision: "bf16", Weights: w, KV: "fp8", Prompt: isl, Gen: osl, Requests: benchRequests(isl, osl), TRTBench: true,
 		OutTokS: perGPU * float64(n),
-		Notes:   "per-GPU output tokens/s × GPUs; first 1000 requests; max batch 2048 and 8192 tokens, KV cache in FP8 (U: not printed)"}
+		Notes:   "per-GPU output tokens/s × GPUs; trtllm-bench's own max batch and max tokens (trtBenchLimits); KV cache in FP8 (U: not printed)"}
 }
 
 // b200fp4 is one cell of TensorRT-LLM 1.0's Llama 3.3 70B table: B200, TP 1, FP4 (NVFP4
@@ -149,6 +180,39 @@ func trtLater(gpu string, tp, pp, isl, osl int, perGPU float64) ServeRun {
 func b200fp4(isl, osl int, tokS float64) ServeRun {
 	return ServeRun{ID: "trt10-b200-70b-fp4-tp1-" + strconv.Itoa(isl) + "-" + strconv.Itoa(osl), Source: "TRT", Engine: "TensorRT-LLM 1.0",
 		Model: "llama-3-70b", GPU: "b200", Intra: "nvlink5", GPUs: 1, TP: 1, PP: 1, Precision: "bf16", Weights: "fp4", KV: "fp8",
-		Prompt: isl, Gen: osl, Requests: 1000, MaxSeqs: 2048, MaxBatchTokens: 8192, OutTokS: tokS,
-		Notes: "first 1000 of the run's requests; max batch 2048 and 8192 tokens, KV cache in FP8 (U: not printed)"}
+		Prompt: isl, Gen: osl, Requests: benchRequests(isl, osl), TRTBench: true, OutTokS: tokS,
+		Notes: "trtllm-bench's own max batch and max tokens (trtBenchLimits); KV cache in FP8 (U: not printed)"}
+}
+
+// benchRequests is how many of a TensorRT-LLM perf-overview run's requests are served: the
+// overview's $num_requests for the lengths (30000 at 128/128, 3000 at 1000/1000, 1500 at
+// 2048/2048, 8192/1024 and 5000/500, 3000 at 2048/128), at most 4096 (the most a pipeline of
+// 8 micro-batches of 512 runs at once, so the steady state is reached; 30000 would only lengthen
+// it).
+func benchRequests(isl, osl int) int {
+	n := 3000
+	switch {
+	case isl == 128 && osl == 128:
+		n = 30000
+	case isl+osl >= 4096:
+		n = 1500
+	}
+	return min(n, 4096)
+}
+
+// trt10 is one cell of TensorRT-LLM 1.0's other throughput tables (the perf overview at commit
+// 00f3768): total output tokens/s of the TP × PP group, ModelOpt checkpoints (FP8 on Hopper,
+// NVFP4 on Blackwell), the KV cache in the checkpoint's format (U: not printed).
+func trt10(model, gpu string, tp, pp int, w string, isl, osl int, tokS float64) ServeRun {
+	intra := ""
+	switch gpu {
+	case "b200":
+		intra = "nvlink5"
+	case "h100-sxm", "h200-sxm":
+		intra = "nvlink4"
+	}
+	return ServeRun{ID: "trt10-" + gpu + "-" + model + "-" + w + "-tp" + strconv.Itoa(tp) + "pp" + strconv.Itoa(pp) + "-" + strconv.Itoa(isl) + "-" + strconv.Itoa(osl),
+		Source: "TRT", Engine: "TensorRT-LLM 1.0", Model: model, GPU: gpu, Intra: intra, GPUs: tp * pp, TP: tp, PP: pp,
+		Precision: "bf16", Weights: w, KV: "fp8", Prompt: isl, Gen: osl, Requests: benchRequests(isl, osl), TRTBench: true, OutTokS: tokS,
+		Notes: "trtllm-bench's own max batch and max tokens (trtBenchLimits); KV cache in FP8 (U: not printed)"}
 }

@@ -2,6 +2,7 @@ package costmodel
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/splitscope/splitscope/model"
 )
@@ -85,11 +86,15 @@ func init() {
 			serveChecks = append(serveChecks, serveCheck{r.ID, metOut, 0.20, ""})
 		}
 		// And every TensorRT-LLM 1.0 cell, FP4 on Blackwell: absolute per GPU family, not only
-		// ratios. The B200 rows set fp4OverFP8; the RTX PRO 6000 rows are hold-outs.
+		// ratios. The B200 rows set fp4OverFP8, the RTX PRO 6000 PP 4 and 8 rows trtPPHostPerSeq; PP 1
+		// and 2 are hold-outs.
 		if r.Source == "TRT" && r.Engine == "TensorRT-LLM 1.0" {
 			c := serveCheck{r.ID, metOut, 0.20, "FP4 on Blackwell"}
 			if r.GPU == "b200" {
 				c.note += "; fitted (fp4OverFP8)"
+			}
+			if r.PP >= 4 {
+				c.note += "; fitted (trtPPHostPerSeq)"
 			}
 			if o, ok := fp4Wide[r.ID]; ok {
 				c.tol, c.note = o.tol, c.note+"; "+o.note
@@ -98,26 +103,18 @@ func init() {
 		}
 		if r.Engine == "TensorRT-LLM 03e27c7" {
 			c := serveCheck{r.ID, metOut, 0.20, "hold-out"}
-			if r.ID == "trt-03e27c7-rtx-pro-6000-70b-fp4-tp1pp2-8192-1024" {
-				c.tol, c.note = 0.30, "PP 2 on PCIe with 8192-token prompts comes out short (U)"
-			}
 			serveChecks = append(serveChecks, c)
 		}
 	}
 }
 
 // fp4Wide are the TensorRT-LLM 1.0 cells the model misses by more than 20%, at the tolerance it
-// achieves: pipeline parallelism on PCIe scales more in the model than TensorRT-LLM measures past
-// PP 4, and PP 2 at 2048/2048 comes out short.
+// achieves: PP 8 at 1000/1000 comes out high even with each rank's host work (trtPPHostPerSeq).
 var fp4Wide = map[string]struct {
 	tol  float64
 	note string
 }{
-	"trt10-rtxpro-70b-fp4-pp8-128-128":   {0.25, "PP 8 on PCIe: the model's pipeline scales further than measured"},
-	"trt10-rtxpro-70b-fp4-pp4-1000-1000": {0.30, "PP 4 on PCIe, as above"},
-	"trt10-rtxpro-70b-fp4-pp8-1000-1000": {0.60, "PP 8 on PCIe, as above"},
-	"trt10-rtxpro-70b-fp4-pp8-2048-2048": {0.65, "PP 8 on PCIe, as above"},
-	"trt10-rtxpro-70b-fp4-pp2-2048-2048": {0.30, "PP 2 at 2048/2048 short: its KV cache preempts (U)"},
+	"trt10-rtxpro-70b-fp4-pp8-1000-1000": {0.30, "PP 8 on PCIe at 1000/1000 comes out high (U)"},
 }
 
 var serveRatios = []serveRatio{
@@ -175,12 +172,18 @@ func serveScenario(r ServeRun, p ServePresets) (model.Scenario, error) {
 	if err != nil {
 		return model.Scenario{}, err
 	}
+	maxSeqs, maxTokens := r.MaxSeqs, r.MaxBatchTokens
+	engine := ""
+	if r.TRTBench {
+		maxSeqs, maxTokens = trtBenchLimits(a, g, r)
+		engine = "trtllm"
+	}
 	s := model.Scenario{Arch: a, ReserveBytes: model.DefaultReserveBytes,
 		Cluster: model.Cluster{GPU: g, GPUs: r.GPUs, GPUsPerNode: r.GPUs, Intra: intra, Inter: inter, NICsPerNode: 1},
 		Layout:  model.Layout{TP: r.TP, PP: r.PP, DP: r.GPUs / (r.TP * r.PP), Chunks: 1, MicroBatch: 1},
 		Workload: model.Workload{Mode: model.Infer, PromptTokens: r.Prompt, GenTokens: r.Gen, Requests: r.Requests,
-			Precision: prec, Rate: r.Rate, Concurrency: r.Concurrency, MaxSeqs: r.MaxSeqs, MaxBatchTokens: r.MaxBatchTokens,
-			Weights: r.Weights, KVCache: r.KV}}
+			Precision: prec, Rate: r.Rate, Concurrency: r.Concurrency, MaxSeqs: maxSeqs, MaxBatchTokens: maxTokens,
+			Weights: r.Weights, KVCache: r.KV, Engine: engine}}
 	return s, nil
 }
 
@@ -284,4 +287,48 @@ func ServeChecks(p ServePresets) ([]Check, error) {
 		return nil, err
 	}
 	return append(out, vc...), nil
+}
+
+// trtBenchLimits are the max batch size (a micro-batch's, with PP) and max tokens a step that
+// trtllm-bench throughput sets when not told (tensorrt_llm/bench/build/tuning.py,
+// calc_engine_setting and finetune_setting, TRT): the requests of ISL + OSL tokens whose KV
+// cache fits in 95% of what the GPUs' memory leaves after the weights (bytes a weight by the
+// checkpoint: NVFP4 0.5, FP8 1, else 2; the KV cache's likewise), at most 4096, divided among
+// the PP micro-batches and rounded up (to 32 under 256, with 64 the least; to 128 under 1024;
+// else 256); max tokens that batch × (1 + ISL/OSL), at most 32768, rounded up (256 under 4096,
+// with 2048 the least; 512 under 8192; else 1024).
+func trtBenchLimits(a model.Arch, g model.GPU, r ServeRun) (maxBatch, maxTokens int) {
+	elem := func(f string) float64 {
+		switch f {
+		case "fp4":
+			return 0.5
+		case "fp8":
+			return 1
+		}
+		return 2
+	}
+	gib := float64(model.GiB)
+	perToken := 2 * float64(a.Layers) * float64(max(r.TP, a.KVHeads)) * a.HeadDim() * elem(r.KV) / gib
+	avail := g.MemoryBytes/gib*float64(r.TP*r.PP) - a.Params()*elem(r.Weights)/gib
+	reqs := max(avail*0.95/(perToken*float64(r.Prompt+r.Gen)), 0)
+	rawBS := math.Min(reqs, 4096) / float64(r.PP)
+	rawTok := math.Min(rawBS*(1+float64(r.Prompt)/float64(max(r.Gen, 1))), 32768)
+	up := func(x, step float64) int { return int(step * math.Ceil(x/step)) }
+	switch {
+	case rawBS < 256:
+		maxBatch = max(64, up(rawBS, 32))
+	case rawBS < 1024:
+		maxBatch = up(rawBS, 128)
+	default:
+		maxBatch = up(rawBS, 256)
+	}
+	switch {
+	case rawTok < 4096:
+		maxTokens = max(2048, up(rawTok, 256))
+	case rawTok < 8192:
+		maxTokens = up(rawTok, 512)
+	default:
+		maxTokens = up(rawTok, 1024)
+	}
+	return maxBatch, maxTokens
 }

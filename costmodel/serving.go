@@ -36,15 +36,43 @@ const (
 	// fp4OverFP8 is what Blackwell's FP4 matmuls (NVFP4: FP4 weights and activations, an FP8
 	// scale every 16 elements) run at over its FP8 ones. The datasheet's dense peaks say 2 (B200: 9
 	// PFLOPS FP4 against 4.5 FP8, GK-B200); 2 put TensorRT-LLM 1.0's five B200 Llama 3.3 70B cells
-	// 21–37% high, and 1.5 brings them within 11% (fitted there; the scales and the activations'
-	// quantization are not free). The RTX PRO 6000 cells, same engine and checkpoint, are hold-outs:
-	// PP 1 and 2 within 15% but one (−27%), as bf16-rate matmuls had them 2–3× slow.
-	fp4OverFP8 = 1.5
+	// 21–37% high (the scales and the activations' quantization are not free). Fitted on those
+	// five cells served as trtllm-bench ran them (its own max batch and max tokens, 3000 or 1500
+	// requests, TensorRT-LLM's no-evict admission: trtBenchLimits): 1.45 puts them at +4.5% to
+	// +19.9%; only the compute-bound two (128/128, 2048/128) move with it, and they want 1.35 on
+	// B200 while the RTX PRO 6000's 128/128 cells, same engine and checkpoint, want more (−12% at
+	// PP 1). It was 1.5 on the cells served with 2048 sequences, 8192 tokens and 1000 requests.
+	fp4OverFP8 = 1.45
 
 	engineStepOverhead = 0.3e-3
 	layerKernels       = 12
 	kernelFloor        = 4e-6
+
+	// trtPPHostPerSeq is the host's work per scheduled sequence in one micro-batch step of
+	// TensorRT-LLM's PyTorch executor under pipeline parallelism. Its PP loop
+	// (PyExecutor._executor_loop_pp, 1.0) runs the whole executor on every rank, one thread:
+	// fetch and schedule, KV block bookkeeping, input preparation, then the forward, and
+	// _forward_step_inter_pp waits for that forward (sampler_event.synchronize()) before the
+	// rank receives the sampled tokens of an earlier micro-batch from the previous rank
+	// (recv_object, pickled through MPI), passes them on, and updates each request and its
+	// response in Python. So a stage's step is its GPU time plus that host work, which scales
+	// with the micro-batch's sequences and not with the stage's layers: at PP 8 a stage's GPU
+	// time is an eighth of the model's and the host work is as long as at PP 2. (At PP 1 the
+	// overlap scheduler prepares step i+1 while step i runs; vLLM's PP overlaps its scheduler
+	// the same way, so neither pays it.) 25 µs a sequence is fitted on TensorRT-LLM 1.0's RTX PRO
+	// 6000 PP 4 and PP 8 cells (U: no profile of the loop is published); PP 2 and the later
+	// overview's PP 2 cells are hold-outs.
+	trtPPHostPerSeq = 22e-6
 )
+
+// The ends of a quantized checkpoint: a quantized checkpoint (--weights fp8, fp4, int4…) leaves the embedding and
+// the output projection in the compute format. TensorRT Model Optimizer exports its FP8, NVFP4
+// and INT4-AWQ checkpoints (the ones TensorRT-LLM's perf overview runs) with exclude_modules
+// ["lm_head"] (MODELOPT), and vLLM's fp8 and AWQ methods quantize linear layers, not the
+// vocabulary embedding and projection. So the last stage reads Llama 3 70B's 128k × 8192 output
+// projection in bf16, 2.1 GB, and runs its matmul at the bf16 rate, a third of Blackwell's FP4
+// one: with 10 layers a stage (PP 8) a third more weight bytes than the other stages, and the
+// pipeline runs at its slowest stage. (Before: the projection at the --weights width and rate.)
 
 // ServeConfidence is how far an open-loop serving run's latencies can be trusted: the steady
 // window they are measured over (warm-up and drain left out), whether the queue is steady, 95%
@@ -185,10 +213,17 @@ func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 		d += p.hw.time(kernel{bytes: float64(b.Tokens()) * float64(p.a.Hidden) * p.e * 2})
 		d += engineStepOverhead
 	}
+	if p.p > 1 && p.s.Workload.Engine == "trtllm" {
+		// Every rank runs the executor's loop and waits for its own forward (trtPPHostPerSeq).
+		d += trtPPHostPerSeq * float64(b.DecodeSeqs+b.PrefillSeqs)
+		if s > 0 {
+			d += engineStepOverhead
+		}
+	}
 	if s == p.p-1 {
-		lg := logits(p.a, p.l, float64(b.Samples), p.e)
-		lg.bytes += float64(p.a.Vocab) * float64(p.a.Hidden) / float64(p.t) * (c.wb - p.e) // stored weights
-		d += c.gemm.time(lg)
+		// The output projection stays in the compute format in a quantized checkpoint
+		// (the ends of a quantized checkpoint, above): its weights are read at that width, its matmul runs at that rate.
+		d += p.hw.time(logits(p.a, p.l, float64(b.Samples), p.e))
 	}
 	return serve.StageTime{Seconds: d, TP: k * l.TP, EP: k * l.EP}
 }
@@ -223,8 +258,10 @@ func (p *plan) kvPlan(c *servingCost, maxSeqs, maxTokens int) kvPlan {
 	f := float64(p.a.FFN) * p.a.MLPMatrices() / float64(p.t)
 	kp.tokens = math.Inf(1)
 	for r := 0; r < p.p; r++ {
-		params, _ := p.stageParams(r, c.layers[r])
-		kp.weights[r] = params * c.wb
+		params, layerParams := p.stageParams(r, c.layers[r])
+		// The layers' weights are stored at the --weights width; the embedding and the output
+		// projection in the compute format (the ends of a quantized checkpoint, above).
+		kp.weights[r] = layerParams*c.wb + (params-layerParams)*p.e
 		// A step's live activations per token: the hidden state, the residual and the
 		// attention's projections (4h), and the MLP's intermediate, k·f/t (gate and up, then the
 		// activation's output).
@@ -323,7 +360,7 @@ func (p *plan) infer(record bool) (Report, error) {
 	// SGLang with its overlap scheduler: a request arriving mid-step waits a step more for its
 	// first token (docs/costmodel.md § Serving).
 	cfg := serve.Config{Replicas: p.d, Stages: p.p, MaxSeqs: maxSeqs, MaxBatchTokens: maxTokens,
-		KVBlocks: kp.blocks, BlockTokens: model.ServeBlockTokens, Concurrency: w.Concurrency,
+		KVBlocks: kp.blocks, BlockTokens: model.ServeBlockTokens, Concurrency: w.Concurrency, ReserveWhole: w.Engine == "trtllm",
 		Record: record, MaxRecord: maxServeTrace, ITL: record, Overlap: true}
 	if !fits {
 		// Served as if the memory were there (a cache for every request at once, as far as the

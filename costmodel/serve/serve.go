@@ -77,6 +77,10 @@ type Config struct {
 	// its layers' share of each block), one pool for all its batches in flight.
 	KVBlocks    int
 	BlockTokens int
+	// ReserveWhole admits a request only when the blocks of its whole prompt and output are
+	// free, and takes them all at once (TensorRT-LLM's GUARANTEED_NO_EVICT capacity policy):
+	// a running sequence never needs a block, so nothing is preempted. false: vLLM's rule.
+	ReserveWhole bool
 	// Concurrency > 0 runs a closed loop: that many clients, each sending its next request when
 	// its last one ends (the requests' Arrival is ignored). 0: requests arrive at Arrival.
 	Concurrency int
@@ -461,7 +465,7 @@ func (r *replica) step(e int, t float64) {
 		if s.computed < s.prompt {
 			want = min(s.prompt-s.computed, budget)
 		}
-		need := blocksFor(s.computed+want, bt) - s.blocks
+		need := max(blocksFor(s.computed+want, bt)-s.blocks, 0)
 		for need > r.free && !blocked {
 			v, owner := r.victim(e)
 			switch {
@@ -496,6 +500,9 @@ func (r *replica) step(e int, t float64) {
 		}
 		want := min(s.prompt-s.computed, budget)
 		need := blocksFor(s.computed+want, bt) - s.blocks
+		if cfg.ReserveWhole {
+			need = blocksFor(s.prompt+s.gen, bt) - s.blocks
+		}
 		if need > r.free {
 			break
 		}
