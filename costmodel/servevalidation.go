@@ -283,5 +283,9 @@ func ServeChecks(p ServePresets) ([]Check, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(out, vc...), nil
+	mc, err := moreChecks(p)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(out, vc...), mc...), nil
 }
