@@ -7,11 +7,13 @@ import (
 	"testing"
 )
 
-// The measured runs on other GPUs and engines (MeasuredMore) replayed, hold-outs all: none is
-// said to be overloaded (every engine served its run), no throughput or E2E is off by 2× or
-// more, and the medians are what the model achieves now (req/s and output tok/s within 15%,
-// TTFT within 50%; TPOT is SGLang's alone, 1.9–4.5× the model's, and is bounded by validate's
-// tolerance only).
+// The measured runs on other GPUs and engines (MeasuredMore) replayed, hold-outs all. No false
+// saturation: a run the engine kept up with (not saturated, not a burst) is never overloaded in
+// the model, and its whole-run mean TTFT stays under a second or three times the measured,
+// except the one run marked ModelSaturates (LMDeploy's larger KV cache); a saturated run's
+// queue grows in the model too. No throughput of a server-bound run is off by 2× or more. The
+// medians are what the model achieves now: req/s and output tok/s within 12%, TTFT and TPOT
+// within 30% (each figure a run published: means, or medians where only those were).
 func TestMeasuredMoreRuns(t *testing.T) {
 	xs, err := ReplayMore(presets(t))
 	if err != nil {
@@ -20,21 +22,52 @@ func TestMeasuredMoreRuns(t *testing.T) {
 	gpus, engines := map[string]bool{}, map[string]bool{}
 	errs := map[string][]float64{}
 	perGPU := map[string][]float64{}
+	type worst struct {
+		id, metric string
+		e          float64
+	}
+	var ws []worst
+	known := 0
 	for _, x := range xs {
 		r := x.Run
 		gpus[r.GPU] = true
 		engines[strings.Fields(r.Engine)[0]] = true
-		t.Logf("%-50s req/s %6.2f / %6.2f  tok/s %7.0f / %7.0f  TTFT %7.3f / %7.3f  TPOT %6.4f / %6.4f  E2E %6.2f / %6.2f", r.ID,
-			x.ReqS, r.ReqS, x.OutTokS, r.OutTokS, x.TTFT, r.TTFT, x.TPOT, r.TPOT, x.E2E, r.E2E)
-		if x.Overloaded {
-			t.Errorf("%s: the model's queue grows; %s served the run at %.3g req/s", r.ID, r.Engine, r.ReqS)
+		t.Logf("%-58s req/s %6.2f / %6.2f  TTFT %7.3f / %7.3f p50 %7.3f / %7.3f  TPOT %6.4f / %6.4f p50 %6.4f / %6.4f  E2E %6.2f / %6.2f  over %v steady %v",
+			r.ID, x.ReqS, r.ReqS, x.TTFT, r.TTFT, x.TTFTP50, r.TTFTP50, x.TPOT, r.TPOT, x.TPOTP50, r.TPOTP50, x.E2E, r.E2E,
+			x.Overloaded, !x.NotSteady)
+		switch {
+		case r.Saturated:
+			if want := r.Rate * r.Gen; !(want > x.OutTokS) {
+				t.Errorf("%s: %s did not keep up (%.3g req/s of %.3g); the model serves all %.0f tok/s asked", r.ID, r.Engine, r.ReqS, r.Rate, want)
+			}
+		case !r.Burst():
+			ttft := max(r.TTFT, r.TTFTP50)
+			saturates := x.Overloaded || x.TTFT > max(3*ttft, 1)
+			if r.ModelSaturates {
+				known++
+				if !saturates {
+					t.Logf("%s: marked ModelSaturates, and the model now serves it (TTFT %.3g s): clear the mark", r.ID, x.TTFT)
+				}
+				continue
+			}
+			if saturates {
+				t.Errorf("%s: the model saturates (overloaded %v, TTFT %.3g s) where %s served the run (TTFT %.3g s)", r.ID,
+					x.Overloaded, x.TTFT, r.Engine, ttft)
+			}
 		}
-		for _, c := range []struct {
+		type fig struct {
 			name      string
 			pred, pub float64
-			within2x  bool
-		}{{"req/s", x.ReqS, r.ReqS, true}, {"output tok/s", x.OutTokS, r.OutTokS, true}, {"TTFT", x.TTFT, r.TTFT, false},
-			{"TPOT", x.TPOT, r.TPOT, false}, {"E2E", x.E2E, r.E2E, true}} {
+		}
+		figs := []fig{}
+		if r.ServerBound() {
+			figs = append(figs, fig{"req/s", x.ReqS, r.ReqS}, fig{"output tok/s", x.OutTokS, r.OutTokS})
+		}
+		if !r.Saturated {
+			figs = append(figs, fig{"TTFT", x.TTFT, r.TTFT}, fig{"TTFT", x.TTFTP50, r.TTFTP50}, fig{"TPOT", x.TPOT, r.TPOT},
+				fig{"TPOT", x.TPOTP50, r.TPOTP50}, fig{"E2E", x.E2E, r.E2E})
+		}
+		for _, c := range figs {
 			if c.pub <= 0 {
 				continue
 			}
@@ -44,16 +77,18 @@ func TestMeasuredMoreRuns(t *testing.T) {
 			}
 			e := math.Abs(c.pred/c.pub - 1)
 			errs[c.name] = append(errs[c.name], e)
-			if c.name == "req/s" {
-				perGPU[r.GPU] = append(perGPU[r.GPU], e)
-			}
-			if c.within2x && math.Abs(math.Log(c.pred/c.pub)) >= math.Ln2 {
+			ws = append(ws, worst{r.ID, c.name, c.pred/c.pub - 1})
+			perGPU[r.GPU+" "+c.name] = append(perGPU[r.GPU+" "+c.name], e)
+			if (c.name == "req/s" || c.name == "output tok/s") && math.Abs(math.Log(c.pred/c.pub)) >= math.Ln2 {
 				t.Errorf("%s: %s %.4g, measured %.4g: off by 2× or more", r.ID, c.name, c.pred, c.pub)
 			}
 		}
 	}
-	if len(xs) < 8 || len(gpus) < 3 || len(engines) < 2 {
-		t.Errorf("%d runs on %d GPU kinds with %d engines; want 8 runs, 3 GPUs, 2 engines", len(xs), len(gpus), len(engines))
+	if known > 1 {
+		t.Errorf("%d runs marked as falsely saturated by the model, want at most 1", known)
+	}
+	if len(xs) < 20 || len(gpus) < 3 || len(engines) < 3 {
+		t.Errorf("%d runs on %d GPU kinds with %d engines; want 20 runs, 3 GPUs, 3 engines", len(xs), len(gpus), len(engines))
 	}
 	med := func(v []float64) float64 {
 		v = append([]float64(nil), v...)
@@ -64,12 +99,21 @@ func TestMeasuredMoreRuns(t *testing.T) {
 		return v[len(v)/2]
 	}
 	for _, n := range []string{"req/s", "output tok/s", "TTFT", "TPOT", "E2E"} {
-		t.Logf("%-12s median |error| %5.1f%% over %d runs", n, 100*med(errs[n]), len(errs[n]))
+		t.Logf("%-12s median |error| %5.1f%% over %d figures", n, 100*med(errs[n]), len(errs[n]))
 	}
-	for g, v := range perGPU {
-		t.Logf("req/s on %-9s median |error| %5.1f%% over %d runs", g, 100*med(v), len(v))
+	keys := make([]string, 0, len(perGPU))
+	for k := range perGPU {
+		keys = append(keys, k)
 	}
-	for n, bound := range map[string]float64{"req/s": 0.15, "output tok/s": 0.15, "TTFT": 0.50} {
+	sort.Strings(keys)
+	for _, k := range keys {
+		t.Logf("%-28s median |error| %5.1f%% over %d", k, 100*med(perGPU[k]), len(perGPU[k]))
+	}
+	sort.Slice(ws, func(i, j int) bool { return math.Abs(ws[i].e) > math.Abs(ws[j].e) })
+	for _, w := range ws[:min(8, len(ws))] {
+		t.Logf("worst: %-58s %-12s %+6.1f%%", w.id, w.metric, 100*w.e)
+	}
+	for n, bound := range map[string]float64{"req/s": 0.12, "output tok/s": 0.12, "TTFT": 0.30, "TPOT": 0.30} {
 		if m := med(errs[n]); m > bound {
 			t.Errorf("median |%s error| %.1f%%, want ≤ %.0f%%", n, 100*m, 100*bound)
 		}
