@@ -8,17 +8,21 @@ import (
 )
 
 // Measured serving runs on GPUs other than the BLIS runs' H100 SXM and with engines other than
-// vLLM (SGLang), as people published them: benchmark_serving / bench_serving result blocks in
-// GitHub issues and a repository's results, and one blog table. Hold-outs all: nothing in the
-// model was fitted on them. Every tag is cited in docs/references.md §3.6.
+// vLLM (SGLang, LMDeploy, TensorRT-LLM), as people published them: benchmark_serving /
+// bench_serving results in GitHub repositories and an issue, and one blog table. Hold-outs all:
+// nothing in the model was fitted on them, and no constant was changed for them. Every tag is
+// cited in docs/references.md §0 and §3.6.
 //
 // Workloads. "sharegpt": vLLM's and SGLang's ShareGPT sampler (ShareGPT_V3_unfiltered_cleaned_split,
-// the first num-prompts conversations after filtering prompts under 4 or over 1024 tokens and
+// the first num-prompts conversations after dropping prompts under 4 or over 1024 tokens and
 // prompt + output over 2048); the means are each run's own printed totals over its requests
-// (1000 prompts: 215,196 input tokens, 215.2 a request, the figure every 1000-prompt Llama-3
-// run prints). The lengths themselves are not published: they are replayed as lognormals with
-// those means, σ 0.8 on the log, clipped to the sampler's bounds (U: the shape is assumed,
-// only the means are the run's). "random": fixed lengths.
+// (1000 prompts with a Llama-3 tokenizer: 215,196 input tokens, 215.2 a request, the figure every
+// such run prints). The lengths themselves are not published: they are replayed as lognormals
+// with those means, σ 1 on the log (U: assumed, not fitted; σ 0.8 or 1.2 moves the throughput
+// of the runs all at once by under 5%, the TTFT of the bursts by up to 25%), clipped to the
+// sampler's bounds. "random": fixed lengths; "random-eos": fixed prompts, outputs that end at EOS.
+// Figures compared are the whole run's, as the benchmark prints them (medians: the model's
+// steady window).
 type MoreRun struct {
 	ID, Source, Engine string
 	Model, GPU, Intra  string
