@@ -12,8 +12,9 @@ import (
 // the model, and its whole-run mean TTFT stays under a second or three times the measured,
 // except the one run marked ModelSaturates (LMDeploy's larger KV cache); a saturated run's
 // queue grows in the model too. No throughput of a server-bound run is off by 2× or more. The
-// medians are what the model achieves now: req/s and output tok/s within 12%, TTFT and TPOT
-// within 30% (each figure a run published: means, or medians where only those were).
+// medians are what the model achieves now: req/s and output tok/s within 16%, TTFT within 40%,
+// TPOT within 30% (each figure a run published: means, or medians where only those were), for
+// any of the ShareGPT replay's σ 0.8, 1 and 1.2 (at σ 1: 9%, 25%, 26%).
 func TestMeasuredMoreRuns(t *testing.T) {
 	xs, err := ReplayMore(presets(t))
 	if err != nil {
@@ -113,7 +114,7 @@ func TestMeasuredMoreRuns(t *testing.T) {
 	for _, w := range ws[:min(8, len(ws))] {
 		t.Logf("worst: %-58s %-12s %+6.1f%%", w.id, w.metric, 100*w.e)
 	}
-	for n, bound := range map[string]float64{"req/s": 0.12, "output tok/s": 0.12, "TTFT": 0.30, "TPOT": 0.30} {
+	for n, bound := range map[string]float64{"req/s": 0.16, "output tok/s": 0.16, "TTFT": 0.40, "TPOT": 0.30} {
 		if m := med(errs[n]); m > bound {
 			t.Errorf("median |%s error| %.1f%%, want ≤ %.0f%%", n, 100*m, 100*bound)
 		}
