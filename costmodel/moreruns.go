@@ -290,7 +290,17 @@ func moreChecks(p ServePresets) ([]Check, error) {
 	var out []Check
 	for _, x := range xs {
 		r := x.Run
-		note := "[" + r.Source + "] " + r.Engine + ", " + r.GPU + " TP " + strconv.Itoa(r.TP) + ", " + r.Dist
+		note := "[" + r.Source + "] " + r.Engine + ", " + r.GPU + " TP " + strconv.Itoa(r.TP)
+		if r.PP > 1 {
+			note += " PP " + strconv.Itoa(r.PP)
+		}
+		note += ", " + r.Dist
+		if r.Cached {
+			note += ", prompts cached (U)"
+		}
+		if r.ModelSaturates {
+			note += "; the model's queue grows by the end (whole-run mean TTFT " + strconv.FormatFloat(x.TTFT, 'f', 1, 64) + " s): LMDeploy's KV cache is larger"
+		}
 		add := func(name string, pub, pred float64, unit string, tol float64) {
 			if pub > 0 {
 				out = append(out, Check{Group: "serve-more", Case: r.ID + " " + name, Published: pub, Predicted: pred, Unit: unit,

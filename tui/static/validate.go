@@ -69,6 +69,8 @@ func checkValue(v float64, unit string) string {
 		return fmt.Sprintf("%.1f GB/s", v)
 	case "tok/s":
 		return Count(v) + " tok/s"
+	case "req/s":
+		return fmt.Sprintf("%.3g req/s", v)
 	case "TFLOP/s":
 		return fmt.Sprintf("%.1f TFLOP/s", v)
 	case "×":
