@@ -286,7 +286,11 @@ func ServeChecks(p ServePresets) ([]Check, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(out, vc...), nil
+	mc, err := moreChecks(p)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(out, vc...), mc...), nil
 }
 
 // trtBenchLimits are the max batch size (a micro-batch's, with PP) and max tokens a step that

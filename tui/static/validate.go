@@ -18,6 +18,7 @@ var checkGroups = []struct{ id, title string }{
 	{"gemm", "One GEMM alone by shape, M×N×K, against XLA's measured cuBLAS table for H100 (XLA, §8.1)"},
 	{"serve-order", "Serving: which of two layouts serves more or answers sooner (§3.6; holds when the same one wins)"},
 	{"serve-vllm", "Serving on measured vLLM runs, not fitted: H100 SXM, Poisson replays of inference-perf stages, means (BLIS, §3.6)"},
+	{"serve-more", "Serving on measured runs, other GPUs and engines, not fitted: A100, L4, RTX 3090/4090, H100 PCIe/SXM; vLLM, SGLang, LMDeploy, TensorRT-LLM (LPC, SGL1639, MR4090, ZHJ, SUR, §3.6)"},
 }
 
 // RenderValidation prints the published figures beside the model's predictions, one table a
@@ -68,6 +69,8 @@ func checkValue(v float64, unit string) string {
 		return fmt.Sprintf("%.1f GB/s", v)
 	case "tok/s":
 		return Count(v) + " tok/s"
+	case "req/s":
+		return fmt.Sprintf("%.3g req/s", v)
 	case "TFLOP/s":
 		return fmt.Sprintf("%.1f TFLOP/s", v)
 	case "×":

@@ -1,0 +1,122 @@
+package costmodel
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The measured runs on other GPUs and engines (MeasuredMore) replayed, hold-outs all. No false
+// saturation: a run the engine kept up with (not saturated, not a burst) is never overloaded in
+// the model, and its whole-run mean TTFT stays under a second or three times the measured,
+// except the one run marked ModelSaturates (LMDeploy's larger KV cache); a saturated run's
+// queue grows in the model too. No throughput of a server-bound run is off by 2× or more. The
+// medians are what the model achieves now: req/s and output tok/s within 16%, TTFT within 40%,
+// TPOT within 30% (each figure a run published: means, or medians where only those were), for
+// any of the ShareGPT replay's σ 0.8, 1 and 1.2 (at σ 1: 9%, 25%, 26%).
+func TestMeasuredMoreRuns(t *testing.T) {
+	xs, err := ReplayMore(presets(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpus, engines := map[string]bool{}, map[string]bool{}
+	errs := map[string][]float64{}
+	perGPU := map[string][]float64{}
+	type worst struct {
+		id, metric string
+		e          float64
+	}
+	var ws []worst
+	known := 0
+	for _, x := range xs {
+		r := x.Run
+		gpus[r.GPU] = true
+		engines[strings.Fields(r.Engine)[0]] = true
+		t.Logf("%-58s req/s %6.2f / %6.2f  TTFT %7.3f / %7.3f p50 %7.3f / %7.3f  TPOT %6.4f / %6.4f p50 %6.4f / %6.4f  E2E %6.2f / %6.2f  over %v steady %v",
+			r.ID, x.ReqS, r.ReqS, x.TTFT, r.TTFT, x.TTFTP50, r.TTFTP50, x.TPOT, r.TPOT, x.TPOTP50, r.TPOTP50, x.E2E, r.E2E,
+			x.Overloaded, !x.NotSteady)
+		switch {
+		case r.Saturated:
+			if want := r.Rate * r.Gen; !(want > x.OutTokS) {
+				t.Errorf("%s: %s did not keep up (%.3g req/s of %.3g); the model serves all %.0f tok/s asked", r.ID, r.Engine, r.ReqS, r.Rate, want)
+			}
+		case !r.Burst():
+			ttft := max(r.TTFT, r.TTFTP50)
+			saturates := x.Overloaded || x.TTFT > max(3*ttft, 1)
+			if r.ModelSaturates {
+				known++
+				if !saturates {
+					t.Logf("%s: marked ModelSaturates, and the model now serves it (TTFT %.3g s): clear the mark", r.ID, x.TTFT)
+				}
+				continue
+			}
+			if saturates {
+				t.Errorf("%s: the model saturates (overloaded %v, TTFT %.3g s) where %s served the run (TTFT %.3g s)", r.ID,
+					x.Overloaded, x.TTFT, r.Engine, ttft)
+			}
+		}
+		type fig struct {
+			name      string
+			pred, pub float64
+		}
+		figs := []fig{}
+		if r.ServerBound() {
+			figs = append(figs, fig{"req/s", x.ReqS, r.ReqS}, fig{"output tok/s", x.OutTokS, r.OutTokS})
+		}
+		if !r.Saturated {
+			figs = append(figs, fig{"TTFT", x.TTFT, r.TTFT}, fig{"TTFT", x.TTFTP50, r.TTFTP50}, fig{"TPOT", x.TPOT, r.TPOT},
+				fig{"TPOT", x.TPOTP50, r.TPOTP50}, fig{"E2E", x.E2E, r.E2E})
+		}
+		for _, c := range figs {
+			if c.pub <= 0 {
+				continue
+			}
+			if !(c.pred > 0) || math.IsInf(c.pred, 0) {
+				t.Errorf("%s: %s %v", r.ID, c.name, c.pred)
+				continue
+			}
+			e := math.Abs(c.pred/c.pub - 1)
+			errs[c.name] = append(errs[c.name], e)
+			ws = append(ws, worst{r.ID, c.name, c.pred/c.pub - 1})
+			perGPU[r.GPU+" "+c.name] = append(perGPU[r.GPU+" "+c.name], e)
+			if (c.name == "req/s" || c.name == "output tok/s") && math.Abs(math.Log(c.pred/c.pub)) >= math.Ln2 {
+				t.Errorf("%s: %s %.4g, measured %.4g: off by 2× or more", r.ID, c.name, c.pred, c.pub)
+			}
+		}
+	}
+	if known > 1 {
+		t.Errorf("%d runs marked as falsely saturated by the model, want at most 1", known)
+	}
+	if len(xs) < 20 || len(gpus) < 3 || len(engines) < 3 {
+		t.Errorf("%d runs on %d GPU kinds with %d engines; want 20 runs, 3 GPUs, 3 engines", len(xs), len(gpus), len(engines))
+	}
+	med := func(v []float64) float64 {
+		v = append([]float64(nil), v...)
+		sort.Float64s(v)
+		if len(v)%2 == 0 {
+			return (v[len(v)/2-1] + v[len(v)/2]) / 2
+		}
+		return v[len(v)/2]
+	}
+	for _, n := range []string{"req/s", "output tok/s", "TTFT", "TPOT", "E2E"} {
+		t.Logf("%-12s median |error| %5.1f%% over %d figures", n, 100*med(errs[n]), len(errs[n]))
+	}
+	keys := make([]string, 0, len(perGPU))
+	for k := range perGPU {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		t.Logf("%-28s median |error| %5.1f%% over %d", k, 100*med(perGPU[k]), len(perGPU[k]))
+	}
+	sort.Slice(ws, func(i, j int) bool { return math.Abs(ws[i].e) > math.Abs(ws[j].e) })
+	for _, w := range ws[:min(8, len(ws))] {
+		t.Logf("worst: %-58s %-12s %+6.1f%%", w.id, w.metric, 100*w.e)
+	}
+	for n, bound := range map[string]float64{"req/s": 0.16, "output tok/s": 0.16, "TTFT": 0.40, "TPOT": 0.30} {
+		if m := med(errs[n]); m > bound {
+			t.Errorf("median |%s error| %.1f%%, want ≤ %.0f%%", n, 100*m, 100*bound)
+		}
+	}
+}
