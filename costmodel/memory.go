@@ -94,3 +94,10 @@ func kvCacheBytes(a model.Arch, l model.Layout, layers, seqs, ctx, e float64) fl
 	kv := h * float64(a.KVHeads) / float64(a.Heads)
 	return 2 * layers * seqs * ctx * kv * e / float64(min(l.TP, a.KVHeads))
 }
+
+// ParamState is the training state in bytes — 16-bit weights with their fp32 master copy,
+// gradients, Adam's moments — of params parameters on one GPU, sharded by ZeRO stage zero over
+// d ranks: what the model holds for a stage's weights before any activation.
+func ParamState(params float64, prec model.Precision, zero, d int) (weights, grads, opt float64) {
+	return paramState(params, prec, zero, d)
+}

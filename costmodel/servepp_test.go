@@ -1,27 +1,50 @@
 package costmodel
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/splitscope/splitscope/costmodel/serve"
+	"github.com/splitscope/splitscope/model"
 )
 
-// servedRun is a published serving run's scenario, planned.
+// servedRun is one run of TensorRT-LLM 1.0's RTX PRO 6000 table (costmodel/published, rtxpro):
+// Llama 3.3 70B, NVFP4 weights, FP8 KV cache, pipeline parallel only, on PCIe; id names the
+// run. Its max batch and max tokens are trtllm-bench's own, as published's trtBenchLimits
+// computes them (checked there, TestTRTBenchLimits).
 func servedRun(t *testing.T, id string) *plan {
 	t.Helper()
-	for _, r := range PublishedServing {
-		if r.ID == id {
-			s, err := serveScenario(r, presets(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return newPlan(s)
-		}
+	var pp, isl, osl int
+	if _, err := fmt.Sscanf(id, "trt10-rtxpro-70b-fp4-pp%d-%d-%d", &pp, &isl, &osl); err != nil {
+		t.Fatalf("run %s: %v", id, err)
 	}
-	t.Fatalf("no published run %s", id)
-	return nil
+	limits := map[string][2]int{
+		"trt10-rtxpro-70b-fp4-pp1-1000-1000": {224, 2048},
+		"trt10-rtxpro-70b-fp4-pp8-1000-1000": {384, 2048},
+		"trt10-rtxpro-70b-fp4-pp2-128-128":   {2048, 4096},
+	}
+	lim, ok := limits[id]
+	if !ok {
+		t.Fatalf("no limits for run %s", id)
+	}
+	p := presets(t)
+	a, err := p.Model("llama-3-70b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := mustGPU(t, p, "rtx-pro-6000")
+	requests := 3000
+	if isl == 128 && osl == 128 {
+		requests = 4096
+	}
+	s := model.Scenario{Arch: a, ReserveBytes: model.DefaultReserveBytes,
+		Cluster: model.Cluster{GPU: g, GPUs: pp, GPUsPerNode: pp, Intra: mustLink(t, p, g.NativeLink), Inter: mustLink(t, p, model.DefaultInter), NICsPerNode: 1},
+		Layout:  model.Layout{TP: 1, PP: pp, DP: 1, Chunks: 1, MicroBatch: 1},
+		Workload: model.Workload{Mode: model.Infer, PromptTokens: isl, GenTokens: osl, Requests: requests,
+			Precision: model.BF16, MaxSeqs: lim[0], MaxBatchTokens: lim[1], Weights: "fp4", KVCache: "fp8", Engine: "trtllm"}}
+	return newPlan(s)
 }
 
 // A quantized checkpoint keeps its output projection in the compute format (ModelOpt's
@@ -43,34 +66,6 @@ func TestQuantizedCheckpointKeepsOutputProjection(t *testing.T) {
 	kp := p.kvPlan(c, maxSeqs, maxTokens)
 	if d := kp.weights[p.p-1] - kp.weights[3]; d < 0.99*head {
 		t.Errorf("last stage holds %.3g GB more weights than a middle one, want the bf16 projection's %.3g GB", d/1e9, head/1e9)
-	}
-}
-
-// trtllm-bench's own limits (tuning.py's finetune_setting), worked by hand for Llama 3.3 70B
-// NVFP4 with an FP8 cache on RTX PRO 6000 (96 GiB): weights 70.55e9 × 0.5 B = 32.9 GiB; a token's
-// cache 2 × 80 × 8 × 128 B = 1.53e-4 GiB. PP 1 at 1000/1000: (96 − 32.9) × 0.95 / (1.53e-4 ×
-// 2000) = 196 requests, rounded up to 224 by 32, tokens 392 → the 2048 floor. PP 8 at 128/128:
-// 17.9k requests, capped at 4096, / 8 = 512, tokens 1024 → 2048. PP 2 at 128/128: 3.86k / 2 =
-// 1931 → 2048 by 256, tokens 3862 → 4096 (by 256 under 4096). PP 4 at 2048/2048: 531 / 4 = 133
-// → 160 by 32, tokens 266 → 2048.
-func TestTRTBenchLimits(t *testing.T) {
-	for _, tc := range []struct {
-		id            string
-		batch, tokens int
-	}{
-		{"trt10-rtxpro-70b-fp4-pp1-1000-1000", 224, 2048},
-		{"trt10-rtxpro-70b-fp4-pp8-128-128", 512, 2048},
-		{"trt10-rtxpro-70b-fp4-pp2-128-128", 2048, 4096},
-		{"trt10-rtxpro-70b-fp4-pp4-2048-2048", 160, 2048},
-	} {
-		p := servedRun(t, tc.id)
-		seqs, toks := p.serveLimits()
-		if seqs != tc.batch || toks != tc.tokens {
-			t.Errorf("%s: max batch %d and %d tokens, want %d and %d", tc.id, seqs, toks, tc.batch, tc.tokens)
-		}
-		if p.s.Workload.Engine != "trtllm" {
-			t.Errorf("%s: engine %q, want trtllm", tc.id, p.s.Workload.Engine)
-		}
 	}
 }
 

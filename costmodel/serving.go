@@ -38,7 +38,7 @@ const (
 	// PFLOPS FP4 against 4.5 FP8, GK-B200); 2 put TensorRT-LLM 1.0's five B200 Llama 3.3 70B cells
 	// 21–37% high (the scales and the activations' quantization are not free). Fitted on those
 	// five cells served as trtllm-bench ran them (its own max batch and max tokens, 3000 or 1500
-	// requests, TensorRT-LLM's no-evict admission: trtBenchLimits): 1.45 puts them at +4.5% to
+	// requests, TensorRT-LLM's no-evict admission: published.trtBenchLimits): 1.45 puts them at +4.5% to
 	// +19.9%; only the compute-bound two (128/128, 2048/128) move with it, and they want 1.35 on
 	// B200 while the RTX PRO 6000's 128/128 cells, same engine and checkpoint, want more (−12% at
 	// PP 1). It was 1.5 on the cells served with 2048 sequences, 8192 tokens and 1000 requests.

@@ -2,7 +2,9 @@
 # The layout of docs/architecture.md, checked: main.go is the only Go file at the top, and
 # dependencies point inward (tui -> costmodel -> model, gpu -> model, assets -> model; only main
 # imports the command line, tui/cli; nothing outside tui imports tui; model and costmodel import no
-# UI, NVML, assets or os).
+# UI, NVML, assets or os), and costmodel's root holds the engine only: the published and measured
+# figures and the checks on them live in costmodel/published, which may import the engine and is
+# imported by no other part of costmodel (published -> costmodel, never back).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=$(go list -m)
@@ -25,6 +27,8 @@ while read -r pkg imports; do
         [ -n "$irel" ] && case "$irel" in model|model/*) ;; *) bad "$rel imports $irel";; esac ;;
       costmodel|costmodel/*)
         case "$imp" in os|*charmbracelet*|*go-nvml*) bad "$rel imports $imp";; esac
+        case "$rel:$irel" in costmodel/published*:*) ;; *:costmodel/published|*:costmodel/published/*)
+          bad "$rel imports $irel; the engine does not read the published figures, they read it";; esac
         [ -n "$irel" ] && case "$irel" in model|model/*|costmodel|costmodel/*) ;; *) bad "$rel imports $irel";; esac ;;
       gpu|gpu/*|assets|assets/*)
         [ -n "$irel" ] && case "$irel" in model|model/*|"${rel%%/*}"|"${rel%%/*}"/*) ;; *) bad "$rel imports $irel";; esac ;;
@@ -36,4 +40,17 @@ while read -r pkg imports; do
     esac
   done
 done <<<"$deps"
+
+# costmodel's root is the engine. Published or measured figures and their checks go in
+# costmodel/published: no root file (tests included) is named for them (*validation*, *data*,
+# *runs*, *sweeps*, published*, measured*), and none declares a Published*/Measured* table, a
+# Check or a Validate. Test fixtures (helpers_test.go) build scenarios, they carry no figures.
+for f in costmodel/*.go; do
+  b=${f#costmodel/}
+  case "$b" in *validation*|*data*|*runs*|*sweeps*|published*|measured*)
+    bad "$f: published figures and their checks live in costmodel/published, not the engine's root";; esac
+  if grep -nE '^(var|func) (Published|Measured)[A-Za-z0-9_]*|^type Check struct|^func Validate\(' "$f" >/dev/null; then
+    bad "$f declares $(grep -oE '^(var|func) (Published|Measured)[A-Za-z0-9_]*|^type Check struct|^func Validate\(' "$f" | head -1): that belongs in costmodel/published"
+  fi
+done
 exit $fail

@@ -29,7 +29,7 @@ var a100Sweep = [][2]float64{
 }
 
 // a100SweepSimpleFrom: the sweep's NCCL (2.8–2.9, 2021) ran Simple from 16.4 MB, where today's
-// table keeps LL128 to 24.4 MB (costmodel/validation.go, ncclSweepSimpleFrom): the 16 MiB row is
+// table keeps LL128 to 24.4 MB (costmodel/published/validation.go, ncclSweepSimpleFrom): the 16 MiB row is
 // checked with the protocol it ran.
 const a100SweepSimpleFrom = 16.4e6
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/costmodel/published"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui"
 	"github.com/splitscope/splitscope/tui/static"
@@ -525,7 +526,7 @@ func runValidate(w io.Writer, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	var h costmodel.Selene
+	var h published.Selene
 	if h.A100, err = p.GPU("a100-sxm-80gb"); err != nil {
 		return err
 	}
@@ -535,16 +536,16 @@ func runValidate(w io.Writer, asJSON bool) error {
 	if h.IBHDR, err = p.Link("ib-hdr"); err != nil {
 		return err
 	}
-	checks, err := costmodel.Validate(h)
+	checks, err := published.Validate(h)
 	if err != nil {
 		return err
 	}
-	comm, err := costmodel.CommChecks(p.Link)
+	comm, err := published.CommChecks(p.Link)
 	if err != nil {
 		return err
 	}
 	checks = append(checks, comm...)
-	serve, err := costmodel.ServeChecks(p)
+	serve, err := published.ServeChecks(p)
 	if err != nil {
 		return err
 	}
@@ -553,7 +554,7 @@ func runValidate(w io.Writer, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	checks = append(checks, costmodel.GEMMChecks(h100)...)
+	checks = append(checks, published.GEMMChecks(h100)...)
 	if asJSON {
 		return writeJSON(w, map[string]any{"checks": checks})
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/costmodel/published"
 )
 
 var checkGroups = []struct{ id, title string }{
@@ -23,7 +23,7 @@ var checkGroups = []struct{ id, title string }{
 
 // RenderValidation prints the published figures beside the model's predictions, one table a
 // source, and how many are within tolerance.
-func RenderValidation(w io.Writer, checks []costmodel.Check) error {
+func RenderValidation(w io.Writer, checks []published.Check) error {
 	ew := &errWriter{w: w}
 	for gi, g := range checkGroups {
 		if gi > 0 {

@@ -1,7 +1,8 @@
-package costmodel
+package published
 
 import (
 	"fmt"
+	"github.com/splitscope/splitscope/costmodel"
 	"math"
 
 	"github.com/splitscope/splitscope/model"
@@ -187,7 +188,7 @@ func serveScenario(r ServeRun, p ServePresets) (model.Scenario, error) {
 	return s, nil
 }
 
-func (m serveMetric) of(r ServeRun, inf Inference) (published, predicted float64) {
+func (m serveMetric) of(r ServeRun, inf costmodel.Inference) (published, predicted float64) {
 	// A published benchmark averages every request of its run, warm-up and drain included: so
 	// does the model's figure it is compared with.
 	ttft, tpot := inf.TTFT, inf.TPOT
@@ -219,25 +220,25 @@ func ServeChecks(p ServePresets) ([]Check, error) {
 	for _, r := range PublishedServing {
 		runs[r.ID] = r
 	}
-	served := map[string]Inference{}
-	serveRun := func(id string) (ServeRun, Inference, error) {
+	served := map[string]costmodel.Inference{}
+	serveRun := func(id string) (ServeRun, costmodel.Inference, error) {
 		r, ok := runs[id]
 		if !ok {
-			return ServeRun{}, Inference{}, fmt.Errorf("serve check %s: no such published run", id)
+			return ServeRun{}, costmodel.Inference{}, fmt.Errorf("serve check %s: no such published run", id)
 		}
 		if inf, ok := served[id]; ok {
 			return r, inf, nil
 		}
 		s, err := serveScenario(r, p)
 		if err != nil {
-			return r, Inference{}, fmt.Errorf("serve check %s: %w", id, err)
+			return r, costmodel.Inference{}, fmt.Errorf("serve check %s: %w", id, err)
 		}
-		rep, err := EvaluateFast(s)
+		rep, err := costmodel.EvaluateFast(s)
 		if err != nil {
-			return r, Inference{}, fmt.Errorf("serve check %s: %w", id, err)
+			return r, costmodel.Inference{}, fmt.Errorf("serve check %s: %w", id, err)
 		}
 		if rep.Inference == nil {
-			return r, Inference{}, fmt.Errorf("serve check %s: no inference figures", id)
+			return r, costmodel.Inference{}, fmt.Errorf("serve check %s: no inference figures", id)
 		}
 		served[id] = *rep.Inference
 		return r, *rep.Inference, nil

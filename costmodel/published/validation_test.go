@@ -1,4 +1,4 @@
-package costmodel
+package published
 
 import (
 	"fmt"
@@ -41,13 +41,6 @@ func mustLink(t testing.TB, p *assets.Presets, id string) model.Link {
 
 func selene(t testing.TB, p *assets.Presets) Selene {
 	return Selene{A100: mustGPU(t, p, "a100-sxm-80gb"), NVLink3: mustLink(t, p, "nvlink3"), IBHDR: mustLink(t, p, "ib-hdr")}
-}
-
-// gptArch and seleneScenario are short forms for tests.
-func gptArch(layers, hidden, heads int) model.Arch { return GPTArch(layers, hidden, heads) }
-
-func seleneScenario(t testing.TB, p *assets.Presets, a model.Arch, tp, pp, gpus, batch int) model.Scenario {
-	return selene(t, p).Scenario(a, tp, pp, gpus, batch)
 }
 
 // checks runs Validate once per test binary and returns the checks of one group.

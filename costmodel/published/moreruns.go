@@ -1,7 +1,8 @@
-package costmodel
+package published
 
 import (
 	"fmt"
+	"github.com/splitscope/splitscope/costmodel"
 	"strconv"
 
 	"github.com/splitscope/splitscope/model"
@@ -262,7 +263,7 @@ func ReplayMore(p ServePresets) ([]MoreReplay, error) {
 		if err != nil {
 			return nil, fmt.Errorf("measured run %s: %w", r.ID, err)
 		}
-		rep, err := EvaluateFast(s)
+		rep, err := costmodel.EvaluateFast(s)
 		if err != nil {
 			return nil, fmt.Errorf("measured run %s: %w", r.ID, err)
 		}

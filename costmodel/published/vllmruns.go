@@ -1,7 +1,8 @@
-package costmodel
+package published
 
 import (
 	"fmt"
+	"github.com/splitscope/splitscope/costmodel"
 	"math"
 	"strconv"
 
@@ -161,7 +162,7 @@ func ReplayVLLM(p ServePresets) ([]VLLMReplay, error) {
 		if err != nil {
 			return nil, fmt.Errorf("vllm run %s: %w", r.ID(), err)
 		}
-		rep, err := EvaluateFast(s)
+		rep, err := costmodel.EvaluateFast(s)
 		if err != nil {
 			return nil, fmt.Errorf("vllm run %s: %w", r.ID(), err)
 		}

@@ -1,7 +1,8 @@
-package costmodel
+package published
 
 import (
 	"fmt"
+	"github.com/splitscope/splitscope/costmodel"
 
 	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/model"
@@ -13,7 +14,7 @@ import (
 
 // Selene is the hardware of the Megatron-LM papers: A100 80 GB SXM, 8 per node on NVLink 3,
 // eight 200 Gb/s HDR InfiniBand NICs per node [reference §2.3, §4.1]. The caller passes the
-// presets (costmodel does not load files).
+// presets (this package, like costmodel, loads no files).
 type Selene struct {
 	A100    model.GPU  // a100-sxm-80gb
 	NVLink3 model.Link // nvlink3
@@ -159,13 +160,13 @@ func Validate(h Selene) ([]Check, error) {
 			if variant == "sp+selective" {
 				s.Layout.SequenceParallel, s.Layout.Recompute = true, model.RecomputeSelective
 			}
-			r, err := EvaluateFast(s)
+			r, err := costmodel.EvaluateFast(s)
 			if err != nil {
 				return nil, fmt.Errorf("figure 1 %s: %w", row.name, err)
 			}
 			st := r.Detail.Stages[0] // the first stage holds the most in-flight micro-batches
 			if variant == "none" {
-				w, g, o := paramState(st.LayerParams, s.Workload.Precision, 0, 1)
+				w, g, o := costmodel.ParamState(st.LayerParams, s.Workload.Precision, 0, 1)
 				out = append(out,
 					Check{Group: "fig1", Case: row.name + " params+optimizer", Published: row.paramsGiB,
 						Predicted: (w + g + o) / model.GiB, Unit: "GiB", Tolerance: 0.01},
@@ -180,7 +181,7 @@ func Validate(h Selene) ([]Check, error) {
 
 	for _, row := range MegatronTable1() {
 		s := h.Scenario(GPTArch(row.Layers, row.Hidden, row.Heads), row.TP, row.PP, row.GPUs, row.Batch)
-		r, err := EvaluateFast(s)
+		r, err := costmodel.EvaluateFast(s)
 		if err != nil {
 			return nil, fmt.Errorf("table 1 %.1fB: %w", row.Billions, err)
 		}
@@ -205,7 +206,7 @@ func Validate(h Selene) ([]Check, error) {
 		s := h.Scenario(GPTArch(105, 20480, 128), 8, 35, 2240, 2240)
 		s.Layout.Schedule, s.Layout.Chunks, s.Layout.SerialDP = model.Interleaved, 3, false
 		s.Layout.SequenceParallel, s.Layout.Recompute = x.sp, x.rc
-		r, err := EvaluateFast(s)
+		r, err := costmodel.EvaluateFast(s)
 		if err != nil {
 			return nil, fmt.Errorf("hold-out %s: %w", x.name, err)
 		}

@@ -1,4 +1,4 @@
-package costmodel
+package published
 
 // Published collective-communication measurements (nccl-tests, rccl-tests and a few
 // custom all-reduce kernels), transcribed from their sources for validating the
