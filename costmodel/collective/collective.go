@@ -21,46 +21,25 @@ import (
 	"github.com/splitscope/splitscope/model"
 )
 
-// Op is a collective operation.
-type Op uint8
+// Op is a collective operation. Its identity (names, parsing, nccl-tests' bus factor) is
+// model's, which the reader of nccl-tests logs (assets) shares; this package times it.
+type Op = model.CollOp
 
 // Operations, as nccl-tests names them.
 const (
-	AllReduce Op = iota
-	ReduceScatter
-	AllGather
-	Broadcast
-	AllToAll
-	SendRecv
+	AllReduce     = model.CollAllReduce
+	ReduceScatter = model.CollReduceScatter
+	AllGather     = model.CollAllGather
+	Broadcast     = model.CollBroadcast
+	AllToAll      = model.CollAllToAll
+	SendRecv      = model.CollSendRecv
 )
 
-var opNames = []string{"all-reduce", "reduce-scatter", "all-gather", "broadcast", "all-to-all", "send-recv"}
-
-func (o Op) String() string { return name(opNames, int(o)) }
-
 // Ops lists every operation.
-func Ops() []Op { return []Op{AllReduce, ReduceScatter, AllGather, Broadcast, AllToAll, SendRecv} }
+func Ops() []Op { return model.CollOps() }
 
 // ParseOp reads an operation name ("all-reduce", also "allreduce" or "all_reduce").
-func ParseOp(s string) (Op, error) {
-	i, err := parse(opNames, s)
-	return Op(i), err
-}
-
-// BusFactor is nccl-tests' ratio of bus to algorithm bandwidth for the operation on n ranks.
-func (o Op) BusFactor(n int) float64 {
-	if n <= 1 {
-		return 1
-	}
-	f := float64(n-1) / float64(n)
-	switch o {
-	case AllReduce:
-		return 2 * f
-	case ReduceScatter, AllGather, AllToAll:
-		return f
-	}
-	return 1
-}
+func ParseOp(s string) (Op, error) { return model.ParseCollOp(s) }
 
 // Algo is an algorithm NCCL can run a collective with. Auto lets the model choose.
 type Algo uint8
