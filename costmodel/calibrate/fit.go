@@ -1,6 +1,7 @@
 // Package calibrate fits the collective model's link parameters to a box's own measurements:
-// it reads nccl-tests logs (ParseLog) and finds the link latency, efficiency, LL ceiling and
-// NVLS efficiency with which costmodel/collective reproduces them best (Fit). `splitscope
+// given the runs of nccl-tests logs (model.NCCLRun, which assets.ParseNCCLLog reads from the
+// files) it finds the link latency, efficiency, LL ceiling and NVLS efficiency with which
+// costmodel/collective reproduces them best (Fit). It reads no file. `splitscope
 // calibrate` writes the result as a calibration file, and --calibration FILE puts it in place of
 // the presets' values.
 //
@@ -36,7 +37,7 @@ type Sample struct {
 
 // Samples turns runs into samples, one per row, with the run's NCCL_ALGO when it names one
 // algorithm the model has. The warnings say which NCCL_ALGO values were not understood.
-func Samples(runs []Run) ([]Sample, []string) {
+func Samples(runs []model.NCCLRun) ([]Sample, []string) {
 	var out []Sample
 	var warn []string
 	for i, r := range runs {
@@ -49,8 +50,10 @@ func Samples(runs []Run) ([]Sample, []string) {
 				warn = append(warn, fmt.Sprintf("%s:%d: NCCL_ALGO=%s is not one algorithm the model has (ring, tree, nvls, nvlstree): the fit lets the model choose", r.File, r.NCCLAlgoLine, r.NCCLAlgo))
 			}
 		}
+		ranks, nodes := r.Measured()
+		g := collective.Group{Ranks: ranks, Nodes: nodes}
 		for _, row := range r.Rows {
-			out = append(out, Sample{Op: r.Op, Bytes: row.Bytes, Seconds: row.Seconds(), Group: r.Group(), Algo: algo,
+			out = append(out, Sample{Op: r.Op, Bytes: row.Bytes, Seconds: row.Seconds(), Group: g, Algo: algo,
 				Run: i, File: r.File, Line: row.Line})
 		}
 	}

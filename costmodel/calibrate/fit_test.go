@@ -3,8 +3,10 @@ package calibrate
 import (
 	"math"
 	"os"
+	"strings"
 	"testing"
 
+	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/model"
 )
@@ -19,12 +21,13 @@ var (
 	ibHDR = model.Link{ID: "ib-hdr", Kind: model.InfiniBand, Bandwidth: 25e9, Latency: 5e-6, Efficiency: 0.85}
 )
 
-// parseAll parses logs written in memory, one file each.
-func parseAll(t *testing.T, logs map[string]string) []Run {
+// parseAll parses logs written in memory, one file each, with assets' reader (the package reads
+// no file; its tests use the reader the command line does).
+func parseAll(t *testing.T, logs map[string]string) []model.NCCLRun {
 	t.Helper()
-	var runs []Run
+	var runs []model.NCCLRun
 	for _, name := range sortedKeys(logs) {
-		rs, err := ParseLog(name, []byte(logs[name]))
+		rs, err := assets.ParseNCCLLog(name, []byte(logs[name]))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -224,7 +227,7 @@ func TestFitNoSamples(t *testing.T) {
 }
 
 // a100Sweep is the calibration set's 8×A100 all_reduce_perf sweep [SN §3.3], bytes and the
-// out-of-place time in µs, as costmodel/collective's TestA100Sweep holds it; testdata's log
+// out-of-place time in µs, as costmodel/collective's TestA100Sweep holds it; its log in assets/testdata/nccl-tests
 // prints it with in-place columns of its own.
 var a100Sweep = [][2]float64{
 	{32768, 43.83}, {65536, 46.80}, {131072, 51.76}, {262144, 61.38}, {524288, 80.40},
@@ -237,12 +240,12 @@ var a100Sweep = [][2]float64{
 // preset, is reproduced within 5% mean (from 1 MiB up, and overall) and 15% below 1 MiB, with
 // parameters near the preset's, which were set on the same sweep.
 func TestFitA100Sweep(t *testing.T) {
-	const file = "testdata/a100-8x-all_reduce_perf.log"
+	const file = "../../assets/testdata/nccl-tests/a100-8x-all_reduce_perf.log"
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := ParseLog(file, data)
+	runs, err := assets.ParseNCCLLog(file, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,11 +313,11 @@ func TestFitDeterministic(t *testing.T) {
 
 // BenchmarkFitA100 is calibrate's work on one 20-row sweep.
 func BenchmarkFitA100(b *testing.B) {
-	data, err := os.ReadFile("testdata/a100-8x-all_reduce_perf.log")
+	data, err := os.ReadFile("../../assets/testdata/nccl-tests/a100-8x-all_reduce_perf.log")
 	if err != nil {
 		b.Fatal(err)
 	}
-	runs, err := ParseLog("a100.log", data)
+	runs, err := assets.ParseNCCLLog("a100.log", data)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -330,9 +333,9 @@ func BenchmarkFitA100(b *testing.B) {
 // BenchmarkFitTwoNodes fits a 2 × 8 sweep of 32 sizes, one node's and the network's parameters.
 func BenchmarkFitTwoNodes(b *testing.B) {
 	f := collective.Fabric{Intra: nvlink4, Inter: ibHDR, NICs: 8}
-	var runs []Run
+	var runs []model.NCCLRun
 	for _, hosts := range []int{1, 2} {
-		rs, err := ParseLog("x.log", []byte(modelLog(logSpec{op: collective.AllReduce, hosts: hosts, perHost: 8,
+		rs, err := assets.ParseNCCLLog("x.log", []byte(modelLog(logSpec{op: collective.AllReduce, hosts: hosts, perHost: 8,
 			gpu: "NVIDIA H100 80GB HBM3", min: 8, max: 16 << 30, fabric: f})))
 		if err != nil {
 			b.Fatal(err)
@@ -344,5 +347,32 @@ func BenchmarkFitTwoNodes(b *testing.B) {
 		if _, err := Fit(samples, f); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Samples takes each run's communicator (send/recv: a pair, across nodes when the run spans
+// them) and the one algorithm its NCCL_ALGO forces; a value that is not one algorithm is warned
+// about and left to the model.
+func TestSamples(t *testing.T) {
+	row := model.NCCLRow{Line: 20, Bytes: 1 << 20, OutOfPlace: model.NCCLTiming{Seconds: 60e-6}, InPlace: model.NCCLTiming{Seconds: 50e-6}, HasInPlace: true}
+	runs := []model.NCCLRun{
+		{File: "ar.log", Line: 2, Op: model.CollAllReduce, Ranks: 16, Hosts: []string{"a", "b"}, NCCLAlgo: "Tree", NCCLAlgoLine: 1, Rows: []model.NCCLRow{row}},
+		{File: "sr.log", Line: 3, Op: model.CollSendRecv, Ranks: 16, Hosts: []string{"a", "b"}, NCCLAlgo: "^NVLS", NCCLAlgoLine: 1, Rows: []model.NCCLRow{row, row}},
+	}
+	s, warn := Samples(runs)
+	if len(s) != 3 {
+		t.Fatalf("%d samples, want 3", len(s))
+	}
+	if g := s[0].Group; g.Ranks != 16 || g.Nodes != 2 || s[0].Algo != collective.Tree || s[0].Op != collective.AllReduce {
+		t.Errorf("all-reduce sample %+v: want 16 ranks on 2 nodes, tree", s[0])
+	}
+	if g := s[1].Group; g.Ranks != 2 || g.Nodes != 2 || s[1].Algo != collective.Auto || s[1].Run != 1 {
+		t.Errorf("send/recv sample %+v: want a pair across 2 nodes, the model's choice, run 1", s[1])
+	}
+	if s[0].Seconds != 50e-6 || s[0].File != "ar.log" || s[0].Line != 20 {
+		t.Errorf("sample %+v: want the faster placement (50 µs) at ar.log:20", s[0])
+	}
+	if len(warn) != 1 || !strings.HasPrefix(warn[0], "sr.log:1: NCCL_ALGO=^NVLS") {
+		t.Errorf("warnings %q", warn)
 	}
 }

@@ -112,7 +112,7 @@ func runCalibrate(w io.Writer, sf *scenarioFlags, cf *calibrateFlags, files []st
 		return err
 	}
 	// Every log, every problem: one line per bad file.
-	var runs []calibrate.Run
+	var runs []model.NCCLRun
 	var bad []string
 	for _, f := range files {
 		data, err := readBoundedFile("nccl-tests", f, maxLogBytes, "an nccl-tests log")
@@ -124,7 +124,7 @@ func runCalibrate(w io.Writer, sf *scenarioFlags, cf *calibrateFlags, files []st
 			}
 			return err
 		}
-		rs, err := calibrate.ParseLog(f, data)
+		rs, err := assets.ParseNCCLLog(f, data)
 		if err != nil {
 			bad = append(bad, err.Error())
 			continue
@@ -181,7 +181,7 @@ func runCalibrate(w io.Writer, sf *scenarioFlags, cf *calibrateFlags, files []st
 
 // calibrationGPU is the GPU preset of the logs: --gpu when typed, else the preset every run's
 // device name maps to.
-func calibrationGPU(sf *scenarioFlags, p *assets.Presets, runs []calibrate.Run) (model.GPU, []string, error) {
+func calibrationGPU(sf *scenarioFlags, p *assets.Presets, runs []model.NCCLRun) (model.GPU, []string, error) {
 	var warnings []string
 	if sf.changed("gpu") {
 		dev, err := p.GPU(sf.gpu)
@@ -196,7 +196,7 @@ func calibrationGPU(sf *scenarioFlags, p *assets.Presets, runs []calibrate.Run) 
 		return dev, warnings, nil
 	}
 	var dev model.GPU
-	var first calibrate.Run
+	var first model.NCCLRun
 	for i, r := range runs {
 		g, ok := gpu.MatchGPU(r.GPUName, p.GPUs)
 		if !ok {
@@ -217,7 +217,7 @@ func calibrationGPU(sf *scenarioFlags, p *assets.Presets, runs []calibrate.Run) 
 
 // calibrationLinks is the fabric the fit starts from: the GPU's own link inside a node (or
 // --intra), and --inter with --nics-per-node NICs (default one per GPU of the multi-node runs).
-func calibrationLinks(sf *scenarioFlags, p *assets.Presets, dev model.GPU, runs []calibrate.Run) (model.Cluster, []string, error) {
+func calibrationLinks(sf *scenarioFlags, p *assets.Presets, dev model.GPU, runs []model.NCCLRun) (model.Cluster, []string, error) {
 	var c model.Cluster
 	var warnings []string
 	var errs model.ValidationError

@@ -12,10 +12,10 @@ import (
 )
 
 // The calibration set's 8×A100 all_reduce_perf sweep and a synthetic two-node one, as nccl-tests
-// prints them (costmodel/calibrate/testdata).
+// prints them (assets/testdata/nccl-tests).
 const (
-	a100Log     = "../../costmodel/calibrate/testdata/a100-8x-all_reduce_perf.log"
-	twoNodesLog = "../../costmodel/calibrate/testdata/a100-2x8-all_reduce_perf.log"
+	a100Log     = "../../assets/testdata/nccl-tests/a100-8x-all_reduce_perf.log"
+	twoNodesLog = "../../assets/testdata/nccl-tests/a100-2x8-all_reduce_perf.log"
 )
 
 // calibrateDoc is calibrate --json.

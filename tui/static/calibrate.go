@@ -24,7 +24,7 @@ func LinkLabel(l model.Link) string {
 // to, the fit and where the calibration was written.
 type Calibration struct {
 	GPU      model.GPU
-	Runs     []calibrate.Run
+	Runs     []model.NCCLRun
 	Fit      calibrate.Result
 	Base     model.Cluster // the preset links the fit started from (Intra, Inter, NICsPerNode)
 	Warnings []string

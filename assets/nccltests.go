@@ -1,4 +1,4 @@
-package calibrate
+package assets
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -41,101 +40,28 @@ import (
 
 // Bounds on what one log may hold.
 const (
-	// MaxRows is the most result rows one file may have (a sweep of 8 B to 16 GiB by 2 is 32).
-	MaxRows = 4096
-	// MaxLineBytes is the longest line read; a longer one is not a log.
-	MaxLineBytes = 1 << 20
-	maxTimeUS    = 1e12 // 11 days: a time above it is not a measurement
+	// MaxNCCLRows is the most result rows one file may have (a sweep of 8 B to 16 GiB by 2 is 32).
+	MaxNCCLRows = 4096
+	// MaxNCCLLineBytes is the longest line read; a longer one is not a log.
+	MaxNCCLLineBytes = 1 << 20
+	maxTimeUS        = 1e12 // 11 days: a time above it is not a measurement
 )
 
-// LogError is a problem with a log: the file, the line and what is wrong.
-type LogError struct {
+// NCCLLogError is a problem with an nccl-tests log: the file, the line and what is wrong.
+type NCCLLogError struct {
 	File string
 	Line int
 	Msg  string
 }
 
-func (e *LogError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
-
-// Run is one nccl-tests run: the output of one *_perf invocation.
-type Run struct {
-	File string
-	// Line is the run's "# nThread" line.
-	Line int
-	Op   collective.Op
-	// OpFrom says how the operation was told: the line that names the test, the file name, or
-	// the columns.
-	OpFrom string
-	// Ranks is the number of "# Rank" lines; Hosts the hosts they run on, in rank order, so
-	// len(Hosts) is the number of nodes and Ranks / len(Hosts) the GPUs used on each.
-	Ranks int
-	Hosts []string
-	// GPUName is the device name of the ranks ("NVIDIA A100-SXM4-80GB"), GPULine where it is.
-	GPUName string
-	GPULine int
-	// NCCLAlgo is an NCCL_ALGO seen on the command line or in NCCL's INFO lines ("" if none),
-	// NCCLAlgoLine where.
-	NCCLAlgo     string
-	NCCLAlgoLine int
-	// Version is the nccl-tests version line, when printed ("2.18.3 nccl-headers=23003 …").
-	Version string
-	Rows    []Row
-	// AvgBusBW is the footer's average bus bandwidth, bytes/s (0 when the run has no footer).
-	AvgBusBW float64
-	// Warnings are what a person should know about the run: rows that failed validation, a run
-	// that stopped early, rows of size 0 skipped.
-	Warnings []string
-}
-
-// Nodes is the number of hosts the ranks run on.
-func (r Run) Nodes() int { return max(len(r.Hosts), 1) }
-
-// Group is the communicator the run measured, as the collective model takes it. sendrecv_perf
-// sends from each rank to the next one: a pair of GPUs, on two nodes when the run spans nodes
-// (the crossing pair is the slowest).
-func (r Run) Group() collective.Group {
-	if r.Op == collective.SendRecv {
-		return collective.Group{Ranks: 2, Nodes: min(r.Nodes(), 2)}
-	}
-	return collective.Group{Ranks: r.Ranks, Nodes: r.Nodes()}
-}
-
-// Row is one line of the results table.
-type Row struct {
-	Line  int
-	Bytes float64
-	Type  string
-	Redop string // "" when the table has no redop column
-	Root  int    // -1 when none
-	// OutOfPlace and InPlace are the two timings; HasInPlace is false for a table with one.
-	OutOfPlace, InPlace Timing
-	HasInPlace          bool
-}
-
-// Timing is one placement's columns: time in seconds, algorithm and bus bandwidth in bytes/s,
-// and #wrong (-1 when the log says N/A).
-type Timing struct {
-	Seconds, AlgBW, BusBW float64
-	Wrong                 int
-}
-
-// Seconds is the row's time: the faster of its out-of-place and in-place timings. Both run the
-// same algorithm over the same bytes, and noise (another process, a late launch) only ever adds
-// time, so the faster is the better measure of what the collective costs.
-func (r Row) Seconds() float64 {
-	t := r.OutOfPlace.Seconds
-	if r.HasInPlace && r.InPlace.Seconds > 0 && (t <= 0 || r.InPlace.Seconds < t) {
-		t = r.InPlace.Seconds
-	}
-	return t
-}
+func (e *NCCLLogError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
 // testOps maps nccl-tests' program names to operations; the other programs it has are named so
 // that a log of one is refused as such.
-var testOps = map[string]collective.Op{
-	"all_reduce": collective.AllReduce, "all_gather": collective.AllGather,
-	"reduce_scatter": collective.ReduceScatter, "sendrecv": collective.SendRecv,
-	"broadcast": collective.Broadcast, "alltoall": collective.AllToAll,
+var testOps = map[string]model.CollOp{
+	"all_reduce": model.CollAllReduce, "all_gather": model.CollAllGather,
+	"reduce_scatter": model.CollReduceScatter, "sendrecv": model.CollSendRecv,
+	"broadcast": model.CollBroadcast, "alltoall": model.CollAllToAll,
 }
 
 var unsupportedTests = []string{"reduce", "gather", "scatter", "hypercube"}
@@ -151,15 +77,15 @@ var (
 	reVersion   = regexp.MustCompile(`^#\s*nccl-tests version\s+(.+?)\s*$`)
 )
 
-// mention is a name found on a line: a test program or an NCCL_ALGO value.
-type mention struct {
+// ncclMention is a name found on a line: a test program or an NCCL_ALGO value.
+type ncclMention struct {
 	text string
 	line int
 	from string // how it was found, for messages
 }
 
-// table is the column layout of a results table.
-type table struct {
+// ncclTable is the column layout of a results table.
+type ncclTable struct {
 	line    int // the column header's line
 	cols    []string
 	size    int
@@ -170,20 +96,20 @@ type table struct {
 	inFirst bool  // the in-place columns come first (the placement line says so)
 }
 
-// parser holds the state of reading one file.
-type parser struct {
+// ncclParser holds the state of reading one file.
+type ncclParser struct {
 	file    string
-	runs    []*Run
-	cur     *Run
-	tab     *table
+	runs    []*model.NCCLRun
+	cur     *model.NCCLRun
+	tab     *ncclTable
 	closed  bool // the current run's footer was read
 	oob     bool
 	inFirst bool
 	// Mentions seen since the last run closed: they belong to the next run.
-	pendTest, pendAlgo *mention
+	pendTest, pendAlgo *ncclMention
 	pendVersion        string
 	// Of the current run.
-	test       *mention
+	test       *ncclMention
 	rankLines  map[int]int
 	hostOrder  []string
 	hostRanks  map[string]int
@@ -194,15 +120,15 @@ type parser struct {
 	// lastText is the last line with text, where a run that ends without a footer ends.
 	lastText int
 	// Per closed run, in order: the line that named its test, and its table.
-	tests  []*mention
-	tables []*table
+	tests  []*ncclMention
+	tables []*ncclTable
 }
 
-// ParseLog reads one file of nccl-tests output, named name (in messages), and returns its runs
+// ParseNCCLLog reads one file of nccl-tests output, named name (in messages), and returns its runs
 // in file order. A file that is empty, binary, not nccl-tests output, cut short (a header without
-// rows, a row cut mid-line) or whose operation cannot be told is a *LogError naming the line.
-func ParseLog(name string, data []byte) ([]Run, error) {
-	p := &parser{file: name}
+// rows, a row cut mid-line) or whose operation cannot be told is a *NCCLLogError naming the line.
+func ParseNCCLLog(name string, data []byte) ([]model.NCCLRun, error) {
+	p := &ncclParser{file: name}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, p.errf(1, "empty file: no nccl-tests output")
 	}
@@ -215,8 +141,8 @@ func ParseLog(name string, data []byte) ([]Run, error) {
 		} else {
 			line, data = data, nil
 		}
-		if len(line) > MaxLineBytes {
-			return nil, p.errf(ln, "a line of %d bytes: not a text log (lines are at most %d)", len(line), MaxLineBytes)
+		if len(line) > MaxNCCLLineBytes {
+			return nil, p.errf(ln, "a line of %d bytes: not a text log (lines are at most %d)", len(line), MaxNCCLLineBytes)
 		}
 		if bytes.IndexByte(line, 0) >= 0 {
 			return nil, p.errf(ln, "binary data (a NUL byte): not a text log")
@@ -231,7 +157,7 @@ func ParseLog(name string, data []byte) ([]Run, error) {
 	if len(p.runs) == 0 {
 		return nil, p.errf(ln, `not nccl-tests output: no "# nThread … nGpus …" header line in %d lines`, ln)
 	}
-	out := make([]Run, len(p.runs))
+	out := make([]model.NCCLRun, len(p.runs))
 	for i, r := range p.runs {
 		if err := p.identify(r, len(p.runs) == 1); err != nil {
 			return nil, err
@@ -241,12 +167,12 @@ func ParseLog(name string, data []byte) ([]Run, error) {
 	return out, nil
 }
 
-func (p *parser) errf(line int, format string, args ...any) error {
-	return &LogError{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
+func (p *ncclParser) errf(line int, format string, args ...any) error {
+	return &NCCLLogError{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
 // line reads one line of the file.
-func (p *parser) line(ln int, s string) error {
+func (p *ncclParser) line(ln int, s string) error {
 	if loc := reSrunLabel.FindStringIndex(s); loc != nil && !isRowStart(s) {
 		s = s[loc[1]:]
 	}
@@ -290,9 +216,9 @@ func isUint(s string) bool {
 }
 
 // mentions notes a test program or an NCCL_ALGO named on a line that is not the table.
-func (p *parser) mentions(ln int, t string) {
+func (p *ncclParser) mentions(ln int, t string) {
 	if m := reNCCLAlgo.FindStringSubmatch(t); m != nil {
-		mm := &mention{text: m[1], line: ln}
+		mm := &ncclMention{text: m[1], line: ln}
 		if p.cur != nil && !p.closed {
 			p.cur.NCCLAlgo, p.cur.NCCLAlgoLine = mm.text, ln
 		} else {
@@ -304,18 +230,18 @@ func (p *parser) mentions(ln int, t string) {
 	}
 	for _, m := range reTestName.FindAllStringSubmatch(t, -1) {
 		if _, ok := testOps[m[1]]; ok || slices.Contains(unsupportedTests, m[1]) {
-			p.pendTest = &mention{text: m[1], line: ln, from: "the command line"}
+			p.pendTest = &ncclMention{text: m[1], line: ln, from: "the command line"}
 		}
 	}
 }
 
 // comment reads a line that starts with '#'.
-func (p *parser) comment(ln int, t string) error {
+func (p *ncclParser) comment(ln int, t string) error {
 	if m := reStarting.FindStringSubmatch(t); m != nil {
 		if mm := reTestName.FindStringSubmatch(m[1] + " "); mm != nil {
-			p.pendTest = &mention{text: mm[1], line: ln, from: `"# Collective test starting"`}
+			p.pendTest = &ncclMention{text: mm[1], line: ln, from: `"# Collective test starting"`}
 		} else {
-			p.pendTest = &mention{text: m[1], line: ln, from: `"# Collective test starting"`}
+			p.pendTest = &ncclMention{text: m[1], line: ln, from: `"# Collective test starting"`}
 		}
 		return nil
 	}
@@ -359,7 +285,7 @@ func (p *parser) comment(ln int, t string) error {
 }
 
 // header starts a run at its "# nThread" line.
-func (p *parser) header(ln int, fields []string) error {
+func (p *ncclParser) header(ln int, fields []string) error {
 	if err := p.closeRun(); err != nil {
 		return err
 	}
@@ -373,7 +299,7 @@ func (p *parser) header(ln int, fields []string) error {
 			return p.errf(ln, "header: %s %q: not a count of 1 to %d", k, kv[k], model.MaxGPUs)
 		}
 	}
-	p.cur = &Run{File: p.file, Line: ln, Version: p.pendVersion}
+	p.cur = &model.NCCLRun{File: p.file, Line: ln, Version: p.pendVersion}
 	p.test, p.pendTest, p.pendVersion = p.pendTest, nil, ""
 	if p.pendAlgo != nil {
 		p.cur.NCCLAlgo, p.cur.NCCLAlgoLine = p.pendAlgo.text, p.pendAlgo.line
@@ -386,7 +312,7 @@ func (p *parser) header(ln int, fields []string) error {
 }
 
 // rank reads a "#  Rank N Group G Pid P on HOST device D [bus id] NAME" line.
-func (p *parser) rank(ln int, t string) error {
+func (p *ncclParser) rank(ln int, t string) error {
 	m := reRank.FindStringSubmatch(t)
 	if m == nil {
 		return nil // "# Rank" in another sense; not a device line
@@ -421,8 +347,8 @@ func (p *parser) rank(ln int, t string) error {
 }
 
 // columns reads the results table's column header.
-func (p *parser) columns(ln int, fields []string) error {
-	t := &table{line: ln, cols: fields, size: -1, typ: -1, redop: -1, root: -1, inFirst: p.inFirst}
+func (p *ncclParser) columns(ln int, fields []string) error {
+	t := &ncclTable{line: ln, cols: fields, size: -1, typ: -1, redop: -1, root: -1, inFirst: p.inFirst}
 	for i, f := range fields {
 		switch f {
 		case "size":
@@ -453,7 +379,7 @@ func (p *parser) columns(ln int, fields []string) error {
 }
 
 // row reads one results row.
-func (p *parser) row(ln int, f []string) error {
+func (p *ncclParser) row(ln int, f []string) error {
 	t := p.tab
 	if len(f) < len(t.cols) {
 		return p.errf(ln, "row cut short: %d of the %d columns of the table (header on line %d)", len(f), len(t.cols), t.line)
@@ -461,14 +387,14 @@ func (p *parser) row(ln int, f []string) error {
 	if len(f) > len(t.cols) {
 		return p.errf(ln, "row of %d columns, the table (header on line %d) has %d: another line mixed into it?", len(f), t.line, len(t.cols))
 	}
-	if len(p.cur.Rows) >= MaxRows {
-		return p.errf(ln, "more than %d rows", MaxRows)
+	if len(p.cur.Rows) >= MaxNCCLRows {
+		return p.errf(ln, "more than %d rows", MaxNCCLRows)
 	}
 	size, err := strconv.ParseUint(f[t.size], 10, 64)
 	if err != nil || size > 1<<50 {
 		return p.errf(ln, "size %q: not a number of bytes up to 1 PiB", f[t.size])
 	}
-	r := Row{Line: ln, Bytes: float64(size), Root: -1}
+	r := model.NCCLRow{Line: ln, Bytes: float64(size), Root: -1}
 	if t.typ >= 0 {
 		r.Type = f[t.typ]
 	}
@@ -482,7 +408,7 @@ func (p *parser) row(ln int, f []string) error {
 		}
 		r.Root = root
 	}
-	var tims []Timing
+	var tims []model.NCCLTiming
 	for _, ti := range t.timings {
 		tm, err := p.timing(ln, t.cols, f, ti)
 		if err != nil {
@@ -513,7 +439,7 @@ func (p *parser) row(ln int, f []string) error {
 }
 
 // timing reads the time, algbw, busbw and #wrong columns from index i.
-func (p *parser) timing(ln int, cols, f []string, i int) (Timing, error) {
+func (p *ncclParser) timing(ln int, cols, f []string, i int) (model.NCCLTiming, error) {
 	num := func(j int, scale, maxV float64) (float64, error) {
 		v, err := strconv.ParseFloat(f[j], 64)
 		if err != nil || !(v >= 0) || v > maxV {
@@ -521,7 +447,7 @@ func (p *parser) timing(ln int, cols, f []string, i int) (Timing, error) {
 		}
 		return v * scale, nil
 	}
-	var tm Timing
+	var tm model.NCCLTiming
 	var err error
 	if tm.Seconds, err = num(i, 1e-6, maxTimeUS); err != nil {
 		return tm, err
@@ -552,7 +478,7 @@ func (p *parser) timing(ln int, cols, f []string, i int) (Timing, error) {
 }
 
 // closeRun checks the current run once its last line is read.
-func (p *parser) closeRun() error {
+func (p *ncclParser) closeRun() error {
 	r := p.cur
 	if r == nil {
 		return nil
@@ -610,7 +536,7 @@ func (p *parser) closeRun() error {
 // "# Collective test starting", or the command line before the run), the file name (when the
 // file holds one run), or the columns: the reduction and root, and busbw / algbw, which is the
 // operation's bus factor [NT]. When a name is found the columns must agree with it.
-func (p *parser) identify(r *Run, only bool) error {
+func (p *ncclParser) identify(r *model.NCCLRun, only bool) error {
 	i := slices.Index(p.runs, r)
 	test, tab := p.tests[i], p.tables[i]
 	ratio, ratioLine := busRatio(r.Rows)
@@ -632,7 +558,8 @@ func (p *parser) identify(r *Run, only bool) error {
 	}
 	// The name must agree with the columns.
 	if ratio > 0 {
-		want := r.Op.BusFactor(r.Group().Ranks)
+		ranks, _ := r.Measured()
+		want := r.Op.BusFactor(ranks)
 		if math.Abs(ratio/want-1) > 0.03 {
 			return p.errf(ratioLine, "the run is named %s (%s) but its busbw is algbw × %.3f, where %s on %d ranks has × %.3f: check the file", r.Op, r.OpFrom, ratio, r.Op, r.Ranks, want)
 		}
@@ -649,7 +576,7 @@ func orNone(s string) string {
 
 // busRatio is the median of busbw / algbw over the rows whose algbw is printed with at least three
 // digits (≥ 1 GB/s), and the first of those rows; 0 when no row has.
-func busRatio(rows []Row) (float64, int) {
+func busRatio(rows []model.NCCLRow) (float64, int) {
 	var rs []float64
 	line := 0
 	for _, r := range rows {
@@ -669,15 +596,15 @@ func busRatio(rows []Row) (float64, int) {
 
 // opFromFileName finds the operation in a file name such as all_reduce_perf.log, allgather-2n.txt
 // or rs_8xh100.log is not enough: the name must spell the operation out.
-func opFromFileName(file string) (collective.Op, string, bool) {
+func opFromFileName(file string) (model.CollOp, string, bool) {
 	base := strings.ToLower(path.Base(strings.ReplaceAll(file, "\\", "/")))
 	flat := strings.NewReplacer("_", "", "-", "", ".", "", " ", "").Replace(base)
-	var found []collective.Op
+	var found []model.CollOp
 	for _, k := range []struct {
 		word string
-		op   collective.Op
-	}{{"allreduce", collective.AllReduce}, {"allgather", collective.AllGather}, {"reducescatter", collective.ReduceScatter},
-		{"sendrecv", collective.SendRecv}, {"broadcast", collective.Broadcast}, {"alltoall", collective.AllToAll}} {
+		op   model.CollOp
+	}{{"allreduce", model.CollAllReduce}, {"allgather", model.CollAllGather}, {"reducescatter", model.CollReduceScatter},
+		{"sendrecv", model.CollSendRecv}, {"broadcast", model.CollBroadcast}, {"alltoall", model.CollAllToAll}} {
 		if strings.Contains(flat, k.word) {
 			found = append(found, k.op)
 		}
@@ -692,7 +619,7 @@ func opFromFileName(file string) (collective.Op, string, bool) {
 // reduce-scatter, told apart by busbw / algbw (2(n−1)/n against (n−1)/n); no reduction and no
 // root is send/recv (× 1) or all-gather / all-to-all ((n−1)/n, which the columns cannot tell
 // apart); a root without a reduction is a broadcast.
-func opFromColumns(r *Run, tab *table, ratio float64) (collective.Op, error) {
+func opFromColumns(r *model.NCCLRun, tab *ncclTable, ratio float64) (model.CollOp, error) {
 	const unnamed = "cannot tell the operation: no line names the test (all_reduce_perf …) and the file name does not either; "
 	if tab.redop < 0 {
 		return 0, fmt.Errorf(unnamed + "the table has no redop column; keep the command line in the log or name the file after the test (all_gather_perf.log)")
@@ -702,13 +629,13 @@ func opFromColumns(r *Run, tab *table, ratio float64) (collective.Op, error) {
 	near := func(f float64) bool { return ratio > 0 && math.Abs(ratio/f-1) < 0.03 }
 	switch {
 	case redop != "none" && root < 0 && near(2*(n-1)/n):
-		return collective.AllReduce, nil
+		return model.CollAllReduce, nil
 	case redop != "none" && root < 0 && near((n-1)/n):
-		return collective.ReduceScatter, nil
+		return model.CollReduceScatter, nil
 	case redop == "none" && root < 0 && near(1) && !near((n-1)/n):
-		return collective.SendRecv, nil
+		return model.CollSendRecv, nil
 	case redop == "none" && root >= 0 && near(1):
-		return collective.Broadcast, nil
+		return model.CollBroadcast, nil
 	case redop == "none" && root < 0 && near((n-1)/n):
 		return 0, fmt.Errorf(unnamed + "the columns fit all-gather and all-to-all alike; name the file after the test (all_gather_perf.log)")
 	case ratio == 0:

@@ -1,4 +1,4 @@
-package calibrate
+package assets
 
 import (
 	"errors"
@@ -7,16 +7,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/splitscope/splitscope/costmodel/collective"
+	"github.com/splitscope/splitscope/model"
 )
 
-func readLog(t *testing.T, file string) []Run {
+func readLog(t *testing.T, file string) []model.NCCLRun {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := ParseLog(file, data)
+	runs, err := ParseNCCLLog(file, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,10 +25,10 @@ func readLog(t *testing.T, file string) []Run {
 
 // The testdata logs: one node with NCCL's INFO lines, two nodes under srun --label with MPI's
 // banner and NCCL_ALGO, and nccl-tests 2.0's format named by its file.
-func TestParseLogs(t *testing.T) {
+func TestParseNCCLLogs(t *testing.T) {
 	for _, tc := range []struct {
 		file                 string
-		op                   collective.Op
+		op                   model.CollOp
 		opFrom               string
 		ranks, nodes, rows   int
 		gpu, algo            string
@@ -37,13 +37,13 @@ func TestParseLogs(t *testing.T) {
 		firstIP              float64
 		avgBusGBs            float64
 	}{
-		{file: "testdata/a100-8x-all_reduce_perf.log", op: collective.AllReduce, opFrom: "all_reduce_perf (line 1, the command line)",
+		{file: "testdata/nccl-tests/a100-8x-all_reduce_perf.log", op: model.CollAllReduce, opFrom: "all_reduce_perf (line 1, the command line)",
 			ranks: 8, nodes: 1, rows: 20, gpu: "NVIDIA A100-SXM4-80GB", hosts: []string{"dgx-a100-01"},
 			firstBytes: 32768, firstOOP: 43.83, firstIP: 44.01, avgBusGBs: 121.805},
-		{file: "testdata/a100-2x8-all_reduce_perf.log", op: collective.AllReduce, opFrom: `all_reduce_perf (line 9, "# Collective test starting")`,
+		{file: "testdata/nccl-tests/a100-2x8-all_reduce_perf.log", op: model.CollAllReduce, opFrom: `all_reduce_perf (line 9, "# Collective test starting")`,
 			ranks: 16, nodes: 2, rows: 31, gpu: "NVIDIA A100-SXM4-80GB", algo: "Ring", hosts: []string{"gpu-a-01", "gpu-a-02"},
 			firstBytes: 8, firstOOP: 96.20, firstIP: 96.49, avgBusGBs: 44.53},
-		{file: "testdata/v100-4x-allgather.txt", op: collective.AllGather, opFrom: "v100-4x-allgather.txt (the file name)",
+		{file: "testdata/nccl-tests/v100-4x-allgather.txt", op: model.CollAllGather, opFrom: "v100-4x-allgather.txt (the file name)",
 			ranks: 4, nodes: 1, rows: 25, gpu: "Tesla V100-SXM2-32GB", hosts: []string{"v100-box"},
 			firstBytes: 8, firstOOP: 10.20, firstIP: 10.23, avgBusGBs: 23.36},
 	} {
@@ -84,8 +84,8 @@ func TestParseLogs(t *testing.T) {
 }
 
 // A row's time is the faster of its placements.
-func TestRowSeconds(t *testing.T) {
-	runs := readLog(t, "testdata/a100-8x-all_reduce_perf.log")
+func TestNCCLRowSeconds(t *testing.T) {
+	runs := readLog(t, "testdata/nccl-tests/a100-8x-all_reduce_perf.log")
 	var in, out int
 	for _, r := range runs[0].Rows {
 		want := min(r.OutOfPlace.Seconds, r.InPlace.Seconds)
@@ -137,31 +137,31 @@ const arRows = `     1048576        262144     float     sum      -1    53.10   
 
 const footer = "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 64.7\n#\n"
 
-func TestParseVariants(t *testing.T) {
+func TestParseNCCLVariants(t *testing.T) {
 	t.Run("several runs in one file, each named by its command line", func(t *testing.T) {
 		log := "$ ./build/all_reduce_perf -b 1M -e 4M -g 8\n" + header(8) + cols + arRows + footer +
 			"$ ./build/reduce_scatter_perf -b 1M -e 4M -g 8\n" + header(8) + cols +
 			"     1048576         32768     float     sum      -1    30.00   34.95   30.58      0    30.10   34.84   30.48      0\n" + footer
-		runs, err := ParseLog("two.log", []byte(log))
+		runs, err := ParseNCCLLog("two.log", []byte(log))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(runs) != 2 || runs[0].Op != collective.AllReduce || runs[1].Op != collective.ReduceScatter || len(runs[0].Rows) != 3 || len(runs[1].Rows) != 1 {
+		if len(runs) != 2 || runs[0].Op != model.CollAllReduce || runs[1].Op != model.CollReduceScatter || len(runs[0].Rows) != 3 || len(runs[1].Rows) != 1 {
 			t.Fatalf("%+v", runs)
 		}
 	})
 	t.Run("the operation from the columns alone", func(t *testing.T) {
-		runs, err := ParseLog("box-8.log", []byte(header(8)+cols+arRows+footer))
-		if err != nil || runs[0].Op != collective.AllReduce || !strings.Contains(runs[0].OpFrom, "the columns") {
+		runs, err := ParseNCCLLog("box-8.log", []byte(header(8)+cols+arRows+footer))
+		if err != nil || runs[0].Op != model.CollAllReduce || !strings.Contains(runs[0].OpFrom, "the columns") {
 			t.Fatalf("%v %+v", err, runs)
 		}
 		send := "     1048576        262144     float    none      -1    20.00   52.43   52.43    N/A    20.10   52.17   52.17    N/A\n"
-		runs, err = ParseLog("box-8.log", []byte(header(8)+cols+send+footer))
-		if err != nil || runs[0].Op != collective.SendRecv || runs[0].Rows[0].OutOfPlace.Wrong != -1 {
+		runs, err = ParseNCCLLog("box-8.log", []byte(header(8)+cols+send+footer))
+		if err != nil || runs[0].Op != model.CollSendRecv || runs[0].Rows[0].OutOfPlace.Wrong != -1 {
 			t.Fatalf("%v %+v", err, runs)
 		}
-		if g := runs[0].Group(); g.Ranks != 2 || g.Nodes != 1 {
-			t.Errorf("send/recv group %+v, want a pair on one node", g)
+		if ranks, nodes := runs[0].Measured(); ranks != 2 || nodes != 1 {
+			t.Errorf("send/recv measured %d ranks on %d nodes, want a pair on one node", ranks, nodes)
 		}
 	})
 	t.Run("in-place columns first, CRLF line ends, srun labels", func(t *testing.T) {
@@ -171,7 +171,7 @@ func TestParseVariants(t *testing.T) {
 		for _, l := range strings.Split(log, "\n") {
 			b.WriteString("0: " + l + "\r\n")
 		}
-		runs, err := ParseLog("crlf.log", []byte(b.String()))
+		runs, err := ParseNCCLLog("crlf.log", []byte(b.String()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,7 +187,7 @@ func TestParseVariants(t *testing.T) {
 			for _, l := range strings.Split(log, "\n") {
 				b.WriteString(prefix + l + "\n")
 			}
-			runs, err := ParseLog("x.log", []byte(b.String()))
+			runs, err := ParseNCCLLog("x.log", []byte(b.String()))
 			if err != nil || len(runs[0].Rows) != 3 || runs[0].Ranks != 8 {
 				t.Fatalf("%q: %v %+v", prefix, err, runs)
 			}
@@ -195,16 +195,16 @@ func TestParseVariants(t *testing.T) {
 	})
 	t.Run("two hosts", func(t *testing.T) {
 		rows := "     1048576        262144     float     sum      -1    90.00   11.65   21.84      0    90.10   11.64   21.82      0\n"
-		runs, err := ParseLog("all_reduce_2n.log", []byte(header(16, "a", "b")+cols+rows+footer))
+		runs, err := ParseNCCLLog("all_reduce_2n.log", []byte(header(16, "a", "b")+cols+rows+footer))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g := runs[0].Group(); g.Ranks != 16 || g.Nodes != 2 {
-			t.Errorf("group %+v", g)
+		if ranks, nodes := runs[0].Measured(); ranks != 16 || nodes != 2 {
+			t.Errorf("measured %d ranks on %d nodes, want 16 on 2", ranks, nodes)
 		}
 	})
 	t.Run("a run that stops early warns and keeps its rows", func(t *testing.T) {
-		runs, err := ParseLog("all_reduce.log", []byte(header(8)+cols+arRows))
+		runs, err := ParseNCCLLog("all_reduce.log", []byte(header(8)+cols+arRows))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,23 +213,19 @@ func TestParseVariants(t *testing.T) {
 		}
 	})
 	t.Run("NCCL_ALGO on the command line", func(t *testing.T) {
-		runs, err := ParseLog("x.log", []byte("NCCL_ALGO=Tree mpirun -np 8 ./all_reduce_perf\n"+header(8)+cols+arRows+footer))
+		runs, err := ParseNCCLLog("x.log", []byte("NCCL_ALGO=Tree mpirun -np 8 ./all_reduce_perf\n"+header(8)+cols+arRows+footer))
 		if err != nil || runs[0].NCCLAlgo != "Tree" || runs[0].NCCLAlgoLine != 1 {
 			t.Fatalf("%v %+v", err, runs)
 		}
-		s, warn := Samples(runs)
-		if len(warn) > 0 || s[0].Algo != collective.Tree {
-			t.Errorf("algo %s, warnings %v", s[0].Algo, warn)
-		}
-		runs, _ = ParseLog("x.log", []byte("NCCL_ALGO=^NVLS mpirun -np 8 ./all_reduce_perf\n"+header(8)+cols+arRows+footer))
-		if s, warn := Samples(runs); len(warn) != 1 || s[0].Algo != collective.Auto || !strings.HasPrefix(warn[0], "x.log:1: NCCL_ALGO=^NVLS") {
-			t.Errorf("algo %s, warnings %v", s[0].Algo, warn)
+		runs, err = ParseNCCLLog("x.log", []byte("NCCL_ALGO=^NVLS mpirun -np 8 ./all_reduce_perf\n"+header(8)+cols+arRows+footer))
+		if err != nil || runs[0].NCCLAlgo != "^NVLS" || runs[0].NCCLAlgoLine != 1 {
+			t.Fatalf("%v %+v", err, runs)
 		}
 	})
 }
 
 // Bad logs: each an error naming the file and the line.
-func TestParseBadLogs(t *testing.T) {
+func TestParseNCCLBadLogs(t *testing.T) {
 	good := "$ ./all_reduce_perf -g 8\n" + header(8) + cols + arRows + footer
 	// header(8) is lines 1-11; cols 12-14 (the column names on 13); arRows 15-17.
 	const hdr = 11
@@ -258,10 +254,10 @@ func TestParseBadLogs(t *testing.T) {
 		{"zero-byte rows only", "all_reduce.log", header(8) + cols + "           0             0     float     sum      -1     5.70    0.00    0.00      0     5.54    0.00    0.00      0\n", hdr + 4, "only rows of 0 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseLog(tc.file, []byte(tc.log))
-			var le *LogError
+			_, err := ParseNCCLLog(tc.file, []byte(tc.log))
+			var le *NCCLLogError
 			if !errors.As(err, &le) {
-				t.Fatalf("%v, want a *LogError", err)
+				t.Fatalf("%v, want a *NCCLLogError", err)
 			}
 			if le.File != tc.file || le.Line != tc.line || !strings.Contains(le.Msg, tc.want) {
 				t.Errorf("%v\nwant %s:%d: …%s…", err, tc.file, tc.line, tc.want)
@@ -271,23 +267,23 @@ func TestParseBadLogs(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ParseLog("all_reduce.log", []byte(good)); err != nil {
+	if _, err := ParseNCCLLog("all_reduce.log", []byte(good)); err != nil {
 		t.Errorf("the good log: %v", err)
 	}
 	// Bounds: more rows than allowed, a line longer than allowed.
-	many := header(8) + cols + strings.Repeat(strings.SplitN(arRows, "\n", 2)[0]+"\n", MaxRows+1)
-	if _, err := ParseLog("all_reduce.log", []byte(many)); err == nil || !strings.Contains(err.Error(), "more than 4096 rows") {
-		t.Errorf("%d rows: %v", MaxRows+1, err)
+	many := header(8) + cols + strings.Repeat(strings.SplitN(arRows, "\n", 2)[0]+"\n", MaxNCCLRows+1)
+	if _, err := ParseNCCLLog("all_reduce.log", []byte(many)); err == nil || !strings.Contains(err.Error(), "more than 4096 rows") {
+		t.Errorf("%d rows: %v", MaxNCCLRows+1, err)
 	}
-	long := "#" + strings.Repeat("x", MaxLineBytes+1)
-	if _, err := ParseLog("all_reduce.log", []byte(long)); err == nil || !strings.Contains(err.Error(), "not a text log") {
+	long := "#" + strings.Repeat("x", MaxNCCLLineBytes+1)
+	if _, err := ParseNCCLLog("all_reduce.log", []byte(long)); err == nil || !strings.Contains(err.Error(), "not a text log") {
 		t.Errorf("a long line: %v", err)
 	}
 }
 
 // No input makes the parser panic, and every error names the file.
-func FuzzParseLog(f *testing.F) {
-	for _, file := range []string{"testdata/a100-8x-all_reduce_perf.log", "testdata/a100-2x8-all_reduce_perf.log", "testdata/v100-4x-allgather.txt"} {
+func FuzzParseNCCLLog(f *testing.F) {
+	for _, file := range []string{"testdata/nccl-tests/a100-8x-all_reduce_perf.log", "testdata/nccl-tests/a100-2x8-all_reduce_perf.log", "testdata/nccl-tests/v100-4x-allgather.txt"} {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
@@ -296,7 +292,7 @@ func FuzzParseLog(f *testing.F) {
 	}
 	f.Add([]byte(header(8) + cols + arRows + footer))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		runs, err := ParseLog("f.log", data)
+		runs, err := ParseNCCLLog("f.log", data)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.log:") {
 				t.Errorf("%q", err)
