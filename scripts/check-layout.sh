@@ -2,7 +2,10 @@
 # The layout of docs/architecture.md, checked: main.go is the only Go file at the top, and
 # dependencies point inward (tui -> costmodel -> model, gpu -> model, assets -> model; only main
 # imports the command line, tui/cli; nothing outside tui imports tui; model and costmodel import no
-# UI, NVML, assets or os), and costmodel's root holds the engine only: the published and measured
+# UI, NVML, assets or os), model and costmodel read no files, not even through a reader: readers of
+# files and of other tools' output (nccl-tests logs, YAML) live in assets, which hands them plain
+# data in model's types (so neither imports io, bufio, embed, regexp, path, encoding/* or a YAML
+# package), and costmodel's root holds the engine only: the published and measured
 # figures and the checks on them live in costmodel/published, which may import the engine and is
 # imported by no other part of costmodel (published -> costmodel, never back).
 set -euo pipefail
@@ -10,6 +13,11 @@ cd "$(dirname "$0")/.."
 mod=$(go list -m)
 fail=0
 bad() { echo "layout: $*"; fail=1; }
+# reader PKG IMP: model and costmodel read no files and parse no other tool's output; assets does.
+reader() {
+  case "$2" in io|io/*|bufio|embed|regexp|path|path/*|encoding/*|*yaml*)
+    bad "$1 imports $2: reading files and other tools' output (logs, YAML) is assets' work; it hands model's types to the engine";; esac
+}
 
 top=$(ls -- *.go)
 [ "$top" = "main.go" ] || bad "the top level holds $(echo $top | tr '\n' ' '); only main.go belongs there"
@@ -24,9 +32,11 @@ while read -r pkg imports; do
     case "$rel" in
       model|model/*)
         case "$imp" in os|*charmbracelet*|*go-nvml*) bad "$rel imports $imp";; esac
+        reader "$rel" "$imp"
         [ -n "$irel" ] && case "$irel" in model|model/*) ;; *) bad "$rel imports $irel";; esac ;;
       costmodel|costmodel/*)
         case "$imp" in os|*charmbracelet*|*go-nvml*) bad "$rel imports $imp";; esac
+        reader "$rel" "$imp"
         case "$rel:$irel" in costmodel/published*:*) ;; *:costmodel/published|*:costmodel/published/*)
           bad "$rel imports $irel; the engine does not read the published figures, they read it";; esac
         [ -n "$irel" ] && case "$irel" in model|model/*|costmodel|costmodel/*) ;; *) bad "$rel imports $irel";; esac ;;
