@@ -7,8 +7,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/boxtab"
+	"github.com/splitscope/splitscope/tui/classroom"
 	"github.com/splitscope/splitscope/tui/compare"
 )
 
@@ -17,32 +17,13 @@ import (
 // parameter or the tour step, and F follows again (WithFollower). The explorer only reports and
 // receives messages: the server's hub holds what is shared, so no explorer reads another's.
 
-// Lead is what the teacher's explorer shows, which following students show too.
-type Lead struct {
-	// Tour says the guided tour is on; Step is its step, from 0.
-	Tour bool
-	Step int
-	// Scenario is the teacher's current scenario (in the tour, the step's, or what the teacher
-	// typed over it).
-	Scenario model.Scenario
-	// Seq numbers one explorer's reports in the order of its changes, from 1: reports run in
-	// commands, which may run in any order, so a receiver keeps only the highest it has seen.
-	Seq int
-}
-
-// LeadMsg gives a served explorer the teacher's state: a student who follows goes there (a
-// student connecting mid-lesson too), one who wandered off keeps it for F and the footer.
-type LeadMsg Lead
-
-// ClassMsg gives the teacher's explorer the class's counts for its footer: the students who
-// follow and the sessions connected (teachers included).
-type ClassMsg struct{ Following, Connected int }
-
-// Follow is a student's explorer saying whether it follows the teacher (Seq as in Lead).
-type Follow struct {
-	Following bool
-	Seq       int
-}
+// The classroom's messages (tui/classroom), named here for the explorer's users (tui/serve).
+type (
+	Lead     = classroom.Lead
+	LeadMsg  = classroom.LeadMsg
+	ClassMsg = classroom.ClassMsg
+	Follow   = classroom.Follow
+)
 
 // WithLead makes the explorer the teacher's: report is called, from a command (never inside
 // Update), each time the user's own keys change the tour step, start or leave the tour, or
@@ -151,7 +132,7 @@ func (m *Model) reportFollow() tea.Cmd {
 // onLead takes the teacher's state: a teacher (another one acted) and a following student go
 // there; a student who wandered off keeps it for F.
 func (m Model) onLead(l Lead) (tea.Model, tea.Cmd) {
-	if !m.class.have || !sameLeadState(m.class.teacher, l) {
+	if !m.class.have || !classroom.SameLeadState(m.class.teacher, l) {
 		m.class.moved = true
 	}
 	m.class.teacher, m.class.have = l, true
@@ -159,10 +140,6 @@ func (m Model) onLead(l Lead) (tea.Model, tea.Cmd) {
 		return m.goTo(l)
 	}
 	return m, nil
-}
-
-func sameLeadState(a, b Lead) bool {
-	return a.Tour == b.Tour && (!a.Tour || a.Step == b.Step) && a.Scenario == b.Scenario
 }
 
 // rejoin is F: the student follows again and goes to the teacher's state.

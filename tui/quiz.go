@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"math"
 	"strconv"
 	"strings"
 
@@ -10,56 +9,13 @@ import (
 
 	"github.com/splitscope/splitscope/assets"
 
-	"github.com/splitscope/splitscope/costmodel"
-	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/classroom"
 	"github.com/splitscope/splitscope/tui/common"
 	"github.com/splitscope/splitscope/tui/learn"
 )
 
-// Predict, then reveal: the model's side of a tour step's question. The scenario file names a
-// quantity (assets.QuestionQuantities); its value comes from the step's report here, so the
-// right answer is always the cost model's.
-
-// questionValue is the report's value of a question's quantity, in the unit the question is
-// answered in (percentages from 0 to 100); false when the report has none (an inference
-// quantity of a training step).
-func questionValue(name string, r costmodel.Report) (float64, bool) {
-	switch name {
-	case "bubble_fraction":
-		return 100 * r.BubbleFraction, true
-	case "comm_fraction":
-		return 100 * r.CommFraction, true
-	case "tp_comm_share":
-		if r.StepTime <= 0 {
-			return 0, false
-		}
-		return 100 * r.Breakdown.TPComm / r.StepTime, true
-	case "layer_comm_share":
-		return 100 * r.Detail.Layer.CommShare, true
-	case "memory_gib":
-		return r.Memory.Total / model.GiB, true
-	case "fits":
-		if r.Memory.Fits {
-			return 1, true
-		}
-		return 0, true
-	case "step_s":
-		return r.StepTime, r.StepTime > 0
-	case "tokens_per_s":
-		return r.TokensPerS, true
-	case "ttft_ms":
-		if r.Inference == nil {
-			return 0, false
-		}
-		return 1000 * r.Inference.TTFT, true
-	case "tpot_ms":
-		if r.Inference == nil {
-			return 0, false
-		}
-		return 1000 * r.Inference.TPOT, true
-	}
-	return math.NaN(), false
-}
+// Predict, then reveal: the model's side of a tour step's question (its value, answer parsing
+// and the reveal line: tui/classroom).
 
 // quizState is the tour step's question as this explorer has it: what the user typed or chose,
 // and whether the step's numbers are revealed.
@@ -88,31 +44,22 @@ func (m Model) quizKey(msg tea.KeyMsg) (Model, bool) {
 	q, z := m.question(), &m.tour.quiz
 	s := msg.String()
 	if len(q.Choices) > 0 {
-		if len(s) == 1 && s[0] >= '1' && s[0] <= '9' && int(s[0]-'1') < len(q.Choices) {
-			z.choice, z.answered = int(s[0]-'1'), true
+		if c, ok := classroom.ChoiceKey(s, len(q.Choices)); ok {
+			z.choice, z.answered = c, true
 			z.revealed = !m.classHolds() // alone, answering reveals
 			return m, true
 		}
 		return m, false
 	}
-	switch {
-	case len(s) == 1 && (s[0] >= '0' && s[0] <= '9' || (s == "." || s == ",") && !strings.ContainsAny(z.typed, ".,")):
-		// A decimal point or a comma, as the language writes it ("43,8" in French).
-		if len(z.typed) < 12 {
-			z.typed += s
-		}
-	case s == "backspace":
-		if z.typed != "" {
-			z.typed = z.typed[:len(z.typed)-1]
-		}
-	case s == "enter":
-		x, err := strconv.ParseFloat(strings.Replace(z.typed, ",", ".", 1), 64)
-		if err != nil {
-			return m, true
-		}
-		z.number, z.answered, z.revealed = x, true, !m.classHolds()
-	default:
+	if typed, ok := classroom.TypeKey(z.typed, s); ok {
+		z.typed = typed
+		return m, true
+	}
+	if s != "enter" {
 		return m, false
+	}
+	if x, ok := classroom.Number(z.typed); ok {
+		z.number, z.answered, z.revealed = x, true, !m.classHolds()
 	}
 	return m, true
 }
@@ -164,49 +111,8 @@ func (m *Model) withTally(lines, how []string, w int) []string {
 
 // revealLine sets the answer beside the model's: "you said about half, the model says 43.8% ✓".
 func (m *Model) revealLine() string {
-	q, z := m.question(), m.tour.quiz
-	if !m.tourReady() {
-		return m.styles.Dim.Render("the model is evaluating this step…")
-	}
-	x, ok := questionValue(q.Answer, m.data.Report)
-	if !ok {
-		return m.styles.Dim.Render("the model has no " + q.Answer + " for this step")
-	}
-	model := fmtQuantity(x, q.Unit)
-	var said string
-	right := false
-	if len(q.Choices) > 0 {
-		rc := q.RightChoice(x)
-		model += " (" + q.Choices[rc].In(m.lang) + ")"
-		if z.answered {
-			said, right = q.Choices[z.choice].In(m.lang), z.choice == rc
-		}
-	} else if z.answered {
-		said, right = fmtQuantity(z.number, q.Unit), q.Within(z.number, x)
-	}
-	if !z.answered {
-		return m.quizText("tour.quiz.model", "", m.styles.Bold.Render(model))
-	}
-	mark := m.styles.Error.Render("✗")
-	if right {
-		mark = m.styles.Bold.Render("✓")
-	}
-	return m.quizText("tour.quiz.said", said, m.styles.Bold.Render(model)) + " " + mark
-}
-
-// fmtQuantity writes a question's quantity with its unit: "43.8%", "246 GiB", "11.8 ms".
-func fmtQuantity(x float64, unit string) string {
-	s := strconv.FormatFloat(x, 'g', 3, 64)
-	if math.Abs(x) >= 1000 {
-		s = strconv.FormatFloat(math.Round(x), 'f', -1, 64)
-	}
-	switch unit {
-	case "":
-		return s
-	case "%":
-		return s + "%"
-	}
-	return s + " " + unit
+	z := m.tour.quiz
+	return classroom.RevealLine(m.styles, m.quizText, m.question(), m.lang, m.tourReady(), m.data.Report, z.answered, z.choice, z.number)
 }
 
 // predictCard takes the main pane's place while the question is open: the tabs would show the

@@ -7,45 +7,22 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/splitscope/splitscope/tui/classroom"
 )
 
-// The step's question in class: a following student's answer goes to the hub (WithAnswers) and
-// does not reveal the step's numbers; the teacher's caption shows the class's answers as they
-// come (TallyMsg), and the teacher's R reveals them to everyone who follows (RevealMsg). A
-// student who wandered off answers and reveals alone, as the local explorer does.
+// The step's question in class (the messages and the tally's logic: tui/classroom): a
+// following student's answer goes to the hub (WithAnswers) and does not reveal the step's
+// numbers; the teacher's caption shows the class's answers as they come (TallyMsg), and the
+// teacher's R reveals them to everyone who follows (RevealMsg).
 
-// Answer is a student's answer to the question of tour step Step: Choice (from 0) for a choice
-// question, -1 and Number for a number question; Seq as in Lead.
-type Answer struct {
-	Step   int
-	Choice int
-	Number float64
-	Seq    int
-}
-
-// Reveal is the teacher's R on tour step Step (Seq as in Lead). Tally is the step's question and
-// the class's answers beside the model's, as the teacher's caption shows them, in plain text
-// for the server's log: "step 2/9 · 8 stages, …: how much of the step is bubble? · 18 answered
-// of 20: about 10% ×3 · about half ×12 · almost all of it ×3 · model: 3 almost all of it".
-type Reveal struct {
-	Step  int
-	Seq   int
-	Tally string
-}
-
-// RevealMsg reveals tour step Step's numbers to a student who follows and is on that step.
-type RevealMsg struct{ Step int }
-
-// TallyMsg gives the teacher's explorer the class's answers to tour step Step: Answered of Of
-// students; Choices counts each choice (index from 0, possibly shorter than the question's
-// choices); Numbers are the numbers answered, sorted; Revealed says the teacher revealed it.
-type TallyMsg struct {
-	Step         int
-	Answered, Of int
-	Choices      []int
-	Numbers      []float64
-	Revealed     bool
-}
+// The classroom's messages, named here for the explorer's users (tui/serve).
+type (
+	Answer    = classroom.Answer
+	Reveal    = classroom.Reveal
+	RevealMsg = classroom.RevealMsg
+	TallyMsg  = classroom.TallyMsg
+)
 
 // WithAnswers puts the step's questions in class: a student's explorer (WithFollower) calls
 // answer, from a command, when the user answers while following, and waits for RevealMsg; the
@@ -113,10 +90,7 @@ func (m *Model) waitLine() string {
 	if !z.answered || z.revealed || m.class.lead != nil || q == nil {
 		return ""
 	}
-	said := fmtQuantity(z.number, q.Unit)
-	if len(q.Choices) > 0 {
-		said = strconv.Itoa(z.choice+1) + " " + q.Choices[z.choice].In(m.lang)
-	}
+	said := classroom.Said(q, m.lang, z.choice, z.number)
 	return m.quizText("tour.quiz.wait", m.styles.Bold.Render(said), "")
 }
 
@@ -133,52 +107,9 @@ func (m *Model) tallyLine(w int, brief bool) string {
 	if t.Step != m.tour.at {
 		t = TallyMsg{Step: m.tour.at, Of: t.Of}
 	}
-	x, known := questionValue(q.Answer, m.data.Report)
-	known = known && m.tourReady()
-	head := m.styles.Bold.Render(fmt.Sprintf("%d answered of %d", t.Answered, t.Of)) + ": "
-	hint := " · R reveals"
-	if m.tour.quiz.revealed {
-		hint = " · revealed"
-	}
-	line := func(named bool) string {
-		var parts []string
-		if len(q.Choices) > 0 && !brief {
-			for i, c := range q.Choices {
-				n := 0
-				if i < len(t.Choices) {
-					n = t.Choices[i]
-				}
-				name := strconv.Itoa(i + 1)
-				if named {
-					name = c.In(m.lang)
-				}
-				parts = append(parts, fmt.Sprintf("%s ×%d", name, n))
-			}
-		} else if n := len(t.Numbers); n > 0 {
-			p := "median " + fmtQuantity(median(t.Numbers), q.Unit)
-			if n >= 4 {
-				p += ", middle half " + fmtQuantity(t.Numbers[n/4], q.Unit) + "–" + fmtQuantity(t.Numbers[(3*n-1)/4], q.Unit)
-			}
-			parts = append(parts, p)
-		}
-		model := "…"
-		if known {
-			model = fmtQuantity(x, q.Unit)
-			if len(q.Choices) > 0 {
-				rc := q.RightChoice(x)
-				model = strconv.Itoa(rc + 1)
-				if named {
-					model += " " + q.Choices[rc].In(m.lang)
-				}
-			}
-		}
-		parts = append(parts, "model: "+model)
-		return head + strings.Join(parts, " · ") + m.styles.Dim.Render(hint)
-	}
-	if l := line(true); len(q.Choices) > 0 && ansi.StringWidth(l) <= w {
-		return l
-	}
-	return ansi.Truncate(line(false), max(w, 1), "…")
+	x, known := classroom.QuestionValue(q.Answer, m.data.Report)
+	tally := classroom.Tally{Question: q, Lang: m.lang, Msg: t, Model: x, Known: known && m.tourReady(), Revealed: m.tour.quiz.revealed}
+	return tally.Line(m.styles, w, brief)
 }
 
 // choiceCount is how many of the class took choice i, for the teacher's question line: " ×3";
@@ -188,17 +119,8 @@ func (m *Model) choiceCount(i int) string {
 		return ""
 	}
 	t, n := m.class.tally, 0
-	if t.Step == m.tour.at && i < len(t.Choices) {
-		n = t.Choices[i]
+	if t.Step == m.tour.at {
+		n = t.Count(i)
 	}
 	return " " + m.styles.Bold.Render("×"+strconv.Itoa(n))
-}
-
-// median of sorted numbers.
-func median(xs []float64) float64 {
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
 }

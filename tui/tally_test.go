@@ -127,15 +127,6 @@ func TestTeacherTallyAndReveal(t *testing.T) {
 	}
 }
 
-func TestTallyLineNumbers(t *testing.T) {
-	if x := median([]float64{1, 2, 10}); x != 2 {
-		t.Errorf("median %g", x)
-	}
-	if x := median([]float64{1, 2, 4, 10}); x != 3 {
-		t.Errorf("median %g", x)
-	}
-}
-
 // An answer stays with its step: a student who answered, wandered off (esc leaves the tour) and
 // follows again (F) is back on the step with the answer given, still waiting for the reveal;
 // alone, going back a step shows its answer and numbers, and a new tour opens every question.

@@ -1,0 +1,112 @@
+package classroom
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/tui/theme"
+)
+
+func TestQuestionQuantitiesKnown(t *testing.T) {
+	for name := range assets.QuestionQuantities {
+		if _, ok := QuestionValue(name, costmodel.Report{StepTime: 1, Inference: &costmodel.Inference{}}); !ok {
+			t.Errorf("%s: the explorer cannot compute it", name)
+		}
+	}
+	if _, ok := QuestionValue("no_such_quantity", costmodel.Report{}); ok {
+		t.Error("an unknown quantity has a value")
+	}
+}
+
+func TestTallyLineNumbers(t *testing.T) {
+	if x := Median([]float64{1, 2, 10}); x != 2 {
+		t.Errorf("median %g", x)
+	}
+	if x := Median([]float64{1, 2, 4, 10}); x != 3 {
+		t.Errorf("median %g", x)
+	}
+	if _, _, ok := MiddleHalf([]float64{1, 2, 3}); ok {
+		t.Error("a middle half of three answers")
+	}
+	if lo, hi, ok := MiddleHalf([]float64{100, 200, 250, 400}); !ok || lo != 200 || hi != 250 {
+		t.Errorf("middle half %g–%g %v, want 200–250", lo, hi, ok)
+	}
+}
+
+// Typing a number: digits, one separator (a comma as the French write it), at most 12
+// characters, backspace; other keys are not the question's.
+func TestTypeKeyAndNumber(t *testing.T) {
+	typed := ""
+	for _, k := range []string{"4", "3", ",", ".", "8"} {
+		typed, _ = TypeKey(typed, k)
+	}
+	if typed != "43,8" {
+		t.Fatalf("typed %q, want 43,8", typed)
+	}
+	if x, ok := Number(typed); !ok || x != 43.8 {
+		t.Errorf("Number(%q) = %g %v", typed, x, ok)
+	}
+	if _, ok := TypeKey(typed, "."); ok {
+		t.Error("a second separator was taken")
+	}
+	if typed, _ = TypeKey(typed, "backspace"); typed != "43," {
+		t.Errorf("backspace left %q", typed)
+	}
+	if _, ok := TypeKey("1", "enter"); ok {
+		t.Error("enter was taken as a digit")
+	}
+	long := strings.Repeat("9", 12)
+	if got, ok := TypeKey(long, "9"); !ok || got != long {
+		t.Errorf("past 12 characters: %q %v", got, ok)
+	}
+	if _, ok := Number(""); ok {
+		t.Error("nothing typed is a number")
+	}
+	if c, ok := ChoiceKey("2", 3); !ok || c != 1 {
+		t.Errorf("ChoiceKey 2 of 3 = %d %v", c, ok)
+	}
+	for _, k := range []string{"4", "0", "a", "enter"} {
+		if _, ok := ChoiceKey(k, 3); ok {
+			t.Errorf("ChoiceKey %q of 3 taken", k)
+		}
+	}
+}
+
+func choiceQuestion() *assets.Question {
+	return &assets.Question{
+		Text: map[string]string{"en": "how much is bubble?"}, Answer: "bubble_fraction", Unit: "%",
+		Choices: []assets.Choice{
+			{Label: map[string]string{"en": "about 10%"}, Value: 10},
+			{Label: map[string]string{"en": "about half"}, Value: 50},
+			{Label: map[string]string{"en": "almost all of it"}, Value: 90},
+		},
+	}
+}
+
+func plainStyles() *theme.Styles {
+	st := theme.For(lipgloss.NewRenderer(nil))
+	return &st
+}
+
+// The teacher's tally names the choices where they fit, numbers them where not, and counts
+// only the choices the hub counted.
+func TestTallyLine(t *testing.T) {
+	tl := Tally{Question: choiceQuestion(), Lang: "en", Msg: TallyMsg{Answered: 3, Of: 4, Choices: []int{1, 2}}, Model: 43.8, Known: true}
+	st := plainStyles()
+	want := "3 answered of 4: about 10% ×1 · about half ×2 · almost all of it ×0 · model: 2 about half · R reveals"
+	if l := ansi.Strip(tl.Line(st, 200, false)); l != want {
+		t.Errorf("wide:\n got %q\nwant %q", l, want)
+	}
+	if l := ansi.Strip(tl.Line(st, 60, false)); !strings.HasPrefix(l, "3 answered of 4: 1 ×1 · 2 ×2 · 3 ×0 · model: 2") {
+		t.Errorf("narrow: %q", l)
+	}
+	tl.Revealed, tl.Known = true, false
+	if l := ansi.Strip(tl.Line(st, 200, true)); l != "3 answered of 4: model: … · revealed" {
+		t.Errorf("brief, revealed, not evaluated: %q", l)
+	}
+}
