@@ -24,6 +24,7 @@ import (
 	"github.com/splitscope/splitscope/gpu"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/boxtab"
+	"github.com/splitscope/splitscope/tui/classroom"
 	"github.com/splitscope/splitscope/tui/common"
 	"github.com/splitscope/splitscope/tui/compare"
 	"github.com/splitscope/splitscope/tui/learn"
@@ -96,7 +97,7 @@ type tourState struct {
 	savedTab int
 	savedSel int
 	// quiz is the step's question, answered or not (the step's own from quizzes, or fresh).
-	quiz quizState
+	quiz classroom.Quiz
 }
 
 // Model is the explorer's root model.
@@ -188,7 +189,7 @@ type Model struct {
 	// quizzes are the tour's answers by step, kept when the tour moves on (teach.go): back on
 	// a step, its answer and reveal are as they were; in a class, also across leaving the tour
 	// and following again.
-	quizzes []quizState
+	quizzes classroom.Answers
 
 	// vc is the frame's cache (viewcache.go); gen counts the messages other than frame ticks
 	// and the pane's own keys, footGen those keys (they change the footer's key help alone).

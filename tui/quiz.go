@@ -17,16 +17,6 @@ import (
 // Predict, then reveal: the model's side of a tour step's question (its value, answer parsing
 // and the reveal line: tui/classroom).
 
-// quizState is the tour step's question as this explorer has it: what the user typed or chose,
-// and whether the step's numbers are revealed.
-type quizState struct {
-	typed    string  // a number question's digits so far
-	choice   int     // the choice taken, from 0; -1 none
-	number   float64 // the number answered
-	answered bool
-	revealed bool
-}
-
 // question is the tour step's question, nil outside the tour or on a step without one.
 func (m *Model) question() *assets.Question {
 	if !m.tour.on || m.tour.at < 0 || m.tour.at >= len(m.tour.files) {
@@ -36,32 +26,14 @@ func (m *Model) question() *assets.Question {
 }
 
 // quizOpen reports whether the step's numbers are hidden behind its question.
-func (m *Model) quizOpen() bool { return m.question() != nil && !m.tour.quiz.revealed }
+func (m *Model) quizOpen() bool { return m.question() != nil && !m.tour.quiz.Revealed }
 
-// quizKey takes a key while the question is open: 1–9 choose, digits and enter answer a number.
-// handled is false for keys the tour and the explorer keep (←/→, esc, tab, q).
+// quizKey takes a key while the question is open (classroom.Quiz.Key); handled is false for
+// keys the tour and the explorer keep (←/→, esc, tab, q).
 func (m Model) quizKey(msg tea.KeyMsg) (Model, bool) {
-	q, z := m.question(), &m.tour.quiz
-	s := msg.String()
-	if len(q.Choices) > 0 {
-		if c, ok := classroom.ChoiceKey(s, len(q.Choices)); ok {
-			z.choice, z.answered = c, true
-			z.revealed = !m.classHolds() // alone, answering reveals
-			return m, true
-		}
-		return m, false
-	}
-	if typed, ok := classroom.TypeKey(z.typed, s); ok {
-		z.typed = typed
-		return m, true
-	}
-	if s != "enter" {
-		return m, false
-	}
-	if x, ok := classroom.Number(z.typed); ok {
-		z.number, z.answered, z.revealed = x, true, !m.classHolds()
-	}
-	return m, true
+	q := m.question()
+	handled := m.tour.quiz.Key(q, msg.String(), m.classHolds())
+	return m, handled
 }
 
 // quizLines are the caption's lines while the question is open: the question, then how to answer.
@@ -84,7 +56,7 @@ func (m *Model) quizLines(w int) []string {
 	if q.Unit != "" {
 		unit = " " + m.texts.Unit(q.Unit) // "Gio" in French
 	}
-	input, hint := "› "+z.typed+"▏"+unit, m.quizText("tour.quiz.type", "", "")
+	input, hint := "› "+z.Typed+"▏"+unit, m.quizText("tour.quiz.type", "", "")
 	if common.Width(input)+3+common.Width(hint) <= w {
 		return m.withTally(lines, []string{input + m.styles.Dim.Render("   "+hint)}, w)
 	}
@@ -112,7 +84,7 @@ func (m *Model) withTally(lines, how []string, w int) []string {
 // revealLine sets the answer beside the model's: "you said about half, the model says 43.8% ✓".
 func (m *Model) revealLine() string {
 	z := m.tour.quiz
-	return classroom.RevealLine(m.styles, m.quizText, m.question(), m.lang, m.tourReady(), m.data.Report, z.answered, z.choice, z.number)
+	return classroom.RevealLine(m.styles, m.quizText, m.question(), m.lang, m.tourReady(), m.data.Report, z.Answered, z.Choice, z.Number)
 }
 
 // predictCard takes the main pane's place while the question is open: the tabs would show the

@@ -92,11 +92,11 @@ func TestQuizKeysArrivingTogether(t *testing.T) {
 	}
 	next, _ := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("246")})
 	m = next.(Model)
-	if m.tour.quiz.typed != "246" {
-		t.Fatalf("typed %q, want 246", m.tour.quiz.typed)
+	if m.tour.quiz.Typed != "246" {
+		t.Fatalf("typed %q, want 246", m.tour.quiz.Typed)
 	}
 	m, _ = press(m, "enter")
-	if !m.tour.quiz.answered || m.tour.quiz.number != 246 {
-		t.Errorf("answered %v with %g, want 246", m.tour.quiz.answered, m.tour.quiz.number)
+	if !m.tour.quiz.Answered || m.tour.quiz.Number != 246 {
+		t.Errorf("answered %v with %g, want 246", m.tour.quiz.Answered, m.tour.quiz.Number)
 	}
 }

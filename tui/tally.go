@@ -47,15 +47,15 @@ func (m *Model) teacherReveals() bool {
 // when there is none to report.
 func (m *Model) reportAnswer(prev Model) tea.Cmd {
 	c, z := &m.class, m.tour.quiz
-	if c.answer == nil || c.follow == nil || !c.following || !z.answered || m.question() == nil {
+	if c.answer == nil || c.follow == nil || !c.following || !z.Answered || m.question() == nil {
 		return nil
 	}
 	p := prev.tour.quiz
-	if prev.tour.on && prev.tour.at == m.tour.at && p.answered && p.choice == z.choice && p.number == z.number {
+	if prev.tour.on && prev.tour.at == m.tour.at && p.Answered && p.Choice == z.Choice && p.Number == z.Number {
 		return nil
 	}
 	c.seq++
-	a, report := Answer{Step: m.tour.at, Choice: z.choice, Number: z.number, Seq: c.seq}, c.answer
+	a, report := Answer{Step: m.tour.at, Choice: z.Choice, Number: z.Number, Seq: c.seq}, c.answer
 	if len(m.question().Choices) == 0 {
 		a.Choice = -1
 	}
@@ -64,7 +64,7 @@ func (m *Model) reportAnswer(prev Model) tea.Cmd {
 
 // revealAll is the teacher's R: the step's numbers show here and, through the hub, to the class.
 func (m Model) revealAll() (tea.Model, tea.Cmd) {
-	m.tour.quiz.revealed = true
+	m.tour.quiz.Revealed = true
 	m.class.seq++
 	r, report := Reveal{Step: m.tour.at, Seq: m.class.seq}, m.class.reveal
 	if q := m.question(); q != nil {
@@ -78,7 +78,7 @@ func (m Model) revealAll() (tea.Model, tea.Cmd) {
 // teacher's explorer on it); one who wandered off reveals alone.
 func (m Model) onReveal(r RevealMsg) Model {
 	if (m.class.following || m.class.lead != nil) && m.tour.on && m.tour.at == r.Step && m.question() != nil {
-		m.tour.quiz.revealed = true
+		m.tour.quiz.Revealed = true
 	}
 	return m
 }
@@ -87,10 +87,10 @@ func (m Model) onReveal(r RevealMsg) Model {
 // waiting for the teacher's reveal"; "" otherwise.
 func (m *Model) waitLine() string {
 	z, q := m.tour.quiz, m.question()
-	if !z.answered || z.revealed || m.class.lead != nil || q == nil {
+	if !z.Answered || z.Revealed || m.class.lead != nil || q == nil {
 		return ""
 	}
-	said := classroom.Said(q, m.lang, z.choice, z.number)
+	said := classroom.Said(q, m.lang, z.Choice, z.Number)
 	return m.quizText("tour.quiz.wait", m.styles.Bold.Render(said), "")
 }
 
@@ -108,7 +108,7 @@ func (m *Model) tallyLine(w int, brief bool) string {
 		t = TallyMsg{Step: m.tour.at, Of: t.Of}
 	}
 	x, known := classroom.QuestionValue(q.Answer, m.data.Report)
-	tally := classroom.Tally{Question: q, Lang: m.lang, Msg: t, Model: x, Known: known && m.tourReady(), Revealed: m.tour.quiz.revealed}
+	tally := classroom.Tally{Question: q, Lang: m.lang, Msg: t, Model: x, Known: known && m.tourReady(), Revealed: m.tour.quiz.Revealed}
 	return tally.Line(m.styles, w, brief)
 }
 

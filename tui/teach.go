@@ -144,22 +144,9 @@ func (m Model) startTour() (tea.Model, tea.Cmd) {
 
 // keepQuiz files the step's answer in quizzes (a copy: earlier Models keep theirs).
 func (m *Model) keepQuiz() {
-	z := m.tour.quiz
-	if !m.tour.on || m.tour.at < 0 || !z.answered && !z.revealed {
-		return
+	if m.tour.on {
+		m.quizzes = m.quizzes.Keep(m.tour.at, m.tour.quiz)
 	}
-	q := make([]quizState, max(len(m.quizzes), m.tour.at+1))
-	copy(q, m.quizzes)
-	q[m.tour.at] = z
-	m.quizzes = q
-}
-
-// recalled is step i's answer as filed, or an open question.
-func (m *Model) recalled(i int) quizState {
-	if i < len(m.quizzes) && (m.quizzes[i].answered || m.quizzes[i].revealed) {
-		return m.quizzes[i]
-	}
-	return quizState{choice: -1}
 }
 
 // tourSteps are the tour's step names and, for a lesson of the user's own, its files (nil for
@@ -202,7 +189,7 @@ func (m Model) tourStep(i int) (tea.Model, tea.Cmd) {
 	}
 	m.keepQuiz()
 	m.tour.at = i
-	m.tour.quiz = m.recalled(i)
+	m.tour.quiz = m.quizzes.Recall(i)
 	m.cur = m.tour.files[i].Scenario
 	m.boxErr, m.editing, m.inputErr, m.offer, m.moved = "", false, "", nil, ""
 	m.editInput().Blur()

@@ -110,3 +110,53 @@ func TestTallyLine(t *testing.T) {
 		t.Errorf("brief, revealed, not evaluated: %q", l)
 	}
 }
+
+// A choice answers at once; alone it reveals, in class (holds) it waits. A number is typed,
+// then answered by enter; enter on nothing is taken and answers nothing.
+func TestQuizKey(t *testing.T) {
+	q := choiceQuestion()
+	z := Open()
+	if z.Key(q, "right", false) || z.Answered {
+		t.Error("← → are the tour's")
+	}
+	if !z.Key(q, "3", true) || !z.Answered || z.Choice != 2 || z.Revealed {
+		t.Errorf("3 in class: %+v", z)
+	}
+	if z = Open(); !z.Key(q, "1", false) || !z.Revealed {
+		t.Errorf("1 alone: %+v", z)
+	}
+	n := &assets.Question{Text: map[string]string{"en": "how many GiB?"}, Answer: "memory_gib", Unit: "GiB"}
+	z = Open()
+	if !z.Key(n, "enter", false) || z.Answered {
+		t.Errorf("enter on nothing: %+v", z)
+	}
+	for _, k := range []string{"2", "4", "6", "enter"} {
+		z.Key(n, k, false)
+	}
+	if !z.Answered || z.Number != 246 || !z.Revealed {
+		t.Errorf("246 enter: %+v", z)
+	}
+}
+
+// An answer stays with its step, in a copy; an open question is not filed.
+func TestAnswersKeepRecall(t *testing.T) {
+	var a Answers
+	if r := a.Recall(3); r.Answered || r.Choice != -1 {
+		t.Errorf("nothing filed: %+v", r)
+	}
+	b := a.Keep(2, Quiz{Choice: 1, Answered: true})
+	if len(a) != 0 || len(b) != 3 || b.Recall(2).Choice != 1 || b.Recall(0).Choice != -1 {
+		t.Errorf("kept: a %v b %v", a, b)
+	}
+	c := b.Keep(2, Open())
+	if c.Recall(2).Choice != 1 {
+		t.Error("an open question overwrote a filed answer")
+	}
+	d := b.Keep(2, Quiz{Choice: 0, Answered: true})
+	if b.Recall(2).Choice != 1 || d.Recall(2).Choice != 0 {
+		t.Error("Keep changed the earlier list")
+	}
+	if e := b.Keep(-1, Quiz{Answered: true}); len(e) != len(b) {
+		t.Error("filed a step before the tour's first")
+	}
+}

@@ -148,3 +148,64 @@ func RevealLine(st *theme.Styles, text Text, q *assets.Question, lang string, re
 	}
 	return text("tour.quiz.said", said, st.Bold.Render(model)) + " " + mark
 }
+
+// Quiz is the tour step's question as one explorer has it: what the user typed or chose, and
+// whether the step's numbers are revealed.
+type Quiz struct {
+	Typed    string  // a number question's digits so far
+	Choice   int     // the choice taken, from 0; -1 none
+	Number   float64 // the number answered
+	Answered bool
+	Revealed bool
+}
+
+// Open is a question not yet answered.
+func Open() Quiz { return Quiz{Choice: -1} }
+
+// Key takes key s while question q is open: 1–9 choose, digits and enter answer a number.
+// holds says the answer waits for the teacher's reveal (in class); alone, answering reveals.
+// It reports false for keys the tour and the explorer keep (←/→, esc, tab, q).
+func (z *Quiz) Key(q *assets.Question, s string, holds bool) bool {
+	if len(q.Choices) > 0 {
+		c, ok := ChoiceKey(s, len(q.Choices))
+		if ok {
+			z.Choice, z.Answered, z.Revealed = c, true, !holds
+		}
+		return ok
+	}
+	if typed, ok := TypeKey(z.Typed, s); ok {
+		z.Typed = typed
+		return true
+	}
+	if s != "enter" {
+		return false
+	}
+	if x, ok := Number(z.Typed); ok {
+		z.Number, z.Answered, z.Revealed = x, true, !holds
+	}
+	return true
+}
+
+// Answers are the tour's answers by step, kept when the tour moves on: back on a step, its
+// answer and its numbers are there.
+type Answers []Quiz
+
+// Keep files step i's answer, in a copy (earlier explorers keep theirs); an open question is not
+// filed.
+func (a Answers) Keep(i int, z Quiz) Answers {
+	if i < 0 || !z.Answered && !z.Revealed {
+		return a
+	}
+	q := make(Answers, max(len(a), i+1))
+	copy(q, a)
+	q[i] = z
+	return q
+}
+
+// Recall is step i's answer as filed, or an open question.
+func (a Answers) Recall(i int) Quiz {
+	if i >= 0 && i < len(a) && (a[i].Answered || a[i].Revealed) {
+		return a[i]
+	}
+	return Open()
+}
