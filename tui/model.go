@@ -199,7 +199,7 @@ type Model struct {
 
 	// class is the classroom: a served explorer that leads (the teacher's) or follows (a
 	// student's); zero elsewhere.
-	class classState
+	class classroom.Class
 }
 
 // Option configures the explorer.
@@ -330,7 +330,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 		pipe: pipe, learn: lrn, lang: lang, texts: learn.NewTexts(texts),
 		panes: []common.Pane{pipe, tensor.New(st), cmp, memory.New(st), bx, lrn},
 		calib: o.calib, renderer: o.renderer, served: o.served, frame: max(o.frame, common.FrameInterval),
-		class: classState{lead: o.lead, follow: o.follow, following: o.follow != nil, answer: o.answer, reveal: o.reveal},
+		class: classroom.New(o.lead, o.follow, o.answer, o.reveal),
 		vc:    &viewCache{}, work: o.work, memo: o.memo, newest: &atomic.Int64{}, lesson: o.lesson,
 	}
 	m.keys.pane = m.panes[m.tab].Keys()
@@ -426,7 +426,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	var next tea.Model
 	var cmd tea.Cmd
-	if !m.class.on() {
+	if !m.class.On() {
 		next, cmd = m.update(msg)
 	} else {
 		next, cmd = m.classUpdate(msg)

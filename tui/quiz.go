@@ -93,7 +93,7 @@ func (m *Model) revealLine() string {
 func (m *Model) predictCard(w int) string {
 	key := "tour.predict.alone"
 	switch {
-	case m.class.follow != nil && m.class.following:
+	case m.class.FollowingStudent():
 		key = "tour.predict.class"
 	case m.teacherReveals():
 		key = "tour.predict.teacher"

@@ -34,28 +34,26 @@ func WithAnswers(answer func(Answer), reveal func(Reveal)) Option {
 // classHolds reports whether answering waits for the teacher's reveal: a following student's,
 // or the teacher's own.
 func (m *Model) classHolds() bool {
-	c := &m.class
-	return c.follow != nil && c.following && c.answer != nil || m.teacherReveals()
+	return m.class.FollowingStudent() && m.class.Answer != nil || m.teacherReveals()
 }
 
 // teacherReveals reports whether this is the teacher's explorer on a step with a question.
 func (m *Model) teacherReveals() bool {
-	return m.class.lead != nil && m.class.reveal != nil && m.question() != nil
+	return m.class.Lead != nil && m.class.Reveal != nil && m.question() != nil
 }
 
 // reportAnswer is the student's report of an answer given by the update from prev to m, nil
 // when there is none to report.
 func (m *Model) reportAnswer(prev Model) tea.Cmd {
 	c, z := &m.class, m.tour.quiz
-	if c.answer == nil || c.follow == nil || !c.following || !z.Answered || m.question() == nil {
+	if c.Answer == nil || !c.FollowingStudent() || !z.Answered || m.question() == nil {
 		return nil
 	}
 	p := prev.tour.quiz
 	if prev.tour.on && prev.tour.at == m.tour.at && p.Answered && p.Choice == z.Choice && p.Number == z.Number {
 		return nil
 	}
-	c.seq++
-	a, report := Answer{Step: m.tour.at, Choice: z.Choice, Number: z.Number, Seq: c.seq}, c.answer
+	a, report := Answer{Step: m.tour.at, Choice: z.Choice, Number: z.Number, Seq: c.Next()}, c.Answer
 	if len(m.question().Choices) == 0 {
 		a.Choice = -1
 	}
@@ -65,8 +63,7 @@ func (m *Model) reportAnswer(prev Model) tea.Cmd {
 // revealAll is the teacher's R: the step's numbers show here and, through the hub, to the class.
 func (m Model) revealAll() (tea.Model, tea.Cmd) {
 	m.tour.quiz.Revealed = true
-	m.class.seq++
-	r, report := Reveal{Step: m.tour.at, Seq: m.class.seq}, m.class.reveal
+	r, report := Reveal{Step: m.tour.at, Seq: m.class.Next()}, m.class.Reveal
 	if q := m.question(); q != nil {
 		tally := strings.TrimSuffix(ansi.Strip(m.tallyLine(1<<12, false)), " · revealed")
 		r.Tally = fmt.Sprintf("step %d/%d · %s · %s", m.tour.at+1, len(m.tour.steps), q.In(m.lang), tally)
@@ -77,7 +74,7 @@ func (m Model) revealAll() (tea.Model, tea.Cmd) {
 // onReveal reveals the step to a student who follows the teacher there (and to another
 // teacher's explorer on it); one who wandered off reveals alone.
 func (m Model) onReveal(r RevealMsg) Model {
-	if (m.class.following || m.class.lead != nil) && m.tour.on && m.tour.at == r.Step && m.question() != nil {
+	if (m.class.Following || m.class.Lead != nil) && m.tour.on && m.tour.at == r.Step && m.question() != nil {
 		m.tour.quiz.Revealed = true
 	}
 	return m
@@ -87,7 +84,7 @@ func (m Model) onReveal(r RevealMsg) Model {
 // waiting for the teacher's reveal"; "" otherwise.
 func (m *Model) waitLine() string {
 	z, q := m.tour.quiz, m.question()
-	if !z.Answered || z.Revealed || m.class.lead != nil || q == nil {
+	if !z.Answered || z.Revealed || m.class.Lead != nil || q == nil {
 		return ""
 	}
 	said := classroom.Said(q, m.lang, z.Choice, z.Number)
@@ -100,13 +97,11 @@ func (m *Model) waitLine() string {
 // 40%, middle half 25%–60% · model: 43.8%". brief leaves the choices' counts out (the question's
 // own line shows them, choiceCount). "" elsewhere.
 func (m *Model) tallyLine(w int, brief bool) string {
-	q, t := m.question(), m.class.tally
-	if m.class.lead == nil || m.class.reveal == nil || q == nil {
+	q := m.question()
+	if m.class.Lead == nil || m.class.Reveal == nil || q == nil {
 		return ""
 	}
-	if t.Step != m.tour.at {
-		t = TallyMsg{Step: m.tour.at, Of: t.Of}
-	}
+	t := m.class.TallyOf(m.tour.at)
 	x, known := classroom.QuestionValue(q.Answer, m.data.Report)
 	tally := classroom.Tally{Question: q, Lang: m.lang, Msg: t, Model: x, Known: known && m.tourReady(), Revealed: m.tour.quiz.Revealed}
 	return tally.Line(m.styles, w, brief)
@@ -118,9 +113,6 @@ func (m *Model) choiceCount(i int) string {
 	if !m.teacherReveals() {
 		return ""
 	}
-	t, n := m.class.tally, 0
-	if t.Step == m.tour.at {
-		n = t.Count(i)
-	}
+	n := m.class.TallyOf(m.tour.at).Count(i)
 	return " " + m.styles.Bold.Render("×"+strconv.Itoa(n))
 }

@@ -136,7 +136,7 @@ func (m *Model) captionView() string {
 
 // startTour saves the user's scenario and tab and shows the tour's first step.
 func (m Model) startTour() (tea.Model, tea.Cmd) {
-	if !m.class.on() {
+	if !m.class.On() {
 		m.quizzes = nil // a new tour alone: every question open again
 	}
 	return m.startTourAt(0)

@@ -160,3 +160,61 @@ func TestAnswersKeepRecall(t *testing.T) {
 		t.Error("filed a step before the tour's first")
 	}
 }
+
+// A student follows from the start; one who wandered off keeps the teacher's state for F and
+// reads where the teacher is; a teacher goes where another teacher's LeadMsg says.
+func TestClassFollowState(t *testing.T) {
+	s := New(nil, func(Follow) {}, nil, nil)
+	if !s.On() || !s.FollowingStudent() {
+		t.Fatalf("a student's class: %+v", s)
+	}
+	if !s.OnLead(Lead{Tour: true, Step: 2}) || !s.Have || !s.Moved {
+		t.Errorf("a following student goes to the teacher: %+v", s)
+	}
+	s.Wander()
+	if s.OnLead(Lead{Tour: true, Step: 3}) {
+		t.Error("a student who wandered off went to the teacher")
+	}
+	never := func(Lead) bool { return false }
+	nine := func() int { return 9 }
+	if text, ok := s.Wandered(never, nine); !ok || text != "teacher is on step 4/9" {
+		t.Errorf("wandered: %q %v", text, ok)
+	}
+	if text, _ := s.Wandered(func(l Lead) bool { return l.Step == 3 }, nine); text != "teacher is on this step" {
+		t.Errorf("back on the teacher's step: %q", text)
+	}
+	s.OnLead(Lead{})
+	if text, _ := s.Wandered(never, nine); text != "teacher changed the scenario" {
+		t.Errorf("the teacher left the tour: %q", text)
+	}
+	s.Rejoin()
+	if _, ok := s.Wandered(never, nine); ok || !s.Following || s.Moved {
+		t.Errorf("after F: %+v", s)
+	}
+	f, report := s.FollowReport()
+	if !f.Following || f.Seq != s.Seq || f.Seq < 1 || report == nil {
+		t.Errorf("follow report %+v", f)
+	}
+
+	teacher := New(func(Lead) {}, nil, nil, func(Reveal) {})
+	if _, ok := teacher.CountsLine(); ok {
+		t.Error("counts before the hub counted")
+	}
+	teacher.Counts = ClassMsg{Following: 12, Connected: 20}
+	if text, ok := teacher.CountsLine(); !ok || text != " 12 follow · 20 connected" {
+		t.Errorf("counts: %q", text)
+	}
+	if !teacher.OnLead(Lead{Tour: true, Step: 1}) {
+		t.Error("a teacher did not follow another teacher's lead")
+	}
+	teacher.Tally = TallyMsg{Step: 1, Answered: 3, Of: 5, Choices: []int{2, 1}}
+	if x := teacher.TallyOf(1); x.Answered != 3 || x.Count(1) != 1 || x.Count(5) != 0 {
+		t.Errorf("this step's tally: %+v", x)
+	}
+	if x := teacher.TallyOf(2); x.Answered != 0 || x.Of != 5 || x.Step != 2 {
+		t.Errorf("another step's tally: %+v", x)
+	}
+	if (&Class{}).On() {
+		t.Error("an explorer alone is in class")
+	}
+}
