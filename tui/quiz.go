@@ -1,21 +1,17 @@
 package tui
 
 import (
-	"strconv"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/splitscope/splitscope/assets"
-
 	"github.com/splitscope/splitscope/tui/classroom"
-	"github.com/splitscope/splitscope/tui/common"
 	"github.com/splitscope/splitscope/tui/learn"
 )
 
-// Predict, then reveal: the model's side of a tour step's question (its value, answer parsing
-// and the reveal line: tui/classroom).
+// Predict, then reveal: the model's side of a tour step's question. Its state, answer parsing,
+// the caption's question lines and the reveal line are tui/classroom's; this is the glue.
 
 // question is the tour step's question, nil outside the tour or on a step without one.
 func (m *Model) question() *assets.Question {
@@ -38,47 +34,18 @@ func (m Model) quizKey(msg tea.KeyMsg) (Model, bool) {
 
 // quizLines are the caption's lines while the question is open: the question, then how to answer.
 func (m *Model) quizLines(w int) []string {
-	q, z := m.question(), m.tour.quiz
-	lines := strings.Split(ansi.Wordwrap(m.styles.Bold.Render(q.In(m.lang)), w, ""), "\n")
-	if wait := m.waitLine(); wait != "" {
-		// A student in class, answered: the teacher reveals.
-		return append(lines, strings.Split(ansi.Wordwrap(wait, w, ""), "\n")...)
+	v := classroom.Question{
+		Styles: m.styles, Question: m.question(), Lang: m.lang, Text: m.quizText,
+		Quiz: m.tour.quiz, Wait: m.waitLine(), Tally: m.tallyLine(w, true), Wrap: learn.Wrap,
 	}
-	if len(q.Choices) > 0 {
-		var items []string
-		for i, c := range q.Choices {
-			items = append(items, m.styles.Bold.Render(strconv.Itoa(i+1))+" "+c.In(m.lang)+m.choiceCount(i))
-		}
-		lines = append(lines, strings.Split(ansi.Wordwrap(strings.Join(items, " · "), w, ""), "\n")...)
-		return m.withTally(lines, m.dimWrapped(m.quizText("tour.quiz.choose", "", ""), w), w)
+	if u := v.Question.Unit; u != "" {
+		v.Unit = m.texts.Unit(u) // "Gio" in French
 	}
-	unit := ""
-	if q.Unit != "" {
-		unit = " " + m.texts.Unit(q.Unit) // "Gio" in French
+	if m.teacherReveals() {
+		t := m.class.TallyOf(m.tour.at)
+		v.Counts = &t
 	}
-	input, hint := "› "+z.Typed+"▏"+unit, m.quizText("tour.quiz.type", "", "")
-	if common.Width(input)+3+common.Width(hint) <= w {
-		return m.withTally(lines, []string{input + m.styles.Dim.Render("   "+hint)}, w)
-	}
-	return m.withTally(lines, append([]string{input}, m.dimWrapped(hint, w)...), w) // read whole, below
-}
-
-// dimWrapped is text word-wrapped to w cells, each line dimmed.
-func (m *Model) dimWrapped(text string, w int) []string {
-	out := learn.Wrap(text, w)
-	for i, l := range out {
-		out[i] = m.styles.Dim.Render(l)
-	}
-	return out
-}
-
-// withTally is the question's lines, then how to answer (how), or on the teacher's screen the
-// class's answers so far in its place.
-func (m *Model) withTally(lines, how []string, w int) []string {
-	if t := m.tallyLine(w, true); t != "" {
-		return append(lines, t)
-	}
-	return append(lines, how...)
+	return v.Lines(w)
 }
 
 // revealLine sets the answer beside the model's: "you said about half, the model says 43.8% ✓".

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -83,19 +82,17 @@ func (m Model) onReveal(r RevealMsg) Model {
 // waitLine is what a student who answered sees until the reveal: "answered: 2 about half ·
 // waiting for the teacher's reveal"; "" otherwise.
 func (m *Model) waitLine() string {
-	z, q := m.tour.quiz, m.question()
-	if !z.Answered || z.Revealed || m.class.Lead != nil || q == nil {
+	if m.class.Lead != nil {
 		return ""
 	}
-	said := classroom.Said(q, m.lang, z.Choice, z.Number)
-	return m.quizText("tour.quiz.wait", m.styles.Bold.Render(said), "")
+	return classroom.WaitLine(m.styles, m.quizText, m.question(), m.lang, m.tour.quiz)
 }
 
 // tallyLine is the teacher's line of the class's answers to the step, in w cells: "12 answered
 // of 20: about 10% ×3 · about half ×8 · almost all of it ×1 · model: about half", the choices by
 // number ("1 ×3 · 2 ×8 …") when their names do not fit; for a number "5 answered of 20: median
 // 40%, middle half 25%–60% · model: 43.8%". brief leaves the choices' counts out (the question's
-// own line shows them, choiceCount). "" elsewhere.
+// own line shows them, classroom.Question.Counts). "" elsewhere.
 func (m *Model) tallyLine(w int, brief bool) string {
 	q := m.question()
 	if m.class.Lead == nil || m.class.Reveal == nil || q == nil {
@@ -105,14 +102,4 @@ func (m *Model) tallyLine(w int, brief bool) string {
 	x, known := classroom.QuestionValue(q.Answer, m.data.Report)
 	tally := classroom.Tally{Question: q, Lang: m.lang, Msg: t, Model: x, Known: known && m.tourReady(), Revealed: m.tour.quiz.Revealed}
 	return tally.Line(m.styles, w, brief)
-}
-
-// choiceCount is how many of the class took choice i, for the teacher's question line: " ×3";
-// "" on a student's screen.
-func (m *Model) choiceCount(i int) string {
-	if !m.teacherReveals() {
-		return ""
-	}
-	n := m.class.TallyOf(m.tour.at).Count(i)
-	return " " + m.styles.Bold.Render("×"+strconv.Itoa(n))
 }

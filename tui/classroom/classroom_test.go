@@ -218,3 +218,42 @@ func TestClassFollowState(t *testing.T) {
 		t.Error("an explorer alone is in class")
 	}
 }
+
+func words(text string, w int) []string { return strings.Split(ansi.Wordwrap(text, w, ""), "\n") }
+
+func plainText(key, said, model string) string { return key + "|" + said + "|" + model }
+
+// The open question's lines: the choices with the teacher's counts and tally in place of the
+// hint; the student's wait in place of both; a number's input with its hint beside, or below
+// when it does not fit.
+func TestQuestionLines(t *testing.T) {
+	st := plainStyles()
+	v := Question{Styles: st, Question: choiceQuestion(), Lang: "en", Text: plainText, Quiz: Open(), Wrap: words}
+	got := ansi.Strip(strings.Join(v.Lines(200), "\n"))
+	if want := "how much is bubble?\n1 about 10% · 2 about half · 3 almost all of it\ntour.quiz.choose||"; got != want {
+		t.Errorf("alone:\n got %q\nwant %q", got, want)
+	}
+	v.Counts, v.Tally = &TallyMsg{Choices: []int{4}}, "TALLY"
+	got = ansi.Strip(strings.Join(v.Lines(200), "\n"))
+	if want := "how much is bubble?\n1 about 10% ×4 · 2 about half ×0 · 3 almost all of it ×0\nTALLY"; got != want {
+		t.Errorf("teacher:\n got %q\nwant %q", got, want)
+	}
+	v.Counts, v.Tally = nil, ""
+	v.Quiz = Quiz{Choice: 1, Answered: true}
+	v.Wait = WaitLine(st, plainText, v.Question, "en", v.Quiz)
+	if got = ansi.Strip(strings.Join(v.Lines(200), "\n")); got != "how much is bubble?\ntour.quiz.wait|2 about half|" {
+		t.Errorf("student waiting: %q", got)
+	}
+	if WaitLine(st, plainText, v.Question, "en", Quiz{Choice: 1, Answered: true, Revealed: true}) != "" {
+		t.Error("a wait line after the reveal")
+	}
+
+	n := Question{Styles: st, Question: &assets.Question{Text: map[string]string{"en": "GiB?"}, Unit: "GiB"}, Lang: "en",
+		Text: plainText, Unit: "Gio", Quiz: Quiz{Typed: "24"}, Wrap: words}
+	if got = ansi.Strip(strings.Join(n.Lines(200), "\n")); got != "GiB?\n› 24▏ Gio   tour.quiz.type||" {
+		t.Errorf("number, wide: %q", got)
+	}
+	if got = ansi.Strip(strings.Join(n.Lines(20), "\n")); got != "GiB?\n› 24▏ Gio\ntour.quiz.type||" {
+		t.Errorf("number, narrow: %q", got)
+	}
+}
