@@ -257,3 +257,32 @@ func TestQuestionLines(t *testing.T) {
 		t.Errorf("number, narrow: %q", got)
 	}
 }
+
+// The caption's rows: four wide, five narrow, more when the caption needs them, never more
+// than the room the panes above give; its last line cut with "…" when the room is short.
+func TestCaptionRowsAndCut(t *testing.T) {
+	for _, c := range []struct{ width, height, helpH, need, room, want int }{
+		{120, 40, 1, 0, 20, 4}, {80, 40, 1, 0, 20, 5}, {80, 40, 1, 9, 20, 9},
+		{80, 40, 1, 9, 6, 6}, {80, 12, 1, 0, 20, 1}, {80, 24, 1, 3, -2, 1},
+	} {
+		if got := CaptionRows(c.width, c.height, c.helpH, c.need, c.room); got != c.want {
+			t.Errorf("CaptionRows(%d×%d, help %d, need %d, room %d) = %d, want %d", c.width, c.height, c.helpH, c.need, c.room, got, c.want)
+		}
+	}
+	got := CutCaption([]string{"one", "two", "three"}, 2, 40)
+	if strings.Join(got, "|") != " one| two …" {
+		t.Errorf("cut: %q", got)
+	}
+	if got := CutCaption([]string{"one"}, 2, 40); len(got) != 1 || got[0] != " one" {
+		t.Errorf("uncut: %q", got)
+	}
+	if h := CaptionHead(2, 9, "Bubbles", 40); h != " 3/9 · Bubbles " {
+		t.Errorf("head %q", h)
+	}
+	if h := CaptionHead(2, 9, "A very long title indeed", 12); ansi.StringWidth(h) > 10 || !strings.HasSuffix(h, "…") {
+		t.Errorf("narrow head %q", h)
+	}
+	if StepAt(-3, 9) != 0 || StepAt(12, 9) != 8 || StepAt(4, 9) != 4 {
+		t.Error("StepAt does not clamp to the tour")
+	}
+}
