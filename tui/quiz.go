@@ -34,16 +34,24 @@ func (m Model) quizKey(msg tea.KeyMsg) (Model, bool) {
 
 // quizLines are the caption's lines while the question is open: the question, then how to answer.
 func (m *Model) quizLines(w int) []string {
+	// Strings, not m's methods, go in: a method value of m would move every Model that calls
+	// this to the heap (the frame benchmarks' allocations).
 	v := classroom.Question{
-		Styles: m.styles, Question: m.question(), Lang: m.lang, Text: m.quizText,
+		Styles: m.styles, Question: m.question(), Lang: m.lang,
 		Quiz: m.tour.quiz, Wait: m.waitLine(), Tally: m.tallyLine(w, true), Wrap: learn.Wrap,
+	}
+	if v.Wait == "" {
+		how := "tour.quiz.type"
+		if len(v.Question.Choices) > 0 {
+			how = "tour.quiz.choose"
+		}
+		v.How = m.quizText(how, "", "")
 	}
 	if u := v.Question.Unit; u != "" {
 		v.Unit = m.texts.Unit(u) // "Gio" in French
 	}
 	if m.teacherReveals() {
-		t := m.class.TallyOf(m.tour.at)
-		v.Counts = &t
+		v.Counts, v.ShowCounts = m.class.TallyOf(m.tour.at), true
 	}
 	return v.Lines(w)
 }

@@ -16,16 +16,19 @@ type Question struct {
 	Styles   *theme.Styles
 	Question *assets.Question
 	Lang     string
-	Text     Text
+	// How is how to answer in the language (tour.quiz.choose for choices, tour.quiz.type for
+	// a number); unused while Wait shows.
+	How string
 	// Unit is the question's unit as the language writes it ("Gio" in French), "" for none.
 	Unit string
 	Quiz Quiz
 	// Wait is the student's line after answering in class (WaitLine), "" elsewhere.
 	Wait string
-	// Counts is the class's answers beside each choice on the teacher's screen (nil elsewhere);
+	// Counts is the class's answers beside each choice on the teacher's screen (ShowCounts);
 	// Tally is the teacher's brief tally line, in place of how to answer ("" elsewhere).
-	Counts *TallyMsg
-	Tally  string
+	Counts     TallyMsg
+	ShowCounts bool
+	Tally      string
 	// Wrap word-wraps the caption's text to w cells (the tour's wrap: learn.Wrap).
 	Wrap func(text string, w int) []string
 }
@@ -44,19 +47,19 @@ func (v Question) Lines(w int) []string {
 		var items []string
 		for i, c := range q.Choices {
 			count := ""
-			if v.Counts != nil {
+			if v.ShowCounts {
 				count = " " + st.Bold.Render("×"+strconv.Itoa(v.Counts.Count(i)))
 			}
 			items = append(items, st.Bold.Render(strconv.Itoa(i+1))+" "+c.In(v.Lang)+count)
 		}
 		lines = append(lines, strings.Split(ansi.Wordwrap(strings.Join(items, " · "), w, ""), "\n")...)
-		return v.withTally(lines, v.dimWrapped(v.Text("tour.quiz.choose", "", ""), w))
+		return v.withTally(lines, v.dimWrapped(v.How, w))
 	}
 	unit := ""
 	if v.Unit != "" {
 		unit = " " + v.Unit
 	}
-	input, hint := "› "+v.Quiz.Typed+"▏"+unit, v.Text("tour.quiz.type", "", "")
+	input, hint := "› "+v.Quiz.Typed+"▏"+unit, v.How
 	if common.Width(input)+3+common.Width(hint) <= w {
 		return v.withTally(lines, []string{input + st.Dim.Render("   "+hint)})
 	}

@@ -228,17 +228,17 @@ func plainText(key, said, model string) string { return key + "|" + said + "|" +
 // when it does not fit.
 func TestQuestionLines(t *testing.T) {
 	st := plainStyles()
-	v := Question{Styles: st, Question: choiceQuestion(), Lang: "en", Text: plainText, Quiz: Open(), Wrap: words}
+	v := Question{Styles: st, Question: choiceQuestion(), Lang: "en", How: plainText("tour.quiz.choose", "", ""), Quiz: Open(), Wrap: words}
 	got := ansi.Strip(strings.Join(v.Lines(200), "\n"))
 	if want := "how much is bubble?\n1 about 10% · 2 about half · 3 almost all of it\ntour.quiz.choose||"; got != want {
 		t.Errorf("alone:\n got %q\nwant %q", got, want)
 	}
-	v.Counts, v.Tally = &TallyMsg{Choices: []int{4}}, "TALLY"
+	v.Counts, v.ShowCounts, v.Tally = TallyMsg{Choices: []int{4}}, true, "TALLY"
 	got = ansi.Strip(strings.Join(v.Lines(200), "\n"))
 	if want := "how much is bubble?\n1 about 10% ×4 · 2 about half ×0 · 3 almost all of it ×0\nTALLY"; got != want {
 		t.Errorf("teacher:\n got %q\nwant %q", got, want)
 	}
-	v.Counts, v.Tally = nil, ""
+	v.ShowCounts, v.Tally = false, ""
 	v.Quiz = Quiz{Choice: 1, Answered: true}
 	v.Wait = WaitLine(st, plainText, v.Question, "en", v.Quiz)
 	if got = ansi.Strip(strings.Join(v.Lines(200), "\n")); got != "how much is bubble?\ntour.quiz.wait|2 about half|" {
@@ -249,7 +249,7 @@ func TestQuestionLines(t *testing.T) {
 	}
 
 	n := Question{Styles: st, Question: &assets.Question{Text: map[string]string{"en": "GiB?"}, Unit: "GiB"}, Lang: "en",
-		Text: plainText, Unit: "Gio", Quiz: Quiz{Typed: "24"}, Wrap: words}
+		How: plainText("tour.quiz.type", "", ""), Unit: "Gio", Quiz: Quiz{Typed: "24"}, Wrap: words}
 	if got = ansi.Strip(strings.Join(n.Lines(200), "\n")); got != "GiB?\n› 24▏ Gio   tour.quiz.type||" {
 		t.Errorf("number, wide: %q", got)
 	}
