@@ -7,7 +7,9 @@
 # data in model's types (so neither imports io, bufio, embed, regexp, path, encoding/* or a YAML
 # package), and costmodel's root holds the engine only: the published and measured
 # figures and the checks on them live in costmodel/published, which may import the engine and is
-# imported by no other part of costmodel (published -> costmodel, never back).
+# imported by no other part of costmodel (published -> costmodel, never back). The explorer's
+# classroom (class, quiz, tally, reveal) is one room, tui/classroom: tui imports it, and it imports
+# only model, costmodel, assets, tui/common and tui/theme (never tui, tui/cli or another tab).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=$(go list -m)
@@ -45,6 +47,9 @@ while read -r pkg imports; do
       "")
         [ -n "$irel" ] && [ "$irel" != "tui/cli" ] && bad "main imports $irel; it calls tui/cli only" ;;
       tui/cli|tui/cli/*) ;;
+      tui/classroom|tui/classroom/*)
+        [ -n "$irel" ] && case "$irel" in model|model/*|costmodel|costmodel/*|assets|assets/*|tui/common|tui/theme|tui/classroom|tui/classroom/*) ;;
+          *) bad "$rel imports $irel; the classroom takes model, costmodel, assets, tui/common and tui/theme only";; esac ;;
       tui|tui/*)
         case "$irel" in tui/cli|tui/cli/*) bad "$rel imports $irel; only main does";; esac ;;
     esac
@@ -61,6 +66,13 @@ for f in costmodel/*.go; do
     bad "$f: published figures and their checks live in costmodel/published, not the engine's root";; esac
   if grep -nE '^(var|func) (Published|Measured)[A-Za-z0-9_]*|^type Check struct|^func Validate\(' "$f" >/dev/null; then
     bad "$f declares $(grep -oE '^(var|func) (Published|Measured)[A-Za-z0-9_]*|^type Check struct|^func Validate\(' "$f" | head -1): that belongs in costmodel/published"
+  fi
+done
+# The classroom's messages and pure logic live in tui/classroom, not beside the explorer's Model:
+# no file of tui's root declares them again (tui names the messages with aliases, "X = classroom.X").
+for f in tui/*.go; do
+  if grep -nE '^(type (Lead|LeadMsg|ClassMsg|Follow|Answer|Reveal|RevealMsg|TallyMsg) [^=]|func (questionValue|fmtQuantity|median)\()' "$f" >/dev/null; then
+    bad "$f declares $(grep -oE '^(type|func) [A-Za-z]+' <(grep -E '^(type (Lead|LeadMsg|ClassMsg|Follow|Answer|Reveal|RevealMsg|TallyMsg) [^=]|func (questionValue|fmtQuantity|median)\()' "$f") | head -1): the classroom's logic lives in tui/classroom"
   fi
 done
 exit $fail

@@ -1,14 +1,12 @@
 package tui
 
 import (
-	"fmt"
-
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/boxtab"
+	"github.com/splitscope/splitscope/tui/classroom"
 	"github.com/splitscope/splitscope/tui/compare"
 )
 
@@ -17,32 +15,13 @@ import (
 // parameter or the tour step, and F follows again (WithFollower). The explorer only reports and
 // receives messages: the server's hub holds what is shared, so no explorer reads another's.
 
-// Lead is what the teacher's explorer shows, which following students show too.
-type Lead struct {
-	// Tour says the guided tour is on; Step is its step, from 0.
-	Tour bool
-	Step int
-	// Scenario is the teacher's current scenario (in the tour, the step's, or what the teacher
-	// typed over it).
-	Scenario model.Scenario
-	// Seq numbers one explorer's reports in the order of its changes, from 1: reports run in
-	// commands, which may run in any order, so a receiver keeps only the highest it has seen.
-	Seq int
-}
-
-// LeadMsg gives a served explorer the teacher's state: a student who follows goes there (a
-// student connecting mid-lesson too), one who wandered off keeps it for F and the footer.
-type LeadMsg Lead
-
-// ClassMsg gives the teacher's explorer the class's counts for its footer: the students who
-// follow and the sessions connected (teachers included).
-type ClassMsg struct{ Following, Connected int }
-
-// Follow is a student's explorer saying whether it follows the teacher (Seq as in Lead).
-type Follow struct {
-	Following bool
-	Seq       int
-}
+// The classroom's messages (tui/classroom), named here for the explorer's users (tui/serve).
+type (
+	Lead     = classroom.Lead
+	LeadMsg  = classroom.LeadMsg
+	ClassMsg = classroom.ClassMsg
+	Follow   = classroom.Follow
+)
 
 // WithLead makes the explorer the teacher's: report is called, from a command (never inside
 // Update), each time the user's own keys change the tour step, start or leave the tour, or
@@ -59,27 +38,6 @@ func WithFollower(report func(Follow)) Option {
 	return func(o *options) { o.follow = report }
 }
 
-// classState is one explorer's part in the classroom.
-type classState struct {
-	lead      func(Lead)   // the teacher's report
-	follow    func(Follow) // a student's report
-	seq       int          // of the last report
-	following bool
-	// teacher is the last LeadMsg (have: one came); moved says the teacher changed something
-	// since this student stopped following.
-	teacher Lead
-	have    bool
-	moved   bool
-	counts  ClassMsg
-	// The step's question in class (see tally.go): a student's answers go to answer, the
-	// teacher's R to reveal; tally is the class's answers the teacher's caption shows.
-	answer func(Answer)
-	reveal func(Reveal)
-	tally  TallyMsg
-}
-
-func (c *classState) on() bool { return c.lead != nil || c.follow != nil }
-
 // classUpdate is Update in a classroom: LeadMsg and ClassMsg, F, and after the user's own input
 // the teacher's report or a student's wandering off.
 func (m Model) classUpdate(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -87,12 +45,12 @@ func (m Model) classUpdate(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case LeadMsg:
 		return m.onLead(Lead(msg))
 	case ClassMsg:
-		m.class.counts = msg
+		m.class.Counts = msg
 		return m, nil
 	case RevealMsg:
 		return m.onReveal(msg), nil
 	case TallyMsg:
-		m.class.tally = msg
+		m.class.Tally = msg
 		return m, nil
 	case tea.KeyMsg:
 		if !m.editing && !m.helpOpen && m.sheet == nil && key.Matches(msg, m.activeKeys().Follow) {
@@ -115,13 +73,12 @@ func (m Model) classUpdate(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return n, cmd
 	}
 	switch {
-	case n.class.lead != nil:
-		n.class.seq++
-		l, report := n.leadNow(), n.class.lead
-		l.Seq = n.class.seq
+	case n.class.Lead != nil:
+		l, report := n.leadNow(), n.class.Lead
+		l.Seq = n.class.Next()
 		return n, tea.Batch(cmd, func() tea.Msg { report(l); return nil })
-	case n.class.following:
-		n.class.following, n.class.moved = false, false
+	case n.class.Following:
+		n.class.Wander()
 		return n, tea.Batch(cmd, n.reportFollow())
 	}
 	return n, cmd
@@ -143,36 +100,27 @@ func sameLead(a, b Model) bool {
 }
 
 func (m *Model) reportFollow() tea.Cmd {
-	m.class.seq++
-	f, report := Follow{Following: m.class.following, Seq: m.class.seq}, m.class.follow
+	f, report := m.class.FollowReport()
 	return func() tea.Msg { report(f); return nil }
 }
 
 // onLead takes the teacher's state: a teacher (another one acted) and a following student go
 // there; a student who wandered off keeps it for F.
 func (m Model) onLead(l Lead) (tea.Model, tea.Cmd) {
-	if !m.class.have || !sameLeadState(m.class.teacher, l) {
-		m.class.moved = true
-	}
-	m.class.teacher, m.class.have = l, true
-	if m.class.lead != nil || m.class.following {
+	if m.class.OnLead(l) {
 		return m.goTo(l)
 	}
 	return m, nil
 }
 
-func sameLeadState(a, b Lead) bool {
-	return a.Tour == b.Tour && (!a.Tour || a.Step == b.Step) && a.Scenario == b.Scenario
-}
-
 // rejoin is F: the student follows again and goes to the teacher's state.
 func (m Model) rejoin() (tea.Model, tea.Cmd) {
-	m.class.following, m.class.moved = true, false
+	m.class.Rejoin()
 	report := m.reportFollow()
-	if !m.class.have {
+	if !m.class.Have {
 		return m, report
 	}
-	next, cmd := m.goTo(m.class.teacher)
+	next, cmd := m.goTo(m.class.Teacher)
 	return next, tea.Batch(report, cmd)
 }
 
@@ -203,22 +151,12 @@ func (m Model) goTo(l Lead) (tea.Model, tea.Cmd) {
 // classLine heads the footer's key line in a classroom: the teacher's counts, or where the
 // teacher is for a student who wandered off; "" otherwise.
 func (m *Model) classLine() string {
-	c := &m.class
-	switch {
-	case c.lead != nil && c.counts.Connected > 0:
-		return m.styles.Bold.Render(fmt.Sprintf(" %d follow · %d connected", c.counts.Following, c.counts.Connected)) +
-			m.styles.Dim.Render(" ·")
-	case c.follow != nil && !c.following:
-		text := "you left the teacher's scenario"
-		switch {
-		case c.have && c.teacher.Tour && m.tour.on && m.tour.at == c.teacher.Step && m.cur == c.teacher.Scenario:
-			text = "teacher is on this step" // came here: F follows on from it
-		case c.have && c.teacher.Tour:
-			steps, _ := m.tourSteps()
-			text = fmt.Sprintf("teacher is on step %d/%d", c.teacher.Step+1, len(steps))
-		case c.moved:
-			text = "teacher changed the scenario"
-		}
+	if text, ok := m.class.CountsLine(); ok {
+		return m.styles.Bold.Render(text) + m.styles.Dim.Render(" ·")
+	}
+	onStep := func(t Lead) bool { return m.tour.on && m.tour.at == t.Step && m.cur == t.Scenario }
+	steps := func() int { s, _ := m.tourSteps(); return len(s) }
+	if text, ok := m.class.Wandered(onStep, steps); ok {
 		return m.styles.Warn.Render(" "+text+" · F to follow") + m.styles.Dim.Render(" ·")
 	}
 	return ""

@@ -128,8 +128,8 @@ func TestWanderAndFollow(t *testing.T) {
 	if f := next(t, reports); !f.Following || f.Seq != 2 {
 		t.Errorf("report %+v, want following, seq 2", f)
 	}
-	if m.tour.at != 2 || !m.class.following {
-		t.Errorf("after F: step %d, following %v; want step 2, following", m.tour.at, m.class.following)
+	if m.tour.at != 2 || !m.class.Following {
+		t.Errorf("after F: step %d, following %v; want step 2, following", m.tour.at, m.class.Following)
 	}
 
 	// Outside the tour: a parameter changed by hand.
@@ -176,8 +176,8 @@ func TestTeacherReports(t *testing.T) {
 	}
 	m, _ = press(m, "tab")
 	m, _ = send(m, tourLead(t, 4))
-	if m.class.seq != 2 || m.tour.at != 4 {
-		t.Errorf("a tab and another teacher's step: %d reports, step %d; want 2 and 4", m.class.seq, m.tour.at)
+	if m.class.Seq != 2 || m.tour.at != 4 {
+		t.Errorf("a tab and another teacher's step: %d reports, step %d; want 2 and 4", m.class.Seq, m.tour.at)
 	}
 	m, _ = send(m, ClassMsg{Following: 2, Connected: 3})
 	if v := m.View(); !strings.Contains(v, "2 follow · 3 connected · tour 5/9") {

@@ -24,8 +24,8 @@ func TestFrenchTourNumbers(t *testing.T) {
 	m, _ = press(m, "right", "right") // step 3: the bubble, a number in %
 	m = settle(m)
 	m, _ = press(m, "4", "3", ",", "8", "enter")
-	if !m.tour.quiz.answered || m.tour.quiz.number != 43.8 {
-		t.Fatalf("typed 43,8: answered %v with %g", m.tour.quiz.answered, m.tour.quiz.number)
+	if !m.tour.quiz.Answered || m.tour.quiz.Number != 43.8 {
+		t.Fatalf("typed 43,8: answered %v with %g", m.tour.quiz.Answered, m.tour.quiz.Number)
 	}
 	if v := unwrapped(m.View()); !strings.Contains(v, "vous avez dit 43,8 %") {
 		t.Errorf("the answer line does not say 43,8 %%:\n%s", v)

@@ -80,7 +80,7 @@ func (m *Model) activeKeys() keyMap {
 	k.Cancel.SetEnabled(m.offer != nil || m.tour.on)
 	k.Export.SetEnabled(m.hasData)
 	// F only where there is a teacher to follow and this student does not follow now.
-	k.Follow.SetEnabled(m.class.follow != nil && !m.class.following)
+	k.Follow.SetEnabled(m.class.Follow != nil && !m.class.Following)
 	k.Reveal.SetEnabled(m.teacherReveals())
 	if m.served {
 		// Nothing is written on the serving machine: the keys show instead.

@@ -24,6 +24,7 @@ import (
 	"github.com/splitscope/splitscope/gpu"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/boxtab"
+	"github.com/splitscope/splitscope/tui/classroom"
 	"github.com/splitscope/splitscope/tui/common"
 	"github.com/splitscope/splitscope/tui/compare"
 	"github.com/splitscope/splitscope/tui/learn"
@@ -96,7 +97,7 @@ type tourState struct {
 	savedTab int
 	savedSel int
 	// quiz is the step's question, answered or not (the step's own from quizzes, or fresh).
-	quiz quizState
+	quiz classroom.Quiz
 }
 
 // Model is the explorer's root model.
@@ -188,7 +189,7 @@ type Model struct {
 	// quizzes are the tour's answers by step, kept when the tour moves on (teach.go): back on
 	// a step, its answer and reveal are as they were; in a class, also across leaving the tour
 	// and following again.
-	quizzes []quizState
+	quizzes classroom.Answers
 
 	// vc is the frame's cache (viewcache.go); gen counts the messages other than frame ticks
 	// and the pane's own keys, footGen those keys (they change the footer's key help alone).
@@ -198,7 +199,7 @@ type Model struct {
 
 	// class is the classroom: a served explorer that leads (the teacher's) or follows (a
 	// student's); zero elsewhere.
-	class classState
+	class classroom.Class
 }
 
 // Option configures the explorer.
@@ -329,7 +330,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 		pipe: pipe, learn: lrn, lang: lang, texts: learn.NewTexts(texts),
 		panes: []common.Pane{pipe, tensor.New(st), cmp, memory.New(st), bx, lrn},
 		calib: o.calib, renderer: o.renderer, served: o.served, frame: max(o.frame, common.FrameInterval),
-		class: classState{lead: o.lead, follow: o.follow, following: o.follow != nil, answer: o.answer, reveal: o.reveal},
+		class: classroom.New(o.lead, o.follow, o.answer, o.reveal),
 		vc:    &viewCache{}, work: o.work, memo: o.memo, newest: &atomic.Int64{}, lesson: o.lesson,
 	}
 	m.keys.pane = m.panes[m.tab].Keys()
@@ -425,7 +426,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	var next tea.Model
 	var cmd tea.Cmd
-	if !m.class.on() {
+	if !m.class.On() {
 		next, cmd = m.update(msg)
 	} else {
 		next, cmd = m.classUpdate(msg)

@@ -1,75 +1,17 @@
 package tui
 
 import (
-	"math"
-	"strconv"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/splitscope/splitscope/assets"
-
-	"github.com/splitscope/splitscope/costmodel"
-	"github.com/splitscope/splitscope/model"
-	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/classroom"
 	"github.com/splitscope/splitscope/tui/learn"
 )
 
-// Predict, then reveal: the model's side of a tour step's question. The scenario file names a
-// quantity (assets.QuestionQuantities); its value comes from the step's report here, so the
-// right answer is always the cost model's.
-
-// questionValue is the report's value of a question's quantity, in the unit the question is
-// answered in (percentages from 0 to 100); false when the report has none (an inference
-// quantity of a training step).
-func questionValue(name string, r costmodel.Report) (float64, bool) {
-	switch name {
-	case "bubble_fraction":
-		return 100 * r.BubbleFraction, true
-	case "comm_fraction":
-		return 100 * r.CommFraction, true
-	case "tp_comm_share":
-		if r.StepTime <= 0 {
-			return 0, false
-		}
-		return 100 * r.Breakdown.TPComm / r.StepTime, true
-	case "layer_comm_share":
-		return 100 * r.Detail.Layer.CommShare, true
-	case "memory_gib":
-		return r.Memory.Total / model.GiB, true
-	case "fits":
-		if r.Memory.Fits {
-			return 1, true
-		}
-		return 0, true
-	case "step_s":
-		return r.StepTime, r.StepTime > 0
-	case "tokens_per_s":
-		return r.TokensPerS, true
-	case "ttft_ms":
-		if r.Inference == nil {
-			return 0, false
-		}
-		return 1000 * r.Inference.TTFT, true
-	case "tpot_ms":
-		if r.Inference == nil {
-			return 0, false
-		}
-		return 1000 * r.Inference.TPOT, true
-	}
-	return math.NaN(), false
-}
-
-// quizState is the tour step's question as this explorer has it: what the user typed or chose,
-// and whether the step's numbers are revealed.
-type quizState struct {
-	typed    string  // a number question's digits so far
-	choice   int     // the choice taken, from 0; -1 none
-	number   float64 // the number answered
-	answered bool
-	revealed bool
-}
+// Predict, then reveal: the model's side of a tour step's question. Its state, answer parsing,
+// the caption's question lines and the reveal line are tui/classroom's; this is the glue.
 
 // question is the tour step's question, nil outside the tour or on a step without one.
 func (m *Model) question() *assets.Question {
@@ -80,133 +22,44 @@ func (m *Model) question() *assets.Question {
 }
 
 // quizOpen reports whether the step's numbers are hidden behind its question.
-func (m *Model) quizOpen() bool { return m.question() != nil && !m.tour.quiz.revealed }
+func (m *Model) quizOpen() bool { return m.question() != nil && !m.tour.quiz.Revealed }
 
-// quizKey takes a key while the question is open: 1–9 choose, digits and enter answer a number.
-// handled is false for keys the tour and the explorer keep (←/→, esc, tab, q).
+// quizKey takes a key while the question is open (classroom.Quiz.Key); handled is false for
+// keys the tour and the explorer keep (←/→, esc, tab, q).
 func (m Model) quizKey(msg tea.KeyMsg) (Model, bool) {
-	q, z := m.question(), &m.tour.quiz
-	s := msg.String()
-	if len(q.Choices) > 0 {
-		if len(s) == 1 && s[0] >= '1' && s[0] <= '9' && int(s[0]-'1') < len(q.Choices) {
-			z.choice, z.answered = int(s[0]-'1'), true
-			z.revealed = !m.classHolds() // alone, answering reveals
-			return m, true
-		}
-		return m, false
-	}
-	switch {
-	case len(s) == 1 && (s[0] >= '0' && s[0] <= '9' || (s == "." || s == ",") && !strings.ContainsAny(z.typed, ".,")):
-		// A decimal point or a comma, as the language writes it ("43,8" in French).
-		if len(z.typed) < 12 {
-			z.typed += s
-		}
-	case s == "backspace":
-		if z.typed != "" {
-			z.typed = z.typed[:len(z.typed)-1]
-		}
-	case s == "enter":
-		x, err := strconv.ParseFloat(strings.Replace(z.typed, ",", ".", 1), 64)
-		if err != nil {
-			return m, true
-		}
-		z.number, z.answered, z.revealed = x, true, !m.classHolds()
-	default:
-		return m, false
-	}
-	return m, true
+	q := m.question()
+	handled := m.tour.quiz.Key(q, msg.String(), m.classHolds())
+	return m, handled
 }
 
 // quizLines are the caption's lines while the question is open: the question, then how to answer.
 func (m *Model) quizLines(w int) []string {
-	q, z := m.question(), m.tour.quiz
-	lines := strings.Split(ansi.Wordwrap(m.styles.Bold.Render(q.In(m.lang)), w, ""), "\n")
-	if wait := m.waitLine(); wait != "" {
-		// A student in class, answered: the teacher reveals.
-		return append(lines, strings.Split(ansi.Wordwrap(wait, w, ""), "\n")...)
+	// Strings, not m's methods, go in: a method value of m would move every Model that calls
+	// this to the heap (the frame benchmarks' allocations).
+	v := classroom.Question{
+		Styles: m.styles, Question: m.question(), Lang: m.lang,
+		Quiz: m.tour.quiz, Wait: m.waitLine(), Tally: m.tallyLine(w, true), Wrap: learn.Wrap,
 	}
-	if len(q.Choices) > 0 {
-		var items []string
-		for i, c := range q.Choices {
-			items = append(items, m.styles.Bold.Render(strconv.Itoa(i+1))+" "+c.In(m.lang)+m.choiceCount(i))
+	if v.Wait == "" {
+		how := "tour.quiz.type"
+		if len(v.Question.Choices) > 0 {
+			how = "tour.quiz.choose"
 		}
-		lines = append(lines, strings.Split(ansi.Wordwrap(strings.Join(items, " · "), w, ""), "\n")...)
-		return m.withTally(lines, m.dimWrapped(m.quizText("tour.quiz.choose", "", ""), w), w)
+		v.How = m.quizText(how, "", "")
 	}
-	unit := ""
-	if q.Unit != "" {
-		unit = " " + m.texts.Unit(q.Unit) // "Gio" in French
+	if u := v.Question.Unit; u != "" {
+		v.Unit = m.texts.Unit(u) // "Gio" in French
 	}
-	input, hint := "› "+z.typed+"▏"+unit, m.quizText("tour.quiz.type", "", "")
-	if common.Width(input)+3+common.Width(hint) <= w {
-		return m.withTally(lines, []string{input + m.styles.Dim.Render("   "+hint)}, w)
+	if m.teacherReveals() {
+		v.Counts, v.ShowCounts = m.class.TallyOf(m.tour.at), true
 	}
-	return m.withTally(lines, append([]string{input}, m.dimWrapped(hint, w)...), w) // read whole, below
-}
-
-// dimWrapped is text word-wrapped to w cells, each line dimmed.
-func (m *Model) dimWrapped(text string, w int) []string {
-	out := learn.Wrap(text, w)
-	for i, l := range out {
-		out[i] = m.styles.Dim.Render(l)
-	}
-	return out
-}
-
-// withTally is the question's lines, then how to answer (how), or on the teacher's screen the
-// class's answers so far in its place.
-func (m *Model) withTally(lines, how []string, w int) []string {
-	if t := m.tallyLine(w, true); t != "" {
-		return append(lines, t)
-	}
-	return append(lines, how...)
+	return v.Lines(w)
 }
 
 // revealLine sets the answer beside the model's: "you said about half, the model says 43.8% ✓".
 func (m *Model) revealLine() string {
-	q, z := m.question(), m.tour.quiz
-	if !m.tourReady() {
-		return m.styles.Dim.Render("the model is evaluating this step…")
-	}
-	x, ok := questionValue(q.Answer, m.data.Report)
-	if !ok {
-		return m.styles.Dim.Render("the model has no " + q.Answer + " for this step")
-	}
-	model := fmtQuantity(x, q.Unit)
-	var said string
-	right := false
-	if len(q.Choices) > 0 {
-		rc := q.RightChoice(x)
-		model += " (" + q.Choices[rc].In(m.lang) + ")"
-		if z.answered {
-			said, right = q.Choices[z.choice].In(m.lang), z.choice == rc
-		}
-	} else if z.answered {
-		said, right = fmtQuantity(z.number, q.Unit), q.Within(z.number, x)
-	}
-	if !z.answered {
-		return m.quizText("tour.quiz.model", "", m.styles.Bold.Render(model))
-	}
-	mark := m.styles.Error.Render("✗")
-	if right {
-		mark = m.styles.Bold.Render("✓")
-	}
-	return m.quizText("tour.quiz.said", said, m.styles.Bold.Render(model)) + " " + mark
-}
-
-// fmtQuantity writes a question's quantity with its unit: "43.8%", "246 GiB", "11.8 ms".
-func fmtQuantity(x float64, unit string) string {
-	s := strconv.FormatFloat(x, 'g', 3, 64)
-	if math.Abs(x) >= 1000 {
-		s = strconv.FormatFloat(math.Round(x), 'f', -1, 64)
-	}
-	switch unit {
-	case "":
-		return s
-	case "%":
-		return s + "%"
-	}
-	return s + " " + unit
+	z := m.tour.quiz
+	return classroom.RevealLine(m.styles, m.quizText, m.question(), m.lang, m.tourReady(), m.data.Report, z.Answered, z.Choice, z.Number)
 }
 
 // predictCard takes the main pane's place while the question is open: the tabs would show the
@@ -215,7 +68,7 @@ func fmtQuantity(x float64, unit string) string {
 func (m *Model) predictCard(w int) string {
 	key := "tour.predict.alone"
 	switch {
-	case m.class.follow != nil && m.class.following:
+	case m.class.FollowingStudent():
 		key = "tour.predict.class"
 	case m.teacherReveals():
 		key = "tour.predict.teacher"

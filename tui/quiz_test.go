@@ -9,6 +9,7 @@ import (
 
 	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/tui/classroom"
 	"github.com/splitscope/splitscope/tui/static"
 )
 
@@ -56,14 +57,6 @@ func TestTourQuestions(t *testing.T) {
 	}
 }
 
-func TestQuestionQuantitiesKnown(t *testing.T) {
-	for name := range assets.QuestionQuantities {
-		if _, ok := questionValue(name, costmodel.Report{StepTime: 1, Inference: &costmodel.Inference{}}); !ok {
-			t.Errorf("%s: the explorer cannot compute it", name)
-		}
-	}
-}
-
 // answerRight answers the tour step's open question with the answer costmodel.Evaluate gives for
 // the step's own scenario (computed here, not read from the explorer).
 func answerRight(t *testing.T, m Model) Model {
@@ -73,7 +66,7 @@ func answerRight(t *testing.T, m Model) Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, ok := questionValue(q.Answer, r)
+	x, ok := classroom.QuestionValue(q.Answer, r)
 	if !ok {
 		t.Fatalf("step %d: no %s in the report", m.tour.at+1, q.Answer)
 	}
@@ -81,7 +74,7 @@ func answerRight(t *testing.T, m Model) Model {
 		m, _ = press(m, string(rune('1'+q.RightChoice(x))))
 		return m
 	}
-	for _, r := range fmtQuantity(x, "") {
+	for _, r := range classroom.FmtQuantity(x, "") {
 		m, _ = press(m, string(r))
 	}
 	m, _ = press(m, "enter")
@@ -99,11 +92,11 @@ func TestQuizKeysArrivingTogether(t *testing.T) {
 	}
 	next, _ := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("246")})
 	m = next.(Model)
-	if m.tour.quiz.typed != "246" {
-		t.Fatalf("typed %q, want 246", m.tour.quiz.typed)
+	if m.tour.quiz.Typed != "246" {
+		t.Fatalf("typed %q, want 246", m.tour.quiz.Typed)
 	}
 	m, _ = press(m, "enter")
-	if !m.tour.quiz.answered || m.tour.quiz.number != 246 {
-		t.Errorf("answered %v with %g, want 246", m.tour.quiz.answered, m.tour.quiz.number)
+	if !m.tour.quiz.Answered || m.tour.quiz.Number != 246 {
+		t.Errorf("answered %v with %g, want 246", m.tour.quiz.Answered, m.tour.quiz.Number)
 	}
 }

@@ -51,8 +51,8 @@ func TestClassAnswerWaitsForReveal(t *testing.T) {
 	if a := next(t, answers); a.Step != i || a.Choice != 1 || a.Seq < 1 {
 		t.Errorf("answer %+v, want step %d choice 1", a, i)
 	}
-	if !m.quizOpen() || !m.class.following {
-		t.Fatalf("answering in class revealed (open %v) or wandered off (following %v)", m.quizOpen(), m.class.following)
+	if !m.quizOpen() || !m.class.Following {
+		t.Fatalf("answering in class revealed (open %v) or wandered off (following %v)", m.quizOpen(), m.class.Following)
 	}
 	if v := m.View(); !strings.Contains(v, "answered: 2 about half · waiting for the teacher's reveal") || strings.Contains(v, "you said") {
 		t.Errorf("the student's caption:\n%s", v)
@@ -69,7 +69,7 @@ func TestClassAnswerWaitsForReveal(t *testing.T) {
 	// Wandered off: the next step's answer reveals at once, and is not reported.
 	m, _ = press(m, "right")
 	m = settle(m)
-	if m.class.following || m.question() == nil {
+	if m.class.Following || m.question() == nil {
 		t.Skip("no question on the next step")
 	}
 	q := m.question()
@@ -127,15 +127,6 @@ func TestTeacherTallyAndReveal(t *testing.T) {
 	}
 }
 
-func TestTallyLineNumbers(t *testing.T) {
-	if x := median([]float64{1, 2, 10}); x != 2 {
-		t.Errorf("median %g", x)
-	}
-	if x := median([]float64{1, 2, 4, 10}); x != 3 {
-		t.Errorf("median %g", x)
-	}
-}
-
 // An answer stays with its step: a student who answered, wandered off (esc leaves the tour) and
 // follows again (F) is back on the step with the answer given, still waiting for the reveal;
 // alone, going back a step shows its answer and numbers, and a new tour opens every question.
@@ -143,8 +134,8 @@ func TestAnswerKeptWithItsStep(t *testing.T) {
 	m, i, answers := followerAnswered(t)
 	next(t, answers)
 	m, _ = press(m, "esc")
-	if m.tour.on || m.class.following {
-		t.Fatalf("esc: tour %v, following %v", m.tour.on, m.class.following)
+	if m.tour.on || m.class.Following {
+		t.Fatalf("esc: tour %v, following %v", m.tour.on, m.class.Following)
 	}
 	m, cmd := press(m, "F")
 	run(cmd)

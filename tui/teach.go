@@ -12,10 +12,10 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/classroom"
 	"github.com/splitscope/splitscope/tui/common"
 	"github.com/splitscope/splitscope/tui/compare"
 	"github.com/splitscope/splitscope/tui/export"
@@ -48,17 +48,13 @@ const minBodyH = 11
 // caption needs them, so that it reads whole: the panes above give up the lines, down to
 // minBodyH. helpH is the key line's height.
 func (m *Model) fitCaptionRows(helpH int) {
-	rows := 4
-	if m.width < 100 {
-		rows = 5
-	}
-	rows = max(min(rows, m.height/3-helpH-1-2), 1)
+	need := 0
 	if m.tour.on && m.width > 0 {
-		rows = max(rows, len(m.captionLines(m.captionWidth())))
+		need = len(m.captionLines(m.captionWidth()))
 	}
 	top := 1 + stripLines(m.height)
-	most := m.height - top - minBodyH - helpH - 1 - 2 // the verdict and the box's borders
-	m.capRows = max(min(rows, most), 1)
+	room := m.height - top - minBodyH - helpH - 1 - 2 // the verdict and the box's borders
+	m.capRows = classroom.CaptionRows(m.width, m.height, helpH, need, room)
 }
 
 // refitCaption gives the caption the rows it now needs (an evaluation arrived, a question was
@@ -119,16 +115,9 @@ func (m *Model) captionView() string {
 	title = strings.TrimSpace(title)
 	lines := m.captionLines(m.captionWidth())
 	rows := m.captionRows()
-	if len(lines) > rows {
-		lines = lines[:rows]
-		lines[rows-1] = ansi.Truncate(lines[rows-1]+" …", w-2, "…")
-	}
-	for i, l := range lines {
-		lines[i] = " " + l
-	}
+	lines = classroom.CutCaption(lines, rows, w)
 	paint := m.styles.Plain.Foreground(m.styles.PaneFocused.GetBorderTopForeground())
-	head := fmt.Sprintf(" %d/%d · %s ", m.tour.at+1, len(m.tour.steps), title)
-	head = ansi.Truncate(head, max(w-2, 1), "…")
+	head := classroom.CaptionHead(m.tour.at, len(m.tour.steps), title, w)
 	top := paint.Render("╭─") + m.styles.Bold.Render(head) + paint.Render(strings.Repeat("─", max(w-1-lipgloss.Width(head), 0))+"╮")
 	body := box(m.styles.Plain, m.styles.PaneFocused, fitLines(lines, w, rows), w, rows)
 	return top + body[strings.Index(body, "\n"):]
@@ -136,7 +125,7 @@ func (m *Model) captionView() string {
 
 // startTour saves the user's scenario and tab and shows the tour's first step.
 func (m Model) startTour() (tea.Model, tea.Cmd) {
-	if !m.class.on() {
+	if !m.class.On() {
 		m.quizzes = nil // a new tour alone: every question open again
 	}
 	return m.startTourAt(0)
@@ -144,22 +133,9 @@ func (m Model) startTour() (tea.Model, tea.Cmd) {
 
 // keepQuiz files the step's answer in quizzes (a copy: earlier Models keep theirs).
 func (m *Model) keepQuiz() {
-	z := m.tour.quiz
-	if !m.tour.on || m.tour.at < 0 || !z.answered && !z.revealed {
-		return
+	if m.tour.on {
+		m.quizzes = m.quizzes.Keep(m.tour.at, m.tour.quiz)
 	}
-	q := make([]quizState, max(len(m.quizzes), m.tour.at+1))
-	copy(q, m.quizzes)
-	q[m.tour.at] = z
-	m.quizzes = q
-}
-
-// recalled is step i's answer as filed, or an open question.
-func (m *Model) recalled(i int) quizState {
-	if i < len(m.quizzes) && (m.quizzes[i].answered || m.quizzes[i].revealed) {
-		return m.quizzes[i]
-	}
-	return quizState{choice: -1}
 }
 
 // tourSteps are the tour's step names and, for a lesson of the user's own, its files (nil for
@@ -196,13 +172,13 @@ func (m Model) startTourAt(i int) (tea.Model, tea.Cmd) {
 
 // tourStep shows step i (clamped): its scenario, its tab, its caption.
 func (m Model) tourStep(i int) (tea.Model, tea.Cmd) {
-	i = min(max(i, 0), len(m.tour.files)-1)
+	i = classroom.StepAt(i, len(m.tour.files))
 	if i == m.tour.at {
 		return m, nil
 	}
 	m.keepQuiz()
 	m.tour.at = i
-	m.tour.quiz = m.recalled(i)
+	m.tour.quiz = m.quizzes.Recall(i)
 	m.cur = m.tour.files[i].Scenario
 	m.boxErr, m.editing, m.inputErr, m.offer, m.moved = "", false, "", nil, ""
 	m.editInput().Blur()
