@@ -96,12 +96,9 @@ func ParseWorkload(name string, data []byte) (WorkloadFile, error) {
 			parseStages(n, &out, fail)
 			continue
 		case "prefix_cached":
-			x, err := strconv.Atoi(n.Value)
-			if err != nil || n.Kind != yaml.ScalarNode || x < 1 || x > model.MaxTokens {
-				fail(n.Line, "prefix_cached", n.Value, "must be a whole number of tokens from 1 to %d", model.MaxTokens)
-				continue
+			if x, ok := parseTokens(n, "prefix_cached", fail); ok {
+				out.PrefixCached = x
 			}
-			out.PrefixCached = x
 			continue
 		}
 		d, ok := parseDist(n, k.Value, fail)
@@ -177,16 +174,19 @@ func parseDist(n *yaml.Node, key string, fail func(int, string, string, string, 
 	return d, ok
 }
 
+// parseTokens reads a whole number of tokens, 1 to model.MaxTokens, failing with key.
+func parseTokens(v *yaml.Node, key string, fail func(int, string, string, string, ...any)) (int, bool) {
+	x, err := strconv.Atoi(v.Value)
+	if err != nil || v.Kind != yaml.ScalarNode || x < 1 || x > model.MaxTokens {
+		fail(v.Line, key, v.Value, "must be a whole number of tokens from 1 to %d", model.MaxTokens)
+		return 0, false
+	}
+	return x, true
+}
+
 // parseSystem reads system_prompt: a number of tokens, or {tokens: N, share: F}.
 func parseSystem(n *yaml.Node, out *WorkloadFile, fail func(int, string, string, string, ...any)) {
-	tokens := func(v *yaml.Node, key string) (int, bool) {
-		x, err := strconv.Atoi(v.Value)
-		if err != nil || v.Kind != yaml.ScalarNode || x < 1 || x > model.MaxTokens {
-			fail(v.Line, key, v.Value, "must be a whole number of tokens from 1 to %d", model.MaxTokens)
-			return 0, false
-		}
-		return x, true
-	}
+	tokens := func(v *yaml.Node, key string) (int, bool) { return parseTokens(v, key, fail) }
 	switch n.Kind {
 	case yaml.ScalarNode:
 		if x, ok := tokens(n, "system_prompt"); ok {
