@@ -58,7 +58,9 @@ type MoreRun struct {
 	// engine did not prefill the whole prompt as stated (prefix-cache hits or shorter prompts;
 	// U which): the TTFT is kept and shown, not checked (TestMeasuredFixedRuns holds the bound).
 	PrefillBelowPeak bool
-	Notes            string
+	// TTFTMiss says why the model's TTFT is off by 2× or more (kept as measured, and said so).
+	TTFTMiss string
+	Notes    string
 }
 
 // Burst says the run's arrivals outpace any server: all at once, or a rate above twice what
