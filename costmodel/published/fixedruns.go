@@ -126,7 +126,9 @@ func moreArch(id string) (model.Arch, bool) {
 	return model.Arch{}, false
 }
 
-// MoreRuns are every run of validate's serve-more group: MeasuredMore, then MeasuredFixed.
+// MoreRuns are every run of validate's serve-more group: MeasuredMore, MeasuredFixed, then
+// MeasuredEngines.
 func MoreRuns() []MoreRun {
-	return append(append(make([]MoreRun, 0, len(MeasuredMore)+len(MeasuredFixed)), MeasuredMore...), MeasuredFixed...)
+	out := make([]MoreRun, 0, len(MeasuredMore)+len(MeasuredFixed)+len(MeasuredEngines))
+	return append(append(append(out, MeasuredMore...), MeasuredFixed...), MeasuredEngines...)
 }

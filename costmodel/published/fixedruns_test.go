@@ -28,45 +28,55 @@ func peakPrefill(t *testing.T, r MoreRun) float64 {
 	return 2 * a.LayerParams() * float64(a.Layers) * r.Prompt / (float64(r.TP) * g.Peak(model.BF16))
 }
 
-// The fixed-length runs (MeasuredFixed), hold-outs on four GPU families with models the other
-// runs do not have. What is held: the runs are there (15 on H100 SXM, RTX 4090, A100 and
-// MI300X); a run is marked PrefillBelowPeak exactly when its measured TTFT is below its
-// prompt's peak-FLOP prefill time (a measured figure no GPU can reach is not compared, and no
-// comparable one is hidden); no checked figure is off by 2× or more; the time per output
-// token of a one-request-at-a-time run (one decode step at batch 1: the weights read once)
-// within 30% of the measured; a TTFT off by 2× only on a run marked TTFTMiss (with its reason);
-// the medians what the model achieves now with a little room (TPOT 6.0%, E2E 5.9%, req/s
-// 5.9%, TTFT 32.7%; bounds 10, 10, 10, 35), and the whole serve-more group's medians logged with
-// and without these runs.
-func TestMeasuredFixedRuns(t *testing.T) {
-	xs, err := ReplayRuns(MeasuredFixed, presets(t))
+// median of v (NaN for none).
+func median(v []float64) float64 {
+	v = append([]float64(nil), v...)
+	sort.Float64s(v)
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	if len(v)%2 == 0 {
+		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return v[len(v)/2]
+}
+
+// checkHoldouts replays runs and holds what every hold-out set here holds: a run is marked
+// PrefillBelowPeak exactly when it is one request at a time on fixed lengths and its measured
+// TTFT is below the prompt's peak-FLOP prefill time (a figure no GPU reaches is not compared,
+// and no comparable one hidden); the model's queue does not grow on a closed loop; no
+// compared figure is off by 2× or more, except a TTFT on a run marked TTFTMiss with its
+// reason; one decode step at batch 1 (TPOT at concurrency 1) within 30%; the medians of
+// |error| within bounds. It returns the medians.
+func checkHoldouts(t *testing.T, runs []MoreRun, bounds map[string]float64) map[string]float64 {
+	t.Helper()
+	xs, err := ReplayRuns(runs, presets(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	gpus := map[string]int{}
 	errs := map[string][]float64{}
 	for _, x := range xs {
 		r := x.Run
-		gpus[r.GPU]++
-		if bound := peakPrefill(t, r); (r.TTFT < bound) != r.PrefillBelowPeak {
-			t.Errorf("%s: measured TTFT %.1f ms, peak-FLOP prefill %.1f ms, marked PrefillBelowPeak %v", r.ID, 1e3*r.TTFT, 1e3*bound,
-				r.PrefillBelowPeak)
+		below := r.Concurrency == 1 && r.Dist == "random" && r.TTFT < peakPrefill(t, r)
+		if below != r.PrefillBelowPeak {
+			t.Errorf("%s: measured TTFT %.1f ms, peak-FLOP prefill %.1f ms, marked PrefillBelowPeak %v", r.ID, 1e3*r.TTFT,
+				1e3*peakPrefill(t, r), r.PrefillBelowPeak)
 		}
-		if x.Overloaded {
+		if r.Concurrency > 0 && x.Overloaded {
 			t.Errorf("%s: the model's queue grows (a closed loop of %d)", r.ID, r.Concurrency)
 		}
-		figs := []struct {
+		type fig struct {
 			name      string
 			pred, pub float64
-		}{{"req/s", x.ReqS, r.ReqS}, {"output tok/s", x.OutTokS, r.OutTokS}, {"TPOT", x.TPOT, r.TPOT}, {"E2E", x.E2E, r.E2E}}
-		if !r.PrefillBelowPeak {
-			figs = append(figs, struct {
-				name      string
-				pred, pub float64
-			}{"TTFT", x.TTFT, r.TTFT})
 		}
-		t.Logf("%-52s TTFT %6.1f / %6.1f ms  TPOT %5.2f / %5.2f ms  E2E %7.2f / %7.2f s  req/s %6.3f / %6.3f", r.ID,
-			1e3*x.TTFT, 1e3*r.TTFT, 1e3*x.TPOT, 1e3*r.TPOT, x.E2E, r.E2E, x.ReqS, r.ReqS)
+		figs := []fig{{"req/s", x.ReqS, r.ReqS}, {"output tok/s", x.OutTokS, r.OutTokS}, {"TPOT", x.TPOT, r.TPOT},
+			{"TPOT", x.TPOTP50, r.TPOTP50}, {"E2E", x.E2E, r.E2E}, {"E2E", x.E2EP50, r.E2EP50}}
+		if !r.PrefillBelowPeak {
+			figs = append(figs, fig{"TTFT", x.TTFT, r.TTFT}, fig{"TTFT", x.TTFTP50, r.TTFTP50})
+		}
+		t.Logf("%-62s TTFT %6.1f / %6.1f p50 %6.1f / %6.1f ms  TPOT %5.2f / %5.2f p50 %5.2f / %5.2f ms  E2E %6.2f / %6.2f p50 %5.2f / %5.2f s  req/s %6.3f / %6.3f",
+			r.ID, 1e3*x.TTFT, 1e3*r.TTFT, 1e3*x.TTFTP50, 1e3*r.TTFTP50, 1e3*x.TPOT, 1e3*r.TPOT, 1e3*x.TPOTP50, 1e3*r.TPOTP50,
+			x.E2E, r.E2E, x.E2EP50, r.E2EP50, x.ReqS, r.ReqS)
 		for _, f := range figs {
 			if f.pub <= 0 {
 				continue
@@ -76,15 +86,16 @@ func TestMeasuredFixedRuns(t *testing.T) {
 				continue
 			}
 			e := f.pred/f.pub - 1
-			errs[f.name] = append(errs[f.name], math.Abs(e))
+			off2 := math.Abs(math.Log(f.pred/f.pub)) >= math.Ln2
 			if f.name == "TTFT" && r.TTFTMiss != "" {
-				if math.Abs(math.Log(f.pred/f.pub)) < math.Ln2 {
+				if !off2 {
 					t.Logf("%s: marked TTFTMiss, and the model's TTFT is now within 2× (%.4g s, measured %.4g s): clear the mark", r.ID,
 						f.pred, f.pub)
 				}
 				continue
 			}
-			if math.Abs(math.Log(f.pred/f.pub)) >= math.Ln2 {
+			errs[f.name] = append(errs[f.name], math.Abs(e))
+			if off2 {
 				t.Errorf("%s: %s %.4g, measured %.4g: off by 2× or more", r.ID, f.name, f.pred, f.pub)
 			}
 			if f.name == "TPOT" && r.Concurrency == 1 && math.Abs(e) > 0.30 {
@@ -93,33 +104,63 @@ func TestMeasuredFixedRuns(t *testing.T) {
 			}
 		}
 	}
-	if len(xs) < 15 || gpus["mi300x"] == 0 || gpus["a100-sxm-80gb"] == 0 || gpus["rtx-4090"] == 0 || gpus["h100-sxm"] == 0 {
-		t.Errorf("%d fixed-length runs on %v; want 15 on mi300x, a100-sxm-80gb, rtx-4090 and h100-sxm", len(xs), gpus)
-	}
-	med := func(v []float64) float64 {
-		v = append([]float64(nil), v...)
-		sort.Float64s(v)
-		if len(v) == 0 {
-			return math.NaN()
-		}
-		if len(v)%2 == 0 {
-			return (v[len(v)/2-1] + v[len(v)/2]) / 2
-		}
-		return v[len(v)/2]
-	}
-	for n, bound := range map[string]float64{"TPOT": 0.10, "E2E": 0.10, "TTFT": 0.35, "req/s": 0.10} {
-		m := med(errs[n])
-		t.Logf("fixed-length runs: %-6s median |error| %5.1f%% over %d", n, 100*m, len(errs[n]))
-		if !(m <= bound) {
-			t.Errorf("median |%s error| %.1f%%, want ≤ %.0f%%", n, 100*m, 100*bound)
+	meds := map[string]float64{}
+	for _, n := range []string{"req/s", "output tok/s", "TTFT", "TPOT", "E2E"} {
+		meds[n] = median(errs[n])
+		t.Logf("%-12s median |error| %5.1f%% over %d", n, 100*meds[n], len(errs[n]))
+		if b, ok := bounds[n]; ok && !(meds[n] <= b) {
+			t.Errorf("median |%s error| %.1f%%, want ≤ %.0f%%", n, 100*meds[n], 100*b)
 		}
 	}
-	// The serve-more group's medians with and without these runs (logged: TestMeasuredMoreRuns
-	// holds the group's bounds).
+	return meds
+}
+
+// The fixed-length runs (MeasuredFixed), hold-outs on four GPU families with models the other
+// runs do not have: 15 runs on H100 SXM (TP 2), RTX 4090, A100 and MI300X, held as
+// checkHoldouts says, the medians what the model achieves now with a little room (TPOT 6.0%,
+// E2E 5.9%, req/s 5.9%, TTFT 30.5%; bounds 10, 10, 10, 35).
+func TestMeasuredFixedRuns(t *testing.T) {
+	gpus := map[string]int{}
+	for _, r := range MeasuredFixed {
+		gpus[r.GPU]++
+	}
+	if len(MeasuredFixed) < 15 || gpus["mi300x"] == 0 || gpus["a100-sxm-80gb"] == 0 || gpus["rtx-4090"] == 0 || gpus["h100-sxm"] == 0 {
+		t.Errorf("%d fixed-length runs on %v; want 15 on mi300x, a100-sxm-80gb, rtx-4090 and h100-sxm", len(MeasuredFixed), gpus)
+	}
+	checkHoldouts(t, MeasuredFixed, map[string]float64{"TPOT": 0.10, "E2E": 0.10, "TTFT": 0.35, "req/s": 0.10})
+}
+
+// The SGL060 runs (MeasuredEngines): SGLang 0.3.0 and vLLM 0.6.0 (multi-step) on the same
+// ShareGPT prompts, held as checkHoldouts says (the four online vLLM runs' TTFT marked
+// TTFTMiss: multi-step windows), with SGLang's median TTFT (prefill batches scheduled apart,
+// no multi-step) within 10% on every online run, and the medians what the model achieves now:
+// TTFT 5.0%, TPOT 27.9%, E2E 32.1%, req/s 30.1%, output tok/s 24.5% (bounds 10, 35, 40, 40,
+// 35). The model's decode under load is faster than both engines': TPOT −15% to −39%.
+func TestMeasuredEngineRuns(t *testing.T) {
+	if len(MeasuredEngines) != 12 {
+		t.Errorf("%d SGL060 runs, want 12", len(MeasuredEngines))
+	}
+	checkHoldouts(t, MeasuredEngines, map[string]float64{"TTFT": 0.10, "TPOT": 0.35, "E2E": 0.40, "req/s": 0.40, "output tok/s": 0.35})
+	xs, err := ReplayRuns(MeasuredEngines, presets(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range xs {
+		if r := x.Run; r.Rate > 0 && r.TTFTMiss == "" {
+			if e := x.TTFTP50/r.TTFTP50 - 1; math.Abs(e) > 0.10 {
+				t.Errorf("%s: median TTFT %.1f ms, measured %.1f ms (%+.0f%%), want within 10%%", r.ID, 1e3*x.TTFTP50, 1e3*r.TTFTP50, 100*e)
+			}
+		}
+	}
+}
+
+// The serve-more group's medians with and without the runs added here (MeasuredFixed,
+// MeasuredEngines), logged for the record: TestMeasuredMoreRuns holds the group's bounds.
+func TestMoreRunsMedians(t *testing.T) {
 	for _, set := range []struct {
 		name string
 		runs []MoreRun
-	}{{"serve-more without", MeasuredMore}, {"serve-more with", MoreRuns()}} {
+	}{{"without", MeasuredMore}, {"with", MoreRuns()}} {
 		ys, err := ReplayRuns(set.runs, presets(t))
 		if err != nil {
 			t.Fatal(err)
@@ -145,9 +186,13 @@ func TestMeasuredFixedRuns(t *testing.T) {
 			add("TPOT", y.TPOT, r.TPOT)
 			add("TPOT", y.TPOTP50, r.TPOTP50)
 			add("E2E", y.E2E, r.E2E)
+			add("E2E", y.E2EP50, r.E2EP50)
+		}
+		if len(e["TTFT"]) == 0 {
+			t.Errorf("%s: no TTFT figures", set.name)
 		}
 		for _, n := range []string{"req/s", "TTFT", "TPOT", "E2E"} {
-			t.Logf("%-18s %-6s median |error| %5.1f%% over %d figures", set.name, n, 100*med(e[n]), len(e[n]))
+			t.Logf("serve-more %-7s %-6s median |error| %5.1f%% over %d figures", set.name, n, 100*median(e[n]), len(e[n]))
 		}
 	}
 }
