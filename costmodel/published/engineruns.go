@@ -57,7 +57,7 @@ func sgl060Run(engine string, big bool, rate float64, n int) MoreRun {
 		r.Engine = "vLLM 0.6.0 (V0, multi-step 10, no chunked prefill)"
 		if rate > 0 {
 			// The model's median TTFT is SGLang's (31–55 ms): it has no multi-step window.
-			r.TTFTMiss = "vLLM 0.6.0's multi-step scheduling (10 decode steps a window) makes a new request wait for the running window: 100–207 ms median TTFT against SGLang's 32–58 ms on the same prompts; the model schedules every step"
+			r.MissFigs, r.Miss = []string{"TTFT"}, "vLLM 0.6.0's multi-step scheduling (10 decode steps a window) makes a new request wait for the running window: 100–207 ms median TTFT against SGLang's 32–58 ms on the same prompts; the model schedules every step"
 		}
 	} else {
 		r.Engine = "SGLang 0.3.0 (radix cache off)"

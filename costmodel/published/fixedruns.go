@@ -78,7 +78,7 @@ func belowPeak(r MoreRun) MoreRun {
 
 // fixedCost marks a run whose TTFT is mostly per-request fixed costs the model does not have.
 func fixedCost(r MoreRun) MoreRun {
-	r.TTFTMiss = "a 128-token prefill of a 1.7 B model is ~1 ms; the measured TTFT is mostly fixed per-request costs (API server, scheduler, client) the model does not have"
+	r.MissFigs, r.Miss = []string{"TTFT"}, "a 128-token prefill of a 1.7 B model is ~1 ms; the measured TTFT is mostly fixed per-request costs (API server, scheduler, client) the model does not have"
 	return r
 }
 
@@ -126,9 +126,12 @@ func moreArch(id string) (model.Arch, bool) {
 	return model.Arch{}, false
 }
 
-// MoreRuns are every run of validate's serve-more group: MeasuredMore, MeasuredFixed, then
-// MeasuredEngines.
+// MoreRuns are every run of validate's serve-more group: MeasuredMore, MeasuredFixed,
+// MeasuredEngines, then MeasuredH200.
 func MoreRuns() []MoreRun {
-	out := make([]MoreRun, 0, len(MeasuredMore)+len(MeasuredFixed)+len(MeasuredEngines))
-	return append(append(append(out, MeasuredMore...), MeasuredFixed...), MeasuredEngines...)
+	out := make([]MoreRun, 0, len(MeasuredMore)+len(MeasuredFixed)+len(MeasuredEngines)+len(MeasuredH200))
+	for _, rs := range [][]MoreRun{MeasuredMore, MeasuredFixed, MeasuredEngines, MeasuredH200} {
+		out = append(out, rs...)
+	}
+	return out
 }

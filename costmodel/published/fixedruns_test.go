@@ -41,12 +41,15 @@ func median(v []float64) float64 {
 	return v[len(v)/2]
 }
 
-// checkHoldouts replays runs and holds what every hold-out set here holds: a run is marked
+// checkHoldouts replays runs and holds what every hold-out set here holds: a closed loop or a
+// rate the engine kept up with does not saturate the model, and a rate the engine did not
+// keep up with (Saturated) saturates it too; a run is marked
 // PrefillBelowPeak exactly when it is one request at a time on fixed lengths and its measured
 // TTFT is below the prompt's peak-FLOP prefill time (a figure no GPU reaches is not compared,
 // and no comparable one hidden); the model's queue does not grow on a closed loop; no
-// compared figure is off by 2× or more, except a TTFT on a run marked TTFTMiss with its
-// reason; one decode step at batch 1 (TPOT at concurrency 1) within 30%; the medians of
+// compared figure is off by 2× or more, except one a run marks as missed (MissFigs) with its
+// reason (throughput compared where the server set it, latencies where the engine kept up);
+// one decode step at batch 1 (TPOT at concurrency 1) within 30%; the medians of
 // |error| within bounds. It returns the medians.
 func checkHoldouts(t *testing.T, runs []MoreRun, bounds map[string]float64) map[string]float64 {
 	t.Helper()
@@ -62,17 +65,31 @@ func checkHoldouts(t *testing.T, runs []MoreRun, bounds map[string]float64) map[
 			t.Errorf("%s: measured TTFT %.1f ms, peak-FLOP prefill %.1f ms, marked PrefillBelowPeak %v", r.ID, 1e3*r.TTFT,
 				1e3*peakPrefill(t, r), r.PrefillBelowPeak)
 		}
-		if r.Concurrency > 0 && x.Overloaded {
-			t.Errorf("%s: the model's queue grows (a closed loop of %d)", r.ID, r.Concurrency)
+		switch {
+		case r.Saturated:
+			if want := r.Rate * r.Gen; !(want > x.OutTokS) {
+				t.Errorf("%s: %s did not keep up (%.3g req/s of %.3g); the model serves all %.0f tok/s asked", r.ID, r.Engine, r.ReqS, r.Rate, want)
+			}
+		case r.Concurrency > 0 || !r.Burst():
+			if x.Overloaded {
+				t.Errorf("%s: the model's queue grows where %s kept up", r.ID, r.Engine)
+			}
 		}
 		type fig struct {
 			name      string
 			pred, pub float64
 		}
-		figs := []fig{{"req/s", x.ReqS, r.ReqS}, {"output tok/s", x.OutTokS, r.OutTokS}, {"TPOT", x.TPOT, r.TPOT},
-			{"TPOT", x.TPOTP50, r.TPOTP50}, {"E2E", x.E2E, r.E2E}, {"E2E", x.E2EP50, r.E2EP50}}
-		if !r.PrefillBelowPeak {
-			figs = append(figs, fig{"TTFT", x.TTFT, r.TTFT}, fig{"TTFT", x.TTFTP50, r.TTFTP50})
+		figs := []fig{{"req/s", x.ReqS, r.ReqS}, {"output tok/s", x.OutTokS, r.OutTokS}}
+		if !r.ServerBound() {
+			// Below saturation a Poisson run's throughput is its arrivals', not the server's.
+			figs = figs[:0]
+		}
+		if !r.Saturated {
+			figs = append(figs, fig{"TPOT", x.TPOT, r.TPOT}, fig{"TPOT", x.TPOTP50, r.TPOTP50}, fig{"E2E", x.E2E, r.E2E},
+				fig{"E2E", x.E2EP50, r.E2EP50}, fig{"ITL", x.ITLP50, r.ITLP50})
+			if !r.PrefillBelowPeak {
+				figs = append(figs, fig{"TTFT", x.TTFT, r.TTFT}, fig{"TTFT", x.TTFTP50, r.TTFTP50})
+			}
 		}
 		t.Logf("%-62s TTFT %6.1f / %6.1f p50 %6.1f / %6.1f ms  TPOT %5.2f / %5.2f p50 %5.2f / %5.2f ms  E2E %6.2f / %6.2f p50 %5.2f / %5.2f s  req/s %6.3f / %6.3f",
 			r.ID, 1e3*x.TTFT, 1e3*r.TTFT, 1e3*x.TTFTP50, 1e3*r.TTFTP50, 1e3*x.TPOT, 1e3*r.TPOT, 1e3*x.TPOTP50, 1e3*r.TPOTP50,
@@ -87,10 +104,10 @@ func checkHoldouts(t *testing.T, runs []MoreRun, bounds map[string]float64) map[
 			}
 			e := f.pred/f.pub - 1
 			off2 := math.Abs(math.Log(f.pred/f.pub)) >= math.Ln2
-			if f.name == "TTFT" && r.TTFTMiss != "" {
+			if r.Misses(f.name) {
 				if !off2 {
-					t.Logf("%s: marked TTFTMiss, and the model's TTFT is now within 2× (%.4g s, measured %.4g s): clear the mark", r.ID,
-						f.pred, f.pub)
+					t.Logf("%s: marked as missing %s, and the model is now within 2× (%.4g s, measured %.4g s): clear the mark", r.ID,
+						f.name, f.pred, f.pub)
 				}
 				continue
 			}
@@ -105,7 +122,10 @@ func checkHoldouts(t *testing.T, runs []MoreRun, bounds map[string]float64) map[
 		}
 	}
 	meds := map[string]float64{}
-	for _, n := range []string{"req/s", "output tok/s", "TTFT", "TPOT", "E2E"} {
+	for _, n := range []string{"req/s", "output tok/s", "TTFT", "TPOT", "E2E", "ITL"} {
+		if len(errs[n]) == 0 {
+			continue
+		}
 		meds[n] = median(errs[n])
 		t.Logf("%-12s median |error| %5.1f%% over %d", n, 100*meds[n], len(errs[n]))
 		if b, ok := bounds[n]; ok && !(meds[n] <= b) {
@@ -132,7 +152,7 @@ func TestMeasuredFixedRuns(t *testing.T) {
 
 // The SGL060 runs (MeasuredEngines): SGLang 0.3.0 and vLLM 0.6.0 (multi-step) on the same
 // ShareGPT prompts, held as checkHoldouts says (the four online vLLM runs' TTFT marked
-// TTFTMiss: multi-step windows), with SGLang's median TTFT (prefill batches scheduled apart,
+// as missed (MissFigs): multi-step windows), with SGLang's median TTFT (prefill batches scheduled apart,
 // no multi-step) within 10% on every online run, and the medians what the model achieves now:
 // TTFT 5.0%, TPOT 27.9%, E2E 32.1%, req/s 30.1%, output tok/s 24.5% (bounds 10, 35, 40, 40,
 // 35). The model's decode under load is faster than both engines': TPOT −15% to −39%.
@@ -146,7 +166,7 @@ func TestMeasuredEngineRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, x := range xs {
-		if r := x.Run; r.Rate > 0 && r.TTFTMiss == "" {
+		if r := x.Run; r.Rate > 0 && !r.Misses("TTFT") {
 			if e := x.TTFTP50/r.TTFTP50 - 1; math.Abs(e) > 0.10 {
 				t.Errorf("%s: median TTFT %.1f ms, measured %.1f ms (%+.0f%%), want within 10%%", r.ID, 1e3*x.TTFTP50, 1e3*r.TTFTP50, 100*e)
 			}
@@ -187,12 +207,41 @@ func TestMoreRunsMedians(t *testing.T) {
 			add("TPOT", y.TPOTP50, r.TPOTP50)
 			add("E2E", y.E2E, r.E2E)
 			add("E2E", y.E2EP50, r.E2EP50)
+			add("ITL", y.ITLP50, r.ITLP50)
 		}
 		if len(e["TTFT"]) == 0 {
 			t.Errorf("%s: no TTFT figures", set.name)
 		}
-		for _, n := range []string{"req/s", "TTFT", "TPOT", "E2E"} {
+		for _, n := range []string{"req/s", "TTFT", "TPOT", "E2E", "ITL"} {
 			t.Logf("serve-more %-7s %-6s median |error| %5.1f%% over %d figures", set.name, n, 100*median(e[n]), len(e[n]))
+		}
+	}
+}
+
+// The SGLang 0.4 runs on H200 (MeasuredH200): Llama 3.3 70B at TP 4 and Llama 3.1 405B at TP 8,
+// online (1–16 requests/s, random and ShareGPT) and all at once, held as checkHoldouts says (the
+// 70B at 8 random requests/s marked as missed on E2E and ITL: near SGLang's capacity; the
+// 4096/2048 run all at once on ITL: SGLang's prefill batches), with the medians what the model
+// achieves now: ITL 12.0%, E2E 18.1%, TTFT 29.8%, req/s 23.5% (where the server set it; bounds
+// 20, 25, 40, 35). The model's capacity is higher than SGLang's on
+// every all-at-once run (+14% to +47% output tokens/s; the 4096-token prompts most), where
+// ITL at large batches matches within 12% on the 1024- and 256-token runs.
+func TestMeasuredH200Runs(t *testing.T) {
+	n := map[string]int{}
+	for _, r := range MeasuredH200 {
+		n[r.Model]++
+	}
+	if n["llama-3-70b"] < 14 || n["llama-3.1-405b"] < 7 {
+		t.Errorf("H200 runs by model %v, want 14 of llama-3-70b and 7 of llama-3.1-405b", n)
+	}
+	checkHoldouts(t, MeasuredH200, map[string]float64{"ITL": 0.20, "E2E": 0.25, "TTFT": 0.40, "req/s": 0.35})
+	xs, err := ReplayRuns(MeasuredH200, presets(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range xs {
+		if r := x.Run; r.Burst() && !(x.OutTokS > r.OutTokS) {
+			t.Logf("%s: the model's output %.0f tok/s is no longer above SGLang's %.0f: update the doc comment", r.ID, x.OutTokS, r.OutTokS)
 		}
 	}
 }
