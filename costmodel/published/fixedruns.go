@@ -127,10 +127,11 @@ func moreArch(id string) (model.Arch, bool) {
 }
 
 // MoreRuns are every run of validate's serve-more group: MeasuredMore, MeasuredFixed,
-// MeasuredEngines, then MeasuredH200.
+// MeasuredEngines, MeasuredH200, then MeasuredMI300X.
 func MoreRuns() []MoreRun {
-	out := make([]MoreRun, 0, len(MeasuredMore)+len(MeasuredFixed)+len(MeasuredEngines)+len(MeasuredH200))
-	for _, rs := range [][]MoreRun{MeasuredMore, MeasuredFixed, MeasuredEngines, MeasuredH200} {
+	sets := [][]MoreRun{MeasuredMore, MeasuredFixed, MeasuredEngines, MeasuredH200, MeasuredMI300X}
+	var out []MoreRun
+	for _, rs := range sets {
 		out = append(out, rs...)
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/splitscope/splitscope/costmodel"
 	"strconv"
+	"strings"
 
 	"github.com/splitscope/splitscope/model"
 )
@@ -62,12 +63,15 @@ type MoreRun struct {
 	// engine did not prefill the whole prompt as stated (prefix-cache hits or shorter prompts;
 	// U which): the TTFT is kept and shown, not checked (TestMeasuredFixedRuns holds the bound).
 	PrefillBelowPeak bool
-	// Miss says why the model is off by 2× or more on the figures MissFigs names ("TTFT",
-	// "E2E", "ITL": kept as measured, and said so). In validate a missed E2E or ITL is not a
-	// check of its own: the run's other checks carry the reason and both figures.
+	// Miss says why the model is off by 2× or more on the figures MissFigs names ("req/s",
+	// "output tok/s", "TTFT", "TPOT", "E2E", "ITL": kept as measured, and said so). In
+	// validate a missed figure is not a check of its own: the run's other checks carry the
+	// reason and both figures.
 	Miss     string
 	MissFigs []string
-	Notes    string
+	// Tol is the run's tolerance in validate where it is not the group's (set with its reason).
+	Tol   float64
+	Notes string
 }
 
 // Misses says whether the run is marked as missed by 2× or more on figure f ("TTFT", "E2E",
@@ -81,25 +85,24 @@ func (r MoreRun) Misses(f string) bool {
 	return false
 }
 
-// missedFigures prints a run's missed E2E and ITL, measured and the model's.
+// missedFigures prints a run's missed figures, measured and the model's.
 func missedFigures(r MoreRun, x MoreReplay) string {
-	var out string
-	add := func(name string, pub, pred float64) {
-		if pub > 0 {
-			if out != "" {
-				out += ", "
-			}
-			out += name + " " + strconv.FormatFloat(pub, 'g', 3, 64) + " s (model " + strconv.FormatFloat(pred, 'g', 3, 64) + " s)"
+	var out []string
+	add := func(name string, pub, pred float64, unit string) {
+		if pub > 0 && r.Misses(strings.TrimSuffix(name, " p50")) {
+			out = append(out, name+" "+strconv.FormatFloat(pub, 'g', 3, 64)+" "+unit+" (model "+strconv.FormatFloat(pred, 'g', 3, 64)+")")
 		}
 	}
-	if r.Misses("E2E") {
-		add("E2E", r.E2E, x.E2E)
-		add("E2E p50", r.E2EP50, x.E2EP50)
-	}
-	if r.Misses("ITL") {
-		add("ITL p50", r.ITLP50, x.ITLP50)
-	}
-	return out
+	add("req/s", r.ReqS, x.ReqS, "req/s")
+	add("output tok/s", r.OutTokS, x.OutTokS, "tok/s")
+	add("TTFT", r.TTFT, x.TTFT, "s")
+	add("TTFT p50", r.TTFTP50, x.TTFTP50, "s")
+	add("TPOT", r.TPOT, x.TPOT, "s")
+	add("TPOT p50", r.TPOTP50, x.TPOTP50, "s")
+	add("E2E", r.E2E, x.E2E, "s")
+	add("E2E p50", r.E2EP50, x.E2EP50, "s")
+	add("ITL p50", r.ITLP50, x.ITLP50, "s")
+	return strings.Join(out, ", ")
 }
 
 // Burst says the run's arrivals outpace any server: all at once, or a rate above twice what
@@ -282,8 +285,13 @@ func moreScenario(r MoreRun, p ServePresets) (model.Scenario, error) {
 	}
 	switch r.Dist {
 	case "random-eos":
-		// Outputs that end at EOS, at most the asked length: uniform with the measured mean (U).
-		s.Workload.GenDist = &model.LengthDist{Kind: model.Uniform, Min: 2*int(r.Gen+0.5) - r4090MaxOut, Max: r4090MaxOut}
+		// Outputs that end at EOS, at most the asked length (GenMax, or the RTX 4090 sweep's):
+		// uniform with the measured mean (U), from 1 where the mean is under half the most.
+		most := r4090MaxOut
+		if r.GenMax > 0 {
+			most = r.GenMax
+		}
+		s.Workload.GenDist = &model.LengthDist{Kind: model.Uniform, Min: max(1, 2*int(r.Gen+0.5)-most), Max: most}
 	case "random-range":
 		s.Workload.PromptDist = &model.LengthDist{Kind: model.Uniform, Min: max(1, 2*int(r.Prompt+0.5)-r.PromptMax), Max: r.PromptMax}
 		s.Workload.GenDist = &model.LengthDist{Kind: model.Uniform, Min: max(1, 2*int(r.Gen+0.5)-r.GenMax), Max: r.GenMax}
@@ -361,7 +369,7 @@ func moreChecks(p ServePresets) ([]Check, error) {
 		if r.Cached {
 			note += ", prompts cached (U)"
 		}
-		if r.Misses("E2E") || r.Misses("ITL") {
+		if len(r.MissFigs) > 0 {
 			note += "; not checked: " + missedFigures(r, x) + ", " + r.Miss
 		}
 		if r.PrefillBelowPeak {
@@ -372,7 +380,10 @@ func moreChecks(p ServePresets) ([]Check, error) {
 			note += "; the model's queue grows by the end (whole-run mean TTFT " + strconv.FormatFloat(x.TTFT, 'f', 1, 64) + " s): LMDeploy's KV cache is larger"
 		}
 		add := func(name string, pub, pred float64, unit string, tol float64) {
-			if pub > 0 {
+			if r.Tol > 0 {
+				tol = r.Tol
+			}
+			if pub > 0 && !r.Misses(strings.TrimSuffix(name, " p50")) {
 				out = append(out, Check{Group: "serve-more", Case: r.ID + " " + name, Published: pub, Predicted: pred, Unit: unit,
 					Tolerance: tol, Note: note})
 			}
@@ -391,17 +402,13 @@ func moreChecks(p ServePresets) ([]Check, error) {
 		}
 		if !r.PrefillBelowPeak {
 			add("TTFT", r.TTFT, x.TTFT, "s", moreTolTTFT)
+			add("TTFT p50", r.TTFTP50, x.TTFTP50, "s", moreTolTTFT)
 		}
-		add("TTFT p50", r.TTFTP50, x.TTFTP50, "s", moreTolTTFT)
 		add("TPOT", r.TPOT, x.TPOT, "s", moreTolTPOT)
 		add("TPOT p50", r.TPOTP50, x.TPOTP50, "s", moreTolTPOT)
-		if !r.Misses("E2E") {
-			add("E2E", r.E2E, x.E2E, "s", moreTolE2E)
-			add("E2E p50", r.E2EP50, x.E2EP50, "s", moreTolE2E)
-		}
-		if !r.Misses("ITL") {
-			add("ITL p50", r.ITLP50, x.ITLP50, "s", moreTolTPOT)
-		}
+		add("E2E", r.E2E, x.E2E, "s", moreTolE2E)
+		add("E2E p50", r.E2EP50, x.E2EP50, "s", moreTolE2E)
+		add("ITL p50", r.ITLP50, x.ITLP50, "s", moreTolTPOT)
 	}
 	return out, nil
 }
