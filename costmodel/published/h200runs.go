@@ -14,7 +14,7 @@ import (
 // The engine: SGLang 0.4 (the lmsysorg/sglang:latest image of December 2024; U which patch),
 // bf16 weights, --disable-radix-cache, --enable-torch-compile; Llama 3.3 70B Instruct at TP 4
 // (the JSON lines), Llama 3.1 405B Instruct at TP 8 with --mem-frac 0.87. SGLang 0.4 prefills
-// in batches of their own (chunks of 8192 tokens at most by default) between decode batches,
+// in batches of their own (chunks of 8192 tokens at most by default, U) between decode batches,
 // admits requests while its KV pool has room (max_running_requests unset: up to the pool's
 // size, thousands here, so MaxSeqs 2048 is replayed; U), and overlaps the CPU scheduling of the
 // next batch with the GPU's current one.

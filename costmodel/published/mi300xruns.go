@@ -51,9 +51,10 @@ const (
 	dstkLongCtx    = "one decode step over a 128,000-token context takes 70 ms against 47 ms at 16,000: the model adds 1.6 ms for reading the longer KV cache; ROCm's Triton flash attention of Oct 2024 reads it far slower (U)"
 )
 
-// dstkTol is the DSTK runs' tolerance in validate: the model's MI300X is 30–60% faster than
-// both engines' ROCm 6.1 builds of October 2024 at every batch (TPOT −30% to −54% at one
-// sequence), so their throughput is +50% to +97% where the group allows 50%.
+// dstkTol is the DSTK runs' tolerance in validate: the model's MI300X decodes faster than both
+// engines' ROCm 6.1 builds of October 2024 at every batch (TPOT −30% to −54% at one sequence),
+// so their throughput comes out +2% to +143% (above +50%, the group's bound, on eleven of the
+// thirteen runs).
 const dstkTol = 1.0
 
 // dstk is one run: TGI or vLLM, the set (single, short, long), the prompts at once, the token
