@@ -7,7 +7,7 @@ import (
 )
 
 // FuzzRun: any deployment and workload the validation lets through (with or without Overlap,
-// PrefillFirst, WholePrompts and a tokenizer, by the seed's low bits) runs to the end: every
+// PrefillFirst, WholePrompts and a front end, by the seed's low bits) runs to the end: every
 // request finishes or is refused, in the order of its own events, Little's law holds, and the
 // steady window's figures are finite.
 func FuzzRun(f *testing.F) {
@@ -20,7 +20,7 @@ func FuzzRun(f *testing.F) {
 			MaxBatchTokens: int(tokens%4096) + 1, KVBlocks: int(blocks % 100000), BlockTokens: 16, Concurrency: int(clients % 64),
 			Overlap: seed&1 == 1, PrefillFirst: seed&2 == 2, WholePrompts: seed&4 == 4}
 		if seed&8 == 8 {
-			cfg.TokenizeS = 1e-5
+			cfg.FrontEndS = 4e-3
 		}
 		if rate != rate || rate < 0 || rate > 1e4 {
 			rate = 1

@@ -80,29 +80,28 @@ func TestWholePrompts(t *testing.T) {
 	}
 }
 
-// The front end's tokenizer: one thread a replica, first come first served, k seconds a prompt
-// token; TTFT counts it from the request's sending, open loop and closed loop alike.
-func TestTokenizeFrontEnd(t *testing.T) {
+// The front end: every request reaches the scheduler F after its sending; TTFT counts it from
+// the sending, open loop and closed loop alike.
+func TestFrontEnd(t *testing.T) {
 	c := linear{fixed: 5e-3}
-	const k = 1e-5
+	const f = 4e-3
 	cfg := base()
-	cfg.TokenizeS = k
-	// Two prompts of 1000 tokens sent together: 10 ms and 20 ms in the tokenizer.
-	r, s := run(t, cfg, []Request{{Prompt: 1000, Gen: 1}, {Prompt: 1000, Gen: 1}}, c)
-	if !near(r.FirstToken[0], 10e-3+5e-3) || !near(r.FirstToken[1], 20e-3+5e-3) {
-		t.Errorf("first tokens at %g and %g s, want 0.015 and 0.025 (tokenized one after the other)", r.FirstToken[0], r.FirstToken[1])
+	cfg.FrontEndS = f
+	r, s := run(t, cfg, []Request{{Prompt: 1000, Gen: 1}, {Arrival: 1, Prompt: 1000, Gen: 1}}, c)
+	if !near(r.FirstToken[0], f+5e-3) || !near(r.FirstToken[1], 1+f+5e-3) || !near(r.Arrival[1], 1) {
+		t.Errorf("first tokens at %g and %g s (second sent at %g), want 0.009 and 1.009 (sent at 1)", r.FirstToken[0], r.FirstToken[1], r.Arrival[1])
 	}
-	if !near(s.TTFTMean, 20e-3) {
-		t.Errorf("mean TTFT %g s, want 0.02 (from sending)", s.TTFTMean)
+	if !near(s.TTFTMean, f+5e-3) {
+		t.Errorf("mean TTFT %g s, want 0.009 (from sending)", s.TTFTMean)
 	}
-	// Closed loop, one client: each request waits for its own tokenizing only.
+	// Closed loop, one client: the next request is sent when the last one ends.
 	cfg.Concurrency = 1
 	r, _ = run(t, cfg, []Request{{Prompt: 500, Gen: 1}, {Prompt: 500, Gen: 1}}, c)
-	if ttft := r.FirstToken[1] - r.Arrival[1]; !near(ttft, 5e-3+5e-3) || !near(r.Arrival[1], r.Done[0]) {
-		t.Errorf("closed loop: second request sent at %g (first done %g), TTFT %g, want sent at the first's end and 0.01", r.Arrival[1], r.Done[0], ttft)
+	if ttft := r.FirstToken[1] - r.Arrival[1]; !near(ttft, f+5e-3) || !near(r.Arrival[1], r.Done[0]) {
+		t.Errorf("closed loop: second request sent at %g (first done %g), TTFT %g, want sent at the first's end and 0.009", r.Arrival[1], r.Done[0], ttft)
 	}
-	cfg.TokenizeS = -1
+	cfg.FrontEndS = -1
 	if _, err := Run(cfg, []Request{{Prompt: 1, Gen: 1}}, c); err == nil {
-		t.Error("a negative tokenize time was accepted")
+		t.Error("a negative front end was accepted")
 	}
 }
