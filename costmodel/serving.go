@@ -346,7 +346,8 @@ func (p *plan) infer(record bool) (Report, error) {
 	r.Memory = stages[full].Memory
 	r.Detail.Stages = stages
 
-	inf := &Inference{KVCacheTokens: kp.tokens, MaxSeqs: maxSeqs, MaxBatchTokens: maxTokens}
+	eng, _ := model.Engine(w.Engine)
+	inf := &Inference{KVCacheTokens: kp.tokens, Engine: eng.ID, MaxSeqs: maxSeqs, MaxBatchTokens: maxTokens}
 	r.Inference = inf
 	// One sequence alone at the average context: the floor of TPOT (and each stage's share, the
 	// stage table's F).
@@ -364,7 +365,6 @@ func (p *plan) infer(record bool) (Report, error) {
 	// arriving mid-step waits a step more for its first token), prompts first or decodes first,
 	// whole prompts or chunks, what it admits, its front end (docs/costmodel.md §
 	// Serving).
-	eng, _ := model.Engine(w.Engine)
 	prefillFirst, whole, _ := eng.Schedule(p.a.MaxSeq)
 	cfg := serve.Config{Replicas: p.d, Stages: p.p, MaxSeqs: maxSeqs, MaxBatchTokens: maxTokens,
 		KVBlocks: kp.blocks, BlockTokens: model.ServeBlockTokens, Concurrency: w.Concurrency, ReserveWhole: eng.ReserveWhole,

@@ -71,18 +71,18 @@ const FrontEnd4ms = 4e-3
 
 // Engines are the serving engines the simulator follows, by id; "" is vllm.
 var Engines = map[string]EngineProfile{
-	"vllm": {ID: "vllm", Name: "vLLM V1", Versions: "0.11 and later (V1 engine, async scheduling on)",
+	"vllm": {ID: "vllm", Name: "vLLM V1", Versions: "0.11 and later",
 		Overlap: true, FrontEndS: FrontEnd4ms,
 		Source: "vllm/v1/core/sched/scheduler.py (decodes first, chunked prefill always on); " +
 			"vllm/engine/arg_utils.py get_batch_defaults (1024 sequences and 8192 tokens on GPUs of 70 GiB or more but the A100, else 256 and 2048); " +
 			"async scheduling on by default since PR #27614 (EngineCore.step_with_batch_queue)"},
-	"vllm-v0": {ID: "vllm-v0", Name: "vLLM V0", Versions: "0.4 to 0.7 (V0 engine, the default before 0.8)",
+	"vllm-v0": {ID: "vllm-v0", Name: "vLLM V0", Versions: "0.4 to 0.7",
 		PrefillFirst: true, WholePrompts: true, LongContextChunks: 512, FrontEndS: FrontEnd4ms,
 		Source: "vllm/core/scheduler.py Scheduler._schedule_default (prompts first, decodes in steps with none); " +
 			"without chunked prefill max_num_batched_tokens = max(max_model_len, 2048), max_num_seqs 256 (vllm/config.py SchedulerConfig); " +
 			"chunked prefill turned on with 512 tokens for a context over 32K (arg_utils.py, 0.5.4 to 0.6)",
 		limits: func(_ GPU, maxSeq int) (int, int) { return 256, max(maxSeq, 2048) }},
-	"sglang": {ID: "sglang", Name: "SGLang", Versions: "0.4 and later (overlap scheduler on)",
+	"sglang": {ID: "sglang", Name: "SGLang", Versions: "0.4 and later",
 		PrefillFirst: true, Overlap: true, FrontEndS: FrontEnd4ms,
 		Source: "python/sglang/srt/managers/scheduler.py get_next_batch_to_run (a new prefill batch whenever one can be built, else decode); " +
 			"server_args.py chunked_prefill_size 2048 under 35 GiB, 8192 under 160 GiB, else 16384; " +
@@ -96,7 +96,7 @@ var Engines = map[string]EngineProfile{
 			}
 			return 4096, 16384
 		}},
-	"trtllm": {ID: "trtllm", Name: "TensorRT-LLM", Versions: "1.0 (PyTorch executor), as trtllm-bench runs it",
+	"trtllm": {ID: "trtllm", Name: "TensorRT-LLM", Versions: "1.0, as trtllm-bench runs it",
 		ReserveWhole: true, PPHost: true, Overlap: true,
 		Source: "tensorrt_llm/_torch/pyexecutor: in-flight batching, decodes and context chunks in one step; " +
 			"overlap scheduler on (disable_overlap_scheduler false by default); " +
