@@ -105,3 +105,30 @@ func TestFrontEnd(t *testing.T) {
 		t.Error("a negative front end was accepted")
 	}
 }
+
+// Overlap with pipeline stages: the batch entering stage 0 was built when the one before it
+// entered stage 0, so a request arriving while stage 0 is busy waits one stage slot more; with
+// stage 0 idle it starts at once.
+func TestOverlapWithStages(t *testing.T) {
+	c := linear{fixed: 10e-3} // 10 ms a stage
+	// A and C keep both engines' batches going (stage 0 busy from 0 on: A's engine enters it at
+	// 0, 20, 40 ms, C's at 10, 30, 50 ms); B arrives at 35 ms for A's engine, whose batch at 40
+	// ms was built at 30 ms: B waits for the one at 60 ms.
+	reqs := []Request{{Prompt: 16, Gen: 200}, {Prompt: 16, Gen: 200}, {Arrival: 35e-3, Prompt: 16, Gen: 3}}
+	first := func(overlap bool) float64 {
+		cfg := base()
+		cfg.Stages, cfg.Overlap = 2, overlap
+		r, _ := run(t, cfg, reqs, c)
+		return r.FirstToken[2]
+	}
+	if d := first(true) - first(false); !near(d, 20e-3) {
+		t.Errorf("B's first token %g s later with overlap, want its engine's next step (0.02 s)", d)
+	}
+	// Alone, on idle stages: no wait.
+	cfg := base()
+	cfg.Stages, cfg.Overlap = 2, true
+	r, _ := run(t, cfg, []Request{{Arrival: 1, Prompt: 16, Gen: 2}}, c)
+	if !near(r.FirstToken[0], 1.02) {
+		t.Errorf("idle stages: first token at %g s, want 1.02", r.FirstToken[0])
+	}
+}

@@ -95,8 +95,9 @@ type Config struct {
 	// and TensorRT-LLM's overlap schedulers do the same): the batch that starts when step k ends
 	// was built when step k started, so a request that arrives while step k runs is first in step
 	// k+2, one step later than with the step built when it starts. An engine that was idle
-	// builds its step at once. Without pipeline stages only (with them the batches in flight
-	// are already the stages').
+	// builds its step at once. With pipeline stages the batch entering stage 0 was built when
+	// the one before it entered stage 0 (vLLM's async scheduling with PP, PR #32359: a batch
+	// more in flight than stages).
 	Overlap bool
 	// PrefillFirst runs prompts before decodes: a step that can start or continue a prompt
 	// runs prompts only, and the running sequences decode in the steps when none can (vLLM
@@ -314,6 +315,7 @@ type replica struct {
 	res     *Result
 	engines []engine
 	stage   []float64 // when each stage is next free
+	start0  float64   // when the last batch started on stage 0
 	pending []arrival // arrivals not yet delivered, by time (open loop: in workload order)
 	// mustDecode: the last step preempted; the next is not prompts only (Config.PrefillFirst).
 	mustDecode bool
@@ -475,9 +477,16 @@ func (r *replica) step(e int, t float64) {
 	r.sched, r.chunks = r.sched[:0], r.chunks[:0]
 	// The queue this batch sees: with Overlap and a batch just ended (the engine busy until t),
 	// what had arrived when that batch started and this one was built; otherwise what is here.
+	// With pipeline stages, the batch entering stage 0 was built when the one before it entered
+	// stage 0, if stage 0 has been busy until now (vLLM's async scheduling with PP keeps a batch
+	// more in flight than stages: PR #32359).
 	seen := t
-	if cfg.Overlap && cfg.Stages == 1 && en.ready >= t && len(en.running) > 0 {
+	switch {
+	case !cfg.Overlap || len(en.running) == 0:
+	case cfg.Stages == 1 && en.ready >= t:
 		seen = en.started
+	case cfg.Stages > 1 && r.stage[0] >= t:
+		seen = r.start0
 	}
 
 	// Prefill first: a step that can run a prompt runs prompts only (its decodes wait); when
@@ -517,6 +526,9 @@ func (r *replica) step(e int, t float64) {
 			at += r.cost.Transfer(s-1, &r.batch)
 		}
 		start := max(at, r.stage[s])
+		if s == 0 {
+			r.start0 = start
+		}
 		st := r.cost.Stage(s, &r.batch)
 		end := start + st.Seconds
 		r.stage[s] = end
