@@ -125,6 +125,7 @@ const (
 	kBool
 	kWeights  // a --weights format or bits
 	kKVCache  // bf16, fp16 or fp8
+	kEngine   // a serving engine's id (model.Engines)
 	kDuration // a time: "500ms", "2s", or a number of seconds
 	kSize     // a size in bytes: "512GiB", "512G", or a number of bytes
 	kQuestion // a mapping: see Question
@@ -159,7 +160,7 @@ var scenarioKeys = []scenarioKey{
 	{"unfused_attention", kBool}, {"serial_dp", kBool}, {"collectives", kCollectives}, {"tp_overlap", kTPOverlap}, {"offload", kOffload}, {"sp_gather", kSPGather}, {"rank_order", kRankOrder},
 	{"prompt", kInt}, {"gen", kInt}, {"requests", kInt},
 	{"rate", kFloat}, {"concurrency", kInt}, {"seed", kInt}, {"max_seqs", kInt}, {"max_batch_tokens", kInt},
-	{"weights", kWeights}, {"kv_cache", kKVCache}, {"slo_ttft", kDuration}, {"slo_tpot", kDuration},
+	{"weights", kWeights}, {"kv_cache", kKVCache}, {"engine", kEngine}, {"slo_ttft", kDuration}, {"slo_tpot", kDuration},
 	{"reserve_gib", kFloat},
 	{"question", kQuestion}, // the tour's and the lessons', not settings
 	{"caption", kQuestion},  // a lesson step's text (lesson.go)
@@ -388,6 +389,13 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		}
 		v.texts[key] = text
 		return text, true
+	case kEngine:
+		if _, ok := model.Engine(text); !ok || text == "" {
+			bad("must be one of %s", strings.Join(model.EngineIDs(), ", "))
+			return "", false
+		}
+		v.texts[key] = text
+		return text, true
 	case kModel:
 		a, err := p.Model(text)
 		if err != nil {
@@ -557,7 +565,7 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 		PromptTokens: v.intOr("prompt", model.DefaultPrompt), GenTokens: v.intOr("gen", model.DefaultGen),
 		Requests: sz.Requests, Precision: v.prec, Rate: v.floats["rate"], Concurrency: v.ints["concurrency"],
 		Seed: uint64(max(v.ints["seed"], 0)), MaxSeqs: v.ints["max_seqs"], MaxBatchTokens: v.ints["max_batch_tokens"],
-		Weights: v.texts["weights"], KVCache: v.texts["kv_cache"], SLOTTFT: v.floats["slo_ttft"], SLOTPOT: v.floats["slo_tpot"]}
+		Weights: v.texts["weights"], KVCache: v.texts["kv_cache"], Engine: v.texts["engine"], SLOTTFT: v.floats["slo_ttft"], SLOTPOT: v.floats["slo_tpot"]}
 	return s, nil
 }
 
@@ -726,7 +734,7 @@ func marshalScenario(s model.Scenario, title string, q *Question, caption map[st
 			set bool
 		}{{"rate", w.Rate, w.Rate > 0}, {"concurrency", w.Concurrency, w.Concurrency > 0}, {"seed", w.Seed, w.Seed > 0},
 			{"max_seqs", w.MaxSeqs, w.MaxSeqs > 0}, {"max_batch_tokens", w.MaxBatchTokens, w.MaxBatchTokens > 0},
-			{"weights", w.Weights, w.Weights != ""}, {"kv_cache", w.KVCache, w.KVCache != ""},
+			{"weights", w.Weights, w.Weights != ""}, {"kv_cache", w.KVCache, w.KVCache != ""}, {"engine", w.Engine, w.Engine != ""},
 			{"slo_ttft", secondsText(w.SLOTTFT), w.SLOTTFT > 0}, {"slo_tpot", secondsText(w.SLOTPOT), w.SLOTPOT > 0}} {
 			if kv.set {
 				add(kv.key, kv.v)

@@ -97,6 +97,8 @@ type Inference struct {
 	KVCacheTokens       float64 `json:"kv_cache_tokens"`
 	// The engine's limits used, requests completed and refused, engine steps, and the mean
 	// number of requests in the system (Little's L).
+	// Engine is the serving engine whose defaults the run followed (model.Engines).
+	Engine         string  `json:"engine"`
 	MaxSeqs        int     `json:"max_seqs"`
 	MaxBatchTokens int     `json:"max_batch_tokens"`
 	Completed      int     `json:"completed"`

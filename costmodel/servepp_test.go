@@ -101,9 +101,15 @@ func TestEngineValidated(t *testing.T) {
 	if err := s.Validate(); err != nil {
 		t.Fatalf("trtllm: %v", err)
 	}
-	s.Workload.Engine = "sglang"
+	for _, id := range model.EngineIDs() {
+		s.Workload.Engine = id
+		if err := s.Validate(); err != nil {
+			t.Errorf("engine %s: %v", id, err)
+		}
+	}
+	s.Workload.Engine = "tgi"
 	err := s.Validate()
-	if err == nil || !strings.Contains(err.Error(), "engine") || !strings.Contains(err.Error(), "sglang") {
-		t.Errorf("engine sglang: %v, want an error naming the field and the value", err)
+	if err == nil || !strings.Contains(err.Error(), "engine") || !strings.Contains(err.Error(), "tgi") || !strings.Contains(err.Error(), "sglang") {
+		t.Errorf("engine tgi: %v, want an error naming the field, the value and the engines allowed", err)
 	}
 }

@@ -213,7 +213,7 @@ func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 		d += p.hw.time(kernel{bytes: float64(b.Tokens()) * float64(p.a.Hidden) * p.e * 2})
 		d += engineStepOverhead
 	}
-	if p.p > 1 && p.s.Workload.Engine == "trtllm" {
+	if eng, _ := model.Engine(p.s.Workload.Engine); p.p > 1 && eng.PPHost {
 		// Every rank runs the executor's loop and waits for its own forward (trtPPHostPerSeq).
 		d += trtPPHostPerSeq * float64(b.DecodeSeqs+b.PrefillSeqs)
 		if s > 0 {
@@ -285,10 +285,15 @@ func (p *plan) kvPlan(c *servingCost, maxSeqs, maxTokens int) kvPlan {
 	return kp
 }
 
-// serveLimits are the engine's max-seqs and max-batch-tokens: the workload's, else vLLM's.
+// serveLimits are the engine's max-seqs and max-batch-tokens: the workload's, else the
+// engine's defaults (vLLM V0's chunked prefill of long contexts included).
 func (p *plan) serveLimits() (int, int) {
 	w := p.s.Workload
-	seqs, toks := model.ServeDefaults(p.c.GPU)
+	eng, _ := model.Engine(w.Engine)
+	seqs, toks := eng.Limits(p.c.GPU, p.a.MaxSeq)
+	if _, _, budget := eng.Schedule(p.a.MaxSeq); budget > 0 {
+		toks = budget
+	}
 	if w.MaxSeqs > 0 {
 		seqs = w.MaxSeqs
 	}
@@ -341,7 +346,8 @@ func (p *plan) infer(record bool) (Report, error) {
 	r.Memory = stages[full].Memory
 	r.Detail.Stages = stages
 
-	inf := &Inference{KVCacheTokens: kp.tokens, MaxSeqs: maxSeqs, MaxBatchTokens: maxTokens}
+	eng, _ := model.Engine(w.Engine)
+	inf := &Inference{KVCacheTokens: kp.tokens, Engine: eng.ID, MaxSeqs: maxSeqs, MaxBatchTokens: maxTokens}
 	r.Inference = inf
 	// One sequence alone at the average context: the floor of TPOT (and each stage's share, the
 	// stage table's F).
@@ -354,14 +360,19 @@ func (p *plan) infer(record bool) (Report, error) {
 			inf.DecodeStepS += c.Transfer(s, &one)
 		}
 	}
-	// Overlap: the engine builds a step while the one before it runs, as vLLM V1 does with async
-	// scheduling (EngineCore.step_with_batch_queue, vllm/v1/engine/core.py; on by default upstream
-	// since vllm-project/vllm PR #27614; the BLIS runs' fork does not record its version, U) and
-	// SGLang with its overlap scheduler: a request arriving mid-step waits a step more for its
-	// first token (docs/costmodel.md § Serving).
+	// The engine's profile (model.Engines): overlap (a step built while the one before it
+	// runs: vLLM V1's async scheduling, SGLang's and TensorRT-LLM's overlap schedulers; a request
+	// arriving mid-step waits a step more for its first token), prompts first or decodes first,
+	// whole prompts or chunks, what it admits, its front end (docs/costmodel.md §
+	// Serving).
+	prefillFirst, whole, _ := eng.Schedule(p.a.MaxSeq)
 	cfg := serve.Config{Replicas: p.d, Stages: p.p, MaxSeqs: maxSeqs, MaxBatchTokens: maxTokens,
-		KVBlocks: kp.blocks, BlockTokens: model.ServeBlockTokens, Concurrency: w.Concurrency, ReserveWhole: w.Engine == "trtllm",
-		Record: record, MaxRecord: maxServeTrace, ITL: record, Overlap: true}
+		KVBlocks: kp.blocks, BlockTokens: model.ServeBlockTokens, Concurrency: w.Concurrency, ReserveWhole: eng.ReserveWhole,
+		Record: record, MaxRecord: maxServeTrace, ITL: record, Overlap: eng.Overlap,
+		PrefillFirst: prefillFirst, WholePrompts: whole, FrontEndS: eng.FrontEndS}
+	if w.Offline {
+		cfg.FrontEndS = 0
+	}
 	if !fits {
 		// Served as if the memory were there (a cache for every request at once, as far as the
 		// engine's limits go), as a training step that does not fit is still timed.

@@ -260,10 +260,8 @@ func (c *checker) serving(w Workload, g GPU) {
 			c.add("kv-cache", w.KVCache, "must be bf16, fp16 or fp8")
 		}
 	}
-	switch w.Engine {
-	case "", "vllm", "trtllm":
-	default:
-		c.add("engine", w.Engine, "must be vllm or trtllm")
+	if _, ok := Engine(w.Engine); !ok {
+		c.add("engine", w.Engine, "%s", engineAllowed())
 	}
 	if w.PromptDist != nil {
 		if err := w.PromptDist.Validate("prompt"); err != nil {

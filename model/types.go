@@ -380,12 +380,12 @@ type Workload struct {
 	MaxBatchTokens int         `json:"max_batch_tokens,omitempty"`
 	Weights        string      `json:"weights,omitempty"`
 	KVCache        string      `json:"kv_cache,omitempty"`
-	// Engine is the serving engine whose scheduler the simulation follows: "" or "vllm" (vLLM's:
-	// a request is admitted when its first chunk's blocks are free, and preempted when the
-	// cache runs out), "trtllm" (TensorRT-LLM's PyTorch executor: its default capacity policy,
-	// GUARANTEED_NO_EVICT, admits a request only when blocks for its whole prompt and output are
-	// free, so nothing is preempted; with PP each rank's host work runs between its forwards).
+	// Engine is the serving engine whose defaults the simulation follows (Engines: vllm, the
+	// default; vllm-v0, sglang, trtllm): how it builds a step, what it admits, its front end.
 	Engine string `json:"engine,omitempty"`
+	// Offline: the benchmark hands the engine token ids (trtllm-bench, an engine's offline
+	// throughput script, TensorRT-LLM's own tables), so no front end tokenizes the prompts.
+	Offline bool `json:"offline,omitempty"`
 	// PrefixCached is how many of each prompt's first tokens the engine's prefix cache holds
 	// when the request arrives (a system prompt every request shares, or a benchmark that
 	// cycles a fixed set of prompts): whole KV blocks of them are not prefilled (0: none).

@@ -489,6 +489,7 @@ func fields() []field {
 			func(s *model.Scenario) *string { return &s.Workload.Weights }),
 		textEnumField("kv-cache", "KV cache", serving, []string{"", "fp8"},
 			func(s *model.Scenario) *string { return &s.Workload.KVCache }),
+		engineField(serving),
 		enumField("collectives", "TP all-reduce", serving, []string{"auto", "nccl", "engine"},
 			func(s *model.Scenario) int { return int(s.Layout.Collectives) },
 			func(s *model.Scenario, i int) { s.Layout.Collectives = model.Collectives(i) }),
@@ -618,4 +619,38 @@ func visibleFields(all []field, s *model.Scenario) []int {
 		}
 	}
 	return out
+}
+
+// engineField is the serving engine whose defaults the run follows (model.Engines); "" is vllm.
+func engineField(show func(*model.Scenario) bool) field {
+	values := []string{"vllm", "vllm-v0", "sglang", "trtllm"}
+	index := func(s *model.Scenario) int {
+		for i, v := range values {
+			if v == s.Workload.Engine {
+				return i
+			}
+		}
+		return 0
+	}
+	return field{
+		name: "engine", label: "engine", show: show,
+		get: func(s *model.Scenario) string { return values[index(s)] },
+		step: func(s *model.Scenario, _ *assets.Presets, dir int) {
+			s.Workload.Engine = values[cycle(index(s), len(values), dir)]
+			if s.Workload.Engine == "vllm" {
+				s.Workload.Engine = ""
+			}
+		},
+		set: func(s *model.Scenario, _ *assets.Presets, text string) error {
+			t := strings.ToLower(strings.TrimSpace(text))
+			if _, ok := model.Engines[t]; !ok {
+				return fmt.Errorf("%q is not an engine: %s", text, strings.Join(values, ", "))
+			}
+			if t == "vllm" {
+				t = ""
+			}
+			s.Workload.Engine = t
+			return nil
+		},
+	}
 }

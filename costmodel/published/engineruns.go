@@ -52,8 +52,11 @@ func sgl060Run(engine string, big bool, rate float64, n int) MoreRun {
 		sys = "h100x4-llama31-70b-tp4"
 	}
 	eng := "sglang030"
+	r.Profile = "sglang"
 	if engine == "vLLM 0.6.0" {
 		eng, r.MaxSeqs = "vllm060-ms10", 256
+		// V0 at a max_model_len of 4096: whole prompts first (multi-step is not modelled).
+		r.Profile, r.Context = "vllm-v0", 4096
 		r.Engine = "vLLM 0.6.0 (V0, multi-step 10, no chunked prefill)"
 		if rate > 0 {
 			// The model's median TTFT is SGLang's (31–55 ms): it has no multi-step window.

@@ -219,13 +219,13 @@ func TestMoreRunsMedians(t *testing.T) {
 }
 
 // The SGLang 0.4 runs on H200 (MeasuredH200): Llama 3.3 70B at TP 4 and Llama 3.1 405B at TP 8,
-// online (1–16 requests/s, random and ShareGPT) and all at once, held as checkHoldouts says (the
-// 70B at 8 random requests/s marked as missed on E2E and ITL: near SGLang's capacity; the
-// 4096/2048 run all at once on ITL: SGLang's prefill batches), with the medians what the model
-// achieves now: ITL 12.0%, E2E 18.1%, TTFT 29.8%, req/s 23.5% (where the server set it; bounds
-// 20, 25, 40, 35). The model's capacity is higher than SGLang's on
-// every all-at-once run (+14% to +47% output tokens/s; the 4096-token prompts most), where
-// ITL at large batches matches within 12% on the 1024- and 256-token runs.
+// online (1–16 requests/s, random and ShareGPT) and all at once, replayed with the sglang
+// engine profile (prompts first), held as checkHoldouts says (the 70B at 8 random requests/s
+// marked as missed on E2E, ITL and TTFT: near SGLang's capacity; the 4096/2048 run all at once
+// on ITL: SGLang's prefill batches), with the medians what the model achieves now: ITL 11.3%,
+// E2E 13.7%, TTFT 26.8%, req/s 16.7% (where the server set it; bounds 20, 25, 40, 35; with the
+// default profile they were 12.0, 18.1, 29.8 and 23.5). The model's capacity is higher than
+// SGLang's on every all-at-once run (+6% to +39% requests/s; the 4096-token prompts most).
 func TestMeasuredH200Runs(t *testing.T) {
 	n := map[string]int{}
 	for _, r := range MeasuredH200 {

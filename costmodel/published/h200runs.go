@@ -33,9 +33,10 @@ var MeasuredH200 = []MoreRun{
 	// At 8 requests/s SGLang served 6.9 (87%: not marked Saturated) with a median ITL of 71 ms
 	// against 19 ms at 4: it ran near its capacity (8.8 requests/s all at once, below). The
 	// model's capacity on these lengths is 26% higher (11.1, the same row), so at 8 it runs at
-	// 72% load, where latencies are still flat: E2E 13 s against 52 s, ITL 18 ms against 71.
+	// 72% load, where latencies are still flat: E2E 13 s against 52 s, ITL 18 ms against 71,
+	// median TTFT 94 ms against 191 (SGLang's prompts-first steps answer fast while it keeps up).
 	missed(h200b(false, "random", 8, 2400, 1222995, 1218922, 346.7753648299258, 52064.764045071985, 50316.21736683883, 191.41179136931896, 70.76324708759785, 3515.0190112201713),
-		"near SGLang's capacity (87% of the offered rate served); the model's capacity is 26% higher, so its load is lighter (72%) and its latencies flat", "E2E", "ITL"),
+		"near SGLang's capacity (87% of the offered rate served); the model's capacity is 26% higher, so its load is lighter (72%) and its latencies flat", "E2E", "ITL", "TTFT"),
 	h200b(false, "random", 16, 3200, 1629242, 1642637, 383.073250005953, 149037.25147111146, 159469.04255752452, 614.2499720444903, 179.12118090316653, 4288.049348197696),
 	h200b(false, "sharegpt", 4, 1200, 269081, 226901, 304.126221193932, 3201.4825566502986, 1988.5655880207196, 68.27884959056973, 13.841505162417889, 746.0750970739618),
 	h200b(false, "sharegpt", 8, 2400, 540779, 461874, 313.96794493007474, 5302.550664339797, 3291.7507080128416, 83.16566958092153, 17.667690059170127, 1471.0864833760852),
@@ -110,7 +111,7 @@ func h200bReadme(big bool, tp int, reqS, outTokS float64) MoreRun {
 }
 
 func h200bRun(big bool, dist string, n, in, out int, dur, e2eMS, e2e50MS, ttft50MS, itl50MS, outTokS float64) MoreRun {
-	r := MoreRun{Source: "H200B", Engine: "SGLang 0.4 (Dec 2024; radix cache off, torch.compile)", Model: "llama-3-70b",
+	r := MoreRun{Source: "H200B", Engine: "SGLang 0.4 (Dec 2024; radix cache off, torch.compile)", Profile: "sglang", Model: "llama-3-70b",
 		GPU: "h200-sxm", Intra: "nvlink4", TP: 4, Precision: "bf16", Dist: dist, Prompt: float64(in) / float64(n),
 		Gen: float64(out) / float64(n), Requests: n, MaxSeqs: 2048, ReqS: float64(n) / dur, OutTokS: outTokS, E2E: e2eMS * 1e-3,
 		E2EP50: e2e50MS * 1e-3, TTFTP50: ttft50MS * 1e-3, ITLP50: itl50MS * 1e-3}

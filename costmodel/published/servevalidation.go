@@ -184,7 +184,7 @@ func serveScenario(r ServeRun, p ServePresets) (model.Scenario, error) {
 		Layout:  model.Layout{TP: r.TP, PP: r.PP, DP: r.GPUs / (r.TP * r.PP), Chunks: 1, MicroBatch: 1},
 		Workload: model.Workload{Mode: model.Infer, PromptTokens: r.Prompt, GenTokens: r.Gen, Requests: r.Requests,
 			Precision: prec, Rate: r.Rate, Concurrency: r.Concurrency, MaxSeqs: maxSeqs, MaxBatchTokens: maxTokens,
-			Weights: r.Weights, KVCache: r.KV, Engine: engine}}
+			Weights: r.Weights, KVCache: r.KV, Engine: engine, Offline: r.Source == "TRT"}}
 	return s, nil
 }
 

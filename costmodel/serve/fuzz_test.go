@@ -7,7 +7,7 @@ import (
 )
 
 // FuzzRun: any deployment and workload the validation lets through (with or without Overlap,
-// by the seed's parity) runs to the end: every
+// PrefillFirst, WholePrompts and a front end, by the seed's low bits) runs to the end: every
 // request finishes or is refused, in the order of its own events, Little's law holds, and the
 // steady window's figures are finite.
 func FuzzRun(f *testing.F) {
@@ -18,7 +18,10 @@ func FuzzRun(f *testing.F) {
 		rate float64, prompt, gen uint16, seed uint64) {
 		cfg := Config{Replicas: int(replicas%4) + 1, Stages: int(stages%6) + 1, MaxSeqs: int(seqs%512) + 1,
 			MaxBatchTokens: int(tokens%4096) + 1, KVBlocks: int(blocks % 100000), BlockTokens: 16, Concurrency: int(clients % 64),
-			Overlap: seed&1 == 1}
+			Overlap: seed&1 == 1, PrefillFirst: seed&2 == 2, WholePrompts: seed&4 == 4}
+		if seed&8 == 8 {
+			cfg.FrontEndS = 4e-3
+		}
 		if rate != rate || rate < 0 || rate > 1e4 {
 			rate = 1
 		}

@@ -95,9 +95,27 @@ type Config struct {
 	// and TensorRT-LLM's overlap schedulers do the same): the batch that starts when step k ends
 	// was built when step k started, so a request that arrives while step k runs is first in step
 	// k+2, one step later than with the step built when it starts. An engine that was idle
-	// builds its step at once. Without pipeline stages only (with them the batches in flight
-	// are already the stages').
+	// builds its step at once. With pipeline stages the batch entering stage 0 was built when
+	// the one before it entered stage 0 (vLLM's async scheduling with PP, PR #32359: a batch
+	// more in flight than stages).
 	Overlap bool
+	// PrefillFirst runs prompts before decodes: a step that can start or continue a prompt
+	// runs prompts only, and the running sequences decode in the steps when none can (vLLM
+	// V0's default scheduler, Scheduler._schedule_default in vllm/core/scheduler.py; SGLang's
+	// Scheduler.get_next_batch_to_run, which runs a new prefill batch whenever it can build
+	// one). false: decodes first and prompt chunks in what is left of the budget (vLLM V1, V0
+	// with chunked prefill, TensorRT-LLM's in-flight batching).
+	PrefillFirst bool
+	// WholePrompts never splits a prompt over steps: a prompt that does not fit in what is
+	// left of the budget waits for the next step (vLLM V0 without chunked prefill, whose
+	// budget is at least the model's context); one longer than the whole budget runs alone.
+	WholePrompts bool
+	// FrontEndS is the engine's front end, seconds from a request's sending to its reaching the
+	// scheduler: the API server's HTTP handling, tokenizing and hand-over to the engine process
+	// (tenstorrent/tt-inference-server issue #190 measured vLLM online 4 ms above vLLM offline
+	// on 128-token prompts). TTFT and E2E count it from the request's sending. 0: the requests
+	// come tokenized to the engine (an offline benchmark such as trtllm-bench).
+	FrontEndS float64
 }
 
 // Step is one recorded engine step on one stage.
@@ -235,6 +253,8 @@ func (cfg Config) validate(reqs []Request) error {
 		return fmt.Errorf("serve: KV blocks %d: need at least 0", cfg.KVBlocks)
 	case cfg.Concurrency < 0:
 		return fmt.Errorf("serve: concurrency %d: need 0 (open loop) or more", cfg.Concurrency)
+	case math.IsNaN(cfg.FrontEndS) || math.IsInf(cfg.FrontEndS, 0) || cfg.FrontEndS < 0 || cfg.FrontEndS > 60:
+		return fmt.Errorf("serve: front end %v s: need a finite time from 0 to 60 s", cfg.FrontEndS)
 	case len(reqs) == 0:
 		return fmt.Errorf("serve: no requests")
 	}
@@ -295,11 +315,14 @@ type replica struct {
 	res     *Result
 	engines []engine
 	stage   []float64 // when each stage is next free
+	start0  float64   // when the last batch started on stage 0
 	pending []arrival // arrivals not yet delivered, by time (open loop: in workload order)
-	next    int       // closed loop: the next request a client sends
-	clients int
-	now     float64 // the time of the event being processed
-	ended   []bool  // per request of the workload: it finished or was refused
+	// mustDecode: the last step preempted; the next is not prompts only (Config.PrefillFirst).
+	mustDecode bool
+	next       int // closed loop: the next request a client sends
+	clients    int
+	now        float64 // the time of the event being processed
+	ended      []bool  // per request of the workload: it finished or was refused
 	// The KV cache, shared by the replica's engines: free blocks of all; admissions so far.
 	free, blocks int
 	admitted     int
@@ -314,9 +337,11 @@ type replica struct {
 	maxRunning int
 }
 
+// arrival is a request reaching the scheduler at t, sent by its client at sent (earlier by
+// the front end, Config.FrontEndS).
 type arrival struct {
-	t  float64
-	id int
+	t, sent float64
+	id      int
 }
 
 func newReplica(cfg Config, idx int, reqs []Request, ids []int, clients int, cost StepCost, res *Result) *replica {
@@ -325,15 +350,20 @@ func newReplica(cfg Config, idx int, reqs []Request, ids []int, clients int, cos
 	r.free, r.blocks = cfg.KVBlocks, cfg.KVBlocks
 	if clients > 0 {
 		for c := 0; c < clients && r.next < len(ids); c++ {
-			r.pending = append(r.pending, arrival{0, ids[r.next]})
+			r.pending = append(r.pending, r.sent(0, ids[r.next]))
 			r.next++
 		}
 	} else {
 		for _, id := range ids {
-			r.pending = append(r.pending, arrival{reqs[id].Arrival, id})
+			r.pending = append(r.pending, r.sent(reqs[id].Arrival, id))
 		}
 	}
 	return r
+}
+
+// sent is request id sent at t: it reaches the scheduler through the front end.
+func (r *replica) sent(t float64, id int) arrival {
+	return arrival{t: t + r.cfg.FrontEndS, sent: t, id: id}
 }
 
 // unstall lets every stalled engine try again: blocks or requests may have come.
@@ -356,6 +386,7 @@ func (r *replica) account(t float64) {
 func (r *replica) deliver(a arrival) {
 	r.account(a.t)
 	r.inSys++
+	r.area += a.t - a.sent // in the system from its sending: its time in the front end
 	best := 0
 	for e := range r.engines {
 		if len(r.engines[e].waiting)+len(r.engines[e].running) < len(r.engines[best].waiting)+len(r.engines[best].running) {
@@ -363,7 +394,7 @@ func (r *replica) deliver(a arrival) {
 		}
 	}
 	q := r.reqs[a.id]
-	r.res.Arrival[a.id] = a.t
+	r.res.Arrival[a.id] = a.sent
 	r.engines[best].waiting = append(r.engines[best].waiting, &seq{id: a.id, arrival: a.t, prompt: q.Prompt, gen: q.Gen,
 		computed: cachedTokens(q, r.cfg.BlockTokens)})
 }
@@ -444,79 +475,32 @@ func (r *replica) step(e int, t float64) {
 	cfg := r.cfg
 	r.batch = Batch{}
 	r.sched, r.chunks = r.sched[:0], r.chunks[:0]
-	budget := cfg.MaxBatchTokens
-	bt := cfg.BlockTokens
 	// The queue this batch sees: with Overlap and a batch just ended (the engine busy until t),
 	// what had arrived when that batch started and this one was built; otherwise what is here.
+	// With pipeline stages, the batch entering stage 0 was built when the one before it entered
+	// stage 0, if stage 0 has been busy until now (vLLM's async scheduling with PP keeps a batch
+	// more in flight than stages: PR #32359).
 	seen := t
-	if cfg.Overlap && cfg.Stages == 1 && en.ready >= t && len(en.running) > 0 {
+	switch {
+	case !cfg.Overlap || len(en.running) == 0:
+	case cfg.Stages == 1 && en.ready >= t:
 		seen = en.started
+	case cfg.Stages > 1 && r.stage[0] >= t:
+		seen = r.start0
 	}
 
-	// Running sequences first, in the order they were admitted: a decode token each, or their
-	// prompt's next chunk. A sequence that needs a block when none is free preempts the newest
-	// admitted sequence of the replica that is not in a batch in flight (vLLM's rule: the
-	// newest goes first), itself if it is that one. When sequences newer than it are in flight
-	// on other engines it waits for them instead: the oldest sequence always gets its blocks.
-	preempted, blocked := false, false
-	for i := 0; i < len(en.running) && budget > 0; i++ {
-		s := en.running[i]
-		want := 1
-		if s.computed < s.prompt {
-			want = min(s.prompt-s.computed, budget)
-		}
-		need := max(blocksFor(s.computed+want, bt)-s.blocks, 0)
-		for need > r.free && !blocked {
-			v, owner := r.victim(e)
-			switch {
-			case v == s && r.newerInFlight(s):
-				blocked = true
-			default:
-				r.preempt(owner, v)
-				preempted = true
-				blocked = v == s
-			}
-		}
-		if blocked {
-			break // s waits (or went back to the queue); so do the sequences after it
-		}
-		r.free -= need
-		s.blocks += need
-		r.add(s, want)
-		budget -= want
+	// Prefill first: a step that can run a prompt runs prompts only (its decodes wait); when
+	// no prompt could start after all, the running sequences decode.
+	// After a step that preempted, the next is decodes first (as without prefill first), until
+	// one runs without preempting: the sequences it has to preempt are the prompts just
+	// admitted, and taking them back at once could go on for ever.
+	prefillOnly := cfg.PrefillFirst && !r.mustDecode && r.canPrefill(en, seen)
+	preempted, blocked := r.fill(e, t, seen, prefillOnly)
+	if len(r.sched) == 0 && prefillOnly {
+		p2, b2 := r.fill(e, t, seen, false)
+		preempted, blocked = preempted || p2, b2
 	}
-	// Then the queue, in order, while a sequence slot, the budget and the KV cache allow; not
-	// in a step that had to preempt (vLLM V1 leaves the queue alone then).
-	for !preempted && !blocked && len(en.waiting) > 0 && budget > 0 && len(en.running) < cfg.MaxSeqs {
-		s := en.waiting[0]
-		if s.arrival > seen {
-			break // it came after this batch was built: the next one takes it
-		}
-		if blocksFor(s.prompt+s.gen, bt) > r.blocks {
-			// It can never fit, not even alone: refuse it, as an engine does.
-			en.waiting = en.waiting[1:]
-			r.reject(s, t)
-			continue
-		}
-		want := min(s.prompt-s.computed, budget)
-		need := blocksFor(s.computed+want, bt) - s.blocks
-		if cfg.ReserveWhole {
-			need = blocksFor(s.prompt+s.gen, bt) - s.blocks
-		}
-		if need > r.free {
-			break
-		}
-		en.waiting = en.waiting[1:]
-		r.free -= need
-		s.blocks += need
-		r.admitted++
-		s.admitted = r.admitted
-		en.running = append(en.running, s)
-		r.running++
-		r.maxRunning = max(r.maxRunning, r.running)
-		r.add(s, want)
-		budget -= want
-	}
+	r.mustDecode = preempted
 	if len(r.sched) == 0 {
 		// Nothing ran. After a preemption the next step tries again. Otherwise the head of the
 		// queue waits for blocks: those another engine holds come back when its batches finish
@@ -542,6 +526,9 @@ func (r *replica) step(e int, t float64) {
 			at += r.cost.Transfer(s-1, &r.batch)
 		}
 		start := max(at, r.stage[s])
+		if s == 0 {
+			r.start0 = start
+		}
 		st := r.cost.Stage(s, &r.batch)
 		end := start + st.Seconds
 		r.stage[s] = end
@@ -599,6 +586,121 @@ func (r *replica) complete(e int) {
 			r.finish(en, s, at)
 		}
 	}
+}
+
+// fill builds engine e's batch at t: running sequences first, then the queue (what arrived by
+// seen); prefillOnly leaves the decodes out. It says whether it preempted a sequence, and
+// whether a running sequence had to wait for blocks.
+func (r *replica) fill(e int, t, seen float64, prefillOnly bool) (preempted, blocked bool) {
+	en := &r.engines[e]
+	cfg := r.cfg
+	budget := cfg.MaxBatchTokens
+	bt := cfg.BlockTokens
+	// Running sequences first, in the order they were admitted: a decode token each, or their
+	// prompt's next chunk. A sequence that needs a block when none is free preempts the newest
+	// admitted sequence of the replica that is not in a batch in flight (vLLM's rule: the
+	// newest goes first), itself if it is that one. When sequences newer than it are in flight
+	// on other engines it waits for them instead: the oldest sequence always gets its blocks.
+	preempted, blocked = false, false
+	for i := 0; i < len(en.running) && budget > 0; i++ {
+		s := en.running[i]
+		want := 1
+		if s.computed < s.prompt {
+			want = min(s.prompt-s.computed, budget)
+		} else if prefillOnly {
+			continue
+		}
+		need := max(blocksFor(s.computed+want, bt)-s.blocks, 0)
+		for need > r.free && !blocked {
+			v, owner := r.victim(e)
+			switch {
+			case v == s && r.newerInFlight(s):
+				blocked = true
+			default:
+				r.preempt(owner, v)
+				preempted = true
+				blocked = v == s
+			}
+		}
+		if blocked {
+			break // s waits (or went back to the queue); so do the sequences after it
+		}
+		r.free -= need
+		s.blocks += need
+		r.add(s, want)
+		budget -= want
+	}
+	// Then the queue, in order, while a sequence slot, the budget and the KV cache allow; not
+	// in a step that had to preempt (vLLM V1 leaves the queue alone then).
+	for !preempted && !blocked && len(en.waiting) > 0 && budget > 0 && len(en.running) < cfg.MaxSeqs {
+		s := en.waiting[0]
+		if s.arrival > seen {
+			break // it came after this batch was built: the next one takes it
+		}
+		if blocksFor(s.prompt+s.gen, bt) > r.blocks {
+			// It can never fit, not even alone: refuse it, as an engine does.
+			en.waiting = en.waiting[1:]
+			r.reject(s, t)
+			continue
+		}
+		want := min(s.prompt-s.computed, budget)
+		if cfg.WholePrompts && want < s.prompt-s.computed {
+			if len(r.sched) > 0 {
+				break // it waits for a step with room for all of it
+			}
+			want = s.prompt - s.computed // longer than the whole budget: alone
+		}
+		need := blocksFor(s.computed+want, bt) - s.blocks
+		if cfg.ReserveWhole {
+			need = blocksFor(s.prompt+s.gen, bt) - s.blocks
+		}
+		if need > r.free {
+			break
+		}
+		en.waiting = en.waiting[1:]
+		r.free -= need
+		s.blocks += need
+		r.admitted++
+		s.admitted = r.admitted
+		en.running = append(en.running, s)
+		r.running++
+		r.maxRunning = max(r.maxRunning, r.running)
+		r.add(s, want)
+		budget -= want
+	}
+	return preempted, blocked
+}
+
+// canPrefill says whether engine e's next step can run a prompt: a running sequence has a
+// prompt chunk left, or the queue's head (arrived by seen) has a sequence slot and the blocks
+// of its first chunk (prefill first's test; a request that can never fit counts: it is refused
+// in the step).
+func (r *replica) canPrefill(en *engine, seen float64) bool {
+	bt := r.cfg.BlockTokens
+	for _, s := range en.running {
+		if s.computed < s.prompt {
+			// A prompt to go on with, if its next chunk's blocks are free (else the step is
+			// built decodes first, and the oldest sequences get their blocks).
+			want := min(s.prompt-s.computed, r.cfg.MaxBatchTokens)
+			return blocksFor(s.computed+want, bt)-s.blocks <= r.free
+		}
+	}
+	if len(en.waiting) == 0 || len(en.running) >= r.cfg.MaxSeqs {
+		return false
+	}
+	s := en.waiting[0]
+	if s.arrival > seen {
+		return false
+	}
+	want := min(s.prompt-s.computed, r.cfg.MaxBatchTokens)
+	if r.cfg.WholePrompts {
+		want = s.prompt - s.computed
+	}
+	need := blocksFor(s.computed+want, bt) - s.blocks
+	if r.cfg.ReserveWhole {
+		need = blocksFor(s.prompt+s.gen, bt) - s.blocks
+	}
+	return need <= r.free || blocksFor(s.prompt+s.gen, bt) > r.blocks
 }
 
 // add puts want tokens of s into the batch being built.
@@ -696,7 +798,7 @@ func (r *replica) reject(s *seq, t float64) {
 // more lets a closed loop's client send its next request.
 func (r *replica) more(t float64) {
 	if r.clients > 0 && r.next < len(r.ids) {
-		r.push(arrival{t, r.ids[r.next]})
+		r.push(r.sent(t, r.ids[r.next]))
 		r.next++
 	}
 }

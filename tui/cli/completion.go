@@ -37,6 +37,7 @@ var valueLists = map[string]func(cmd *cobra.Command) []string{
 		return []string{model.BF16.String(), model.FP16.String(), model.FP8.String()}
 	},
 	"weights":     func(*cobra.Command) []string { return append([]string(nil), model.WeightFormats...) },
+	"engine":      func(*cobra.Command) []string { return model.EngineIDs() },
 	"recompute":   enumWords(func(i int) string { return model.Recompute(i).String() }, true),
 	"offload":     enumWords(func(i int) string { return model.Offload(i).String() }, true),
 	"tp-overlap":  enumWords(func(i int) string { return model.TPOverlap(i).String() }, true),

@@ -76,6 +76,7 @@ type scenarioFlags struct {
 	workload                string
 	maxSeqs, maxBatchTokens int
 	weights, kvCache        string
+	engine                  string
 	sloTTFT, sloTPOT        time.Duration
 
 	computeEff, memoryEff, intraEff, interEff, reserveGiB float64
@@ -174,6 +175,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxBatchTokens, "max-batch-tokens", 0, "inference: most tokens in one engine step, decode first then prefill chunks, vLLM's max_num_batched_tokens (default: vLLM's, 8192 on GPUs of 70 GiB or more but A100, else 2048)")
 	fs.StringVar(&f.weights, "weights", "", "inference: storage of the weights: "+strings.Join(model.WeightFormats, ", ")+" or bits per weight (4.5 for a 4.5 bpw quantization); fp8 runs on FP8 cores where the GPU has them, the others dequantize into --precision matmuls (default: --precision)")
 	fs.StringVar(&f.kvCache, "kv-cache", "", "inference: KV cache format: bf16, fp16 or fp8 (default: --precision)")
+	fs.StringVar(&f.engine, "engine", "", "inference: the serving engine whose defaults the simulation follows: "+engineHelp()+" (default vllm)")
 	fs.DurationVar(&f.sloTTFT, "slo-ttft", 0, "inference: the latency target for the p90 time to first token, e.g. 500ms; judges the run, report --sweep-rate's goodput and search --objective goodput (default 0: none)")
 	fs.DurationVar(&f.sloTPOT, "slo-tpot", 0, "inference: the latency target for the p90 time per output token, e.g. 50ms (default 0: none)")
 
@@ -393,7 +395,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	batch, reqs := sz.Batch, sz.Requests
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,
 		GenTokens: f.gen, Requests: reqs, Precision: prec, Rate: f.rate, Concurrency: f.concurrency, Seed: f.seed,
-		MaxSeqs: f.maxSeqs, MaxBatchTokens: f.maxBatchTokens, Weights: f.weights, KVCache: f.kvCache,
+		MaxSeqs: f.maxSeqs, MaxBatchTokens: f.maxBatchTokens, Weights: f.weights, KVCache: f.kvCache, Engine: f.engine,
 		SLOTTFT: f.sloTTFT.Seconds(), SLOTPOT: f.sloTPOT.Seconds()}
 	if f.workload != "" {
 		data, err := readBoundedFile("workload", f.workload, maxInputBytes, "a workload file")
@@ -624,4 +626,34 @@ func (f *scenarioFlags) applyScenarioFile(p *assets.Presets, boxed bool) error {
 		f.fileSet[name] = kv
 	}
 	return nil
+}
+
+// engineHelp lists the engines --engine takes, each with what it does by default.
+func engineHelp() string {
+	var parts []string
+	for _, id := range model.EngineIDs() {
+		e := model.Engines[id]
+		var how []string
+		if e.PrefillFirst {
+			how = append(how, "prompts first")
+		} else {
+			how = append(how, "decodes first")
+		}
+		if e.WholePrompts {
+			how = append(how, "whole prompts")
+		} else {
+			how = append(how, "chunked prompts")
+		}
+		if e.Overlap {
+			how = append(how, "overlapped scheduling")
+		}
+		if e.ReserveWhole {
+			how = append(how, "admits with blocks for the whole output")
+		}
+		if e.FrontEndS > 0 {
+			how = append(how, fmt.Sprintf("%g ms API front end", e.FrontEndS*1e3))
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s %s: %s)", id, e.Name, e.Versions, strings.Join(how, ", ")))
+	}
+	return strings.Join(parts, "; ")
 }

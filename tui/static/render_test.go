@@ -101,14 +101,14 @@ func TestRenderReportInfer(t *testing.T) {
 	r.Detail.Stages[0].Memory = r.Memory
 	r.Inference = &costmodel.Inference{TTFT: 0.120, TPOT: 0.0213, TokensPerS: 375, OutputTokensPerS: 375,
 		TTFTP50: 0.110, TTFTP90: 0.150, TTFTP99: 0.190, TPOTP50: 0.021, TPOTP90: 0.024, TPOTP99: 0.031,
-		Completed: 8, Steps: 260, MaxSeqs: 1024, MaxBatchTokens: 8192, KVCacheTokens: 1.5e6}
+		Engine: "sglang", Completed: 8, Steps: 260, MaxSeqs: 1024, MaxBatchTokens: 8192, KVCacheTokens: 1.5e6}
 	var b bytes.Buffer
 	if err := RenderReport(&b, s, r); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
 	for _, want := range []string{"infer fp8 prompt 1024 gen 256 requests 8 at once", "TP=8 PP=1 DP=1\n",
-		"serve time", "serving (8 requests served, 0 refused · 260 engine steps · at most 1024 sequences and 8192 tokens a step)",
+		"serve time", "serving as SGLang (8 requests served, 0 refused · 260 engine steps · at most 1024 sequences and 8192 tokens a step)",
 		"TTFT   120 ms   110 ms   150 ms   190 ms", "TPOT  21.3 ms  21.0 ms  24.0 ms  31.0 ms", "375", "1.50 M tokens", "fits"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)

@@ -393,8 +393,8 @@ func trimFloat(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 
 // renderServing is the serving run's figures: latency percentiles, throughput, the KV cache.
 func renderServing(ew *errWriter, inf *costmodel.Inference) {
-	ew.line(fmt.Sprintf("serving (%d requests served, %d refused · %d engine steps · at most %d sequences and %d tokens a step)",
-		inf.Completed, inf.Rejected, inf.Steps, inf.MaxSeqs, inf.MaxBatchTokens))
+	ew.line(fmt.Sprintf("serving as %s (%d requests served, %d refused · %d engine steps · at most %d sequences and %d tokens a step)",
+		engineName(inf.Engine), inf.Completed, inf.Rejected, inf.Steps, inf.MaxSeqs, inf.MaxBatchTokens))
 	lt := newTable("  ", false, true, true, true, true, false)
 	lt.add("", "mean", "p50", "p90", "p99", "")
 	lt.add("TTFT", Seconds(inf.TTFT), Seconds(inf.TTFTP50), Seconds(inf.TTFTP90), Seconds(inf.TTFTP99), "time to first token")
@@ -546,4 +546,12 @@ func RenderToFit(w io.Writer, f *costmodel.FitChange) error {
 	ew.line("")
 	ew.line(ToFitText(f))
 	return ew.err
+}
+
+// engineName is the engine's name as the report says it ("vLLM V1"), its id if unknown.
+func engineName(id string) string {
+	if e, ok := model.Engine(id); ok {
+		return e.Name
+	}
+	return id
 }

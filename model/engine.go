@@ -1,0 +1,126 @@
+package model
+
+import (
+	"sort"
+	"strings"
+)
+
+// EngineProfile is what a serving engine does by default, as the serving simulator follows it:
+// how it builds a step, what it admits, what it costs before the scheduler sees a request. The
+// figures come from each engine's own source (cited per field) and are stated in `--engine`'s
+// help; none is fitted on a measured run.
+type EngineProfile struct {
+	ID, Name string
+	// Versions are the releases whose defaults these are.
+	Versions string
+	// PrefillFirst: a step that can run a prompt runs prompts only (vLLM V0, SGLang); false:
+	// decodes first and prompt chunks in the rest of the budget (vLLM V1, TensorRT-LLM).
+	PrefillFirst bool
+	// WholePrompts: prompts are never split over steps (vLLM V0 without chunked prefill).
+	WholePrompts bool
+	// LongContextChunks: a model whose context is over 32K tokens gets chunked prefill with this
+	// budget instead (vLLM V0 turned it on by itself: "Chunked prefill is enabled by default for
+	// models with max_model_len > 32K", max_num_batched_tokens 512, vllm/engine/arg_utils.py of
+	// 0.5.4 to 0.6). 0: no such rule.
+	LongContextChunks int
+	// Overlap: the next step is scheduled while one runs (vLLM V1's async scheduling, SGLang's
+	// overlap scheduler); one step more before a request that arrived mid-step is in a batch.
+	Overlap bool
+	// ReserveWhole: a request is admitted only with blocks for its whole prompt and output
+	// (TensorRT-LLM's GUARANTEED_NO_EVICT); nothing is preempted.
+	ReserveWhole bool
+	// PPHost: each pipeline rank runs the executor's host loop between its forwards
+	// (TensorRT-LLM's PyTorch executor).
+	PPHost bool
+	// FrontEndS is the API server's time from a request's sending to the scheduler (HTTP,
+	// tokenizing, hand-over to the engine process); 0: the benchmark sends tokens.
+	FrontEndS float64
+	// Source says where each default comes from.
+	Source string
+	// limits are max sequences and max batched tokens a step on the GPU, for a model whose
+	// context is maxSeq tokens.
+	limits func(g GPU, maxSeq int) (maxSeqs, maxBatchTokens int)
+}
+
+// Limits are the engine's default max sequences and max batched tokens a step on the GPU, for a
+// model whose context is maxSeq tokens.
+func (e EngineProfile) Limits(g GPU, maxSeq int) (maxSeqs, maxBatchTokens int) {
+	if e.limits == nil {
+		return ServeDefaults(g)
+	}
+	return e.limits(g, maxSeq)
+}
+
+// Schedule is how the engine builds its steps for a model of maxSeq tokens of context: prompts
+// first or decodes first, whole prompts or chunks, and the token budget that replaces its
+// default (0: none). vLLM V0's chunked prefill of a long context builds steps decodes first
+// (Scheduler._schedule_chunked_prefill).
+func (e EngineProfile) Schedule(maxSeq int) (prefillFirst, wholePrompts bool, budget int) {
+	if e.WholePrompts && e.LongContextChunks > 0 && maxSeq > 32768 {
+		return false, false, e.LongContextChunks
+	}
+	return e.PrefillFirst, e.WholePrompts, 0
+}
+
+// FrontEnd4ms is an OpenAI-compatible API server's time to hand a request to its engine: vLLM
+// online answered 4 ms later than vLLM offline on Llama-3.3-70B with 128-token prompts at batch
+// 32 ("acceptable from HTTP server + ZMQ latency"; tenstorrent/tt-inference-server issue #190,
+// May 2025). Longer prompts tokenize longer (10–21 µs a token for 131 tokens with a chat
+// template, the same project's issue #2173); the model keeps the one measured figure (U).
+const FrontEnd4ms = 4e-3
+
+// Engines are the serving engines the simulator follows, by id; "" is vllm.
+var Engines = map[string]EngineProfile{
+	"vllm": {ID: "vllm", Name: "vLLM V1", Versions: "0.11 and later",
+		Overlap: true, FrontEndS: FrontEnd4ms,
+		Source: "vllm/v1/core/sched/scheduler.py (decodes first, chunked prefill always on); " +
+			"vllm/engine/arg_utils.py get_batch_defaults (1024 sequences and 8192 tokens on GPUs of 70 GiB or more but the A100, else 256 and 2048); " +
+			"async scheduling on by default since PR #27614 (EngineCore.step_with_batch_queue)"},
+	"vllm-v0": {ID: "vllm-v0", Name: "vLLM V0", Versions: "0.4 to 0.7",
+		PrefillFirst: true, WholePrompts: true, LongContextChunks: 512, FrontEndS: FrontEnd4ms,
+		Source: "vllm/core/scheduler.py Scheduler._schedule_default (prompts first, decodes in steps with none); " +
+			"without chunked prefill max_num_batched_tokens = max(max_model_len, 2048), max_num_seqs 256 (vllm/config.py SchedulerConfig); " +
+			"chunked prefill turned on with 512 tokens for a context over 32K (arg_utils.py, 0.5.4 to 0.6)",
+		limits: func(_ GPU, maxSeq int) (int, int) { return 256, max(maxSeq, 2048) }},
+	"sglang": {ID: "sglang", Name: "SGLang", Versions: "0.4 and later",
+		PrefillFirst: true, Overlap: true, FrontEndS: FrontEnd4ms,
+		Source: "python/sglang/srt/managers/scheduler.py get_next_batch_to_run (a new prefill batch whenever one can be built, else decode); " +
+			"server_args.py chunked_prefill_size 2048 under 35 GiB, 8192 under 160 GiB, else 16384; " +
+			"max_running_requests bounded by the KV cache (4096 here: U)",
+		limits: func(g GPU, _ int) (int, int) {
+			switch {
+			case g.MemoryBytes < 35*GiB:
+				return 4096, 2048
+			case g.MemoryBytes < 160*GiB:
+				return 4096, 8192
+			}
+			return 4096, 16384
+		}},
+	"trtllm": {ID: "trtllm", Name: "TensorRT-LLM", Versions: "1.0, as trtllm-bench runs it",
+		ReserveWhole: true, PPHost: true, Overlap: true,
+		Source: "tensorrt_llm/_torch/pyexecutor: in-flight batching, decodes and context chunks in one step; " +
+			"overlap scheduler on (disable_overlap_scheduler false by default); " +
+			"GUARANTEED_NO_EVICT capacity scheduler (the default); trtllm-bench sends tokens (no front end)"},
+}
+
+// EngineIDs are the engines' ids, sorted.
+func EngineIDs() []string {
+	ids := make([]string, 0, len(Engines))
+	for id := range Engines {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Engine is the profile of the named engine ("" is vllm) and whether it is known.
+func Engine(id string) (EngineProfile, bool) {
+	if id == "" {
+		id = "vllm"
+	}
+	e, ok := Engines[id]
+	return e, ok
+}
+
+// engineAllowed is the error text for an unknown engine.
+func engineAllowed() string { return "must be one of " + strings.Join(EngineIDs(), ", ") }
