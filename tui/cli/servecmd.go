@@ -122,8 +122,7 @@ func servePassword(f *serveFlags) (string, error) {
 		}
 		if fi, err := os.Stat(f.passwordFile); err == nil {
 			if err := serve.CheckPrivate(f.passwordFile, fi); err != nil {
-				return "", &model.FieldError{Field: "password-file", Value: f.passwordFile,
-					Allowed: "a file only its owner can read: " + err.Error()}
+				return "", &model.FieldError{Field: "password-file", Value: f.passwordFile, Allowed: err.Error()}
 			}
 		}
 		line, _, _ := strings.Cut(string(data), "\n")
@@ -211,8 +210,12 @@ func runServe(ctx context.Context, stdout, errw io.Writer, sf *scenarioFlags, f 
 	}
 	pem, created, err := serve.LoadHostKey(keyPath, create)
 	if err != nil {
-		var me *serve.ModeError
-		if f.hostKey != "" || errors.As(err, &me) {
+		if f.hostKey == "" {
+			var me *serve.ModeError
+			if errors.As(err, &me) {
+				return &inputError{err: err}
+			}
+		} else {
 			return &inputError{err: fmt.Errorf("--host-key: %w", err)}
 		}
 		return err

@@ -41,8 +41,8 @@ type ModeError struct {
 }
 
 func (e *ModeError) Error() string {
-	return fmt.Sprintf("%s is mode %04o: its group or others can read it; it must be its owner's alone (chmod 600 %s)",
-		e.Path, e.Mode.Perm(), e.Path)
+	return fmt.Sprintf("mode %04o lets its group or others read it; it must be its owner's alone, as OpenSSH requires (chmod 600 %s)",
+		e.Mode.Perm(), e.Path)
 }
 
 // CheckPrivate refuses a file that its group or others can read (a *ModeError).
