@@ -628,3 +628,50 @@ func TestHostKeyMode(t *testing.T) {
 		}
 	}
 }
+
+// Every refusal of a session is logged with its reason: a command, no PTY, the class full,
+// sessions from one address too fast.
+func TestDoorRefusalsLogged(t *testing.T) {
+	var logs syncBuf
+	_, addr := start(t, func(c *Config) { c.Log = &logs; c.MaxSessions = 1 }, nil)
+	c, err := dial(t, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	run := func(cmd string, pty bool) {
+		s, err := c.NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if pty {
+			if err := s.RequestPty("xterm", 24, 80, gossh.TerminalModes{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, _ = s.CombinedOutput(cmd)
+	}
+	run("cat /etc/passwd\nserve: forged", false)
+	run("", false)
+	tm := open(t, addr, nil, "")
+	tm.see(0, "Pipeline")
+	run("", true) // the class is full: tm holds its one place
+	for range connBurst {
+		run("", false)
+	}
+	l := logs.String()
+	for _, want := range []string{`refused: a command command="cat /etc/passwd\nserve: forged"`, "refused: no PTY",
+		`refused: the class is full limit="1 (--max-sessions)"`, "refused: sessions from this address too fast"} {
+		if !strings.Contains(l, want) {
+			t.Errorf("the log lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(tail(l, 3000))
+	}
+	tm.send("q")
+	if err := tm.exit(); err != nil {
+		t.Error(err)
+	}
+}

@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/ssh"
+	"github.com/charmbracelet/wish"
+	"github.com/charmbracelet/wish/ratelimiter"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -589,4 +591,35 @@ func (s *Server) inSession(next ssh.Handler) ssh.Handler {
 // serveDoor serves ln through the door.
 func (s *Server) serveDoor(ln net.Listener) error {
 	return s.srv.Serve(&doorListener{Listener: ln, s: s})
+}
+
+// limitRate is wish's ratelimiter middleware, the refusal logged: sessions from one address
+// past rl's rate are refused with its line.
+func (s *Server) limitRate(rl ratelimiter.RateLimiter) wish.Middleware {
+	return func(next ssh.Handler) ssh.Handler {
+		return func(sess ssh.Session) {
+			if err := rl.Allow(sess); err != nil {
+				s.eventLimited("rate "+hostOf(sess.RemoteAddr()), sess.RemoteAddr(), "refused: sessions from this address too fast",
+					"user", sess.User(), "err", err)
+				wish.Fatal(sess, err)
+				return
+			}
+			next(sess)
+		}
+	}
+}
+
+// needPTY is wish's activeterm middleware, the refusal logged: a session without a PTY gets
+// one line and exit 1.
+func (s *Server) needPTY(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		if _, _, ok := sess.Pty(); ok {
+			next(sess)
+			return
+		}
+		s.eventLimited("pty "+hostOf(sess.RemoteAddr()), sess.RemoteAddr(), "refused: no PTY", "user", sess.User(),
+			"command", sess.RawCommand())
+		wish.Println(sess, "Requires an active PTY")
+		_ = sess.Exit(1)
+	}
 }

@@ -30,7 +30,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/ssh"
 	"github.com/charmbracelet/wish"
-	"github.com/charmbracelet/wish/activeterm"
 	bm "github.com/charmbracelet/wish/bubbletea"
 	"github.com/charmbracelet/wish/ratelimiter"
 	"github.com/muesli/termenv"
@@ -167,11 +166,11 @@ func New(cfg Config) (*Server, error) {
 		wish.WithMiddleware(
 			// The first runs last: wish wraps each middleware around the ones before it.
 			bm.MiddlewareWithProgramHandler(s.program, termenv.Ascii),
-			s.classroom,             // in the hub from here, once the session is one with an explorer
-			activeterm.Middleware(), // no PTY, no explorer: one line and exit 1
+			s.classroom, // in the hub from here, once the session is one with an explorer
+			s.needPTY,   // no PTY, no explorer: one line and exit 1 (wish's activeterm, logged)
 			s.onlyExplorer,
 			s.limitSessions,
-			ratelimiter.Middleware(ratelimiter.NewRateLimiter(connRate, connBurst, limiterMemory)),
+			s.limitRate(ratelimiter.NewRateLimiter(connRate, connBurst, limiterMemory)),
 			s.inSession, // connect and disconnect logged, the door's grace time let go
 			s.recoverSession,
 		),
@@ -269,6 +268,7 @@ func (s *Server) limitSessions(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		if n := s.sessions.Add(1); n > int64(s.cfg.MaxSessions) {
 			s.sessions.Add(-1)
+			s.eventLimited("full", sess.RemoteAddr(), "refused: the class is full", "limit", fmt.Sprintf("%d (--max-sessions)", s.cfg.MaxSessions))
 			wish.Fatalln(sess, fmt.Sprintf("splitscope: the class is full (%d sessions); try again in a moment", s.cfg.MaxSessions))
 			return
 		}
@@ -282,6 +282,7 @@ func (s *Server) limitSessions(next ssh.Handler) ssh.Handler {
 func (s *Server) onlyExplorer(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		if _, ok := commandLang(sess.Command()); !ok {
+			s.eventLimited("command "+hostOf(sess.RemoteAddr()), sess.RemoteAddr(), "refused: a command", "command", sess.RawCommand())
 			wish.Fatalln(sess, fmt.Sprintf("splitscope: this server runs the explorer only, no commands (%q refused); connect with a terminal, or give a language: ssh -t HOST fr",
 				strings.Join(sess.Command(), " ")))
 			return
