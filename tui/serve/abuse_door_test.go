@@ -306,7 +306,8 @@ func TestDoorPreAuthFlood(t *testing.T) {
 	}
 	l := logs.String()
 	for _, want := range []string{"refused: too many connections not yet in a session from this address",
-		"dropped: not yet in a session while the door is full", "closed: login grace time over", `state="not logged in"`} {
+		"dropped: not yet in a session while the door is full", "closed: login grace time over", `state="not logged in"`,
+		`more="19 more like the last, not logged one by one"`} {
 		if !strings.Contains(l, want) {
 			t.Errorf("the log lacks %q", want)
 		}
@@ -673,5 +674,26 @@ func TestDoorRefusalsLogged(t *testing.T) {
 	tm.send("q")
 	if err := tm.exit(); err != nil {
 		t.Error(err)
+	}
+}
+
+// An idle close says so in the log.
+func TestDoorIdleCloseLogged(t *testing.T) {
+	var logs syncBuf
+	_, addr := start(t, func(c *Config) { c.Log = &logs; c.IdleTimeout = 300 * time.Millisecond }, nil)
+	c, err := dial(t, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if !ended(c, wait) {
+		t.Fatalf("an idle connection still open after %s", wait)
+	}
+	deadline := time.Now().Add(wait)
+	for !strings.Contains(logs.String(), `closed: idle limit="300ms (--idle-timeout)"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log lacks the idle close: %s", logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

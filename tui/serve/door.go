@@ -107,13 +107,16 @@ func logValue(v any) string {
 }
 
 // eventLimited is event at most once a second for each key: a flood's refusals are counted
-// in the next line ("more" since the last) instead of filling the log.
+// in a line at the end of the second ("more") instead of filling the log.
 func (s *Server) eventLimited(key string, addr net.Addr, what string, kv ...any) {
 	d := s.door
 	d.logMu.Lock()
 	now := time.Now()
-	if now.Sub(d.logLast[key]) < time.Second {
-		d.logSkipped[key]++
+	if since := now.Sub(d.logLast[key]); since < time.Second {
+		if d.logSkipped[key]++; d.logSkipped[key] == 1 {
+			// The count goes out when the second is over, even if nothing else comes.
+			time.AfterFunc(time.Second-since, func() { s.flushLimited(key, what) })
+		}
 		d.logMu.Unlock()
 		return
 	}
@@ -128,6 +131,21 @@ func (s *Server) eventLimited(key string, addr net.Addr, what string, kv ...any)
 		kv = append(kv, "more", fmt.Sprintf("%d like it not logged since the last", skipped))
 	}
 	s.event(addr, what, kv...)
+}
+
+// flushLimited logs how many of key's events eventLimited left out, if any.
+func (s *Server) flushLimited(key, what string) {
+	d := s.door
+	d.logMu.Lock()
+	n := d.logSkipped[key]
+	delete(d.logSkipped, key)
+	if n > 0 {
+		d.logLast[key] = time.Now()
+	}
+	d.logMu.Unlock()
+	if n > 0 {
+		s.event(nil, what, "more", fmt.Sprintf("%d more like the last, not logged one by one", n))
+	}
 }
 
 // door holds the starting connections and the addresses' penalties.
@@ -176,6 +194,17 @@ type doorConn struct {
 	session   chan struct{}
 	closeOnce sync.Once
 	closeErr  error
+}
+
+// Read says in the log when the idle timeout (the deadline the ssh library sets at each read
+// and write) ends the connection.
+func (c *doorConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	var ne net.Error
+	if err != nil && c.s.cfg.IdleTimeout > 0 && errors.As(err, &ne) && ne.Timeout() {
+		c.s.eventLimited("idle", c.RemoteAddr(), "closed: idle", "limit", fmt.Sprintf("%s (--idle-timeout)", c.s.cfg.IdleTimeout))
+	}
+	return n, err
 }
 
 func (c *doorConn) Close() error {
