@@ -31,7 +31,8 @@ import (
 // Defaults of the door's flags.
 const (
 	// DefaultLoginGraceTime closes a connection that has no explorer running this long after
-	// it connected (OpenSSH's LoginGraceTime 30 s would close only the unauthenticated ones).
+	// it connected (OpenSSH's LoginGraceTime closes only the unauthenticated ones, after 120 s
+	// by default).
 	DefaultLoginGraceTime = 30 * time.Second
 	// DefaultMaxStartups bounds the starting connections (not yet in an explorer) from all
 	// addresses at once; one more sheds the oldest of the address that holds the most.
