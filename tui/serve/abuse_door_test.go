@@ -705,3 +705,19 @@ func TestDoorIdleCloseLogged(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Close closes the connections that have not logged in too.
+func TestDoorCloseClosesStarting(t *testing.T) {
+	srv, addr := start(t, nil, nil)
+	flood := rawConns(t, addr, 1, 5)
+	deadline := time.Now().Add(wait)
+	for srv.door.startingLen() < 5 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = srv.Close()
+	for i, c := range flood {
+		if !closedWithin(c, wait) {
+			t.Errorf("connection %d still open after Close", i)
+		}
+	}
+}

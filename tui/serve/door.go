@@ -342,6 +342,28 @@ func (s *Server) shed(why string) bool {
 	return true
 }
 
+// startingLen is the number of starting connections.
+func (d *door) startingLen() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.starting.Len()
+}
+
+// closeStarting closes every starting connection (the ssh server's Close knows only those
+// that logged in).
+func (s *Server) closeStarting() {
+	d := s.door
+	d.mu.Lock()
+	var cs []*doorConn
+	for e := d.starting.Front(); e != nil; e = e.Next() {
+		cs = append(cs, e.Value.(*doorConn))
+	}
+	d.mu.Unlock()
+	for _, c := range cs {
+		_ = c.Close()
+	}
+}
+
 // graceOver closes c if no explorer runs on it, saying why.
 func (s *Server) graceOver(c *doorConn) {
 	s.door.mu.Lock()

@@ -212,8 +212,12 @@ func (s *Server) Open() bool { return s.cfg.Password == "" && len(s.cfg.Authoriz
 // Serve accepts connections on ln until Close or Shutdown; it returns ssh.ErrServerClosed then.
 func (s *Server) Serve(ln net.Listener) error { return s.serveDoor(ln) }
 
-// Close closes the listener and every connection at once.
-func (s *Server) Close() error { return s.srv.Close() }
+// Close closes the listener and every connection at once, those not yet in a session too.
+func (s *Server) Close() error {
+	err := s.srv.Close()
+	s.closeStarting()
+	return err
+}
 
 // Shutdown stops accepting connections and waits, until ctx ends, for the sessions to end.
 func (s *Server) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
