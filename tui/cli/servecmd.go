@@ -29,6 +29,9 @@ type serveFlags struct {
 	maxSessions                                                         int
 	idleTimeout                                                         time.Duration
 	shareBox                                                            bool
+	// The door's limits (tui/serve/door.go).
+	loginGraceTime                                time.Duration
+	maxStartups, maxStartupsPerAddr, maxAuthTries int
 }
 
 func newServeCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
@@ -59,8 +62,16 @@ footer counts who follows and who is connected. The teacher's key gets in whatev
 --lesson DIR makes every session's tour the teacher's own lesson: the folder's scenario
 files, one a step (see README, "Your own lesson").
 
+The door has OpenSSH's limits: a connection with no explorer running --login-grace-time after
+it connected is closed (not logged in, ssh -N, a bare channel); at most --max-startups such
+connections at once (--max-startups-per-address from one address); --max-auth-tries attempts a
+connection; past 10 wrong passwords an address gets one guess a second; env limited to LANG,
+LC_* and the terminal's colour variables; one session per connection. Failed logins and every
+refusal are logged on stderr with the client's address and reason.
+
 The host key is --host-key FILE, or one generated once under the state directory
-($XDG_STATE_HOME or ~/.local/state)/splitscope, mode 0600.`,
+($XDG_STATE_HOME or ~/.local/state)/splitscope (mode 0700), the key mode 0600. A host key or
+--password-file that its group or others can read is refused (exit 2), as OpenSSH refuses one.`,
 		Example: `  splitscope serve
   splitscope serve --listen 0.0.0.0:2222 --password lesson --model llama-2-70b --gpu l40s --gpus 8
   splitscope serve --authorized-keys ~/class_keys --scenario tour/pcie
@@ -81,6 +92,10 @@ The host key is --host-key FILE, or one generated once under the state directory
 	fl.StringVar(&f.passwordFile, "password-file", "", "file whose first line is the password (not in the process list)")
 	fl.StringVar(&f.authorizedKeys, "authorized-keys", "", "authorized_keys file: only these public keys get in")
 	fl.StringVar(&f.teacherKey, "teacher-key", "", "authorized_keys file of the teacher: a session logging in with one leads the class")
+	fl.DurationVar(&f.loginGraceTime, "login-grace-time", serve.DefaultLoginGraceTime, "close a connection with no explorer running this long after it connected: not logged in, ssh -N, a bare channel (0: never)")
+	fl.IntVar(&f.maxStartups, "max-startups", serve.DefaultMaxStartups, "most connections not yet in an explorer, all addresses together; one more sheds the oldest of the busiest address")
+	fl.IntVar(&f.maxStartupsPerAddr, "max-startups-per-address", serve.DefaultMaxStartupsPerAddr, "most connections not yet in an explorer from one address; one more is refused")
+	fl.IntVar(&f.maxAuthTries, "max-auth-tries", serve.DefaultMaxAuthTries, "authentication attempts a connection has")
 	fl.BoolVar(&f.shareBox, "share-box", false, "show this machine's GPUs (probed once, read-only) on every session's Box tab")
 	fl.SortFlags = false
 	return cmd
@@ -105,6 +120,11 @@ func servePassword(f *serveFlags) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if fi, err := os.Stat(f.passwordFile); err == nil {
+			if err := serve.CheckPrivate(f.passwordFile, fi); err != nil {
+				return "", &model.FieldError{Field: "password-file", Value: f.passwordFile, Allowed: err.Error()}
+			}
+		}
 		line, _, _ := strings.Cut(string(data), "\n")
 		if line = strings.TrimRight(line, "\r"); line == "" {
 			return "", &model.FieldError{Field: "password-file", Value: f.passwordFile,
@@ -122,6 +142,17 @@ func runServe(ctx context.Context, stdout, errw io.Writer, sf *scenarioFlags, f 
 	if f.idleTimeout < 0 {
 		return usagef("--idle-timeout %s: must be 0 (never) or more", f.idleTimeout)
 	}
+	if f.loginGraceTime < 0 {
+		return usagef("--login-grace-time %s: must be 0 (never) or more", f.loginGraceTime)
+	}
+	for _, n := range []struct {
+		flag string
+		v    int
+	}{{"max-startups", f.maxStartups}, {"max-startups-per-address", f.maxStartupsPerAddr}, {"max-auth-tries", f.maxAuthTries}} {
+		if n.v < 1 {
+			return usagef("--%s %d: must be at least 1", n.flag, n.v)
+		}
+	}
 	if err := checkListen(f.listen); err != nil {
 		return err
 	}
@@ -138,7 +169,11 @@ func runServe(ctx context.Context, stdout, errw io.Writer, sf *scenarioFlags, f 
 	}
 	writeWarnings(errw, sf)
 	cfg := serve.Config{Scenario: s, Presets: p, MaxSessions: f.maxSessions, IdleTimeout: f.idleTimeout,
-		Password: password, Log: errw}
+		Password: password, Log: errw, LoginGraceTime: f.loginGraceTime, MaxStartups: f.maxStartups,
+		MaxStartupsPerAddr: f.maxStartupsPerAddr, MaxAuthTries: f.maxAuthTries}
+	if f.loginGraceTime == 0 {
+		cfg.LoginGraceTime = -1 // never
+	}
 	if sf.lang != "" {
 		cfg.Lang = sf.language()
 	}
@@ -175,7 +210,12 @@ func runServe(ctx context.Context, stdout, errw io.Writer, sf *scenarioFlags, f 
 	}
 	pem, created, err := serve.LoadHostKey(keyPath, create)
 	if err != nil {
-		if f.hostKey != "" {
+		if f.hostKey == "" {
+			var me *serve.ModeError
+			if errors.As(err, &me) {
+				return &inputError{err: err}
+			}
+		} else {
 			return &inputError{err: fmt.Errorf("--host-key: %w", err)}
 		}
 		return err

@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/splitscope/splitscope/tui/serve"
 )
 
 // TestServeBadInput: serve refuses what it cannot use before it listens, naming the flag (exit
@@ -110,5 +114,61 @@ func TestServeBadListen(t *testing.T) {
 		if err := checkListen(ok); err != nil {
 			t.Errorf("--listen %q refused: %v", ok, err)
 		}
+	}
+}
+
+// A host key (given, or the default one under the state directory) or a password file that
+// its group or others can read is refused before anything listens, exit 2, naming the file and
+// its mode. The port given is taken: a key that was accepted would fail there instead (exit 1).
+func TestServeKeyFileModes(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	listen := taken.Addr().String()
+	dir := t.TempDir()
+	key := filepath.Join(dir, "host_key")
+	if _, _, err := serve.LoadHostKey(key, true); err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(dir, "state")
+	t.Setenv("XDG_STATE_HOME", state)
+	defKey, err := serve.DefaultHostKeyPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := serve.LoadHostKey(defKey, true); err != nil {
+		t.Fatal(err)
+	}
+	pw := filepath.Join(dir, "pw")
+	if err := os.WriteFile(pw, []byte("secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file string
+		mode os.FileMode
+		args []string
+	}{
+		{key, 0o644, []string{"--host-key", key}},
+		{defKey, 0o640, nil},
+		{pw, 0o604, []string{"--host-key", key, "--password-file", pw}},
+	} {
+		for _, f := range []string{key, defKey, pw} {
+			if err := os.Chmod(f, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Chmod(tc.file, tc.mode); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := runArgs(t, append([]string{"serve", "--listen", listen}, tc.args...)...)
+		want := fmt.Sprintf("%s: mode %04o lets its group or others read it", tc.file, tc.mode)
+		if code != 2 || !strings.Contains(errs, want) || strings.Contains(out, "listening") {
+			t.Errorf("%s at %04o: exit %d, stderr %q; want exit 2 saying %q", tc.file, tc.mode, code, errs, want)
+		}
+	}
+	if fi, err := os.Stat(filepath.Dir(defKey)); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the state directory: %v, %v; want mode 0700", fi.Mode(), err)
 	}
 }

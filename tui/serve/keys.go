@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -32,8 +33,29 @@ func DefaultHostKeyPath() (string, error) {
 	return filepath.Join(dir, "splitscope", "ssh_host_ed25519_key"), nil
 }
 
-// readBounded reads a regular file of at most maxKeyFile bytes.
-func readBounded(path string) ([]byte, error) {
+// ModeError is a private file (a host key, a password file) that its group or others may
+// read: refused, as OpenSSH refuses such a key.
+type ModeError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+func (e *ModeError) Error() string {
+	return fmt.Sprintf("mode %04o lets its group or others read it; it must be its owner's alone, as OpenSSH requires (chmod 600 %s)",
+		e.Mode.Perm(), e.Path)
+}
+
+// CheckPrivate refuses a file that its group or others can read (a *ModeError).
+func CheckPrivate(path string, fi fs.FileInfo) error {
+	if fi.Mode().Perm()&0o077 != 0 {
+		return &ModeError{Path: path, Mode: fi.Mode()}
+	}
+	return nil
+}
+
+// readBounded reads a regular file of at most maxKeyFile bytes; a private one only its owner
+// may read.
+func readBounded(path string, private bool) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -43,6 +65,10 @@ func readBounded(path string) ([]byte, error) {
 		return nil, err
 	} else if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: must be a regular file", path)
+	} else if private {
+		if err := CheckPrivate(path, fi); err != nil {
+			return nil, err
+		}
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
 	if err != nil {
@@ -56,9 +82,10 @@ func readBounded(path string) ([]byte, error) {
 
 // LoadHostKey reads the host key at path (PEM, as ssh-keygen writes it). With create, a missing
 // file is made: a new ed25519 key, mode 0600, in a directory of mode 0700, created exclusively
-// so that no file the user has is ever overwritten. It reports whether it created the key.
+// so that no file the user has is ever overwritten. It reports whether it created the key. A
+// key its group or others can read is refused (a *ModeError).
 func LoadHostKey(path string, create bool) (pemKey []byte, created bool, err error) {
-	b, err := readBounded(path)
+	b, err := readBounded(path, true)
 	if errors.Is(err, os.ErrNotExist) && create {
 		b, err = newHostKey(path)
 		created = err == nil
@@ -115,7 +142,7 @@ func LoadTeacherKeys(path string) ([]gossh.PublicKey, error) {
 
 // loadKeys reads an authorized_keys file; what names the file in its errors.
 func loadKeys(what, path string) ([]gossh.PublicKey, error) {
-	b, err := readBounded(path)
+	b, err := readBounded(path, false)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", what, path, err)
 	}

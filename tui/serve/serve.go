@@ -30,9 +30,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/ssh"
 	"github.com/charmbracelet/wish"
-	"github.com/charmbracelet/wish/activeterm"
 	bm "github.com/charmbracelet/wish/bubbletea"
-	"github.com/charmbracelet/wish/logging"
 	"github.com/charmbracelet/wish/ratelimiter"
 	"github.com/muesli/termenv"
 	gossh "golang.org/x/crypto/ssh"
@@ -111,6 +109,14 @@ type Config struct {
 	Options []tui.Option
 	// Log receives one line per connection and the stack of a session's panic.
 	Log io.Writer
+	// The door's limits (door.go), each 0 for its default: LoginGraceTime closes a connection
+	// with no explorer running this long after it connected (negative: never); MaxStartups
+	// and MaxStartupsPerAddr bound the connections not yet in an explorer, in all and per
+	// address; MaxAuthTries bounds a connection's authentication attempts.
+	LoginGraceTime     time.Duration
+	MaxStartups        int
+	MaxStartupsPerAddr int
+	MaxAuthTries       int
 }
 
 // Server serves the explorer over SSH.
@@ -131,6 +137,8 @@ type Server struct {
 	// frames, for tests, hears how long each session's update (a frame tick from when it was
 	// due, a key from its Update) took to reach the wire as a frame.
 	frames func(time.Duration)
+	// door holds the connections not yet in an explorer and the addresses' penalties.
+	door *door
 }
 
 // New builds the server; Serve or ListenAndServe starts it.
@@ -148,7 +156,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Log = io.Discard
 	}
 	s := &Server{cfg: cfg, log: log.New(cfg.Log, "serve: ", log.LstdFlags), work: make(chan struct{}, WorkSlots()),
-		memo: tui.NewMemo()}
+		memo: tui.NewMemo(), door: newDoor(cfg)}
 	if len(cfg.TeacherKeys) > 0 {
 		s.hub = newHub(cfg.Scenario)
 	}
@@ -158,19 +166,19 @@ func New(cfg Config) (*Server, error) {
 		wish.WithMiddleware(
 			// The first runs last: wish wraps each middleware around the ones before it.
 			bm.MiddlewareWithProgramHandler(s.program, termenv.Ascii),
-			s.classroom,             // in the hub from here, once the session is one with an explorer
-			activeterm.Middleware(), // no PTY, no explorer: one line and exit 1
+			s.classroom, // in the hub from here, once the session is one with an explorer
+			s.needPTY,   // no PTY, no explorer: one line and exit 1 (wish's activeterm, logged)
 			s.onlyExplorer,
 			s.limitSessions,
-			ratelimiter.Middleware(ratelimiter.NewRateLimiter(connRate, connBurst, limiterMemory)),
-			logging.MiddlewareWithLogger(s.log),
+			s.limitRate(ratelimiter.NewRateLimiter(connRate, connBurst, limiterMemory)),
+			s.inSession, // connect and disconnect logged, the door's grace time let go
 			s.recoverSession,
 		),
 	}
 	if cfg.Password != "" {
 		want := []byte(cfg.Password)
-		opts = append(opts, wish.WithPasswordAuth(func(_ ssh.Context, pw string) bool {
-			return subtle.ConstantTimeCompare([]byte(pw), want) == 1
+		opts = append(opts, wish.WithPasswordAuth(func(ctx ssh.Context, pw string) bool {
+			return s.guess(ctx, func() bool { return subtle.ConstantTimeCompare([]byte(pw), want) == 1 })
 		}))
 	}
 	if len(cfg.AuthorizedKeys) > 0 || len(cfg.TeacherKeys) > 0 {
@@ -194,6 +202,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("serve: %w", err)
 	}
 	s.srv = srv
+	s.setupDoor()
 	return s, nil
 }
 
@@ -201,10 +210,14 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) Open() bool { return s.cfg.Password == "" && len(s.cfg.AuthorizedKeys) == 0 }
 
 // Serve accepts connections on ln until Close or Shutdown; it returns ssh.ErrServerClosed then.
-func (s *Server) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
+func (s *Server) Serve(ln net.Listener) error { return s.serveDoor(ln) }
 
-// Close closes the listener and every connection at once.
-func (s *Server) Close() error { return s.srv.Close() }
+// Close closes the listener and every connection at once, those not yet in a session too.
+func (s *Server) Close() error {
+	err := s.srv.Close()
+	s.closeStarting()
+	return err
+}
 
 // Shutdown stops accepting connections and waits, until ctx ends, for the sessions to end.
 func (s *Server) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
@@ -259,6 +272,7 @@ func (s *Server) limitSessions(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		if n := s.sessions.Add(1); n > int64(s.cfg.MaxSessions) {
 			s.sessions.Add(-1)
+			s.eventLimited("full", sess.RemoteAddr(), "refused: the class is full", "limit", fmt.Sprintf("%d (--max-sessions)", s.cfg.MaxSessions))
 			wish.Fatalln(sess, fmt.Sprintf("splitscope: the class is full (%d sessions); try again in a moment", s.cfg.MaxSessions))
 			return
 		}
@@ -272,6 +286,7 @@ func (s *Server) limitSessions(next ssh.Handler) ssh.Handler {
 func (s *Server) onlyExplorer(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		if _, ok := commandLang(sess.Command()); !ok {
+			s.eventLimited("command "+hostOf(sess.RemoteAddr()), sess.RemoteAddr(), "refused: a command", "command", sess.RawCommand())
 			wish.Fatalln(sess, fmt.Sprintf("splitscope: this server runs the explorer only, no commands (%q refused); connect with a terminal, or give a language: ssh -t HOST fr",
 				strings.Join(sess.Command(), " ")))
 			return

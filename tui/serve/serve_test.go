@@ -94,6 +94,12 @@ func openAuth(t *testing.T, addr string, auth []gossh.AuthMethod, env map[string
 	if err != nil {
 		t.Fatal(err)
 	}
+	return openOn(t, c, env, cmd)
+}
+
+// openOn is open on the connection c (closed at the test's end).
+func openOn(t *testing.T, c *gossh.Client, env map[string]string, cmd string) *term {
+	t.Helper()
 	t.Cleanup(func() { _ = c.Close() })
 	s, err := c.NewSession()
 	if err != nil {
