@@ -208,7 +208,7 @@ func (st *chanState) end(what, why string) {
 			// exit signal's message goes after it or without it.
 			wrote := make(chan struct{})
 			go func() {
-				_, _ = io.WriteString(st.ch.Stderr(), restoreTerminal+"\r\n"+line+"\r\n")
+				_, _ = io.WriteString(st.ch, restoreTerminal+"\r\n"+line+"\r\n")
 				close(wrote)
 			}()
 			select {

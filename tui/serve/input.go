@@ -72,12 +72,12 @@ func (in *input) fill(r io.Reader) {
 			keep = min(keep, inputQueue-len(in.buf))
 			in.buf = append(in.buf, buf[:keep]...)
 			in.mu.Unlock()
+			if keep > 0 {
+				signal(in.more)
+			}
 			if keep < n {
 				in.dropped.Add(int64(n - keep))
 				signal(in.dropWake)
-			}
-			if keep > 0 {
-				signal(in.more)
 			}
 		}
 		if err != nil {
