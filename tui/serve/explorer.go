@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image/color"
 	"strings"
@@ -62,7 +63,9 @@ func (s *Server) explorerMiddleware(next ssh.Handler) ssh.Handler {
 				}
 			}
 		}()
-		if _, err := p.Run(); err != nil && !st.closed.Load() {
+		// A program killed (its connection gone, or closed for a reason already logged) is no
+		// failure.
+		if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && !st.closed.Load() {
 			s.log.Printf("%s: explorer: %v", sess.RemoteAddr(), err)
 		}
 		p.Kill()
