@@ -103,7 +103,9 @@ func (nc *newChannel) Accept() (gossh.Channel, <-chan *gossh.Request, error) {
 	out := make(chan *gossh.Request, reqQueue)
 	go st.pump(reqs, out)
 	if d := st.s.cfg.IdleTimeout; d > 0 {
+		st.mu.Lock()
 		st.idle = time.AfterFunc(d, st.checkIdle)
+		st.mu.Unlock()
 	}
 	return &timedChannel{Channel: ch, st: st}, out, nil
 }
@@ -163,6 +165,8 @@ func (st *chanState) touch() { st.last.Store(time.Now().UnixNano()) }
 
 // stop ends the session's timers.
 func (st *chanState) stop() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	if st.idle != nil {
 		st.idle.Stop()
 	}
@@ -174,7 +178,9 @@ func (st *chanState) checkIdle() {
 	d := st.s.cfg.IdleTimeout
 	since := time.Since(time.Unix(0, st.last.Load()))
 	if since < d {
+		st.mu.Lock()
 		st.idle.Reset(d - since)
+		st.mu.Unlock()
 		return
 	}
 	st.end("idle", fmt.Sprintf("closed after %v without a key or a frame (--idle-timeout)", d))
