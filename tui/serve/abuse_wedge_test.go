@@ -446,8 +446,8 @@ func TestInputFloodBounded(t *testing.T) {
 		terms[i] = open(t, addr, nil, "")
 		terms[i].see(0, "Pipeline")
 	}
-	counting.Store(true)
 	t0, cpu0 := time.Now(), cpuTime()
+	counting.Store(true)
 	stop := make(chan struct{})
 	var sent atomic.Int64
 	var wg sync.WaitGroup
@@ -475,9 +475,10 @@ func TestInputFloodBounded(t *testing.T) {
 	loud := press(10)
 	loudFrames := takeFrames()
 	close(stop)
+	got := accepted.Load()
+	// Counted from before the first to after the last message counted.
 	elapsed := time.Since(t0)
 	cpu := cpuTime() - cpu0
-	got := accepted.Load()
 	// What the abusers queued: input still reaching their explorers once they stopped typing,
 	// until none came for drained (the sessions' input queues hold at most inputQueue bytes).
 	const drained = 300 * time.Millisecond
@@ -493,8 +494,9 @@ func TestInputFloodBounded(t *testing.T) {
 	if time.Since(lastAt) < drained {
 		t.Errorf("the abusers' input still reached their explorers %v after they stopped (%d messages since): queued, not dropped", wait, last-got)
 	}
-	// Each abuser's explorer takes its burst and then inputMsgs a second; the victim's 10 keys.
-	bound := int64(abusers*(inputMsgBurst+int(float64(inputMsgs)*elapsed.Seconds())) + 10)
+	// Each abuser's explorer takes its burst and then inputMsgs a second (one more for the
+	// rounding); the victim's 10 keys.
+	bound := int64(abusers*(inputMsgBurst+1+int(float64(inputMsgs)*elapsed.Seconds())) + 10)
 	t.Logf("%d abusers sent %.1f MiB in %v; their explorers took %d input messages (bound %d); the process (server and clients) used %v of CPU", abusers,
 		float64(sent.Load())/(1<<20), elapsed.Round(time.Millisecond), got, bound, cpu.Round(time.Millisecond))
 	t.Logf("the other session's key to frame: alone %s; with %d abusers %s", spread(quiet), abusers, spread(loud))
@@ -503,7 +505,7 @@ func TestInputFloodBounded(t *testing.T) {
 		t.Errorf("the abusers' explorers took %d input messages in %v; want at most %d", got, elapsed, bound)
 	}
 	for i, tm := range terms {
-		tm.see(0, "keys dropped")
+		tm.see(0, "dropped input that came too fast")
 		select {
 		case err := <-tm.done:
 			t.Errorf("abuser %d's session ended (%v): the flood did not test it to the end", i, err)

@@ -193,7 +193,10 @@ func (l *inputLimit) dropNoticed() tea.Cmd {
 		return nil
 	}
 	l.shown, l.last = total, time.Now()
-	l.notice = fmt.Sprintf("splitscope: input faster than this session takes it, %d keys dropped", total)
+	l.notice = fmt.Sprintf("splitscope: dropped input that came too fast (%d keys)", l.dropped)
+	if b := l.in.dropped.Load(); b > 0 {
+		l.notice = fmt.Sprintf("splitscope: dropped input that came too fast (%d keys, %d bytes)", l.dropped, b)
+	}
 	if l.ticking {
 		return nil
 	}
