@@ -25,7 +25,9 @@ import (
 // one-second timeout that cannot cancel a read on an SSH channel: a client that never answered
 // got no first frame, holding its session's slot. Here the window comes from the session's
 // chanState (only the newest size), the input through a bounded input, and the colour query
-// gives up after queryTimeout (the explorer then draws for a dark background).
+// gives up after queryTimeout (the explorer then draws for a dark background). That query is
+// the only one: the background is then set on the renderer, and termenv asks a terminal only
+// through a file descriptor, which an SSH session has none of.
 
 // queryTimeout bounds the wait for the terminal's answer to the background colour query, so
 // that a first frame follows within a second whatever the client does.
