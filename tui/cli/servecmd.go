@@ -28,6 +28,7 @@ type serveFlags struct {
 	listen, hostKey, password, passwordFile, authorizedKeys, teacherKey string
 	maxSessions                                                         int
 	idleTimeout                                                         time.Duration
+	writeTimeout                                                        time.Duration
 	shareBox                                                            bool
 	// The door's limits (tui/serve/door.go).
 	loginGraceTime                                time.Duration
@@ -88,6 +89,7 @@ The host key is --host-key FILE, or one generated once under the state directory
 	fl.StringVar(&f.hostKey, "host-key", "", "host key file (PEM); default: generated once under the state directory")
 	fl.IntVar(&f.maxSessions, "max-sessions", serve.DefaultMaxSessions, "most concurrent sessions; one more is refused politely")
 	fl.DurationVar(&f.idleTimeout, "idle-timeout", serve.DefaultIdleTimeout, "close a connection idle this long (0: never)")
+	fl.DurationVar(&f.writeTimeout, "write-timeout", serve.DefaultWriteTimeout, "close a session that cannot be written to this long (a client that stopped reading)")
 	fl.StringVar(&f.password, "password", "", "password every client must give (default: none, open; other users of this machine can read it in the process list: --password-file or $"+passwordEnv+" cannot be)")
 	fl.StringVar(&f.passwordFile, "password-file", "", "file whose first line is the password (not in the process list)")
 	fl.StringVar(&f.authorizedKeys, "authorized-keys", "", "authorized_keys file: only these public keys get in")
@@ -142,6 +144,9 @@ func runServe(ctx context.Context, stdout, errw io.Writer, sf *scenarioFlags, f 
 	if f.idleTimeout < 0 {
 		return usagef("--idle-timeout %s: must be 0 (never) or more", f.idleTimeout)
 	}
+	if f.writeTimeout <= 0 {
+		return usagef("--write-timeout %s: must be more than 0", f.writeTimeout)
+	}
 	if f.loginGraceTime < 0 {
 		return usagef("--login-grace-time %s: must be 0 (never) or more", f.loginGraceTime)
 	}
@@ -168,7 +173,7 @@ func runServe(ctx context.Context, stdout, errw io.Writer, sf *scenarioFlags, f 
 		return err
 	}
 	writeWarnings(errw, sf)
-	cfg := serve.Config{Scenario: s, Presets: p, MaxSessions: f.maxSessions, IdleTimeout: f.idleTimeout,
+	cfg := serve.Config{Scenario: s, Presets: p, MaxSessions: f.maxSessions, IdleTimeout: f.idleTimeout, WriteTimeout: f.writeTimeout,
 		Password: password, Log: errw, LoginGraceTime: f.loginGraceTime, MaxStartups: f.maxStartups,
 		MaxStartupsPerAddr: f.maxStartupsPerAddr, MaxAuthTries: f.maxAuthTries}
 	if f.loginGraceTime == 0 {

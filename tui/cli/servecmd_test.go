@@ -39,6 +39,7 @@ func TestServeBadInput(t *testing.T) {
 	}{
 		{[]string{"serve", "--max-sessions", "0"}, "--max-sessions 0: must be at least 1"},
 		{[]string{"serve", "--idle-timeout", "-1s"}, "--idle-timeout -1s: must be 0"},
+		{[]string{"serve", "--write-timeout", "0s"}, "--write-timeout 0s: must be more than 0"},
 		{[]string{"serve", "--listen", "localhost"}, "--listen localhost: must be HOST:PORT"},
 		{[]string{"serve", "--authorized-keys", filepath.Join(dir, "missing")}, "--authorized-keys"},
 		{[]string{"serve", "--authorized-keys", notKeys}, "--authorized-keys"},

@@ -30,9 +30,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/ssh"
 	"github.com/charmbracelet/wish"
-	bm "github.com/charmbracelet/wish/bubbletea"
 	"github.com/charmbracelet/wish/ratelimiter"
-	"github.com/muesli/termenv"
 	gossh "golang.org/x/crypto/ssh"
 	"golang.org/x/time/rate"
 
@@ -91,8 +89,12 @@ type Config struct {
 	HostKey []byte
 	// MaxSessions bounds concurrent sessions; one more is refused politely. 0 is the default.
 	MaxSessions int
-	// IdleTimeout closes a connection with no traffic for that long; 0 never does.
+	// IdleTimeout closes a connection with no traffic for that long; 0 never does. A session
+	// is closed with a line saying so (conn.go).
 	IdleTimeout time.Duration
+	// WriteTimeout closes a session that could not be written to for that long (a client that
+	// stopped reading), freeing its slot; 0 is DefaultWriteTimeout.
+	WriteTimeout time.Duration
 	// Password, when set, is the password every client must give.
 	Password string
 	// AuthorizedKeys, when set, are the public keys that may log in (see LoadAuthorizedKeys).
@@ -162,12 +164,17 @@ func New(cfg Config) (*Server, error) {
 	}
 	opts := []ssh.Option{
 		wish.WithHostKeyPEM(cfg.HostKey),
-		wish.WithIdleTimeout(cfg.IdleTimeout),
+		wish.WithIdleTimeout(connIdle(cfg.IdleTimeout)),
+		// The session channel: charmbracelet/ssh's, its requests and writes bounded (conn.go).
+		func(srv *ssh.Server) error {
+			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel}
+			return nil
+		},
 		wish.WithMiddleware(
 			// The first runs last: wish wraps each middleware around the ones before it.
-			bm.MiddlewareWithProgramHandler(s.program, termenv.Ascii),
-			s.classroom, // in the hub from here, once the session is one with an explorer
-			s.needPTY,   // no PTY, no explorer: one line and exit 1 (wish's activeterm, logged)
+			s.explorerMiddleware, // wish/bubbletea's, without its wedge (explorer.go)
+			s.classroom,          // in the hub from here, once the session is one with an explorer
+			s.needPTY,            // no PTY, no explorer: one line and exit 1 (wish's activeterm, logged)
 			s.onlyExplorer,
 			s.limitSessions,
 			s.limitRate(ratelimiter.NewRateLimiter(connRate, connBurst, limiterMemory)),
@@ -338,10 +345,10 @@ var errNotShared = fmt.Errorf("%w: this server does not share its GPUs (splitsco
 
 // program builds one session's explorer: its renderer (colour profile, background), language
 // and window; its own model, so no session sees another's.
-func (s *Server) program(sess ssh.Session) *tea.Program {
+func (s *Server) program(sess ssh.Session, in *input) *tea.Program {
 	opts := append([]tui.Option{}, s.cfg.Options...)
 	opts = append(opts,
-		tui.WithRenderer(bm.MakeRenderer(sess)),
+		tui.WithRenderer(renderer(sess, in)),
 		tui.WithServed(),
 		tui.WithLang(sessionLang(sess, s.cfg.Lang)),
 		tui.WithFrameInterval(FrameInterval),
@@ -374,8 +381,10 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}
 	failed, _ := sess.Context().Value(failedKey{}).(*atomic.Bool)
 	g := &guard{m: tui.New(s.cfg.Scenario, s.cfg.Presets, opts...), hook: s.hook, failed: failed,
-		logf: func(f string, v ...any) { s.log.Printf("%s: "+f, append([]any{sess.RemoteAddr()}, v...)...) }}
-	popts := append(bm.MakeOptions(sess),
+		logf:  func(f string, v ...any) { s.log.Printf("%s: "+f, append([]any{sess.RemoteAddr()}, v...)...) },
+		input: newInputLimit(in)}
+	popts := append([]tea.ProgramOption{},
+		tea.WithInput(in), tea.WithOutput(sess),
 		tea.WithAltScreen(), tea.WithMouseCellMotion(),
 		// The server's signals are the server's: its shutdown ends the sessions through their
 		// contexts, not through every program catching SIGINT.
@@ -407,9 +416,13 @@ type guard struct {
 	// (see View).
 	last string
 	flip bool
+	// drawn is the explorer's last view as it drew it.
+	drawn string
 	// pending, in tests (Server.frames), is when the oldest update not yet on the wire came
 	// (Unix nanoseconds; 0 for none).
 	pending *atomic.Int64
+	// input bounds the input messages reaching the explorer (input.go); nil: unbounded.
+	input *inputLimit
 }
 
 // frameWriter is a session's output in tests: each write is a frame, and reports how long the
@@ -452,6 +465,11 @@ func (g *guard) Update(msg tea.Msg) (next tea.Model, cmd tea.Cmd) {
 			next, cmd = g, tea.Quit
 		}
 	}()
+	if g.input != nil {
+		if drop, cmd := g.input.update(msg); drop {
+			return g, cmd
+		}
+	}
 	if g.hook != nil {
 		g.hook(msg)
 	}
@@ -481,7 +499,17 @@ func (g *guard) View() (v string) {
 			v = ""
 		}
 	}()
-	v = g.m.View()
+	if g.input != nil && g.input.skip {
+		// Bubble Tea asks a view after every message; a dropped one changed nothing.
+		g.input.skip = false
+		v = g.drawn
+	} else {
+		v = g.m.View()
+		g.drawn = v
+	}
+	if g.input != nil {
+		v = g.input.overlay(v)
+	}
 	// Bubble Tea's renderer (v1.3.10) keeps a view equal to the one it drew last, and then
 	// copies and compares the whole frame at each of its 60 ticks a second until the next
 	// change: a paused class of 100 spent a sixth of a core doing that. A view equal to the last
