@@ -81,22 +81,22 @@ type pass struct {
 // ctx the keys each query attends to, seqs the number of sequences (for KV reads).
 func layerPass(a model.Arch, l model.Layout, tokens, ctx, seqs float64, e float64, unfused bool) pass {
 	t := float64(l.TP)
-	h := float64(a.Hidden)
-	kv := h * float64(a.KVHeads) / float64(a.Heads)
+	h, q, kv := float64(a.Hidden), a.QWidth(), a.KVWidth()
 	f := float64(a.FFN)
 	k := a.MLPMatrices()
 	act := float64(a.ActiveExperts())
 
 	var p pass
-	p.attnGEMM = gemm(tokens, h, (h+2*kv)/t, e).add(gemm(tokens, h/t, h, e))
+	p.attnGEMM = gemm(tokens, h, (q+2*kv)/t, e).add(gemm(tokens, q/t, h, e))
 
-	// Attention core: 2·tokens·ctx·h FLOPs for Q·Kᵀ and as many for P·V (4·b·s²·h in training).
-	// Reads Q and writes O (tokens·h/t), reads K and V for the context. KV heads replicate
-	// when TP exceeds them, so a GPU reads at least one KV head.
+	// Attention core: 2·tokens·ctx·q FLOPs for Q·Kᵀ and as many for P·V (4·b·s²·h in training;
+	// q is h unless the heads are wider or narrower than h/heads). Reads Q and writes O
+	// (tokens·q/t), reads K and V for the context. KV heads replicate when TP exceeds them, so
+	// a GPU reads at least one KV head.
 	kvPerGPU := kv / math.Min(t, float64(a.KVHeads))
 	p.attnCore = kernel{
-		flops: 4 * tokens * ctx * h / t,
-		bytes: (2*tokens*h/t + 2*seqs*ctx*kvPerGPU) * e,
+		flops: 4 * tokens * ctx * q / t,
+		bytes: (2*tokens*q/t + 2*seqs*ctx*kvPerGPU) * e,
 	}
 	if unfused {
 		// Separate kernels (Q·Kᵀ, softmax, dropout, P·V): the score traffic adds to the GEMMs'
@@ -157,10 +157,9 @@ func logits(a model.Arch, l model.Layout, tokens, e float64) kernel {
 // forwardFLOPs is the model FLOPs of one forward pass of `tokens` tokens (whole model, no TP),
 // with the attention core over ctx and the logits over logitTokens.
 func forwardFLOPs(a model.Arch, tokens, ctx, logitTokens float64) float64 {
-	h := float64(a.Hidden)
-	kv := h * float64(a.KVHeads) / float64(a.Heads)
-	layer := 2*tokens*(h*(h+2*kv)+h*h) +
+	h, q := float64(a.Hidden), a.QWidth()
+	layer := 2*tokens*a.AttnParams() +
 		2*tokens*float64(a.ActiveExperts())*h*float64(a.FFN)*a.MLPMatrices() +
-		4*tokens*ctx*h
+		4*tokens*ctx*q
 	return float64(a.Layers)*layer + 2*logitTokens*h*float64(a.Vocab)
 }

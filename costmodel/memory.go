@@ -61,7 +61,7 @@ func layerActivationBytes(a model.Arch, l model.Layout, s, b float64, prec model
 		}
 		return 2 * sbh * scale
 	}
-	kv := h * float64(a.KVHeads) / float64(a.Heads)
+	kv := a.KVWidth()
 	f := float64(a.FFN) * float64(a.ActiveExperts())
 	total := 4 + 7 + 4*kv/h + 3 + 2*a.MLPMatrices()*f/h // 34 for GPT
 	whole := 10.0
@@ -90,8 +90,7 @@ func spKeepsGather(l model.Layout) bool {
 // kvCacheBytes is the KV cache of `layers` layers for `seqs` sequences of `ctx` tokens on one
 // GPU: KV heads split over TP, replicated once TP exceeds them.
 func kvCacheBytes(a model.Arch, l model.Layout, layers, seqs, ctx, e float64) float64 {
-	h := float64(a.Hidden)
-	kv := h * float64(a.KVHeads) / float64(a.Heads)
+	kv := a.KVWidth()
 	return 2 * layers * seqs * ctx * kv * e / float64(min(l.TP, a.KVHeads))
 }
 

@@ -115,9 +115,7 @@ func (p *plan) servingCost() *servingCost {
 		c.gemm = newHW(p.c.GPU, model.FP8)
 		c.gemm.flops *= fp4OverFP8
 	}
-	h := float64(p.a.Hidden)
-	kv := h * float64(p.a.KVHeads) / float64(p.a.Heads)
-	c.kvPerGPU = kv / math.Min(float64(p.t), float64(p.a.KVHeads))
+	c.kvPerGPU = p.a.KVWidth() / math.Min(float64(p.t), float64(p.a.KVHeads))
 	if p.t > 1 {
 		_, maxTokens := p.serveLimits()
 		c.arByToken = unknowns(min(maxTokens, maxCachedTokens) + 1)
@@ -169,8 +167,7 @@ func (c *servingCost) layerTime(b *serve.Batch) serve.StageTime {
 	p := c.p
 	a := p.a
 	t := float64(p.t)
-	h := float64(a.Hidden)
-	kv := h * float64(a.KVHeads) / float64(a.Heads)
+	h, q, kv := float64(a.Hidden), a.QWidth(), a.KVWidth()
 	f := float64(a.FFN)
 	k := a.MLPMatrices()
 	act := float64(a.ActiveExperts())
@@ -178,8 +175,8 @@ func (c *servingCost) layerTime(b *serve.Batch) serve.StageTime {
 	tok := float64(b.Tokens())
 
 	// Projections: the weights once, the tokens' activations in and out.
-	projW := (h*(h+2*kv) + h*h) / t
-	attn := kernel{flops: 2 * tok * projW, bytes: projW*c.wb + tok*(2*h+(h+2*kv)/t+h/t)*e}
+	projW := a.AttnParams() / t
+	attn := kernel{flops: 2 * tok * projW, bytes: projW*c.wb + tok*(2*h+(q+2*kv)/t+q/t)*e}
 	ep := 1
 	if a.Experts > 1 {
 		ep = p.ep
@@ -188,10 +185,10 @@ func (c *servingCost) layerTime(b *serve.Batch) serve.StageTime {
 	mlp := kernel{flops: 2 * tok * act * h * f * k / t, bytes: touched*h*f*k/t*c.wb + tok*act*(h+k*f/t)*e}
 	// Attention: decode queries read their sequence's cached keys and values; prefill chunks
 	// attend to what came before them and write their own.
-	dec := kernel{flops: 4 * b.DecodeCtx * h / t,
-		bytes: 2*float64(b.DecodeSeqs)*h/t*e + 2*b.DecodeCtx*c.kvPerGPU*c.kvb}
-	pre := kernel{flops: 4 * b.PrefillAttn * h / t,
-		bytes: 2*float64(b.PrefillTokens)*h/t*e + 2*(b.PrefillCtx+float64(b.PrefillTokens))*c.kvPerGPU*c.kvb}
+	dec := kernel{flops: 4 * b.DecodeCtx * q / t,
+		bytes: 2*float64(b.DecodeSeqs)*q/t*e + 2*b.DecodeCtx*c.kvPerGPU*c.kvb}
+	pre := kernel{flops: 4 * b.PrefillAttn * q / t,
+		bytes: 2*float64(b.PrefillTokens)*q/t*e + 2*(b.PrefillCtx+float64(b.PrefillTokens))*c.kvPerGPU*c.kvb}
 	elem := kernel{bytes: tok * (elementwisePerHidden*h + k*f*act/t) * e}
 	out := serve.StageTime{TP: 2 * c.allReduce(b.Tokens(), tok*h*e)}
 	if p.ep > 1 {

@@ -12,15 +12,21 @@ const GiB = 1 << 30
 
 // Arch is a decoder-only transformer.
 type Arch struct {
-	ID       string `json:"id" yaml:"id"`
-	Name     string `json:"name" yaml:"name"`
-	Layers   int    `json:"layers" yaml:"layers"`
-	Hidden   int    `json:"hidden" yaml:"hidden"`
-	Heads    int    `json:"heads" yaml:"heads"`
-	KVHeads  int    `json:"kv_heads" yaml:"kv_heads"` // = Heads for multi-head attention, fewer for GQA
-	FFN      int    `json:"ffn" yaml:"ffn"`           // MLP intermediate size (per expert for MoE)
-	Vocab    int    `json:"vocab" yaml:"vocab"`
-	GatedMLP bool   `json:"gated_mlp" yaml:"gated_mlp"` // SwiGLU: three MLP matrices instead of two
+	ID      string `json:"id" yaml:"id"`
+	Name    string `json:"name" yaml:"name"`
+	Layers  int    `json:"layers" yaml:"layers"`
+	Hidden  int    `json:"hidden" yaml:"hidden"`
+	Heads   int    `json:"heads" yaml:"heads"`
+	KVHeads int    `json:"kv_heads" yaml:"kv_heads"` // = Heads for multi-head attention, fewer for GQA
+	// HeadSize is each attention head's width where it is not Hidden / Heads (a config.json's
+	// head_dim: Qwen3, Gemma); 0: Hidden / Heads.
+	HeadSize int `json:"head_dim,omitempty" yaml:"head_dim"`
+	// ModelType is the Hugging Face model_type of a model read from a config.json ("" for a
+	// preset).
+	ModelType string `json:"model_type,omitempty" yaml:"-"`
+	FFN       int    `json:"ffn" yaml:"ffn"` // MLP intermediate size (per expert for MoE)
+	Vocab     int    `json:"vocab" yaml:"vocab"`
+	GatedMLP  bool   `json:"gated_mlp" yaml:"gated_mlp"` // SwiGLU: three MLP matrices instead of two
 	// Experts is the number of MLP experts (0 or 1: dense); TopK of them run per token.
 	Experts int `json:"experts,omitempty" yaml:"experts"`
 	TopK    int `json:"top_k,omitempty" yaml:"top_k"`
@@ -34,8 +40,20 @@ type Arch struct {
 	Changes string `json:"-" yaml:"-"`
 }
 
-// HeadDim is Hidden / Heads.
-func (a Arch) HeadDim() float64 { return float64(a.Hidden) / float64(max(a.Heads, 1)) }
+// HeadDim is each head's width: HeadSize, or Hidden / Heads.
+func (a Arch) HeadDim() float64 {
+	if a.HeadSize > 0 {
+		return float64(a.HeadSize)
+	}
+	return float64(a.Hidden) / float64(max(a.Heads, 1))
+}
+
+// QWidth is the width of the queries and of the attention's output, Heads × HeadDim (Hidden
+// unless HeadSize says otherwise).
+func (a Arch) QWidth() float64 { return float64(a.Heads) * a.HeadDim() }
+
+// KVWidth is the width of the keys (and of the values) of one token, KVHeads × HeadDim.
+func (a Arch) KVWidth() float64 { return float64(a.KVHeads) * a.HeadDim() }
 
 // MLPMatrices is 3 for a gated (SwiGLU) MLP and 2 otherwise.
 func (a Arch) MLPMatrices() float64 {
@@ -58,9 +76,8 @@ func (a Arch) ActiveExperts() int {
 
 // AttnParams is the parameter count of one layer's attention: Q, K, V and output projections.
 func (a Arch) AttnParams() float64 {
-	h := float64(a.Hidden)
-	kv := h * float64(a.KVHeads) / float64(max(a.Heads, 1))
-	return h*(h+2*kv) + h*h
+	h, q, kv := float64(a.Hidden), a.QWidth(), a.KVWidth()
+	return h*(q+2*kv) + q*h
 }
 
 // MLPParams is the parameter count of one layer's MLP, all experts and the router included.
@@ -100,6 +117,17 @@ func (a Arch) OutputParams() float64 {
 // Params is the whole model's parameter count.
 func (a Arch) Params() float64 {
 	return float64(a.Layers)*a.LayerParams() + a.EmbeddingParams() + a.OutputParams()
+}
+
+// ActiveParams is the parameters a token runs through: Params less the experts it does not
+// run through (Params for a dense model); the embedding and output counted whole, as the models'
+// makers count them.
+func (a Arch) ActiveParams() float64 {
+	if a.Experts <= 1 {
+		return a.Params()
+	}
+	idle := float64(a.Experts-a.ActiveExperts()) * a.MLPMatrices() * float64(a.Hidden) * float64(a.FFN)
+	return a.Params() - float64(a.Layers)*idle
 }
 
 // GPU is one accelerator model.

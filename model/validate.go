@@ -193,8 +193,12 @@ func (a Arch) check(c *checker) {
 	kvOK := c.intRange("kv-heads", a.KVHeads)
 	c.intRange("ffn", a.FFN)
 	c.intRange("vocab", a.Vocab)
-	if hOK && headsOK && a.Hidden%a.Heads != 0 {
-		c.add("heads", a.Heads, "must divide hidden (%d)", a.Hidden)
+	if a.HeadSize != 0 {
+		if a.HeadSize < 1 || a.HeadSize > 1024 {
+			c.add("head-dim", a.HeadSize, "must be between 1 and 1024 (0: hidden / heads)")
+		}
+	} else if hOK && headsOK && a.Hidden%a.Heads != 0 {
+		c.add("heads", a.Heads, "must divide hidden (%d), or give head-dim", a.Hidden)
 	}
 	if headsOK && kvOK && (a.KVHeads > a.Heads || a.Heads%a.KVHeads != 0) {
 		c.add("kv-heads", a.KVHeads, "must divide heads (%d): one of %s", a.Heads, joinInts(Divisors(a.Heads)))

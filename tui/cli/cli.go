@@ -408,7 +408,7 @@ func runReport(w, errw io.Writer, sf *scenarioFlags, capacity bool) error {
 		}
 	}
 	if sf.json {
-		out := reportOutput{ReportJSON: static.JSONReport(r), ToFit: toFit}
+		out := reportOutput{Model: jsonModel(s.Arch), ReportJSON: static.JSONReport(r), ToFit: toFit}
 		out.Warnings = append(out.Warnings, sf.cliWarnings()...)
 		if capRes != nil {
 			out.Capacity = jsonCapacity(s, *capRes, len(p.Models))

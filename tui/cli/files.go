@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
+	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -323,4 +325,39 @@ func replace(path string, perm fs.FileMode, data []byte) error {
 		_ = os.Remove(tmp.Name())
 	}
 	return err
+}
+
+// looksLikeConfigPath says whether a --model value names a file rather than a preset: a path
+// (a separator, a .json name) or something on disk.
+func looksLikeConfigPath(v string) bool {
+	if strings.ContainsRune(v, os.PathSeparator) || strings.HasSuffix(strings.ToLower(v), ".json") {
+		return true
+	}
+	_, err := os.Stat(v)
+	return err == nil
+}
+
+// readHFConfigFlag reads --model's config.json (or the folder's), bounded, into a model; a
+// problem is a FieldError naming --model, the file and the field.
+func readHFConfigFlag(path string) (model.Arch, *model.FieldError) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, "config.json")
+		if _, err := os.Stat(path); err != nil {
+			return model.Arch{}, &model.FieldError{Field: "model", Value: filepath.Dir(path), Allowed: "a folder without a config.json: give a preset id, a config.json or the folder of one"}
+		}
+	}
+	data, err := readBoundedFile("model", path, assets.MaxHFConfigBytes, "a Hugging Face config.json")
+	if err != nil {
+		var fe *model.FieldError
+		if errors.As(err, &fe) {
+			return model.Arch{}, fe
+		}
+		return model.Arch{}, &model.FieldError{Field: "model", Value: path, Allowed: err.Error()}
+	}
+	a, err := assets.ReadHFConfig(path, data)
+	if err != nil {
+		msg := strings.ReplaceAll(err.Error(), "assets: "+path+": ", "")
+		return model.Arch{}, &model.FieldError{Field: "model", Value: path, Allowed: strings.ReplaceAll(msg, "\n", "; ")}
+	}
+	return a, nil
 }

@@ -125,7 +125,7 @@ func canonicalEP(ep int) int {
 func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.scenarioFile, "scenario", "", "scenario `FILE` (YAML; keys named like these flags, micro_batch for --micro-batch) or tour/NAME, a step of the guided tour (tour/one-gpu … tour/inference), as the base: flags typed on the command line override its keys (default none)")
-	fs.StringVar(&f.model, "model", defaultModel, "model preset `ID` (list: splitscope presets)")
+	fs.StringVar(&f.model, "model", defaultModel, "model preset `ID` (list: splitscope presets), or a Hugging Face config.json FILE or the folder holding one (model_type "+strings.Join(assets.HFConfigKinds, ", ")+"; a field the model cannot honour is refused by name)")
 	fs.IntVar(&f.layers, "layers", 0, "transformer layers; overrides the preset (default: the model's)")
 	fs.IntVar(&f.hidden, "hidden", 0, "hidden size d_model, elements; overrides the preset (default: the model's)")
 	fs.IntVar(&f.heads, "heads", 0, "attention heads; overrides the preset (default: the model's)")
@@ -233,7 +233,13 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 		errs = append(errs, f.boxConflicts()...)
 	}
 	arch, err := p.Model(f.model)
-	if err != nil {
+	if err != nil && looksLikeConfigPath(f.model) {
+		// A Hugging Face config.json, or the folder that holds one.
+		var fe *model.FieldError
+		if arch, fe = readHFConfigFlag(f.model); fe != nil {
+			errs = append(errs, fe)
+		}
+	} else if err != nil {
 		errs = append(errs, unknownPreset("model", "model", f.model, p.ModelIDs()))
 	}
 	var dev model.GPU

@@ -83,6 +83,9 @@ func jsonSearch(s model.Scenario, res costmodel.SearchResult, top int) searchOut
 // reportOutput is the `report --json` document: the report with the figures the text prints
 // (static.ReportJSON), and the capacity verdict with --capacity.
 type reportOutput struct {
+	// Model is what was read: a preset's id or a config.json's, its parameters in all and those a
+	// token runs through.
+	Model modelOutput `json:"model"`
 	static.ReportJSON
 	Capacity *capacityOutput `json:"capacity,omitempty"`
 	// ToFit is, for a scenario that does not fit, the fastest single change that makes it fit
@@ -166,16 +169,39 @@ type presetLink struct {
 }
 
 // presetsOutput is the `presets --json` document.
+// modelOutput is report --json's model.
+type modelOutput struct {
+	ID           string  `json:"id"`
+	ModelType    string  `json:"model_type,omitempty"`
+	Layers       int     `json:"layers"`
+	HeadDim      float64 `json:"head_dim"`
+	ParamsTotal  float64 `json:"params_total"`
+	ParamsActive float64 `json:"params_active"`
+	Source       string  `json:"source,omitempty"`
+}
+
+func jsonModel(a model.Arch) modelOutput {
+	return modelOutput{ID: a.ID, ModelType: a.ModelType, Layers: a.Layers, HeadDim: a.HeadDim(), ParamsTotal: a.Params(),
+		ParamsActive: a.ActiveParams(), Source: a.Source}
+}
+
+// presetModel is a preset model in presets --json, with its parameter counts.
+type presetModel struct {
+	model.Arch
+	ParamsTotal  float64 `json:"params_total"`
+	ParamsActive float64 `json:"params_active"`
+}
+
 type presetsOutput struct {
-	Models []model.Arch `json:"models"`
-	GPUs   []model.GPU  `json:"gpus"`
-	Links  []presetLink `json:"links"`
+	Models []presetModel `json:"models"`
+	GPUs   []model.GPU   `json:"gpus"`
+	Links  []presetLink  `json:"links"`
 }
 
 func jsonPresets(p *assets.Presets) presetsOutput {
-	out := presetsOutput{Models: p.Models, GPUs: p.GPUs, Links: make([]presetLink, len(p.Links))}
-	if out.Models == nil {
-		out.Models = []model.Arch{}
+	out := presetsOutput{Models: make([]presetModel, len(p.Models)), GPUs: p.GPUs, Links: make([]presetLink, len(p.Links))}
+	for i, a := range p.Models {
+		out.Models[i] = presetModel{Arch: a, ParamsTotal: a.Params(), ParamsActive: a.ActiveParams()}
 	}
 	if out.GPUs == nil {
 		out.GPUs = []model.GPU{}

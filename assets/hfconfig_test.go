@@ -1,0 +1,149 @@
+package assets
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/splitscope/splitscope/model"
+)
+
+func readHF(t *testing.T, name string) (model.Arch, error) {
+	t.Helper()
+	path := filepath.Join("testdata", "hfconfig", name)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ReadHFConfig(path, data)
+}
+
+// A config.json of a model the presets hold reads as the preset: the same sizes and the same
+// parameter count (Llama 3.1 8B is the llama-3-8b preset's shape; Mixtral 8x7B's experts).
+func TestHFConfigMatchesPresets(t *testing.T) {
+	p, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, id := range map[string]string{"llama-3.1-8b.json": "llama-3-8b", "mixtral-8x7b.json": "mixtral-8x7b"} {
+		a, err := readHF(t, file)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		want, err := p.Model(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Layers != want.Layers || a.Hidden != want.Hidden || a.Heads != want.Heads || a.KVHeads != want.KVHeads ||
+			a.FFN != want.FFN || a.Vocab != want.Vocab || a.Experts != want.Experts || a.TopK != want.TopK ||
+			a.GatedMLP != want.GatedMLP || a.TiedEmbeddings != want.TiedEmbeddings || a.HeadSize != 0 {
+			t.Errorf("%s read as %+v, want the %s preset's sizes %+v", file, a, id, want)
+		}
+		if a.Params() != want.Params() || a.ActiveParams() != want.ActiveParams() {
+			t.Errorf("%s: %.4g params (%.4g active), the preset %.4g (%.4g)", file, a.Params(), a.ActiveParams(), want.Params(), want.ActiveParams())
+		}
+	}
+}
+
+// Qwen3-32B: heads of 128 on a hidden size of 5120 (64 × 128 = 8192 ≠ 5120), so the head size is
+// the config's head_dim; 32.8B parameters as Qwen publishes (31.2B without the embeddings).
+func TestHFConfigHeadDim(t *testing.T) {
+	a, err := readHF(t, "qwen3-32b.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.ID != "qwen3-32b" || a.ModelType != "qwen3" || a.HeadSize != 128 || a.HeadDim() != 128 || a.QWidth() != 8192 || a.KVWidth() != 1024 {
+		t.Errorf("read %+v: want id qwen3-32b, head 128, q width 8192, kv width 1024", a)
+	}
+	if got := a.Params() / 1e9; math.Abs(got-32.8)/32.8 > 0.01 {
+		t.Errorf("%.2fB parameters, want 32.8B within 1%%", got)
+	}
+	nonEmb := (a.Params() - a.EmbeddingParams() - a.OutputParams()) / 1e9
+	if math.Abs(nonEmb-31.2)/31.2 > 0.01 {
+		t.Errorf("%.2fB parameters without the embeddings, want 31.2B within 1%%", nonEmb)
+	}
+	if a.MaxSeq != 40960 || a.TiedEmbeddings {
+		t.Errorf("context %d, tied %v: want 40960, untied", a.MaxSeq, a.TiedEmbeddings)
+	}
+}
+
+// What the layer cannot be yet is refused by the field that needs it, with the file's name.
+func TestHFConfigRefusesByField(t *testing.T) {
+	for file, fields := range map[string][]string{
+		"deepseek-v3.json":     {"first_k_dense_replace", "kv_lora_rank", "moe_intermediate_size", "n_routed_experts", "q_lora_rank"},
+		"gpt-oss-20b.json":     {"layer_types", "model_type"},
+		"mistral-sliding.json": {"sliding_window"},
+	} {
+		_, err := readHF(t, file)
+		if err == nil {
+			t.Errorf("%s accepted", file)
+			continue
+		}
+		named := false
+		for _, f := range fields {
+			named = named || strings.Contains(err.Error(), f)
+		}
+		if !named || !strings.Contains(err.Error(), file) {
+			t.Errorf("%s: %v: want the file and one of %v", file, err, fields)
+		}
+	}
+}
+
+// Bad files: each refused naming the field and the value.
+func TestHFConfigBadInput(t *testing.T) {
+	base := `"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, "intermediate_size": 14336, "vocab_size": 32000`
+	for _, c := range []struct{ data, want string }{
+		{`not json`, "not a JSON object"},
+		{`[1, 2]`, "not a JSON object"},
+		{`{"hidden_size": 4096}`, "model_type"},
+		{`{"model_type": "falcon", "hidden_size": 4096}`, "falcon"},
+		{`{"model_type": "llama", "hidden_size": 4096}`, "num_hidden_layers"},
+		{`{` + base + `, "num_key_value_heads": 5}`, "kv-heads"},
+		{`{` + base + `, "hidden_size": 4000, "num_attention_heads": 30}`, "heads"},
+		{`{` + base + `, "hidden_size": -1}`, "hidden_size"},
+		{`{` + base + `, "num_hidden_layers": 1.5}`, "num_hidden_layers"},
+		{`{` + base + `, "hidden_act": "gelu"}`, "hidden_act"},
+		{`{` + base + `, "tie_word_embeddings": "yes"}`, "tie_word_embeddings"},
+		{`{` + strings.Replace(base, `"llama"`, `"mixtral"`, 1) + `, "num_local_experts": 8, "num_experts_per_tok": 9}`, "top-k"},
+		{`{` + base + `} {}`, "more than one"},
+	} {
+		_, err := ReadHFConfig("config.json", []byte(c.data))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "config.json") {
+			t.Errorf("%s: %v, want an error naming config.json and %q", c.data, err, c.want)
+		}
+	}
+	if _, err := ReadHFConfig("big.json", make([]byte, MaxHFConfigBytes+1)); err == nil {
+		t.Error("a file over the bound was read")
+	}
+	// A head_dim equal to hidden / heads is the usual head size (Llama 3.1's config carries it).
+	a, err := ReadHFConfig("config.json", []byte(`{`+base+`, "head_dim": 128}`))
+	if err != nil || a.HeadSize != 0 {
+		t.Errorf("head_dim 128 of 4096/32: %+v, %v: want head size 0 (hidden / heads)", a, err)
+	}
+}
+
+// FuzzReadHFConfig: any bytes are read without a panic, and what is accepted validates.
+func FuzzReadHFConfig(f *testing.F) {
+	for _, name := range []string{"qwen3-32b.json", "llama-3.1-8b.json", "mixtral-8x7b.json", "deepseek-v3.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "hfconfig", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"model_type":"qwen3","hidden_size":1,"num_hidden_layers":1,"num_attention_heads":1,"intermediate_size":1,"vocab_size":1,"head_dim":1024}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, err := ReadHFConfig("config.json", data)
+		if err != nil {
+			return
+		}
+		if verr := a.Validate(); verr != nil {
+			t.Fatalf("accepted %+v that does not validate: %v", a, verr)
+		}
+		if p := a.Params(); math.IsNaN(p) || math.IsInf(p, 0) || p <= 0 {
+			t.Fatalf("params %v", p)
+		}
+	})
+}
