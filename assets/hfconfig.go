@@ -13,11 +13,11 @@ import (
 
 // HFConfigKinds are the Hugging Face model_type values ReadHFConfig takes: decoder-only
 // transformers whose every layer is the model's one layer shape (multi-head, grouped-query or
-// multi-query attention of any head size over the whole context; a gated MLP, or Mixtral's
-// equal experts with top-k routing). The architectures of issue 20 (fine-grained and shared
+// multi-query attention of any head size over the whole context; a gated MLP, or equal experts
+// with top-k routing in every layer: Mixtral's, and Qwen3's MoE of moe_intermediate_size). The architectures of issue 20 (fine-grained and shared
 // experts, MLA, sliding-window and linear attention, multi-token prediction, quantized
 // checkpoints) are refused by the field that needs them.
-var HFConfigKinds = []string{"llama", "mistral", "mixtral", "qwen2", "qwen3"}
+var HFConfigKinds = []string{"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe"}
 
 // hfUnmodelled are config.json fields that describe what the model's layer cannot be yet, each
 // with what it is. A field among them that is set (not null, zero, false or empty) refuses the
@@ -69,6 +69,24 @@ func ReadHFConfig(file string, data []byte) (model.Arch, error) {
 	var kind string
 	if v, ok := raw["model_type"]; !ok || json.Unmarshal(v, &kind) != nil || kind == "" {
 		return fail("model_type", strings.TrimSpace(string(raw["model_type"])), "missing or not a string: a Hugging Face config.json names its model_type")
+	}
+	// Qwen3's MoE: experts of moe_intermediate_size in every layer (decoder_sparse_step 1, no
+	// mlp_only_layers) is the model's one layer; its intermediate_size is then unused.
+	var moeFFN int
+	if kind == "qwen3_moe" {
+		var step float64
+		if v, ok := raw["decoder_sparse_step"]; ok && (json.Unmarshal(v, &step) != nil || step > 1) {
+			return fail("decoder_sparse_step", clip(string(v)), "experts every n-th layer: not modelled yet (issue 20); 1 (every layer) is")
+		}
+		if v, ok := raw["moe_intermediate_size"]; ok {
+			var f float64
+			if json.Unmarshal(v, &f) != nil || f != math.Trunc(f) || f < 1 || f > hfMaxField {
+				return fail("moe_intermediate_size", clip(string(v)), "must be a whole number from 1 to %d", hfMaxField)
+			}
+			moeFFN = int(f)
+		}
+		delete(raw, "decoder_sparse_step")
+		delete(raw, "moe_intermediate_size")
 	}
 	// What the layer cannot be yet, by field, in a fixed order.
 	var names []string
@@ -129,9 +147,17 @@ func ReadHFConfig(file string, data []byte) (model.Arch, error) {
 	num("num_key_value_heads", &a.KVHeads, false)
 	num("head_dim", &a.HeadSize, false)
 	num("max_position_embeddings", &a.MaxSeq, false)
-	if kind == "mixtral" {
+	switch kind {
+	case "mixtral":
 		num("num_local_experts", &a.Experts, true)
 		num("num_experts_per_tok", &a.TopK, true)
+	case "qwen3_moe":
+		num("num_experts", &a.Experts, true)
+		num("num_experts_per_tok", &a.TopK, true)
+		if moeFFN == 0 {
+			errs = append(errs, &Error{File: file, Row: -1, Field: "moe_intermediate_size", Msg: "missing: model_type qwen3_moe needs it"})
+		}
+		a.FFN = moeFFN
 	}
 	if len(errs) > 0 {
 		return model.Arch{}, joinErrors(errs)

@@ -42,10 +42,11 @@ func TestCapacity(t *testing.T) {
 				return s
 			},
 			bestFits: true,
-			// bf16 weights: 175B × 2 B = 350 GB fits 8 × 79.6 GiB, 405B × 2 B = 810 GB does not.
+			// bf16 weights: Qwen3-235B-A22B's 235B × 2 B = 470 GB fits 8 × 79.6 GiB, 405B × 2 B =
+			// 810 GB does not (175B fits too; the largest that fits is the 235B).
 			// Training with the optimizer and weights offloaded to the host (18 B/parameter
 			// there, 256 GiB per GPU): 72.7B (164 GB a GPU) fits, 175B (394 GB) does not.
-			wantInfer: "gpt3-175b", wantTrain: "qwen2.5-72b",
+			wantInfer: "qwen3-235b-a22b", wantTrain: "qwen2.5-72b",
 			inferFits: []string{"llama-3-70b", "llama-2-70b", "qwen2.5-72b"},
 		},
 		{

@@ -545,6 +545,11 @@ func runValidate(w io.Writer, asJSON bool) error {
 		return err
 	}
 	checks = append(checks, comm...)
+	params, err := published.ParamChecks(p)
+	if err != nil {
+		return err
+	}
+	checks = append(checks, params...)
 	serve, err := published.ServeChecks(p)
 	if err != nil {
 		return err

@@ -135,7 +135,7 @@ func TestProbeBoxHostMemory(t *testing.T) {
 	for _, want := range []string{"host RAM  504 GiB, 475 GiB available (/proc/meminfo)", "NUMA node 1  252 GiB, 239 GiB free",
 		"host RAM      504 GiB per node, 62.9 GiB per GPU",
 		"llama-3-70b, training              does not fit: its fastest layout with optimizer+weights+activations offloaded would need",
-		"this box has 62.9 GiB per GPU", "largest for training on the GPUs   llama-3-8b", "largest for training with offload  megatron-22b"} {
+		"this box has 62.9 GiB per GPU", "largest for training on the GPUs   llama-3-8b", "largest for training with offload  qwen3-32b"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("probe --box lacks %q:\n%s", want, out)
 		}

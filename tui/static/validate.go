@@ -8,6 +8,7 @@ import (
 )
 
 var checkGroups = []struct{ id, title string }{
+	{"params", "Parameters of the presets against their makers' counts, in all and activated (QW3, §7)"},
 	{"nccl", "nccl-tests all-reduce, 8×A100 NVLink 3 (SN, reference §3.3)"},
 	{"fig1", "Korthikanti et al. 2022, Figure 1: memory per GPU (CAL, §4.3)"},
 	{"table1", "Megatron-LM, Narayanan et al. 2021, Table 1: seconds per iteration (MLC, §4.1)"},
@@ -75,6 +76,8 @@ func checkValue(v float64, unit string) string {
 		return fmt.Sprintf("%.1f TFLOP/s", v)
 	case "×":
 		return fmt.Sprintf("%.2f×", v)
+	case "params":
+		return fmt.Sprintf("%.4gB", v/1e9)
 	default:
 		return Percent(v)
 	}
