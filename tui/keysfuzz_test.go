@@ -1,9 +1,23 @@
 package tui
 
 import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"runtime/debug"
+	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/boxtab"
+	"github.com/splitscope/splitscope/tui/boxtab/boxtest"
+	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/compare"
 )
 
 var altD = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'d'}, Alt: true}
@@ -55,4 +69,362 @@ func TestDeleteWordForward(t *testing.T) {
 			t.Errorf("%q at %d: %q, cursor %d; want %q", c.text, c.pos, in.Value(), in.Position(), c.want)
 		}
 	}
+}
+
+// The explorer's key handling, fuzzed: a sequence of bytes decodes (keysFuzz.decode) into the
+// messages a terminal and the program send an explorer (keys of every kind, with alt, pasted or
+// several runes at once; mouse presses, releases, motion and wheels anywhere; window sizes from
+// 0×0 to 400×120; the results of the evaluation, the comparison and the commands' frames, notes
+// and box probes; a classroom's lead, counts, reveals and tallies), and each is sent to one of
+// the explorers fuzzStarts builds (local, French, served, a class's teacher and student, a
+// lesson, serving, a box with GPUs). Nothing may panic, and View renders after every message.
+// TestKeySequences runs a fixed, seeded set of sequences in CI; FuzzKeys lets go test -fuzz
+// search for more (the corpus that found a bug stays in testdata/fuzz/FuzzKeys).
+
+// fuzzKeys are the keys a sequence mostly presses: every key the explorer and its tabs bind,
+// and the ones the text input binds.
+var fuzzKeys = func() []tea.KeyMsg {
+	ks := []tea.KeyMsg{
+		{Type: tea.KeyUp}, {Type: tea.KeyDown}, {Type: tea.KeyLeft}, {Type: tea.KeyRight},
+		{Type: tea.KeyEnter}, {Type: tea.KeyEsc}, {Type: tea.KeyTab}, {Type: tea.KeyShiftTab},
+		{Type: tea.KeyBackspace}, {Type: tea.KeyDelete}, {Type: tea.KeyHome}, {Type: tea.KeyEnd},
+		{Type: tea.KeyPgUp}, {Type: tea.KeyPgDown}, {Type: tea.KeySpace, Runes: []rune{' '}},
+		{Type: tea.KeyCtrlU}, {Type: tea.KeyCtrlK}, {Type: tea.KeyCtrlW}, {Type: tea.KeyCtrlA},
+		{Type: tea.KeyCtrlE}, {Type: tea.KeyCtrlD}, {Type: tea.KeyCtrlH}, {Type: tea.KeyCtrlF},
+		{Type: tea.KeyCtrlB}, {Type: tea.KeyCtrlN}, {Type: tea.KeyCtrlP},
+		{Type: tea.KeyLeft, Alt: true}, {Type: tea.KeyRight, Alt: true}, {Type: tea.KeyBackspace, Alt: true},
+		{Type: tea.KeyDelete, Alt: true}, {Type: tea.KeyCtrlLeft}, {Type: tea.KeyCtrlRight},
+		altD, {Type: tea.KeyRunes, Runes: []rune{'f'}, Alt: true}, {Type: tea.KeyRunes, Runes: []rune{'b'}, Alt: true},
+	}
+	for _, r := range "0123456789?gwpPsxyFRhjkl+-.=[]{}<>,;/:abcdefimnortuvzBCDEGHIJKLMNOSTUVWXYZ" {
+		ks = append(ks, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+	return ks
+}()
+
+// fuzzSpecial is every key type Bubble Tea has: the control keys, delete, and the named ones.
+var fuzzSpecial = func() []tea.KeyType {
+	var ts []tea.KeyType
+	for t := tea.KeyType(0); t <= 31; t++ {
+		ts = append(ts, t)
+	}
+	ts = append(ts, tea.KeyDelete)
+	for t := tea.KeyRunes; t >= tea.KeyF20; t-- {
+		ts = append(ts, t)
+	}
+	return ts
+}()
+
+// fuzzRunes are runes typed beyond the bound keys: wide, combining, emoji, the replacement
+// rune a terminal reads invalid UTF-8 as, controls.
+var fuzzRunes = []rune("é€漢👍\u0301\u200d\ufffd\x00\x1b\n\t\u00a0 -e+E")
+
+// fuzzSizes are the window sizes a sequence sets: none, tiny, just under and at 80×24, large.
+var fuzzSizes = [][2]int{{0, 0}, {1, 1}, {10, 3}, {40, 10}, {79, 23}, {80, 24}, {81, 25}, {100, 30}, {120, 40}, {200, 60}, {400, 120}, {80, 200}, {300, 5}}
+
+// keysFuzz decodes bytes into messages and sends them to an explorer.
+type keysFuzz struct {
+	data  []byte
+	at    int
+	trace []string // what was sent, for the failure's message
+}
+
+func (f *keysFuzz) next() byte {
+	if f.at >= len(f.data) {
+		return 0
+	}
+	f.at++
+	return f.data[f.at-1]
+}
+
+// msg decodes the next message; ok is false at the end of the data. op, when not nil, is not a
+// message but something the program does: run the evaluation, run the last command.
+func (f *keysFuzz) msg(m *Model) (tea.Msg, func(*Model, tea.Cmd) []tea.Msg, bool) {
+	if f.at >= len(f.data) {
+		return nil, nil, false
+	}
+	switch b := f.next(); b % 24 {
+	default: // most steps press a key the explorer binds
+		return fuzzKeys[int(f.next())%len(fuzzKeys)], nil, true
+	case 14:
+		return tea.KeyMsg{Type: fuzzSpecial[int(f.next())%len(fuzzSpecial)], Alt: b&0x80 != 0}, nil, true
+	case 15:
+		k := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{fuzzRunes[int(f.next())%len(fuzzRunes)]}, Alt: b&0x80 != 0}
+		return k, nil, true
+	case 16: // several runes in one message: typed fast, sent together over SSH, or pasted
+		n := int(f.next()%12) + 1
+		rs := make([]rune, n)
+		for i := range rs {
+			if c := f.next(); c < 0x80 {
+				rs[i] = rune(c)
+			} else {
+				rs[i] = fuzzRunes[int(c)%len(fuzzRunes)]
+			}
+		}
+		return tea.KeyMsg{Type: tea.KeyRunes, Runes: rs, Paste: b&0x80 != 0, Alt: b&0x40 != 0}, nil, true
+	case 17:
+		x, y, k := int(f.next()), int(f.next()), f.next()
+		if m.width > 0 && m.height > 0 && k&0x80 == 0 { // mostly inside the window
+			x, y = x%(m.width+2), y%(m.height+2)
+		}
+		return tea.MouseMsg{X: x, Y: y, Button: tea.MouseButton(k % 12), Action: tea.MouseAction(k / 12 % 3),
+			Shift: k&0x10 != 0, Alt: k&0x20 != 0, Ctrl: k&0x40 != 0}, nil, true
+	case 18:
+		if b&0x80 != 0 {
+			return tea.WindowSizeMsg{Width: int(f.next()) * 2, Height: int(f.next())}, nil, true
+		}
+		sz := fuzzSizes[int(f.next())%len(fuzzSizes)]
+		return tea.WindowSizeMsg{Width: sz[0], Height: sz[1]}, nil, true
+	case 19: // the program runs the evaluation and the comparison
+		return nil, fuzzSettle, true
+	case 20:
+		return common.FrameMsg(time.Unix(1e9, int64(f.next())*int64(common.FrameInterval))), nil, true
+	case 21: // the program runs the commands the last message returned (those that end soon)
+		return nil, func(_ *Model, cmd tea.Cmd) []tea.Msg { return runNow(cmd) }, true
+	case 22:
+		return f.classMsg(m), nil, true
+	case 23:
+		return f.otherMsg(m), nil, true
+	}
+}
+
+// classMsg is what a classroom's server sends an explorer: a teacher's lead (a tour step or a
+// scenario), the class's counts, a reveal, a tally.
+func (f *keysFuzz) classMsg(m *Model) tea.Msg {
+	steps := assets.TourSteps()
+	step := int(f.next()) % (len(steps) + 1)
+	switch f.next() % 5 {
+	case 0:
+		if step < len(steps) {
+			if sf, err := assets.TourScenario(steps[step], m.presets); err == nil {
+				return LeadMsg{Tour: true, Step: step, Scenario: sf.Scenario, Seq: int(f.next())}
+			}
+		}
+		return LeadMsg{Scenario: m.cur, Seq: int(f.next())}
+	case 1:
+		s := m.cur
+		s.Cluster.GPUs = int(f.next()) + 1
+		return LeadMsg{Scenario: s, Seq: int(f.next())}
+	case 2:
+		return ClassMsg{Following: int(f.next()), Connected: int(f.next())}
+	case 3:
+		return RevealMsg{Step: step}
+	default:
+		n := int(f.next() % 5)
+		return TallyMsg{Step: step, Answered: n, Of: int(f.next()), Choices: []int{n, 1, 0}[:f.next()%4%3],
+			Numbers: []float64{1, 246, 1e9, 0}[:f.next()%5%4], Revealed: f.next()&1 != 0}
+	}
+}
+
+// otherMsg is one of the rest: a stale result, a note and its clearing, the Compare tab's "take
+// the best layout", the Box tab's "use this box".
+func (f *keysFuzz) otherMsg(m *Model) tea.Msg {
+	switch f.next() % 6 {
+	case 0:
+		return evaluate(m.rev-1, m.cur)()
+	case 1:
+		return noteMsg{text: "a note", err: f.next()&1 != 0}
+	case 2:
+		return clearNoteMsg{seq: m.noteSeq}
+	case 3:
+		l := m.cur.Layout
+		l.TP, l.PP = 1<<(f.next()%5), 1<<(f.next()%4)
+		return compare.TakeBetterMsg{Layout: l}
+	case 4:
+		return boxtab.UseBoxMsg{Box: boxtest.L40S4()}
+	default:
+		return compareMsg{rev: m.rev, cmp: common.Compare{Err: errors.New("compare failed")}}
+	}
+}
+
+// runNow runs cmd's commands as the program would and returns the messages of those that end
+// within a few milliseconds (not the timers: frames, notes' clearing, polls), in their order.
+func runNow(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	var msg tea.Msg
+	select {
+	case msg = <-done:
+	case <-time.After(20 * time.Millisecond):
+		return nil
+	}
+	switch msg := msg.(type) {
+	case nil:
+		return nil
+	case tea.BatchMsg:
+		var out []tea.Msg
+		for _, c := range msg {
+			out = append(out, runNow(c)...)
+		}
+		return out
+	case tea.QuitMsg:
+		return nil
+	default:
+		if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == reflect.TypeFor[tea.Cmd]() {
+			var out []tea.Msg // tea.Sequence's message: its commands, in order
+			for i := range v.Len() {
+				out = append(out, runNow(v.Index(i).Interface().(tea.Cmd))...)
+			}
+			return out
+		}
+		return []tea.Msg{msg}
+	}
+}
+
+// fuzzStarts are the explorers a sequence starts from (its first byte chooses): each evaluated,
+// at 80×24 or 160×48. A local one writes what s and x save under dir.
+var fuzzStarts = []struct {
+	name string
+	opts func(t testing.TB, p *assets.Presets) []Option
+	edit func(*model.Scenario)
+}{
+	{"local", nil, nil},
+	{"french", func(testing.TB, *assets.Presets) []Option { return []Option{WithLang("fr")} }, nil},
+	{"served", func(testing.TB, *assets.Presets) []Option { return []Option{WithServed()} }, nil},
+	{"teacher", func(testing.TB, *assets.Presets) []Option {
+		return []Option{WithServed(), WithLead(func(Lead) {}), WithAnswers(func(Answer) {}, func(Reveal) {})}
+	}, nil},
+	{"student", func(testing.TB, *assets.Presets) []Option {
+		return []Option{WithServed(), WithFollower(func(Follow) {}), WithAnswers(func(Answer) {}, func(Reveal) {})}
+	}, nil},
+	{"lesson", func(t testing.TB, p *assets.Presets) []Option { return []Option{WithLesson(lessonFiles(t, p))} }, nil},
+	{"serving", nil, func(s *model.Scenario) {
+		s.Workload.Mode = model.Infer
+		s.Workload.Requests, s.Workload.Rate, s.Layout.MicroBatch = 64, 4, 1
+	}},
+	{"box", func(testing.TB, *assets.Presets) []Option {
+		return []Option{WithProbe(boxtest.NewProbe(boxtest.L40S4()).Probe)}
+	}, nil},
+}
+
+// fuzzStart builds start i, at 80×24 (or 160×48 when large).
+func fuzzStart(t testing.TB, i int, large bool, dir string) Model {
+	t.Helper()
+	st := fuzzStarts[i%len(fuzzStarts)]
+	s, p := testScenario(t)
+	if st.edit != nil {
+		st.edit(&s)
+	}
+	opts := []Option{WithProbe(boxtest.NoGPU), WithMemo(fuzzMemo)}
+	if st.opts != nil {
+		opts = append(opts, st.opts(t, p)...)
+	}
+	m := New(s, p, opts...)
+	m.saveDir = dir
+	w, h := 80, 24
+	if large {
+		w, h = 160, 48
+	}
+	n, _ := m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m = n.(Model)
+	for _, msg := range fuzzSettle(&m, nil) {
+		n, _ = m.Update(msg)
+		m = n.(Model)
+	}
+	return m
+}
+
+// fuzzMemo keeps the evaluations and comparisons the sequences ask for (the scenarios they
+// reach repeat), as splitscope serve's sessions share theirs.
+var fuzzMemo = NewMemo()
+
+// fuzzSettle is the messages of the evaluation and the comparison of m's current revision, as
+// its commands would send them.
+func fuzzSettle(m *Model, _ tea.Cmd) []tea.Msg {
+	return []tea.Msg{m.evalCmd()(), m.cmpCmd()()}
+}
+
+// drive sends data's messages to m, rendering after each; a panic fails t with the messages
+// that led to it.
+func drive(t testing.TB, m Model, data []byte) (sent int) {
+	t.Helper()
+	f := &keysFuzz{data: data}
+	var cmd tea.Cmd
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("panic: %v\nafter %d messages:\n%s\n%s", r, sent, strings.Join(f.trace, "\n"), debug.Stack())
+		}
+	}()
+	for {
+		msg, op, ok := f.msg(&m)
+		if !ok {
+			return sent
+		}
+		msgs := []tea.Msg{msg}
+		if op != nil {
+			msgs = op(&m, cmd)
+		}
+		for _, msg := range msgs {
+			f.trace = append(f.trace, fmt.Sprintf("%T %+v", msg, msg))
+			var next tea.Model
+			next, cmd = m.Update(msg)
+			m = next.(Model)
+			sent++
+			if v := m.View(); v == "" && m.width > 0 && m.height > 0 && !m.quitting {
+				t.Fatalf("empty view after:\n%s", strings.Join(f.trace, "\n"))
+			}
+		}
+	}
+}
+
+// fuzzBytes encodes keys (as press names them) as the bytes keysFuzz decodes to them, so that a
+// sequence can start in a given mode.
+func fuzzBytes(t testing.TB, keys ...string) []byte {
+	t.Helper()
+	var out []byte
+	for _, k := range keys {
+		if k == "settle" {
+			out = append(out, 19)
+			continue
+		}
+		found := false
+		for i, fk := range fuzzKeys {
+			if fk.String() == k || (k == "space" && fk.Type == tea.KeySpace) {
+				out, found = append(out, 0, byte(i)), true
+				break
+			}
+		}
+		if !found {
+			t.Fatalf("no fuzz key %q", k)
+		}
+	}
+	return out
+}
+
+// fuzzModes are the modes a CI sequence starts in (then random messages follow): each tab, the
+// help page, typing in the panel, the tour with its question, the why? key, the panel hidden,
+// presentation mode, the scenario's file and the report (on screen when served), the Compare
+// tab's best layout taken.
+var fuzzModes = [][]string{
+	{}, {"2"}, {"3"}, {"4"}, {"5"}, {"6"}, {"?"}, {"enter"}, {"down", "down", "enter", "left"},
+	{"g", "settle"}, {"g", "settle", "1", "2", "enter", "right", "settle"}, {"w"}, {"p"}, {"P"},
+	{"s"}, {"x"}, {"3", "b", "settle"}, {"5", "u", "settle"},
+}
+
+// TestKeySequences sends seeded random sequences to every start in every mode: nothing panics,
+// and every view renders. The seeds are fixed, so a failure repeats; its message lists the
+// sequence.
+func TestKeySequences(t *testing.T) {
+	const perMode, length = 1, 60
+	rng := rand.New(rand.NewPCG(21, 6))
+	dir := t.TempDir()
+	sequences, msgs := 0, 0
+	for start := range fuzzStarts {
+		for mi, mode := range fuzzModes {
+			for i := range perMode {
+				large := (mi+i)%2 == 1
+				m := fuzzStart(t, start, large, dir)
+				data := fuzzBytes(t, mode...)
+				for range length * 2 {
+					data = append(data, byte(rng.Uint32()))
+				}
+				msgs += drive(t, m, data)
+				sequences++
+			}
+		}
+	}
+	t.Logf("%d sequences, %d messages", sequences, msgs)
 }
