@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"runtime/debug"
 	"strings"
@@ -427,4 +428,32 @@ func TestKeySequences(t *testing.T) {
 		}
 	}
 	t.Logf("%d sequences, %d messages", sequences, msgs)
+}
+
+// maxFuzzBytes bounds one input: a few hundred messages.
+const maxFuzzBytes = 600
+
+// FuzzKeys is TestKeySequences for go test -fuzz: the first byte picks the start (its high bit
+// the large window), the rest is the sequence. Run it with
+//
+//	go test ./tui -run '^$' -fuzz FuzzKeys -fuzztime 5m
+//
+// Without -fuzz it runs the seeds and testdata/fuzz/FuzzKeys, where an input that found a bug
+// stays.
+func FuzzKeys(f *testing.F) {
+	f.Add(append([]byte{0}, fuzzBytes(f, "down", "enter", "left", "alt+d")...)) // issue 21's crash
+	for start := range fuzzStarts {
+		for mi, mode := range fuzzModes {
+			seed := []byte{byte(start) | byte(mi%2)<<7}
+			seed = append(seed, fuzzBytes(f, mode...)...)
+			f.Add(append(seed, 0, 1, 14, 3, 16, 200, 65, 66, 17, 5, 5, 0, 18, 2, 19, 21, 22, 0, 0, 23, 3))
+		}
+	}
+	dir := filepath.Join(f.TempDir(), "missing") // s and x fail to write: nothing piles up
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 || len(data) > maxFuzzBytes {
+			return
+		}
+		drive(t, fuzzStart(t, int(data[0]&0x7f), data[0]&0x80 != 0, dir), data[1:])
+	})
 }
