@@ -15,15 +15,22 @@ import (
 // v2.2.1 has the same code, charmbracelet/bubbles#1056), so newInput disables the binding and
 // typing calls deleteWordForward below instead.
 
+// ctrl+v is not bubbles' Paste either: that runs the clipboard tool of the machine the explorer
+// runs on (xclip, xsel, wl-paste) and sends its text as a message the explorer never passes to
+// the input, so it pasted nothing, and under splitscope serve each student's ctrl+v started a
+// process on the server. The terminal's own paste arrives as keys and types as usual.
+
 // deleteWordForwardKeys is the binding bubbles gives delete-word-forward, handled by typing.
 var deleteWordForwardKeys = textinput.DefaultKeyMap.DeleteWordForward
 
-// newInput is the panel's text input: no prompt, 32 runes at most, delete-word-forward ours.
+// newInput is the panel's text input: no prompt, 32 runes at most, delete-word-forward ours, no
+// clipboard.
 func newInput() textinput.Model {
 	in := textinput.New()
 	in.Prompt = ""
 	in.CharLimit = 32
 	in.KeyMap.DeleteWordForward = key.NewBinding(key.WithDisabled())
+	in.KeyMap.Paste = key.NewBinding(key.WithDisabled())
 	return in
 }
 

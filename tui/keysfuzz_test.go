@@ -457,3 +457,23 @@ func FuzzKeys(f *testing.F) {
 		drive(t, fuzzStart(t, int(data[0]&0x7f), data[0]&0x80 != 0, dir), data[1:])
 	})
 }
+
+// ctrl+v while typing runs no clipboard tool (it pasted nothing: its message never reached the
+// input) and so starts no process on a serving machine; a pasted text, as terminals send it,
+// types as usual.
+func TestCtrlVRunsNoClipboardTool(t *testing.T) {
+	m := fuzzStart(t, 2, false, t.TempDir()) // served
+	m, _ = press(m, "enter")
+	n, cmd := m.Update(tea.KeyMsg{Type: tea.KeyCtrlV})
+	m = n.(Model)
+	for _, msg := range runNow(cmd) {
+		if name := fmt.Sprintf("%T", msg); strings.HasPrefix(name, "textinput.paste") {
+			t.Errorf("ctrl+v ran bubbles' clipboard paste: %s %v", name, msg)
+		}
+	}
+	m, _ = press(m, "esc", "enter")
+	n, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("24"), Paste: true})
+	if v := n.(Model).input.Value(); v != "24" {
+		t.Errorf("a pasted 24 over the selected text: %q", v)
+	}
+}
