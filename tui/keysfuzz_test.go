@@ -12,6 +12,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/model"
@@ -19,6 +20,7 @@ import (
 	"github.com/splitscope/splitscope/tui/boxtab/boxtest"
 	"github.com/splitscope/splitscope/tui/common"
 	"github.com/splitscope/splitscope/tui/compare"
+	"github.com/splitscope/splitscope/tui/static"
 )
 
 var altD = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'d'}, Alt: true}
@@ -103,6 +105,14 @@ var fuzzKeys = func() []tea.KeyMsg {
 	return ks
 }()
 
+// fuzzNav are the keys that move around, pressed more often than the others.
+var fuzzNav = []tea.KeyMsg{{Type: tea.KeyUp}, {Type: tea.KeyDown}, {Type: tea.KeyDown}, {Type: tea.KeyLeft},
+	{Type: tea.KeyRight}, {Type: tea.KeyEnter}, {Type: tea.KeyEsc}, {Type: tea.KeyTab}}
+
+// fuzzPending bounds the commands a sequence keeps to run (the program runs them all; a
+// sequence runs the newest when it says so).
+const fuzzPending = 16
+
 // fuzzSpecial is every key type Bubble Tea has: the control keys, delete, and the named ones.
 var fuzzSpecial = func() []tea.KeyType {
 	var ts []tea.KeyType
@@ -125,9 +135,10 @@ var fuzzSizes = [][2]int{{0, 0}, {1, 1}, {10, 3}, {40, 10}, {79, 23}, {80, 24}, 
 
 // keysFuzz decodes bytes into messages and sends them to an explorer.
 type keysFuzz struct {
-	data  []byte
-	at    int
-	trace []string // what was sent, for the failure's message
+	data   []byte
+	at     int
+	trace  []string // what was sent, for the failure's message
+	sweeps int      // the serving comparisons it may still compute
 }
 
 func (f *keysFuzz) next() byte {
@@ -140,12 +151,14 @@ func (f *keysFuzz) next() byte {
 
 // msg decodes the next message; ok is false at the end of the data. op, when not nil, is not a
 // message but something the program does: run the evaluation, run the last command.
-func (f *keysFuzz) msg(m *Model) (tea.Msg, func(*Model, tea.Cmd) []tea.Msg, bool) {
+func (f *keysFuzz) msg(m *Model) (tea.Msg, func(*Model, []tea.Cmd) []tea.Msg, bool) {
 	if f.at >= len(f.data) {
 		return nil, nil, false
 	}
 	switch b := f.next(); b % 24 {
-	default: // most steps press a key the explorer binds
+	case 0, 1, 2, 3, 4, 5: // a quarter move around: the rows, their values, the tabs, in and out
+		return fuzzNav[int(f.next())%len(fuzzNav)], nil, true
+	default: // most of the rest press a key the explorer binds
 		return fuzzKeys[int(f.next())%len(fuzzKeys)], nil, true
 	case 14:
 		return tea.KeyMsg{Type: fuzzSpecial[int(f.next())%len(fuzzSpecial)], Alt: b&0x80 != 0}, nil, true
@@ -165,8 +178,12 @@ func (f *keysFuzz) msg(m *Model) (tea.Msg, func(*Model, tea.Cmd) []tea.Msg, bool
 		return tea.KeyMsg{Type: tea.KeyRunes, Runes: rs, Paste: b&0x80 != 0, Alt: b&0x40 != 0}, nil, true
 	case 17:
 		x, y, k := int(f.next()), int(f.next()), f.next()
-		if m.width > 0 && m.height > 0 && k&0x80 == 0 { // mostly inside the window
+		if m.width > 0 && m.height > 0 && b&0x80 == 0 { // mostly inside the window
 			x, y = x%(m.width+2), y%(m.height+2)
+		}
+		if b&0x40 == 0 { // mostly a click or a wheel
+			return tea.MouseMsg{X: x, Y: y, Button: []tea.MouseButton{tea.MouseButtonLeft, tea.MouseButtonWheelUp,
+				tea.MouseButtonWheelDown}[k%3], Action: tea.MouseActionPress}, nil, true
 		}
 		return tea.MouseMsg{X: x, Y: y, Button: tea.MouseButton(k % 12), Action: tea.MouseAction(k / 12 % 3),
 			Shift: k&0x10 != 0, Alt: k&0x20 != 0, Ctrl: k&0x40 != 0}, nil, true
@@ -176,12 +193,24 @@ func (f *keysFuzz) msg(m *Model) (tea.Msg, func(*Model, tea.Cmd) []tea.Msg, bool
 		}
 		sz := fuzzSizes[int(f.next())%len(fuzzSizes)]
 		return tea.WindowSizeMsg{Width: sz[0], Height: sz[1]}, nil, true
-	case 19: // the program runs the evaluation and the comparison
-		return nil, fuzzSettle, true
+	case 19: // the program runs the evaluation and (half the time, it takes longer) the comparison
+		if b&0x80 != 0 {
+			return nil, func(m *Model, _ []tea.Cmd) []tea.Msg { return fuzzEval(m) }, true
+		}
+		return nil, func(m *Model, _ []tea.Cmd) []tea.Msg {
+			if m.cur.Workload.Mode == model.Infer {
+				// A serving scenario's comparison sweeps the arrival rate (a second of work):
+				// a sequence computes as many as it may, then has its evaluations only.
+				if f.sweeps--; f.sweeps < 0 {
+					return fuzzEval(m)
+				}
+			}
+			return fuzzSettle(m, nil)
+		}, true
 	case 20:
 		return common.FrameMsg(time.Unix(1e9, int64(f.next())*int64(common.FrameInterval))), nil, true
 	case 21: // the program runs the commands the last message returned (those that end soon)
-		return nil, func(_ *Model, cmd tea.Cmd) []tea.Msg { return runNow(cmd) }, true
+		return nil, func(_ *Model, cmds []tea.Cmd) []tea.Msg { return runNow(tea.Batch(cmds...)) }, true
 	case 22:
 		return f.classMsg(m), nil, true
 	case 23:
@@ -238,41 +267,66 @@ func (f *keysFuzz) otherMsg(m *Model) tea.Msg {
 	}
 }
 
-// runNow runs cmd's commands as the program would and returns the messages of those that end
-// within a few milliseconds (not the timers: frames, notes' clearing, polls), in their order.
+// runNow runs cmd's commands at once, as the program would, and returns, in their order, the
+// messages of those that end within 20 ms (not the timers: frames, a note's clearing, polls).
 func runNow(cmd tea.Cmd) []tea.Msg {
-	if cmd == nil {
-		return nil
+	start := func(c tea.Cmd) chan tea.Msg {
+		ch := make(chan tea.Msg, 1)
+		go func() { ch <- c() }()
+		return ch
 	}
-	done := make(chan tea.Msg, 1)
-	go func() { done <- cmd() }()
-	var msg tea.Msg
-	select {
-	case msg = <-done:
-	case <-time.After(20 * time.Millisecond):
-		return nil
+	deadline := time.After(20 * time.Millisecond)
+	late := false
+	var out []tea.Msg
+	queue := []chan tea.Msg{}
+	if cmd != nil {
+		queue = append(queue, start(cmd))
 	}
-	switch msg := msg.(type) {
-	case nil:
-		return nil
-	case tea.BatchMsg:
-		var out []tea.Msg
-		for _, c := range msg {
-			out = append(out, runNow(c)...)
-		}
-		return out
-	case tea.QuitMsg:
-		return nil
-	default:
-		if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == reflect.TypeFor[tea.Cmd]() {
-			var out []tea.Msg // tea.Sequence's message: its commands, in order
-			for i := range v.Len() {
-				out = append(out, runNow(v.Index(i).Interface().(tea.Cmd))...)
+	for len(queue) > 0 {
+		ch := queue[0]
+		queue = queue[1:]
+		var msg tea.Msg
+		if late {
+			select {
+			case msg = <-ch:
+			default:
+				continue
 			}
-			return out
+		} else {
+			select {
+			case msg = <-ch:
+			case <-deadline:
+				late = true
+				select {
+				case msg = <-ch:
+				default:
+					continue
+				}
+			}
 		}
-		return []tea.Msg{msg}
+		var children []chan tea.Msg
+		switch m := msg.(type) {
+		case nil, tea.QuitMsg:
+		case tea.BatchMsg:
+			for _, c := range m {
+				if c != nil {
+					children = append(children, start(c))
+				}
+			}
+		default:
+			if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == reflect.TypeFor[tea.Cmd]() {
+				for i := range v.Len() { // tea.Sequence's message: its commands (run at once here)
+					if c := v.Index(i).Interface().(tea.Cmd); c != nil {
+						children = append(children, start(c))
+					}
+				}
+				break
+			}
+			out = append(out, msg)
+		}
+		queue = append(children, queue...)
 	}
+	return out
 }
 
 // fuzzStarts are the explorers a sequence starts from (its first byte chooses): each evaluated,
@@ -294,7 +348,7 @@ var fuzzStarts = []struct {
 	{"lesson", func(t testing.TB, p *assets.Presets) []Option { return []Option{WithLesson(lessonFiles(t, p))} }, nil},
 	{"serving", nil, func(s *model.Scenario) {
 		s.Workload.Mode = model.Infer
-		s.Workload.Requests, s.Workload.Rate, s.Layout.MicroBatch = 64, 4, 1
+		s.Workload.Requests, s.Workload.Rate, s.Layout.MicroBatch = 16, 4, 1
 	}},
 	{"box", func(testing.TB, *assets.Presets) []Option {
 		return []Option{WithProbe(boxtest.NewProbe(boxtest.L40S4()).Probe)}
@@ -309,7 +363,8 @@ func fuzzStart(t testing.TB, i int, large bool, dir string) Model {
 	if st.edit != nil {
 		st.edit(&s)
 	}
-	opts := []Option{WithProbe(boxtest.NoGPU), WithMemo(fuzzMemo)}
+	work := fuzzWork()
+	opts := []Option{WithProbe(boxtest.NoGPU), WithWorkSlots(work)}
 	if st.opts != nil {
 		opts = append(opts, st.opts(t, p)...)
 	}
@@ -319,6 +374,11 @@ func fuzzStart(t testing.TB, i int, large bool, dir string) Model {
 	if large {
 		w, h = 160, 48
 	}
+	newest := m.newest
+	t.Cleanup(func() {
+		newest.Store(-1) // no revision is the newest: each waiting command gives its place up
+		<-work
+	})
 	n, _ := m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m = n.(Model)
 	for _, msg := range fuzzSettle(&m, nil) {
@@ -328,22 +388,43 @@ func fuzzStart(t testing.TB, i int, large bool, dir string) Model {
 	return m
 }
 
-// fuzzMemo keeps the evaluations and comparisons the sequences ask for (the scenarios they
-// reach repeat), as splitscope serve's sessions share theirs.
+// fuzzMemo keeps the evaluations and comparisons fuzzSettle computes (the scenarios the
+// sequences reach repeat). The explorers have none of their own: a command waiting in fuzzWork
+// would hold its scenario's place in it.
 var fuzzMemo = NewMemo()
 
 // fuzzSettle is the messages of the evaluation and the comparison of m's current revision, as
-// its commands would send them.
-func fuzzSettle(m *Model, _ tea.Cmd) []tea.Msg {
-	return []tea.Msg{m.evalCmd()(), m.cmpCmd()()}
+// its commands would send them (kept in fuzzMemo).
+func fuzzSettle(m *Model, _ []tea.Cmd) []tea.Msg {
+	rev, s := m.rev, m.cur
+	cmp, _ := fuzzMemo.cmp.get(s, func() (compareMsg, bool) { return buildCompare(rev, s)().(compareMsg), true })
+	cmp.rev = rev
+	return append(fuzzEval(m), cmp)
+}
+
+// fuzzEval is the message of the evaluation of m's current revision alone.
+func fuzzEval(m *Model) []tea.Msg {
+	rev, s := m.rev, m.cur
+	ev, _ := fuzzMemo.eval.get(s, func() (resultMsg, bool) { return evaluate(rev, s)().(resultMsg), true })
+	ev.rev = rev
+	return []tea.Msg{ev}
+}
+
+// fuzzWork is an explorer's place to compute in (WithWorkSlots), taken while t runs: the
+// evaluations and comparisons its commands start wait (a sequence has them from fuzzSettle, at
+// the moment it says), and when t ends they go, stale, and compute nothing.
+func fuzzWork() chan struct{} {
+	work := make(chan struct{}, 1)
+	work <- struct{}{}
+	return work
 }
 
 // drive sends data's messages to m, rendering after each; a panic fails t with the messages
-// that led to it.
-func drive(t testing.TB, m Model, data []byte) (sent int) {
+// that led to it. It computes at most sweeps comparisons of a serving scenario.
+func drive(t testing.TB, m Model, data []byte, sweeps int) (sent int) {
 	t.Helper()
-	f := &keysFuzz{data: data}
-	var cmd tea.Cmd
+	f := &keysFuzz{data: data, sweeps: sweeps}
+	var pending []tea.Cmd // the commands the messages returned, the newest fuzzPending
 	defer func() {
 		if r := recover(); r != nil {
 			t.Fatalf("panic: %v\nafter %d messages:\n%s\n%s", r, sent, strings.Join(f.trace, "\n"), debug.Stack())
@@ -356,19 +437,54 @@ func drive(t testing.TB, m Model, data []byte) (sent int) {
 		}
 		msgs := []tea.Msg{msg}
 		if op != nil {
-			msgs = op(&m, cmd)
+			msgs, pending = op(&m, pending), nil
 		}
 		for _, msg := range msgs {
-			f.trace = append(f.trace, fmt.Sprintf("%T %+v", msg, msg))
-			var next tea.Model
-			next, cmd = m.Update(msg)
+			f.trace = append(f.trace, describe(msg))
+			next, cmd := m.Update(msg)
 			m = next.(Model)
 			sent++
-			if v := m.View(); v == "" && m.width > 0 && m.height > 0 && !m.quitting {
+			if cmd != nil {
+				pending = append(pending, cmd)
+				pending = pending[max(0, len(pending)-fuzzPending):]
+			}
+			v := m.View()
+			if v == "" && m.width > 0 && m.height > 0 && !m.quitting {
 				t.Fatalf("empty view after:\n%s", strings.Join(f.trace, "\n"))
+			}
+			if m.width >= 40 && m.height >= 10 && !m.quitting { // TestTooSmallIsPolite's smallest
+
+				lines := strings.Split(v, "\n")
+				bad := len(lines) != m.height
+				for _, l := range lines {
+					bad = bad || lipgloss.Width(l) > m.width
+				}
+				if bad {
+					t.Fatalf("%d×%d: the view does not fit after:\n%s\n%s", m.width, m.height, strings.Join(f.trace, "\n"), v)
+				}
 			}
 		}
 	}
+}
+
+// describe is a message in a line of the failure's message.
+func describe(msg tea.Msg) string {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		if msg.Paste {
+			return fmt.Sprintf("key %q pasted", msg.String())
+		}
+		return fmt.Sprintf("key %q", msg.String())
+	case resultMsg:
+		return fmt.Sprintf("result rev %d (%s)", msg.rev, static.Header(msg.s))
+	case compareMsg:
+		return fmt.Sprintf("compare rev %d", msg.rev)
+	case LeadMsg:
+		return fmt.Sprintf("lead tour %v step %d seq %d (%s)", msg.Tour, msg.Step, msg.Seq, static.Header(msg.Scenario))
+	case boxtab.UseBoxMsg:
+		return "use box " + msg.Box.Host
+	}
+	return fmt.Sprintf("%T %+v", msg, msg)
 }
 
 // fuzzBytes encodes keys (as press names them) as the bytes keysFuzz decodes to them, so that a
@@ -384,7 +500,7 @@ func fuzzBytes(t testing.TB, keys ...string) []byte {
 		found := false
 		for i, fk := range fuzzKeys {
 			if fk.String() == k || (k == "space" && fk.Type == tea.KeySpace) {
-				out, found = append(out, 0, byte(i)), true
+				out, found = append(out, 6, byte(i)), true
 				break
 			}
 		}
@@ -402,7 +518,7 @@ func fuzzBytes(t testing.TB, keys ...string) []byte {
 var fuzzModes = [][]string{
 	{}, {"2"}, {"3"}, {"4"}, {"5"}, {"6"}, {"?"}, {"enter"}, {"down", "down", "enter", "left"},
 	{"g", "settle"}, {"g", "settle", "1", "2", "enter", "right", "settle"}, {"w"}, {"p"}, {"P"},
-	{"s"}, {"x"}, {"3", "b", "settle"}, {"5", "u", "settle"},
+	{"s"}, {"x"}, {"3", "b", "settle"}, {"5", "u", "settle"}, {"g", "settle", "R"},
 }
 
 // TestKeySequences sends seeded random sequences to every start in every mode: nothing panics,
@@ -422,7 +538,11 @@ func TestKeySequences(t *testing.T) {
 				for range length * 2 {
 					data = append(data, byte(rng.Uint32()))
 				}
-				msgs += drive(t, m, data)
+				sweeps := 0 // the serving comparisons, where they show: Compare and Learn
+				if len(mode) > 0 && (mode[0] == "3" || mode[0] == "6") {
+					sweeps = 1
+				}
+				msgs += drive(t, m, data, sweeps)
 				sequences++
 			}
 		}
@@ -454,7 +574,7 @@ func FuzzKeys(f *testing.F) {
 		if len(data) == 0 || len(data) > maxFuzzBytes {
 			return
 		}
-		drive(t, fuzzStart(t, int(data[0]&0x7f), data[0]&0x80 != 0, dir), data[1:])
+		drive(t, fuzzStart(t, int(data[0]&0x7f), data[0]&0x80 != 0, dir), data[1:], 1)
 	})
 }
 
