@@ -506,6 +506,22 @@ func fuzzBytes(t testing.TB, keys ...string) []byte {
 			out = append(out, 0x80|5)
 			continue
 		}
+		if name, ok := strings.CutPrefix(k, "to:"); ok { // ↓ to the row, from the first
+			sc, _ := testScenario(t)
+			all, n := fields(), -1
+			for i, f := range visibleFields(all, &sc) {
+				if all[f].name == name {
+					n = i
+				}
+			}
+			if n < 0 {
+				t.Fatalf("no row %s", name)
+			}
+			for range n {
+				out = append(out, fuzzBytes(t, "down")...)
+			}
+			continue
+		}
 		found := false
 		for i, fk := range fuzzKeys {
 			if fk.String() == k || (k == "space" && fk.Type == tea.KeySpace) {
@@ -552,14 +568,18 @@ var fuzzNavBytes = func() []byte {
 }()
 
 // fuzzModes are the modes a CI sequence starts in (then random messages follow): each tab, the
-// help page, typing in the panel, the tour with its question, the why? key, the panel hidden,
-// presentation mode, the scenario's file and the report (on screen when served), the Compare
-// tab's best layout taken.
+// help page, typing in the panel, the tour with its question (and the teacher's reveal), the why?
+// key, the panel hidden, presentation mode, the scenario's file and the report (on screen when
+// served), the Compare tab's best layout taken, the Box tab's box used, a refused value and an
+// edit that cannot apply (their offers), the panel's lower rows.
 var fuzzModes = [][]string{
 	{}, {"2"}, {"3"}, {"4"}, {"5"}, {"6"}, {"?"}, {"enter"}, {"down", "down", "enter", "left"},
 	{"g", "settle"}, {"g", "settle", "1", "2", "enter", "right", "settle"}, {"w"}, {"p"}, {"P"},
 	{"s"}, {"x"}, {"3", "b", "settle"}, {"5", "u", "settle"}, {"g", "settle", "R"},
+	{"to:tp", "enter", "3", "enter"}, {"to:pp", "right", "right", "right"}, down(12), down(18), down(24),
 }
+
+func down(n int) []string { return strings.Split(strings.Repeat("down ", n-1)+"down", " ") }
 
 // TestKeySequences sends seeded random sequences to every start in every mode: nothing panics,
 // and every view renders. The seeds are fixed, so a failure repeats; its message lists the
