@@ -16,9 +16,10 @@ import (
 // typing calls deleteWordForward below instead.
 
 // ctrl+v is not bubbles' Paste either: that runs the clipboard tool of the machine the explorer
-// runs on (xclip, xsel, wl-paste) and sends its text as a message the explorer never passes to
-// the input, so it pasted nothing, and under splitscope serve each student's ctrl+v started a
-// process on the server. The terminal's own paste arrives as keys and types as usual.
+// runs on (xclip, xsel or wl-paste, where one is installed) and sends its text as a message the
+// explorer never passes to the input, so it pasted nothing, and under splitscope serve each
+// student's ctrl+v ran the tool on the server. The terminal's own paste arrives as keys and
+// types as usual.
 
 // deleteWordForwardKeys is the binding bubbles gives delete-word-forward, handled by typing.
 var deleteWordForwardKeys = textinput.DefaultKeyMap.DeleteWordForward
