@@ -11,7 +11,7 @@ import (
 )
 
 // lessonFiles is a two-step lesson of the user's own.
-func lessonFiles(t *testing.T, p *assets.Presets) []assets.ScenarioFile {
+func lessonFiles(t testing.TB, p *assets.Presets) []assets.ScenarioFile {
 	t.Helper()
 	steps, err := assets.ParseLesson([]assets.LessonFile{
 		{Name: "01-memory.yaml", Data: []byte(`title: Our own first step

@@ -302,9 +302,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 		o.renderer = lipgloss.DefaultRenderer()
 	}
 	st := theme.For(o.renderer)
-	in := textinput.New()
-	in.Prompt = ""
-	in.CharLimit = 32
+	in := newInput()
 	lang := assets.NormalizeLang(o.lang)
 	texts, err := assets.Texts(lang)
 	if err != nil {
@@ -671,8 +669,12 @@ func (m Model) typing(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 	}
 	m.offer = nil // the offer was for the text that was refused
-	var cmd tea.Cmd
 	in := m.editInput()
+	if key.Matches(msg, deleteWordForwardKeys) {
+		deleteWordForward(in) // not bubbles' own: see input.go
+		return m, nil
+	}
+	var cmd tea.Cmd
 	*in, cmd = in.Update(msg)
 	return m, cmd
 }
