@@ -495,6 +495,17 @@ func (p *Presets) ModelIDs() []string {
 	return ids(p.Models, func(a model.Arch) string { return a.ID })
 }
 
+// AddModel adds a model read from elsewhere (a config.json) after the presets, for this run, and
+// returns its ID: its own, or with "-config" when a preset already has it.
+func (p *Presets) AddModel(a model.Arch) string {
+	if _, err := p.Model(a.ID); err == nil {
+		a.ID += "-config"
+		a.Name = a.ID
+	}
+	p.Models = append(p.Models, a)
+	return a.ID
+}
+
 // GPUIDs lists the GPU presets' IDs in file order.
 func (p *Presets) GPUIDs() []string { return ids(p.GPUs, func(g model.GPU) string { return g.ID }) }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -197,7 +198,7 @@ func ReadHFConfig(file string, data []byte) (model.Arch, error) {
 	}
 	a.TiedEmbeddings = tied
 	a.ModelType = kind
-	a.ID = hfID(raw, kind)
+	a.ID = hfID(raw, kind, file)
 	a.Name = a.ID
 	a.Source = "config.json " + file + " (model_type " + kind + ")"
 	if err := a.Validate(); err != nil {
@@ -224,18 +225,31 @@ func hfString(v json.RawMessage) string {
 	return s
 }
 
-// hfID names the model: the config's _name_or_path's last part, else its model_type.
-func hfID(raw map[string]json.RawMessage, kind string) string {
-	name := hfString(raw["_name_or_path"])
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		name = name[i+1:]
-	}
-	name = strings.ToLower(strings.TrimSpace(name))
-	ok := name != "" && len(name) <= 64 && strings.IndexFunc(name, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_')
-	}) < 0
-	if ok {
+// hfID names the model: the config's _name_or_path's last part, else the folder holding a
+// config.json (a downloaded model's), else the file's name, else its model_type; lower case, and
+// only letters, digits, '-', '.' and '_'.
+func hfID(raw map[string]json.RawMessage, kind, file string) string {
+	clean := func(name string) string {
+		if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+			name = name[i+1:]
+		}
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name == "" || len(name) > 64 || strings.IndexFunc(name, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_')
+		}) >= 0 {
+			return ""
+		}
 		return name
+	}
+	base := filepath.Base(file)
+	folder := ""
+	if base == "config.json" {
+		folder = filepath.Base(filepath.Dir(file))
+	}
+	for _, name := range []string{hfString(raw["_name_or_path"]), folder, strings.TrimSuffix(base, filepath.Ext(base))} {
+		if n := clean(name); n != "" && n != "." && n != "config" {
+			return n
+		}
 	}
 	return kind
 }

@@ -151,3 +151,21 @@ func FuzzReadHFConfig(f *testing.F) {
 		}
 	})
 }
+
+// A model's id: the config's _name_or_path, else the folder of a config.json, else the file's
+// name, else its model_type; lower case and plain.
+func TestHFConfigID(t *testing.T) {
+	body := `"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100`
+	for _, c := range []struct{ file, data, want string }{
+		{"x/config.json", `{"_name_or_path": "meta-llama/Llama-3.1-8B", ` + body + `}`, "llama-3.1-8b"},
+		{"models/Llama-3.1-8B-Instruct/config.json", `{` + body + `}`, "llama-3.1-8b-instruct"},
+		{"tiny.json", `{` + body + `}`, "tiny"},
+		{"config.json", `{` + body + `}`, "llama"},
+		{"we ird/config.json", `{"_name_or_path": "a b\nc", ` + body + `}`, "llama"},
+	} {
+		a, err := ReadHFConfig(c.file, []byte(c.data))
+		if err != nil || a.ID != c.want {
+			t.Errorf("%s: id %q, %v; want %q", c.file, a.ID, err, c.want)
+		}
+	}
+}

@@ -238,6 +238,10 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 		var fe *model.FieldError
 		if arch, fe = readHFConfigFlag(f.model); fe != nil {
 			errs = append(errs, fe)
+		} else {
+			// One more model for this run: the explorer's model row cycles back to it, and
+			// capacity answers count it.
+			arch.ID = p.AddModel(arch)
 		}
 	} else if err != nil {
 		errs = append(errs, unknownPreset("model", "model", f.model, p.ModelIDs()))
