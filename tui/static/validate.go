@@ -19,7 +19,7 @@ var checkGroups = []struct{ id, title string }{
 	{"gemm", "One GEMM alone by shape, M×N×K, against XLA's measured cuBLAS table for H100 (XLA, §8.1)"},
 	{"serve-order", "Serving: which of two layouts serves more or answers sooner (§3.6; holds when the same one wins)"},
 	{"serve-vllm", "Serving on measured vLLM runs, not fitted: H100 SXM, Poisson replays of inference-perf stages, means (BLIS, §3.6)"},
-	{"serve-more", "Serving on measured runs, other GPUs and engines, not fitted: A100, L4, RTX 3090/4090, H100 PCIe/SXM; vLLM, SGLang, LMDeploy, TensorRT-LLM (LPC, SGL1639, MR4090, ZHJ, SUR, §3.6)"},
+	{"serve-more", "Serving on measured runs, other GPUs and engines, not fitted: A100, L4, RTX 3090/4090, H100 PCIe/SXM, H200, MI300X; vLLM, SGLang, LMDeploy, TensorRT-LLM, TGI, each with its engine's profile (LPC, SGL1639, MR4090, ZHJ, SUR, SGL060, H200B, DSTK, TT143, TT125, TT340, R431, §3.6)"},
 }
 
 // RenderValidation prints the published figures beside the model's predictions, one table a
