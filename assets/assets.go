@@ -36,6 +36,16 @@ type Presets struct {
 	Models []model.Arch
 	GPUs   []model.GPU
 	Links  []model.Link
+	// ModelFile reads a model from a Hugging Face config.json (or the folder holding one) for a
+	// scenario file's model: key; nil: model: names presets only. The caller supplies it (the
+	// CLI's bounded reader): assets reads no file of the user's itself.
+	ModelFile func(path string) (model.Arch, error)
+}
+
+// LooksLikeConfigPath says whether a model value names a file rather than a preset: a path
+// separator, or a .json name.
+func LooksLikeConfigPath(v string) bool {
+	return strings.ContainsAny(v, `/\`) || strings.HasSuffix(strings.ToLower(v), ".json")
 }
 
 // ErrUnknownID is wrapped by the lookup methods when no preset has the ID asked for.
@@ -498,6 +508,11 @@ func (p *Presets) ModelIDs() []string {
 // AddModel adds a model read from elsewhere (a config.json) after the presets, for this run, and
 // returns its ID: its own, or with "-config" when a preset already has it.
 func (p *Presets) AddModel(a model.Arch) string {
+	for _, id := range []string{a.ID, a.ID + "-config"} {
+		if have, err := p.Model(id); err == nil && have.File != "" && have.File == a.File {
+			return id // read before (a scenario's model: and --model naming one file)
+		}
+	}
 	if _, err := p.Model(a.ID); err == nil {
 		a.ID += "-config"
 		a.Name = a.ID

@@ -169,3 +169,48 @@ func TestHFConfigID(t *testing.T) {
 		}
 	}
 }
+
+// A scenario file's model: may name a config.json, relative to the scenario's folder, read by
+// the caller's ModelFile; saving the scenario names the file, and reading that back gives the
+// same model. Without a ModelFile (or with a name that is no path) model: names presets only.
+func TestScenarioModelFromConfig(t *testing.T) {
+	p, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.ModelFile = func(path string) (model.Arch, error) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return model.Arch{}, err
+		}
+		a, err := ReadHFConfig(path, data)
+		if abs, aerr := filepath.Abs(path); aerr == nil {
+			a.File = abs
+		}
+		return a, err
+	}
+	scn := filepath.Join("testdata", "hfconfig", "lesson.yaml")
+	sf, err := ParseScenario(scn, []byte("model: qwen3-30b-a3b.json\ngpu: h100-sxm\ngpus: 2\nmode: infer\n"), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := sf.Scenario.Arch
+	if a.ID != "qwen3-30b-a3b-config" || a.Experts != 128 || a.FFN != 768 || !filepath.IsAbs(a.File) {
+		t.Fatalf("model %+v: want qwen3-30b-a3b-config read from the scenario's folder", a)
+	}
+	out := MarshalScenario(sf.Scenario, "")
+	if !strings.Contains(string(out), "model: "+a.File) {
+		t.Errorf("saved scenario does not name the config:\n%s", out)
+	}
+	back, err := ParseScenario("elsewhere.yaml", out, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := back.Scenario.Arch; b.ID != a.ID || b.Params() != a.Params() || b.File != a.File {
+		t.Errorf("read back %s (%.4g params, %s), want %s (%.4g, %s)", b.ID, b.Params(), b.File, a.ID, a.Params(), a.File)
+	}
+	p.ModelFile = nil
+	if _, err := ParseScenario(scn, []byte("model: qwen3-30b-a3b.json\ngpu: h100-sxm\n"), p); err == nil || !strings.Contains(err.Error(), "unknown model preset") {
+		t.Errorf("without a reader: %v, want the unknown preset refused", err)
+	}
+}

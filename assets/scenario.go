@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -169,6 +170,7 @@ var scenarioKeys = []scenarioKey{
 
 // scenarioValues are the keys of one file, decoded.
 type scenarioValues struct {
+	file   string // the scenario file's name: a model: path is relative to its folder
 	set    map[string]bool
 	ints   map[string]int
 	floats map[string]float64
@@ -223,7 +225,7 @@ func ParseScenario(name string, data []byte, p *Presets) (ScenarioFile, error) {
 		return ScenarioFile{}, done()
 	}
 
-	v := scenarioValues{set: map[string]bool{}, ints: map[string]int{}, floats: map[string]float64{}, texts: map[string]string{},
+	v := scenarioValues{file: name, set: map[string]bool{}, ints: map[string]int{}, floats: map[string]float64{}, texts: map[string]string{},
 		bools: map[string]bool{}, links: map[string]model.Link{}}
 	var out ScenarioFile
 	firstLine := map[string]int{}
@@ -398,8 +400,19 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		return text, true
 	case kModel:
 		a, err := p.Model(text)
-		if err != nil {
-			bad("unknown model preset (known: %s)", strings.Join(p.ModelIDs(), ", "))
+		if err != nil && p.ModelFile != nil && LooksLikeConfigPath(text) {
+			// A Hugging Face config.json (or its folder), relative to the scenario file's.
+			path := text
+			if !filepath.IsAbs(path) && v.file != "" {
+				path = filepath.Join(filepath.Dir(v.file), path)
+			}
+			if a, err = p.ModelFile(path); err != nil {
+				bad("%s", err.Error())
+				return "", false
+			}
+			a.ID = p.AddModel(a)
+		} else if err != nil {
+			bad("unknown model preset (known: %s; or a config.json path)", strings.Join(p.ModelIDs(), ", "))
 			return "", false
 		}
 		v.arch = a
@@ -619,7 +632,11 @@ func marshalScenario(s model.Scenario, title string, q *Question, caption map[st
 	}
 
 	a := s.Arch
-	add("model", a.ID)
+	if a.File != "" {
+		add("model", a.File) // a config.json's model: the file it was read from
+	} else {
+		add("model", a.ID)
+	}
 	archKeys := []struct {
 		key  string
 		v, w int
@@ -645,7 +662,9 @@ func marshalScenario(s model.Scenario, title string, q *Question, caption map[st
 		for _, k := range archKeys {
 			add(k.key, k.v)
 		}
-		notes = append(notes, fmt.Sprintf("model %q is not a preset: choose one (splitscope presets)", a.ID))
+		if a.File == "" {
+			notes = append(notes, fmt.Sprintf("model %q is not a preset: choose one (splitscope presets)", a.ID))
+		}
 	}
 
 	c := s.Cluster

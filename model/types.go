@@ -24,6 +24,9 @@ type Arch struct {
 	// ModelType is the Hugging Face model_type of a model read from a config.json ("" for a
 	// preset).
 	ModelType string `json:"model_type,omitempty" yaml:"-"`
+	// File is the config.json a model was read from, as an absolute path ("" for a preset): a
+	// saved scenario names it.
+	File string `json:"-" yaml:"-"`
 	FFN       int    `json:"ffn" yaml:"ffn"` // MLP intermediate size (per expert for MoE)
 	Vocab     int    `json:"vocab" yaml:"vocab"`
 	GatedMLP  bool   `json:"gated_mlp" yaml:"gated_mlp"` // SwiGLU: three MLP matrices instead of two

@@ -316,6 +316,14 @@ func loadPresets() (*assets.Presets, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load presets: %w", err)
 	}
+	// A scenario file's model: may name a config.json: read it as --model does, bounded.
+	p.ModelFile = func(path string) (model.Arch, error) {
+		a, fe := readHFConfigFlag(path)
+		if fe != nil {
+			return a, fmt.Errorf("%s", fe.Allowed)
+		}
+		return a, nil
+	}
 	return p, nil
 }
 

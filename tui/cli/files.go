@@ -330,7 +330,7 @@ func replace(path string, perm fs.FileMode, data []byte) error {
 // looksLikeConfigPath says whether a --model value names a file rather than a preset: a path
 // (a separator, a .json name) or something on disk.
 func looksLikeConfigPath(v string) bool {
-	if strings.ContainsRune(v, os.PathSeparator) || strings.HasSuffix(strings.ToLower(v), ".json") {
+	if assets.LooksLikeConfigPath(v) {
 		return true
 	}
 	_, err := os.Stat(v)
@@ -355,6 +355,9 @@ func readHFConfigFlag(path string) (model.Arch, *model.FieldError) {
 		return model.Arch{}, &model.FieldError{Field: "model", Value: path, Allowed: err.Error()}
 	}
 	a, err := assets.ReadHFConfig(path, data)
+	if abs, aerr := filepath.Abs(path); aerr == nil {
+		a.File = abs
+	}
 	if err != nil {
 		msg := strings.ReplaceAll(err.Error(), "assets: "+path+": ", "")
 		return model.Arch{}, &model.FieldError{Field: "model", Value: path, Allowed: strings.ReplaceAll(msg, "\n", "; ")}
