@@ -26,10 +26,10 @@ type Arch struct {
 	ModelType string `json:"model_type,omitempty" yaml:"-"`
 	// File is the config.json a model was read from, as an absolute path ("" for a preset): a
 	// saved scenario names it.
-	File string `json:"-" yaml:"-"`
-	FFN       int    `json:"ffn" yaml:"ffn"` // MLP intermediate size (per expert for MoE)
-	Vocab     int    `json:"vocab" yaml:"vocab"`
-	GatedMLP  bool   `json:"gated_mlp" yaml:"gated_mlp"` // SwiGLU: three MLP matrices instead of two
+	File     string `json:"-" yaml:"-"`
+	FFN      int    `json:"ffn" yaml:"ffn"` // MLP intermediate size (per expert for MoE)
+	Vocab    int    `json:"vocab" yaml:"vocab"`
+	GatedMLP bool   `json:"gated_mlp" yaml:"gated_mlp"` // SwiGLU: three MLP matrices instead of two
 	// Experts is the number of MLP experts (0 or 1: dense); TopK of them run per token.
 	Experts int `json:"experts,omitempty" yaml:"experts"`
 	TopK    int `json:"top_k,omitempty" yaml:"top_k"`
