@@ -623,7 +623,13 @@ func visibleFields(all []field, s *model.Scenario) []int {
 
 // engineField is the serving engine whose defaults the run follows (model.Engines); "" is vllm.
 func engineField(show func(*model.Scenario) bool) field {
-	values := []string{"vllm", "vllm-v0", "sglang", "trtllm"}
+	// The default first, then the others as model.Engines lists them.
+	values := []string{"vllm"}
+	for _, id := range model.EngineIDs() {
+		if id != "vllm" {
+			values = append(values, id)
+		}
+	}
 	index := func(s *model.Scenario) int {
 		for i, v := range values {
 			if v == s.Workload.Engine {
