@@ -2,6 +2,7 @@ package assets
 
 import (
 	"errors"
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"io/fs"
 	"math"
 	"strings"
@@ -219,7 +220,7 @@ func TestParams(t *testing.T) {
 			t.Error(err)
 			continue
 		}
-		if got := m.Params(); !near(got, c.want, c.rel) {
+		if got := arch.Of(m).Params(); !near(got, c.want, c.rel) {
 			t.Errorf("%s Params() = %.4g, want %.4g ± %g%%", c.id, got, c.want, c.rel*100)
 		}
 	}

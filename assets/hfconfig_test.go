@@ -1,6 +1,7 @@
 package assets
 
 import (
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"math"
 	"os"
 	"path/filepath"
@@ -45,8 +46,8 @@ func TestHFConfigMatchesPresets(t *testing.T) {
 			(a.MaxSeq != want.MaxSeq && file != "llama-3.1-8b.json") {
 			t.Errorf("%s read as %+v, want the %s preset's sizes %+v", file, a, id, want)
 		}
-		if a.Params() != want.Params() || a.ActiveParams() != want.ActiveParams() {
-			t.Errorf("%s: %.4g params (%.4g active), the preset %.4g (%.4g)", file, a.Params(), a.ActiveParams(), want.Params(), want.ActiveParams())
+		if arch.Of(a).Params() != arch.Of(want).Params() || arch.Of(a).ActiveParams() != arch.Of(want).ActiveParams() {
+			t.Errorf("%s: %.4g params (%.4g active), the preset %.4g (%.4g)", file, arch.Of(a).Params(), arch.Of(a).ActiveParams(), arch.Of(want).Params(), arch.Of(want).ActiveParams())
 		}
 	}
 }
@@ -61,10 +62,10 @@ func TestHFConfigHeadDim(t *testing.T) {
 	if a.ID != "qwen3-32b" || a.ModelType != "qwen3" || a.HeadSize != 128 || a.HeadDim() != 128 || a.QWidth() != 8192 || a.KVWidth() != 1024 {
 		t.Errorf("read %+v: want id qwen3-32b, head 128, q width 8192, kv width 1024", a)
 	}
-	if got := a.Params() / 1e9; math.Abs(got-32.8)/32.8 > 0.01 {
+	if got := arch.Of(a).Params() / 1e9; math.Abs(got-32.8)/32.8 > 0.01 {
 		t.Errorf("%.2fB parameters, want 32.8B within 1%%", got)
 	}
-	nonEmb := (a.Params() - a.EmbeddingParams() - a.OutputParams()) / 1e9
+	nonEmb := (arch.Of(a).Params() - arch.Of(a).EmbeddingParams() - arch.Of(a).OutputParams()) / 1e9
 	if math.Abs(nonEmb-31.2)/31.2 > 0.01 {
 		t.Errorf("%.2fB parameters without the embeddings, want 31.2B within 1%%", nonEmb)
 	}
@@ -146,7 +147,7 @@ func FuzzReadHFConfig(f *testing.F) {
 		if verr := a.Validate(); verr != nil {
 			t.Fatalf("accepted %+v that does not validate: %v", a, verr)
 		}
-		if p := a.Params(); math.IsNaN(p) || math.IsInf(p, 0) || p <= 0 {
+		if p := arch.Of(a).Params(); math.IsNaN(p) || math.IsInf(p, 0) || p <= 0 {
 			t.Fatalf("params %v", p)
 		}
 	})
@@ -206,8 +207,8 @@ func TestScenarioModelFromConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := back.Scenario.Arch; b.ID != a.ID || b.Params() != a.Params() || b.File != a.File {
-		t.Errorf("read back %s (%.4g params, %s), want %s (%.4g, %s)", b.ID, b.Params(), b.File, a.ID, a.Params(), a.File)
+	if b := back.Scenario.Arch; b.ID != a.ID || arch.Of(b).Params() != arch.Of(a).Params() || b.File != a.File {
+		t.Errorf("read back %s (%.4g params, %s), want %s (%.4g, %s)", b.ID, arch.Of(b).Params(), b.File, a.ID, arch.Of(a).Params(), a.File)
 	}
 	p.ModelFile = nil
 	if _, err := ParseScenario(scn, []byte("model: qwen3-30b-a3b.json\ngpu: h100-sxm\n"), p); err == nil || !strings.Contains(err.Error(), "unknown model preset") {

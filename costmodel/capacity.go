@@ -3,6 +3,7 @@ package costmodel
 import (
 	"sort"
 
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -90,7 +91,7 @@ func Capacity(base model.Scenario, models []model.Arch, opt SearchOptions) Capac
 
 	order := make([]model.Arch, len(models))
 	copy(order, models)
-	sort.SliceStable(order, func(i, j int) bool { return order[i].Params() > order[j].Params() })
+	sort.SliceStable(order, func(i, j int) bool { return arch.Of(order[i]).Params() > arch.Of(order[j]).Params() })
 
 	scenarioFor := func(a model.Arch, mode model.Mode) model.Scenario {
 		s := base

@@ -1,6 +1,7 @@
 package costmodel
 
 import (
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"testing"
 
 	"github.com/splitscope/splitscope/model"
@@ -92,13 +93,13 @@ func TestCapacity(t *testing.T) {
 					t.Errorf("%s: %s's layout is infeasible", side.mode, side.arch.ID)
 				}
 				for _, a := range all {
-					if side.arch != nil && a.Params() <= side.arch.Params() {
+					if side.arch != nil && arch.Of(a).Params() <= arch.Of(*side.arch).Params() {
 						continue
 					}
 					s := base
 					s.Arch, s.Workload.Mode = a, side.mode
 					if res, err := Search(s, SearchOptions{}); err == nil && res.Feasible > 0 {
-						t.Errorf("%s: %s (%.0fB) fits but the largest found is %q", side.mode, a.ID, a.Params()/1e9, archID(side.arch))
+						t.Errorf("%s: %s (%.0fB) fits but the largest found is %q", side.mode, a.ID, arch.Of(a).Params()/1e9, archID(side.arch))
 					}
 				}
 			}
@@ -130,12 +131,12 @@ func TestCapacityRTX4090(t *testing.T) {
 	if got := res.Best.Report.Memory; got.Total > got.Capacity || got.Capacity > 24*model.GiB {
 		t.Errorf("memory %v of %v", got.Total, got.Capacity)
 	}
-	if res.LargestInfer == nil || res.LargestInfer.Params() >= 20e9 {
+	if res.LargestInfer == nil || arch.Of(*res.LargestInfer).Params() >= 20e9 {
 		t.Errorf("largest inference model on 24 GiB: %q", archID(res.LargestInfer))
 	}
 	// With offload the GPU still holds the 16-bit gradients: 8B's 16 GB fit 24 GiB, 13B's 26 GB
 	// do not.
-	if res.LargestTrain == nil || res.LargestTrain.Params() > 10e9 {
+	if res.LargestTrain == nil || arch.Of(*res.LargestTrain).Params() > 10e9 {
 		t.Errorf("largest training model on one 24 GiB GPU with offload: %q", archID(res.LargestTrain))
 	} else if off := res.LargestTrainLayout.Layout.Offload; off == model.OffloadNone {
 		t.Errorf("%s trains on one 24 GiB GPU without offload", res.LargestTrain.ID)
@@ -191,7 +192,7 @@ func TestCapacityOffloadCost(t *testing.T) {
 	}
 	// The largest on the GPUs alone is smaller than the largest with offload, and offloads nothing.
 	ga, gc := res.TrainOnGPUs()
-	if ga == nil || gc == nil || gc.Layout.Offload != model.OffloadNone || !(ga.Params() < res.LargestTrain.Params()) {
+	if ga == nil || gc == nil || gc.Layout.Offload != model.OffloadNone || !(arch.Of(*ga).Params() < arch.Of(*res.LargestTrain).Params()) {
 		t.Errorf("largest on the GPUs %s (%+v), with offload %s", archID(ga), gc, archID(res.LargestTrain))
 	}
 	if res.LargestTrainLayout.Layout.Offload == model.OffloadNone {

@@ -90,8 +90,8 @@ func (p *plan) p2pUse(what string, bytes, calls float64) []CollectiveUse {
 }
 
 // trainCollectives lists a training step's collectives on the busiest stage, which holds
-// layers transformer layers (all chunks) and params parameters per GPU.
-func (p *plan) trainCollectives(layers int, params float64) []CollectiveUse {
+// layers transformer layers (all chunks), kinds[k] of each kind, and params parameters per GPU.
+func (p *plan) trainCollectives(layers int, kinds []int, params float64) []CollectiveUse {
 	m := float64(p.m)
 	k := float64(layers)
 	actBytes := float64(p.b) * float64(p.s.Workload.Seq) * float64(p.a.Hidden) * p.e
@@ -103,9 +103,9 @@ func (p *plan) trainCollectives(layers int, params float64) []CollectiveUse {
 	}
 	var out []CollectiveUse
 	out = append(out, p.tpUses("layer activations", actBytes, k*m*per, 2*k*m)...)
-	out = append(out, p.epUse("tokens to and from their experts", actBytes, k*m*per)...)
+	out = append(out, p.epUse("tokens to and from their experts", actBytes, p.moeLayers(kinds)*m*per)...)
 	out = append(out, p.p2pUse("activations and their gradients", actBytes, 2*m)...)
-	expert := p.stageExpertParams(layers)
+	expert := p.stageExpertParams(kinds)
 	out = append(out, p.syncUses(p.dp, p.d, "", params-expert)...)
 	out = append(out, p.syncUses(p.expDP, p.d/p.ep, "expert ", expert)...)
 	return out
@@ -142,7 +142,7 @@ func (p *plan) syncUses(k comms, n int, kind string, params float64) []Collectiv
 
 // inferCollectives lists replica 0's collectives in a serving run on its busiest stage
 // (layers layers): every engine step's activations, at the run's mean tokens a step.
-func (p *plan) inferCollectives(layers int, res serve.Result) []CollectiveUse {
+func (p *plan) inferCollectives(layers int, kinds []int, res serve.Result) []CollectiveUse {
 	if res.Steps0 == 0 {
 		return nil
 	}
@@ -151,7 +151,7 @@ func (p *plan) inferCollectives(layers int, res serve.Result) []CollectiveUse {
 	bytes := tok * float64(p.a.Hidden) * p.e
 	var out []CollectiveUse
 	out = append(out, p.tpUses("step activations (mean tokens a step)", bytes, 2*k*steps, 0)...)
-	out = append(out, p.epUse("step tokens to and from their experts", bytes, 2*k*steps)...)
+	out = append(out, p.epUse("step tokens to and from their experts", bytes, 2*p.moeLayers(kinds)*steps)...)
 	out = append(out, p.p2pUse("step activations", bytes, steps)...)
 	return out
 }

@@ -3,6 +3,7 @@ package costmodel
 import (
 	"math"
 
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -78,52 +79,81 @@ type pass struct {
 }
 
 // layerPass builds one layer's forward on one GPU: tokens processed (b·s, or b in decode),
-// ctx the keys each query attends to, seqs the number of sequences (for KV reads).
-func layerPass(a model.Arch, l model.Layout, tokens, ctx, seqs float64, e float64, unfused bool) pass {
+// ctx the keys each query attends to, seqs the number of sequences (for KV reads); sh is the
+// layer's kind (arch), decode its MLA attention in the absorbed form.
+func layerPass(sh arch.Shape, a model.Arch, l model.Layout, tokens, ctx, seqs float64, e float64, unfused, decode bool) pass {
 	t := float64(l.TP)
-	h, q, kv := float64(a.Hidden), a.QWidth(), a.KVWidth()
-	f := float64(a.FFN)
-	k := a.MLPMatrices()
-	act := float64(a.ActiveExperts())
+	h := float64(a.Hidden)
+	k := sh.Mats
 
 	var p pass
-	p.attnGEMM = gemm(tokens, h, (q+2*kv)/t, e).add(gemm(tokens, q/t, h, e))
+	// Projections: the weights once (those split by heads on 1/t of the GPUs' share, MLA's
+	// down-projections whole), the tokens in and out of each.
+	projW := sh.ProjSplit/t + sh.ProjRep
+	p.attnGEMM = kernel{flops: 2 * tokens * projW, bytes: (projW + tokens*(2*h+sh.ProjIO/t)) * e}
 
-	// Attention core: 2·tokens·ctx·q FLOPs for Q·Kᵀ and as many for P·V (4·b·s²·h in training;
-	// q is h unless the heads are wider or narrower than h/heads). Reads Q and writes O
-	// (tokens·q/t), reads K and V for the context. KV heads replicate when TP exceeds them, so
-	// a GPU reads at least one KV head.
-	kvPerGPU := kv / math.Min(t, float64(a.KVHeads))
-	p.attnCore = kernel{
-		flops: 4 * tokens * ctx * q / t,
-		bytes: (2*tokens*q/t + 2*seqs*ctx*kvPerGPU) * e,
+	// Attention core: Pair FLOPs per query and key (4·q: Q·Kᵀ and P·V, 4·b·s²·h in training),
+	// over the keys the layer's window leaves. Reads Q and writes O, reads K and V for the
+	// context. KV heads replicate when TP exceeds them, so a GPU reads at least one KV head;
+	// MLA's latent is whole on every GPU. Linear attention updates and reads its state per token.
+	keys := sh.Keys(ctx)
+	pair, kvRead, kvSplit := sh.Pair, sh.KVRead, float64(sh.KVSplit)
+	if decode {
+		pair, kvRead = sh.DecPair, sh.DecKVRead
 	}
-	if unfused {
+	if sh.Kind.Attn == arch.MLA {
+		kvSplit = t // materialised K and V are per head; the latent (decode) is whole
+		if decode {
+			kvSplit = 1
+		}
+	}
+	kvPerGPU := kvRead / math.Max(math.Min(t, kvSplit), 1)
+	p.attnCore = kernel{
+		flops: pair*tokens*keys/t + sh.StateFLOPs*tokens/t,
+		bytes: (sh.CoreIO*tokens/t + seqs*keys*kvPerGPU + 2*seqs*sh.StateOnGPU(l.TP)) * e,
+	}
+	if unfused && keys > 0 {
 		// Separate kernels (Q·Kᵀ, softmax, dropout, P·V): the score traffic adds to the GEMMs'
 		// time instead of overlapping it.
-		p.scores = kernel{bytes: unfusedScoreBytes * float64(a.Heads) / t * tokens * ctx * e / 2}
+		p.scores = kernel{bytes: unfusedScoreBytes * float64(a.Heads) / t * tokens * keys * e / 2}
 	}
 
-	// MLP: each token runs through `act` experts; the weights read are those of the experts
-	// the batch touches (all of them for a dense model).
+	// MLP: each token runs through the layer's dense MLP, or its top-k routed experts and the
+	// shared ones; the weights read are those of the experts the batch touches (all of them for
+	// a dense layer) and the shared experts.
 	ep := 1
-	if a.Experts > 1 {
+	if sh.Kind.MoE {
 		ep = l.EPSize()
 	}
-	touched := expertsTouched(a, tokens, ep)
-	p.mlp = kernel{
-		flops: 2 * tokens * act * h * f * k / t,
-		bytes: (touched*h*f*k/t + tokens*act*(h+k*f/t)) * e,
+	f := sh.FFN
+	if !sh.Kind.MoE {
+		p.mlp = kernel{
+			flops: 2 * tokens * h * f * k / t,
+			bytes: (h*f*k/t + tokens*(h+k*f/t)) * e,
+		}
+	} else {
+		act := float64(sh.TopK)
+		touched := expertsTouched(sh, tokens, ep)
+		p.mlp = kernel{
+			flops: 2 * tokens * act * h * f * k / t,
+			bytes: (touched*h*f*k/t + tokens*act*(h+k*f/t)) * e,
+		}
+		if sh.Shared > 0 {
+			p.mlp = p.mlp.add(kernel{
+				flops: 2 * tokens * h * sh.Shared * k / t,
+				bytes: (h*sh.Shared*k/t + tokens*(h+k*sh.Shared/t)) * e,
+			})
+		}
 	}
 
 	hShare := h
 	if l.SequenceParallel {
 		hShare = h / t
 	}
-	p.elem = kernel{bytes: tokens * (elementwisePerHidden*hShare + k*f*act/t) * e}
+	p.elem = kernel{bytes: tokens * (elementwisePerHidden*hShare + k*sh.ActiveFFN()/t) * e}
 	p.tpBytes = tokens * h * e
 	if ep > 1 {
-		p.a2aBytes = tokens * act * h * e / t
+		p.a2aBytes = tokens * float64(sh.TopK) * h * e / t
 	}
 	return p
 }
@@ -132,12 +162,12 @@ func layerPass(a model.Arch, l model.Layout, tokens, ctx, seqs float64, e float6
 // when enough tokens, else the expected number of distinct experts hit by uniform top-k picks.
 // With expert parallelism a GPU holds E/ep experts and serves the tokens of ep replicas; the
 // FLOPs are the same (each replica's tokens·k expert passes spread over ep GPUs).
-func expertsTouched(a model.Arch, tokens float64, ep int) float64 {
-	if a.Experts <= 1 {
+func expertsTouched(sh arch.Shape, tokens float64, ep int) float64 {
+	if !sh.Kind.MoE || sh.Experts <= 1 {
 		return 1
 	}
-	e := float64(a.Experts)
-	q := 1 - float64(a.ActiveExperts())/e
+	e := float64(sh.Experts)
+	q := 1 - float64(sh.TopK)/e
 	return e / float64(ep) * (1 - math.Pow(q, tokens*float64(ep)))
 }
 
@@ -156,10 +186,9 @@ func logits(a model.Arch, l model.Layout, tokens, e float64) kernel {
 
 // forwardFLOPs is the model FLOPs of one forward pass of `tokens` tokens (whole model, no TP),
 // with the attention core over ctx and the logits over logitTokens.
-func forwardFLOPs(a model.Arch, tokens, ctx, logitTokens float64) float64 {
-	h, q := float64(a.Hidden), a.QWidth()
-	layer := 2*tokens*a.AttnParams() +
-		2*tokens*float64(a.ActiveExperts())*h*float64(a.FFN)*a.MLPMatrices() +
-		4*tokens*ctx*q
-	return float64(a.Layers)*layer + 2*logitTokens*h*float64(a.Vocab)
+func forwardFLOPs(m arch.Model, tokens, ctx, logitTokens float64) float64 {
+	layers := m.Sum(m.All(), func(s arch.Shape) float64 {
+		return 2*tokens*(s.AttnParams+s.ActiveParams) + s.Pair*tokens*s.Keys(ctx) + s.StateFLOPs*tokens
+	})
+	return layers + 2*logitTokens*float64(m.Arch.Hidden)*float64(m.Arch.Vocab)
 }

@@ -2,6 +2,7 @@ package costmodel
 
 import (
 	"errors"
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"math"
 	"strings"
 	"testing"
@@ -25,7 +26,7 @@ func TestEPDividesExpertWeights(t *testing.T) {
 	for _, ep := range []int{2, 4, 8} {
 		r := eval(t, moeScenario(t, ep))
 		saved := base.Detail.Stages[0].ParamsOnGPU - r.Detail.Stages[0].ParamsOnGPU
-		want := float64(a.Layers) * a.ExpertParams() / 2 * (1 - 1/float64(ep))
+		want := arch.Of(a).ExpertParams() / 2 * (1 - 1/float64(ep))
 		if math.Abs(saved-want) > 1e-6*want {
 			t.Errorf("ep %d: %.4g fewer parameters per GPU, want %.4g", ep, saved, want)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/model"
 )
@@ -67,8 +68,11 @@ type plan struct {
 	b, m int
 	e    float64
 	hw   hw
-	// layers[vs] is the number of transformer layers of virtual stage vs = chunk·p + rank.
+	// layers[vs] is the number of transformer layers of virtual stage vs = chunk·p + rank;
+	// kinds[vs] how many of them are of each of the model's layer kinds (arch).
 	layers []int
+	kinds  [][]int
+	k      arch.Model
 	tp     comms
 	dp     comms
 	epc    comms
@@ -96,10 +100,11 @@ type plan struct {
 	tpN    int
 	// Buffers reused by each trainStages and trainInput call on the plan.
 	stBuf []vstage
+	lcBuf []layerCost
 	inBuf []float64
 	act   struct {
 		k  knobs
-		v  float64
+		v  []float64
 		ok bool
 	}
 }
@@ -121,7 +126,8 @@ func (p *plan) init(s model.Scenario) {
 	p.e = s.Workload.Precision.Bytes()
 	p.hw = newHW(s.Cluster.GPU, s.Workload.Precision)
 	p.hostCap = s.Cluster.HostMemoryPerGPU()
-	p.layers = splitLayers(s.Arch.Layers, p.p*p.v)
+	p.k = arch.Of(s.Arch)
+	p.layers, p.kinds = stageKinds(p.k, p.p*p.v, s.Workload.Seq)
 	gpn := s.Cluster.NodeSize()
 	p.tp = newComms(spanGroup(1, p.t, gpn), s.Cluster)
 	p.tp.engine = l.Collectives.UsesEngine(s.Workload.Mode)
@@ -141,6 +147,96 @@ func (p *plan) init(s model.Scenario) {
 		r0, r1 := vs%p.p, (vs+1)%p.p
 		p.crossNode[vs] = (r0*ppStride)/gpn != (r1*ppStride)/gpn
 	}
+}
+
+// stageKinds splits the model's layers over n virtual stages and counts each stage's layers of
+// each kind: evenly (splitLayers) when every layer is one kind; otherwise in contiguous runs that
+// balance each stage's work, a layer's forward FLOPs per token at the workload's context, not its
+// layer count (a stage of dense layers and one of MoE layers differ).
+func stageKinds(m arch.Model, n, seq int) ([]int, [][]int) {
+	n = max(n, 1)
+	var layers []int
+	if m.Uniform() {
+		layers = splitLayers(len(m.Of), n)
+	} else {
+		w := make([]float64, len(m.Of))
+		for i, k := range m.Of {
+			w[i] = layerWork(m.Shapes[k], float64(seq))
+		}
+		layers = balanceLayers(w, n)
+	}
+	kinds := make([][]int, n)
+	at := 0
+	for vs, c := range layers {
+		kinds[vs] = m.Counts(at, at+c, nil)
+		at += c
+	}
+	return layers, kinds
+}
+
+// layerWork is a layer's forward FLOPs per token with ctx keys per query: what balancing a
+// pipeline's stages weighs.
+func layerWork(s arch.Shape, ctx float64) float64 {
+	return 2*(s.AttnParams+s.ActiveParams) + s.Pair*s.Keys(ctx) + s.StateFLOPs
+}
+
+// balanceLayers cuts the weights w into n contiguous non-empty runs whose heaviest is as light as
+// a bisection on it finds, and returns the runs' lengths (n ≤ len(w); with fewer layers than
+// stages the last stages are empty, which validation refuses before).
+func balanceLayers(w []float64, n int) []int {
+	out := make([]int, n)
+	if len(w) == 0 {
+		return out
+	}
+	total, heaviest := 0.0, 0.0
+	for _, x := range w {
+		total += x
+		heaviest = math.Max(heaviest, x)
+	}
+	// cut packs runs of at most limit greedily and says how many it needed.
+	cut := func(limit float64, out []int) int {
+		clear(out)
+		runs, sum := 0, 0.0
+		for i, x := range w {
+			if i == 0 || sum+x > limit {
+				if runs == len(out) {
+					return runs + 1
+				}
+				runs++
+				sum = 0
+			}
+			sum += x
+			out[runs-1]++
+		}
+		return runs
+	}
+	lo, hi := math.Max(heaviest, total/float64(n)), total
+	for range 60 {
+		mid := (lo + hi) / 2
+		if cut(mid, out) <= n {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	runs := cut(hi, out)
+	// Fewer runs than stages: split the longest runs until every stage has a layer.
+	for runs < n {
+		j := 0
+		for i := range runs {
+			if out[i] > out[j] {
+				j = i
+			}
+		}
+		if out[j] < 2 {
+			break
+		}
+		copy(out[j+2:runs+1], out[j+1:runs])
+		out[j+1] = out[j] / 2
+		out[j] -= out[j+1]
+		runs++
+	}
+	return out
 }
 
 // splitLayers spreads L layers over n virtual stages as evenly as possible. Extra layers go to
@@ -432,17 +528,57 @@ func (p *plan) rankLayers() []int {
 	return out
 }
 
-// stageParams is the parameters one GPU of rank r holds (before ZeRO sharding), and of those
-// the transformer layers'. Expert parallelism divides the expert matrices by ep.
-func (p *plan) stageParams(r int, layers int) (total, layerOnly float64) {
+// mainKind is the layer kind most layers are (the first such): the one the report's layer detail
+// shows.
+func (p *plan) mainKind() int {
+	all, best := p.k.All(), 0
+	for k, n := range all {
+		if n > all[best] {
+			best = k
+		}
+	}
+	return best
+}
+
+// moeLayers is how many of kinds' layers have routed experts.
+func (p *plan) moeLayers(kinds []int) float64 {
+	n := 0
+	for k, c := range kinds {
+		if k < len(p.k.Shapes) && p.k.Shapes[k].Kind.MoE {
+			n += c
+		}
+	}
+	return float64(n)
+}
+
+// rankKinds is, per rank, how many layers of each kind it holds over all its chunks.
+func (p *plan) rankKinds() [][]int {
+	out := make([][]int, p.p)
+	for r := range out {
+		out[r] = make([]int, len(p.k.Shapes))
+	}
+	for vs, ks := range p.kinds {
+		for k, n := range ks {
+			out[vs%p.p][k] += n
+		}
+	}
+	return out
+}
+
+// stageParams is the parameters one GPU of rank r holds with kinds[k] layers of each kind
+// (before ZeRO sharding), and of those the transformer layers'. Expert parallelism divides the
+// expert matrices by ep.
+func (p *plan) stageParams(r int, kinds []int) (total, layerOnly float64) {
 	t := float64(p.t)
-	layerOnly = float64(layers) * (p.a.LayerParams() - p.a.ExpertParams()*(1-1/float64(p.ep))) / t
+	layerOnly = p.k.Sum(kinds, func(s arch.Shape) float64 {
+		return s.Params() - s.ExpertParams*(1-1/float64(p.ep))
+	}) / t
 	total = layerOnly
 	if r == 0 {
-		total += p.a.EmbeddingParams() / t
+		total += p.k.EmbeddingParams() / t
 	}
 	if r == p.p-1 {
-		total += p.a.OutputParams() / t
+		total += p.k.OutputParams() / t
 	}
 	return
 }

@@ -1,6 +1,7 @@
 package costmodel
 
 import (
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"reflect"
 	"testing"
 
@@ -46,7 +47,7 @@ func TestHeadSizeWiderThanHidden(t *testing.T) {
 	if got := kvCacheBytes(a, l, 64, 1, 1, 2); got != 262144/8 {
 		t.Errorf("TP 8: KV cache %v bytes a token per GPU, want %v", got, 262144/8)
 	}
-	if got, want := a.AttnParams(), 5120.0*(8192+2*1024)+8192*5120; got != want {
+	if got, want := arch.Of(a).Shapes[0].AttnParams-2*5120, 5120.0*(8192+2*1024)+8192*5120; got != want {
 		t.Errorf("attention params %v, want %v", got, want)
 	}
 	// Decode reads more keys and values than the same model with heads of hidden / heads.

@@ -2,6 +2,7 @@ package costmodel
 
 import (
 	"fmt"
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"testing"
 
 	"github.com/splitscope/splitscope/assets"
@@ -59,4 +60,10 @@ func seleneScenario(t testing.TB, p *assets.Presets, a model.Arch, tp, pp, gpus,
 		Workload:     model.Workload{Mode: model.Train, Seq: 2048, GlobalBatch: batch, Precision: model.FP16},
 		ReserveBytes: model.DefaultReserveBytes,
 	}
+}
+
+// kvCacheBytes is the KV cache of `layers` layers of a one-shape model for `seqs` sequences of
+// `ctx` tokens on one GPU, from its layer kind's cache per token (arch).
+func kvCacheBytes(a model.Arch, l model.Layout, layers, seqs, ctx, e float64) float64 {
+	return layers * seqs * ctx * arch.Of(a).Shapes[0].KVCacheOnGPU(l.TP) * e
 }

@@ -1,6 +1,9 @@
 package costmodel
 
-import "github.com/splitscope/splitscope/model"
+import (
+	"github.com/splitscope/splitscope/costmodel/arch"
+	"github.com/splitscope/splitscope/model"
+)
 
 // Mixed-precision AdamW keeps 18 bytes per parameter [SP, reference §4.4]: 16-bit weights (2) and
 // their fp32 master copy (4), fp32 gradients (4), Adam's two fp32 moments (8). This split is
@@ -47,7 +50,7 @@ func paramState(params float64, prec model.Precision, zero, d int) (weights, gra
 // to GQA and gated MLPs by counting the same tensors: 4 (norms) + 7 + 4·kv/h (attention block)
 // + 3 + 2·k·f/h (MLP block, k matrices). The 5·a·s/h term is the s×s scores, softmax and dropout,
 // gone with selective recompute or FlashAttention; full recompute keeps only the layer input.
-func layerActivationBytes(a model.Arch, l model.Layout, s, b float64, prec model.Precision) float64 {
+func layerActivationBytes(sh arch.Shape, a model.Arch, l model.Layout, s, b float64, prec model.Precision) float64 {
 	h := float64(a.Hidden)
 	t := float64(l.TP)
 	sbh := s * b * h
@@ -61,13 +64,15 @@ func layerActivationBytes(a model.Arch, l model.Layout, s, b float64, prec model
 		}
 		return 2 * sbh * scale
 	}
-	kv := a.KVWidth()
-	f := float64(a.FFN) * float64(a.ActiveExperts())
-	total := 4 + 7 + 4*kv/h + 3 + 2*a.MLPMatrices()*f/h // 34 for GPT
+	// The attention block keeps its input, Q, K, V and output: 4·kv/h generalises to the
+	// kind's projections (for GQA ProjIO − 2q is the 2·kv of K and V).
+	kv := sh.KVRead / 2
+	f := sh.ActiveFFN()
+	total := 4 + 7 + 4*kv/h + 3 + 2*sh.Mats*f/h // 34 for GPT
 	whole := 10.0
 	scores := 0.0
-	if l.UnfusedAttention && l.Recompute != model.RecomputeSelective {
-		scores = 5 * float64(a.Heads) * s / h
+	if l.UnfusedAttention && l.Recompute != model.RecomputeSelective && sh.Keys(s) > 0 {
+		scores = 5 * float64(a.Heads) * sh.Keys(s) / h
 	}
 	if l.SequenceParallel {
 		kept := 0.0
@@ -85,13 +90,6 @@ func layerActivationBytes(a model.Arch, l model.Layout, s, b float64, prec model
 // one GPU and without full recompute (whose redone forward gathers them anyway).
 func spKeepsGather(l model.Layout) bool {
 	return l.SPGather == model.SPGatherKeep && l.SequenceParallel && l.TP > 1 && l.Recompute != model.RecomputeFull
-}
-
-// kvCacheBytes is the KV cache of `layers` layers for `seqs` sequences of `ctx` tokens on one
-// GPU: KV heads split over TP, replicated once TP exceeds them.
-func kvCacheBytes(a model.Arch, l model.Layout, layers, seqs, ctx, e float64) float64 {
-	kv := a.KVWidth()
-	return 2 * layers * seqs * ctx * kv * e / float64(min(l.TP, a.KVHeads))
 }
 
 // ParamState is the training state in bytes — 16-bit weights with their fp32 master copy,

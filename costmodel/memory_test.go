@@ -2,6 +2,7 @@ package costmodel
 
 import (
 	"fmt"
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"math"
 	"testing"
 
@@ -104,7 +105,7 @@ func TestLayerActivationBytes(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			l := model.Layout{TP: tc.l.t, SequenceParallel: tc.l.sp, Recompute: tc.l.rc, UnfusedAttention: tc.l.unfused}
-			got := layerActivationBytes(tc.a, l, s, b, tc.prec)
+			got := layerActivationBytes(arch.Of(tc.a).Shapes[0], tc.a, l, s, b, tc.prec)
 			if !relNear(got, tc.want*sbh, 1e-12) {
 				t.Errorf("got %.6g B = %.4f sbh, want %.4f sbh", got, got/sbh, tc.want)
 			}
@@ -157,7 +158,7 @@ func TestZeROLowersMemoryAndZeRO3RaisesDPComm(t *testing.T) {
 	// Llama-2-7B on 8 H100s, pure DP 8: each GPU holds all P = 6,738,415,616 parameters
 	// (one stage: layers + embedding + output). m = 64 / (1 · 8) = 8 micro-batches.
 	base := scenario(t, "llama-2-7b", "h100-sxm", "nvlink4", 8, 1, 1)
-	P := base.Arch.Params()
+	P := arch.Of(base.Arch).Params()
 	link := base.Cluster.Intra
 	m := float64(base.MicroBatches())
 	if m != 8 || base.Layout.DP != 8 {
@@ -288,7 +289,7 @@ func TestInferenceMemory(t *testing.T) {
 				t.Errorf("inference holds gradients %.4g B and optimizer %.4g B", mem.Gradients, mem.Optimizer)
 			}
 			tp := float64(tc.tp)
-			weights := s.Arch.Params() * 2 / tp
+			weights := arch.Of(s.Arch).Params() * 2 / tp
 			if !relNear(mem.Weights, weights, 1e-12) {
 				t.Errorf("weights %.6g B, want %.6g B", mem.Weights, weights)
 			}

@@ -1,6 +1,7 @@
 package costmodel
 
 import (
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"math"
 	"testing"
 
@@ -62,7 +63,7 @@ func TestOffloadOracle(t *testing.T) {
 	none.Layout.Offload = model.OffloadNone
 	rn := eval(t, none)
 	ra := eval(t, s)
-	perLayer := layerActivationBytes(s.Arch, s.Layout, float64(s.Workload.Seq), 1, s.Workload.Precision)
+	perLayer := layerActivationBytes(arch.Of(s.Arch).Shapes[0], s.Arch, s.Layout, float64(s.Workload.Seq), 1, s.Workload.Precision)
 	if !near(ra.Memory.Host, rn.Detail.Stages[0].LayerActBytes) || !near(ra.Detail.Stages[0].LayerActBytes, min(2*perLayer, rn.Detail.Stages[0].LayerActBytes)) {
 		t.Errorf("activations offload: host %g (want %g), GPU layers %g (want %g)", ra.Memory.Host, rn.Detail.Stages[0].LayerActBytes,
 			ra.Detail.Stages[0].LayerActBytes, 2*perLayer)
@@ -117,8 +118,8 @@ func TestOffloadCombined(t *testing.T) {
 	mb := float64(all.Layout.MicroBatches)
 	ri := p.rankInfos()[0] // one stage: its 16-bit weights stream in for every pass
 	weightsStream := mb * ri.params * 2 / bw
-	actStream := mb * float64(s.Arch.Layers) * p.layerActBytes() / bw
-	fwd, bwd, _ := p.offloadTimes(rankState{weights: ri.params * 2, actMicro: float64(s.Arch.Layers) * p.layerActBytes(), hostParams: ri.params})
+	actStream := mb * float64(s.Arch.Layers) * p.layerActBytes()[0] / bw
+	fwd, bwd, _ := p.offloadTimes(rankState{weights: ri.params * 2, actMicro: float64(s.Arch.Layers) * p.layerActBytes()[0], hostParams: ri.params})
 	if !near(fwd, max(weightsStream, actStream)) || !near(bwd, weightsStream+actStream) {
 		t.Errorf("streams: forwards %g s (want %g), backwards %g s (want %g)", fwd, max(weightsStream, actStream), bwd, weightsStream+actStream)
 	}
@@ -157,9 +158,9 @@ func TestSPGatherKeep(t *testing.T) {
 	keep := eval(t, s)
 	a, l := s.Arch, s.Layout
 	sbh := float64(s.Workload.Seq) * float64(l.MicroBatch) * float64(a.Hidden)
-	per := layerActivationBytes(a, l, float64(s.Workload.Seq), float64(l.MicroBatch), s.Workload.Precision)
+	per := layerActivationBytes(arch.Of(a).Shapes[0], a, l, float64(s.Workload.Seq), float64(l.MicroBatch), s.Workload.Precision)
 	l.SPGather = model.SPGatherRedo
-	if d := per - layerActivationBytes(a, l, float64(s.Workload.Seq), float64(l.MicroBatch), s.Workload.Precision); !near(d, 4*sbh*(1-1.0/4)) {
+	if d := per - layerActivationBytes(arch.Of(a).Shapes[0], a, l, float64(s.Workload.Seq), float64(l.MicroBatch), s.Workload.Precision); !near(d, 4*sbh*(1-1.0/4)) {
 		t.Errorf("keep adds %g bytes a layer, want 4·sbh·(1 − 1/t) = %g", d, 4*sbh*0.75)
 	}
 	if keep.Memory.Total <= redo.Memory.Total || keep.Breakdown.TPComm >= redo.Breakdown.TPComm || keep.StepTime >= redo.StepTime {

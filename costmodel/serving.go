@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/costmodel/schedule"
 	"github.com/splitscope/splitscope/costmodel/serve"
@@ -87,15 +88,16 @@ const maxServeTrace = 4096
 
 // servingCost times engine steps on the plan's hardware; it implements serve.StepCost.
 type servingCost struct {
-	p        *plan
-	layers   []int   // per stage
-	gemm     hw      // the matmuls' path (fp8 weights on FP8 cores run at the FP8 rate)
-	wb, kvb  float64 // bytes of a stored weight and of a cached key or value element
-	kvPerGPU float64 // KV width on one GPU (KV heads replicate past TP = KV heads)
-	// Caches: the last batch's layer (every stage of a step asks for the same batch), and one TP
-	// all-reduce by the step's tokens (a step has at most max-batch-tokens of them).
+	p       *plan
+	layers  []int   // per stage
+	kinds   [][]int // per stage, its layers of each kind
+	gemm    hw      // the matmuls' path (fp8 weights on FP8 cores run at the FP8 rate)
+	wb, kvb float64 // bytes of a stored weight and of a cached key or value element
+	// Caches: the last batch's layer of each kind (every stage of a step asks for the same
+	// batch), and one TP all-reduce by the step's tokens (a step has at most max-batch-tokens of
+	// them).
 	last      serve.Batch
-	lastLayer serve.StageTime
+	lastLayer []serve.StageTime
 	haveLast  bool
 	arByToken []float64
 	// xferByToken[s][tok] is the send from stage s to s+1 of tok tokens' activations.
@@ -104,7 +106,8 @@ type servingCost struct {
 
 func (p *plan) servingCost() *servingCost {
 	w := p.s.Workload
-	c := &servingCost{p: p, layers: p.rankLayers(), gemm: p.hw, wb: w.WeightBytes(), kvb: w.KVBytes()}
+	c := &servingCost{p: p, layers: p.rankLayers(), kinds: p.rankKinds(), gemm: p.hw, wb: w.WeightBytes(), kvb: w.KVBytes()}
+	c.lastLayer = make([]serve.StageTime, len(p.k.Shapes))
 	if w.Weights == "fp8" && p.c.GPU.PeakFP8 > 0 {
 		c.gemm = newHW(p.c.GPU, model.FP8)
 	}
@@ -115,7 +118,6 @@ func (p *plan) servingCost() *servingCost {
 		c.gemm = newHW(p.c.GPU, model.FP8)
 		c.gemm.flops *= fp4OverFP8
 	}
-	c.kvPerGPU = p.a.KVWidth() / math.Min(float64(p.t), float64(p.a.KVHeads))
 	if p.t > 1 {
 		_, maxTokens := p.serveLimits()
 		c.arByToken = unknowns(min(maxTokens, maxCachedTokens) + 1)
@@ -154,45 +156,63 @@ func (c *servingCost) allReduce(tok int, bytes float64) float64 {
 	return c.p.tpAllReduce(bytes)
 }
 
-// layer is one transformer layer of the batch on one GPU.
-func (c *servingCost) layer(b *serve.Batch) serve.StageTime {
-	if c.haveLast && *b == c.last {
-		return c.lastLayer
+// layer is one transformer layer of kind k of the batch on one GPU.
+func (c *servingCost) layer(k int, b *serve.Batch) serve.StageTime {
+	if !c.haveLast || *b != c.last {
+		for i, sh := range c.p.k.Shapes {
+			c.lastLayer[i] = c.layerTime(sh, b)
+		}
+		c.last, c.haveLast = *b, true
 	}
-	c.last, c.lastLayer, c.haveLast = *b, c.layerTime(b), true
-	return c.lastLayer
+	return c.lastLayer[k]
 }
 
-func (c *servingCost) layerTime(b *serve.Batch) serve.StageTime {
+func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 	p := c.p
 	a := p.a
 	t := float64(p.t)
-	h, q, kv := float64(a.Hidden), a.QWidth(), a.KVWidth()
-	f := float64(a.FFN)
-	k := a.MLPMatrices()
-	act := float64(a.ActiveExperts())
+	h := float64(a.Hidden)
+	f := sh.FFN
+	k := sh.Mats
 	e := p.e
 	tok := float64(b.Tokens())
 
 	// Projections: the weights once, the tokens' activations in and out.
-	projW := a.AttnParams() / t
-	attn := kernel{flops: 2 * tok * projW, bytes: projW*c.wb + tok*(2*h+(q+2*kv)/t+q/t)*e}
+	projW := sh.ProjSplit/t + sh.ProjRep
+	attn := kernel{flops: 2 * tok * projW, bytes: projW*c.wb + tok*(2*h+sh.ProjIO/t)*e}
+	var mlp kernel
 	ep := 1
-	if a.Experts > 1 {
+	if !sh.Kind.MoE {
+		mlp = kernel{flops: 2 * tok * h * f * k / t, bytes: h*f*k/t*c.wb + tok*(h+k*f/t)*e}
+	} else {
 		ep = p.ep
+		act := float64(sh.TopK)
+		touched := expertsTouched(sh, tok, ep)
+		mlp = kernel{flops: 2 * tok * act * h * f * k / t, bytes: touched*h*f*k/t*c.wb + tok*act*(h+k*f/t)*e}
+		if sh.Shared > 0 {
+			mlp = mlp.add(kernel{flops: 2 * tok * h * sh.Shared * k / t, bytes: h*sh.Shared*k/t*c.wb + tok*(h+k*sh.Shared/t)*e})
+		}
 	}
-	touched := expertsTouched(a, tok, ep)
-	mlp := kernel{flops: 2 * tok * act * h * f * k / t, bytes: touched*h*f*k/t*c.wb + tok*act*(h+k*f/t)*e}
-	// Attention: decode queries read their sequence's cached keys and values; prefill chunks
-	// attend to what came before them and write their own.
-	dec := kernel{flops: 4 * b.DecodeCtx * q / t,
-		bytes: 2*float64(b.DecodeSeqs)*q/t*e + 2*b.DecodeCtx*c.kvPerGPU*c.kvb}
-	pre := kernel{flops: 4 * b.PrefillAttn * q / t,
-		bytes: 2*float64(b.PrefillTokens)*q/t*e + 2*(b.PrefillCtx+float64(b.PrefillTokens))*c.kvPerGPU*c.kvb}
-	elem := kernel{bytes: tok * (elementwisePerHidden*h + k*f*act/t) * e}
+	// Attention: decode queries read their sequence's cached keys and values (MLA: its latent,
+	// in the absorbed form); prefill chunks attend to what came before them and write their own.
+	// A window bounds both: a sequence reads at most its window; linear layers read and write
+	// their state instead.
+	kvTok := sh.KVCacheOnGPU(p.t)
+	decCtx, preCtx, preAttn := b.DecodeCtx, b.PrefillCtx, b.PrefillAttn
+	if w := float64(sh.Window); w > 0 {
+		decCtx = math.Min(decCtx, float64(b.DecodeSeqs)*w)
+		preCtx = math.Min(preCtx, float64(b.PrefillSeqs)*w+float64(b.PrefillTokens))
+		preAttn = math.Min(preAttn, float64(b.PrefillTokens)*w)
+	}
+	state := sh.StateOnGPU(p.t)
+	dec := kernel{flops: sh.DecPair*decCtx/t + sh.StateFLOPs*float64(b.DecodeSeqs)/t,
+		bytes: float64(b.DecodeSeqs)*sh.CoreIO/t*e + decCtx*kvTok*c.kvb + 2*float64(b.DecodeSeqs)*state*c.kvb}
+	pre := kernel{flops: sh.Pair*preAttn/t + sh.StateFLOPs*float64(b.PrefillTokens)/t,
+		bytes: float64(b.PrefillTokens)*sh.CoreIO/t*e + (preCtx+float64(b.PrefillTokens))*kvTok*c.kvb + 2*float64(b.PrefillSeqs)*state*c.kvb}
+	elem := kernel{bytes: tok * (elementwisePerHidden*h + k*sh.ActiveFFN()/t) * e}
 	out := serve.StageTime{TP: 2 * c.allReduce(b.Tokens(), tok*h*e)}
-	if p.ep > 1 {
-		out.EP = 2 * p.epc.run(collective.AllToAll, tok*act*h*e/t).Seconds
+	if ep > 1 {
+		out.EP = 2 * p.epc.run(collective.AllToAll, tok*float64(sh.TopK)*h*e/t).Seconds
 	}
 	out.Seconds = c.gemm.time(attn) + c.gemm.time(mlp) + p.hw.time(dec) + p.hw.time(pre) + p.hw.time(elem) + out.TP + out.EP +
 		layerKernels*kernelFloor
@@ -203,9 +223,15 @@ func (c *servingCost) layerTime(b *serve.Batch) serve.StageTime {
 // the sampled positions on the last, and the engine's step overhead on the first.
 func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 	p := c.p
-	l := c.layer(b)
-	k := float64(c.layers[s])
-	d := k * l.Seconds
+	var d, tp, epc float64
+	for kind, n := range c.kinds[s] {
+		if n > 0 {
+			l, k := c.layer(kind, b), float64(n)
+			d += k * l.Seconds
+			tp += k * l.TP
+			epc += k * l.EP
+		}
+	}
 	if s == 0 {
 		d += p.hw.time(kernel{bytes: float64(b.Tokens()) * float64(p.a.Hidden) * p.e * 2})
 		d += engineStepOverhead
@@ -222,7 +248,7 @@ func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 		// (the ends of a quantized checkpoint, above): its weights are read at that width, its matmul runs at that rate.
 		d += p.hw.time(logits(p.a, p.l, float64(b.Samples), p.e))
 	}
-	return serve.StageTime{Seconds: d, TP: k * l.TP, EP: k * l.EP}
+	return serve.StageTime{Seconds: d, TP: tp, EP: epc}
 }
 
 // Transfer sends the batch's hidden states to the next stage, each TP rank its share.
@@ -252,21 +278,38 @@ func (p *plan) kvPlan(c *servingCost, maxSeqs, maxTokens int) kvPlan {
 	kp := kvPlan{weights: make([]float64, p.p), work: make([]float64, p.p), pool: make([]float64, p.p)}
 	usable := model.ServeMemoryUtilization * p.c.GPU.MemoryBytes
 	h := float64(p.a.Hidden)
-	f := float64(p.a.FFN) * p.a.MLPMatrices() / float64(p.t)
+	// A sliding window's or a linear layer's cache does not grow with the context: over a
+	// request of the workload's mean length L it keeps min(L, window) tokens, or its state, so
+	// per token of the pool it costs that over L (vLLM's hybrid allocator frees a window's old
+	// blocks and gives each request one state).
+	meanLen := max(p.s.Workload.Prompts().Mean+p.s.Workload.Gens().Mean, 1)
+	perTok := func(sh arch.Shape) float64 {
+		kv := sh.KVCacheOnGPU(p.t)
+		if w := float64(sh.Window); w > 0 {
+			kv *= math.Min(1, w/meanLen)
+		}
+		return (kv + sh.StateOnGPU(p.t)/meanLen) * c.kvb
+	}
 	kp.tokens = math.Inf(1)
 	for r := 0; r < p.p; r++ {
-		params, layerParams := p.stageParams(r, c.layers[r])
+		params, layerParams := p.stageParams(r, c.kinds[r])
 		// The layers' weights are stored at the --weights width; the embedding and the output
 		// projection in the compute format (the ends of a quantized checkpoint, above).
 		kp.weights[r] = layerParams*c.wb + (params-layerParams)*p.e
 		// A step's live activations per token: the hidden state, the residual and the
 		// attention's projections (4h), and the MLP's intermediate, k·f/t (gate and up, then the
-		// activation's output).
+		// activation's output), of the widest layer (one expert's and the shared ones' for MoE).
+		f := 0.0
+		for kind, n := range c.kinds[r] {
+			if sh := p.k.Shapes[kind]; n > 0 {
+				f = math.Max(f, (sh.FFN+sh.Shared)*sh.Mats/float64(p.t))
+			}
+		}
 		kp.work[r] = float64(maxTokens) * (4*h + f) * p.e
 		if r == p.p-1 {
 			kp.work[r] += float64(min(maxSeqs, maxTokens)) * float64(p.a.Vocab) / float64(p.t) * 4
 		}
-		perToken := 2 * float64(c.layers[r]) * c.kvPerGPU * c.kvb
+		perToken := p.k.Sum(c.kinds[r], perTok)
 		left := usable - kp.weights[r] - kp.work[r] - p.s.ReserveBytes
 		if perToken > 0 {
 			kp.tokens = math.Min(kp.tokens, math.Max(left, 0)/perToken)
@@ -277,7 +320,7 @@ func (p *plan) kvPlan(c *servingCost, maxSeqs, maxTokens int) kvPlan {
 	}
 	kp.blocks = int(math.Min(kp.tokens/model.ServeBlockTokens, 1<<40))
 	for r := range kp.pool {
-		kp.pool[r] = float64(kp.blocks*model.ServeBlockTokens) * 2 * float64(c.layers[r]) * c.kvPerGPU * c.kvb
+		kp.pool[r] = float64(kp.blocks*model.ServeBlockTokens) * p.k.Sum(c.kinds[r], perTok)
 	}
 	return kp
 }
@@ -324,7 +367,7 @@ func (p *plan) infer(record bool) (Report, error) {
 		sd.Layers = c.layers[rk]
 		sd.Embedding, sd.Logits = rk == 0, rk == p.p-1
 		sd.GPUs = gpus0[rk]
-		params, layerParams := p.stageParams(rk, sd.Layers)
+		params, layerParams := p.stageParams(rk, c.kinds[rk])
 		sd.ParamsOnGPU, sd.LayerParams = params, layerParams
 		sd.PeakActBytes = kp.work[rk]
 		sd.Memory = p.memory(rk, kp.weights[rk], 0, 0, kp.work[rk], kp.pool[rk])
@@ -436,7 +479,7 @@ func (p *plan) infer(record bool) (Report, error) {
 		}
 	}
 	n := float64(max(st.Completed, 1))
-	modelFLOPs := forwardFLOPs(p.a, prompt, prompt/n/2, n) + forwardFLOPs(p.a, gen, prompt/n+gen/n/2, gen)
+	modelFLOPs := forwardFLOPs(p.k, prompt, prompt/n/2, n) + forwardFLOPs(p.k, gen, prompt/n+gen/n/2, gen)
 	r.Detail.ModelFLOPs, r.Detail.HWFLOPs = modelFLOPs, modelFLOPs
 	r.ModelTFLOPS = ratio(modelFLOPs, res.Duration*float64(p.c.GPUs)) / 1e12
 	r.HWTFLOPS = r.ModelTFLOPS
@@ -466,7 +509,7 @@ func (p *plan) infer(record bool) (Report, error) {
 					FirstToken: res.FirstToken[i], Done: res.Done[i], Gen: q.Gen})
 			}
 		}
-		r.Collectives = p.inferCollectives(c.layers[crit], res)
+		r.Collectives = p.inferCollectives(c.layers[crit], c.kinds[crit], res)
 	}
 	return r, nil
 }
@@ -475,7 +518,7 @@ func (p *plan) infer(record bool) (Report, error) {
 func (p *plan) serveDetail(r *Report, c *servingCost, b serve.Batch) {
 	h := float64(p.a.Hidden)
 	n := float64(b.DecodeSeqs)
-	dec := p.passTimes(layerPass(p.a, p.l, n, b.DecodeCtx/n, n, p.e, false))
+	dec := p.passTimes(layerPass(p.k.Shapes[p.mainKind()], p.a, p.l, n, b.DecodeCtx/n, n, p.e, false, true))
 	r.Detail.Layer = LayerDetail{Forward: forwardSegments(dec, tpLabel(p.l), dec.ar, dec.ar)}
 	r.Detail.Layer.CommShare = commShare(r.Detail.Layer.Forward, nil)
 	decBytes := n * h * p.e

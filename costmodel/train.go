@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/costmodel/schedule"
 	"github.com/splitscope/splitscope/model"
 )
@@ -19,30 +20,37 @@ type vstage struct {
 	modelFLOPs, recompFLOPs float64 // per GPU
 }
 
-// trainLayer is one layer's forward, backward and weight-gradient segments on one GPU; every
-// virtual stage repeats them. Segments are only expanded per op when a timeline is recorded.
+// trainLayer is one layer's forward, backward and weight-gradient segments on one GPU, per layer
+// kind; every virtual stage repeats them, its layers of each kind in turn. Segments are only
+// expanded per op when a timeline is recorded.
 type trainLayer struct {
-	f, b, w []Segment
+	f, b, w [][]Segment
 }
 
 // ops returns a virtual stage's F, B and W segments.
-func (tl trainLayer) ops(st vstage) (f, b, w []Segment) {
-	f = stack(st.fHead, tl.f, st.layers, st.fTail)
-	b = stack(st.bHead, tl.b, st.layers, nil)
-	if len(tl.w) > 0 {
-		w = stack(st.wHead, tl.w, st.layers, nil)
+func (tl trainLayer) ops(st vstage, kinds []int) (f, b, w []Segment) {
+	f = stack(st.fHead, tl.f, kinds, st.fTail)
+	b = stack(st.bHead, tl.b, kinds, nil)
+	if len(tl.w) > 0 && len(tl.w[0]) > 0 {
+		w = stack(st.wHead, tl.w, kinds, nil)
 	}
 	return
 }
 
-// trainStages builds every virtual stage's op costs and, with segs, one layer's segments (the
-// report's and the timeline's; Search's inner loop needs the costs alone). The costs are the
-// same sums either way.
-func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
+// layerCost is one layer kind's costs per micro-batch in training, seconds: its F, B and W op
+// times and what they are made of.
+type layerCost struct {
+	f, b, w            float64
+	ep, tp, recompute  float64
+	flops, recompFLOPs float64
+}
+
+// trainLayerCost is one layer of kind sh in training: its costs and, with segs, its segments.
+func (p *plan) trainLayerCost(sh arch.Shape, segs bool, tl *trainLayer) layerCost {
 	a, l := p.a, p.l
 	seq := float64(p.s.Workload.Seq)
 	tokens := float64(p.b) * seq
-	ps := layerPass(a, l, tokens, seq, float64(p.b), p.e, l.UnfusedAttention)
+	ps := layerPass(sh, a, l, tokens, seq, float64(p.b), p.e, l.UnfusedAttention, false)
 	pt := p.passTimes(ps)
 	fwd := pt.attn + pt.core + pt.mlp + pt.elem
 	wT := pt.attn + pt.mlp
@@ -56,15 +64,10 @@ func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 		recomp = pt.core
 		recompFLOPs = ps.attnCore.flops + ps.scores.flops
 	}
-	lg := logits(a, l, tokens, p.e)
-	lgT := p.hw.time(lg)
-	lgGEMM := p.hw.time(gemm(tokens, float64(a.Hidden), float64(a.Vocab)/float64(p.t), p.e))
-	embT := p.hw.time(kernel{bytes: tokens * float64(a.Hidden) * p.e * 2})
 
 	// Backward splits into B (input gradients: the GEMMs again, the attention core and the
 	// element-wise work twice) and W (weight gradients: the GEMMs again), so B ≈ W ≈ forward and
 	// zero-bubble schedules can move W; other schedules run W inside B.
-	var tl trainLayer
 	// Each TP collective is paired with the GEMMs beside it (tpExposed): in forward the
 	// attention's and the MLP's; in backward their input-gradient GEMMs, which also hide the
 	// sequence-parallel re-gather.
@@ -100,22 +103,50 @@ func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 	zb := l.Schedule == model.ZBH1
 	wPart := seg{SegCompute, "weight grads", wT}
 	// The totals, summed in the segments' order (segTotal of the segments is the same sum).
-	fT, bT, wTot := segsDur(fParts[:]), segsDur(bParts[:]), 0.0
+	c := layerCost{f: segsDur(fParts[:]), b: segsDur(bParts[:])}
 	if zb {
-		wTot = max(wT, 0)
+		c.w = max(wT, 0)
 	} else if wT > 0 {
-		bT += wT
+		c.b += wT
 	}
 	if segs {
-		tl.f = segments(fParts[:]...)
-		tl.b = segments(bParts[:]...)
+		f, b := segments(fParts[:]...), segments(bParts[:]...)
 		layerW := segments(wPart)
+		var w []Segment
 		if zb {
-			tl.w = layerW
+			w = layerW
 		} else {
-			tl.b = append(tl.b, shift(layerW, segTotal(tl.b))...)
+			b = append(b, shift(layerW, segTotal(b))...)
 		}
+		tl.f, tl.b, tl.w = append(tl.f, f), append(tl.b, b), append(tl.w, w)
 	}
+	c.ep = 4*pt.a2a + recompEP
+	c.tp = fwd1 + fwd2 + (pt.ar+regather)*(mlpShare+attnShare) + recompTP
+	c.recompute = recomp
+	c.flops, c.recompFLOPs = ps.forward().flops, recompFLOPs
+	return c
+}
+
+// trainStages builds every virtual stage's op costs and, with segs, each layer kind's segments
+// (the report's and the timeline's; Search's inner loop needs the costs alone). The costs are
+// the same sums either way.
+func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
+	a, l := p.a, p.l
+	seq := float64(p.s.Workload.Seq)
+	tokens := float64(p.b) * seq
+	var tl trainLayer
+	if cap(p.lcBuf) < len(p.k.Shapes) {
+		p.lcBuf = make([]layerCost, len(p.k.Shapes))
+	}
+	costs := p.lcBuf[:len(p.k.Shapes)]
+	for k, sh := range p.k.Shapes {
+		costs[k] = p.trainLayerCost(sh, segs, &tl)
+	}
+	lg := logits(a, l, tokens, p.e)
+	lgT := p.hw.time(lg)
+	lgGEMM := p.hw.time(gemm(tokens, float64(a.Hidden), float64(a.Vocab)/float64(p.t), p.e))
+	embT := p.hw.time(kernel{bytes: tokens * float64(a.Hidden) * p.e * 2})
+	zb := l.Schedule == model.ZBH1
 
 	n := p.p * p.v
 	// The plan's buffer: the stages live until the next call (Search builds many on one plan).
@@ -124,9 +155,7 @@ func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 	}
 	out := p.stBuf[:n]
 	clear(out)
-	layerFLOPs := ps.forward().flops
 	for vs := range out {
-		k := float64(p.layers[vs])
 		st := &out[vs]
 		st.layers = p.layers[vs]
 		if vs == 0 {
@@ -141,17 +170,27 @@ func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 				st.bHead = append(st.bHead, seg{SegCompute, "logits wgrad", lgGEMM})
 			}
 		}
-		st.f = segsDur(st.fHead) + k*fT + segsDur(st.fTail)
-		st.b = segsDur(st.bHead) + k*bT
-		if zb {
-			st.w = segsDur(st.wHead) + k*wTot
+		var f, b, w float64
+		for kind, c := range p.kinds[vs] {
+			if c == 0 {
+				continue
+			}
+			k, lc := float64(c), costs[kind]
+			f += k * lc.f
+			b += k * lc.b
+			w += k * lc.w
+			st.ep += k * lc.ep
+			st.tp += k * lc.tp
+			st.recompute += k * lc.recompute
+			st.modelFLOPs += 3 * k * lc.flops
+			st.recompFLOPs += k * lc.recompFLOPs
 		}
-		st.ep = k * (4*pt.a2a + recompEP)
-		st.tp = k * (fwd1 + fwd2 + (pt.ar+regather)*(mlpShare+attnShare) + recompTP)
-		st.recompute = k * recomp
+		st.f = segsDur(st.fHead) + f + segsDur(st.fTail)
+		st.b = segsDur(st.bHead) + b
+		if zb {
+			st.w = segsDur(st.wHead) + w
+		}
 		st.compute = st.f + st.b + st.w - st.tp - st.ep - st.recompute
-		st.modelFLOPs = 3 * k * layerFLOPs
-		st.recompFLOPs = k * recompFLOPs
 		if vs == n-1 {
 			st.modelFLOPs += 3 * lg.flops
 		}
@@ -293,13 +332,12 @@ func (p *plan) trainTail(st []vstage, res schedule.Result, stages []StageDetail)
 func (p *plan) stepSeconds(st []vstage, res schedule.Result, params []paramBytes, ranks []int, optimizer float64) float64 {
 	var memo dpMemo
 	end := res.Makespan
-	perLayer := p.layerActBytes()
 	infos := p.rankInfos()
 	class, _ := p.rankClasses()
 	for _, rk := range ranks {
 		f, b, w := p.rankOps(st, rk)
 		rs := params[class[rk]].rankState
-		rs.actMicro = float64(infos[rk].layers) * perLayer // as actMemory sets it
+		rs.actMicro, _ = p.rankActBytes(infos[rk]) // as actMemory sets it
 		end = max(end, p.rankTail(rk, st, res, rs, f, b, w, &memo).end)
 	}
 	return end + optimizer
@@ -468,12 +506,12 @@ func (p *plan) paramMemory(ri rankInfo) paramBytes {
 // inFlight micro-batches in flight (it depends on the recompute, sequence parallelism and the
 // offload); it sets rs.actMicro.
 func (p *plan) actMemory(ri rankInfo, inFlight int, rs *rankState) (gpu, host float64) {
-	perLayer := p.layerActBytes()
-	gpu = float64(inFlight) * float64(ri.layers) / float64(p.v) * perLayer
-	rs.actMicro = float64(ri.layers) * perLayer
+	all, largest := p.rankActBytes(ri)
+	gpu = float64(inFlight) / float64(p.v) * all
+	rs.actMicro = all
 	if p.l.Offload.Activations() {
 		host = gpu
-		gpu = min(gpu, 2*perLayer)
+		gpu = min(gpu, 2*largest)
 	}
 	return gpu, host
 }
@@ -490,6 +528,7 @@ func (p *plan) logitsBytes(rk int) float64 {
 // of one of its GPUs (before ZeRO), dense and expert.
 type rankInfo struct {
 	layers                             int
+	kinds                              [arch.MaxKinds]int
 	params, layerParams, dense, expert float64
 }
 
@@ -501,14 +540,19 @@ func (p *plan) rankInfos() []rankInfo {
 	}
 	p.ranks = make([]rankInfo, p.p)
 	for vs, n := range p.layers { // as rankLayers counts them
-		p.ranks[vs%p.p].layers += n
+		ri := &p.ranks[vs%p.p]
+		ri.layers += n
+		for k, c := range p.kinds[vs] {
+			ri.kinds[k] += c
+		}
 	}
 	for rk := range p.ranks {
 		ri := &p.ranks[rk]
-		ri.params, ri.layerParams = p.stageParams(rk, ri.layers)
+		kinds := ri.kinds[:len(p.k.Shapes)]
+		ri.params, ri.layerParams = p.stageParams(rk, kinds)
 		// Expert parallelism: the expert matrices are sharded over ep and synced (and ZeRO-
 		// sharded) over the d/ep replicas that hold the same experts; the rest over all d.
-		ri.expert = p.stageExpertParams(ri.layers)
+		ri.expert = p.stageExpertParams(kinds)
 		ri.dense = ri.params - ri.expert
 	}
 	return p.ranks
@@ -535,19 +579,35 @@ func (p *plan) rankClasses() (class, reps []int) {
 }
 
 // layerActBytes is one layer's activations for one micro-batch under the plan's recompute and
-// sequence parallelism (and its all-gather kept or redone), remembered for the last setting asked.
-func (p *plan) layerActBytes() float64 {
+// sequence parallelism (and its all-gather kept or redone), per layer kind, remembered for the
+// last setting asked.
+func (p *plan) layerActBytes() []float64 {
 	k := knobs{rc: p.l.Recompute, sp: p.l.SequenceParallel, keep: p.l.SPGather == model.SPGatherKeep}
 	if !p.act.ok || p.act.k != k {
 		p.act.k, p.act.ok = k, true
-		p.act.v = layerActivationBytes(p.a, p.l, float64(p.s.Workload.Seq), float64(p.b), p.s.Workload.Precision)
+		p.act.v = p.act.v[:0]
+		for _, sh := range p.k.Shapes {
+			p.act.v = append(p.act.v, layerActivationBytes(sh, p.a, p.l, float64(p.s.Workload.Seq), float64(p.b), p.s.Workload.Precision))
+		}
 	}
 	return p.act.v
 }
 
-// stageExpertParams is the expert parameters one GPU of a stage with layers layers holds.
-func (p *plan) stageExpertParams(layers int) float64 {
-	return float64(layers) * p.a.ExpertParams() / float64(p.t*p.ep)
+// rankActBytes is one micro-batch's activations over a rank's layers, and its largest layer's.
+func (p *plan) rankActBytes(ri rankInfo) (all, largest float64) {
+	for k, b := range p.layerActBytes() {
+		if n := ri.kinds[k]; n > 0 {
+			all += float64(n) * b
+			largest = max(largest, b)
+		}
+	}
+	return
+}
+
+// stageExpertParams is the expert parameters one GPU of a stage with kinds[k] layers of each
+// kind holds.
+func (p *plan) stageExpertParams(kinds []int) float64 {
+	return p.k.Sum(kinds, func(s arch.Shape) float64 { return s.ExpertParams }) / float64(p.t*p.ep)
 }
 
 // gradSync is the gradient sync of params parameters over a data-parallel group of n replicas:
@@ -573,13 +633,19 @@ func segsDur(parts []seg) float64 {
 }
 
 // stack builds an op's segments: head pieces, the layer's segments `count` times, tail pieces.
-func stack(head []seg, layer []Segment, count int, tail []seg) []Segment {
+func stack(head []seg, layers [][]Segment, counts []int, tail []seg) []Segment {
 	out := segments(head...)
 	at := segTotal(out)
-	lt := segTotal(layer)
-	for i := 0; i < count; i++ {
-		out = append(out, shift(layer, at)...)
-		at += lt
+	for k, count := range counts {
+		if k >= len(layers) {
+			break
+		}
+		layer := layers[k]
+		lt := segTotal(layer)
+		for i := 0; i < count; i++ {
+			out = append(out, shift(layer, at)...)
+			at += lt
+		}
 	}
 	for _, x := range segments(tail...) {
 		x.Start += at
@@ -743,7 +809,8 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	if len(in.P2P) > 0 {
 		r.Detail.P2PS = maxFloat(in.P2P)
 	}
-	r.Detail.Layer = LayerDetail{Forward: layer.f, Backward: append(shift(layer.b, 0), shift(layer.w, segTotal(layer.b))...)}
+	mk := p.mainKind()
+	r.Detail.Layer = LayerDetail{Forward: layer.f[mk], Backward: append(shift(layer.b[mk], 0), shift(layer.w[mk], segTotal(layer.b[mk]))...)}
 	r.Detail.Layer.CommShare = commShare(r.Detail.Layer.Forward, r.Detail.Layer.Backward)
 
 	if u := p.tpUses("layer activations", actBytes, 1, 0); len(u) > 0 {
@@ -756,7 +823,7 @@ func (p *plan) train(mode evalMode) (Report, error) {
 		for rk := range stages {
 			maxParams = max(maxParams, stages[rk].ParamsOnGPU)
 		}
-		r.Collectives = p.trainCollectives(stages[crit].Layers, maxParams)
+		r.Collectives = p.trainCollectives(stages[crit].Layers, p.rankInfos()[crit].kinds[:len(p.k.Shapes)], maxParams)
 	}
 	return r, nil
 }
@@ -847,7 +914,7 @@ func (p *plan) timeline(res schedule.Result, st []vstage, layer trainLayer) *Tim
 	}
 	segs := make([][3][]Segment, len(st))
 	for vs := range st {
-		segs[vs][0], segs[vs][1], segs[vs][2] = layer.ops(st[vs])
+		segs[vs][0], segs[vs][1], segs[vs][2] = layer.ops(st[vs], p.kinds[vs])
 	}
 	for i, op := range res.Ops {
 		vs := op.Chunk*p.p + op.Stage

@@ -5,7 +5,10 @@
 // Units are SI and in the field names: bytes, bytes per second, FLOP per second, seconds.
 package model
 
-import "math"
+import (
+	"math"
+	"strings"
+)
 
 // GiB is 2^30 bytes.
 const GiB = 1 << 30
@@ -33,6 +36,39 @@ type Arch struct {
 	// Experts is the number of MLP experts (0 or 1: dense); TopK of them run per token.
 	Experts int `json:"experts,omitempty" yaml:"experts"`
 	TopK    int `json:"top_k,omitempty" yaml:"top_k"`
+	// The layer kinds (issue 20; costmodel/arch turns them into per-layer parameters, FLOPs,
+	// bytes and KV). Each is zero for the one-shape transformer every preset before 2025 is.
+	//
+	// SharedFFN is the summed width of the shared experts every token runs through beside its
+	// routed ones (DeepSeek's n_shared_experts × moe_intermediate_size, Qwen's
+	// shared_expert_intermediate_size); SharedExperts how many experts that width is (for the
+	// text). DenseLayers is how many layers before the first MoE layer have a dense MLP of
+	// DenseFFN (first_k_dense_replace; 0: FFN); MoEEvery puts experts in every n-th layer after
+	// them (1 or 0: every one; Llama 4 Maverick's interleave 2), the others dense.
+	SharedExperts int `json:"shared_experts,omitempty" yaml:"shared_experts"`
+	SharedFFN     int `json:"shared_ffn,omitempty" yaml:"shared_ffn"`
+	DenseLayers   int `json:"dense_layers,omitempty" yaml:"dense_layers"`
+	DenseFFN      int `json:"dense_ffn,omitempty" yaml:"dense_ffn"`
+	MoEEvery      int `json:"moe_every,omitempty" yaml:"moe_every"`
+	// MLA is multi-head latent attention (DeepSeek-V2/V3, Kimi K2): zero for none.
+	MLA MLA `json:"mla,omitzero" yaml:"mla"`
+	// LayerTypes is each layer's attention, comma-separated, repeating from the first layer:
+	// "full", "sliding" (attends to the last SlidingWindow tokens), "chunked" (to the tokens of
+	// its SlidingWindow-token chunk: Llama 4), "linear" (a fixed state per sequence: Linear).
+	// "sliding,full" alternates; empty: every layer full. A string keeps Arch comparable.
+	LayerTypes    string `json:"layer_types,omitempty" yaml:"layer_types"`
+	SlidingWindow int    `json:"sliding_window,omitempty" yaml:"sliding_window"`
+	// Linear is the linear-attention layers' shape (Qwen3-Next's Gated DeltaNet).
+	Linear LinearAttn `json:"linear_attn,omitzero" yaml:"linear_attn"`
+	// AttnGate says the full-attention layers gate their output per head (Qwen3-Next): the query
+	// projection is twice as wide.
+	AttnGate bool `json:"attn_gate,omitempty" yaml:"attn_gate"`
+	// MTPLayers is the multi-token prediction layers a checkpoint carries beside its Layers
+	// (num_nextn_predict_layers): counted apart (MTPParams), as the makers count them.
+	MTPLayers int `json:"mtp_layers,omitempty" yaml:"mtp_layers"`
+	// OtherParams is parameters outside the decoder (a vision encoder and its projector) that
+	// the makers' totals count; held in memory, not run per token.
+	OtherParams float64 `json:"other_params,omitempty" yaml:"other_params"`
 	// TiedEmbeddings shares the input embedding with the output projection.
 	TiedEmbeddings bool   `json:"tied_embeddings,omitempty" yaml:"tied_embeddings"`
 	MaxSeq         int    `json:"max_seq,omitempty" yaml:"max_seq"`
@@ -41,6 +77,67 @@ type Arch struct {
 	// set where the model is built from a preset and flags; "" for the preset as it is. Titles
 	// say it (Label) so that a changed model is not taken for the preset.
 	Changes string `json:"-" yaml:"-"`
+}
+
+// MLA is multi-head latent attention's shape (config.json names): queries through a rank
+// QLoRARank bottleneck (0: a full projection), keys and values from a KVLoRARank latent cached per
+// token with a QKRopeDim rotary key; each head's query and key are QKNopeDim + QKRopeDim wide, its
+// value VHeadDim.
+type MLA struct {
+	QLoRARank  int `json:"q_lora_rank,omitempty" yaml:"q_lora_rank"`
+	KVLoRARank int `json:"kv_lora_rank" yaml:"kv_lora_rank"`
+	QKNopeDim  int `json:"qk_nope_head_dim" yaml:"qk_nope_head_dim"`
+	QKRopeDim  int `json:"qk_rope_head_dim" yaml:"qk_rope_head_dim"`
+	VHeadDim   int `json:"v_head_dim" yaml:"v_head_dim"`
+}
+
+// On says the model uses MLA.
+func (m MLA) On() bool { return m.KVLoRARank > 0 }
+
+// LinearAttn is a linear-attention layer's shape (Gated DeltaNet: Qwen3-Next's linear_* fields):
+// KeyHeads heads of KeyDim for queries and keys, ValueHeads of ValueDim for values, a causal
+// convolution of ConvKernel taps over them; its state per sequence is ValueHeads × KeyDim ×
+// ValueDim, whatever the context.
+type LinearAttn struct {
+	KeyHeads   int `json:"key_heads" yaml:"key_heads"`
+	ValueHeads int `json:"value_heads" yaml:"value_heads"`
+	KeyDim     int `json:"key_dim" yaml:"key_dim"`
+	ValueDim   int `json:"value_dim" yaml:"value_dim"`
+	ConvKernel int `json:"conv_kernel,omitempty" yaml:"conv_kernel"`
+}
+
+// Layer attention kinds, as LayerTypes names them.
+const (
+	AttnFull    = "full"
+	AttnSliding = "sliding"
+	AttnChunked = "chunked"
+	AttnLinear  = "linear"
+)
+
+// LayerType is layer i's attention kind (LayerTypes repeating; "full" when empty).
+func (a Arch) LayerType(i int) string {
+	kinds := a.LayerPattern()
+	if len(kinds) == 0 || i < 0 {
+		return AttnFull
+	}
+	return kinds[i%len(kinds)]
+}
+
+// LayerPattern is LayerTypes as a list (nil when empty).
+func (a Arch) LayerPattern() []string {
+	if a.LayerTypes == "" {
+		return nil
+	}
+	return strings.Split(a.LayerTypes, ",")
+}
+
+// MoELayer says whether layer i has routed experts (false for every layer of a dense model).
+func (a Arch) MoELayer(i int) bool {
+	if a.Experts <= 1 || i < a.DenseLayers {
+		return false
+	}
+	n := max(a.MoEEvery, 1)
+	return (i-a.DenseLayers)%n == n-1
 }
 
 // HeadDim is each head's width: HeadSize, or Hidden / Heads.
@@ -75,62 +172,6 @@ func (a Arch) ActiveExperts() int {
 		return 1
 	}
 	return max(min(a.TopK, a.Experts), 1)
-}
-
-// AttnParams is the parameter count of one layer's attention: Q, K, V and output projections.
-func (a Arch) AttnParams() float64 {
-	h, q, kv := float64(a.Hidden), a.QWidth(), a.KVWidth()
-	return h*(q+2*kv) + q*h
-}
-
-// MLPParams is the parameter count of one layer's MLP, all experts and the router included.
-func (a Arch) MLPParams() float64 {
-	h, f := float64(a.Hidden), float64(a.FFN)
-	p := a.MLPMatrices() * h * f * float64(a.ExpertCount())
-	if a.Experts > 1 {
-		p += h * float64(a.Experts) // router
-	}
-	return p
-}
-
-// ExpertParams is the parameter count of one layer's expert matrices, all experts (0 for a dense
-// model): what expert parallelism divides.
-func (a Arch) ExpertParams() float64 {
-	if a.Experts <= 1 {
-		return 0
-	}
-	return a.MLPMatrices() * float64(a.Hidden) * float64(a.FFN) * float64(a.Experts)
-}
-
-// LayerParams is the parameter count of one transformer layer (two norms included, biases not).
-func (a Arch) LayerParams() float64 { return a.AttnParams() + a.MLPParams() + 2*float64(a.Hidden) }
-
-// EmbeddingParams is the input embedding table.
-func (a Arch) EmbeddingParams() float64 { return float64(a.Vocab) * float64(a.Hidden) }
-
-// OutputParams is the output projection (zero when tied to the embedding) and the final norm.
-func (a Arch) OutputParams() float64 {
-	p := float64(a.Hidden)
-	if !a.TiedEmbeddings {
-		p += float64(a.Vocab) * float64(a.Hidden)
-	}
-	return p
-}
-
-// Params is the whole model's parameter count.
-func (a Arch) Params() float64 {
-	return float64(a.Layers)*a.LayerParams() + a.EmbeddingParams() + a.OutputParams()
-}
-
-// ActiveParams is the parameters a token runs through: Params less the experts it does not
-// run through (Params for a dense model); the embedding and output counted whole, as the models'
-// makers count them.
-func (a Arch) ActiveParams() float64 {
-	if a.Experts <= 1 {
-		return a.Params()
-	}
-	idle := float64(a.Experts-a.ActiveExperts()) * a.MLPMatrices() * float64(a.Hidden) * float64(a.FFN)
-	return a.Params() - float64(a.Layers)*idle
 }
 
 // GPU is one accelerator model.

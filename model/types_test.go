@@ -88,56 +88,6 @@ func TestPrecisionBytes(t *testing.T) {
 	}
 }
 
-func TestArchParams(t *testing.T) {
-	llama2_7b := Arch{Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32, FFN: 11008, Vocab: 32000, GatedMLP: true}
-	llama3_70b := Arch{Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, FFN: 28672, Vocab: 128256, GatedMLP: true}
-	mixtral := Arch{Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, FFN: 14336, Vocab: 32000, GatedMLP: true,
-		Experts: 8, TopK: 2}
-	gpt := Arch{Layers: 24, Hidden: 2304, Heads: 24, KVHeads: 24, FFN: 9216, Vocab: 51200}
-	gptTied := gpt
-	gptTied.TiedEmbeddings = true
-
-	cases := []struct {
-		name string
-		got  float64
-		want float64
-	}{
-		// Llama-2-7B, MHA: attention 4h² = 4 · 4096² = 67,108,864; SwiGLU 3·h·f = 3 · 4096 · 11008
-		// = 135,266,304; two norms 2h = 8,192: 202,383,360 per layer, × 32 = 6,476,267,520.
-		// Embedding and untied output V·h = 131,072,000 each, final norm 4,096:
-		// 6,476,267,520 + 262,144,000 + 4,096 = 6,738,415,616 (the published 6.74B).
-		{"llama-2-7b attention", llama2_7b.AttnParams(), 67108864},
-		{"llama-2-7b mlp", llama2_7b.MLPParams(), 135266304},
-		{"llama-2-7b layer", llama2_7b.LayerParams(), 202383360},
-		{"llama-2-7b embedding", llama2_7b.EmbeddingParams(), 131072000},
-		{"llama-2-7b output", llama2_7b.OutputParams(), 131076096},
-		{"llama-2-7b params", llama2_7b.Params(), 6738415616},
-		// GQA, h = 8192, 64 heads of 128, 8 KV heads: K and V are 8 · 128 = 1024 wide.
-		// Q,K,V: 8192 · (8192 + 2 · 1024) = 83,886,080; output 8192² = 67,108,864.
-		{"llama-3-70b attention", llama3_70b.AttnParams(), 8192*(8192+2*1024) + 8192*8192},
-		{"llama-3-70b attention (number)", llama3_70b.AttnParams(), 150994944},
-		// Mixtral: 8 SwiGLU experts 3 · 4096 · 14336 · 8 = 1,409,286,144 plus a router 4096 · 8.
-		{"mixtral mlp", mixtral.MLPParams(), 3*4096*14336*8 + 8*4096},
-		{"mixtral mlp (number)", mixtral.MLPParams(), 1409318912},
-		// Attention 4096 · (4096 + 2048) + 4096² = 41,943,040; layer 41,943,040 + 1,409,318,912
-		// + 8,192 = 1,451,270,144; × 32 = 46,440,644,608; + 2 · 131,072,000 + 4,096
-		// = 46,702,792,704 (the published 46.7B).
-		{"mixtral params", mixtral.Params(), 46702792704},
-		// GPT (GELU, 2 matrices of h × 4h): 4h² + 8h² + 2h = 12 · 2304² + 4608 = 63,706,368 per layer.
-		{"gpt layer", gpt.LayerParams(), 12*2304*2304 + 2*2304},
-		// Tied embeddings drop the output projection: only the final norm is left.
-		{"gpt tied output", gptTied.OutputParams(), 2304},
-		{"gpt tied vs untied", gpt.Params() - gptTied.Params(), 51200 * 2304},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.got != tc.want {
-				t.Errorf("got %.0f, want %.0f", tc.got, tc.want)
-			}
-		})
-	}
-}
-
 func TestArchHelpers(t *testing.T) {
 	cases := []struct {
 		name                string

@@ -1,6 +1,7 @@
 package published
 
 import (
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"math"
 	"sort"
 	"testing"
@@ -25,7 +26,7 @@ func peakPrefill(t *testing.T, r MoreRun) float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return 2 * a.LayerParams() * float64(a.Layers) * r.Prompt / (float64(r.TP) * g.Peak(model.BF16))
+	return 2 * arch.Of(a).LayerParams() * r.Prompt / (float64(r.TP) * g.Peak(model.BF16))
 }
 
 // median of v (NaN for none).

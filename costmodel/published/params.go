@@ -1,6 +1,10 @@
 package published
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/splitscope/splitscope/costmodel/arch"
+)
 
 // PublishedParams are the parameter counts model makers publish for the presets, in all and
 // activated a token (equal for a dense model), with the value of the last digit each is printed
@@ -32,10 +36,10 @@ func ParamChecks(p ServePresets) ([]Check, error) {
 		if err != nil {
 			return nil, fmt.Errorf("params check %s: %w", r.Model, err)
 		}
-		out = append(out, Check{Group: "params", Case: r.Model + " total", Published: r.Total, Predicted: a.Params(),
+		out = append(out, Check{Group: "params", Case: r.Model + " total", Published: r.Total, Predicted: arch.Of(a).Params(),
 			Unit: "params", Tolerance: paramsTol(r.Total, r.TotalDigit), Note: r.Source})
 		if r.Active != r.Total {
-			out = append(out, Check{Group: "params", Case: r.Model + " active", Published: r.Active, Predicted: a.ActiveParams(),
+			out = append(out, Check{Group: "params", Case: r.Model + " active", Published: r.Active, Predicted: arch.Of(a).ActiveParams(),
 				Unit: "params", Tolerance: paramsTol(r.Active, r.ActiveDigit), Note: r.Source})
 		}
 	}

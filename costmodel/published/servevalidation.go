@@ -3,6 +3,7 @@ package published
 import (
 	"fmt"
 	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"math"
 
 	"github.com/splitscope/splitscope/model"
@@ -314,7 +315,7 @@ func trtBenchLimits(a model.Arch, g model.GPU, r ServeRun) (maxBatch, maxTokens 
 	}
 	gib := float64(model.GiB)
 	perToken := 2 * float64(a.Layers) * float64(max(r.TP, a.KVHeads)) * a.HeadDim() * elem(r.KV) / gib
-	avail := g.MemoryBytes/gib*float64(r.TP*r.PP) - a.Params()*elem(r.Weights)/gib
+	avail := g.MemoryBytes/gib*float64(r.TP*r.PP) - arch.Of(a).Params()*elem(r.Weights)/gib
 	reqs := max(avail*0.95/(perToken*float64(r.Prompt+r.Gen)), 0)
 	rawBS := math.Min(reqs, 4096) / float64(r.PP)
 	rawTok := math.Min(rawBS*(1+float64(r.Prompt)/float64(max(r.Gen, 1))), 32768)

@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/static"
@@ -143,7 +144,7 @@ func jsonCapacity(s model.Scenario, res costmodel.CapacityResult, checked int) *
 		}
 		sc := s
 		sc.Arch, sc.Workload.Mode = *a, mode
-		return &capacityModel{Model: a.ID, Params: a.Params(), Candidate: jsonCandidate(sc, *c)}
+		return &capacityModel{Model: a.ID, Params: arch.Of(*a).Params(), Candidate: jsonCandidate(sc, *c)}
 	}
 	out.LargestInfer = side(res.LargestInfer, res.LargestInferLayout, model.Infer)
 	out.LargestTrain = side(res.LargestTrain, res.LargestTrainLayout, model.Train)
@@ -181,8 +182,8 @@ type modelOutput struct {
 }
 
 func jsonModel(a model.Arch) modelOutput {
-	return modelOutput{ID: a.ID, ModelType: a.ModelType, Layers: a.Layers, HeadDim: a.HeadDim(), ParamsTotal: a.Params(),
-		ParamsActive: a.ActiveParams(), Source: a.Source}
+	return modelOutput{ID: a.ID, ModelType: a.ModelType, Layers: a.Layers, HeadDim: a.HeadDim(), ParamsTotal: arch.Of(a).Params(),
+		ParamsActive: arch.Of(a).ActiveParams(), Source: a.Source}
 }
 
 // presetModel is a preset model in presets --json, with its parameter counts.
@@ -201,7 +202,7 @@ type presetsOutput struct {
 func jsonPresets(p *assets.Presets) presetsOutput {
 	out := presetsOutput{Models: make([]presetModel, len(p.Models)), GPUs: p.GPUs, Links: make([]presetLink, len(p.Links))}
 	for i, a := range p.Models {
-		out.Models[i] = presetModel{Arch: a, ParamsTotal: a.Params(), ParamsActive: a.ActiveParams()}
+		out.Models[i] = presetModel{Arch: a, ParamsTotal: arch.Of(a).Params(), ParamsActive: arch.Of(a).ActiveParams()}
 	}
 	if out.GPUs == nil {
 		out.GPUs = []model.GPU{}

@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"math"
 	"strconv"
 	"strings"
@@ -339,7 +340,7 @@ func serveFacts(s model.Scenario, r costmodel.Report) ServeFacts {
 	bw := g.HBMBandwidth * g.MemoryEff
 	f.Prompt = int(s.Workload.Prompts().MeanValue())
 	// FLOPs, written with the FLOP/s units' prefixes.
-	f.PrefillFLOPs = strings.TrimSuffix(nb(static.FLOPS(2*s.Arch.Params()*float64(f.Prompt))), "/s")
+	f.PrefillFLOPs = strings.TrimSuffix(nb(static.FLOPS(2*arch.Of(s.Arch).Params()*float64(f.Prompt))), "/s")
 	f.Rate, f.BW = nb(static.FLOPS(rate)), nb(static.Bandwidth(bw))
 	f.WeightRead = Seconds(ratio(r.Memory.Weights, bw))
 	if wb := s.Workload.WeightBytes(); bw > 0 {

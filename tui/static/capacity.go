@@ -2,6 +2,7 @@ package static
 
 import (
 	"fmt"
+	karch "github.com/splitscope/splitscope/costmodel/arch"
 	"io"
 
 	"github.com/splitscope/splitscope/costmodel"
@@ -105,7 +106,7 @@ func RenderCapacity(w io.Writer, s model.Scenario, res costmodel.CapacityResult,
 		}
 		sc := s
 		sc.Arch, sc.Workload.Mode = *arch, mode
-		text := fmt.Sprintf("%s (%.1fB params): ", arch.ID, arch.Params()/1e9)
+		text := fmt.Sprintf("%s (%.1fB params): ", arch.ID, karch.Of(*arch).Params()/1e9)
 		if cost := OffloadCost(*layout, res); cost != "" {
 			text += "only with " + cost + ": "
 		}

@@ -2,6 +2,7 @@ package static
 
 import (
 	"fmt"
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"io"
 	"strconv"
 	"strings"
@@ -44,7 +45,7 @@ func RenderPresets(w io.Writer, p *assets.Presets) error {
 		}
 		mt.add(a.ID, strconv.Itoa(a.Layers), strconv.Itoa(a.Hidden),
 			fmt.Sprintf("%d/%d", a.Heads, a.KVHeads), strconv.Itoa(a.FFN), strconv.Itoa(a.Vocab),
-			fmt.Sprintf("%.1fB", a.Params()/1e9), experts, sourceTag(a.Source))
+			fmt.Sprintf("%.1fB", arch.Of(a).Params()/1e9), experts, sourceTag(a.Source))
 	}
 	mt.write(ew)
 

@@ -2,6 +2,7 @@ package static
 
 import (
 	"fmt"
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"io"
 	"math"
 	"strconv"
@@ -18,7 +19,7 @@ func ModelTitle(a model.Arch, prose bool) string {
 	if !prose {
 		return a.Label()
 	}
-	size := fmt.Sprintf("%d layers, %.1fB params", a.Layers, a.Params()/1e9)
+	size := fmt.Sprintf("%d layers, %.1fB params", a.Layers, arch.Of(a).Params()/1e9)
 	if a.ID != "" && a.Changes != "" {
 		return fmt.Sprintf("%s (modified: %s; %s)", a.ID, a.Changes, size)
 	}
