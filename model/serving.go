@@ -93,10 +93,11 @@ func ServeDefaults(g GPU) (maxSeqs, maxBatchTokens int) {
 }
 
 // WeightFormats are the names --weights takes besides a number of bits.
-var WeightFormats = []string{"bf16", "fp16", "fp8", "int8", "int4", "fp4"}
+var WeightFormats = []string{"bf16", "fp16", "fp8", "int8", "int4", "fp4", "mxfp4"}
 
 // WeightBits is the storage of one weight in the named format: fp4 is NVFP4, four bits and an
-// fp8 scale for every 16 (4.5 bits); a number is bits as given (4.5 for a 4.5 bpw
+// fp8 scale for every 16 (4.5 bits); mxfp4 the OCP microscaling format, an 8-bit scale for every
+// 32 (4.25 bits); a number is bits as given (4.5 for a 4.5 bpw
 // quantization), from 1 to 32.
 func WeightBits(name string) (float64, error) {
 	switch name {
@@ -108,6 +109,8 @@ func WeightBits(name string) (float64, error) {
 		return 4, nil
 	case "fp4":
 		return 4.5, nil
+	case "mxfp4":
+		return 4.25, nil // OCP MX: four bits and an 8-bit scale for every 32
 	}
 	b, err := strconv.ParseFloat(name, 64)
 	if err != nil || !finite(b) || b < 1 || b > 32 {

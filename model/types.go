@@ -69,6 +69,11 @@ type Arch struct {
 	// OtherParams is parameters outside the decoder (a vision encoder and its projector) that
 	// the makers' totals count; held in memory, not run per token.
 	OtherParams float64 `json:"other_params,omitempty" yaml:"other_params"`
+	// Checkpoint is the formats the model's own checkpoint stores its layers' weights in (a
+	// config.json's quantization_config: DeepSeek-V3's fp8 blocks, gpt-oss's mxfp4 experts),
+	// each a --weights format; "" for the compute precision. Serving reads them unless
+	// --weights (or --expert-weights) says otherwise.
+	Checkpoint Checkpoint `json:"checkpoint,omitzero" yaml:"checkpoint"`
 	// TiedEmbeddings shares the input embedding with the output projection.
 	TiedEmbeddings bool   `json:"tied_embeddings,omitempty" yaml:"tied_embeddings"`
 	MaxSeq         int    `json:"max_seq,omitempty" yaml:"max_seq"`
@@ -89,6 +94,13 @@ type MLA struct {
 	QKNopeDim  int `json:"qk_nope_head_dim" yaml:"qk_nope_head_dim"`
 	QKRopeDim  int `json:"qk_rope_head_dim" yaml:"qk_rope_head_dim"`
 	VHeadDim   int `json:"v_head_dim" yaml:"v_head_dim"`
+}
+
+// Checkpoint is a checkpoint's weight formats: Weights for the layers' matrices, Experts for the
+// routed experts' where they differ.
+type Checkpoint struct {
+	Weights string `json:"weights,omitempty" yaml:"weights"`
+	Experts string `json:"experts,omitempty" yaml:"experts"`
 }
 
 // On says the model uses MLA.
