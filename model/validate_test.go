@@ -209,7 +209,7 @@ func TestValidateCases(t *testing.T) {
 			},
 			fields: []string{"concurrency", "weights", "kv-cache", "gen"},
 			msgs: []string{"concurrency = 8: give --rate (open loop) or --concurrency (closed loop), not both",
-				"weights = int3x: must be one of bf16, fp16, fp8, int8, int4, fp4, or bits per weight from 1 to 32",
+				"weights = int3x: must be one of bf16, fp16, fp8, int8, int4, fp4, mxfp4, or bits per weight from 1 to 32",
 				"kv-cache = fp32: must be bf16, fp16 or fp8",
 				"gen = uniform: gen: min..max 10..5: need 1 ≤ min ≤ max ≤ 2097152"},
 		},
