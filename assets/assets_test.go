@@ -2,13 +2,13 @@ package assets
 
 import (
 	"errors"
-	"github.com/splitscope/splitscope/costmodel/arch"
 	"io/fs"
 	"math"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/model"
 )
 

@@ -1,13 +1,13 @@
 package assets
 
 import (
-	"github.com/splitscope/splitscope/costmodel/arch"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/model"
 )
 

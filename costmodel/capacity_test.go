@@ -1,9 +1,9 @@
 package costmodel
 
 import (
-	"github.com/splitscope/splitscope/costmodel/arch"
 	"testing"
 
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/model"
 )
 

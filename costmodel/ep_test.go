@@ -2,11 +2,11 @@ package costmodel
 
 import (
 	"errors"
-	"github.com/splitscope/splitscope/costmodel/arch"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/model"
 )

@@ -1,10 +1,10 @@
 package costmodel
 
 import (
-	"github.com/splitscope/splitscope/costmodel/arch"
 	"reflect"
 	"testing"
 
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/model"
 )
 

@@ -2,10 +2,10 @@ package costmodel
 
 import (
 	"fmt"
-	"github.com/splitscope/splitscope/costmodel/arch"
 	"testing"
 
 	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/model"
 )
 

@@ -2,10 +2,10 @@ package costmodel
 
 import (
 	"fmt"
-	"github.com/splitscope/splitscope/costmodel/arch"
 	"math"
 	"testing"
 
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/model"
 )
 

@@ -1,11 +1,11 @@
 package published
 
 import (
-	"github.com/splitscope/splitscope/costmodel/arch"
 	"math"
 	"sort"
 	"testing"
 
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/model"
 )
 

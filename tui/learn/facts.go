@@ -1,12 +1,12 @@
 package learn
 
 import (
-	"github.com/splitscope/splitscope/costmodel/arch"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/common"
 	"github.com/splitscope/splitscope/tui/static"

@@ -2,10 +2,10 @@ package static
 
 import (
 	"fmt"
-	karch "github.com/splitscope/splitscope/costmodel/arch"
 	"io"
 
 	"github.com/splitscope/splitscope/costmodel"
+	karch "github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/model"
 )
 

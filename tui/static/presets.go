@@ -2,12 +2,12 @@ package static
 
 import (
 	"fmt"
-	"github.com/splitscope/splitscope/costmodel/arch"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/costmodel/arch"
 )
 
 // tflops formats FLOP/s as a bare TFLOP/s number for a column headed "TFLOP/s"; 0 reads "-".

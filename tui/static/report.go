@@ -2,13 +2,13 @@ package static
 
 import (
 	"fmt"
-	"github.com/splitscope/splitscope/costmodel/arch"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/model"
 )
 
