@@ -1,0 +1,115 @@
+package costmodel
+
+import (
+	"math"
+	"testing"
+
+	"github.com/splitscope/splitscope/costmodel/arch"
+	"github.com/splitscope/splitscope/model"
+)
+
+// dsv3 is DeepSeek-V3's shape from its config.json (the preset's, kept here so that the engine's
+// tests do not depend on the preset file).
+func dsv3() model.Arch {
+	return model.Arch{ID: "dsv3-test", Name: "DeepSeek-V3 (test)", Layers: 61, Hidden: 7168, Heads: 128, KVHeads: 128,
+		FFN: 2048, Vocab: 129280, GatedMLP: true, Experts: 256, TopK: 8, SharedExperts: 1, SharedFFN: 2048,
+		DenseLayers: 3, DenseFFN: 18432, MaxSeq: 163840,
+		MLA: model.MLA{QLoRARank: 1536, KVLoRARank: 512, QKNopeDim: 128, QKRopeDim: 64, VHeadDim: 128}}
+}
+
+func inferScenario(t testing.TB, a model.Arch, gpu string, gpus, tp, ep int) model.Scenario {
+	s := scenario(t, "llama-2-7b", gpu, "nvlink4", gpus, tp, 1)
+	s.Arch = a
+	s.Layout.EP = ep
+	s.Workload.Mode = model.Infer
+	s.Workload.Rate = 4
+	s.Workload.Requests = 64
+	s.Workload.PromptTokens, s.Workload.GenTokens = 1000, 200
+	return s
+}
+
+// Evaluating a MoE of one expert routed top-1, or a model whose sliding window covers the whole
+// context, gives the dense, full-attention model's report: the kinds add nothing of their own.
+func TestKindsReduceToOneShape(t *testing.T) {
+	base := scenario(t, "llama-3-8b", "h100-sxm", "nvlink4", 8, 2, 2)
+	want := eval(t, base)
+	one := base
+	one.Arch.Experts, one.Arch.TopK = 1, 1
+	slide := base
+	slide.Arch.LayerTypes, slide.Arch.SlidingWindow = "sliding,full", base.Workload.Seq
+	for name, s := range map[string]model.Scenario{"one expert": one, "window ≥ seq": slide} {
+		got := eval(t, s)
+		if got.StepTime != want.StepTime || got.Memory.Total != want.Memory.Total || got.ModelTFLOPS != want.ModelTFLOPS {
+			t.Errorf("%s: step %.6g s, %.6g B, %.6g TFLOP/s; dense %.6g s, %.6g B, %.6g", name,
+				got.StepTime, got.Memory.Total, got.ModelTFLOPS, want.StepTime, want.Memory.Total, want.ModelTFLOPS)
+		}
+	}
+}
+
+// A window shorter than the sequence cuts the attention's time and never adds to anything.
+func TestSlidingWindowCutsAttention(t *testing.T) {
+	base := scenario(t, "llama-3-8b", "h100-sxm", "nvlink4", 8, 8, 1)
+	base.Workload.Seq = 32768
+	base.Workload.GlobalBatch = 8
+	full := eval(t, base)
+	s := base
+	s.Arch.LayerTypes, s.Arch.SlidingWindow = "sliding,sliding,sliding,full", 1024
+	slid := eval(t, s)
+	if !(slid.StepTime < 0.8*full.StepTime) {
+		t.Errorf("3 of 4 layers with a 1K window at 32K: step %.4g s, full %.4g s", slid.StepTime, full.StepTime)
+	}
+}
+
+// DeepSeek-V3 on a pipeline: its 3 dense layers are lighter than its MoE layers by work (the
+// dense MLP is 18432 wide; 8 + 1 experts of 2048 are 18432 too, but MLA is the same), so the
+// split balances work: no stage carries more than its share plus one layer.
+func TestMixedModelStagesBalanceWork(t *testing.T) {
+	m := arch.Of(dsv3())
+	for _, n := range []int{2, 4, 8, 16} {
+		layers, kinds := stageKinds(m, n, 4096)
+		sum := 0
+		w := make([]float64, n)
+		var total, heaviest float64
+		for vs := range layers {
+			sum += layers[vs]
+			if layers[vs] < 1 {
+				t.Errorf("PP %d: stage %d empty (%v)", n, vs, layers)
+			}
+			for k, c := range kinds[vs] {
+				w[vs] += float64(c) * layerWork(m.Shapes[k], 4096)
+			}
+			total += w[vs]
+		}
+		for k := range m.Shapes {
+			heaviest = math.Max(heaviest, layerWork(m.Shapes[k], 4096))
+		}
+		for vs := range w {
+			if w[vs] > total/float64(n)+heaviest {
+				t.Errorf("PP %d: stage %d work %.4g above the mean %.4g + one layer", n, vs, w[vs], total/float64(n))
+			}
+		}
+		if sum != 61 {
+			t.Errorf("PP %d: %d layers placed", n, sum)
+		}
+	}
+}
+
+// DeepSeek-V3 served on 8 H200 in fp8: fits with TP 8 and with attention data-parallel and experts
+// spread (TP 1, DP 8, EP 8); the MLA cache is the latent (576 elements a token and layer), whole on
+// every GPU, so TP 8 holds no more tokens per GPU than TP 1 holds per replica.
+func TestDeepSeekServes(t *testing.T) {
+	a := dsv3()
+	for _, c := range []struct{ tp, ep int }{{8, 1}, {1, 8}} {
+		s := inferScenario(t, a, "h200-sxm", 8, c.tp, c.ep)
+		s.Workload.Weights = "fp8"
+		r := eval(t, s)
+		if !r.Memory.Fits {
+			t.Errorf("TP %d EP %d: does not fit: %+v", c.tp, c.ep, r.Memory)
+		}
+		if r.Inference == nil || !(r.Inference.TPOT > 0) || math.IsNaN(r.Inference.TPOT) {
+			t.Fatalf("TP %d EP %d: no serving figures", c.tp, c.ep)
+		}
+		t.Logf("TP %d EP %d: TTFT %.1f ms TPOT %.1f ms, %.1f GiB/GPU, KV %.1f GiB", c.tp, c.ep,
+			r.Inference.TTFT*1e3, r.Inference.TPOT*1e3, r.Memory.Total/model.GiB, r.Memory.KVCache/model.GiB)
+	}
+}
