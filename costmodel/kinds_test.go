@@ -113,3 +113,30 @@ func TestDeepSeekServes(t *testing.T) {
 			r.Inference.TTFT*1e3, r.Inference.TPOT*1e3, r.Memory.Total/model.GiB, r.Memory.KVCache/model.GiB)
 	}
 }
+
+// gpt-oss-120b's shape (its config.json): 36 layers alternating a 128-token window and full
+// attention, 128 experts of 2880, top-4, shipped with mxfp4 experts and bf16 attention.
+func gptOSS120b() model.Arch {
+	return model.Arch{ID: "gpt-oss-120b-test", Layers: 36, Hidden: 2880, Heads: 64, KVHeads: 8, HeadSize: 64,
+		FFN: 2880, Vocab: 201088, GatedMLP: true, Experts: 128, TopK: 4, MaxSeq: 131072,
+		LayerTypes: "sliding,full", SlidingWindow: 128, Checkpoint: model.Checkpoint{Experts: "mxfp4"}}
+}
+
+// "Does gpt-oss-120b fit on one H100?": with its own mxfp4 experts (4.25 bits) yes, about 65 GB
+// of weights; stored all in bf16 (--expert-weights bf16) no.
+func TestExpertWeightsFromCheckpoint(t *testing.T) {
+	s := inferScenario(t, gptOSS120b(), "h100-sxm", 1, 1, 1)
+	r := eval(t, s)
+	if !r.Memory.Fits || r.Memory.Weights < 60e9 || r.Memory.Weights > 70e9 {
+		t.Errorf("mxfp4 experts: fits %v, weights %.1f GB, want 60–70 GB", r.Memory.Fits, r.Memory.Weights/1e9)
+	}
+	s.Workload.ExpertWeights = "bf16"
+	if r := eval(t, s); r.Memory.Fits {
+		t.Errorf("bf16 experts: fits with %.1f GB of weights", r.Memory.Weights/1e9)
+	}
+	// --weights alone sets the experts too.
+	s.Workload.ExpertWeights, s.Workload.Weights = "", "fp8"
+	if l, e := s.ServeWeights(); l != "fp8" || e != "fp8" {
+		t.Errorf("--weights fp8: layers %q, experts %q", l, e)
+	}
+}

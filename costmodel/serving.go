@@ -88,11 +88,12 @@ const maxServeTrace = 4096
 
 // servingCost times engine steps on the plan's hardware; it implements serve.StepCost.
 type servingCost struct {
-	p       *plan
-	layers  []int   // per stage
-	kinds   [][]int // per stage, its layers of each kind
-	gemm    hw      // the matmuls' path (fp8 weights on FP8 cores run at the FP8 rate)
-	wb, kvb float64 // bytes of a stored weight and of a cached key or value element
+	p        *plan
+	layers   []int   // per stage
+	kinds    [][]int // per stage, its layers of each kind
+	gemm     hw      // the matmuls' path (fp8 weights on FP8 cores run at the FP8 rate)
+	wb, kvb  float64 // bytes of a stored weight and of a cached key or value element
+	wbExpert float64 // bytes of a stored routed expert weight
 	// Caches: the last batch's layer of each kind (every stage of a step asks for the same
 	// batch), and one TP all-reduce by the step's tokens (a step has at most max-batch-tokens of
 	// them).
@@ -106,12 +107,14 @@ type servingCost struct {
 
 func (p *plan) servingCost() *servingCost {
 	w := p.s.Workload
-	c := &servingCost{p: p, layers: p.rankLayers(), kinds: p.rankKinds(), gemm: p.hw, wb: w.WeightBytes(), kvb: w.KVBytes()}
+	layers, experts := p.s.ServeWeights()
+	c := &servingCost{p: p, layers: p.rankLayers(), kinds: p.rankKinds(), gemm: p.hw,
+		wb: w.FormatBytes(layers), wbExpert: w.FormatBytes(experts), kvb: w.KVBytes()}
 	c.lastLayer = make([]serve.StageTime, len(p.k.Shapes))
-	if w.Weights == "fp8" && p.c.GPU.PeakFP8 > 0 {
+	if layers == "fp8" && p.c.GPU.PeakFP8 > 0 {
 		c.gemm = newHW(p.c.GPU, model.FP8)
 	}
-	if w.Weights == "fp4" && p.c.GPU.FP4 && p.c.GPU.PeakFP8 > 0 {
+	if layers == "fp4" && p.c.GPU.FP4 && p.c.GPU.PeakFP8 > 0 {
 		// NVFP4 checkpoints quantize the activations too (W4A4): Blackwell runs them on its FP4
 		// tensor cores, at fp4OverFP8 times the FP8 rate, with the FP8 matmuls' efficiency (U: no
 		// FP4 MAMF measured).
@@ -188,7 +191,7 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 		ep = p.ep
 		act := float64(sh.TopK)
 		touched := expertsTouched(sh, tok, ep)
-		mlp = kernel{flops: 2 * tok * act * h * f * k / t, bytes: touched*h*f*k/t*c.wb + tok*act*(h+k*f/t)*e}
+		mlp = kernel{flops: 2 * tok * act * h * f * k / t, bytes: touched*h*f*k/t*c.wbExpert + tok*act*(h+k*f/t)*e}
 		if sh.Shared > 0 {
 			mlp = mlp.add(kernel{flops: 2 * tok * h * sh.Shared * k / t, bytes: h*sh.Shared*k/t*c.wb + tok*(h+k*sh.Shared/t)*e})
 		}
@@ -295,7 +298,8 @@ func (p *plan) kvPlan(c *servingCost, maxSeqs, maxTokens int) kvPlan {
 		params, layerParams := p.stageParams(r, c.kinds[r])
 		// The layers' weights are stored at the --weights width; the embedding and the output
 		// projection in the compute format (the ends of a quantized checkpoint, above).
-		kp.weights[r] = layerParams*c.wb + (params-layerParams)*p.e
+		expert := p.stageExpertParams(c.kinds[r])
+		kp.weights[r] = (layerParams-expert)*c.wb + expert*c.wbExpert + (params-layerParams)*p.e
 		// A step's live activations per token: the hidden state, the residual and the
 		// attention's projections (4h), and the MLP's intermediate, k·f/t (gate and up, then the
 		// activation's output), of the widest layer (one expert's and the shared ones' for MoE).

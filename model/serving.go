@@ -119,6 +119,42 @@ func WeightBits(name string) (float64, error) {
 	return b, nil
 }
 
+// ServeWeights is the storage of a served model's layer weights and of its routed experts'
+// (WeightBits' names, "" the precision's): --weights, else the checkpoint's own format; for the
+// experts --expert-weights, else --weights, else the checkpoint's experts' format, else the
+// layers'.
+func (s Scenario) ServeWeights() (layers, experts string) {
+	w, c := s.Workload, s.Arch.Checkpoint
+	layers = w.Weights
+	if layers == "" {
+		layers = c.Weights
+	}
+	switch {
+	case w.ExpertWeights != "":
+		experts = w.ExpertWeights
+	case w.Weights != "":
+		experts = w.Weights
+	case c.Experts != "":
+		experts = c.Experts
+	default:
+		experts = layers
+	}
+	return layers, experts
+}
+
+// FormatBytes is the bytes of one weight stored in format f (WeightBits' names), the
+// precision's for "" or a name it does not know.
+func (w Workload) FormatBytes(f string) float64 {
+	if f == "" {
+		return w.Precision.Bytes()
+	}
+	b, err := WeightBits(f)
+	if err != nil {
+		return w.Precision.Bytes()
+	}
+	return b / 8
+}
+
 // WeightBytes is the bytes of one stored weight: the --weights format, else the precision's.
 func (w Workload) WeightBytes() float64 {
 	if w.Weights == "" {
@@ -256,6 +292,11 @@ func (c *checker) serving(w Workload, g GPU) {
 	if w.Weights != "" {
 		if _, err := WeightBits(w.Weights); err != nil {
 			c.add("weights", w.Weights, "%s", err.Error())
+		}
+	}
+	if w.ExpertWeights != "" {
+		if _, err := WeightBits(w.ExpertWeights); err != nil {
+			c.add("expert-weights", w.ExpertWeights, "%s", err.Error())
 		}
 	}
 	if w.KVCache != "" {

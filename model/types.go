@@ -463,7 +463,11 @@ type Workload struct {
 	MaxSeqs        int         `json:"max_seqs,omitempty"`
 	MaxBatchTokens int         `json:"max_batch_tokens,omitempty"`
 	Weights        string      `json:"weights,omitempty"`
-	KVCache        string      `json:"kv_cache,omitempty"`
+	// ExpertWeights is the routed experts' storage where it differs from Weights (a MoE
+	// checkpoint with mxfp4 or fp8 experts and bf16 attention); "" Weights', else the model's
+	// checkpoint's (Arch.Checkpoint).
+	ExpertWeights string `json:"expert_weights,omitempty"`
+	KVCache       string `json:"kv_cache,omitempty"`
 	// Engine is the serving engine whose defaults the simulation follows (Engines: vllm, the
 	// default; vllm-v0, sglang, trtllm): how it builds a step, what it admits, its front end.
 	Engine string `json:"engine,omitempty"`

@@ -76,6 +76,7 @@ type scenarioFlags struct {
 	workload                string
 	maxSeqs, maxBatchTokens int
 	weights, kvCache        string
+	expertWeights           string
 	engine                  string
 	sloTTFT, sloTPOT        time.Duration
 
@@ -173,6 +174,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.workload, "workload", "", "inference: workload `FILE` (YAML) with length distributions, e.g. prompt: {dist: uniform, min: 128, max: 2048} and gen: {dist: lognormal, mean: 256, sigma: 0.6} (a length left out keeps --prompt or --gen); system_prompt: N tokens before every prompt, or {tokens: N, share: 0.6} of them (in the engine's prefix cache after the first request that carries them, as vLLM V1 and SGLang by default; cached: false prefills them every time); prefix_cached: N tokens of every prompt already cached (a benchmark that cycles fixed prompts); stages: [{rate: 1, duration: 60s}, {rate: 5, requests: 600}], Poisson arrivals stage after stage, replacing --rate and --requests (default none)")
 	fs.IntVar(&f.maxSeqs, "max-seqs", 0, "inference: most sequences in one engine step, vLLM's max_num_seqs (default: vLLM's, 1024 on GPUs of 70 GiB or more but A100, else 256)")
 	fs.IntVar(&f.maxBatchTokens, "max-batch-tokens", 0, "inference: most tokens in one engine step, decode first then prefill chunks, vLLM's max_num_batched_tokens (default: vLLM's, 8192 on GPUs of 70 GiB or more but A100, else 2048)")
+	fs.StringVar(&f.expertWeights, "expert-weights", "", "inference, MoE models: storage of the routed experts where it differs from --weights (mxfp4 or fp8 experts beside bf16 attention, as gpt-oss ships); default: --weights, else the model's checkpoint's format")
 	fs.StringVar(&f.weights, "weights", "", "inference: storage of the weights: "+strings.Join(model.WeightFormats, ", ")+" or bits per weight (4.5 for a 4.5 bpw quantization); fp8 runs on FP8 cores where the GPU has them, the others dequantize into --precision matmuls (default: --precision)")
 	fs.StringVar(&f.kvCache, "kv-cache", "", "inference: KV cache format: bf16, fp16 or fp8 (default: --precision)")
 	fs.StringVar(&f.engine, "engine", "", "inference: the serving engine whose defaults the simulation follows: "+engineHelp()+" (default vllm)")
@@ -405,7 +407,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	batch, reqs := sz.Batch, sz.Requests
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,
 		GenTokens: f.gen, Requests: reqs, Precision: prec, Rate: f.rate, Concurrency: f.concurrency, Seed: f.seed,
-		MaxSeqs: f.maxSeqs, MaxBatchTokens: f.maxBatchTokens, Weights: f.weights, KVCache: f.kvCache, Engine: f.engine,
+		MaxSeqs: f.maxSeqs, MaxBatchTokens: f.maxBatchTokens, Weights: f.weights, ExpertWeights: f.expertWeights, KVCache: f.kvCache, Engine: f.engine,
 		SLOTTFT: f.sloTTFT.Seconds(), SLOTPOT: f.sloTPOT.Seconds()}
 	if f.workload != "" {
 		data, err := readBoundedFile("workload", f.workload, maxInputBytes, "a workload file")

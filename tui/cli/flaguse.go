@@ -172,6 +172,7 @@ var modeOnly = []struct {
 	{"max-seqs", model.Infer, "training runs --batch sequences per step"},
 	{"max-batch-tokens", model.Infer, "training runs --batch sequences per step"},
 	{"weights", model.Infer, "training keeps --precision weights and an fp32 master copy"},
+	{"expert-weights", model.Infer, "training keeps --precision weights and an fp32 master copy"},
 	{"kv-cache", model.Infer, "training keeps no KV cache"},
 	{"engine", model.Infer, "training runs no serving engine"},
 	{"slo-ttft", model.Infer, "training has no latency target"},
