@@ -178,12 +178,35 @@ type modelOutput struct {
 	HeadDim      float64 `json:"head_dim"`
 	ParamsTotal  float64 `json:"params_total"`
 	ParamsActive float64 `json:"params_active"`
-	Source       string  `json:"source,omitempty"`
+	// LayerKinds is the model's layers by kind (costmodel/arch), in the order they first appear.
+	LayerKinds []layerKindOutput `json:"layer_kinds"`
+	Experts    int               `json:"experts,omitempty"`
+	TopK       int               `json:"top_k,omitempty"`
+	SharedFFN  int               `json:"shared_ffn,omitempty"`
+	// KVPerToken is the elements one token caches over all layers on one GPU without TP (MLA's
+	// latent, a window's and a linear layer's none counted per token).
+	KVPerToken float64 `json:"kv_elements_per_token"`
+	Source     string  `json:"source,omitempty"`
+}
+
+type layerKindOutput struct {
+	Attention string `json:"attention"`
+	MoE       bool   `json:"moe"`
+	Layers    int    `json:"layers"`
 }
 
 func jsonModel(a model.Arch) modelOutput {
-	return modelOutput{ID: a.ID, ModelType: a.ModelType, Layers: a.Layers, HeadDim: a.HeadDim(), ParamsTotal: arch.Of(a).Params(),
-		ParamsActive: arch.Of(a).ActiveParams(), Source: a.Source}
+	m := arch.Of(a)
+	out := modelOutput{ID: a.ID, ModelType: a.ModelType, Layers: a.Layers, HeadDim: a.HeadDim(), ParamsTotal: m.Params(),
+		ParamsActive: m.ActiveParams(), KVPerToken: m.KVPerToken(1), Source: a.Source}
+	if a.Experts > 1 {
+		out.Experts, out.TopK, out.SharedFFN = a.Experts, a.ActiveExperts(), a.SharedFFN
+	}
+	all := m.All()
+	for k, sh := range m.Shapes {
+		out.LayerKinds = append(out.LayerKinds, layerKindOutput{Attention: sh.Kind.Attn, MoE: sh.Kind.MoE, Layers: all[k]})
+	}
+	return out
 }
 
 // presetModel is a preset model in presets --json, with its parameter counts.

@@ -118,6 +118,9 @@ func BubbleClosedFormNote(r costmodel.Report) string {
 func RenderReport(w io.Writer, s model.Scenario, r costmodel.Report) error {
 	ew := &errWriter{w: w}
 	ew.line(Header(s))
+	if l := ArchLine(s.Arch); l != "" {
+		ew.line(l)
+	}
 	ew.line("")
 
 	infer := s.Workload.Mode == model.Infer

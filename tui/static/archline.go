@@ -1,0 +1,71 @@
+package static
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/splitscope/splitscope/costmodel/arch"
+	"github.com/splitscope/splitscope/model"
+)
+
+// ArchLine says what a model's layers are, for a model that is more than one dense shape
+// (experts, MLA, windows, linear layers; "" for a dense one-shape model): "architecture: 3 dense
+// + 58 MoE layers (256 experts of 2048, top-8, + 1 shared of 2048) · MLA (latent 512 + rope 64
+// cached a token) · 671.0B params, 37.6B active".
+func ArchLine(a model.Arch) string {
+	m := arch.Of(a)
+	if m.Uniform() && m.Shapes[0].Kind == (arch.Kind{Attn: model.AttnFull}) {
+		return ""
+	}
+	var parts []string
+	all := m.All()
+	var dense, moe int
+	attn := map[string]int{}
+	state := 0.0 // linear layers' state a sequence, elements
+	var order []string
+	for k, sh := range m.Shapes {
+		if sh.Kind.MoE {
+			moe += all[k]
+		} else {
+			dense += all[k]
+		}
+		if attn[sh.Kind.Attn] == 0 {
+			order = append(order, sh.Kind.Attn)
+		}
+		attn[sh.Kind.Attn] += all[k]
+		state += float64(all[k]) * sh.State
+	}
+	if moe > 0 {
+		layers := fmt.Sprintf("%d MoE layers", moe)
+		if dense > 0 {
+			layers = fmt.Sprintf("%d dense + %s", dense, layers)
+		}
+		e := fmt.Sprintf("%d experts of %d, top-%d", a.ExpertCount(), a.FFN, a.ActiveExperts())
+		if a.SharedFFN > 0 {
+			n := max(a.SharedExperts, 1)
+			e += fmt.Sprintf(", + %d shared of %d", n, a.SharedFFN/n)
+		}
+		parts = append(parts, layers+" ("+e+")")
+	}
+	var kinds []string
+	for _, k := range order {
+		n := attn[k]
+		switch k {
+		case arch.MLA:
+			kinds = append(kinds, fmt.Sprintf("MLA (latent %d + rope %d cached a token)", a.MLA.KVLoRARank, a.MLA.QKRopeDim))
+		case model.AttnSliding:
+			kinds = append(kinds, fmt.Sprintf("%d sliding-window (%d tokens)", n, a.SlidingWindow))
+		case model.AttnChunked:
+			kinds = append(kinds, fmt.Sprintf("%d chunked (%d tokens)", n, a.SlidingWindow))
+		case model.AttnLinear:
+			kinds = append(kinds, fmt.Sprintf("%d linear (a %s state a sequence in 16 bits)", n, Bytes(2*state)))
+		default:
+			kinds = append(kinds, fmt.Sprintf("%d full", n))
+		}
+	}
+	if len(kinds) > 1 || order[0] != model.AttnFull {
+		parts = append(parts, "attention "+strings.Join(kinds, " + "))
+	}
+	parts = append(parts, fmt.Sprintf("%.1fB params, %.1fB active", m.Params()/1e9, m.ActiveParams()/1e9))
+	return "architecture: " + strings.Join(parts, " · ")
+}

@@ -1,0 +1,30 @@
+package static
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/splitscope/splitscope/model"
+)
+
+func TestArchLine(t *testing.T) {
+	dense := model.Arch{Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, FFN: 14336, Vocab: 128256, GatedMLP: true}
+	if l := ArchLine(dense); l != "" {
+		t.Errorf("a dense one-shape model: %q, want none", l)
+	}
+	ds := model.Arch{Layers: 61, Hidden: 7168, Heads: 128, KVHeads: 128, FFN: 2048, Vocab: 129280, GatedMLP: true,
+		Experts: 256, TopK: 8, SharedExperts: 1, SharedFFN: 2048, DenseLayers: 3, DenseFFN: 18432,
+		MLA: model.MLA{QLoRARank: 1536, KVLoRARank: 512, QKNopeDim: 128, QKRopeDim: 64, VHeadDim: 128}}
+	for _, want := range []string{"3 dense + 58 MoE layers (256 experts of 2048, top-8, + 1 shared of 2048)",
+		"attention MLA (latent 512 + rope 64 cached a token)", "671.0B params, 37."} {
+		if l := ArchLine(ds); !strings.Contains(l, want) {
+			t.Errorf("DeepSeek-V3: %q lacks %q", l, want)
+		}
+	}
+	next := dense
+	next.LayerTypes = "linear,linear,linear,full"
+	next.Linear = model.LinearAttn{KeyHeads: 16, ValueHeads: 32, KeyDim: 128, ValueDim: 128, ConvKernel: 4}
+	if l := ArchLine(next); !strings.Contains(l, "attention 24 linear (a ") || !strings.Contains(l, "+ 8 full") {
+		t.Errorf("linear layers: %q", l)
+	}
+}
