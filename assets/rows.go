@@ -148,6 +148,10 @@ func (r *row) decode(dst any, required []string) {
 			continue
 		}
 		r.nodes[name] = v
+		if fv := sv.Field(idx); fv.Kind() == reflect.Struct && v.Kind == yaml.MappingNode {
+			r.decodeGroup(name, v, fv)
+			continue
+		}
 		switch {
 		case v.Kind != yaml.ScalarNode:
 			r.fail(name, "<"+kindName(v)+">", "must be a single value")
@@ -172,6 +176,39 @@ func (r *row) decode(dst any, required []string) {
 	for _, f := range required {
 		if _, ok := r.nodes[f]; !ok && !r.bad[f] {
 			r.failField(f, r.line, "missing (required)")
+		}
+	}
+}
+
+// decodeGroup fills a struct field (a group of sizes such as mla: or checkpoint:) from a
+// mapping of scalars, each field named group.key in what it reports.
+func (r *row) decodeGroup(group string, m *yaml.Node, fv reflect.Value) {
+	fields := fieldIndex(fv.Type())
+	var names []string
+	for i := range fv.Type().NumField() {
+		if n, _, _ := strings.Cut(fv.Type().Field(i).Tag.Get("yaml"), ","); n != "" && n != "-" {
+			names = append(names, n)
+		}
+	}
+	for _, kv := range r.pairs(m, 0) {
+		k, v := kv[0], resolve(kv[1])
+		name := group + "." + k.Value
+		r.nodes[name] = v
+		idx, known := fields[k.Value]
+		switch {
+		case !known:
+			r.failField(name, k.Line, "unknown field (known: %s)", strings.Join(names, ", "))
+			continue
+		case v.Kind != yaml.ScalarNode:
+			r.fail(name, "<"+kindName(v)+">", "must be a single value")
+			continue
+		case v.Tag == "!!null":
+			r.failField(name, v.Line, "has no value")
+			continue
+		}
+		f := fv.Field(idx)
+		if !tagFits(f.Kind(), v.Tag) || v.Decode(f.Addr().Interface()) != nil {
+			r.fail(name, v.Value, "%s", wantType(f.Kind()))
 		}
 	}
 }
