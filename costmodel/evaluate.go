@@ -528,6 +528,34 @@ func (p *plan) rankLayers() []int {
 	return out
 }
 
+// paramParts splits the parameters one GPU of rank r holds with kinds[k] layers of each kind
+// (stageParams' total, before ZeRO).
+func (p *plan) paramParts(r int, kinds []int) ParamParts {
+	t := float64(p.t)
+	var out ParamParts
+	for k, n := range kinds {
+		if n == 0 || k >= len(p.k.Shapes) {
+			continue
+		}
+		sh, c := p.k.Shapes[k], float64(n)
+		out.Attention += c * sh.AttnParams / t
+		if !sh.Kind.MoE {
+			out.DenseMLP += c * sh.MLPParams / t
+			continue
+		}
+		routed := sh.ExpertParams / float64(p.ep)
+		out.Routed += c * routed / t
+		out.Shared += c * (sh.MLPParams - sh.ExpertParams) / t // shared experts and the router
+	}
+	if r == 0 {
+		out.Ends += p.k.EmbeddingParams() / t
+	}
+	if r == p.p-1 {
+		out.Ends += p.k.OutputParams() / t
+	}
+	return out
+}
+
 // mainKind is the layer kind most layers are (the first such): the one the report's layer detail
 // shows.
 func (p *plan) mainKind() int {

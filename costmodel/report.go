@@ -200,9 +200,18 @@ type StageDetail struct {
 	InFlight     int     // peak in-flight micro-batches (activation memory)
 	ParamsOnGPU  float64 // parameters held by one GPU of this stage
 	LayerParams  float64 // of which transformer layers
+	// Parts is ParamsOnGPU by what the parameters are (the Memory tab's split).
+	Parts ParamParts
 	PeakActBytes float64
 	// LayerActBytes is the part of PeakActBytes held for transformer layers (no logits).
 	LayerActBytes float64
+}
+
+// ParamParts is one GPU's parameters by part: the layers' attention (projections and norms),
+// their dense MLPs, their shared experts, their routed experts (this GPU's share under expert
+// parallelism), and the embedding and output projection.
+type ParamParts struct {
+	Attention, DenseMLP, Shared, Routed, Ends float64
 }
 
 // SegmentKind labels a piece of a layer or an op.

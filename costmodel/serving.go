@@ -373,6 +373,7 @@ func (p *plan) infer(record bool) (Report, error) {
 		sd.GPUs = gpus0[rk]
 		params, layerParams := p.stageParams(rk, c.kinds[rk])
 		sd.ParamsOnGPU, sd.LayerParams = params, layerParams
+		sd.Parts = p.paramParts(rk, c.kinds[rk])
 		sd.PeakActBytes = kp.work[rk]
 		sd.Memory = p.memory(rk, kp.weights[rk], 0, 0, kp.work[rk], kp.pool[rk])
 		if sd.Memory.Total > stages[full].Memory.Total {
