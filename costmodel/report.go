@@ -190,18 +190,18 @@ type Detail struct {
 
 // StageDetail describes one pipeline rank.
 type StageDetail struct {
-	Layers       int     // transformer layers on this rank (all chunks)
-	Embedding    bool    // holds the input embedding
-	Logits       bool    // holds the output projection
-	GPUs         []int   // global GPU ids of DP replica 0's TP group
-	F, B, W      float64 // per micro-batch op times summed over chunks, seconds
-	Busy         float64 // simulated busy time of the step
-	Memory       Memory
-	InFlight     int     // peak in-flight micro-batches (activation memory)
-	ParamsOnGPU  float64 // parameters held by one GPU of this stage
-	LayerParams  float64 // of which transformer layers
+	Layers      int     // transformer layers on this rank (all chunks)
+	Embedding   bool    // holds the input embedding
+	Logits      bool    // holds the output projection
+	GPUs        []int   // global GPU ids of DP replica 0's TP group
+	F, B, W     float64 // per micro-batch op times summed over chunks, seconds
+	Busy        float64 // simulated busy time of the step
+	Memory      Memory
+	InFlight    int     // peak in-flight micro-batches (activation memory)
+	ParamsOnGPU float64 // parameters held by one GPU of this stage
+	LayerParams float64 // of which transformer layers
 	// Parts is ParamsOnGPU by what the parameters are (the Memory tab's split).
-	Parts ParamParts
+	Parts        ParamParts
 	PeakActBytes float64
 	// LayerActBytes is the part of PeakActBytes held for transformer layers (no logits).
 	LayerActBytes float64
