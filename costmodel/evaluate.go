@@ -115,8 +115,44 @@ func newPlan(s model.Scenario) *plan {
 	return p
 }
 
+// stageSplits is a model's layer kinds and its layers' split over each number of virtual stages a
+// search asks for, computed once before the search's workers start and only read by them (a
+// mixed model's split balances work, which costs more than the plan it serves).
+type stageSplits struct {
+	arch model.Arch
+	seq  int
+	k    arch.Model
+	byN  map[int]stageSplit
+}
+
+type stageSplit struct {
+	layers []int
+	kinds  [][]int
+}
+
+func newStageSplits(a model.Arch, seq int, ns []int) *stageSplits {
+	ss := &stageSplits{arch: a, seq: seq, k: arch.Of(a), byN: map[int]stageSplit{}}
+	for _, n := range ns {
+		if _, ok := ss.byN[n]; !ok && n >= 1 {
+			l, k := stageKinds(ss.k, n, seq)
+			ss.byN[n] = stageSplit{l, k}
+		}
+	}
+	return ss
+}
+
+// newPlanSplit is newPlan with the kinds and splits of ss where they are s's.
+func newPlanSplit(s model.Scenario, ss *stageSplits) *plan {
+	p := new(plan)
+	p.initSplit(s, ss)
+	return p
+}
+
 // init fills a plan for s.
-func (p *plan) init(s model.Scenario) {
+func (p *plan) init(s model.Scenario) { p.initSplit(s, nil) }
+
+// initSplit fills a plan for s, its layer kinds and stage split from ss when ss holds s's model.
+func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 	l := s.Layout
 	*p = plan{s: s, a: s.Arch, l: l, c: s.Cluster, t: l.TP, p: l.PP, d: l.DP, v: l.Chunks, b: l.MicroBatch}
 	if s.Workload.Mode == model.Infer {
@@ -126,8 +162,17 @@ func (p *plan) init(s model.Scenario) {
 	p.e = s.Workload.Precision.Bytes()
 	p.hw = newHW(s.Cluster.GPU, s.Workload.Precision)
 	p.hostCap = s.Cluster.HostMemoryPerGPU()
-	p.k = arch.Of(s.Arch)
-	p.layers, p.kinds = stageKinds(p.k, p.p*p.v, s.Workload.Seq)
+	if ss != nil && ss.seq == s.Workload.Seq && ss.arch == s.Arch {
+		p.k = ss.k
+		if sp, ok := ss.byN[p.p*p.v]; ok {
+			p.layers, p.kinds = sp.layers, sp.kinds
+		} else {
+			p.layers, p.kinds = stageKinds(p.k, p.p*p.v, s.Workload.Seq)
+		}
+	} else {
+		p.k = arch.Of(s.Arch)
+		p.layers, p.kinds = stageKinds(p.k, p.p*p.v, s.Workload.Seq)
+	}
 	gpn := s.Cluster.NodeSize()
 	p.tp = newComms(spanGroup(1, p.t, gpn), s.Cluster)
 	p.tp.engine = l.Collectives.UsesEngine(s.Workload.Mode)
