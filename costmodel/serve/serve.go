@@ -575,9 +575,11 @@ func (r *replica) step(e int, t float64) {
 		at = end
 	}
 	if r.idx == 0 {
-		r.res.Steps0++
-		r.res.Tokens0 += float64(r.batch.Tokens())
-		r.res.Decodes0 += float64(r.batch.DecodeSeqs)
+		// A multi-step window's steps are engine steps each (forward passes: their collectives).
+		w := float64(window)
+		r.res.Steps0 += window
+		r.res.Tokens0 += w * float64(r.batch.Tokens())
+		r.res.Decodes0 += w * float64(r.batch.DecodeSeqs)
 	}
 	en.ready = at
 	en.started = t
@@ -585,7 +587,7 @@ func (r *replica) step(e int, t float64) {
 	en.seqs = append(en.seqs[:0], r.sched...)
 	en.chunks = append(en.chunks[:0], r.chunks...)
 	en.window = window
-	r.res.Steps++
+	r.res.Steps += window
 }
 
 // complete applies engine e's batch as it leaves the last stage: prompt chunks are in the
