@@ -662,6 +662,9 @@ func engineHelp() string {
 		if e.ReserveWhole {
 			how = append(how, "admits with blocks for the whole output")
 		}
+		if e.MultiStep > 1 {
+			how = append(how, fmt.Sprintf("decodes in windows of %d steps", e.MultiStep))
+		}
 		if e.FrontEndS > 0 {
 			how = append(how, fmt.Sprintf("%g ms API front end", e.FrontEndS*1e3))
 		}
