@@ -69,11 +69,14 @@ type pass struct {
 	attnCore kernel // Q·Kᵀ, softmax, P·V (one fused kernel)
 	scores   kernel // unfused attention only: the s×s scores through HBM
 	mlp      kernel // MLP matmuls (active experts)
-	elem     kernel // element-wise traffic
+	// mlpSlow is the hardware FLOPs over mlp's model FLOPs (experts.go: routing imbalance,
+	// grouped-GEMM efficiency, the router); 0 or 1 for a dense MLP.
+	mlpSlow float64
+	elem    kernel // element-wise traffic
 	// tpBytes is the size of each of the two TP all-reduces of forward (b·s·h·e).
 	tpBytes float64
-	// a2aBytes is one expert-parallel all-to-all's buffer on one GPU: its 1/t share of the
-	// tokens, each sent to its top-k experts (tokens·k·h·e / t); 0 without expert parallelism.
+	// a2aBytes is one expert-parallel all-to-all's buffer on the busiest GPU (experts.go);
+	// 0 without expert parallelism.
 	a2aBytes float64
 }
 
@@ -104,27 +107,16 @@ func layerPass(a model.Arch, l model.Layout, tokens, ctx, seqs float64, e float6
 		p.scores = kernel{bytes: unfusedScoreBytes * float64(a.Heads) / t * tokens * ctx * e / 2}
 	}
 
-	// MLP: each token runs through `act` experts; the weights read are those of the experts
-	// the batch touches (all of them for a dense model).
-	ep := 1
-	if a.Experts > 1 {
-		ep = l.EPSize()
-	}
-	touched := expertsTouched(a, tokens, ep)
-	p.mlp = kernel{
-		flops: 2 * tokens * act * h * f * k / t,
-		bytes: (touched*h*f*k/t + tokens*act*(h+k*f/t)) * e,
-	}
+	// MLP: dense, or the experts as they run across GPUs (experts.go).
+	p.mlp, p.mlpSlow = mlpKernel(a, l, tokens, e)
 
 	hShare := h
 	if l.SequenceParallel {
 		hShare = h / t
 	}
-	p.elem = kernel{bytes: tokens * (elementwisePerHidden*hShare + k*f*act/t) * e}
+	p.elem = kernel{bytes: tokens * (elementwisePerHidden*hShare + k*f*act/t) * e}.add(routingKernel(a, l, tokens, e))
 	p.tpBytes = tokens * h * e
-	if ep > 1 {
-		p.a2aBytes = tokens * act * h * e / t
-	}
+	p.a2aBytes = a2aBytes(a, l, tokens, e)
 	return p
 }
 

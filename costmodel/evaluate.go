@@ -213,7 +213,7 @@ func (p *plan) passTimes(ps pass) passTimes {
 	pt := passTimes{
 		attn: p.hw.time(ps.attnGEMM),
 		core: p.hw.time(ps.attnCore) + p.hw.time(ps.scores),
-		mlp:  p.hw.time(ps.mlp),
+		mlp:  p.hw.time(ps.mlp.slowed(ps.mlpSlow)),
 		elem: p.hw.time(ps.elem),
 		ar:   p.tpAllReduce(ps.tpBytes),
 	}
