@@ -82,6 +82,11 @@ func TokensPerExpert(a model.Arch, tokens float64, ep int) float64 {
 // (their FLOPs and activations); with more than one expert the FLOPs run at the grouped GEMM's
 // efficiency, and the router's logits GEMM (2·tokens·h·E/t) joins them. Dense: factor 1.
 func mlpKernel(a model.Arch, l model.Layout, tokens, e float64) (kernel, float64) {
+	return mlpKernelW(a, l, tokens, e, e)
+}
+
+// mlpKernelW is mlpKernel with the weights stored in wb bytes each (serving's --weights).
+func mlpKernelW(a model.Arch, l model.Layout, tokens, e, wb float64) (kernel, float64) {
 	t := float64(l.TP)
 	h, f := float64(a.Hidden), float64(a.FFN)
 	k := a.MLPMatrices()
@@ -95,7 +100,7 @@ func mlpKernel(a model.Arch, l model.Layout, tokens, e float64) (kernel, float64
 	flops := 2 * tokens * act * h * f * k / t
 	acts := tokens * act * (h + k*f/t)
 	if a.Experts <= 1 || !(flops > 0) {
-		return kernel{flops: flops, bytes: (weights + acts) * e}, 1
+		return kernel{flops: flops, bytes: weights*wb + acts*e}, 1
 	}
 	x := 1.0
 	if ep > 1 {
@@ -103,7 +108,7 @@ func mlpKernel(a model.Arch, l model.Layout, tokens, e float64) (kernel, float64
 	}
 	eta := GroupedGEMMEfficiency(TokensPerExpert(a, tokens, ep))
 	router := 2 * tokens * h * float64(a.Experts) / t
-	return kernel{flops: flops, bytes: (weights + x*acts) * e}, (x*flops/eta + router) / flops
+	return kernel{flops: flops, bytes: weights*wb + x*acts*e}, (x*flops/eta + router) / flops
 }
 
 // slowed is k with its FLOPs multiplied by s (s ≤ 0 or not finite: unchanged).

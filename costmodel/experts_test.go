@@ -158,3 +158,23 @@ func TestEPImbalanceValidated(t *testing.T) {
 		}
 	}
 }
+
+// Serving runs the experts' terms too: with EP the imbalance lengthens the run and its
+// all-to-alls; a dense model serves the same with any imbalance set.
+func TestServingExperts(t *testing.T) {
+	infer := func(id string, tp, ep int, x float64) Report {
+		s := scenario(t, id, "h100-sxm", "nvlink4", 8, tp, 1)
+		s.Workload.Mode, s.Workload.Requests = model.Infer, 32
+		s.Layout.EP, s.Layout.EPImbalance = ep, x
+		return eval(t, s)
+	}
+	r1, r2 := infer("mixtral-8x7b", 2, 4, 1), infer("mixtral-8x7b", 2, 4, 2)
+	// Decode's all-to-alls are small, their latency more than their bytes: longer, not double.
+	if !(r2.StepTime > r1.StepTime) || !(r2.Breakdown.EPComm > r1.Breakdown.EPComm) {
+		t.Errorf("serving at imbalance 2: %g s, all-to-all %g s; at 1: %g s, %g s", r2.StepTime, r2.Breakdown.EPComm, r1.StepTime, r1.Breakdown.EPComm)
+	}
+	d1, d2 := infer("llama-3-8b", 2, 0, 0), infer("llama-3-8b", 2, 0, 3)
+	if d1.StepTime != d2.StepTime {
+		t.Errorf("dense serving: %g s with imbalance 3, %g s without", d2.StepTime, d1.StepTime)
+	}
+}

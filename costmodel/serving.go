@@ -177,12 +177,7 @@ func (c *servingCost) layerTime(b *serve.Batch) serve.StageTime {
 	// Projections: the weights once, the tokens' activations in and out.
 	projW := a.AttnParams() / t
 	attn := kernel{flops: 2 * tok * projW, bytes: projW*c.wb + tok*(2*h+(q+2*kv)/t+q/t)*e}
-	ep := 1
-	if a.Experts > 1 {
-		ep = p.ep
-	}
-	touched := expertsTouched(a, tok, ep)
-	mlp := kernel{flops: 2 * tok * act * h * f * k / t, bytes: touched*h*f*k/t*c.wb + tok*act*(h+k*f/t)*e}
+	mlp, mlpSlow := mlpKernelW(a, p.l, tok, e, c.wb) // experts.go
 	// Attention: decode queries read their sequence's cached keys and values; prefill chunks
 	// attend to what came before them and write their own.
 	dec := kernel{flops: 4 * b.DecodeCtx * q / t,
@@ -192,9 +187,10 @@ func (c *servingCost) layerTime(b *serve.Batch) serve.StageTime {
 	elem := kernel{bytes: tok * (elementwisePerHidden*h + k*f*act/t) * e}
 	out := serve.StageTime{TP: 2 * c.allReduce(b.Tokens(), tok*h*e)}
 	if p.ep > 1 {
-		out.EP = 2 * p.epc.run(collective.AllToAll, tok*act*h*e/t).Seconds
+		out.EP = 2 * p.epc.run(collective.AllToAll, a2aBytes(a, p.l, tok, e)).Seconds
 	}
-	out.Seconds = c.gemm.time(attn) + c.gemm.time(mlp) + p.hw.time(dec) + p.hw.time(pre) + p.hw.time(elem) + out.TP + out.EP +
+	elem = elem.add(routingKernel(a, p.l, tok, e))
+	out.Seconds = c.gemm.time(attn) + c.gemm.time(mlp.slowed(mlpSlow)) + p.hw.time(dec) + p.hw.time(pre) + p.hw.time(elem) + out.TP + out.EP +
 		layerKernels*kernelFloor
 	return out
 }
