@@ -3,6 +3,7 @@ package costmodel
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/splitscope/splitscope/model"
@@ -137,8 +138,17 @@ func TestDenseModelUnaffectedByExperts(t *testing.T) {
 	}
 	base := eval(t, s)
 	s.Layout.EPImbalance = 3
-	if r := eval(t, s); r.StepTime != base.StepTime || r.MFU != base.MFU {
+	r := eval(t, s)
+	if r.StepTime != base.StepTime || r.MFU != base.MFU {
 		t.Errorf("dense model with imbalance 3: step %g s, MFU %g; without %g s, %g", r.StepTime, r.MFU, base.StepTime, base.MFU)
+	}
+	// ... and says so.
+	said := false
+	for _, w := range r.Warnings {
+		said = said || strings.HasPrefix(w, "ep imbalance 3 has no effect")
+	}
+	if !said {
+		t.Errorf("no warning that the imbalance does nothing on a dense model: %q", r.Warnings)
 	}
 }
 
