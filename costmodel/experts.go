@@ -38,9 +38,9 @@ const expertTileRows = 128
 // layout does not set one. From the one published pair of the same run with and without
 // balanced routing: Mixtral 8×22B on 128 H100 (TP 2, PP 8, EP 8), dropless with the auxiliary
 // loss 445 TFLOP/s per GPU against 465 with the routing forced to balance [MMZ]: the model
-// reproduces that 4.5% (465/445 = 1.045) with an imbalance of 1.06 (1.063 exactly;
-// published.TestMoEImbalancePair). That pair is therefore fitted; every other MoE row of
-// validate is held out.
+// reproduces that 4.5% (465/445 = 1.045) with an imbalance of 1.06 (1.0600 by bisection on
+// the rows as validate runs them; published.TestMoEImbalancePair holds it). That pair is
+// therefore fitted; every other MoE row of validate is held out.
 const DefaultEPImbalance = 1.06
 
 // MaxEPImbalance bounds Layout.EPImbalance: the busiest GPU cannot hold more than all the
