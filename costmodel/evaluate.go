@@ -420,6 +420,9 @@ func (p *plan) layoutSummary() LayoutSummary {
 	}
 	out := SummaryOf(p.l)
 	out.EP, out.Chunks, out.MicroBatches, out.Schedule = p.ep, p.v, p.m, sched
+	if p.ep > 1 {
+		out.EPImbalance = EPImbalance(p.l)
+	}
 	return out
 }
 

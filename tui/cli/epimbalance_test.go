@@ -20,9 +20,12 @@ func TestEPImbalanceFlag(t *testing.T) {
 		}
 		var r struct {
 			StepTime float64 `json:"step_time_s"`
+			Layout   struct {
+				EPImbalance float64 `json:"ep_imbalance"`
+			} `json:"layout"`
 		}
-		if err := json.Unmarshal([]byte(out), &r); err != nil || r.StepTime <= 0 {
-			t.Fatalf("%v: step %g, %v", args, r.StepTime, err)
+		if err := json.Unmarshal([]byte(out), &r); err != nil || r.StepTime <= 0 || r.Layout.EPImbalance < 1 {
+			t.Fatalf("%v: step %g, layout's ep_imbalance %g, %v", args, r.StepTime, r.Layout.EPImbalance, err)
 		}
 		return r.StepTime
 	}
