@@ -354,7 +354,7 @@ func (p *plan) passTimes(ps pass) passTimes {
 	pt := passTimes{
 		attn: p.hw.time(ps.attnGEMM),
 		core: p.hw.time(ps.attnCore) + p.hw.time(ps.scores),
-		mlp:  p.hw.time(ps.mlp),
+		mlp:  p.hw.time(ps.mlp.slowed(ps.mlpSlow)),
 		elem: p.hw.time(ps.elem),
 		ar:   p.tpAllReduce(ps.tpBytes),
 	}
@@ -561,6 +561,9 @@ func (p *plan) layoutSummary() LayoutSummary {
 	}
 	out := SummaryOf(p.l)
 	out.EP, out.Chunks, out.MicroBatches, out.Schedule = p.ep, p.v, p.m, sched
+	if p.ep > 1 {
+		out.EPImbalance = EPImbalance(p.l)
+	}
 	return out
 }
 

@@ -421,7 +421,14 @@ type Layout struct {
 	// EP data-parallel replicas (EP divides DP and the experts), which exchange tokens by
 	// all-to-all. 0 or 1: every replica holds every expert.
 	EP int `json:"ep,omitempty"`
+	// EPImbalance is the busiest GPU's share of the routed tokens over the mean of its EP group
+	// (≥ 1; 0: the cost model's default, from a published measurement). It slows that GPU's
+	// expert GEMMs and its all-to-alls, which every GPU of the group waits for.
+	EPImbalance float64 `json:"ep_imbalance,omitempty"`
 }
+
+// MaxEPImbalance is the largest EPImbalance accepted.
+const MaxEPImbalance = 64
 
 // EPSize is EP, 1 when unset.
 func (l Layout) EPSize() int { return max(l.EP, 1) }
