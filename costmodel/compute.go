@@ -115,6 +115,11 @@ func layerPass(sh arch.Shape, a model.Arch, l model.Layout, tokens, ctx, seqs fl
 		flops: pair*tokens*keys/t + sh.StateFLOPs*tokens/t,
 		bytes: (sh.CoreIO*tokens/t + seqs*keys*kvPerGPU + 2*seqs*sh.StateOnGPU(l.TP)) * e,
 	}
+	if sh.IdxPair > 0 {
+		// Sparse indexed attention: the indexer scores every key of the context (whole on each
+		// TP rank) before the attention reads its top-k.
+		p.attnCore = p.attnCore.add(kernel{flops: sh.IdxPair * tokens * ctx, bytes: seqs * ctx * sh.IdxCache * e})
+	}
 	if unfused && keys > 0 {
 		// Separate kernels (Q·Kᵀ, softmax, dropout, P·V): the score traffic adds to the GEMMs'
 		// time instead of overlapping it.
@@ -164,7 +169,7 @@ func logits(a model.Arch, l model.Layout, tokens, e float64) kernel {
 // with the attention core over ctx and the logits over logitTokens.
 func forwardFLOPs(m arch.Model, tokens, ctx, logitTokens float64) float64 {
 	layers := m.Sum(m.All(), func(s arch.Shape) float64 {
-		return 2*tokens*(s.AttnParams+s.ActiveParams) + s.Pair*tokens*s.Keys(ctx) + s.StateFLOPs*tokens
+		return 2*tokens*(s.AttnParams+s.ActiveParams) + s.Pair*tokens*s.Keys(ctx) + s.StateFLOPs*tokens + s.IdxPair*tokens*ctx
 	})
 	return layers + 2*logitTokens*float64(m.Arch.Hidden)*float64(m.Arch.Vocab)
 }

@@ -222,7 +222,7 @@ func stageKinds(m arch.Model, n, seq int) ([]int, [][]int) {
 // layerWork is a layer's forward FLOPs per token with ctx keys per query: what balancing a
 // pipeline's stages weighs.
 func layerWork(s arch.Shape, ctx float64) float64 {
-	return 2*(s.AttnParams+s.ActiveParams) + s.Pair*s.Keys(ctx) + s.StateFLOPs
+	return 2*(s.AttnParams+s.ActiveParams) + s.Pair*s.Keys(ctx) + s.StateFLOPs + s.IdxPair*ctx
 }
 
 // balanceLayers cuts the weights w into n contiguous non-empty runs whose heaviest is as light as

@@ -113,7 +113,10 @@ func mlpKernelW(sh arch.Shape, h float64, l model.Layout, tokens, e, wb, wbRoute
 	if !(total.flops > 0) {
 		return total, 1
 	}
-	eta := GroupedGEMMEfficiency(tokens * float64(ep) * act / float64(max(sh.Experts, 1)))
+	// The rows each expert this GPU runs gets: its tokens·k routed pairs over the experts the
+	// batch touches (all of them in training; in decode a few tokens reach few experts, each
+	// with a row or two in its tile).
+	eta := GroupedGEMMEfficiency(tokens * act / math.Max(touched, 1))
 	router := 2 * tokens * h * float64(sh.Experts) / t
 	return total, (x*flops/eta + shared.flops + router) / total.flops
 }

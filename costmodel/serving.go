@@ -187,9 +187,12 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 	// in the absorbed form); prefill chunks attend to what came before them and write their own.
 	// A window bounds both: a sequence reads at most its window; linear layers read and write
 	// their state instead.
-	kvTok := sh.KVCacheOnGPU(p.t)
+	// A sparse indexed layer's indexer scores every cached token (its own keys, IdxCache a
+	// token) and the attention reads its top-k.
+	kvTok := sh.KVCacheOnGPU(p.t) - sh.IdxCache
 	decCtx, preCtx, preAttn := b.DecodeCtx, b.PrefillCtx, b.PrefillAttn
-	if w := float64(sh.Window); w > 0 {
+	idx := kernel{flops: sh.IdxPair * (decCtx + preAttn), bytes: (decCtx + preCtx + float64(b.PrefillTokens)) * sh.IdxCache * c.kvb}
+	if w := float64(sh.Keys(math.Inf(1))); sh.Window > 0 || sh.TopKeys > 0 {
 		decCtx = math.Min(decCtx, float64(b.DecodeSeqs)*w)
 		preCtx = math.Min(preCtx, float64(b.PrefillSeqs)*w+float64(b.PrefillTokens))
 		preAttn = math.Min(preAttn, float64(b.PrefillTokens)*w)
@@ -205,7 +208,7 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 		out.EP = 2 * p.epc.run(collective.AllToAll, a2aBytes(sh, h, p.l, tok, e)).Seconds
 	}
 	elem = elem.add(routingKernel(sh, h, p.l, tok, e))
-	out.Seconds = c.gemm.time(attn) + c.gemm.time(mlp.slowed(mlpSlow)) + p.hw.time(dec) + p.hw.time(pre) + p.hw.time(elem) + out.TP + out.EP +
+	out.Seconds = c.gemm.time(attn) + c.gemm.time(mlp.slowed(mlpSlow)) + p.hw.time(dec) + p.hw.time(pre) + p.hw.time(idx) + p.hw.time(elem) + out.TP + out.EP +
 		layerKernels*kernelFloor
 	return out
 }
