@@ -148,21 +148,12 @@ func (r *row) decode(dst any, required []string) {
 			continue
 		}
 		r.nodes[name] = v
-		switch {
-		case v.Kind != yaml.ScalarNode:
-			r.fail(name, "<"+kindName(v)+">", "must be a single value")
-			continue
-		case v.Tag == "!!null":
-			r.failField(name, v.Line, "has no value")
-			continue
-		}
 		fv := sv.Field(idx)
-		if !tagFits(fv.Kind(), v.Tag) {
-			r.fail(name, v.Value, "%s", wantType(fv.Kind()))
+		if fv.Kind() == reflect.Struct {
+			r.decodeGroup(name, v, fv) // a group of fields (a model's mla:, linear_attn:)
 			continue
 		}
-		if err := v.Decode(fv.Addr().Interface()); err != nil {
-			r.fail(name, v.Value, "%s", wantType(fv.Kind()))
+		if !r.decodeValue(name, v, fv) {
 			continue
 		}
 		if name == "id" {
@@ -173,6 +164,48 @@ func (r *row) decode(dst any, required []string) {
 		if _, ok := r.nodes[f]; !ok && !r.bad[f] {
 			r.failField(f, r.line, "missing (required)")
 		}
+	}
+}
+
+// decodeValue decodes the single value v of field name into fv, reporting it when it cannot.
+func (r *row) decodeValue(name string, v *yaml.Node, fv reflect.Value) bool {
+	switch {
+	case v.Kind != yaml.ScalarNode:
+		r.fail(name, "<"+kindName(v)+">", "must be a single value")
+		return false
+	case v.Tag == "!!null":
+		r.failField(name, v.Line, "has no value")
+		return false
+	}
+	if !tagFits(fv.Kind(), v.Tag) {
+		r.fail(name, v.Value, "%s", wantType(fv.Kind()))
+		return false
+	}
+	if err := v.Decode(fv.Addr().Interface()); err != nil {
+		r.fail(name, v.Value, "%s", wantType(fv.Kind()))
+		return false
+	}
+	return true
+}
+
+// decodeGroup decodes a mapping of single values into the struct fv (yaml tags its names), each
+// named "group.field" in messages.
+func (r *row) decodeGroup(group string, v *yaml.Node, fv reflect.Value) {
+	if v.Kind != yaml.MappingNode {
+		r.fail(group, "<"+kindName(v)+">", "must be a mapping of %s", strings.Join(allFields(fv.Addr().Interface()), ", "))
+		return
+	}
+	fields := fieldIndex(fv.Type())
+	for _, kv := range r.pairs(v, 0) {
+		k, sub := kv[0], resolve(kv[1])
+		name := group + "." + k.Value
+		idx, known := fields[k.Value]
+		if !known {
+			r.failField(name, k.Line, "unknown field (known: %s)", strings.Join(allFields(fv.Addr().Interface()), ", "))
+			continue
+		}
+		r.nodes[name] = sub
+		r.decodeValue(name, sub, fv.Field(idx))
 	}
 }
 
