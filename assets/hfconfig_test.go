@@ -1,6 +1,7 @@
 package assets
 
 import (
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -346,5 +347,63 @@ func TestScenarioModelFromConfig(t *testing.T) {
 	p.ModelFile = nil
 	if _, err := ParseScenario(scn, []byte("model: qwen3-30b-a3b.json\ngpu: h100-sxm\n"), p); err == nil || !strings.Contains(err.Error(), "unknown model preset") {
 		t.Errorf("without a reader: %v, want the unknown preset refused", err)
+	}
+}
+
+// A preset row's groups (mla:, linear_attn:, checkpoint:) are read field by field, and a bad
+// one is named as group.field; the layer-kind fields are validated by their file names.
+func TestPresetRowKindGroups(t *testing.T) {
+	models, err := fs.ReadFile(presetFS, ModelsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(models)
+	for _, c := range []struct{ from, to, want string }{
+		{"      kv_lora_rank: 512\n      qk_nope_head_dim: 128\n      qk_rope_head_dim: 64\n      v_head_dim: 128\n    mtp_layers: 1",
+			"      kv_lora_rank: 0\n      qk_nope_head_dim: 128\n      qk_rope_head_dim: 64\n      v_head_dim: 128\n    mtp_layers: 1", "mla.kv_lora_rank = 0"},
+		{"      key_dim: 128\n", "      key_dim: 128\n      key_width: 9\n", "linear_attn.key_width: unknown field (known: key_heads, value_heads, key_dim, value_dim, conv_kernel)"},
+		{"    checkpoint:\n      experts: mxfp4\n", "    checkpoint: mxfp4\n", "checkpoint = <single value>: must be a mapping of weights, experts"},
+		{"    checkpoint:\n      experts: mxfp4\n", "    checkpoint:\n      experts: mxfp5\n", "checkpoint.experts = mxfp5: must be one of"},
+		{"    layer_types: sliding,full\n    sliding_window: 128\n", "    layer_types: sliding,global\n    sliding_window: 128\n", `layer_types = sliding,global: layer 1 is "global"`},
+		{"    dense_layers: 3\n", "    dense_layers: 61\n", "dense_layers = 61: must be between 0 and 60"},
+	} {
+		if !strings.Contains(text, c.from) {
+			t.Fatalf("models.yaml has no %q", c.from)
+		}
+		errs := parseErrors(t, map[string]string{ModelsFile: strings.Replace(text, c.from, c.to, 1)})
+		if !strings.Contains(errs.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.to, errs, c.want)
+		}
+	}
+}
+
+// A scenario file naming a preset with the new fields reads it whole, and saving it writes the
+// preset's id back: the round trip keeps every field (DeepSeek-V3's MLA, experts and fp8
+// checkpoint, Qwen3-Next's linear layers, Llama 4's chunks and vision encoder).
+func TestScenarioRoundTripsKindPresets(t *testing.T) {
+	p, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"deepseek-v3", "qwen3-next-80b-a3b", "llama-4-maverick", "gpt-oss-120b", "gemma-3-27b"} {
+		want, err := p.Model(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sf, err := ParseScenario("s.yaml", []byte("model: "+id+"\ngpu: h200-sxm\ngpus: 8\nmode: infer\n"), p)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if sf.Scenario.Arch != want {
+			t.Errorf("%s: read %+v, want the preset %+v", id, sf.Scenario.Arch, want)
+		}
+		out := MarshalScenario(sf.Scenario, "")
+		if strings.Contains(string(out), "differs from the preset") || !strings.Contains(string(out), "model: "+id) {
+			t.Errorf("%s: saved\n%s", id, out)
+		}
+		back, err := ParseScenario("s.yaml", out, p)
+		if err != nil || back.Scenario.Arch != want {
+			t.Errorf("%s: read back %+v, %v", id, back.Scenario.Arch, err)
+		}
 	}
 }
