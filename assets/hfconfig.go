@@ -274,6 +274,9 @@ func (r *hfReader) read() model.Arch {
 	a.FFN = ffn
 	a.TiedEmbeddings = gemma // Gemma ties its embeddings unless the config says otherwise
 	r.boolean("tie_word_embeddings", &a.TiedEmbeddings)
+	if a.Layers > model.MaxLayers {
+		r.fail("num_hidden_layers", strconv.Itoa(a.Layers), "must be at most %d", model.MaxLayers)
+	}
 	if len(r.errs) > 0 {
 		return a
 	}
