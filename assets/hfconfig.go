@@ -504,9 +504,11 @@ func (r *hfReader) readAttention(a *model.Arch) {
 		r.num("linear_key_head_dim", &l.KeyDim, 1, true)
 		r.num("linear_value_head_dim", &l.ValueDim, 1, true)
 		r.num("linear_conv_kernel_dim", &l.ConvKernel, 1, true)
+		// layer_types, where the config has it, wins over full_attention_interval (as in
+		// Qwen3NextConfig).
+		interval := 4 // Qwen3NextConfig's default
+		r.num("full_attention_interval", &interval, 1, false)
 		if kinds = r.layerTypes(n); kinds == nil && len(r.errs) == 0 {
-			interval := 4 // Qwen3NextConfig's default
-			r.num("full_attention_interval", &interval, 1, false)
 			kinds = make([]string, n)
 			for i := range kinds {
 				kinds[i] = model.AttnLinear
@@ -519,14 +521,15 @@ func (r *hfReader) readAttention(a *model.Arch) {
 		// Layers with RoPE attend within chunks of attention_chunk_size; the NoPE ones (every
 		// no_rope_layer_interval-th, or no_rope_layers' 0s) attend to the whole context
 		// (Llama4TextConfig's layer_types).
+		// layer_types, where the config has it (transformers 4.54 on), wins (Llama4TextConfig).
 		rope, ok := r.ints("no_rope_layers")
 		if ok && len(rope) > 0 && len(rope) != n {
 			r.fail("no_rope_layers", strconv.Itoa(len(rope))+" entries", "must have one 0 or 1 for each of the %d layers", n)
 			return
 		}
+		interval := 4 // Llama4TextConfig's default
+		r.num("no_rope_layer_interval", &interval, 1, false)
 		if !ok || len(rope) == 0 {
-			interval := 4 // Llama4TextConfig's default
-			r.num("no_rope_layer_interval", &interval, 1, false)
 			rope = make([]int, n)
 			for i := range rope {
 				if (i+1)%interval != 0 {
@@ -536,23 +539,27 @@ func (r *hfReader) readAttention(a *model.Arch) {
 		}
 		chunk := 0
 		r.num("attention_chunk_size", &chunk, 1, false)
-		kinds = make([]string, n)
-		for i, v := range rope {
-			switch {
-			case v > 1:
-				r.fail("no_rope_layers", strconv.Itoa(v), "must be 0 (no RoPE: full attention) or 1 (RoPE, chunked attention)")
-				return
-			case v == 1 && chunk > 0:
-				kinds[i] = model.AttnChunked
-			default:
-				kinds[i] = model.AttnFull
+		if kinds = r.layerTypes(n); kinds == nil && len(r.errs) == 0 {
+			kinds = make([]string, n)
+			for i, v := range rope {
+				switch {
+				case v > 1:
+					r.fail("no_rope_layers", strconv.Itoa(v), "must be 0 (no RoPE: full attention) or 1 (RoPE, chunked attention)")
+					return
+				case v == 1 && chunk > 0:
+					kinds[i] = model.AttnChunked
+				default:
+					kinds[i] = model.AttnFull
+				}
 			}
 		}
 		a.SlidingWindow = chunk
 	case "gemma3", "gemma3_text":
+		// layer_types, where the config has it, wins over sliding_window_pattern (as in
+		// Gemma3TextConfig).
+		pattern := 6 // Gemma3TextConfig's default: five sliding layers, then a full one
+		r.num("sliding_window_pattern", &pattern, 1, false)
 		if kinds = r.layerTypes(n); kinds == nil && len(r.errs) == 0 {
-			pattern := 6 // Gemma3TextConfig's default: five sliding layers, then a full one
-			r.num("sliding_window_pattern", &pattern, 1, false)
 			kinds = make([]string, n)
 			for i := range kinds {
 				kinds[i] = model.AttnSliding

@@ -132,6 +132,44 @@ func TestHFConfigLayerKinds(t *testing.T) {
 	}
 }
 
+// layer_types, where a newer config writes it beside the older fields (sliding_window_pattern,
+// full_attention_interval, no_rope_layers), is read and wins, as in transformers; the older
+// field is not refused. Qwen2-MoE's shared expert and experts every other layer are read.
+func TestHFConfigLayerTypesWin(t *testing.T) {
+	types := func(n int, every int, other, last string) string {
+		var b []string
+		for i := range n {
+			k := other
+			if (i+1)%every == 0 {
+				k = last
+			}
+			b = append(b, `"`+k+`"`)
+		}
+		return `"layer_types": [` + strings.Join(b, ", ") + `]`
+	}
+	for _, c := range []struct {
+		file, from, extra, want string
+	}{
+		{"gemma-3-27b.json", `"sliding_window_pattern": 6`, `"sliding_window_pattern": 6, ` + types(62, 3, "sliding_attention", "full_attention"), "sliding,sliding,full"},
+		{"qwen3-next-80b-a3b.json", `"full_attention_interval": 4`, `"full_attention_interval": 4, ` + types(48, 2, "linear_attention", "full_attention"), "linear,full"},
+		{"llama-4-scout.json", `"attention_chunk_size": 8192`, `"attention_chunk_size": 8192, "no_rope_layers": [], ` + types(48, 2, "chunked_attention", "full_attention"), "chunked,full"},
+	} {
+		data := strings.Replace(readFixture(t, c.file), c.from, c.extra, 1)
+		a, err := ReadHFConfig(c.file, []byte(data))
+		if err != nil || a.LayerTypes != c.want {
+			t.Errorf("%s with layer_types: %q, %v; want %q", c.file, a.LayerTypes, err, c.want)
+		}
+	}
+	moe := `{"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24, "num_attention_heads": 16, "intermediate_size": 5632,
+		"moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632, "num_experts": 60, "num_experts_per_tok": 4,
+		"decoder_sparse_step": 2, "mlp_only_layers": [], "vocab_size": 151936, "sliding_window": 32768, "use_sliding_window": false}`
+	a, err := ReadHFConfig("qwen2-moe.json", []byte(moe))
+	if err != nil || a.FFN != 1408 || a.SharedFFN != 5632 || a.SharedExperts != 1 || a.MoEEvery != 2 || a.DenseFFN != 5632 ||
+		a.MoELayer(0) || !a.MoELayer(1) || a.LayerTypes != "" {
+		t.Errorf("qwen2_moe: %+v, %v", a, err)
+	}
+}
+
 // The vision encoders counted from their vision_config: Llama 4's, against the per-module
 // count of the published checkpoint (its 34 layers of 23,807,872, the embeddings and norms
 // 1,648,576, the adapter 39,845,888, the projector 20,971,520); SigLIP's of Gemma 3 with its
