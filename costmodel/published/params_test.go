@@ -55,3 +55,15 @@ func TestActiveConventions(t *testing.T) {
 		}
 	}
 }
+
+// DeepSeek-V3's multi-token prediction module, counted apart: 11.5B unique parameters, the
+// embedding and output head it shares not counted again [DSK].
+func TestMTPParams(t *testing.T) {
+	a, err := presets(t).Model("deepseek-v3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := arch.Of(a).MTPParams(); math.Abs(got/11.5e9-1) > 0.01 {
+		t.Errorf("deepseek-v3 MTP: %.4gB, want 11.5B within 1%%", got/1e9)
+	}
+}
