@@ -395,6 +395,10 @@ func (r *hfReader) readExperts(a *model.Arch, ffn int) {
 		r.num("first_k_dense_replace", &first, 0, false)
 		if kind != "glm4_moe" {
 			r.num("moe_layer_freq", &freq, 1, false)
+		} else if step := 1; r.num("decoder_sparse_step", &step, 1, false) && step != 1 {
+			// GLM-4.5's configs carry Qwen's decoder_sparse_step (1); Glm4MoeConfig does not read
+			// it, so another value says something the model does not do.
+			r.fail("decoder_sparse_step", strconv.Itoa(step), "must be 1 for model_type glm4_moe: its experts follow first_k_dense_replace only")
 		}
 		for i := range moe {
 			moe[i] = i >= first && i%freq == 0

@@ -160,6 +160,13 @@ func TestHFConfigLayerTypesWin(t *testing.T) {
 			t.Errorf("%s with layer_types: %q, %v; want %q", c.file, a.LayerTypes, err, c.want)
 		}
 	}
+	glm := strings.Replace(readFixture(t, "glm-4.7-fp8.json"), `"first_k_dense_replace": 3,`, `"first_k_dense_replace": 3, "decoder_sparse_step": 1,`, 1)
+	if g, err := ReadHFConfig("glm.json", []byte(glm)); err != nil || g.DenseLayers != 3 || g.MoEEvery != 0 {
+		t.Errorf("glm4_moe with decoder_sparse_step 1: %+v, %v", g, err)
+	}
+	if _, err := ReadHFConfig("glm.json", []byte(strings.Replace(glm, `"decoder_sparse_step": 1`, `"decoder_sparse_step": 2`, 1))); err == nil || !strings.Contains(err.Error(), "decoder_sparse_step = 2") {
+		t.Errorf("glm4_moe with decoder_sparse_step 2: %v", err)
+	}
 	moe := `{"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24, "num_attention_heads": 16, "intermediate_size": 5632,
 		"moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632, "num_experts": 60, "num_experts_per_tok": 4,
 		"decoder_sparse_step": 2, "mlp_only_layers": [], "vocab_size": 151936, "sliding_window": 32768, "use_sliding_window": false}`
