@@ -183,11 +183,14 @@ func (m Model) Params() float64 {
 	return m.LayerParams() + m.EmbeddingParams() + m.OutputParams() + max(m.Arch.OtherParams, 0)
 }
 
-// ActiveParams is the parameters a token runs through: Params less the routed experts it does
-// not run through; the embedding, output and OtherParams counted whole, as makers count them.
+// ActiveParams is the parameters a text token runs through: Params less the routed experts it
+// does not run through, the embedding and output counted whole. OtherParams (a vision encoder)
+// is not counted: it runs on an image, not on each token, and the makers' active counts leave
+// it out (Llama 4's 17B active of 109B: 17.2B with the embeddings, 18.0B with its 0.87B
+// encoder).
 func (m Model) ActiveParams() float64 {
 	return m.Sum(m.All(), func(s Shape) float64 { return s.AttnParams + s.ActiveParams }) +
-		m.EmbeddingParams() + m.OutputParams() + max(m.Arch.OtherParams, 0)
+		m.EmbeddingParams() + m.OutputParams()
 }
 
 // MTPParams is the multi-token prediction layers' parameters: each a layer of the model's
