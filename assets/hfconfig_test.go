@@ -407,7 +407,7 @@ func TestPresetRowKindGroups(t *testing.T) {
 		{"      kv_lora_rank: 512\n      qk_nope_head_dim: 128\n      qk_rope_head_dim: 64\n      v_head_dim: 128\n    mtp_layers: 1",
 			"      kv_lora_rank: 0\n      qk_nope_head_dim: 128\n      qk_rope_head_dim: 64\n      v_head_dim: 128\n    mtp_layers: 1", "mla.kv_lora_rank = 0"},
 		{"      key_dim: 128\n", "      key_dim: 128\n      key_width: 9\n", "linear_attn.key_width: unknown field (known: key_heads, value_heads, key_dim, value_dim, conv_kernel)"},
-		{"    checkpoint:\n      experts: mxfp4\n", "    checkpoint: mxfp4\n", "checkpoint = <single value>: must be a mapping of weights, experts"},
+		{"    checkpoint:\n      experts: mxfp4\n", "    checkpoint: mxfp4\n", "checkpoint = mxfp4: "},
 		{"    checkpoint:\n      experts: mxfp4\n", "    checkpoint:\n      experts: mxfp5\n", "checkpoint.experts = mxfp5: must be one of"},
 		{"    layer_types: sliding,full\n    sliding_window: 128\n", "    layer_types: sliding,global\n    sliding_window: 128\n", `layer_types = sliding,global: layer 1 is "global"`},
 		{"    dense_layers: 3\n", "    dense_layers: 61\n", "dense_layers = 61: must be between 0 and 60"},

@@ -84,6 +84,30 @@ func benchSearch(b *testing.B, gpus int) {
 }
 
 func BenchmarkSearchGPT3175B1024GPU(b *testing.B) { benchSearch(b, 1024) }
+
+// Search with expert parallelism over a 671B MoE of mixed layers (DeepSeek-V3: MLA, 3 dense and
+// 58 MoE layers) on 2048 H100s: every TP × PP × DP × EP split and knob.
+func BenchmarkSearchDeepSeekV3_2048GPU(b *testing.B) {
+	p := presets(b)
+	a, err := p.Model("deepseek-v3")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := scenario(b, "llama-2-7b", "h100-sxm", "nvlink4", 2048, 8, 1)
+	s.Arch = a
+	s.Workload.Seq, s.Workload.GlobalBatch = 4096, 4096
+	b.ReportAllocs()
+	var space int
+	for b.Loop() {
+		res, err := Search(s, SearchOptions{})
+		if err != nil || res.Feasible == 0 {
+			b.Fatalf("search: %v, %d feasible", err, res.Feasible)
+		}
+		space = res.Counts.Space
+	}
+	b.ReportMetric(float64(space), "configs")
+	b.ReportMetric(float64(space)*float64(b.N)/b.Elapsed().Seconds(), "configs/s")
+}
 func BenchmarkSearchGPT3175B4096GPU(b *testing.B) { benchSearch(b, 4096) }
 
 // Serving: 10,000 requests at 20 req/s on 8 H100s (TP 8), lengths drawn from uniform prompts

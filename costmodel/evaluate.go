@@ -115,8 +115,44 @@ func newPlan(s model.Scenario) *plan {
 	return p
 }
 
+// stageSplits is a model's layer kinds and its layers' split over each number of virtual stages a
+// search asks for, computed once before the search's workers start and only read by them (a
+// mixed model's split balances work, which costs more than the plan it serves).
+type stageSplits struct {
+	arch model.Arch
+	seq  int
+	k    arch.Model
+	byN  map[int]stageSplit
+}
+
+type stageSplit struct {
+	layers []int
+	kinds  [][]int
+}
+
+func newStageSplits(a model.Arch, seq int, ns []int) *stageSplits {
+	ss := &stageSplits{arch: a, seq: seq, k: arch.Of(a), byN: map[int]stageSplit{}}
+	for _, n := range ns {
+		if _, ok := ss.byN[n]; !ok && n >= 1 {
+			l, k := stageKinds(ss.k, n, seq)
+			ss.byN[n] = stageSplit{l, k}
+		}
+	}
+	return ss
+}
+
+// newPlanSplit is newPlan with the kinds and splits of ss where they are s's.
+func newPlanSplit(s model.Scenario, ss *stageSplits) *plan {
+	p := new(plan)
+	p.initSplit(s, ss)
+	return p
+}
+
 // init fills a plan for s.
-func (p *plan) init(s model.Scenario) {
+func (p *plan) init(s model.Scenario) { p.initSplit(s, nil) }
+
+// initSplit fills a plan for s, its layer kinds and stage split from ss when ss holds s's model.
+func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 	l := s.Layout
 	*p = plan{s: s, a: s.Arch, l: l, c: s.Cluster, t: l.TP, p: l.PP, d: l.DP, v: l.Chunks, b: l.MicroBatch}
 	if s.Workload.Mode == model.Infer {
@@ -126,8 +162,17 @@ func (p *plan) init(s model.Scenario) {
 	p.e = s.Workload.Precision.Bytes()
 	p.hw = newHW(s.Cluster.GPU, s.Workload.Precision)
 	p.hostCap = s.Cluster.HostMemoryPerGPU()
-	p.k = arch.Of(s.Arch)
-	p.layers, p.kinds = stageKinds(p.k, p.p*p.v, s.Workload.Seq)
+	if ss != nil && ss.seq == s.Workload.Seq && ss.arch == s.Arch {
+		p.k = ss.k
+		if sp, ok := ss.byN[p.p*p.v]; ok {
+			p.layers, p.kinds = sp.layers, sp.kinds
+		} else {
+			p.layers, p.kinds = stageKinds(p.k, p.p*p.v, s.Workload.Seq)
+		}
+	} else {
+		p.k = arch.Of(s.Arch)
+		p.layers, p.kinds = stageKinds(p.k, p.p*p.v, s.Workload.Seq)
+	}
 	gpn := s.Cluster.NodeSize()
 	p.tp = newComms(spanGroup(1, p.t, gpn), s.Cluster)
 	p.tp.engine = l.Collectives.UsesEngine(s.Workload.Mode)
@@ -177,7 +222,7 @@ func stageKinds(m arch.Model, n, seq int) ([]int, [][]int) {
 // layerWork is a layer's forward FLOPs per token with ctx keys per query: what balancing a
 // pipeline's stages weighs.
 func layerWork(s arch.Shape, ctx float64) float64 {
-	return 2*(s.AttnParams+s.ActiveParams) + s.Pair*s.Keys(ctx) + s.StateFLOPs
+	return 2*(s.AttnParams+s.ActiveParams) + s.Pair*s.Keys(ctx) + s.StateFLOPs + s.IdxPair*ctx
 }
 
 // balanceLayers cuts the weights w into n contiguous non-empty runs whose heaviest is as light as
@@ -309,7 +354,7 @@ func (p *plan) passTimes(ps pass) passTimes {
 	pt := passTimes{
 		attn: p.hw.time(ps.attnGEMM),
 		core: p.hw.time(ps.attnCore) + p.hw.time(ps.scores),
-		mlp:  p.hw.time(ps.mlp),
+		mlp:  p.hw.time(ps.mlp.slowed(ps.mlpSlow)),
 		elem: p.hw.time(ps.elem),
 		ar:   p.tpAllReduce(ps.tpBytes),
 	}
@@ -516,6 +561,9 @@ func (p *plan) layoutSummary() LayoutSummary {
 	}
 	out := SummaryOf(p.l)
 	out.EP, out.Chunks, out.MicroBatches, out.Schedule = p.ep, p.v, p.m, sched
+	if p.ep > 1 {
+		out.EPImbalance = EPImbalance(p.l)
+	}
 	return out
 }
 
@@ -524,6 +572,34 @@ func (p *plan) rankLayers() []int {
 	out := make([]int, p.p)
 	for vs, n := range p.layers {
 		out[vs%p.p] += n
+	}
+	return out
+}
+
+// paramParts splits the parameters one GPU of rank r holds with kinds[k] layers of each kind
+// (stageParams' total, before ZeRO).
+func (p *plan) paramParts(r int, kinds []int) ParamParts {
+	t := float64(p.t)
+	var out ParamParts
+	for k, n := range kinds {
+		if n == 0 || k >= len(p.k.Shapes) {
+			continue
+		}
+		sh, c := p.k.Shapes[k], float64(n)
+		out.Attention += c * sh.AttnParams / t
+		if !sh.Kind.MoE {
+			out.DenseMLP += c * sh.MLPParams / t
+			continue
+		}
+		routed := sh.ExpertParams / float64(p.ep)
+		out.Routed += c * routed / t
+		out.Shared += c * (sh.MLPParams - sh.ExpertParams) / t // shared experts and the router
+	}
+	if r == 0 {
+		out.Ends += p.k.EmbeddingParams() / t
+	}
+	if r == p.p-1 {
+		out.Ends += p.k.OutputParams() / t
 	}
 	return out
 }

@@ -140,3 +140,42 @@ func TestExpertWeightsFromCheckpoint(t *testing.T) {
 		t.Errorf("--weights fp8: layers %q, experts %q", l, e)
 	}
 }
+
+// The parts of a GPU's parameters add up to what it holds, for DeepSeek-V3 on a pipeline with
+// expert parallelism, training and serving.
+func TestParamPartsAddUp(t *testing.T) {
+	for _, mode := range []model.Mode{model.Train, model.Infer} {
+		s := inferScenario(t, dsv3(), "h200-sxm", 64, 1, 8)
+		s.Layout.PP, s.Layout.DP = 8, 8
+		s.Workload.Mode = mode
+		s.Workload.Seq, s.Workload.GlobalBatch = 4096, 64
+		r := eval(t, s)
+		for i, st := range r.Detail.Stages {
+			p := st.Parts
+			sum := p.Attention + p.DenseMLP + p.Shared + p.Routed + p.Ends
+			if math.Abs(sum-st.ParamsOnGPU) > 1e-9*st.ParamsOnGPU || p.Routed <= 0 {
+				t.Errorf("%v stage %d: parts %+v sum to %.6g, holds %.6g", mode, i, p, sum, st.ParamsOnGPU)
+			}
+		}
+		if r.Detail.Stages[0].Parts.DenseMLP <= 0 || r.Detail.Stages[7].Parts.DenseMLP != 0 {
+			t.Errorf("%v: the 3 dense layers belong to stage 0 only: %+v / %+v", mode, r.Detail.Stages[0].Parts, r.Detail.Stages[7].Parts)
+		}
+	}
+}
+
+// Sparse indexed attention serves a long context faster than dense MLA: at 64K tokens each decode
+// step's attention reads 2048 latents a sequence instead of 64K (the indexer still scores them all,
+// reading its 128-element keys). One sequence's step is mostly weights and fixed costs, so the
+// saving is the attention's share, about a tenth.
+func TestIndexerSpeedsLongDecode(t *testing.T) {
+	dense := inferScenario(t, dsv3(), "h200-sxm", 8, 8, 1)
+	dense.Workload.PromptTokens, dense.Workload.GenTokens, dense.Workload.Requests = 65536, 256, 1
+	dense.Workload.Weights = "fp8"
+	sparse := dense
+	sparse.Arch.Indexer = model.Indexer{Heads: 64, HeadDim: 128, TopK: 2048}
+	d, s := eval(t, dense), eval(t, sparse)
+	if !(s.Inference.TPOT < 0.95*d.Inference.TPOT) {
+		t.Errorf("TPOT at 64K: sparse %.2f ms, dense %.2f ms", s.Inference.TPOT*1e3, d.Inference.TPOT*1e3)
+	}
+	t.Logf("64K context: TPOT dense %.2f ms, sparse %.2f ms", d.Inference.TPOT*1e3, s.Inference.TPOT*1e3)
+}

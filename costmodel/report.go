@@ -7,14 +7,17 @@ import (
 
 // LayoutSummary is the "layout" object of the JSON contract.
 type LayoutSummary struct {
-	TP           int    `json:"tp"`
-	PP           int    `json:"pp"`
-	DP           int    `json:"dp"`
-	EP           int    `json:"ep"`
-	Chunks       int    `json:"chunks"`
-	MicroBatch   int    `json:"micro_batch"`
-	MicroBatches int    `json:"micro_batches"`
-	Schedule     string `json:"schedule"`
+	TP int `json:"tp"`
+	PP int `json:"pp"`
+	DP int `json:"dp"`
+	EP int `json:"ep"`
+	// EPImbalance is the busiest GPU's token share over the mean the run takes (experts.go);
+	// absent without expert parallelism.
+	EPImbalance  float64 `json:"ep_imbalance,omitempty"`
+	Chunks       int     `json:"chunks"`
+	MicroBatch   int     `json:"micro_batch"`
+	MicroBatches int     `json:"micro_batches"`
+	Schedule     string  `json:"schedule"`
 	// The knobs of the layout: recompute (none, selective, full), sequence parallelism, the ZeRO
 	// stage, the TP overlap.
 	Recompute        string `json:"recompute"`
@@ -190,19 +193,28 @@ type Detail struct {
 
 // StageDetail describes one pipeline rank.
 type StageDetail struct {
-	Layers       int     // transformer layers on this rank (all chunks)
-	Embedding    bool    // holds the input embedding
-	Logits       bool    // holds the output projection
-	GPUs         []int   // global GPU ids of DP replica 0's TP group
-	F, B, W      float64 // per micro-batch op times summed over chunks, seconds
-	Busy         float64 // simulated busy time of the step
-	Memory       Memory
-	InFlight     int     // peak in-flight micro-batches (activation memory)
-	ParamsOnGPU  float64 // parameters held by one GPU of this stage
-	LayerParams  float64 // of which transformer layers
+	Layers      int     // transformer layers on this rank (all chunks)
+	Embedding   bool    // holds the input embedding
+	Logits      bool    // holds the output projection
+	GPUs        []int   // global GPU ids of DP replica 0's TP group
+	F, B, W     float64 // per micro-batch op times summed over chunks, seconds
+	Busy        float64 // simulated busy time of the step
+	Memory      Memory
+	InFlight    int     // peak in-flight micro-batches (activation memory)
+	ParamsOnGPU float64 // parameters held by one GPU of this stage
+	LayerParams float64 // of which transformer layers
+	// Parts is ParamsOnGPU by what the parameters are (the Memory tab's split).
+	Parts        ParamParts
 	PeakActBytes float64
 	// LayerActBytes is the part of PeakActBytes held for transformer layers (no logits).
 	LayerActBytes float64
+}
+
+// ParamParts is one GPU's parameters by part: the layers' attention (projections and norms),
+// their dense MLPs, their shared experts, their routed experts (this GPU's share under expert
+// parallelism), and the embedding and output projection.
+type ParamParts struct {
+	Attention, DenseMLP, Shared, Routed, Ends float64
 }
 
 // SegmentKind labels a piece of a layer or an op.

@@ -155,10 +155,15 @@ func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, e
 
 	// Every split on every core; each writes its own slot, so the order is the enumeration's.
 	outs := make([]splitOutcome, len(jobs))
+	var ns []int
+	for _, j := range jobs {
+		ns = append(ns, j.layout.PP*max(j.layout.Chunks, 1))
+	}
+	ss := newStageSplits(base.Arch, base.Workload.Seq, ns)
 	parallelFor(len(jobs), func(i int) {
 		s := base
 		s.Layout = jobs[i].layout
-		outs[i] = searchSplit(s, jobs[i].knobs, opt.Objective)
+		outs[i] = searchSplit(s, jobs[i].knobs, opt.Objective, ss)
 	})
 	var counts SearchCounts
 	for _, o := range outs {

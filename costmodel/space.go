@@ -178,7 +178,7 @@ type variantScore struct {
 // searchSplit evaluates every knob setting of s's split and keeps the best by the objective
 // (step time, or memory for ObjMemory; at the same step time no offload first, then less
 // memory, then the first setting tried).
-func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
+func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits) splitOutcome {
 	n := kv.size()
 	first := knobs{kv.rcs[0], kv.sps[0], kv.zeros[0], kv.tpos[0], kv.offs[0], kv.serials[0], kv.keeps[0], kv.orders[0]}
 	first.apply(&s.Layout)
@@ -195,7 +195,7 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective) splitOutcome {
 	for i, o := range kv.orders {
 		so := s
 		so.Layout.RankOrder = o
-		plans[i] = newPlan(so)
+		plans[i] = newPlanSplit(so, ss)
 	}
 	p := plans[0]
 	params := paramTable{p: p}
@@ -541,7 +541,7 @@ func ResolveAuto(s model.Scenario) (model.Scenario, error) {
 		return best, nil
 	}
 	kv := knobsFor(s, SearchFix{}.KeepKnobsBut(auto), s.Layout.TP, s.Layout.PP, s.Layout.DP)
-	c := searchSplit(s, kv, ObjTime).cand
+	c := searchSplit(s, kv, ObjTime, nil).cand
 	c.Layout.Auto = auto
 	s.Layout = c.Layout
 	return s, nil

@@ -453,6 +453,7 @@ type rankState struct {
 func (p *plan) rankMemory(rk int, sd *StageDetail) rankState {
 	ri := p.rankInfos()[rk]
 	sd.ParamsOnGPU, sd.LayerParams = ri.params, ri.layerParams
+	sd.Parts = p.paramParts(rk, ri.kinds[:len(p.k.Shapes)])
 	ps := p.paramMemory(ri)
 	rs := ps.rankState
 	act, actHost := p.actMemory(ri, sd.InFlight, &rs)

@@ -35,6 +35,9 @@ type EngineProfile struct {
 	// FrontEndS is the API server's time from a request's sending to the scheduler (HTTP,
 	// tokenizing, hand-over to the engine process); 0: the benchmark sends tokens.
 	FrontEndS float64
+	// MultiStep > 1: a batch of decodes runs that many steps before the scheduler runs again,
+	// its tokens handed on at the window's end (vLLM 0.6's --num-scheduler-steps).
+	MultiStep int
 	// Source says where each default comes from.
 	Source string
 	// limits are max sequences and max batched tokens a step on the GPU, for a model whose
@@ -81,6 +84,13 @@ var Engines = map[string]EngineProfile{
 		Source: "vllm/core/scheduler.py Scheduler._schedule_default (prompts first, decodes in steps with none); " +
 			"without chunked prefill max_num_batched_tokens = max(max_model_len, 2048), max_num_seqs 256 (vllm/config.py SchedulerConfig); " +
 			"chunked prefill turned on with 512 tokens for a context over 32K (arg_utils.py, 0.5.4 to 0.6)",
+		limits: func(_ GPU, maxSeq int) (int, int) { return 256, max(maxSeq, 2048) }},
+	"vllm-v0-ms": {ID: "vllm-v0-ms", Name: "vLLM V0 multi-step", Versions: "0.6 with --num-scheduler-steps 10",
+		PrefillFirst: true, WholePrompts: true, MultiStep: 10, FrontEndS: FrontEnd4ms,
+		Source: "vllm-v0's scheduler, and vllm/engine/llm_engine.py LLMEngine.step: the scheduler runs only when the batch " +
+			"has no steps left (_has_remaining_steps), outputs go out at the window's last step, decodes take " +
+			"num_scheduler_steps − 1 lookahead slots; prompt steps are single steps without chunked prefill; " +
+			"10 steps as vLLM 0.6's benchmarks and SGLang's comparison with it ran it (sgl-project/sglang benchmark/benchmark_vllm_060)",
 		limits: func(_ GPU, maxSeq int) (int, int) { return 256, max(maxSeq, 2048) }},
 	"sglang": {ID: "sglang", Name: "SGLang", Versions: "0.4 and later",
 		PrefillFirst: true, Overlap: true, FrontEndS: FrontEnd4ms,

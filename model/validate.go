@@ -444,6 +444,9 @@ func (s Scenario) Validate() error {
 			c.add("ep", l.EP, "must divide the experts (%d): one of %s", s.Arch.Experts, joinInts(Divisors(s.Arch.Experts)))
 		}
 	}
+	if x := l.EPImbalance; x != 0 && (!finite(x) || x < 1 || x > MaxEPImbalance) {
+		c.add("ep-imbalance", x, "must be 0 (the default) or between 1 and %d: the busiest GPU's token share over the mean", MaxEPImbalance)
+	}
 	if l.SPGather < SPGatherRedo || l.SPGather > SPGatherKeep {
 		c.add("sp-gather", int(l.SPGather), "must be one of %s", strings.Join(spGatherNames, ", "))
 	}

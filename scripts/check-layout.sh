@@ -7,7 +7,8 @@
 # data in model's types (so neither imports io, bufio, embed, regexp, path, encoding/* or a YAML
 # package), and costmodel's root holds the engine only: the published and measured
 # figures and the checks on them live in costmodel/published, which may import the engine and is
-# imported by no other part of costmodel (published -> costmodel, never back). The explorer's
+# imported by no other part of costmodel (published -> costmodel, never back); the layer kinds
+# (parameters, FLOPs, bytes and KV per kind) are costmodel/arch, which imports model alone. The explorer's
 # classroom (class, quiz, tally, reveal) is one room, tui/classroom: tui imports it, and it imports
 # only model, costmodel, assets, tui/common and tui/theme (never tui, tui/cli or another tab).
 set -euo pipefail
@@ -41,6 +42,9 @@ while read -r pkg imports; do
         reader "$rel" "$imp"
         case "$rel:$irel" in costmodel/published*:*) ;; *:costmodel/published|*:costmodel/published/*)
           bad "$rel imports $irel; the engine does not read the published figures, they read it";; esac
+        # The layer kinds' room counts; it times nothing: it takes model alone.
+        case "$rel" in costmodel/arch|costmodel/arch/*)
+          [ -n "$irel" ] && case "$irel" in model|model/*) ;; *) bad "$rel imports $irel; the layer kinds (costmodel/arch) take model alone";; esac ;; esac
         [ -n "$irel" ] && case "$irel" in model|model/*|costmodel|costmodel/*) ;; *) bad "$rel imports $irel";; esac ;;
       gpu|gpu/*|assets|assets/*)
         [ -n "$irel" ] && case "$irel" in model|model/*|"${rel%%/*}"|"${rel%%/*}"/*) ;; *) bad "$rel imports $irel";; esac ;;

@@ -7,7 +7,7 @@ import (
 )
 
 // FuzzRun: any deployment and workload the validation lets through (with or without Overlap,
-// PrefillFirst, WholePrompts and a front end, by the seed's low bits) runs to the end: every
+// PrefillFirst, WholePrompts, a front end and multi-step windows, by the seed's low bits) runs to the end: every
 // request finishes or is refused, in the order of its own events, Little's law holds, and the
 // steady window's figures are finite.
 func FuzzRun(f *testing.F) {
@@ -21,6 +21,9 @@ func FuzzRun(f *testing.F) {
 			Overlap: seed&1 == 1, PrefillFirst: seed&2 == 2, WholePrompts: seed&4 == 4}
 		if seed&8 == 8 {
 			cfg.FrontEndS = 4e-3
+		}
+		if seed&16 == 16 {
+			cfg.MultiStep = int(seed>>8%15) + 2
 		}
 		if rate != rate || rate < 0 || rate > 1e4 {
 			rate = 1

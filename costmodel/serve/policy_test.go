@@ -132,3 +132,44 @@ func TestOverlapWithStages(t *testing.T) {
 		t.Errorf("idle stages: first token at %g s, want 1.02", r.FirstToken[0])
 	}
 }
+
+// Multi-step scheduling (vLLM 0.6's --num-scheduler-steps n): a decode batch runs n steps
+// before the scheduler runs again, so a request that arrives during the window waits for its
+// end; the window's tokens come out together at its end; a prefill step is one step. Oracle
+// with steps of 1 s: A's prompt [0, 1], A's first window of 10 decodes [1, 11]; B, sent at 2,
+// is prefilled [11, 12] (its first and only token at 12); A's last 10 tokens [12, 22]. Without
+// multi-step B's prompt runs at once, [2, 3].
+func TestMultiStepWindow(t *testing.T) {
+	c := linear{fixed: 1}
+	reqs := []Request{{Prompt: 1, Gen: 21}, {Arrival: 2, Prompt: 1, Gen: 1}}
+	for _, steps := range []int{1, 10} {
+		cfg := base()
+		cfg.PrefillFirst, cfg.WholePrompts, cfg.MultiStep, cfg.ITL = true, true, steps, true
+		r, _ := run(t, cfg, reqs, c)
+		// 22 engine steps either way (a window's steps count each: their collectives run).
+		wantB, wantSteps, wantGaps := 3.0, 22, 20
+		if steps == 10 {
+			// A's 20 tokens after its first in two windows: the client sees two gaps of 10 s.
+			wantB, wantGaps = 12, 2
+		}
+		if r.FirstToken[0] != 1 || r.FirstToken[1] != wantB || r.Done[1] != wantB || r.Done[0] != 22 {
+			t.Errorf("multi-step %d: A first %g done %g, B first %g done %g; want 1, 22, %g, %g", steps,
+				r.FirstToken[0], r.Done[0], r.FirstToken[1], r.Done[1], wantB, wantB)
+		}
+		if r.Steps != wantSteps {
+			t.Errorf("multi-step %d: %d engine steps, want %d", steps, r.Steps, wantSteps)
+		}
+		if g := len(r.ITL.IDs); g != wantGaps {
+			t.Errorf("multi-step %d: %d gaps between A's tokens, want %d", steps, g, wantGaps)
+		}
+	}
+	// A window runs only as many steps as its longest sequence still needs (U: vLLM 0.6 runs
+	// all n; a sequence past its end only idles), and needs the KV blocks of its tokens.
+	cfg := base()
+	cfg.PrefillFirst, cfg.WholePrompts, cfg.MultiStep = true, true, 10
+	cfg.KVBlocks, cfg.BlockTokens = 2, 16
+	r, _ := run(t, cfg, []Request{{Prompt: 5, Gen: 25}}, c)
+	if r.Done[0] != 1+10+10+4 || r.Preemptions != 0 {
+		t.Errorf("one request of 5 + 25 tokens: done at %g (preemptions %d), want 25", r.Done[0], r.Preemptions)
+	}
+}

@@ -116,6 +116,16 @@ type Config struct {
 	// on 128-token prompts). TTFT and E2E count it from the request's sending. 0: the requests
 	// come tokenized to the engine (an offline benchmark such as trtllm-bench).
 	FrontEndS float64
+	// MultiStep > 1 runs a batch of decodes for that many steps before the scheduler runs again
+	// (vLLM 0.6's multi-step scheduling, --num-scheduler-steps: LLMEngine.step skips the
+	// scheduler while the batch has steps left, _has_remaining_steps, and hands the window's
+	// outputs on at its last step). A request that arrives during a window waits for its end;
+	// every token of the window comes out at its end, one chunk to the client; each decode
+	// sequence takes the blocks of the window's tokens when the window is scheduled (vLLM's
+	// lookahead slots). A step with a prompt in it is one step. The window ends when its
+	// longest sequence is done (U: vLLM runs all n steps; a sequence past its end only idles).
+	// 0 or 1: the scheduler runs every step.
+	MultiStep int
 }
 
 // Step is one recorded engine step on one stage.
@@ -255,6 +265,8 @@ func (cfg Config) validate(reqs []Request) error {
 		return fmt.Errorf("serve: concurrency %d: need 0 (open loop) or more", cfg.Concurrency)
 	case math.IsNaN(cfg.FrontEndS) || math.IsInf(cfg.FrontEndS, 0) || cfg.FrontEndS < 0 || cfg.FrontEndS > 60:
 		return fmt.Errorf("serve: front end %v s: need a finite time from 0 to 60 s", cfg.FrontEndS)
+	case cfg.MultiStep < 0 || cfg.MultiStep > 1024:
+		return fmt.Errorf("serve: multi-step %d: need 0 to 1024 decode steps a window", cfg.MultiStep)
 	case len(reqs) == 0:
 		return fmt.Errorf("serve: no requests")
 	}
@@ -304,6 +316,8 @@ type engine struct {
 	inFlight bool
 	seqs     []*seq
 	chunks   []int
+	// window is the decode steps the batch in flight runs (Config.MultiStep; 1 otherwise).
+	window int
 }
 
 type replica struct {
@@ -518,18 +532,34 @@ func (r *replica) step(e int, t float64) {
 	}
 	used := 1 - float64(r.free)/float64(max(r.blocks, 1))
 	r.res.KVPeak = max(r.res.KVPeak, used)
+	// A batch of decodes only runs a multi-step window: as many steps as its longest sequence
+	// needs, up to Config.MultiStep, each one token longer in every sequence's context.
+	window := 1
+	if cfg.MultiStep > 1 && r.batch.PrefillTokens == 0 {
+		for _, s := range r.sched {
+			window = max(window, min(cfg.MultiStep, s.gen))
+		}
+	}
 
 	// Through the pipeline: stage s starts when the batch arrives and the stage is free.
 	at := t
 	for s := 0; s < cfg.Stages; s++ {
 		if s > 0 {
-			at += r.cost.Transfer(s-1, &r.batch)
+			at += float64(window) * r.cost.Transfer(s-1, &r.batch)
 		}
 		start := max(at, r.stage[s])
 		if s == 0 {
 			r.start0 = start
 		}
 		st := r.cost.Stage(s, &r.batch)
+		if window > 1 {
+			b := r.batch
+			for j := 1; j < window; j++ {
+				b.DecodeCtx += float64(b.DecodeSeqs)
+				x := r.cost.Stage(s, &b)
+				st.Seconds, st.TP, st.EP = st.Seconds+x.Seconds, st.TP+x.TP, st.EP+x.EP
+			}
+		}
 		end := start + st.Seconds
 		r.stage[s] = end
 		if r.idx == 0 {
@@ -545,16 +575,19 @@ func (r *replica) step(e int, t float64) {
 		at = end
 	}
 	if r.idx == 0 {
-		r.res.Steps0++
-		r.res.Tokens0 += float64(r.batch.Tokens())
-		r.res.Decodes0 += float64(r.batch.DecodeSeqs)
+		// A multi-step window's steps are engine steps each (forward passes: their collectives).
+		w := float64(window)
+		r.res.Steps0 += window
+		r.res.Tokens0 += w * float64(r.batch.Tokens())
+		r.res.Decodes0 += w * float64(r.batch.DecodeSeqs)
 	}
 	en.ready = at
 	en.started = t
 	en.inFlight = true
 	en.seqs = append(en.seqs[:0], r.sched...)
 	en.chunks = append(en.chunks[:0], r.chunks...)
-	r.res.Steps++
+	en.window = window
+	r.res.Steps += window
 }
 
 // complete applies engine e's batch as it leaves the last stage: prompt chunks are in the
@@ -565,7 +598,13 @@ func (r *replica) complete(e int) {
 	r.account(at)
 	en.inFlight = false
 	for i, s := range en.seqs {
-		s.computed += en.chunks[i]
+		// A decoding sequence in a multi-step window: the window's tokens, all at once.
+		c, tok := en.chunks[i], 1
+		if en.window > 1 && s.computed >= s.prompt {
+			tok = min(en.window, s.gen)
+			c = tok
+		}
+		s.computed += c
 		if s.computed < s.prompt {
 			continue
 		}
@@ -581,7 +620,7 @@ func (r *replica) complete(e int) {
 			g.IDs = append(g.IDs, int32(s.id))
 		}
 		s.last = at
-		s.gen--
+		s.gen -= tok
 		if s.gen == 0 {
 			r.finish(en, s, at)
 		}
@@ -604,13 +643,16 @@ func (r *replica) fill(e int, t, seen float64, prefillOnly bool) (preempted, blo
 	preempted, blocked = false, false
 	for i := 0; i < len(en.running) && budget > 0; i++ {
 		s := en.running[i]
-		want := 1
+		want, look := 1, 1
 		if s.computed < s.prompt {
 			want = min(s.prompt-s.computed, budget)
+			look = want
 		} else if prefillOnly {
 			continue
+		} else if cfg.MultiStep > 1 {
+			look = min(cfg.MultiStep, s.gen) // the blocks of a window's tokens (lookahead slots)
 		}
-		need := max(blocksFor(s.computed+want, bt)-s.blocks, 0)
+		need := max(blocksFor(s.computed+look, bt)-s.blocks, 0)
 		for need > r.free && !blocked {
 			v, owner := r.victim(e)
 			switch {

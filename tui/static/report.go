@@ -47,7 +47,16 @@ func ScenarioLine(s model.Scenario) string {
 	parts = append(parts, links)
 
 	if wl.Mode == model.Infer {
-		parts = append(parts, "infer "+WorkloadLabel(wl))
+		label := "infer " + WorkloadLabel(wl)
+		// The checkpoint's own formats, where no flag set them (WorkloadLabel names the flags').
+		layers, experts := s.ServeWeights()
+		if wl.Weights == "" && layers != "" {
+			label += " · weights " + layers + " (checkpoint)"
+		}
+		if experts != layers && a.Experts > 1 {
+			label += " · experts " + experts
+		}
+		parts = append(parts, label)
 	} else {
 		parts = append(parts, fmt.Sprintf("train %s seq %d batch %d", wl.Precision, wl.Seq, wl.GlobalBatch))
 	}
@@ -63,6 +72,9 @@ func LayoutLine(s model.Scenario) string {
 	fmt.Fprintf(&b, "TP=%d PP=%d DP=%d", l.TP, l.PP, l.DP)
 	if l.EP > 1 {
 		fmt.Fprintf(&b, " EP=%d", l.EP)
+		if s.Arch.Experts > 1 {
+			fmt.Fprintf(&b, " imb=%.3g", costmodel.EPImbalance(l)) // the busiest GPU's tokens over the mean
+		}
 	}
 	if s.Workload.Mode != model.Infer {
 		b.WriteString(" " + l.Schedule.String())
