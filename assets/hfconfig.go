@@ -17,12 +17,12 @@ import (
 // HFConfigKinds are the Hugging Face model_type values ReadHFConfig takes: decoder-only
 // transformers whose layers the model's layer kinds describe (multi-head or grouped-query
 // attention of any head size over the whole context, a sliding window or a chunk; multi-head
-// latent attention; Gated DeltaNet linear attention; a dense gated MLP or routed experts with
+// latent attention, sparse indexed (DeepSeek-V3.2) or not; Gated DeltaNet linear attention; a dense gated MLP or routed experts with
 // shared experts, dense first layers or experts every n-th layer; multi-token prediction
 // layers; fp8 and mxfp4 checkpoints). A field one of them sets that the model cannot honour is
 // refused by name.
 var HFConfigKinds = []string{"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
-	"qwen3_next", "deepseek_v3", "kimi_k2", "glm4_moe", "gpt_oss", "llama4", "gemma3", "gemma3_text"}
+	"qwen3_next", "deepseek_v3", "deepseek_v32", "kimi_k2", "glm4_moe", "gpt_oss", "llama4", "gemma3", "gemma3_text"}
 
 // hfArchFields are the config.json fields that shape the model, each with what it is. One that
 // is set (not null, zero, false or empty) and that the reader of the file's model_type did not
@@ -54,6 +54,7 @@ var hfArchFields = map[string]string{
 	"vision_config":                   "a vision encoder",
 	"index_topk":                      "indexed sparse attention (DeepSeek's DSA)",
 	"index_n_heads":                   "indexed sparse attention (DeepSeek's DSA)",
+	"index_head_dim":                  "indexed sparse attention (DeepSeek's DSA)",
 	"linear_num_key_heads":            "linear attention layers",
 	"linear_num_value_heads":          "linear attention layers",
 	"linear_key_head_dim":             "linear attention layers",
@@ -283,7 +284,7 @@ func (r *hfReader) read() model.Arch {
 	if a.KVHeads == 0 {
 		a.KVHeads = a.Heads // multi-head attention
 	}
-	if a.HeadSize == 0 && a.Heads > 0 && a.Hidden%a.Heads != 0 && kind != "deepseek_v3" && kind != "kimi_k2" {
+	if a.HeadSize == 0 && a.Heads > 0 && a.Hidden%a.Heads != 0 && kind != "deepseek_v3" && kind != "deepseek_v32" && kind != "kimi_k2" {
 		r.fail("num_attention_heads", strconv.Itoa(a.Heads), "must divide hidden_size (%d) where head_dim is absent", a.Hidden)
 		return a
 	}
@@ -312,7 +313,7 @@ func (r *hfReader) read() model.Arch {
 	a.GatedMLP = true
 
 	r.readExperts(&a, ffn)
-	if a.MTPLayers == 0 && (kind == "deepseek_v3" || kind == "kimi_k2" || kind == "glm4_moe") {
+	if a.MTPLayers == 0 && (kind == "deepseek_v3" || kind == "deepseek_v32" || kind == "kimi_k2" || kind == "glm4_moe") {
 		r.num("num_nextn_predict_layers", &a.MTPLayers, 0, false)
 	}
 	r.readAttention(&a)
@@ -329,7 +330,7 @@ func (r *hfReader) readExperts(a *model.Arch, ffn int) {
 		expertsField, widthField = "num_local_experts", "intermediate_size"
 	case "qwen2_moe", "qwen3_moe", "qwen3_next":
 		expertsField, widthField = "num_experts", "moe_intermediate_size"
-	case "deepseek_v3", "kimi_k2", "glm4_moe":
+	case "deepseek_v3", "deepseek_v32", "kimi_k2", "glm4_moe":
 		expertsField, widthField = "n_routed_experts", "moe_intermediate_size"
 	default:
 		return // dense
@@ -369,7 +370,7 @@ func (r *hfReader) readExperts(a *model.Arch, ffn int) {
 	dense := ffn // the width of a layer without experts
 	// Shared experts every token runs through.
 	switch kind {
-	case "deepseek_v3", "kimi_k2", "glm4_moe":
+	case "deepseek_v3", "deepseek_v32", "kimi_k2", "glm4_moe":
 		if r.num("n_shared_experts", &a.SharedExperts, 0, false) {
 			a.SharedFFN = a.SharedExperts * width
 		}
@@ -390,7 +391,7 @@ func (r *hfReader) readExperts(a *model.Arch, ffn int) {
 		for i := range moe {
 			moe[i] = true
 		}
-	case "deepseek_v3", "kimi_k2", "glm4_moe":
+	case "deepseek_v3", "deepseek_v32", "kimi_k2", "glm4_moe":
 		first, freq := 0, 1
 		r.num("first_k_dense_replace", &first, 0, false)
 		if kind != "glm4_moe" {
@@ -432,7 +433,7 @@ func (r *hfReader) readExperts(a *model.Arch, ffn int) {
 	}
 	d, every, ok := moeLayout(moe)
 	if !ok {
-		field := map[string]string{"deepseek_v3": "first_k_dense_replace", "kimi_k2": "moe_layer_freq", "glm4_moe": "first_k_dense_replace",
+		field := map[string]string{"deepseek_v3": "first_k_dense_replace", "deepseek_v32": "first_k_dense_replace", "kimi_k2": "moe_layer_freq", "glm4_moe": "first_k_dense_replace",
 			"qwen2_moe": "mlp_only_layers", "qwen3_moe": "mlp_only_layers", "qwen3_next": "mlp_only_layers", "llama4": "moe_layers"}[kind]
 		r.fail(field, string(r.cfg[field]), "the layers with experts are not the model's pattern: some dense layers first, then experts every n-th layer")
 		return
@@ -489,7 +490,7 @@ func (r *hfReader) readAttention(a *model.Arch) {
 	n := a.Layers
 	var kinds []string // each layer's kind; nil: every layer full
 	switch kind {
-	case "deepseek_v3", "kimi_k2":
+	case "deepseek_v3", "deepseek_v32", "kimi_k2":
 		m := &a.MLA
 		r.num("q_lora_rank", &m.QLoRARank, 0, false) // null: a full query projection (V2-Lite)
 		r.num("kv_lora_rank", &m.KVLoRARank, 1, true)
@@ -498,6 +499,14 @@ func (r *hfReader) readAttention(a *model.Arch) {
 		r.num("v_head_dim", &m.VHeadDim, 1, true)
 		a.KVHeads = a.Heads // num_key_value_heads is not used by MLA: each head has its keys
 		a.HeadSize = 0
+		if kind == "deepseek_v32" {
+			// DeepSeek Sparse Attention: a lightning indexer of index_n_heads heads of
+			// index_head_dim scores every cached token; MLA attends to the index_topk best.
+			x := &a.Indexer
+			r.num("index_n_heads", &x.Heads, 1, true)
+			r.num("index_head_dim", &x.HeadDim, 1, true)
+			r.num("index_topk", &x.TopK, 1, true)
+		}
 	case "gpt_oss":
 		kinds = r.layerTypes(n)
 	case "qwen3_next":

@@ -126,6 +126,13 @@ func TestHFConfigLayerKinds(t *testing.T) {
 		g.OtherParams != 423060336 {
 		t.Errorf("gemma-3-27b.json: %+v", g)
 	}
+	v32 := read("deepseek-v3.2.json") // DeepSeek Sparse Attention on V3's layer
+	if v32.Indexer != (model.Indexer{Heads: 64, HeadDim: 128, TopK: 2048}) || !v32.MLA.On() || v32.DenseLayers != 3 || v32.Experts != 256 {
+		t.Errorf("deepseek-v3.2.json: %+v", v32)
+	}
+	if d := arch.Of(v32).Params() - arch.Of(ds).Params(); d < 0.5e9 || d > 1.5e9 {
+		t.Errorf("deepseek-v3.2.json: the indexer adds %.3gB, want its 61 layers' 0.5 to 1.5B", d/1e9)
+	}
 	m := read("mistral-sliding.json")
 	if m.LayerTypes != model.AttnSliding || m.SlidingWindow != 4096 {
 		t.Errorf("mistral-sliding.json: layers %q, window %d: want every layer sliding over 4096", m.LayerTypes, m.SlidingWindow)
@@ -225,8 +232,7 @@ func TestHFConfigRefusesByField(t *testing.T) {
 	with := func(extra string) string { return strings.Replace(string(v3), "{", "{"+extra+",", 1) }
 	qwen := `"model_type": "qwen3_moe", "hidden_size": 2048, "num_hidden_layers": 8, "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128, "intermediate_size": 6144, "moe_intermediate_size": 768, "num_experts": 8, "num_experts_per_tok": 2, "vocab_size": 1000`
 	for _, c := range []struct{ file, data, want string }{
-		{"deepseek-v3.2.json", "", "index_topk"}, // DeepSeek-V3.2's indexed sparse attention: an unknown model_type, its fields named
-		{"dsa.json", with(`"index_topk": 2048`), "index_topk"},
+		{"dsa.json", with(`"index_topk": 2048`), "index_topk"}, // the indexer is read for deepseek_v32, not for V3
 		{"text.json", with(`"text_config": {"hidden_size": 8}`), "text_config"},
 		{"awq.json", strings.Replace(string(v3), `"quant_method": "fp8"`, `"quant_method": "awq"`, 1), "quantization_config.quant_method"},
 		{"fp8-tensor.json", strings.Replace(string(v3), `"weight_block_size"`, `"block"`, 1), "quantization_config.quant_method"},
@@ -407,7 +413,7 @@ func TestPresetRowKindGroups(t *testing.T) {
 		{"      kv_lora_rank: 512\n      qk_nope_head_dim: 128\n      qk_rope_head_dim: 64\n      v_head_dim: 128\n    mtp_layers: 1",
 			"      kv_lora_rank: 0\n      qk_nope_head_dim: 128\n      qk_rope_head_dim: 64\n      v_head_dim: 128\n    mtp_layers: 1", "mla.kv_lora_rank = 0"},
 		{"      key_dim: 128\n", "      key_dim: 128\n      key_width: 9\n", "linear_attn.key_width: unknown field (known: key_heads, value_heads, key_dim, value_dim, conv_kernel)"},
-		{"    checkpoint:\n      experts: mxfp4\n", "    checkpoint: mxfp4\n", "checkpoint = <single value>: must be a mapping of weights, experts"},
+		{"    checkpoint:\n      experts: mxfp4\n", "    checkpoint: mxfp4\n", "checkpoint = mxfp4: "},
 		{"    checkpoint:\n      experts: mxfp4\n", "    checkpoint:\n      experts: mxfp5\n", "checkpoint.experts = mxfp5: must be one of"},
 		{"    layer_types: sliding,full\n    sliding_window: 128\n", "    layer_types: sliding,global\n    sliding_window: 128\n", `layer_types = sliding,global: layer 1 is "global"`},
 		{"    dense_layers: 3\n", "    dense_layers: 61\n", "dense_layers = 61: must be between 0 and 60"},

@@ -277,6 +277,19 @@ func (a Arch) checkKinds(c *checker, moe bool) {
 		}
 	}
 
+	// Sparse indexed attention: all of it or none.
+	if x := a.Indexer; x != (Indexer{}) {
+		if x.Heads < 1 || x.Heads > MaxHeads {
+			c.add("indexer.heads", x.Heads, "must be between 1 and %d with an indexer", MaxHeads)
+		}
+		if x.HeadDim < 1 || x.HeadDim > 1024 {
+			c.add("indexer.head-dim", x.HeadDim, "must be between 1 and 1024 with an indexer")
+		}
+		if x.TopK < 1 || x.TopK > MaxSeq {
+			c.add("indexer.top-k", x.TopK, "must be between 1 and %d tokens: how many the attention reads", MaxSeq)
+		}
+	}
+
 	// Each layer's attention and the window its sliding or chunked layers need.
 	kinds := a.LayerPattern()
 	names := []string{AttnFull, AttnSliding, AttnChunked, AttnLinear}
