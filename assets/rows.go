@@ -192,7 +192,11 @@ func (r *row) decodeValue(name string, v *yaml.Node, fv reflect.Value) bool {
 // named "group.field" in messages.
 func (r *row) decodeGroup(group string, v *yaml.Node, fv reflect.Value) {
 	if v.Kind != yaml.MappingNode {
-		r.fail(group, "<"+kindName(v)+">", "must be a mapping of %s", strings.Join(allFields(fv.Addr().Interface()), ", "))
+		val := "<" + kindName(v) + ">"
+		if v.Kind == yaml.ScalarNode {
+			val = v.Value
+		}
+		r.fail(group, val, "must be a mapping of %s", strings.Join(allFields(fv.Addr().Interface()), ", "))
 		return
 	}
 	fields := fieldIndex(fv.Type())
