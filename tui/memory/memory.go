@@ -92,12 +92,14 @@ func amounts(s model.Scenario, mem costmodel.Memory, d *costmodel.StageDetail) [
 		return out
 	}
 	p := d.Parts
-	layers, experts := 1.0, 1.0
+	// Training holds every part alike; serving stores the layers and the experts in their
+	// formats and the embedding and output in the compute precision.
+	layers, experts, ends := 1.0, 1.0, 1.0
 	if s.Workload.Mode == model.Infer {
 		l, e := s.ServeWeights()
-		layers, experts = s.Workload.FormatBytes(l), s.Workload.FormatBytes(e)
+		layers, experts, ends = s.Workload.FormatBytes(l), s.Workload.FormatBytes(e), s.Workload.Precision.Bytes()
 	}
-	w := [nWeightParts]float64{p.Attention * layers, p.DenseMLP * layers, p.Shared * layers, p.Routed * experts, p.Ends * layers}
+	w := [nWeightParts]float64{p.Attention * layers, p.DenseMLP * layers, p.Shared * layers, p.Routed * experts, p.Ends * ends}
 	raw := 0.0
 	for _, v := range w {
 		raw += v

@@ -40,6 +40,14 @@ func TestWeightsSplitByPart(t *testing.T) {
 		t.Errorf("parts sum to %.4g, weights %.4g", sum, st.mem.Weights)
 	}
 	p := st.detail.Parts
+	// Served, each part is its parameters times its format's bytes (fp8 layers and experts, the
+	// embedding and output in bf16), to the byte the engine's weights.
+	if got, want := st.kinds[3], p.Routed*1; math.Abs(got/want-1) > 1e-9 {
+		t.Errorf("routed experts %.6g B, want %.6g (fp8)", got, want)
+	}
+	if got, want := st.kinds[4], p.Ends*2; math.Abs(got/want-1) > 1e-9 {
+		t.Errorf("embedding+output %.6g B, want %.6g (bf16)", got, want)
+	}
 	// One format (the fp8 checkpoint): the parts in proportion to the parameters.
 	if got, want := st.kinds[3]/st.kinds[0], p.Routed/p.Attention; math.Abs(got/want-1) > 1e-9 {
 		t.Errorf("routed/attention bytes %.4g, params %.4g", got, want)
