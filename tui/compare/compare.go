@@ -423,7 +423,11 @@ func (m *Model) tableLines() []tableLine {
 		if l.TP <= 0 {
 			return cell{long: "—"}
 		}
-		return cell{long: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP), short: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP)}
+		c := cell{long: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP), short: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP)}
+		if l.EP > 1 {
+			c.long += fmt.Sprintf(" EP %d", l.EP)
+		}
+		return c
 	})
 	if !m.infer() {
 		add("schedule", func(r common.CompareRow) cell {
@@ -506,12 +510,16 @@ func shortName(r common.CompareRow) string {
 			return "best = TP"
 		case r.SameAs == common.RowPPOnly:
 			return "best = PP"
+		case r.SameAs == common.RowEP:
+			return "best = EP"
 		case r.Feasible:
 			return "best"
 		}
 		return "none fits"
 	case common.RowHybrid:
 		return "hybrid"
+	case common.RowEP:
+		return "EP"
 	}
 	return ""
 }

@@ -407,6 +407,9 @@ func compareFacts(c common.Compare, ready, infer bool, perNode int) CompareFacts
 			IsWinner: wins(i), Reason: r.Reason, InNode: r.Layout.TP > 1 && r.Layout.TP <= perNode, tokS: r.Report.TokensPerS}
 		if r.Layout.TP > 0 {
 			rf.Layout = "TP " + strconv.Itoa(r.Layout.TP) + " × PP " + strconv.Itoa(r.Layout.PP) + " × DP " + strconv.Itoa(r.Layout.DP)
+			if r.Layout.EP > 1 {
+				rf.Layout += " × EP " + strconv.Itoa(r.Layout.EP)
+			}
 		}
 		if r.Report.Layout.TP > 0 {
 			rr := r.Report
