@@ -43,15 +43,15 @@ func TestExpertsSection(t *testing.T) {
 		t.Errorf("dispatch %q, want %q", e.Dispatch, want)
 	}
 	sec := section(t, f, SecExperts)
-	wantAll(t, "en EP 8", sec["en"], "Experts across GPUs", "256 / 8 = 32 a layer", e.A2A, e.A2ATime, "58 MoE layers", "37.6B")
-	wantAll(t, "fr EP 8", sec["fr"], "Les experts répartis sur les GPU", "256 / 8 = 32 par couche", e.A2A, e.A2ATime, "37.6B")
+	wantAll(t, "en EP 8", sec["en"], "Experts across GPUs", "256 experts / EP 8 = 32 a GPU and layer", e.A2A, e.A2ATime, "58 MoE layers", "37.6B")
+	wantAll(t, "fr EP 8", sec["fr"], "Les experts répartis sur les GPU", "256 experts / EP 8 = 32 par GPU et couche", e.A2A, e.A2ATime, "37.6B")
 	// At TP 8 without EP: no all-to-all, and what EP 8 over the node would hold.
 	s := tuitest.Scenario(t, "deepseek-v3", "h200-sxm", "nvlink4", model.Infer, 8, 8, 1)
 	f = NewFacts(evaluate(t, s), common.Compare{}, false)
 	if f.Experts.A2AOn || f.Experts.NodeEP != 8 || f.Experts.NodePerGPU != 32 || f.Experts.PerGPU != 256 {
 		t.Errorf("TP 8: %+v", f.Experts)
 	}
-	wantAll(t, "en TP 8", section(t, f, SecExperts)["en"], "256 / 1 = 256 a layer, each cut in 8 by TP", "With EP 8 over the node", "no all-to-all")
+	wantAll(t, "en TP 8", section(t, f, SecExperts)["en"], "256 experts / EP 1 = 256 a GPU and layer", "Each is cut in 8 by TP", "With EP 8 over the node", "no all-to-all")
 }
 
 // "Why MLA shrinks the KV cache": DeepSeek-V3 caches 512 + 64 = 576 elements a token and layer
@@ -71,8 +71,8 @@ func TestMLASection(t *testing.T) {
 		t.Fatalf("facts: %+v (engine %v)", m, eng)
 	}
 	sec := section(t, f, SecMLA)
-	wantAll(t, "en MLA", sec["en"], "512 + 64 = 576 elements a token and layer, 71× fewer", "128 × (192 + 128) = 40960", m.KVTokens, m.MHATokens)
-	wantAll(t, "fr MLA", sec["fr"], "512 + 64 = 576 éléments par jeton et par couche, 71 fois moins", "128 × (192 + 128) = 40960", m.KVTokens)
+	wantAll(t, "en MLA", sec["en"], "512 + 64 = 576 a token and layer: 71× fewer", "128 × (192 + 128) = 40960 a token and layer", m.KVTokens, m.MHATokens)
+	wantAll(t, "fr MLA", sec["fr"], "512 + 64 = 576 par jeton et couche, 71 fois moins", "128 × (192 + 128) = 40960 par jeton et couche", m.KVTokens)
 }
 
 // A dense model's Learn tab has neither section, and its sections keep their numbers.
