@@ -441,7 +441,7 @@ func (m *Model) tourHelp(w int) string {
 		}
 		return fitKeys(items, sep, w), kept-common.Width(sep) <= w
 	}
-	forms := []string{"tour %s · ←/→ · g or esc leaves", "tour %s · ←/→ · g/esc leaves", "tour %s ←/→ · g/esc leaves"}
+	forms := []string{"tour %s · ←/→ · g or esc leaves", "tour %s · ←/→ · g/esc leaves", "tour %s ←/→ · g/esc leaves", "tour %s ←/→ g/esc leaves"}
 	for _, f := range forms[:len(forms)-1] {
 		if out, ok := line(f); ok {
 			return out

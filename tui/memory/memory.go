@@ -311,7 +311,7 @@ func (m *Model) partLines(st theme.Styles, s stage) []string {
 		}
 	}
 	wrap := func(text string) []string { return strings.Split(ansi.Wordwrap(text, m.w, ""), "\n") }
-	out := wrap(fmt.Sprintf("weights %s in %s: %s", gib(s.mem.Weights), layers, strings.Join(items, " · ")))
+	out := wrap(fmt.Sprintf("weights %s, layers in %s: %s", gib(s.mem.Weights), layers, strings.Join(items, " · ")))
 	if kv := s.mem.KVCache; kv > 0 && a.MLA.On() {
 		out = append(out, wrap(fmt.Sprintf("K latent KV %s: %d + %d = %d elements a token and layer, whole on every TP rank",
 			gib(kv), a.MLA.KVLoRARank, a.MLA.QKRopeDim, a.MLA.KVLoRARank+a.MLA.QKRopeDim))...)

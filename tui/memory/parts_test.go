@@ -67,7 +67,7 @@ func TestWeightsSplitByPart(t *testing.T) {
 		if strings.Contains(v, "W ") || !strings.Contains(v, "E") || !strings.Contains(v, "latent KV") {
 			t.Errorf("%v: the bar is not split, or no latent KV:\n%s", sz, v)
 		}
-		if sz[1] >= 34 && !strings.Contains(v, "fp4; 256 of 256 experts a layer on this GPU, each cut in 8 by TP") {
+		if words := strings.Join(strings.Fields(v), " "); sz[1] >= 34 && !strings.Contains(words, "fp4; 256 of 256 experts a layer on this GPU, each cut in 8 by TP") {
 			t.Errorf("%v: no line on the routed experts:\n%s", sz, v)
 		}
 	}
