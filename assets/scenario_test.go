@@ -13,7 +13,7 @@ import (
 )
 
 var wantTour = []string{"one-gpu", "pp-split", "bubble", "micro-batches", "tp-split", "all-reduce", "pcie",
-	"tp-node-pp-across", "inference"}
+	"tp-node-pp-across", "inference", "experts"}
 
 func TestTourSteps(t *testing.T) {
 	if got := TourSteps(); !slices.Equal(got, wantTour) {

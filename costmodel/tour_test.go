@@ -28,8 +28,8 @@ func TestTourScenarios(t *testing.T) {
 		t.Logf("%-18s bubble %5.1f%%  comm %5.1f%%  step %7.3f s  memory %6.1f of %5.1f GiB  %v", name,
 			100*r.BubbleFraction, 100*r.CommFraction, r.StepTime, r.Memory.Total/model.GiB, r.Memory.Capacity/model.GiB, r.Warnings)
 	}
-	if len(rep) != 9 {
-		t.Fatalf("%d tour steps, want 9", len(rep))
+	if len(rep) != 10 {
+		t.Fatalf("%d tour steps, want 10", len(rep))
 	}
 
 	// 1: one GPU, a model that does not fit; 2-8 fit.

@@ -51,7 +51,7 @@ const noteFor = 4 * time.Second
 var tourTabs = map[string]int{
 	"one-gpu": TabMemory, "pp-split": TabPipeline, "bubble": TabPipeline, "micro-batches": TabPipeline,
 	"tp-split": TabTensor, "all-reduce": TabTensor, "pcie": TabTensor,
-	"tp-node-pp-across": TabCompare, "inference": TabCompare,
+	"tp-node-pp-across": TabCompare, "inference": TabCompare, "experts": TabMemory,
 }
 
 // whySections is the Learn section that explains each tab (the "why?" key).

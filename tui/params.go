@@ -251,6 +251,24 @@ func autoEnumField(name, label string, show func(*model.Scenario) bool, names []
 	return f
 }
 
+// archRow is a read-only row that says part of the model's architecture, shown where it has
+// one (value non-empty): ←/→ leave it, typing into it is refused, and its note (derivation)
+// is the whole architecture line.
+func archRow(name, label string, value func(model.Arch) string) field {
+	return field{
+		name: name, label: label,
+		show: func(s *model.Scenario) bool { return value(s.Arch) != "" },
+		get:  func(s *model.Scenario) string { return value(s.Arch) },
+		step: func(*model.Scenario, *assets.Presets, int) {},
+		set: func(*model.Scenario, *assets.Presets, string) error {
+			return fmt.Errorf("the model's own %s: choose another model", label)
+		},
+	}
+}
+
+// archRows names the read-only architecture rows.
+var archRows = []string{"experts", "shared-experts", "active", "attention"}
+
 // fields lists the panel's rows, in order.
 func fields() []field {
 	divisorsOf := func(n func(*model.Scenario) int) func(*model.Scenario) []int {
@@ -279,6 +297,12 @@ func fields() []field {
 					s.Arch.KVHeads = s.Arch.Heads
 				}
 			}),
+		// The model's architecture, read-only (a MoE, MLA or windowed model only): the
+		// routed experts, the shared ones, the parameters a token runs and the attention.
+		archRow("experts", "experts", func(a model.Arch) string { e, _, _, _ := static.ArchRows(a); return e }),
+		archRow("shared-experts", "shared experts", func(a model.Arch) string { _, sh, _, _ := static.ArchRows(a); return sh }),
+		archRow("active", "active", func(a model.Arch) string { _, _, ac, _ := static.ArchRows(a); return ac }),
+		archRow("attention", "attention", func(a model.Arch) string { _, _, _, at := static.ArchRows(a); return at }),
 		intField("seq", "sequence", training, func(s *model.Scenario) *int { return &s.Workload.Seq }, pow2(1<<20), nil),
 		presetField("gpu", "GPU", (*assets.Presets).GPUIDs,
 			func(s *model.Scenario) string { return s.Cluster.GPU.ID },

@@ -275,6 +275,9 @@ func (m *Model) paramNotes(innerW, innerH int) []string {
 // derivation explains a derived row when it is selected: DP and m follow from the others.
 func derivation(name string, s model.Scenario) string {
 	l := s.Layout
+	if slices.Contains(archRows, name) {
+		return strings.TrimPrefix(static.ArchLine(s.Arch), "architecture: ")
+	}
 	switch name {
 	case "dp":
 		return fmt.Sprintf("DP = GPUs / (TP × PP) = %d / (%d × %d); ←/→ asks for another and offers the split", s.Cluster.GPUs, l.TP, l.PP)
@@ -438,7 +441,7 @@ func (m *Model) tourHelp(w int) string {
 		}
 		return fitKeys(items, sep, w), kept-common.Width(sep) <= w
 	}
-	forms := []string{"tour %s · ←/→ · g or esc leaves", "tour %s · ←/→ · g/esc leaves", "tour %s ←/→ · g/esc leaves"}
+	forms := []string{"tour %s · ←/→ · g or esc leaves", "tour %s · ←/→ · g/esc leaves", "tour %s ←/→ · g/esc leaves", "tour %s ←/→ g/esc leaves"}
 	for _, f := range forms[:len(forms)-1] {
 		if out, ok := line(f); ok {
 			return out

@@ -39,6 +39,9 @@ const (
 	RowPPOnly                    // the best layout with TP = 1 and PP > 1
 	RowBest                      // the best layout of all, by the search's objective
 	RowHybrid                    // the best with TP > 1 and PP > 1, listed when the best of all is not one
+	// RowEP is the best with TP = 1, PP = 1 and EP > 1, a MoE model's attention data-parallel
+	// on every GPU with the experts spread (DeepSeek's serving layout); listed after PP only.
+	RowEP
 )
 
 // CompareRow is one contender of the Compare tab.
@@ -126,7 +129,7 @@ func SplitName(l model.Layout) string {
 	for _, d := range []struct {
 		name string
 		n    int
-	}{{"TP", l.TP}, {"PP", l.PP}, {"DP", l.DP}} {
+	}{{"TP", l.TP}, {"PP", l.PP}, {"DP", l.DP}, {"EP", l.EP}} {
 		if d.n > 1 {
 			parts = append(parts, d.name+" "+strconv.Itoa(d.n))
 		}

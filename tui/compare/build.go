@@ -16,6 +16,7 @@ const (
 	NameTP     = "TP only"
 	NamePP     = "PP only"
 	NameHybrid = "best hybrid"
+	NameEP     = "EP (attention DP)"
 	NameNone   = "best: none fits"
 )
 
@@ -43,6 +44,7 @@ var (
 	classTP     = class{common.RowTPOnly, NameTP, func(l model.Layout) bool { return l.TP > 1 && l.PP == 1 }, "TP > 1 and PP = 1"}
 	classPP     = class{common.RowPPOnly, NamePP, func(l model.Layout) bool { return l.TP == 1 && l.PP > 1 }, "TP = 1 and PP > 1"}
 	classHybrid = class{common.RowHybrid, NameHybrid, isHybrid, "TP > 1 and PP > 1"}
+	classEP     = class{common.RowEP, NameEP, func(l model.Layout) bool { return l.TP == 1 && l.PP == 1 && l.EP > 1 }, "TP = 1, PP = 1 and EP > 1"}
 )
 
 func isHybrid(l model.Layout) bool { return l.TP > 1 && l.PP > 1 }
@@ -79,12 +81,19 @@ func Build(s model.Scenario) common.Compare {
 	tp := classRow(s, res.Candidates, classTP, best, bestOK)
 	pp := classRow(s, res.Candidates, classPP, best, bestOK)
 	out.Rows = append(out.Rows, tp, pp)
+	// A MoE model: attention data-parallel with the experts spread, where such a layout exists.
+	var ep common.CompareRow
+	if s.Arch.ExpertCount() > 1 {
+		if ep = classRow(s, res.Candidates, classEP, best, bestOK); ep.Layout.TP > 0 {
+			out.Rows = append(out.Rows, ep)
+		}
+	}
 	switch {
 	case !bestOK:
 		out.Rows = append(out.Rows, noneFits(s, res.Candidates))
 	default:
 		best.Kind, best.Name = common.RowBest, "best: "+common.SplitName(best.Layout)
-		for _, r := range []common.CompareRow{tp, pp} {
+		for _, r := range []common.CompareRow{tp, pp, ep} {
 			if r.Feasible && r.Layout == best.Layout {
 				best.Name, best.SameAs = "best (= "+r.Name+")", r.Kind
 			}

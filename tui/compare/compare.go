@@ -281,6 +281,24 @@ func (m *Model) infer() bool {
 	return m.hasData && m.data.Scenario.Workload.Mode == model.Infer
 }
 
+// shownRows are the table's columns: every contender, but for a MoE model's five (its EP
+// column beside the hybrid) in a pane too narrow for five columns and the row labels, where the
+// best hybrid, the least of them, gives way.
+func (m *Model) shownRows() []common.CompareRow {
+	rows := m.cmp.Rows
+	const labelW, minCol = len("throughput"), 8
+	if len(rows) < 5 || m.w >= labelW+len(rows)*(minCol+1) {
+		return rows
+	}
+	out := make([]common.CompareRow, 0, len(rows))
+	for _, r := range rows {
+		if r.Kind != common.RowHybrid {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // maxCol caps a table column: wider cells use their short form or are cut.
 const maxCol = 28
 
@@ -364,7 +382,7 @@ func (m *Model) table(st theme.Styles) []string {
 	for _, l := range lines {
 		labelW = max(labelW, lipgloss.Width(l.label))
 	}
-	labelW, cols := columns(m.w, labelW, len(m.cmp.Rows), 8)
+	labelW, cols := columns(m.w, labelW, len(m.shownRows()), 8)
 	for i := range cols {
 		natural := 0
 		for _, l := range lines {
@@ -408,7 +426,7 @@ type tableLine struct {
 
 // tableLines are the table's contents, the ★ marks decided, before any width is applied.
 func (m *Model) tableLines() []tableLine {
-	rows := m.cmp.Rows
+	rows := m.shownRows()
 	var lines []tableLine
 	add := func(label string, f func(common.CompareRow) cell) {
 		l := tableLine{label: label}
@@ -423,7 +441,11 @@ func (m *Model) tableLines() []tableLine {
 		if l.TP <= 0 {
 			return cell{long: "—"}
 		}
-		return cell{long: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP), short: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP)}
+		c := cell{long: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP), short: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP)}
+		if l.EP > 1 {
+			c.long += fmt.Sprintf(" EP %d", l.EP)
+		}
+		return c
 	})
 	if !m.infer() {
 		add("schedule", func(r common.CompareRow) cell {
@@ -506,12 +528,16 @@ func shortName(r common.CompareRow) string {
 			return "best = TP"
 		case r.SameAs == common.RowPPOnly:
 			return "best = PP"
+		case r.SameAs == common.RowEP:
+			return "best = EP"
 		case r.Feasible:
 			return "best"
 		}
 		return "none fits"
 	case common.RowHybrid:
 		return "hybrid"
+	case common.RowEP:
+		return "EP"
 	}
 	return ""
 }

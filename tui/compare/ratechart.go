@@ -11,8 +11,19 @@ import (
 	"github.com/splitscope/splitscope/tui/theme"
 )
 
-// rateGlyphs mark the rate chart's series: TP only, PP only, the hybrid (or best) layout.
-var rateGlyphs = []rune{'T', 'P', 'H'}
+// rateMark is the glyph and style that mark a series of the rate chart, by its contender: T TP
+// only, P PP only, E attention DP + EP (a MoE model), H the hybrid (or best) layout.
+func rateMark(k common.RowKind) (rune, int) {
+	switch k {
+	case common.RowTPOnly:
+		return 'T', sTP
+	case common.RowPPOnly:
+		return 'P', sPP
+	case common.RowEP:
+		return 'E', sCross
+	}
+	return 'H', sBoth
+}
 
 // rateChartMinLines is the least room the rate chart needs; below it the sweep is a sentence.
 const rateChartMinLines = 7
@@ -61,13 +72,10 @@ func (m *Model) rateChart(st theme.Styles, h int) []string {
 			grid[r][c] = canvasCell{'┄', sCross}
 		}
 	}
-	styles := []int{sTP, sPP, sBoth}
-	for i, s := range series {
-		if i >= len(rateGlyphs) {
-			break
-		}
+	for _, s := range series {
+		g, style := rateMark(s.Kind)
 		for _, p := range s.Points {
-			grid[valueRow(p.TPOTP90*1e3, topY, rows)][col(p.OutTokS)] = canvasCell{rateGlyphs[i], styles[i]}
+			grid[valueRow(p.TPOTP90*1e3, topY, rows)][col(p.OutTokS)] = canvasCell{g, style}
 		}
 	}
 	paintStyles := [...]lipgloss.Style{sNone: st.Value, sTP: st.Series[0], sPP: st.Series[1], sCross: st.Warn, sBoth: st.Bold}
@@ -94,11 +102,9 @@ func (m *Model) rateChart(st theme.Styles, h int) []string {
 	out = append(out, st.Axis.Render(strings.Repeat(" ", yw+1)+"└"+string(xa)))
 	out = append(out, st.Axis.Render(strings.Repeat(" ", yw+2)+placeLabels(pos, labels, pw)))
 	var legend []string
-	for i, s := range series {
-		if i >= len(rateGlyphs) {
-			break
-		}
-		legend = append(legend, paintStyles[styles[i]].Render(string(rateGlyphs[i]))+" "+s.Name+" "+common.SplitName(s.Layout))
+	for _, s := range series {
+		g, style := rateMark(s.Kind)
+		legend = append(legend, paintStyles[style].Render(string(g))+" "+s.Name+" "+common.SplitName(s.Layout))
 	}
 	if slo > 0 {
 		legend = append(legend, paintStyles[sCross].Render("┄")+" SLO p90 TPOT "+static.Seconds(slo))

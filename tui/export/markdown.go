@@ -337,12 +337,16 @@ func (m *mdWriter) name(r common.CompareRow) string {
 		return t.get("name.PP only")
 	case common.RowHybrid:
 		return t.get("name.best hybrid")
+	case common.RowEP:
+		return t.get("name.EP (attention DP)")
 	case common.RowBest:
 		switch {
 		case r.SameAs == common.RowTPOnly:
 			return t.get("name.best.same", "name", t.get("name.TP only"))
 		case r.SameAs == common.RowPPOnly:
 			return t.get("name.best.same", "name", t.get("name.PP only"))
+		case r.SameAs == common.RowEP:
+			return t.get("name.best.same", "name", t.get("name.EP (attention DP)"))
 		case !r.Feasible:
 			return t.get("name.best.none")
 		}

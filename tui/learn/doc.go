@@ -18,10 +18,12 @@ const (
 	SecAlgos // which all-reduce algorithm, and why: NVLS, no peer-to-peer, the engine's one-shot
 	SecMemory
 	SecWinner
+	SecExperts // experts across GPUs (a MoE model only)
+	SecMLA     // why MLA shrinks the KV cache (an MLA model only)
 	numSections
 )
 
-var sectionNames = [numSections]string{"serve", "bubble", "allreduce", "algos", "memory", "winner"}
+var sectionNames = [numSections]string{"serve", "bubble", "allreduce", "algos", "memory", "winner", "experts", "mla"}
 
 func (s Section) String() string {
 	if s < 0 || s >= numSections {
@@ -121,6 +123,7 @@ func Keys(tourSteps []string) []string {
 		"learn.algos.none", "learn.algos.body",
 		"learn.memory.train", "learn.memory.infer",
 		"learn.winner.wait", "learn.winner.error", "learn.winner.none", "learn.winner.body",
+		"learn.experts.body", "learn.mla.body",
 		"tour.evaluating", "tour.predict.title", "tour.predict.alone", "tour.predict.class", "tour.predict.teacher",
 		"tour.quiz.choose", "tour.quiz.type", "tour.quiz.wait", "tour.quiz.said", "tour.quiz.model")
 	for _, s := range tourSteps {
@@ -158,6 +161,16 @@ func bodyKey(s Section, f *Facts) string {
 		return "learn.algos.body"
 	case SecMemory:
 		return "learn.memory." + mode
+	case SecExperts:
+		if !f.Experts.On {
+			return ""
+		}
+		return "learn.experts.body"
+	case SecMLA:
+		if !f.MLA.On {
+			return ""
+		}
+		return "learn.mla.body"
 	}
 	switch {
 	case !f.Cmp.Ready:
@@ -187,11 +200,15 @@ func Document(t *Texts, f Facts) ([]Block, error) {
 	}
 	out = append(out, Block{Section: -1, Paras: paragraphs(intro)})
 	for s := range numSections {
+		key := bodyKey(s, &f)
+		if key == "" {
+			continue // a section for another kind of model
+		}
 		title, err := t.Exec("learn."+s.String()+".title", f)
 		if err != nil {
 			return nil, err
 		}
-		body, err := t.Exec(bodyKey(s, &f), f)
+		body, err := t.Exec(key, f)
 		if err != nil {
 			return nil, err
 		}

@@ -35,6 +35,9 @@ type Facts struct {
 	Mem    MemFacts
 	Serve  ServeFacts
 	Cmp    CompareFacts
+	// A MoE model's experts across GPUs, an MLA model's latent cache (moefacts.go).
+	Experts ExpertFacts
+	MLA     MLAFacts
 }
 
 // ServeFacts explain a serving run: the KV cache the engine got and how full the run kept it.
@@ -227,6 +230,8 @@ func NewFacts(d common.Data, cmp common.Compare, cmpReady bool) Facts {
 	f.Algos = algoFacts(s, r)
 	f.Mem = memFacts(s, r)
 	f.Serve = serveFacts(s, r)
+	f.Experts = expertFacts(s, r)
+	f.MLA = mlaFacts(s, r)
 	if f.Infer {
 		// Requests a replica: the most batches that can be in flight.
 		f.M = max(s.Workload.Requests/max(s.Layout.DP, 1), 1)
@@ -402,6 +407,9 @@ func compareFacts(c common.Compare, ready, infer bool, perNode int) CompareFacts
 			IsWinner: wins(i), Reason: r.Reason, InNode: r.Layout.TP > 1 && r.Layout.TP <= perNode, tokS: r.Report.TokensPerS}
 		if r.Layout.TP > 0 {
 			rf.Layout = "TP " + strconv.Itoa(r.Layout.TP) + " × PP " + strconv.Itoa(r.Layout.PP) + " × DP " + strconv.Itoa(r.Layout.DP)
+			if r.Layout.EP > 1 {
+				rf.Layout += " × EP " + strconv.Itoa(r.Layout.EP)
+			}
 		}
 		if r.Report.Layout.TP > 0 {
 			rr := r.Report

@@ -8,6 +8,7 @@
 package learn
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -137,7 +138,7 @@ func (m *Model) bodyH() int { return max(m.h-1, 1) }
 func (m *Model) clamp() {
 	most := len(m.lines) - m.bodyH()
 	if len(m.lines) > 0 {
-		most = max(most, m.starts[numSections-1])
+		most = max(most, slices.Max(m.starts[:])) // the last section shown
 	}
 	m.off = max(min(m.off, most), 0)
 }
@@ -160,6 +161,8 @@ func (m *Model) layout() {
 	}
 	st := m.styles
 	w := m.w
+	m.starts = [numSections]int{}
+	n := 0 // the sections shown, numbered in order
 	if m.data.Stale {
 		if s, err := m.texts.Exec("learn.stale", m.Facts()); err == nil {
 			m.lines = append(m.lines, wrapLines(st.Warn.Render, strings.TrimSpace(s), w, "", "")...)
@@ -171,7 +174,8 @@ func (m *Model) layout() {
 				m.lines = append(m.lines, "")
 			}
 			m.starts[bl.Section] = len(m.lines)
-			head := strconv.Itoa(int(bl.Section)+1) + " · " + bl.Title
+			n++
+			head := strconv.Itoa(n) + " · " + bl.Title
 			m.lines = append(m.lines, st.Bold.Render(ansi.Truncate(head, w, "…")))
 		}
 		for i, p := range bl.Paras {

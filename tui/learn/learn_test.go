@@ -87,7 +87,7 @@ func TestViewFits(t *testing.T) {
 // comparison fills in when it arrives, and a pending one says so.
 func TestScrollToAndCompare(t *testing.T) {
 	m := pane(t, "en", 70, 20)
-	for s := range numSections {
+	for s := range SecExperts { // every model's sections (a dense model has no experts, no MLA)
 		m.ScrollTo(s)
 		v := m.View()
 		if first := strings.Split(v, "\n")[0]; m.Offset() != m.Start(s) || !strings.HasPrefix(first, string(rune('1'+s))+" · ") {

@@ -74,7 +74,8 @@ func TestFrenchTextsWriteFrenchNumbers(t *testing.T) {
 	scenarios = append(scenarios,
 		tuitest.Scenario(t, "llama-3-8b", "rtx-4090", "pcie4", model.Infer, 4, 4, 1),
 		tuitest.Scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", model.Infer, 16, 16, 1),
-		tuitest.Scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", model.Train, 32, 8, 4))
+		tuitest.Scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", model.Train, 32, 8, 4),
+		deepseekEP8(t), tuitest.Scenario(t, "mixtral-8x7b", "h100-sxm", "nvlink4", model.Train, 8, 8, 1))
 	fr, en := textsOf(t, "fr"), textsOf(t, "en")
 	sawComma, sawGio := false, false
 	for _, s := range scenarios {

@@ -41,6 +41,81 @@ func parts(m costmodel.Memory) [6]float64 {
 	return [6]float64{m.Weights, m.Gradients, m.Optimizer, m.Activations, m.KVCache, m.Reserved}
 }
 
+// A MoE model's weights are drawn split by what they are (costmodel.ParamParts): attention,
+// dense MLPs, shared experts and the router, routed experts, embedding and output; each in
+// the weights' colour with its own glyph, in the weights' place. The kinds of a bar are these
+// five, then the six parts.
+const nWeightParts = 5
+
+var (
+	weightGlyphs = [nWeightParts]rune{'Q', 'M', 'S', 'E', 'V'}
+	weightNames  = [nWeightParts]string{"attention", "dense MLP", "shared experts", "routed experts", "embedding+output"}
+	weightShort  = [nWeightParts]string{"attn", "MLP", "shared", "experts", "emb+out"}
+)
+
+const nKinds = nWeightParts + 6
+
+// kindGlyph, kindStyle: a kind's glyph and its colour's index in MemParts.
+func kindGlyph(k int) rune {
+	if k < nWeightParts {
+		return weightGlyphs[k]
+	}
+	return partGlyphs[k-nWeightParts]
+}
+
+func kindStyle(k int) int { return max(k-nWeightParts, 0) }
+
+// kindName is a kind's name in the legend (long or short): the KV cache is MLA's "latent KV".
+func kindName(k int, short, mla bool) string {
+	switch {
+	case k < nWeightParts && short:
+		return weightShort[k]
+	case k < nWeightParts:
+		return weightNames[k]
+	case k == nWeightParts+4 && mla:
+		return "latent KV"
+	case short:
+		return shortNames[k-nWeightParts]
+	}
+	return partNames[k-nWeightParts]
+}
+
+// amounts is a stage's memory by kind, bytes: its weights split by part where the stage holds
+// experts (each part's parameters times the bytes of its format: the routed experts may be
+// stored in another format than the rest, model.Scenario.ServeWeights, in serving), else whole.
+func amounts(s model.Scenario, mem costmodel.Memory, d *costmodel.StageDetail) [nKinds]float64 {
+	var out [nKinds]float64
+	for i, v := range parts(mem) {
+		out[nWeightParts+i] = v
+	}
+	if d == nil || d.Parts.Shared+d.Parts.Routed <= 0 || mem.Weights <= 0 {
+		return out
+	}
+	p := d.Parts
+	// Training holds every part alike; serving stores the layers and the experts in their
+	// formats and the embedding and output in the compute precision.
+	layers, experts, ends := 1.0, 1.0, 1.0
+	if s.Workload.Mode == model.Infer {
+		l, e := s.ServeWeights()
+		layers, experts, ends = s.Workload.FormatBytes(l), s.Workload.FormatBytes(e), s.Workload.Precision.Bytes()
+	}
+	w := [nWeightParts]float64{p.Attention * layers, p.DenseMLP * layers, p.Shared * layers, p.Routed * experts, p.Ends * ends}
+	raw := 0.0
+	for _, v := range w {
+		raw += v
+	}
+	if !(raw > 0) {
+		return out
+	}
+	// Scaled to the weights the engine counts (ZeRO, offload and training's master copy
+	// included): the split is in proportion, the total the engine's.
+	for i, v := range w {
+		out[i] = v / raw * mem.Weights
+	}
+	out[nWeightParts] = 0
+	return out
+}
+
 // Model is the Memory pane.
 type Model struct {
 	styles  theme.Styles
@@ -77,20 +152,22 @@ type stage struct {
 	label  string
 	mem    costmodel.Memory
 	detail *costmodel.StageDetail
+	kinds  [nKinds]float64 // mem by kind (amounts)
 }
 
 func (m *Model) stages() []stage {
 	ds := m.data.Report.Detail.Stages
 	if len(ds) == 0 {
 		if m.data.Report.Memory.Capacity > 0 || m.data.Report.Memory.Total > 0 {
-			return []stage{{label: "GPU", mem: m.data.Report.Memory}}
+			return []stage{{label: "GPU", mem: m.data.Report.Memory, kinds: amounts(m.data.Scenario, m.data.Report.Memory, nil)}}
 		}
 		return nil
 	}
 	out := make([]stage, len(ds))
 	digits := len(strconv.Itoa(len(ds) - 1))
 	for i := range ds {
-		out[i] = stage{label: fmt.Sprintf("stage %*d", digits, i), mem: ds[i].Memory, detail: &ds[i]}
+		out[i] = stage{label: fmt.Sprintf("stage %*d", digits, i), mem: ds[i].Memory, detail: &ds[i],
+			kinds: amounts(m.data.Scenario, ds[i].Memory, &ds[i])}
 	}
 	return out
 }
@@ -191,6 +268,10 @@ func (m *Model) View() string {
 			lines = append(lines, g.bar(ss[r], true))
 		}
 	}
+	if pl := m.partLines(st, ss[full]); len(pl) > 0 && (!showLegend || len(lines)+1+len(pl) <= m.h-len(legend)) {
+		lines = append(lines, "")
+		lines = append(lines, pl...)
+	}
 	if showLegend {
 		for len(lines) < m.h-len(legend) {
 			lines = append(lines, "")
@@ -198,6 +279,47 @@ func (m *Model) View() string {
 		lines = append(lines, legend...)
 	}
 	return common.Fit(lines, m.w, m.h)
+}
+
+// partLines says, where the fullest stage's weights are split by part, what each part is, in
+// words: its share, the routed experts' format and how many a GPU holds, and MLA's latent KV.
+func (m *Model) partLines(st theme.Styles, s stage) []string {
+	if s.kinds[nWeightParts] > 0 || s.mem.Weights <= 0 || m.w < 40 {
+		return nil
+	}
+	sc := m.data.Scenario
+	a, l := sc.Arch, sc.Layout
+	layers, experts := sc.Workload.Precision.String(), sc.Workload.Precision.String()
+	if sc.Workload.Mode == model.Infer {
+		lf, ef := sc.ServeWeights()
+		layers, experts = cmp.Or(lf, layers), cmp.Or(ef, experts)
+	}
+	order := []int{3, 0, 2, 4, 1} // routed experts first: the bulk
+	var items []string
+	for _, k := range order {
+		if v := s.kinds[k]; v > 0 {
+			item := fmt.Sprintf("%c %s %s", weightGlyphs[k], weightNames[k], strconv.FormatFloat(v/model.GiB, 'f', 1, 64))
+			if k == 3 {
+				per := a.ExpertCount() / l.EPSize()
+				item += fmt.Sprintf(" (%s; %d of %d experts a layer on this GPU", experts, per, a.ExpertCount())
+				if l.TP > 1 {
+					item += fmt.Sprintf(", each cut in %d by TP", l.TP)
+				}
+				item += ")"
+			}
+			items = append(items, item)
+		}
+	}
+	wrap := func(text string) []string { return strings.Split(ansi.Wordwrap(text, m.w, ""), "\n") }
+	out := wrap(fmt.Sprintf("weights %s, layers in %s: %s", gib(s.mem.Weights), layers, strings.Join(items, " · ")))
+	if kv := s.mem.KVCache; kv > 0 && a.MLA.On() {
+		out = append(out, wrap(fmt.Sprintf("K latent KV %s: %d + %d = %d elements a token and layer, whole on every TP rank",
+			gib(kv), a.MLA.KVLoRARank, a.MLA.QKRopeDim, a.MLA.KVLoRARank+a.MLA.QKRopeDim))...)
+	}
+	for i := range out {
+		out[i] = st.Dim.Render(out[i])
+	}
+	return out
 }
 
 // header names the fullest stage and how full it is.
@@ -354,7 +476,7 @@ func (g *geometry) bar(s stage, first bool) string {
 	} else {
 		n = min(n, g.capCol)
 	}
-	widths := apportion(func() []float64 { p := parts(s.mem); return p[:] }(), n)
+	widths := apportion(s.kinds[:], n)
 	// One rune per bar cell, with the part index (-1: free, -2: beyond capacity and empty).
 	cells := make([]int, g.barW)
 	c := 0
@@ -382,9 +504,9 @@ func (g *geometry) bar(s stage, first bool) string {
 			case p == -2:
 				b.WriteString(strings.Repeat(" ", j-i))
 			case over:
-				b.WriteString(g.over.Wrap(strings.Repeat(string(partGlyphs[p]), j-i)))
+				b.WriteString(g.over.Wrap(strings.Repeat(string(kindGlyph(p)), j-i)))
 			default:
-				b.WriteString(g.part[p].Wrap(strings.Repeat(string(partGlyphs[p]), j-i)))
+				b.WriteString(g.part[kindStyle(p)].Wrap(strings.Repeat(string(kindGlyph(p)), j-i)))
 			}
 			i = j
 		}
@@ -430,9 +552,9 @@ func (g geometry) detailLine(st theme.Styles, s stage, width int) string {
 		inFlight = fmt.Sprintf("%d in flight", d.InFlight)
 	}
 	var ps []string
-	for i, v := range parts(s.mem) {
+	for i, v := range s.kinds {
 		if v > 0 {
-			ps = append(ps, string(partGlyphs[i])+" "+strconv.FormatFloat(v/model.GiB, 'f', 1, 64))
+			ps = append(ps, string(kindGlyph(i))+" "+strconv.FormatFloat(v/model.GiB, 'f', 1, 64))
 		}
 	}
 	key := ""
@@ -459,37 +581,49 @@ func (g geometry) detailLine(st theme.Styles, s stage, width int) string {
 	text := forms[len(forms)-1]
 	for _, f := range forms {
 		if lipgloss.Width(pre+f) <= width {
-			text = f
-			break
+			return pre + st.Dim.Render(f)
 		}
 	}
-	return pre + st.Dim.Render(text)
+	// A bar split in many parts (a MoE model's weights): each glyph against its figure, then
+	// from the pane's edge.
+	var cs []string
+	for _, p := range ps {
+		cs = append(cs, strings.Replace(p, " ", "", 1))
+	}
+	compact := strings.Join(cs, " ") + " GiB"
+	for _, f := range []string{pre + text, pre + compact, text} {
+		if lipgloss.Width(f) <= width {
+			return st.Dim.Render(f)
+		}
+	}
+	return st.Dim.Render(compact)
 }
 
 // legend keys the glyphs of the parts present and the capacity line, every entry whole: on one
 // line with the parts' full names, or their short ones, or else the full names over as many
 // lines as the width needs.
 func (m *Model) legend(st theme.Styles, ss []stage, capacity float64) []string {
-	var present [6]bool
+	var present [nKinds]bool
 	for _, s := range ss {
-		for i, v := range parts(s.mem) {
+		for i, v := range s.kinds {
 			present[i] = present[i] || v > 0
 		}
 	}
-	items := func(names [6]string, capText string) []string {
+	mla := m.data.Scenario.Arch.MLA.On()
+	items := func(short bool, capText string) []string {
 		var out []string
-		for i := range partGlyphs {
+		for i := range present {
 			if present[i] {
-				out = append(out, st.MemParts[i].Render(string(partGlyphs[i]))+" "+st.Label.Render(names[i]))
+				out = append(out, st.MemParts[kindStyle(i)].Render(string(kindGlyph(i)))+" "+st.Label.Render(kindName(i, short, mla)))
 			}
 		}
 		return append(out, st.Bold.Render(string(glyphCapacity))+" "+st.Label.Render(capText))
 	}
-	long := items(partNames, "capacity "+gib(capacity))
+	long := items(false, "capacity "+gib(capacity))
 	if l := strings.Join(long, "  "); lipgloss.Width(l) <= m.w {
 		return []string{l}
 	}
-	if l := strings.Join(items(shortNames, gib(capacity)), " "); lipgloss.Width(l) <= m.w {
+	if l := strings.Join(items(true, gib(capacity)), " "); lipgloss.Width(l) <= m.w {
 		return []string{l}
 	}
 	return wrapItems(long, "  ", m.w)

@@ -2,6 +2,7 @@ package static
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/splitscope/splitscope/costmodel/arch"
@@ -68,4 +69,64 @@ func ArchLine(a model.Arch) string {
 	}
 	parts = append(parts, fmt.Sprintf("%.1fB params, %.1fB active", m.Params()/1e9, m.ActiveParams()/1e9))
 	return "architecture: " + strings.Join(parts, " · ")
+}
+
+// ArchRows is a model's architecture in the parameter panel's few cells, "" where a part does
+// not apply: the routed experts and how many a token runs ("top-8 of 256"), the shared experts
+// ("1"), the parameters a token runs through ("37.6B of 671B") and the attention kind ("MLA
+// 512+64", "sliding+full", "GQA 8 KV"). All are "" for a dense one-shape model (ArchLine's "").
+func ArchRows(a model.Arch) (experts, shared, active, attention string) {
+	if ArchLine(a) == "" {
+		return "", "", "", ""
+	}
+	m := arch.Of(a)
+	if a.ExpertCount() > 1 {
+		experts = fmt.Sprintf("top-%d of %d", a.ActiveExperts(), a.ExpertCount())
+		if a.SharedFFN > 0 {
+			shared = fmt.Sprint(max(a.SharedExperts, 1))
+		}
+	}
+	active = fmt.Sprintf("%s of %s", shortParams(m.ActiveParams()), shortParams(m.Params()))
+	var kinds []string
+	for _, sh := range m.Shapes {
+		k := sh.Kind.Attn
+		if k == model.AttnFull {
+			k = "full"
+		}
+		if !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	switch {
+	case len(kinds) == 1 && kinds[0] == arch.MLA:
+		attention = fmt.Sprintf("MLA %d+%d", a.MLA.KVLoRARank, a.MLA.QKRopeDim)
+	case len(kinds) == 1 && kinds[0] == "full":
+		switch kv := a.KVHeads; {
+		case kv == a.Heads:
+			attention = "MHA"
+		case kv == 1:
+			attention = "MQA"
+		default:
+			attention = fmt.Sprintf("GQA %d KV", kv)
+		}
+	default:
+		for i, k := range kinds {
+			if k == arch.MLA {
+				kinds[i] = "MLA"
+			}
+		}
+		attention = strings.Join(kinds, "+")
+	}
+	return experts, shared, active, attention
+}
+
+// shortParams is a parameter count in three figures or fewer: "671B", "37.6B", "3.3B", "950M".
+func shortParams(p float64) string {
+	switch {
+	case p >= 100e9:
+		return fmt.Sprintf("%.0fB", p/1e9)
+	case p >= 1e9:
+		return fmt.Sprintf("%.1fB", p/1e9)
+	}
+	return fmt.Sprintf("%.0fM", p/1e6)
 }

@@ -98,7 +98,7 @@ func (h hop) styles() (line style, lab style) {
 
 // drawAnim draws the animation from line y: its header, the drawing of today's algorithm, the
 // caption of the step under way, the legend and two lines on the algorithm.
-func (m *Model) drawAnim(cv *canvas, ly layer, p plan, y int) {
+func (m *Model) drawAnim(cv *canvas, ly layer, p plan, y int) int {
 	t := ly.t
 	f := m.frame(t)
 	w := cv.w
@@ -130,7 +130,9 @@ func (m *Model) drawAnim(cv *canvas, ly layer, p plan, y int) {
 		a, b := m.animExplain(w)
 		cv.text(0, y, a, stSub)
 		cv.text(0, y+1, b, stSub)
+		y += 2
 	}
+	return y
 }
 
 // ringHeader names the ring, its pace on screen and the player's state.

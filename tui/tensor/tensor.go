@@ -67,6 +67,7 @@ type Model struct {
 	// fraction its progress.
 	playing bool
 	pos     float64
+	a2aPos  float64 // the expert-parallel all-to-all's animation, in its steps (a2a.go)
 	speed   int
 	last    time.Time
 
@@ -117,6 +118,9 @@ func (m *Model) SetData(d common.Data) {
 	if !m.has || d.Report.Layout.TP != m.data.Report.Layout.TP || c.anim != m.coll.anim || c.steps() != m.coll.steps() {
 		m.pos = 0
 	}
+	if !m.has || max(d.Report.Layout.EP, 1) != max(m.data.Report.Layout.EP, 1) {
+		m.a2aPos = 0
+	}
 	m.data, m.has, m.coll = d, true, c
 	m.rev++
 	m.pos = math.Mod(max(m.pos, 0), float64(m.positions()))
@@ -125,8 +129,9 @@ func (m *Model) SetData(d common.Data) {
 // Keys lists the pane's own key bindings.
 func (m *Model) Keys() []key.Binding { return m.keys.ShortHelp() }
 
-// Animating reports whether the all-reduce is playing (and there is one to play).
-func (m *Model) Animating() bool { return m.playing && m.tp() > 1 }
+// Animating reports whether the all-reduce or the all-to-all is playing (and there is one to
+// play).
+func (m *Model) Animating() bool { return m.playing && (m.tp() > 1 || m.a2aOn()) }
 
 // Playing reports whether the all-reduce plays (space toggles it).
 func (m *Model) Playing() bool { return m.playing }
@@ -158,6 +163,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.playing = false
 			m.last = time.Time{}
 			m.pos = math.Mod(math.Floor(m.pos)+1, float64(m.positions()))
+			m.a2aPos = math.Mod(math.Floor(m.a2aPos)+1, float64(m.a2aPositions()))
 		case key.Matches(msg, m.keys.Faster):
 			m.speed = min(m.speed+1, len(speeds)-1)
 		case key.Matches(msg, m.keys.Slower):
@@ -178,7 +184,12 @@ func (m *Model) advance(now time.Time) {
 	}
 	dt := common.FrameStep(m.last, now)
 	m.last = now
-	m.pos = math.Mod(m.pos+dt.Seconds()/m.stepWall(), float64(m.positions()))
+	if m.tp() > 1 {
+		m.pos = math.Mod(m.pos+dt.Seconds()/m.stepWall(), float64(m.positions()))
+	}
+	if m.a2aOn() {
+		m.advanceA2A(dt.Seconds())
+	}
 }
 
 // tp is the TP degree, at least 1.

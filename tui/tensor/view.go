@@ -55,6 +55,8 @@ type plan struct {
 	curve                        curveKind
 	plotH                        int
 	gapCurve                     bool
+	// a2a: the all-to-all's drawing, its lines (0: none; a2aMinLines: its header and a strip).
+	a2a int
 }
 
 // layer is what the pane draws, gathered from the data once a view.
@@ -65,8 +67,10 @@ type layer struct {
 	names     []string
 	totals    []float64
 	maxTotal  float64
-	nComm     int // TP collectives per layer
-	nRegather int // of which sequence parallelism's extra all-gathers for the weight gradients
+	nComm     int     // TP collectives per layer
+	nRegather int     // of which sequence parallelism's extra all-gathers for the weight gradients
+	nEP       int     // expert-parallel all-to-alls per layer (a MoE layer under EP)
+	ep        float64 // their time in the layer, all rows
 }
 
 func (m *Model) layer() layer {
@@ -93,6 +97,10 @@ func (m *Model) layer() layer {
 				if strings.Contains(s.Label, "wgrad") {
 					ly.nRegather++
 				}
+			}
+			if s.Kind == costmodel.SegEPComm && segDur(s) > 0 {
+				ly.nEP++
+				ly.ep += segDur(s)
 			}
 		}
 		ly.totals = append(ly.totals, tot)
@@ -136,7 +144,10 @@ func (m *Model) draw(cv *canvas) {
 		}
 	}
 	if p.ring != ringNone {
-		m.drawAnim(cv, ly, p, y)
+		y = m.drawAnim(cv, ly, p, y)
+	}
+	if p.a2a > 0 {
+		m.drawA2A(cv, y, y+p.a2a)
 	}
 }
 
@@ -170,8 +181,12 @@ func (m *Model) plan(ly layer, w, h int) plan {
 			n++
 		}
 		n += 2 // numbers: shares, formula (TP = 1: the note and one line)
+		if ly.nEP > 0 && hasRing {
+			n++ // the all-to-all's line
+		}
 		n += b2i(p.arLine) + b2i(p.noteLine) + b2i(p.legendLine) + b2i(p.gapNums)
 		n += curveRows(p.curve, p.plotH) + b2i(p.gapCurve)
+		n += p.a2a
 		if hasRing {
 			n += 1 + p.ringHeight() // caption and drawing
 			if p.ringHeader {
@@ -201,6 +216,8 @@ func (m *Model) plan(ly layer, w, h int) plan {
 		try(hasRing && curveFits(k, w) && (k > p.curve || rows > p.plotH), func() { p.curve, p.plotH = k, rows }, func() { p.curve, p.plotH = old, oldH })
 	}
 	flag(true, &p.barLabels)
+	a2aFull := a2aLines(m.ep())
+	try(ly.nEP > 0 && m.a2aOn(), func() { p.a2a = a2aMinLines }, func() { p.a2a = 0 })
 	curve(curveSpark, 0)
 	flag(hasRing, &p.ringHeader)
 	flag(!hasRing, &p.arLine)
@@ -218,6 +235,7 @@ func (m *Model) plan(ly layer, w, h int) plan {
 		upgrade(ringMedium)
 	}
 	flag(hasRing, &p.legend) // what the drawing's cells and arrows mean, before more of it
+	try(p.a2a > 0, func() { p.a2a = a2aFull }, func() { p.a2a = a2aMinLines })
 	if hasRing {
 		upgrade(ringFull)
 	}
@@ -446,7 +464,7 @@ func segList(name string, segs []costmodel.Segment, total float64, w int) []span
 	long := []span{{name + ": ", stLabel}}
 	medium := []span{{name + ": ", stLabel}}
 	short := []span{{name + ": ", stLabel}}
-	comm := 0.0
+	comm, ep := 0.0, 0.0
 	for i, s := range segs {
 		st := stValue
 		if isComm(s.Kind) {
@@ -454,6 +472,9 @@ func segList(name string, segs []costmodel.Segment, total float64, w int) []span
 		}
 		if s.Kind == costmodel.SegTPComm {
 			comm += segDur(s)
+		}
+		if s.Kind == costmodel.SegEPComm {
+			ep += segDur(s)
 		}
 		sep := ""
 		if i > 0 {
@@ -470,6 +491,9 @@ func segList(name string, segs []costmodel.Segment, total float64, w int) []span
 	tail := []span{{" = ", stLabel}, {static.Seconds(total), stBold}}
 	if comm > 0 && total > 0 {
 		tail = append(tail, span{", TP comm ", stLabel}, span{static.Percent(comm / total), stWarn})
+	}
+	if ep > 0 && total > 0 {
+		tail = append(tail, span{", EP comm ", stLabel}, span{static.Percent(ep / total), stWarn})
 	}
 	return fitSpans(w, append(long, tail...), append(medium, tail...), append(short, tail...), medium, short)
 }
@@ -532,6 +556,8 @@ func shortLabel(l string) string {
 		return "RS"
 	case "all-gather":
 		return "AG"
+	case "all-to-all":
+		return "A2A"
 	}
 	if len(l) > 4 {
 		return ""
@@ -550,6 +576,9 @@ func (m *Model) drawNumbers(cv *canvas, ly layer, p plan, y int) int {
 	w := cv.w
 	r := m.data.Report
 	d := r.Detail
+	if ly.t <= 1 && ly.nEP > 0 {
+		return m.drawEPNumbers(cv, ly, p, y)
+	}
 	if ly.t <= 1 {
 		cv.text(0, y, fit(w, "TP = 1: no tensor-parallel communication", "TP = 1: no TP comm", "TP=1"), stBold)
 		y++
@@ -608,6 +637,10 @@ func (m *Model) drawNumbers(cv *canvas, ly layer, p plan, y int) int {
 	y++
 	cv.spans(0, y, fitSpans(w, c.formulaVariants()...)...)
 	y++
+	if ly.nEP > 0 {
+		cv.spans(0, y, m.a2aLine(ly, w)...)
+		y++
+	}
 	if p.noteLine {
 		cv.text(0, y, c.gist(w), stSub)
 		y++
