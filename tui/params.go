@@ -509,8 +509,8 @@ func fields() []field {
 			}},
 		sloField("slo-ttft", "SLO TTFT p90", []float64{0, 0.1, 0.2, 0.5, 1, 2, 5, 10}, func(s *model.Scenario) *float64 { return &s.Workload.SLOTTFT }),
 		sloField("slo-tpot", "SLO TPOT p90", []float64{0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2}, func(s *model.Scenario) *float64 { return &s.Workload.SLOTPOT }),
-		textEnumField("weights", "weights", serving, []string{"", "fp8", "int8", "int4", "fp4"},
-			func(s *model.Scenario) *string { return &s.Workload.Weights }),
+		withDefault(textEnumField("weights", "weights", serving, []string{"", "fp8", "int8", "int4", "fp4", "mxfp4"},
+			func(s *model.Scenario) *string { return &s.Workload.Weights }), checkpointLabel),
 		textEnumField("kv-cache", "KV cache", serving, []string{"", "fp8"},
 			func(s *model.Scenario) *string { return &s.Workload.KVCache }),
 		engineField(serving),
@@ -632,6 +632,35 @@ func textEnumField(name, label string, show func(*model.Scenario) bool, values [
 			return fmt.Errorf("%q is not one of %s", text, strings.Join(names, ", "))
 		},
 	}
+}
+
+// withDefault shows a text field's empty value as label(s) says it (what the engine uses then)
+// instead of "= precision", where label gives one.
+func withDefault(f field, label func(*model.Scenario) string) field {
+	get := f.get
+	f.get = func(s *model.Scenario) string {
+		v := get(s)
+		if l := label(s); l != "" && v == "= precision" {
+			return l
+		}
+		return v
+	}
+	return f
+}
+
+// checkpointLabel is the weights row's default for a model whose checkpoint has its own formats:
+// "fp8 (checkpoint)", "mxfp4 experts (checkpoint)".
+func checkpointLabel(s *model.Scenario) string {
+	c := s.Arch.Checkpoint
+	switch {
+	case c.Weights != "" && c.Experts != "" && c.Experts != c.Weights:
+		return c.Weights + ", " + c.Experts + " experts (checkpoint)"
+	case c.Weights != "":
+		return c.Weights + " (checkpoint)"
+	case c.Experts != "":
+		return c.Experts + " experts (checkpoint)"
+	}
+	return ""
 }
 
 // visibleFields returns the indices of the fields that apply to the scenario.
