@@ -218,7 +218,7 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 		out.EP = 2 * p.epc.run(collective.AllToAll, tok*float64(sh.TopK)*h*e/t).Seconds
 	}
 	out.Seconds = c.gemm.time(attn) + c.gemm.time(mlp) + p.hw.time(dec) + p.hw.time(pre) + p.hw.time(elem) + out.TP + out.EP +
-		layerKernels*kernelFloor
+		kindKernels(sh.Kind)*kernelFloor
 	return out
 }
 
