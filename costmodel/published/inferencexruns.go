@@ -21,8 +21,9 @@ import "strconv"
 // The tables print per-GPU output tokens/s (× 8 here), and the means of TTFT, TPOT and E2E (the
 // H200's ITL is each streamed chunk's: --stream-interval 10, not compared).
 //
-// TT356 is Tenstorrent's GPU reference run of DeepSeek-R1-0528 (tt-inference-server issue
-// #356, July 2025): SGLang on 16 × H100 over InfiniBand (two nodes of 8, TP 16; version, IB
+// TT356 is Tenstorrent's GPU reference runs of DeepSeek-R1-0528 (tt-inference-server issue
+// #356, July 2025): DeepSeek-R1-0528-AWQ with vLLM on 8 × H100 (TP 8 assumed, U), and SGLang on
+// 16 × H100 over InfiniBand (two nodes of 8, TP 16; version, IB
 // generation and dtype not printed: the fp8 checkpoint, NDR and SGLang's defaults assumed, U),
 // the vLLM benchmark_serving of its run.py workflow: random prompts of exactly ISL tokens, OSL
 // output tokens forced, a few requests one at a time.
@@ -51,6 +52,29 @@ var MeasuredInferenceX = []MoreRun{
 	// outside CUDA graphs over two nodes, likewise unmeasured (U).
 	tt356(128, 128, 8, 179.7, 23.1, 3116.4), tt356(128, 1024, 4, 184.1, 23.2, 23894.4),
 	tt356(2048, 128, 4, 190.5, 23.3, 3149.4), tt356(4096, 128, 2, 199.7, 23.7, 3214.2),
+	// 8 × H100, vLLM, DeepSeek-R1-0528-AWQ (4-bit weights, 16-bit activations), one request at
+	// a time. Its TPOT, 16.1–16.4 ms, is 2.2× the model's 7.2 ms: a batch-1 step that reads
+	// 2.3 GB of 4-bit weights a GPU (0.7 ms at 3.35 TB/s) and runs 61 layers of 17–21 kernels;
+	// vLLM's AWQ MoE path (Marlin-style W4A16 grouped GEMMs, dequantizing in the kernel) and
+	// its MLA decode at batch 1 take far longer than their bytes, which the model has no
+	// figure for (U). Kept and marked where off by 2×.
+	missed(tt356AWQ(128, 128, 8, 47.3, 16.1, 2091.9), tt356AWQMiss, "TPOT", "E2E"),
+	missed(tt356AWQ(128, 1024, 4, 27.3, 16.1, 16505.0), tt356AWQMiss, "TPOT", "E2E"),
+	missed(tt356AWQ(1024, 128, 4, 105.3, 16.1, 2154.1), tt356AWQMiss, "TPOT", "E2E"),
+	missed(tt356AWQ(2048, 128, 4, 127.3, 16.3, 2192.5), tt356AWQMiss, "TPOT", "E2E"),
+	missed(tt356AWQ(4096, 128, 2, 120.1, 16.4, 2208.6), tt356AWQMiss, "TPOT", "E2E"),
+}
+
+// tt356AWQMiss is why the 8 × H100 AWQ rows' TPOT and E2E are missed.
+const tt356AWQMiss = "vLLM's 4-bit AWQ DeepSeek-R1 decodes one sequence in 16.1–16.4 ms on 8 × H100, 2.2× the model's 7.2 ms (0.7 ms of weight reads and 61 layers of kernel floors and all-reduces): its W4A16 MoE and MLA kernels at batch 1 run far below their bytes' time (U: no profile published)"
+
+// tt356AWQ is one 8 × H100 vLLM row of TT356: ISL, OSL, requests, mean TTFT, TPOT, E2E (ms).
+func tt356AWQ(isl, osl, n int, ttftMS, tpotMS, e2eMS float64) MoreRun {
+	r := tt356(isl, osl, n, ttftMS, tpotMS, e2eMS)
+	r.ID = "tt356-h100x8-vllm-dsr1-awq-tp8-random" + strconv.Itoa(isl) + "x" + strconv.Itoa(osl) + "-c1"
+	r.Engine, r.Profile, r.Weights = "vLLM (July 2025; version not printed)", "", "int4"
+	r.TP, r.NodeGPUs, r.Inter, r.NICsPerNode = 8, 0, "", 0
+	return r
 }
 
 // ix890ROCm is why the MI325X runs' throughput and E2E are missed by 2× or more.

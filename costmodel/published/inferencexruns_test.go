@@ -3,6 +3,7 @@ package published
 import (
 	"math"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -45,7 +46,7 @@ func TestMeasuredInferenceX(t *testing.T) {
 		var groups []string
 		if r.Source == "IX870" || r.Source == "IX890" || r.Source == "TT356" {
 			n++
-			groups = append(groups, r.Source+" "+r.GPU)
+			groups = append(groups, r.Source+" "+r.GPU+" "+strings.Fields(r.Engine)[0])
 			t.Logf("%-56s out %6.0f/%6.0f  TTFT %6.3f/%6.3f  TPOT %6.4f/%6.4f  E2E %6.2f/%6.2f", r.ID, x.OutTokS, r.OutTokS,
 				x.TTFT, r.TTFT, x.TPOT, r.TPOT, x.E2E, r.E2E)
 			if (r.OutTokS > 0 && math.Abs(math.Log(x.OutTokS/r.OutTokS)) >= math.Ln2) && !r.Misses("output tok/s") {
@@ -69,8 +70,8 @@ func TestMeasuredInferenceX(t *testing.T) {
 			}
 		}
 	}
-	if n < 15 {
-		t.Errorf("%d DeepSeek-R1 runs replayed, want 15", n)
+	if n < 20 {
+		t.Errorf("%d DeepSeek-R1 runs replayed, want 20", n)
 	}
 	keys := make([]key, 0, len(errs))
 	for k := range errs {
@@ -97,10 +98,10 @@ func TestMeasuredInferenceX(t *testing.T) {
 		k     key
 		bound float64
 	}{
-		{key{"IX870 h200-sxm", "TPOT"}, 0.12},
-		{key{"IX870 h200-sxm", "E2E"}, 0.15},
-		{key{"IX870 h200-sxm", "output tok/s"}, 0.15},
-		{key{"IX870 b200", "output tok/s"}, 0.20},
+		{key{"IX870 h200-sxm SGLang", "TPOT"}, 0.12},
+		{key{"IX870 h200-sxm SGLang", "E2E"}, 0.15},
+		{key{"IX870 h200-sxm SGLang", "output tok/s"}, 0.15},
+		{key{"IX870 b200 SGLang", "output tok/s"}, 0.20},
 	} {
 		if len(errs[c.k]) == 0 {
 			t.Errorf("%s %s: no figures", c.k.group, c.k.fig)
