@@ -148,25 +148,12 @@ func (r *row) decode(dst any, required []string) {
 			continue
 		}
 		r.nodes[name] = v
-		if fv := sv.Field(idx); fv.Kind() == reflect.Struct && v.Kind == yaml.MappingNode {
-			r.decodeGroup(name, v, fv)
-			continue
-		}
-		switch {
-		case v.Kind != yaml.ScalarNode:
-			r.fail(name, "<"+kindName(v)+">", "must be a single value")
-			continue
-		case v.Tag == "!!null":
-			r.failField(name, v.Line, "has no value")
-			continue
-		}
 		fv := sv.Field(idx)
-		if !tagFits(fv.Kind(), v.Tag) {
-			r.fail(name, v.Value, "%s", wantType(fv.Kind()))
+		if fv.Kind() == reflect.Struct {
+			r.decodeGroup(name, v, fv) // a group of fields (a model's mla:, linear_attn:)
 			continue
 		}
-		if err := v.Decode(fv.Addr().Interface()); err != nil {
-			r.fail(name, v.Value, "%s", wantType(fv.Kind()))
+		if !r.decodeValue(name, v, fv) {
 			continue
 		}
 		if name == "id" {
@@ -180,36 +167,45 @@ func (r *row) decode(dst any, required []string) {
 	}
 }
 
-// decodeGroup fills a struct field (a group of sizes such as mla: or checkpoint:) from a
-// mapping of scalars, each field named group.key in what it reports.
-func (r *row) decodeGroup(group string, m *yaml.Node, fv reflect.Value) {
-	fields := fieldIndex(fv.Type())
-	var names []string
-	for i := range fv.Type().NumField() {
-		if n, _, _ := strings.Cut(fv.Type().Field(i).Tag.Get("yaml"), ","); n != "" && n != "-" {
-			names = append(names, n)
-		}
+// decodeValue decodes the single value v of field name into fv, reporting it when it cannot.
+func (r *row) decodeValue(name string, v *yaml.Node, fv reflect.Value) bool {
+	switch {
+	case v.Kind != yaml.ScalarNode:
+		r.fail(name, "<"+kindName(v)+">", "must be a single value")
+		return false
+	case v.Tag == "!!null":
+		r.failField(name, v.Line, "has no value")
+		return false
 	}
-	for _, kv := range r.pairs(m, 0) {
-		k, v := kv[0], resolve(kv[1])
+	if !tagFits(fv.Kind(), v.Tag) {
+		r.fail(name, v.Value, "%s", wantType(fv.Kind()))
+		return false
+	}
+	if err := v.Decode(fv.Addr().Interface()); err != nil {
+		r.fail(name, v.Value, "%s", wantType(fv.Kind()))
+		return false
+	}
+	return true
+}
+
+// decodeGroup decodes a mapping of single values into the struct fv (yaml tags its names), each
+// named "group.field" in messages.
+func (r *row) decodeGroup(group string, v *yaml.Node, fv reflect.Value) {
+	if v.Kind != yaml.MappingNode {
+		r.fail(group, "<"+kindName(v)+">", "must be a mapping of %s", strings.Join(allFields(fv.Addr().Interface()), ", "))
+		return
+	}
+	fields := fieldIndex(fv.Type())
+	for _, kv := range r.pairs(v, 0) {
+		k, sub := kv[0], resolve(kv[1])
 		name := group + "." + k.Value
-		r.nodes[name] = v
 		idx, known := fields[k.Value]
-		switch {
-		case !known:
-			r.failField(name, k.Line, "unknown field (known: %s)", strings.Join(names, ", "))
-			continue
-		case v.Kind != yaml.ScalarNode:
-			r.fail(name, "<"+kindName(v)+">", "must be a single value")
-			continue
-		case v.Tag == "!!null":
-			r.failField(name, v.Line, "has no value")
+		if !known {
+			r.failField(name, k.Line, "unknown field (known: %s)", strings.Join(allFields(fv.Addr().Interface()), ", "))
 			continue
 		}
-		f := fv.Field(idx)
-		if !tagFits(f.Kind(), v.Tag) || v.Decode(f.Addr().Interface()) != nil {
-			r.fail(name, v.Value, "%s", wantType(f.Kind()))
-		}
+		r.nodes[name] = sub
+		r.decodeValue(name, sub, fv.Field(idx))
 	}
 }
 

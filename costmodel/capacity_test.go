@@ -46,8 +46,9 @@ func TestCapacity(t *testing.T) {
 			// bf16 weights: Qwen3-235B-A22B's 235B × 2 B = 470 GB fits 8 × 79.6 GiB, 405B × 2 B =
 			// 810 GB does not (175B fits too; the largest that fits is the 235B).
 			// Training with the optimizer and weights offloaded to the host (18 B/parameter
-			// there, 256 GiB per GPU): 72.7B (164 GB a GPU) fits, 175B (394 GB) does not.
-			wantInfer: "qwen3-235b-a22b", wantTrain: "qwen2.5-72b",
+			// there, 256 GiB per GPU): gpt-oss-120b's 116.8B (263 GB a GPU) fits, 175B (394 GB)
+			// does not.
+			wantInfer: "qwen3-235b-a22b", wantTrain: "gpt-oss-120b",
 			inferFits: []string{"llama-3-70b", "llama-2-70b", "qwen2.5-72b"},
 		},
 		{
@@ -57,10 +58,12 @@ func TestCapacity(t *testing.T) {
 				s.Cluster.GPUsPerNode, s.Cluster.NICsPerNode = 1, 1
 				return s
 			},
-			// 8.0B × 2 B = 16 GB fits 24 GiB, 13B × 2 B = 26 GB does not. Training: AdamW's
-			// 18 B/parameter rules out every preset on the GPU alone; with the optimizer and the
-			// weights on the host, the GPU keeps the 16-bit gradients: 16 GB for 8.0B.
-			wantInfer: "llama-3-8b", wantTrain: "llama-3-8b",
+			// 8.0B × 2 B = 16 GB fits 24 GiB, 13B × 2 B = 26 GB does not; gpt-oss-20b's 20.9B
+			// fit with its checkpoint's mxfp4 experts (19.1B at 4.25 bits and 1.8B in bf16: 14 GB).
+			// Training: AdamW's 18 B/parameter rules out every preset on the GPU alone; with the
+			// optimizer and the weights on the host, the GPU keeps the 16-bit gradients: 16 GB
+			// for 8.0B.
+			wantInfer: "gpt-oss-20b", wantTrain: "llama-3-8b",
 			inferFits:    []string{"llama-2-7b"},
 			inferNotFits: []string{"llama-2-70b", "llama-3-70b"},
 		},
@@ -131,7 +134,8 @@ func TestCapacityRTX4090(t *testing.T) {
 	if got := res.Best.Report.Memory; got.Total > got.Capacity || got.Capacity > 24*model.GiB {
 		t.Errorf("memory %v of %v", got.Total, got.Capacity)
 	}
-	if res.LargestInfer == nil || arch.Of(*res.LargestInfer).Params() >= 20e9 {
+	// gpt-oss-20b's 20.9B fit with mxfp4 experts (14 GB); nothing of 25B or more does.
+	if res.LargestInfer == nil || arch.Of(*res.LargestInfer).Params() >= 25e9 {
 		t.Errorf("largest inference model on 24 GiB: %q", archID(res.LargestInfer))
 	}
 	// With offload the GPU still holds the 16-bit gradients: 8B's 16 GB fit 24 GiB, 13B's 26 GB

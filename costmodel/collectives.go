@@ -116,7 +116,7 @@ func (p *plan) epUse(what string, bytes, calls float64) []CollectiveUse {
 	if p.ep <= 1 || calls <= 0 {
 		return nil
 	}
-	b := bytes * float64(p.a.ActiveExperts()) / float64(p.t)
+	b := bytes * float64(p.a.ActiveExperts()) / float64(p.t) * EPImbalance(p.l) // the busiest GPU's (experts.go)
 	return []CollectiveUse{use(p.epc, "ep", what, collective.AllToAll, b, calls)}
 }
 

@@ -70,11 +70,14 @@ type pass struct {
 	attnCore kernel // Q·Kᵀ, softmax, P·V (one fused kernel)
 	scores   kernel // unfused attention only: the s×s scores through HBM
 	mlp      kernel // MLP matmuls (active experts)
-	elem     kernel // element-wise traffic
+	// mlpSlow is the hardware FLOPs over mlp's model FLOPs (experts.go: routing imbalance,
+	// grouped-GEMM efficiency, the router); 0 or 1 for a dense MLP.
+	mlpSlow float64
+	elem    kernel // element-wise traffic
 	// tpBytes is the size of each of the two TP all-reduces of forward (b·s·h·e).
 	tpBytes float64
-	// a2aBytes is one expert-parallel all-to-all's buffer on one GPU: its 1/t share of the
-	// tokens, each sent to its top-k experts (tokens·k·h·e / t); 0 without expert parallelism.
+	// a2aBytes is one expert-parallel all-to-all's buffer on the busiest GPU (experts.go);
+	// 0 without expert parallelism.
 	a2aBytes float64
 }
 
@@ -112,49 +115,27 @@ func layerPass(sh arch.Shape, a model.Arch, l model.Layout, tokens, ctx, seqs fl
 		flops: pair*tokens*keys/t + sh.StateFLOPs*tokens/t,
 		bytes: (sh.CoreIO*tokens/t + seqs*keys*kvPerGPU + 2*seqs*sh.StateOnGPU(l.TP)) * e,
 	}
+	if sh.IdxPair > 0 {
+		// Sparse indexed attention: the indexer scores every key of the context (whole on each
+		// TP rank) before the attention reads its top-k.
+		p.attnCore = p.attnCore.add(kernel{flops: sh.IdxPair * tokens * ctx, bytes: seqs * ctx * sh.IdxCache * e})
+	}
 	if unfused && keys > 0 {
 		// Separate kernels (Q·Kᵀ, softmax, dropout, P·V): the score traffic adds to the GEMMs'
 		// time instead of overlapping it.
 		p.scores = kernel{bytes: unfusedScoreBytes * float64(a.Heads) / t * tokens * keys * e / 2}
 	}
 
-	// MLP: each token runs through the layer's dense MLP, or its top-k routed experts and the
-	// shared ones; the weights read are those of the experts the batch touches (all of them for
-	// a dense layer) and the shared experts.
-	ep := 1
-	if sh.Kind.MoE {
-		ep = l.EPSize()
-	}
-	f := sh.FFN
-	if !sh.Kind.MoE {
-		p.mlp = kernel{
-			flops: 2 * tokens * h * f * k / t,
-			bytes: (h*f*k/t + tokens*(h+k*f/t)) * e,
-		}
-	} else {
-		act := float64(sh.TopK)
-		touched := expertsTouched(sh, tokens, ep)
-		p.mlp = kernel{
-			flops: 2 * tokens * act * h * f * k / t,
-			bytes: (touched*h*f*k/t + tokens*act*(h+k*f/t)) * e,
-		}
-		if sh.Shared > 0 {
-			p.mlp = p.mlp.add(kernel{
-				flops: 2 * tokens * h * sh.Shared * k / t,
-				bytes: (h*sh.Shared*k/t + tokens*(h+k*sh.Shared/t)) * e,
-			})
-		}
-	}
+	// MLP: dense, or the experts as they run across GPUs (experts.go).
+	p.mlp, p.mlpSlow = mlpKernel(sh, h, l, tokens, e)
 
 	hShare := h
 	if l.SequenceParallel {
 		hShare = h / t
 	}
-	p.elem = kernel{bytes: tokens * (elementwisePerHidden*hShare + k*sh.ActiveFFN()/t) * e}
+	p.elem = kernel{bytes: tokens * (elementwisePerHidden*hShare + k*sh.ActiveFFN()/t) * e}.add(routingKernel(sh, h, l, tokens, e))
 	p.tpBytes = tokens * h * e
-	if ep > 1 {
-		p.a2aBytes = tokens * float64(sh.TopK) * h * e / t
-	}
+	p.a2aBytes = a2aBytes(sh, h, l, tokens, e)
 	return p
 }
 
@@ -188,7 +169,7 @@ func logits(a model.Arch, l model.Layout, tokens, e float64) kernel {
 // with the attention core over ctx and the logits over logitTokens.
 func forwardFLOPs(m arch.Model, tokens, ctx, logitTokens float64) float64 {
 	layers := m.Sum(m.All(), func(s arch.Shape) float64 {
-		return 2*tokens*(s.AttnParams+s.ActiveParams) + s.Pair*tokens*s.Keys(ctx) + s.StateFLOPs*tokens
+		return 2*tokens*(s.AttnParams+s.ActiveParams) + s.Pair*tokens*s.Keys(ctx) + s.StateFLOPs*tokens + s.IdxPair*tokens*ctx
 	})
 	return layers + 2*logitTokens*float64(m.Arch.Hidden)*float64(m.Arch.Vocab)
 }

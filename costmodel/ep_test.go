@@ -55,6 +55,7 @@ func TestEPAllToAll(t *testing.T) {
 	}
 	a := s.Arch
 	bytes := float64(s.Workload.Seq) * float64(a.Hidden) * 2 * float64(a.TopK) / 2 // b=1, bf16, top-2, ÷ TP 2
+	bytes *= DefaultEPImbalance                                                    // the busiest GPU's share
 	calls := float64(a.Layers) * float64(s.MicroBatches()) * 4
 	if u.Op != "all-to-all" || u.GPUs != 4 || u.Bytes != bytes || u.Calls != calls {
 		t.Errorf("ep use = %+v, want all-to-all of %.0f B over 4 GPUs × %.0f", *u, bytes, calls)

@@ -222,7 +222,7 @@ func stageKinds(m arch.Model, n, seq int) ([]int, [][]int) {
 // layerWork is a layer's forward FLOPs per token with ctx keys per query: what balancing a
 // pipeline's stages weighs.
 func layerWork(s arch.Shape, ctx float64) float64 {
-	return 2*(s.AttnParams+s.ActiveParams) + s.Pair*s.Keys(ctx) + s.StateFLOPs
+	return 2*(s.AttnParams+s.ActiveParams) + s.Pair*s.Keys(ctx) + s.StateFLOPs + s.IdxPair*ctx
 }
 
 // balanceLayers cuts the weights w into n contiguous non-empty runs whose heaviest is as light as
@@ -354,7 +354,7 @@ func (p *plan) passTimes(ps pass) passTimes {
 	pt := passTimes{
 		attn: p.hw.time(ps.attnGEMM),
 		core: p.hw.time(ps.attnCore) + p.hw.time(ps.scores),
-		mlp:  p.hw.time(ps.mlp),
+		mlp:  p.hw.time(ps.mlp.slowed(ps.mlpSlow)),
 		elem: p.hw.time(ps.elem),
 		ar:   p.tpAllReduce(ps.tpBytes),
 	}
@@ -561,6 +561,9 @@ func (p *plan) layoutSummary() LayoutSummary {
 	}
 	out := SummaryOf(p.l)
 	out.EP, out.Chunks, out.MicroBatches, out.Schedule = p.ep, p.v, p.m, sched
+	if p.ep > 1 {
+		out.EPImbalance = EPImbalance(p.l)
+	}
 	return out
 }
 

@@ -7,14 +7,17 @@ import (
 
 // LayoutSummary is the "layout" object of the JSON contract.
 type LayoutSummary struct {
-	TP           int    `json:"tp"`
-	PP           int    `json:"pp"`
-	DP           int    `json:"dp"`
-	EP           int    `json:"ep"`
-	Chunks       int    `json:"chunks"`
-	MicroBatch   int    `json:"micro_batch"`
-	MicroBatches int    `json:"micro_batches"`
-	Schedule     string `json:"schedule"`
+	TP int `json:"tp"`
+	PP int `json:"pp"`
+	DP int `json:"dp"`
+	EP int `json:"ep"`
+	// EPImbalance is the busiest GPU's token share over the mean the run takes (experts.go);
+	// absent without expert parallelism.
+	EPImbalance  float64 `json:"ep_imbalance,omitempty"`
+	Chunks       int     `json:"chunks"`
+	MicroBatch   int     `json:"micro_batch"`
+	MicroBatches int     `json:"micro_batches"`
+	Schedule     string  `json:"schedule"`
 	// The knobs of the layout: recompute (none, selective, full), sequence parallelism, the ZeRO
 	// stage, the TP overlap.
 	Recompute        string `json:"recompute"`

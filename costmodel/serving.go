@@ -175,7 +175,6 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 	a := p.a
 	t := float64(p.t)
 	h := float64(a.Hidden)
-	f := sh.FFN
 	k := sh.Mats
 	e := p.e
 	tok := float64(b.Tokens())
@@ -183,26 +182,17 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 	// Projections: the weights once, the tokens' activations in and out.
 	projW := sh.ProjSplit/t + sh.ProjRep
 	attn := kernel{flops: 2 * tok * projW, bytes: projW*c.wb + tok*(2*h+sh.ProjIO/t)*e}
-	var mlp kernel
-	ep := 1
-	if !sh.Kind.MoE {
-		mlp = kernel{flops: 2 * tok * h * f * k / t, bytes: h*f*k/t*c.wb + tok*(h+k*f/t)*e}
-	} else {
-		ep = p.ep
-		act := float64(sh.TopK)
-		touched := expertsTouched(sh, tok, ep)
-		mlp = kernel{flops: 2 * tok * act * h * f * k / t, bytes: touched*h*f*k/t*c.wbExpert + tok*act*(h+k*f/t)*e}
-		if sh.Shared > 0 {
-			mlp = mlp.add(kernel{flops: 2 * tok * h * sh.Shared * k / t, bytes: h*sh.Shared*k/t*c.wb + tok*(h+k*sh.Shared/t)*e})
-		}
-	}
+	mlp, mlpSlow := mlpKernelW(sh, h, p.l, tok, e, c.wb, c.wbExpert) // experts.go
 	// Attention: decode queries read their sequence's cached keys and values (MLA: its latent,
 	// in the absorbed form); prefill chunks attend to what came before them and write their own.
 	// A window bounds both: a sequence reads at most its window; linear layers read and write
 	// their state instead.
-	kvTok := sh.KVCacheOnGPU(p.t)
+	// A sparse indexed layer's indexer scores every cached token (its own keys, IdxCache a
+	// token) and the attention reads its top-k.
+	kvTok := sh.KVCacheOnGPU(p.t) - sh.IdxCache
 	decCtx, preCtx, preAttn := b.DecodeCtx, b.PrefillCtx, b.PrefillAttn
-	if w := float64(sh.Window); w > 0 {
+	idx := kernel{flops: sh.IdxPair * (decCtx + preAttn), bytes: (decCtx + preCtx + float64(b.PrefillTokens)) * sh.IdxCache * c.kvb}
+	if w := float64(sh.Keys(math.Inf(1))); sh.Window > 0 || sh.TopKeys > 0 {
 		decCtx = math.Min(decCtx, float64(b.DecodeSeqs)*w)
 		preCtx = math.Min(preCtx, float64(b.PrefillSeqs)*w+float64(b.PrefillTokens))
 		preAttn = math.Min(preAttn, float64(b.PrefillTokens)*w)
@@ -214,10 +204,11 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 		bytes: float64(b.PrefillTokens)*sh.CoreIO/t*e + (preCtx+float64(b.PrefillTokens))*kvTok*c.kvb + 2*float64(b.PrefillSeqs)*state*c.kvb}
 	elem := kernel{bytes: tok * (elementwisePerHidden*h + k*sh.ActiveFFN()/t) * e}
 	out := serve.StageTime{TP: 2 * c.allReduce(b.Tokens(), tok*h*e)}
-	if ep > 1 {
-		out.EP = 2 * p.epc.run(collective.AllToAll, tok*float64(sh.TopK)*h*e/t).Seconds
+	if sh.Kind.MoE && p.ep > 1 {
+		out.EP = 2 * p.epc.run(collective.AllToAll, a2aBytes(sh, h, p.l, tok, e)).Seconds
 	}
-	out.Seconds = c.gemm.time(attn) + c.gemm.time(mlp) + p.hw.time(dec) + p.hw.time(pre) + p.hw.time(elem) + out.TP + out.EP +
+	elem = elem.add(routingKernel(sh, h, p.l, tok, e))
+	out.Seconds = c.gemm.time(attn) + c.gemm.time(mlp.slowed(mlpSlow)) + p.hw.time(dec) + p.hw.time(pre) + p.hw.time(idx) + p.hw.time(elem) + out.TP + out.EP +
 		kindKernels(sh.Kind)*kernelFloor
 	return out
 }

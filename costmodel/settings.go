@@ -84,6 +84,9 @@ func LayoutWarnings(s model.Scenario) []string {
 	if l.EP > 1 && s.Arch.Experts <= 1 {
 		w = append(w, fmt.Sprintf("ep %d has no effect: the model is dense (no experts to divide); set ep 1", l.EP))
 	}
+	if l.EPImbalance != 0 && (l.EPSize() <= 1 || s.Arch.Experts <= 1) {
+		w = append(w, fmt.Sprintf("ep imbalance %g has no effect without expert parallelism: every GPU holds every expert and runs its own tokens; raise ep on a MoE model or leave it unset", l.EPImbalance))
+	}
 	if !train && l.Collectives == model.CollectivesEngine {
 		w = append(w, engineWarnings(s)...)
 	}

@@ -52,6 +52,9 @@ type Arch struct {
 	MoEEvery      int `json:"moe_every,omitempty" yaml:"moe_every"`
 	// MLA is multi-head latent attention (DeepSeek-V2/V3, Kimi K2): zero for none.
 	MLA MLA `json:"mla,omitzero" yaml:"mla"`
+	// Indexer is sparse indexed attention (DeepSeek-V3.2's DSA): a lightning indexer scores
+	// every cached token and the attention reads only the TopK best; zero for none.
+	Indexer Indexer `json:"indexer,omitzero" yaml:"indexer"`
 	// LayerTypes is each layer's attention, comma-separated, repeating from the first layer:
 	// "full", "sliding" (attends to the last SlidingWindow tokens), "chunked" (to the tokens of
 	// its SlidingWindow-token chunk: Llama 4), "linear" (a fixed state per sequence: Linear).
@@ -102,6 +105,18 @@ type Checkpoint struct {
 	Weights string `json:"weights,omitempty" yaml:"weights"`
 	Experts string `json:"experts,omitempty" yaml:"experts"`
 }
+
+// Indexer is sparse indexed attention's shape (DeepSeek-V3.2's index_n_heads, index_head_dim,
+// index_topk): Heads scoring heads of HeadDim over every cached token, whose keys (HeadDim a
+// token and layer) are cached beside the attention's, and the TopK tokens each query attends to.
+type Indexer struct {
+	Heads   int `json:"heads" yaml:"heads"`
+	HeadDim int `json:"head_dim" yaml:"head_dim"`
+	TopK    int `json:"top_k" yaml:"top_k"`
+}
+
+// On says the model's attention is sparse indexed.
+func (x Indexer) On() bool { return x.TopK > 0 }
 
 // On says the model uses MLA.
 func (m MLA) On() bool { return m.KVLoRARank > 0 }
@@ -421,7 +436,14 @@ type Layout struct {
 	// EP data-parallel replicas (EP divides DP and the experts), which exchange tokens by
 	// all-to-all. 0 or 1: every replica holds every expert.
 	EP int `json:"ep,omitempty"`
+	// EPImbalance is the busiest GPU's share of the routed tokens over the mean of its EP group
+	// (≥ 1; 0: the cost model's default, from a published measurement). It slows that GPU's
+	// expert GEMMs and its all-to-alls, which every GPU of the group waits for.
+	EPImbalance float64 `json:"ep_imbalance,omitempty"`
 }
+
+// MaxEPImbalance is the largest EPImbalance accepted.
+const MaxEPImbalance = 64
 
 // EPSize is EP, 1 when unset.
 func (l Layout) EPSize() int { return max(l.EP, 1) }

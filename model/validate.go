@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -203,10 +204,144 @@ func (a Arch) check(c *checker) {
 	if headsOK && kvOK && (a.KVHeads > a.Heads || a.Heads%a.KVHeads != 0) {
 		c.add("kv-heads", a.KVHeads, "must divide heads (%d): one of %s", a.Heads, joinInts(Divisors(a.Heads)))
 	}
+	moe := a.Experts > 1
 	if a.Experts < 0 || a.Experts > 4096 {
 		c.add("experts", a.Experts, "must be between 0 (dense) and 4096")
-	} else if a.Experts > 1 && (a.TopK < 1 || a.TopK > a.Experts) {
+	} else if moe && (a.TopK < 1 || a.TopK > a.Experts) {
 		c.add("top-k", a.TopK, "must be between 1 and experts (%d)", a.Experts)
+	} else if !moe && a.TopK > 1 {
+		c.add("top-k", a.TopK, "needs experts above 1 (experts = %d)", a.Experts)
+	}
+	a.checkKinds(c, moe)
+}
+
+// MaxFFN bounds an MLP's width, dense, expert or shared.
+const MaxFFN = 1 << 20
+
+// checkKinds checks the layer-kind fields (issue 20): the experts' layout, MLA, each layer's
+// attention and its window, linear attention, MTP layers, parameters outside the decoder and
+// the checkpoint's formats. Each is zero for the one-shape transformer.
+func (a Arch) checkKinds(c *checker, moe bool) {
+	needsMoE := func(field string, v int) {
+		if v != 0 && !moe {
+			c.add(field, v, "needs experts above 1 (experts = %d): a dense model has no %s", a.Experts, field)
+		}
+	}
+	inRange := func(field string, v, lo, hi int, zero string) bool {
+		if v < lo || v > hi {
+			c.add(field, v, "must be between %d and %d%s", lo, hi, zero)
+			return false
+		}
+		return true
+	}
+	if inRange("shared-experts", a.SharedExperts, 0, 4096, " (0: none)") {
+		needsMoE("shared-experts", a.SharedExperts)
+		if a.SharedExperts > 0 && a.SharedFFN == 0 {
+			c.add("shared-ffn", a.SharedFFN, "must be above 0 with shared-experts %d: their summed width", a.SharedExperts)
+		}
+	}
+	if inRange("shared-ffn", a.SharedFFN, 0, MaxFFN, " (0: no shared expert)") {
+		needsMoE("shared-ffn", a.SharedFFN)
+	}
+	if inRange("dense-ffn", a.DenseFFN, 0, MaxFFN, " (0: ffn)") {
+		needsMoE("dense-ffn", a.DenseFFN)
+	}
+	if a.Layers >= 1 && inRange("dense-layers", a.DenseLayers, 0, max(a.Layers-1, 0), " (fewer than layers: the rest have experts)") {
+		needsMoE("dense-layers", a.DenseLayers)
+	}
+	if a.Layers >= 1 && inRange("moe-every", a.MoEEvery, 0, max(a.Layers-a.DenseLayers, 1), " (0 or 1: every layer after dense-layers)") {
+		if a.MoEEvery > 1 {
+			needsMoE("moe-every", a.MoEEvery)
+		}
+	}
+
+	// Multi-head latent attention: all of it or none.
+	if m := a.MLA; m != (MLA{}) {
+		if m.KVLoRARank < 1 || m.KVLoRARank > MaxHidden {
+			c.add("mla.kv-lora-rank", m.KVLoRARank, "must be between 1 and %d with MLA (the latent cached per token)", MaxHidden)
+		}
+		if m.QLoRARank < 0 || m.QLoRARank > MaxHidden {
+			c.add("mla.q-lora-rank", m.QLoRARank, "must be between 0 (a full query projection) and %d", MaxHidden)
+		}
+		for _, f := range []struct {
+			name string
+			v    int
+			lo   int
+		}{{"mla.qk-nope-head-dim", m.QKNopeDim, 0}, {"mla.qk-rope-head-dim", m.QKRopeDim, 0}, {"mla.v-head-dim", m.VHeadDim, 1}} {
+			if f.v < f.lo || f.v > 1024 {
+				c.add(f.name, f.v, "must be between %d and 1024 with MLA", f.lo)
+			}
+		}
+		if m.QKNopeDim+m.QKRopeDim < 1 {
+			c.add("mla.qk-nope-head-dim", m.QKNopeDim, "qk-nope-head-dim + qk-rope-head-dim must be above 0: each head's query and key")
+		}
+	}
+
+	// Each layer's attention and the window its sliding or chunked layers need.
+	kinds := a.LayerPattern()
+	names := []string{AttnFull, AttnSliding, AttnChunked, AttnLinear}
+	windowed, linear := false, false
+	switch {
+	case len(a.LayerTypes) > 16*MaxLayers:
+		c.add("layer-types", Shorten(a.LayerTypes), "must name at most %d layers", MaxLayers)
+	default:
+		for i, k := range kinds {
+			if !slices.Contains(names, k) {
+				c.add("layer-types", a.LayerTypes, "layer %d is %q: each must be one of %s, comma-separated", i, k, strings.Join(names, ", "))
+				break
+			}
+			windowed = windowed || k == AttnSliding || k == AttnChunked
+			linear = linear || k == AttnLinear
+		}
+		if len(kinds) > max(a.Layers, 1) && a.Layers >= 1 {
+			c.add("layer-types", Shorten(a.LayerTypes), "names %d layers, the model has %d: at most one each (the list repeats)", len(kinds), a.Layers)
+		}
+	}
+	switch {
+	case a.SlidingWindow < 0 || a.SlidingWindow > MaxSeq:
+		c.add("sliding-window", a.SlidingWindow, "must be between 0 and %d tokens", MaxSeq)
+	case windowed && a.SlidingWindow == 0:
+		c.add("sliding-window", a.SlidingWindow, "must be above 0: layer-types %q has sliding or chunked layers", a.LayerTypes)
+	}
+	if linear {
+		l := a.Linear
+		for _, f := range []struct {
+			name string
+			v    int
+		}{{"linear-attn.key-heads", l.KeyHeads}, {"linear-attn.value-heads", l.ValueHeads}, {"linear-attn.key-dim", l.KeyDim}, {"linear-attn.value-dim", l.ValueDim}} {
+			if f.v < 1 || f.v > MaxHeads {
+				c.add(f.name, f.v, "must be between 1 and %d: layer-types has linear layers", MaxHeads)
+			}
+		}
+		if l.ConvKernel < 0 || l.ConvKernel > 64 {
+			c.add("linear-attn.conv-kernel", l.ConvKernel, "must be between 0 (none) and 64 taps")
+		}
+		if l.KeyHeads >= 1 && l.ValueHeads >= 1 && l.ValueHeads%l.KeyHeads != 0 {
+			c.add("linear-attn.value-heads", l.ValueHeads, "must be a multiple of key-heads (%d): each key head serves a group of value heads", l.KeyHeads)
+		}
+	} else if a.Linear != (LinearAttn{}) {
+		c.add("linear-attn", fmt.Sprintf("%+v", a.Linear), "applies to linear layers: layer-types has none")
+	}
+	if a.MLA.On() && (windowed || linear) {
+		c.add("layer-types", a.LayerTypes, "MLA models have full-attention layers only")
+	}
+
+	if a.MTPLayers < 0 || a.MTPLayers > 64 {
+		c.add("mtp-layers", a.MTPLayers, "must be between 0 and 64")
+	}
+	if !finite(a.OtherParams) || a.OtherParams < 0 || a.OtherParams > 1e13 {
+		c.add("other-params", a.OtherParams, "must be a finite number of parameters from 0 to 1e13")
+	}
+	for _, f := range []struct{ name, v string }{{"checkpoint.weights", a.Checkpoint.Weights}, {"checkpoint.experts", a.Checkpoint.Experts}} {
+		if f.v == "" {
+			continue
+		}
+		if _, err := WeightBits(f.v); err != nil {
+			c.add(f.name, f.v, "%v (empty: the compute precision)", err)
+		}
+	}
+	if a.Checkpoint.Experts != "" && !moe {
+		c.add("checkpoint.experts", a.Checkpoint.Experts, "needs experts above 1 (experts = %d)", a.Experts)
 	}
 }
 
@@ -308,6 +443,9 @@ func (s Scenario) Validate() error {
 		if s.Arch.Experts > 1 && s.Arch.Experts%l.EP != 0 {
 			c.add("ep", l.EP, "must divide the experts (%d): one of %s", s.Arch.Experts, joinInts(Divisors(s.Arch.Experts)))
 		}
+	}
+	if x := l.EPImbalance; x != 0 && (!finite(x) || x < 1 || x > MaxEPImbalance) {
+		c.add("ep-imbalance", x, "must be 0 (the default) or between 1 and %d: the busiest GPU's token share over the mean", MaxEPImbalance)
 	}
 	if l.SPGather < SPGatherRedo || l.SPGather > SPGatherKeep {
 		c.add("sp-gather", int(l.SPGather), "must be one of %s", strings.Join(spGatherNames, ", "))

@@ -41,7 +41,12 @@ type Shape struct {
 	Pair, KVRead, CoreIO float64
 	DecPair, DecKVRead   float64
 	// Window bounds the keys a query attends to (sliding and chunked layers); 0: the context.
-	Window int
+	// TopKeys bounds them too (sparse indexed attention: the indexer's top-k), and IdxPair is
+	// the indexer's FLOPs per (query, key) over the whole context, IdxCache its key elements
+	// cached per token (whole on every TP rank).
+	Window            int
+	TopKeys           int
+	IdxPair, IdxCache float64
 
 	// Cache: elements kept per token (K and V, or MLA's latent and rotary key) and how many
 	// ways tensor parallelism can divide them (the KV heads; 1 for MLA's latent, which every
@@ -178,11 +183,14 @@ func (m Model) Params() float64 {
 	return m.LayerParams() + m.EmbeddingParams() + m.OutputParams() + max(m.Arch.OtherParams, 0)
 }
 
-// ActiveParams is the parameters a token runs through: Params less the routed experts it does
-// not run through; the embedding, output and OtherParams counted whole, as makers count them.
+// ActiveParams is the parameters a text token runs through: Params less the routed experts it
+// does not run through, the embedding and output counted whole. OtherParams (a vision encoder)
+// is not counted: it runs on an image, not on each token, and the makers' active counts leave
+// it out (Llama 4's 17B active of 109B: 17.2B with the embeddings, 18.0B with its 0.87B
+// encoder).
 func (m Model) ActiveParams() float64 {
 	return m.Sum(m.All(), func(s Shape) float64 { return s.AttnParams + s.ActiveParams }) +
-		m.EmbeddingParams() + m.OutputParams() + max(m.Arch.OtherParams, 0)
+		m.EmbeddingParams() + m.OutputParams()
 }
 
 // MTPParams is the multi-token prediction layers' parameters: each a layer of the model's
@@ -228,13 +236,17 @@ func (s Shape) StateOnGPU(t int) float64 {
 	return s.State / float64(max(min(t, s.StateSplit), 1))
 }
 
-// Keys is how many keys a query at context ctx attends to in this layer: ctx, or the window.
+// Keys is how many keys a query at context ctx attends to in this layer: ctx, or the window, or
+// the indexer's top-k.
 func (s Shape) Keys(ctx float64) float64 {
 	if s.Kind.Attn == model.AttnLinear {
 		return 0
 	}
 	if s.Window > 0 {
-		return math.Min(ctx, float64(s.Window))
+		ctx = math.Min(ctx, float64(s.Window))
+	}
+	if s.TopKeys > 0 {
+		ctx = math.Min(ctx, float64(s.TopKeys))
 	}
 	return ctx
 }
@@ -312,6 +324,23 @@ func shape(a model.Arch, k Kind) Shape {
 	}
 	if s.DecPair == 0 && k.Attn != model.AttnLinear {
 		s.DecPair, s.DecKVRead = s.Pair, s.KVRead
+	}
+	if x := a.Indexer; x.On() && k.Attn != model.AttnLinear && s.Window == 0 {
+		// DeepSeek-V3.2's lightning indexer: queries of Heads × HeadDim from the query latent
+		// (or h), one key of HeadDim a token from h, a weight per head; it scores every cached
+		// token (2·Heads·HeadDim FLOPs a pair, run in FP8 at twice the 16-bit rate: counted as
+		// Heads·HeadDim) and the attention reads the TopK best [DSV32].
+		hd, xh := float64(x.HeadDim), float64(x.Heads)
+		qIn := h
+		if a.MLA.QLoRARank > 0 {
+			qIn = float64(a.MLA.QLoRARank)
+		}
+		s.TopKeys = x.TopK
+		s.IdxPair = xh * hd
+		s.IdxCache = hd
+		s.ProjRep += qIn*xh*hd + h*hd + h*xh + 2*hd // wq, wk, the head weights, the key norm
+		s.AttnParams += qIn*xh*hd + h*hd + h*xh + 2*hd
+		s.KVCache += hd
 	}
 
 	if !k.MoE {

@@ -171,3 +171,25 @@ func deepseekV3() model.Arch {
 		GatedMLP: true, Experts: 256, TopK: 8, SharedExperts: 1, SharedFFN: 2048, DenseLayers: 3, DenseFFN: 18432,
 		MLA: model.MLA{QLoRARank: 1536, KVLoRARank: 512, QKNopeDim: 128, QKRopeDim: 64, VHeadDim: 128}, MTPLayers: 1}
 }
+
+// DeepSeek-V3.2's sparse attention: each query attends to the indexer's 2048 best keys, the
+// indexer scores all of them (2 · 64 · 128 FLOPs a pair in FP8, 64 · 128 at the 16-bit rate)
+// and caches 128 elements a token.
+func TestIndexerBoundsKeys(t *testing.T) {
+	a := deepseekV3()
+	a.Indexer = model.Indexer{Heads: 64, HeadDim: 128, TopK: 2048}
+	m := Of(a)
+	s := m.Shapes[1]
+	if s.Keys(100) != 100 || s.Keys(1e6) != 2048 {
+		t.Errorf("keys at 100 and 1M: %v, %v; want 100 and 2048", s.Keys(100), s.Keys(1e6))
+	}
+	if s.IdxPair != 64*128 || s.IdxCache != 128 || m.KVPerToken(8) != 61*(576+128) {
+		t.Errorf("indexer %v FLOPs a pair, %v cached; KV a token %v", s.IdxPair, s.IdxCache, m.KVPerToken(8))
+	}
+	// Its weights: wq from the query latent (1536 × 64 · 128), wk (7168 × 128), the head
+	// weights (7168 × 64) and the key norm, in each of the 61 layers: about 0.8B.
+	extra := m.Params() - Of(deepseekV3()).Params()
+	if want := 61 * (1536*64*128 + 7168*128 + 7168*64 + 256.0); extra != want {
+		t.Errorf("indexer params %v, want %v", extra, want)
+	}
+}

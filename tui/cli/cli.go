@@ -563,6 +563,11 @@ func runValidate(w io.Writer, asJSON bool) error {
 		return err
 	}
 	checks = append(checks, serve...)
+	moe, err := published.MoEChecks(p)
+	if err != nil {
+		return err
+	}
+	checks = append(checks, moe...)
 	h100, err := p.GPU("h100-sxm")
 	if err != nil {
 		return err

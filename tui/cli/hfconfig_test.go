@@ -54,8 +54,8 @@ func TestModelFromHFConfig(t *testing.T) {
 // A config the model cannot honour, a folder without one, a file that is not JSON: exit 2
 // naming --model, the file and the field.
 func TestModelFromHFConfigBad(t *testing.T) {
-	ds := filepath.Join("..", "..", "assets", "testdata", "hfconfig", "deepseek-v3.json")
-	requireBadInput(t, []string{"report", "--model", ds}, []string{"--model", "deepseek-v3.json", "q_lora_rank"})
+	ds := filepath.Join("..", "..", "assets", "testdata", "hfconfig", "deepseek-v3.2.json") // DeepSeek's indexed sparse attention
+	requireBadInput(t, []string{"report", "--model", ds}, []string{"--model", "deepseek-v3.2.json", "index_topk"})
 	requireBadInput(t, []string{"report", "--model", t.TempDir()}, []string{"--model", "without a config.json"})
 	bad := filepath.Join(t.TempDir(), "config.json")
 	if err := os.WriteFile(bad, []byte("{nope"), 0o644); err != nil {
