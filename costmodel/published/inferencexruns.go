@@ -2,9 +2,9 @@ package published
 
 import "strconv"
 
-// Measured MoE serving runs of DeepSeek-R1-0528 (DeepSeek-V3's shape: the deepseek-v3 preset),
-// hold-outs all: nothing in the model was fitted on them. Tags IX870, IX890 and TT356, cited in
-// docs/references.md §3.6.
+// Measured MoE serving runs of DeepSeek-R1-0528 (DeepSeek-V3's shape: the deepseek-v3 preset)
+// and gpt-oss-120b, hold-outs all: nothing in the model was fitted on them. Tags IX870, IX890,
+// IX828 and TT356, cited in docs/references.md §3.6.
 //
 // IX870 and IX890 are SemiAnalysis InferenceX's (formerly InferenceMAX) benchmark runs,
 // published as tables in the repository's GitHub issues #870 (8 × H200, SGLang 0.5.7, fp8;
@@ -73,6 +73,24 @@ var MeasuredInferenceX = []MoreRun{
 	missed(tt356AWQ(1024, 128, 4, 105.3, 16.1, 2154.1), tt356AWQMiss, "TPOT", "E2E"),
 	missed(tt356AWQ(2048, 128, 4, 127.3, 16.3, 2192.5), tt356AWQMiss, "TPOT", "E2E"),
 	missed(tt356AWQ(4096, 128, 2, 120.1, 16.4, 2208.6), tt356AWQMiss, "TPOT", "E2E"),
+	// gpt-oss-120b (MoE, 128 experts top-4, MXFP4 experts, bf16 attention with alternating
+	// sliding windows) on H100 with vLLM 0.15.1 (IX828): TP 8 at 4–64 clients, TP 4 and TP 2 at 64.
+	ix828(8, 4, 3.72, 129.6), ix828(8, 8, 4.05, 238.4), ix828(8, 16, 4.83, 405.2), ix828(8, 32, 5.82, 664.2),
+	ix828(8, 64, 7.36, 1053.2), ix828(4, 64, 9.89, 1571.8), ix828(2, 64, 15.21, 2061.5),
+}
+
+// ix828 is one gpt-oss-120b point of InferenceX issue 828 (1K/1K table): TP, concurrency, mean
+// TPOT (ms) and output tokens/s per GPU. The run (2026-03-01, config gptoss-fp4-h100-vllm:
+// vllm/vllm-openai:v0.15.1, benchmarks/single_node/gptoss_fp4_h100.sh at commit f267602ff:
+// --max-num-seqs the concurrency, --max-num-batched-tokens 8192, --max-model-len 10240, prefix
+// caching off, VLLM_MXFP4_USE_MARLIN=1) used the same client as IX870.
+func ix828(tp, c int, tpotMS, outPerGPU float64) MoreRun {
+	r := ixRun("IX828", "vLLM 0.15.1 (vllm-openai:v0.15.1; MXFP4 experts through Marlin)", "h100-sxm", c, outPerGPU, 0, tpotMS, 0)
+	r.Model, r.Intra, r.TP, r.Weights, r.Profile = "gpt-oss-120b", "nvlink4", tp, "", ""
+	r.OutTokS = float64(tp) * outPerGPU
+	r.MaxSeqs, r.MaxBatchTokens, r.Context = c, 8192, 10240
+	r.ID = "ix828-h100x" + strconv.Itoa(tp) + "-vllm0151-gptoss120b-tp" + strconv.Itoa(tp) + "-random1k-c" + strconv.Itoa(c)
+	return r
 }
 
 // tt356AWQMiss is why the 8 × H100 AWQ rows' TPOT and E2E are missed.
