@@ -495,8 +495,8 @@ func TestBadRows(t *testing.T) {
 			"gated_mlp", "gated_mlp = swiglu: must be true or false", 22, 1},
 		{"model unknown field", ModelsFile, modelFile(replace("    source: test\n", "    rope_theta: 10000\n    source: test\n")),
 			"rope_theta", "rope_theta: unknown field", 25, 1},
-		{"model unknown field in a group", ModelsFile, modelFile(replace("    source: test\n", "    mla:\n      kv_lora_rank: 512\n      q_rank: 3\n    source: test\n")),
-			"mla.q_rank", "mla.q_rank: unknown field (known: q_lora_rank, kv_lora_rank,", 27, 1},
+		{"model unknown field in a group", ModelsFile, modelFile(replace("    source: test\n", "    mla:\n      kv_lora_rank: 512\n      qk_nope_head_dim: 16\n      qk_rope_head_dim: 8\n      v_head_dim: 16\n      q_rank: 3\n    source: test\n")),
+			"mla.q_rank", "mla.q_rank: unknown field (known: q_lora_rank, kv_lora_rank,", 30, 1},
 		{"model text in a group's number", ModelsFile, modelFile(replace("    source: test\n", "    mla:\n      kv_lora_rank: big\n    source: test\n")),
 			"mla.kv_lora_rank", "mla.kv_lora_rank = big: must be a whole number", 26, 1},
 	} {

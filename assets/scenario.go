@@ -154,7 +154,7 @@ var scenarioKeys = []scenarioKey{
 	{"gpus", kInt}, {"gpus_per_node", kInt},
 	{"intra", kLink}, {"intra_eff", kFloat}, {"inter", kLink}, {"inter_eff", kFloat}, {"nics_per_node", kInt},
 	{"host_memory", kSize},
-	{"tp", kInt}, {"pp", kInt}, {"dp", kInt}, {"ep", kInt}, {"ep_imbalance", kFloat}, {"chunks", kInt}, {"micro_batch", kInt},
+	{"tp", kInt}, {"pp", kInt}, {"dp", kInt}, {"ep", kInt}, {"ep_imbalance", kFloat}, {"etp", kInt}, {"chunks", kInt}, {"micro_batch", kInt},
 	{"schedule", kSchedule},
 	{"mode", kMode}, {"seq", kInt}, {"batch", kInt}, {"precision", kPrecision},
 	{"recompute", kRecompute}, {"sequence_parallel", kBool}, {"zero", kInt},
@@ -573,7 +573,7 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: v.intOr("chunks", model.DefaultChunks),
 		MicroBatch: sz.MicroBatch, Schedule: v.sched, SequenceParallel: v.bools["sequence_parallel"],
 		Recompute: v.rc, ZeRO: v.ints["zero"], UnfusedAttention: v.bools["unfused_attention"],
-		SerialDP: v.bools["serial_dp"], Collectives: v.coll, EP: v.ints["ep"], EPImbalance: v.floats["ep_imbalance"], TPOverlap: v.tpo, Offload: v.off, SPGather: v.spg, RankOrder: v.order}
+		SerialDP: v.bools["serial_dp"], Collectives: v.coll, EP: v.ints["ep"], EPImbalance: v.floats["ep_imbalance"], ETP: v.ints["etp"], TPOverlap: v.tpo, Offload: v.off, SPGather: v.spg, RankOrder: v.order}
 	s.Workload = model.Workload{Mode: v.mode, Seq: v.intOr("seq", model.DefaultSeq), GlobalBatch: sz.Batch,
 		PromptTokens: v.intOr("prompt", model.DefaultPrompt), GenTokens: v.intOr("gen", model.DefaultGen),
 		Requests: sz.Requests, Precision: v.prec, Rate: v.floats["rate"], Concurrency: v.ints["concurrency"],
@@ -720,6 +720,9 @@ func marshalScenario(s model.Scenario, title string, q *Question, caption map[st
 	}
 	if l.EPImbalance != 0 {
 		add("ep_imbalance", l.EPImbalance)
+	}
+	if l.ETP != 0 {
+		add("etp", l.ETP)
 	}
 	add("chunks", l.Chunks)
 	add("micro_batch", l.MicroBatch)

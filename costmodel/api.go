@@ -61,6 +61,9 @@ type SearchFix struct {
 	Chunks int
 	// EP fixes expert parallelism (MoE models; 0 sweeps the divisors of DP and the experts).
 	EP int
+	// ETP fixes expert tensor parallelism (MoE models with TP > 1; 0 tries the experts split over
+	// all of TP and over one GPU, folded into the all-to-all).
+	ETP int
 	// Schedule is the only pipeline schedule tried when HasSchedule.
 	Schedule    model.Schedule
 	HasSchedule bool

@@ -113,7 +113,7 @@ func (p *plan) trainCollectives(layers int, kinds []int, params float64) []Colle
 
 // epUse is calls of the expert-parallel all-to-all for a layer whose activations are bytes.
 func (p *plan) epUse(what string, bytes, calls float64) []CollectiveUse {
-	if p.ep <= 1 || calls <= 0 {
+	if p.fold <= 1 || calls <= 0 {
 		return nil
 	}
 	b := bytes * float64(p.a.ActiveExperts()) / float64(p.t) * EPImbalance(p.l) // the busiest GPU's (experts.go)

@@ -79,6 +79,8 @@ type pass struct {
 	// a2aBytes is one expert-parallel all-to-all's buffer on the busiest GPU (experts.go);
 	// 0 without expert parallelism.
 	a2aBytes float64
+	// moe says the layer's MLP is routed experts.
+	moe bool
 }
 
 // layerPass builds one layer's forward on one GPU: tokens processed (b·s, or b in decode),
@@ -136,20 +138,22 @@ func layerPass(sh arch.Shape, a model.Arch, l model.Layout, tokens, ctx, seqs fl
 	p.elem = kernel{bytes: tokens * (elementwisePerHidden*hShare + k*sh.ActiveFFN()/t) * e}.add(routingKernel(sh, h, l, tokens, e))
 	p.tpBytes = tokens * h * e
 	p.a2aBytes = a2aBytes(sh, h, l, tokens, e)
+	p.moe = sh.Kind.MoE
 	return p
 }
 
 // expertsTouched is how many experts' weights one GPU reads for a batch of tokens: all it holds
 // when enough tokens, else the expected number of distinct experts hit by uniform top-k picks.
-// With expert parallelism a GPU holds E/ep experts and serves the tokens of ep replicas; the
-// FLOPs are the same (each replica's tokens·k expert passes spread over ep GPUs).
-func expertsTouched(sh arch.Shape, tokens float64, ep int) float64 {
+// With expert parallelism a GPU holds E/fold experts (fold = ep × t/etp, folding the TP group's
+// slices in) and serves the tokens of ep replicas; the FLOPs are the same (each replica's
+// tokens·k expert passes spread over the fold).
+func expertsTouched(sh arch.Shape, tokens float64, ep, fold int) float64 {
 	if !sh.Kind.MoE || sh.Experts <= 1 {
 		return 1
 	}
 	e := float64(sh.Experts)
 	q := 1 - float64(sh.TopK)/e
-	return e / float64(ep) * (1 - math.Pow(q, tokens*float64(ep)))
+	return e / float64(max(fold, 1)) * (1 - math.Pow(q, tokens*float64(ep)))
 }
 
 func (p pass) forward() kernel {

@@ -64,10 +64,15 @@ type plan struct {
 	// ep is the expert-parallel size (1 for dense models): ep replicas share each MoE layer's
 	// experts, exchanging tokens over epc; the replicas holding the same experts sync their
 	// gradients over expDP (d/ep of them).
-	ep   int
-	b, m int
-	e    float64
-	hw   hw
+	ep int
+	// etp is the GPUs each expert is split over (t for dense models and by default); fold =
+	// ep × t/etp the GPUs a MoE layer's experts are spread over by expert, its all-to-all group
+	// (epc); etpc the ETP GPUs that all-reduce an expert's output when 1 < etp < t.
+	etp, fold int
+	etpc      comms
+	b, m      int
+	e         float64
+	hw        hw
 	// layers[vs] is the number of transformer layers of virtual stage vs = chunk·p + rank;
 	// kinds[vs] how many of them are of each of the model's layer kinds (arch).
 	layers []int
@@ -184,7 +189,25 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 	if s.Arch.Experts > 1 {
 		p.ep = l.EPSize()
 	}
-	p.epc = newComms(spanGroup(dpStride, p.ep, gpn), s.Cluster)
+	p.etp, p.fold = p.t, p.ep
+	if s.Arch.Experts > 1 {
+		p.etp, p.fold = min(l.ETPSize(), p.t), l.FoldSize()
+	}
+	switch {
+	case p.fold == p.ep:
+		p.epc = newComms(spanGroup(dpStride, p.ep, gpn), s.Cluster)
+	case p.ep == 1 || dpStride == p.t:
+		// MoE parallel folding: the TP group's t/etp slices (stride etp) and, TP first, the EP
+		// replicas after them (stride t) make one run of stride etp.
+		p.epc = newComms(spanGroup(p.etp, p.fold, gpn), s.Cluster)
+	default:
+		// The EP replicas further apart than the TP group (rank order tp-pp-dp): the group's
+		// span is the EP replicas'; its size, the fold's.
+		p.epc = newComms(spanGroup(dpStride*p.ep/p.fold, p.fold, gpn), s.Cluster)
+	}
+	if p.etp > 1 && p.etp < p.t {
+		p.etpc = newComms(spanGroup(1, p.etp, gpn), s.Cluster)
+	}
 	p.expDP = newComms(spanGroup(dpStride*p.ep, max(p.d/p.ep, 1), gpn), s.Cluster)
 	n := p.p * p.v
 	p.crossNode = make([]bool, max(n-1, 0))
@@ -347,6 +370,7 @@ type passTimes struct {
 	attn, core, mlp, elem float64
 	ar                    float64 // one TP all-reduce (sequence parallel: a reduce-scatter and an all-gather)
 	ag                    float64 // one TP all-gather of the layer's activations
+	arMLP, agMLP          float64 // the MLP's (ar and ag but for a MoE layer with etp < t)
 	a2a                   float64 // one expert-parallel all-to-all (dispatch or combine)
 }
 
@@ -361,7 +385,16 @@ func (p *plan) passTimes(ps pass) passTimes {
 	if p.t > 1 {
 		pt.ag = p.tpRun(collective.ReduceScatter, ps.tpBytes).Seconds
 	}
-	if p.ep > 1 {
+	pt.arMLP, pt.agMLP = pt.ar, pt.ag
+	if ps.moe && p.etp < p.t {
+		// Experts split over etp < t GPUs: the MLP's output is reduced over those alone (none
+		// at etp 1), and its inputs reach the experts by the all-to-all, not a TP gather.
+		pt.arMLP, pt.agMLP = 0, 0
+		if p.etp > 1 {
+			pt.arMLP = p.etpc.run(collective.AllReduce, ps.tpBytes).Seconds
+		}
+	}
+	if p.fold > 1 && ps.a2aBytes > 0 {
 		pt.a2a = p.epc.run(collective.AllToAll, ps.a2aBytes).Seconds
 	}
 	return pt
@@ -561,8 +594,11 @@ func (p *plan) layoutSummary() LayoutSummary {
 	}
 	out := SummaryOf(p.l)
 	out.EP, out.Chunks, out.MicroBatches, out.Schedule = p.ep, p.v, p.m, sched
-	if p.ep > 1 {
+	if p.fold > 1 {
 		out.EPImbalance = EPImbalance(p.l)
+	}
+	if p.etp < p.t {
+		out.ETP = p.etp
 	}
 	return out
 }

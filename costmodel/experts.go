@@ -96,15 +96,17 @@ func mlpKernelW(sh arch.Shape, h float64, l model.Layout, tokens, e, wb, wbRoute
 		return kernel{flops: 2 * tokens * h * f * k / t, bytes: (h*f*k/t)*wb + tokens*(h+k*f/t)*e}, 1
 	}
 	act := float64(sh.TopK)
-	ep := l.EPSize()
-	touched := expertsTouched(sh, tokens, ep)
+	ep, fold := l.EPSize(), l.FoldSize()
+	etp := float64(min(l.ETPSize(), l.TP))
+	touched := expertsTouched(sh, tokens, ep, fold)
 	flops := 2 * tokens * act * h * f * k / t
 	acts := tokens * act * (h + k*f/t)
 	x := 1.0
-	if ep > 1 {
+	if fold > 1 {
 		x = EPImbalance(l)
 	}
-	routed := kernel{flops: flops, bytes: touched*h*f*k/t*wbRouted + x*acts*e}
+	// Each touched expert's weights are split over etp GPUs (t by default).
+	routed := kernel{flops: flops, bytes: touched*h*f*k/etp*wbRouted + x*acts*e}
 	shared := kernel{}
 	if sh.Shared > 0 {
 		shared = kernel{flops: 2 * tokens * h * sh.Shared * k / t, bytes: h*sh.Shared*k/t*wb + tokens*(h+k*sh.Shared/t)*e}
@@ -113,10 +115,10 @@ func mlpKernelW(sh arch.Shape, h float64, l model.Layout, tokens, e, wb, wbRoute
 	if !(total.flops > 0) {
 		return total, 1
 	}
-	// The rows each expert this GPU runs gets: its tokens·k routed pairs over the experts the
-	// batch touches (all of them in training; in decode a few tokens reach few experts, each
+	// The rows each expert this GPU runs gets: its tokens·k·etp/t routed pairs over the experts
+	// the batch touches (all of them in training; in decode a few tokens reach few experts, each
 	// with a row or two in its tile).
-	eta := GroupedGEMMEfficiency(tokens * act / math.Max(touched, 1))
+	eta := GroupedGEMMEfficiency(tokens * act * etp / t / math.Max(touched, 1))
 	router := 2 * tokens * h * float64(sh.Experts) / t
 	return total, (x*flops/eta + shared.flops + router) / total.flops
 }
@@ -134,7 +136,7 @@ func (k kernel) slowed(s float64) kernel {
 // imbalance (it receives that much more than the mean in the dispatch, and sends it back in the
 // combine); 0 for a dense layer or without expert parallelism.
 func a2aBytes(sh arch.Shape, h float64, l model.Layout, tokens, e float64) float64 {
-	if !sh.Kind.MoE || l.EPSize() <= 1 {
+	if !sh.Kind.MoE || l.FoldSize() <= 1 {
 		return 0
 	}
 	return EPImbalance(l) * tokens * float64(sh.TopK) * h * e / float64(l.TP)

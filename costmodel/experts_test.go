@@ -34,7 +34,7 @@ func denseMLPTime(t *testing.T, s model.Scenario) float64 {
 	tokens := float64(l.MicroBatch * s.Workload.Seq)
 	h, f, k, act := float64(a.Hidden), float64(a.FFN), a.MLPMatrices(), float64(a.ActiveExperts())
 	tp := float64(l.TP)
-	touched := expertsTouched(arch.Of(a).Shapes[0], tokens, l.EPSize())
+	touched := expertsTouched(arch.Of(a).Shapes[0], tokens, l.EPSize(), l.EPSize())
 	kn := kernel{flops: 2 * tokens * act * h * f * k / tp, bytes: (touched*h*f*k/tp + tokens*act*(h+k*f/tp)) * 2}
 	return newHW(s.Cluster.GPU, s.Workload.Precision).time(kn)
 }

@@ -2,6 +2,7 @@ package costmodel
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/splitscope/splitscope/costmodel/arch"
@@ -178,4 +179,45 @@ func TestIndexerSpeedsLongDecode(t *testing.T) {
 		t.Errorf("TPOT at 64K: sparse %.2f ms, dense %.2f ms", s.Inference.TPOT*1e3, d.Inference.TPOT*1e3)
 	}
 	t.Logf("64K context: TPOT dense %.2f ms, sparse %.2f ms", d.Inference.TPOT*1e3, s.Inference.TPOT*1e3)
+}
+
+// Expert tensor parallelism: ETP = TP is the default exactly; ETP 1 on Mixtral 8×7B at TP 2 × EP 4
+// (as Megatron's recipes run experts) drops the MLP's TP all-reduce, spreads the experts over an
+// 8-GPU all-to-all, and holds the same parameters per GPU.
+func TestETP(t *testing.T) {
+	s := scenario(t, "mixtral-8x7b", "h100-sxm", "nvlink4", 64, 2, 4)
+	s.Layout.EP = 4
+	base := eval(t, s)
+	s.Layout.ETP = 2
+	if r := eval(t, s); r.StepTime != base.StepTime || r.Memory.Total != base.Memory.Total {
+		t.Errorf("ETP = TP: step %.6g s, memory %.6g; default %.6g s, %.6g", r.StepTime, r.Memory.Total, base.StepTime, base.Memory.Total)
+	}
+	s.Layout.ETP = 1
+	r := eval(t, s)
+	if r.Detail.Stages[0].ParamsOnGPU != base.Detail.Stages[0].ParamsOnGPU {
+		t.Errorf("ETP 1: %.6g params a GPU, ETP 2 %.6g", r.Detail.Stages[0].ParamsOnGPU, base.Detail.Stages[0].ParamsOnGPU)
+	}
+	if !(r.Breakdown.TPComm < base.Breakdown.TPComm) || !(r.Breakdown.EPComm > base.Breakdown.EPComm) {
+		t.Errorf("ETP 1: TP comm %.4g s (ETP 2: %.4g), all-to-all %.4g s (%.4g)", r.Breakdown.TPComm, base.Breakdown.TPComm, r.Breakdown.EPComm, base.Breakdown.EPComm)
+	}
+	var a2a *CollectiveUse
+	for i := range r.Collectives {
+		if r.Collectives[i].Comm == "ep" {
+			a2a = &r.Collectives[i]
+		}
+	}
+	if a2a == nil || a2a.GPUs != 8 {
+		t.Errorf("ETP 1 at TP 2 × EP 4: all-to-all %+v, want 8 GPUs", a2a)
+	}
+	t.Logf("Mixtral 8x7B TP 2 EP 4: ETP 2 %.3f s %.0f TFLOP/s; ETP 1 %.3f s %.0f TFLOP/s", base.StepTime, base.ModelTFLOPS, r.StepTime, r.ModelTFLOPS)
+	// Validation names the field.
+	s.Layout.ETP = 3
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "etp = 3: must divide tp (2)") {
+		t.Errorf("ETP 3 at TP 2: %v", err)
+	}
+	d := scenario(t, "llama-3-8b", "h100-sxm", "nvlink4", 8, 2, 1)
+	d.Layout.ETP = 1
+	if err := d.Validate(); err == nil || !strings.Contains(err.Error(), "etp = 1: must be 0 or tp (2): the model is dense") {
+		t.Errorf("ETP on a dense model: %v", err)
+	}
 }

@@ -13,11 +13,13 @@ type LayoutSummary struct {
 	EP int `json:"ep"`
 	// EPImbalance is the busiest GPU's token share over the mean the run takes (experts.go);
 	// absent without expert parallelism.
-	EPImbalance  float64 `json:"ep_imbalance,omitempty"`
-	Chunks       int     `json:"chunks"`
-	MicroBatch   int     `json:"micro_batch"`
-	MicroBatches int     `json:"micro_batches"`
-	Schedule     string  `json:"schedule"`
+	EPImbalance float64 `json:"ep_imbalance,omitempty"`
+	// ETP is the GPUs each expert is split over where it is not TP (MoE models); absent when TP.
+	ETP          int    `json:"etp,omitempty"`
+	Chunks       int    `json:"chunks"`
+	MicroBatch   int    `json:"micro_batch"`
+	MicroBatches int    `json:"micro_batches"`
+	Schedule     string `json:"schedule"`
 	// The knobs of the layout: recompute (none, selective, full), sequence parallelism, the ZeRO
 	// stage, the TP overlap.
 	Recompute        string `json:"recompute"`

@@ -128,9 +128,11 @@ func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, e
 				kv := knobsFor(base, fix, t, pp, d)
 				for _, sv := range schedulesFor(base, pp, units/(b*d), maxV, infer, fix) {
 					for _, ep := range eps {
-						lay.EP = ep
-						lay.Schedule, lay.Chunks = sv.s, sv.v
-						jobs = append(jobs, splitJob{lay, kv})
+						for _, etp := range etpSizes(a, t, ep, base.Layout.ETP, fix.ETP) {
+							lay.EP, lay.ETP = ep, etp
+							lay.Schedule, lay.Chunks = sv.s, sv.v
+							jobs = append(jobs, splitJob{lay, kv})
+						}
 					}
 				}
 			}
@@ -326,6 +328,30 @@ func epSizes(a model.Arch, d, base, fixed int) []int {
 		if a.Experts%e == 0 {
 			out = append(out, canonEP(e))
 		}
+	}
+	return out
+}
+
+// etpSizes is the expert tensor parallelism tried for a MoE model at TP t and EP ep: the
+// experts split over all of TP (0) and over one GPU (MoE parallel folding: the TP group's slices
+// hold different experts) where the experts divide over ep × t; the fixed one alone, where it
+// divides t; base for a dense model or TP 1.
+func etpSizes(a model.Arch, t, ep, base, fixed int) []int {
+	if a.Experts <= 1 || t <= 1 {
+		return []int{base}
+	}
+	if fixed > 0 {
+		if t%fixed != 0 || a.Experts%(max(ep, 1)*t/fixed) != 0 {
+			return nil
+		}
+		if fixed == t {
+			return []int{0}
+		}
+		return []int{fixed}
+	}
+	out := []int{0}
+	if a.Experts%(max(ep, 1)*t) == 0 {
+		out = append(out, 1)
 	}
 	return out
 }

@@ -203,8 +203,17 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 	pre := kernel{flops: sh.Pair*preAttn/t + sh.StateFLOPs*float64(b.PrefillTokens)/t,
 		bytes: float64(b.PrefillTokens)*sh.CoreIO/t*e + (preCtx+float64(b.PrefillTokens))*kvTok*c.kvb + 2*float64(b.PrefillSeqs)*state*c.kvb}
 	elem := kernel{bytes: tok * (elementwisePerHidden*h + k*sh.ActiveFFN()/t) * e}
-	out := serve.StageTime{TP: 2 * c.allReduce(b.Tokens(), tok*h*e)}
-	if sh.Kind.MoE && p.ep > 1 {
+	ar := c.allReduce(b.Tokens(), tok*h*e)
+	arMLP := ar
+	if sh.Kind.MoE && p.etp < p.t {
+		// Experts split over etp < t GPUs: their output is reduced over those alone.
+		arMLP = 0
+		if p.etp > 1 {
+			arMLP = p.etpc.run(collective.AllReduce, tok*h*e).Seconds
+		}
+	}
+	out := serve.StageTime{TP: ar + arMLP}
+	if sh.Kind.MoE && p.fold > 1 {
 		out.EP = 2 * p.epc.run(collective.AllToAll, a2aBytes(sh, h, p.l, tok, e)).Seconds
 	}
 	elem = elem.add(routingKernel(sh, h, p.l, tok, e))
@@ -515,7 +524,7 @@ func (p *plan) serveDetail(r *Report, c *servingCost, b serve.Batch) {
 	h := float64(p.a.Hidden)
 	n := float64(b.DecodeSeqs)
 	dec := p.passTimes(layerPass(p.k.Shapes[p.mainKind()], p.a, p.l, n, b.DecodeCtx/n, n, p.e, false, true))
-	r.Detail.Layer = LayerDetail{Forward: forwardSegments(dec, tpLabel(p.l), dec.ar, dec.ar)}
+	r.Detail.Layer = LayerDetail{Forward: forwardSegments(dec, tpLabel(p.l), dec.ar, dec.arMLP)}
 	r.Detail.Layer.CommShare = commShare(r.Detail.Layer.Forward, nil)
 	decBytes := n * h * p.e
 	r.Detail.TPAllReduceBytes = decBytes

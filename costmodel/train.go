@@ -71,22 +71,22 @@ func (p *plan) trainLayerCost(sh arch.Shape, segs bool, tl *trainLayer) layerCos
 	// Each TP collective is paired with the GEMMs beside it (tpExposed): in forward the
 	// attention's and the MLP's; in backward their input-gradient GEMMs, which also hide the
 	// sequence-parallel re-gather.
-	fwd1, fwd2 := p.tpExposed(pt.attn, pt.ar), p.tpExposed(pt.mlp, pt.ar)
+	fwd1, fwd2 := p.tpExposed(pt.attn, pt.ar), p.tpExposed(pt.mlp, pt.arMLP)
 	fParts := forwardParts(pt, tpLabel(l), fwd1, fwd2)
 	// With sequence parallelism each column-parallel GEMM (QKV, MLP up) keeps only its
 	// sequence shard of the input, so the backward all-gathers it again to form the weight
 	// gradient [Korthikanti et al. 2022, §4.2.2]: one more all-gather per GEMM, two per layer, beside the two
 	// reduce-scatters and two all-gathers that mirror the forward.
-	regather := 0.0
+	regather, regatherMLP := 0.0, 0.0
 	if l.SequenceParallel && p.t > 1 && !spKeepsGather(l) {
-		regather = pt.ag
+		regather, regatherMLP = pt.ag, pt.agMLP
 	}
 	if l.Recompute == model.RecomputeFull {
 		recompTP = fwd1 + fwd2
 	}
 	// The backward pair's exposed share, split between its collective and its re-gather.
-	bwdShare := func(gemm float64) float64 { return ratio(p.tpExposed(gemm, pt.ar+regather), pt.ar+regather) }
-	mlpShare, attnShare := bwdShare(pt.mlp), bwdShare(pt.attn)
+	bwdShare := func(gemm, comm float64) float64 { return ratio(p.tpExposed(gemm, comm), comm) }
+	mlpShare, attnShare := bwdShare(pt.mlp, pt.arMLP+regatherMLP), bwdShare(pt.attn, pt.ar+regather)
 	bParts := [...]seg{
 		{SegCompute, "recompute", recomp},
 		{SegTPComm, tpLabel(l), recompTP},
@@ -94,8 +94,8 @@ func (p *plan) trainLayerCost(sh arch.Shape, segs bool, tl *trainLayer) layerCos
 		{SegEPComm, "all-to-all", pt.a2a},
 		{SegCompute, "mlp bwd", pt.mlp + pt.elem},
 		{SegEPComm, "all-to-all", pt.a2a},
-		{SegTPComm, tpLabel(l), pt.ar * mlpShare},
-		{SegTPComm, "all-gather (wgrad)", regather * mlpShare},
+		{SegTPComm, tpLabel(l), pt.arMLP * mlpShare},
+		{SegTPComm, "all-gather (wgrad)", regatherMLP * mlpShare},
 		{SegCompute, "attention bwd", pt.attn + 2*pt.core + pt.elem},
 		{SegTPComm, tpLabel(l), pt.ar * attnShare},
 		{SegTPComm, "all-gather (wgrad)", regather * attnShare},
@@ -121,7 +121,7 @@ func (p *plan) trainLayerCost(sh arch.Shape, segs bool, tl *trainLayer) layerCos
 		tl.f, tl.b, tl.w = append(tl.f, f), append(tl.b, b), append(tl.w, w)
 	}
 	c.ep = 4*pt.a2a + recompEP
-	c.tp = fwd1 + fwd2 + (pt.ar+regather)*(mlpShare+attnShare) + recompTP
+	c.tp = fwd1 + fwd2 + (pt.arMLP+regatherMLP)*mlpShare + (pt.ar+regather)*attnShare + recompTP
 	c.recompute = recomp
 	c.flops, c.recompFLOPs = ps.forward().flops, recompFLOPs
 	return c

@@ -440,7 +440,25 @@ type Layout struct {
 	// (≥ 1; 0: the cost model's default, from a published measurement). It slows that GPU's
 	// expert GEMMs and its all-to-alls, which every GPU of the group waits for.
 	EPImbalance float64 `json:"ep_imbalance,omitempty"`
+	// ETP is expert tensor parallelism: each expert's matrices are split over ETP GPUs of the TP
+	// group instead of all TP of them (Megatron-core's --expert-tensor-parallel-size). Below TP
+	// the TP group's TP/ETP slices hold different experts ("MoE parallel folding"): a MoE layer's
+	// tokens are exchanged by all-to-all over EP × TP/ETP GPUs and its MLP needs no TP
+	// all-reduce beyond the ETP GPUs. 0: TP, the experts split like the dense layers.
+	ETP int `json:"etp,omitempty"`
 }
+
+// ETPSize is the GPUs each expert's matrices are split over: ETP, TP when unset.
+func (l Layout) ETPSize() int {
+	if l.ETP > 0 {
+		return l.ETP
+	}
+	return max(l.TP, 1)
+}
+
+// FoldSize is the GPUs a MoE layer's experts are spread over by expert (EP × TP/ETP): its
+// all-to-all group.
+func (l Layout) FoldSize() int { return l.EPSize() * max(max(l.TP, 1)/l.ETPSize(), 1) }
 
 // MaxEPImbalance is the largest EPImbalance accepted.
 const MaxEPImbalance = 64

@@ -84,7 +84,7 @@ var intLimits = map[string][2]int{
 	"gpus": {1, MaxGPUs}, "gpus-per-node": {1, MaxGPUsPerNode}, "nics-per-node": {1, MaxGPUsPerNode},
 	"prompt": {1, MaxSeq}, "gen": {1, MaxGenTokens}, "requests": {1, MaxBatch}, "seq": {1, MaxSeq}, "batch": {1, MaxBatch},
 	"tp": {1, MaxGPUs}, "pp": {1, MaxLayers}, "dp": {1, MaxGPUs}, "chunks": {1, 64}, "micro-batch": {1, MaxBatch},
-	"zero": {0, 3}, "ep": {1, MaxGPUs},
+	"zero": {0, 3}, "ep": {1, MaxGPUs}, "etp": {1, MaxGPUs},
 	"concurrency": {1, MaxBatch}, "max-seqs": {1, MaxBatch}, "max-batch-tokens": {1, MaxSeq},
 }
 
@@ -442,6 +442,16 @@ func (s Scenario) Validate() error {
 		}
 		if s.Arch.Experts > 1 && s.Arch.Experts%l.EP != 0 {
 			c.add("ep", l.EP, "must divide the experts (%d): one of %s", s.Arch.Experts, joinInts(Divisors(s.Arch.Experts)))
+		}
+	}
+	if l.ETP != 0 && c.intRange("etp", l.ETP) && l.TP >= 1 {
+		switch {
+		case l.TP%l.ETP != 0:
+			c.add("etp", l.ETP, "must divide tp (%d): one of %s", l.TP, joinInts(Divisors(l.TP)))
+		case s.Arch.Experts <= 1 && l.ETP != l.TP:
+			c.add("etp", l.ETP, "must be 0 or tp (%d): the model is dense (no experts to split apart)", l.TP)
+		case s.Arch.Experts > 1 && s.Arch.Experts%l.FoldSize() != 0:
+			c.add("etp", l.ETP, "ep × tp / etp (%d × %d / %d) must divide the experts (%d)", l.EPSize(), l.TP, l.ETP, s.Arch.Experts)
 		}
 	}
 	if x := l.EPImbalance; x != 0 && (!finite(x) || x < 1 || x > MaxEPImbalance) {

@@ -54,6 +54,7 @@ type scenarioFlags struct {
 	hostMemory         hostMemFlag // --host-memory: one node's host memory, bytes (0: the box's or the default)
 	tp, pp, dp, chunks int
 	ep                 int
+	etp                int
 	epImbalance        float64
 	schedule, mode     string
 	batch, microBatch  int
@@ -148,6 +149,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.pp, "pp", 0, "pipeline-parallel stages; search tries only this PP (default: the number of nodes when --tp and --dp are not given either, so TP stays inside a node and PP crosses nodes; else 1)")
 	fs.IntVar(&f.dp, "dp", 0, "data-parallel replicas; search tries only this DP (default: gpus / (tp × pp))")
 	fs.IntVar(&f.ep, "ep", 1, "expert parallelism for MoE models: the experts of each MoE layer are divided among this many data-parallel replicas, which exchange tokens by all-to-all; must divide dp and the experts")
+	fs.IntVar(&f.etp, "etp", 0, "MoE models: expert tensor parallelism, the GPUs of the TP group each expert's matrices are split over (Megatron-core's --expert-tensor-parallel-size); below --tp the TP group's slices hold different experts, exchanged by all-to-all over ep × tp/etp GPUs, and the MLP's TP all-reduce shrinks to etp GPUs (none at 1); must divide tp (default 0: tp)")
 	fs.Float64Var(&f.epImbalance, "ep-imbalance", 0, "with --ep: the busiest GPU's share of the routed tokens over the mean, ≥ 1; it slows that GPU's expert GEMMs and the all-to-alls every GPU waits for (default 0: 1.06, Mixtral 8x22B's dropless routing against forced balance on H100, Megatron-MoE-ModelZoo)")
 	fs.IntVar(&f.chunks, "chunks", defaultChunks, "virtual pipeline stages `V` per GPU, interleaved schedule only")
 	fs.StringVar(&f.schedule, "schedule", defaultSchedule, "pipeline schedule: gpipe, 1f1b, interleaved or zb-h1")
@@ -405,7 +407,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 		model.Sizes{TP: f.tp, PP: f.pp, DP: f.dp, MicroBatch: f.microBatch, Batch: f.batch, Requests: f.reqs}, given, forSearch)
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: f.chunks, MicroBatch: sz.MicroBatch,
 		Schedule: sched, SequenceParallel: f.sequenceParallel.v, Recompute: rc, ZeRO: f.zero.v, TPOverlap: tpo, RankOrder: order, Offload: off, SPGather: spg,
-		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP, Collectives: coll, EP: canonicalEP(f.ep), EPImbalance: f.epImbalance}
+		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP, Collectives: coll, EP: canonicalEP(f.ep), EPImbalance: f.epImbalance, ETP: f.etp}
 	batch, reqs := sz.Batch, sz.Requests
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,
 		GenTokens: f.gen, Requests: reqs, Precision: prec, Rate: f.rate, Concurrency: f.concurrency, Seed: f.seed,

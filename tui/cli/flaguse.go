@@ -225,7 +225,7 @@ func (f *scenarioFlags) searchFix(s model.Scenario) (costmodel.SearchFix, error)
 		name string
 		v    int
 		dst  *int
-	}{{"tp", f.tp, &fix.TP}, {"pp", f.pp, &fix.PP}, {"dp", f.dp, &fix.DP}, {"micro-batch", f.microBatch, &fix.MicroBatch}, {"chunks", f.chunks, &fix.Chunks}, {"ep", f.ep, &fix.EP}} {
+	}{{"tp", f.tp, &fix.TP}, {"pp", f.pp, &fix.PP}, {"dp", f.dp, &fix.DP}, {"micro-batch", f.microBatch, &fix.MicroBatch}, {"chunks", f.chunks, &fix.Chunks}, {"ep", f.ep, &fix.EP}, {"etp", f.etp, &fix.ETP}} {
 		switch {
 		case !f.typedFlag(x.name):
 		case x.v < 1:

@@ -72,9 +72,12 @@ func LayoutLine(s model.Scenario) string {
 	fmt.Fprintf(&b, "TP=%d PP=%d DP=%d", l.TP, l.PP, l.DP)
 	if l.EP > 1 {
 		fmt.Fprintf(&b, " EP=%d", l.EP)
-		if s.Arch.Experts > 1 {
-			fmt.Fprintf(&b, " imb=%.3g", costmodel.EPImbalance(l)) // the busiest GPU's tokens over the mean
-		}
+	}
+	if s.Arch.Experts > 1 && l.ETP > 0 && l.ETP < l.TP {
+		fmt.Fprintf(&b, " ETP=%d", l.ETP) // experts split over fewer GPUs than TP: folded into the all-to-all
+	}
+	if s.Arch.Experts > 1 && l.FoldSize() > 1 {
+		fmt.Fprintf(&b, " imb=%.3g", costmodel.EPImbalance(l)) // the busiest GPU's tokens over the mean
 	}
 	if s.Workload.Mode != model.Infer {
 		b.WriteString(" " + l.Schedule.String())

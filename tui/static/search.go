@@ -123,6 +123,9 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 			if l.EP > 1 {
 				name += fmt.Sprintf(" EP=%d", l.EP)
 			}
+			if l.ETP > 0 && l.ETP < l.TP {
+				name += fmt.Sprintf(" ETP=%d", l.ETP)
+			}
 			if !infer {
 				name += " " + l.Schedule.String() + fmt.Sprintf(" v=%d b=%d", l.Chunks, l.MicroBatch)
 				if c.Report.Layout.TP > 0 {
@@ -144,11 +147,12 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 	return ew.err
 }
 
-// layoutHead is the layout columns of the search tables; EP only for MoE models.
+// layoutHead is the layout columns of the search tables; EP and ETP (the GPUs each expert is
+// split over) only for MoE models.
 func layoutHead(moe bool) []string {
 	head := []string{"rank", "TP", "PP", "DP"}
 	if moe {
-		head = append(head, "EP")
+		head = append(head, "EP", "ETP")
 	}
 	return append(head, "schedule", "v", "b", "m")
 }
@@ -157,7 +161,7 @@ func layoutHead(moe bool) []string {
 func layoutCells(l model.Layout, moe bool) []string {
 	out := []string{strconv.Itoa(l.TP), strconv.Itoa(l.PP), strconv.Itoa(l.DP)}
 	if moe {
-		out = append(out, strconv.Itoa(l.EPSize()))
+		out = append(out, strconv.Itoa(l.EPSize()), strconv.Itoa(min(l.ETPSize(), l.TP)))
 	}
 	return out
 }
