@@ -31,11 +31,11 @@ var MeasuredInferenceX = []MoreRun{
 	// 8 × H200, TP 8 (EP 1), fp8 weights on FP8 cores, bf16 activations and KV cache
 	// (flashinfer's MLA), --chunked-prefill-size 32768, --max-running-requests 512, radix cache off.
 	//
-	// TTFT, on every SGLang run here: the model's mean is 45–83% under the measured (checked at
+	// TTFT, on every SGLang run here: the model's mean is 44–83% under the measured (checked at
 	// the group's tolerance, not fixed). What SGLang's first token holds beyond the model's is
 	// 50–300 ms and does not grow with the prompt (TT356: 180 ms at 128 tokens, 200 ms at 4096;
 	// the MI325X's median 115–119 ms against the model's 59–63), while vLLM's first token on
-	// 8 × H100 (TT356's AWQ rows) is within −48%..+11%: a fixed cost of SGLang's prefill step
+	// 8 × H100 (TT356's AWQ rows) is within −41%..+27%: a fixed cost of SGLang's prefill step
 	// (its extend batches run outside CUDA graphs, 61 layers of ~20 kernels launched from
 	// Python; the H200's p99 of 2.0–2.7 s suggests DeepGEMM's JIT compiling unseen prompt
 	// lengths too), U: not profiled. The --stream-interval 10 does not delay it: SGLang streams
