@@ -35,7 +35,7 @@ import "github.com/splitscope/splitscope/costmodel/arch"
 // rotary, all-reduces, router and top-k. The MoE count, held out on another engine and model:
 // gpt-oss-120b (GQA, MXFP4 experts) under vLLM 0.15.1 on H100 at TP 2–8 (IX828), median |TPOT
 // error| 17.3% with 12 kernels a layer, 5.9% with 16. On Mixtral 8x7B (vLLM V1, 2 × H100, the BLIS runs)
-// the 4 routing kernels move TPOT from +0.3%..+3.5% to +3.0%..+6.4%.
+// the 4 routing kernels move TPOT from +0.3%..+3.5% to +3.1%..+6.4%.
 const (
 	mlaKernels = 5
 	moeKernels = 4
