@@ -127,9 +127,9 @@ func moreArch(id string) (model.Arch, bool) {
 }
 
 // MoreRuns are every run of validate's serve-more group: MeasuredMore, MeasuredFixed,
-// MeasuredEngines, MeasuredH200, MeasuredMI300X, then MeasuredH100x8.
+// MeasuredEngines, MeasuredH200, MeasuredMI300X, MeasuredH100x8, then MeasuredInferenceX.
 func MoreRuns() []MoreRun {
-	sets := [][]MoreRun{MeasuredMore, MeasuredFixed, MeasuredEngines, MeasuredH200, MeasuredMI300X, MeasuredH100x8}
+	sets := [][]MoreRun{MeasuredMore, MeasuredFixed, MeasuredEngines, MeasuredH200, MeasuredMI300X, MeasuredH100x8, MeasuredInferenceX}
 	var out []MoreRun
 	for _, rs := range sets {
 		out = append(out, rs...)

@@ -76,7 +76,13 @@ type MoreRun struct {
 	// chunks the prompts of a model with more than 32K).
 	Profile string
 	Context int
-	Notes   string
+	// Weights, ExpertWeights and KV are the stored formats where they differ from Precision
+	// (an fp8 or fp4 checkpoint served with bf16 activations); MaxBatchTokens the engine's token
+	// budget a step where set (SGLang's --chunked-prefill-size); NodeGPUs the GPUs a node
+	// where TP spans nodes (over Inter).
+	Weights, ExpertWeights, KV string
+	MaxBatchTokens, NodeGPUs   int
+	Notes                      string
 }
 
 // Misses says whether the run is marked as missed by 2× or more on figure f ("TTFT", "E2E",
@@ -270,7 +276,7 @@ func moreScenario(r MoreRun, p ServePresets) (model.Scenario, error) {
 	pp := max(r.PP, 1)
 	sr := ServeRun{Model: r.Model, GPU: r.GPU, Intra: r.Intra, GPUs: r.TP * pp, TP: r.TP, PP: pp, Precision: r.Precision,
 		Prompt: int(r.Prompt + 0.5), Gen: int(r.Gen + 0.5), Requests: r.Requests, Rate: r.Rate, Concurrency: r.Concurrency,
-		MaxSeqs: r.MaxSeqs}
+		MaxSeqs: r.MaxSeqs, MaxBatchTokens: r.MaxBatchTokens, Weights: r.Weights, KV: r.KV}
 	var ps ServePresets = p
 	if a, ok := moreArch(r.Model); ok {
 		ps = archPresets{p, a}
@@ -280,6 +286,15 @@ func moreScenario(r MoreRun, p ServePresets) (model.Scenario, error) {
 		return s, err
 	}
 	s.Workload.Engine = r.Profile
+	s.Workload.ExpertWeights = r.ExpertWeights
+	if r.NodeGPUs > 0 && pp == 1 {
+		// TP across nodes: NodeGPUs a node, joined by Inter.
+		inter, err := p.Link(r.Inter)
+		if err != nil {
+			return s, err
+		}
+		s.Cluster.GPUsPerNode, s.Cluster.Inter, s.Cluster.NICsPerNode = r.NodeGPUs, inter, max(r.NICsPerNode, 1)
+	}
 	if r.Context > 0 {
 		s.Arch.MaxSeq = r.Context
 	}

@@ -1,0 +1,54 @@
+package costmodel
+
+import "github.com/splitscope/splitscope/costmodel/arch"
+
+// A decode layer's kernel count by its kind: layerKernels (serving.go) is a dense layer's with
+// grouped-query attention (two norms, the QKV projection, rotary embedding, the KV-cache
+// write, attention, the output projection, the residual adds, the gate-up projection, the
+// activation, the down projection), each paying kernelFloor. The other kinds launch more, as
+// the engines run them (counted as in bf16, without the fp8 quantization kernels a dense layer
+// is not charged either):
+//
+//   - mlaKernels: multi-head latent attention in its absorbed decode form (SGLang's
+//     DeepseekV2AttentionMLA, forward_absorb_prepare and forward_absorb_core;
+//     vLLM's MLA backends alike, U: not counted here) runs the fused q_a/kv_a down-projection where a GQA layer runs its
+//     QKV projection, then five kernels a GQA layer does not have: the q_a and kv_a latent
+//     norms (q_a_layernorm, kv_a_layernorm), the query up-projection (q_b_proj), and the two
+//     per-head batched matmuls of the absorbed form (q_nope × w_kc before attention, the
+//     output × w_vc after it: kv_b_proj split into w_kc and w_vc at load). The fp8 path adds a
+//     per-tensor quantization before each bmm (per_tensor_quant_mla_fp8), not counted.
+//   - moeKernels: a routed MLP runs the router's GEMM, the top-k gate (SGLang's
+//     biased_grouped_topk / moe_fused_gate, vLLM's topk_softmax), the sort of tokens by
+//     expert (moe_align_block_size) and the weighted sum of the top-k outputs (moe_sum_reduce)
+//     around the two grouped GEMMs and the activation a dense MLP also runs (fused_moe_triton:
+//     fused_experts_impl); a shared expert rides in the routed GEMMs (SGLang fuses it as
+//     expert 257 on SM90, the shared-experts fusion) or adds its own three, not counted (U).
+//
+// DeepSeek-V3's MoE layer so runs 21 kernels, not 12 (its 3 dense MLA layers 17): 9 × 4 µs on
+// 58 layers and 5 × 4 µs on 3, 2.2 ms a decode step on any GPU, about what the model missed of
+// SGLang 0.5.7's TPOT on 8 × H200 (InferenceX issue 870, published.MeasuredInferenceX: −22% to
+// −17% at 8–64 clients with 12 kernels a layer, −5% to −13% with these). Not fitted: the counts
+// are the engines' code paths, kernelFloor is the dense layers' (serving.go). A profiled decode
+// step of DeepSeek-R1 on B200 under SGLang 0.5.6 (IX863) lists 14 launches a layer among its
+// ten heaviest kernels alone (3 FP4 projection GEMMs and 3 FP4 quantizations, three NVJet
+// GEMMs, attention, two expert GEMMs, the finalize, the shared expert), before the norms,
+// rotary, all-reduces, router and top-k. The MoE count, held out on another engine and model:
+// gpt-oss-120b (GQA, MXFP4 experts) under vLLM 0.15.1 on H100 at TP 2–8 (IX828), median |TPOT
+// error| 17.3% with 12 kernels a layer, 5.9% with 16. On Mixtral 8x7B (vLLM V1, 2 × H100, the BLIS runs)
+// the 4 routing kernels move TPOT from +0.3%..+3.5% to +3.1%..+6.4%.
+const (
+	mlaKernels = 5
+	moeKernels = 4
+)
+
+// kindKernels is the kernel count of a decode layer of kind k.
+func kindKernels(k arch.Kind) float64 {
+	n := layerKernels
+	if k.Attn == arch.MLA {
+		n += mlaKernels
+	}
+	if k.MoE {
+		n += moeKernels
+	}
+	return float64(n)
+}
