@@ -11,6 +11,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -135,10 +136,12 @@ type Model struct {
 	memo          *Memo // results shared with other explorers (WithMemo); nil: none
 	// lesson is the guided tour's steps when they are the user's own (WithLesson); nil: the
 	// embedded tour.
-	lesson  []assets.ScenarioFile
-	data    common.Data // the last valid evaluation
-	hasData bool
-	evalErr error
+	lesson []assets.ScenarioFile
+	// readArch reads a config.json typed into the model row (WithModelReader; nil: served).
+	readArch func(path string) (model.Arch, error)
+	data     common.Data // the last valid evaluation
+	hasData  bool
+	evalErr  error
 
 	compare *compare.Model
 	box     *boxtab.Model
@@ -220,6 +223,14 @@ type options struct {
 	work     chan struct{}
 	memo     *Memo
 	lesson   []assets.ScenarioFile
+	readArch func(path string) (model.Arch, error)
+}
+
+// WithModelReader lets the model row take a config.json path (or its folder), read by read in a
+// command (bounded, the CLI's reader); without it (splitscope serve: a student's text never
+// names a file on the server) the row takes preset ids alone.
+func WithModelReader(read func(path string) (model.Arch, error)) Option {
+	return func(o *options) { o.readArch = read }
 }
 
 // WithRenderer draws the explorer with a renderer of its own (its colour profile and
@@ -330,6 +341,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 		calib: o.calib, renderer: o.renderer, served: o.served, frame: max(o.frame, common.FrameInterval),
 		class: classroom.New(o.lead, o.follow, o.answer, o.reveal),
 		vc:    &viewCache{}, work: o.work, memo: o.memo, newest: &atomic.Int64{}, lesson: o.lesson,
+		readArch: o.readArch,
 	}
 	m.keys.pane = m.panes[m.tab].Keys()
 	return m
@@ -458,6 +470,8 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(m.box.Update(msg), m.box.Recheck())
 	}
 	switch msg := msg.(type) {
+	case modelReadMsg:
+		return m.modelRead(msg)
 	case boxtab.UseBoxMsg:
 		return m.useBox(msg.Box)
 	case compare.TakeBetterMsg:
@@ -789,6 +803,11 @@ func (m Model) commitInput() (tea.Model, tea.Cmd) {
 	text := m.input.Value()
 	if m.offer != nil && m.offer.ok && m.offer.typed == text {
 		return m.takeOffer()
+	}
+	if f.name == "model" && assets.LooksLikeConfigPath(strings.TrimSpace(text)) {
+		if _, err := m.presets.Model(strings.TrimSpace(text)); err != nil {
+			return m.readModelPath(strings.TrimSpace(text))
+		}
 	}
 	next, o, err := tryEdit(m.cur, f.name, func(s *model.Scenario) error { return f.set(s, m.presets, text) })
 	if err != nil {

@@ -360,6 +360,14 @@ func runExplorer(w, errw io.Writer, sf *scenarioFlags) error {
 	}
 	// Learn and tour texts follow --lang, else the locale.
 	opts = append(opts, tui.WithLang(sf.language()))
+	// The model row takes a config.json path, read as --model reads one (bounded, by name).
+	opts = append(opts, tui.WithModelReader(func(path string) (model.Arch, error) {
+		a, fe := readHFConfigFlag(path)
+		if fe != nil {
+			return a, fe
+		}
+		return a, nil
+	}))
 	if sf.calibration != "" {
 		opts = append(opts, tui.WithCalibration(filepath.Base(sf.calibration)))
 	}
