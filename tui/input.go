@@ -29,7 +29,7 @@ var deleteWordForwardKeys = textinput.DefaultKeyMap.DeleteWordForward
 func newInput() textinput.Model {
 	in := textinput.New()
 	in.Prompt = ""
-	in.CharLimit = 32
+	in.CharLimit = 1024 // a config.json path for the model row; every other value is short
 	in.KeyMap.DeleteWordForward = key.NewBinding(key.WithDisabled())
 	in.KeyMap.Paste = key.NewBinding(key.WithDisabled())
 	return in
