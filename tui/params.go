@@ -79,6 +79,26 @@ func epChoices(s *model.Scenario) []int {
 	return out
 }
 
+// etpChoices are the ETP sizes a MoE scenario can have: divisors of TP for which EP × TP/ETP
+// divides the experts.
+func etpChoices(s *model.Scenario) []int {
+	var out []int
+	for _, d := range model.Divisors(max(s.Layout.TP, 1)) {
+		if s.Arch.Experts > 0 && s.Arch.Experts%(s.Layout.EPSize()*max(s.Layout.TP, 1)/d) == 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// setETP stores an ETP size, TP as the layout's 0.
+func setETP(s *model.Scenario, v int) {
+	if v >= s.Layout.TP {
+		v = 0
+	}
+	s.Layout.ETP = v
+}
+
 // setEP stores an EP size, 1 as the layout's 0.
 func setEP(s *model.Scenario, v int) {
 	if v == 1 {
@@ -360,6 +380,20 @@ func fields() []field {
 					return fmt.Errorf("%q is not a whole number ≥ 1", text)
 				}
 				setEP(s, v)
+				return nil
+			}},
+		// ETP splits each expert over fewer GPUs than TP (MoE models at TP > 1); TP is stored as 0.
+		{name: "etp", label: "ETP (experts)", show: func(s *model.Scenario) bool { return s.Arch.Experts > 1 && s.Layout.TP > 1 },
+			get: func(s *model.Scenario) string { return strconv.Itoa(min(s.Layout.ETPSize(), s.Layout.TP)) },
+			step: func(s *model.Scenario, _ *assets.Presets, dir int) {
+				setETP(s, among(etpChoices)(s, min(s.Layout.ETPSize(), s.Layout.TP), dir))
+			},
+			set: func(s *model.Scenario, _ *assets.Presets, text string) error {
+				v, err := strconv.Atoi(strings.TrimSpace(text))
+				if err != nil || v < 1 {
+					return fmt.Errorf("%q is not a whole number ≥ 1", text)
+				}
+				setETP(s, v)
 				return nil
 			}},
 		intField("micro-batch", "micro-batch b", training, func(s *model.Scenario) *int { return &s.Layout.MicroBatch },

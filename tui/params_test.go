@@ -280,3 +280,32 @@ func TestKnobsCanBeAuto(t *testing.T) {
 		t.Errorf("row %q", v)
 	}
 }
+
+// The ETP row shows for a MoE model at TP > 1, steps through the divisors of TP the experts allow
+// and stores TP as 0.
+func TestETPRow(t *testing.T) {
+	s, p := testScenario(t)
+	a, err := p.Model("deepseek-v3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Arch, s.Layout.TP, s.Layout.PP, s.Layout.DP = a, 8, 1, 1
+	f := fieldNamed(t, "etp")
+	if !f.show(&s) || f.get(&s) != "8" {
+		t.Fatalf("TP 8: shown %v, value %q", f.show(&s), f.get(&s))
+	}
+	f.step(&s, p, -1)
+	if s.Layout.ETP != 4 || f.get(&s) != "4" {
+		t.Errorf("← from 8: ETP %d (%q), want 4", s.Layout.ETP, f.get(&s))
+	}
+	if err := f.set(&s, p, "8"); err != nil || s.Layout.ETP != 0 {
+		t.Errorf("set 8: ETP %d, %v; want 0 (TP)", s.Layout.ETP, err)
+	}
+	if err := f.set(&s, p, "1"); err != nil || s.Layout.ETP != 1 || s.Validate() != nil {
+		t.Errorf("set 1: ETP %d, %v, valid: %v", s.Layout.ETP, err, s.Validate())
+	}
+	s.Layout.TP, s.Layout.ETP = 1, 0
+	if f.show(&s) {
+		t.Errorf("ETP row shown at TP 1")
+	}
+}
