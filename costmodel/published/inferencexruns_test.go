@@ -13,9 +13,10 @@ import (
 // The InferenceX and Tenstorrent DeepSeek-R1 runs (MeasuredInferenceX), hold-outs, and the
 // serve-more group's errors by GPU and by model kind (dense or MoE). Bounds are what the model
 // achieves with each layer kind's kernel count (layerkernels.go), and fail without it: on
-// 8 × H200 (SGLang 0.5.7, fp8) the median |TPOT error| is 8% (19% with every layer charged the
-// dense GQA layer's 12 kernels: −22%, −17%, −19%, −19% at 8–64 clients) and on 8 × B200
-// (SGLang 0.5.6, NVFP4) the median |output tok/s error| 10% (48% before); gpt-oss-120b on H100
+// 8 × H200 (SGLang 0.5.7, fp8) the median |TPOT error| is 4.9% (8% before SGLang's prompt steps
+// took the host's time, model.EagerPrefill; 19% with every layer charged the dense GQA layer's
+// 12 kernels: −22%, −17%, −19%, −19% at 8–64 clients) and on 8 × B200 (SGLang 0.5.6, NVFP4) the
+// median |output tok/s error| 2.7% (10%, and 48% before the kernel counts); gpt-oss-120b on H100
 // (vLLM 0.15.1, TP 2–8) TPOT 5.9% and output tok/s 5.4% (17.3% and 20.0% before). Every run replays to
 // finite figures; a throughput off by 2× or more is marked missed with its reason.
 func TestMeasuredInferenceX(t *testing.T) {
