@@ -52,3 +52,19 @@ func kindKernels(k arch.Kind) float64 {
 	}
 	return float64(n)
 }
+
+// eagerHost is the host's time to issue stage s's layers in a prompt step that runs outside
+// CUDA graphs, perLayer seconds for each layer with latent attention or routed experts
+// (model.EagerPrefill); the other layers' launches hide under their GPU time.
+func (c *servingCost) eagerHost(s int, perLayer float64) float64 {
+	if perLayer <= 0 {
+		return 0
+	}
+	var n int
+	for kind, k := range c.kinds[s] {
+		if kd := c.p.k.Shapes[kind].Kind; kd.MoE || kd.Attn == arch.MLA {
+			n += k
+		}
+	}
+	return float64(n) * perLayer
+}

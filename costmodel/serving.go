@@ -235,6 +235,9 @@ func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 			epc += k * l.EP
 		}
 	}
+	if eng, _ := model.Engine(p.s.Workload.Engine); b.PrefillTokens > 0 {
+		d = max(d, c.eagerHost(s, eng.EagerLayerS)) // a prompt step launched from the host (model.EagerPrefill)
+	}
 	if s == 0 {
 		d += p.hw.time(kernel{bytes: float64(b.Tokens()) * float64(p.a.Hidden) * p.e * 2})
 		d += engineStepOverhead

@@ -38,6 +38,10 @@ type EngineProfile struct {
 	// MultiStep > 1: a batch of decodes runs that many steps before the scheduler runs again,
 	// its tokens handed on at the window's end (vLLM 0.6's --num-scheduler-steps).
 	MultiStep int
+	// EagerLayerS is the host's time for one layer with latent attention or routed experts
+	// in a step that runs prompts outside CUDA graphs: such a step takes at least that times
+	// those layers (EagerPrefill, below). 0: prompts run in CUDA graphs or the host keeps up.
+	EagerLayerS float64
 	// Source says where each default comes from.
 	Source string
 	// limits are max sequences and max batched tokens a step on the GPU, for a model whose
@@ -93,10 +97,11 @@ var Engines = map[string]EngineProfile{
 			"10 steps as vLLM 0.6's benchmarks and SGLang's comparison with it ran it (sgl-project/sglang benchmark/benchmark_vllm_060)",
 		limits: func(_ GPU, maxSeq int) (int, int) { return 256, max(maxSeq, 2048) }},
 	"sglang": {ID: "sglang", Name: "SGLang", Versions: "0.4 and later",
-		PrefillFirst: true, Overlap: true, FrontEndS: FrontEnd4ms,
+		PrefillFirst: true, Overlap: true, FrontEndS: FrontEnd4ms, EagerLayerS: EagerPrefill,
 		Source: "python/sglang/srt/managers/scheduler.py get_next_batch_to_run (a new prefill batch whenever one can be built, else decode); " +
 			"server_args.py chunked_prefill_size 2048 under 35 GiB, 8192 under 160 GiB, else 16384; " +
-			"max_running_requests bounded by the KV cache (4096 here: U)",
+			"max_running_requests bounded by the KV cache (4096 here: U); " +
+			"prefill (EXTEND) batches outside CUDA graphs (forward_batch_info.py is_cuda_graph: DECODE, TARGET_VERIFY, IDLE), EagerPrefill",
 		limits: func(g GPU, _ int) (int, int) {
 			switch {
 			case g.MemoryBytes < 35*GiB:
@@ -134,3 +139,28 @@ func Engine(id string) (EngineProfile, bool) {
 
 // engineAllowed is the error text for an unknown engine.
 func engineAllowed() string { return "must be one of " + strings.Join(EngineIDs(), ", ") }
+
+// EagerPrefill is SGLang's host time for one layer with latent attention or routed experts
+// (DeepSeek-V3's MLA and MoE layers) in a prefill step. SGLang runs a step with prompts in it
+// (an EXTEND batch) outside CUDA graphs: ModelRunner.forward replays a graph only when
+// forward_batch.forward_mode.is_cuda_graph() (DECODE, TARGET_VERIFY, IDLE:
+// model_executor/forward_batch_info.py, 0.3 to 0.5.x) and the CudaGraphRunner can run the
+// batch; an EXTEND batch goes to forward_extend, where the Python host issues every op of
+// every layer (prefill graphs came as --enable-piecewise-cuda-graph, off by default, PR #10062
+// of October 2025, DeepSeek-V3 in PR #12996). So a prompt step takes the longer of its GPU
+// time and the host's: a DeepSeek layer's eager path (fp8 per-token-group quantization before
+// each of its projections, the absorbed-MLA prefill's splits and rope, the router's top-k, the
+// fused-MoE alignment and Triton grouped GEMMs, the shared expert) is many more host calls than
+// its kernel count (kindKernels). Measured: SGLang's DeepSeek-R1 first token on 16 × H100 is
+// 179.7 ms at 128 prompt tokens and 199.7 ms at 4096 (tenstorrent/tt-inference-server issue
+// #356), +11% for 32× the prompt, while the GPU's prefill work grows ~30×: the step is the
+// host's. Fitted on that one run (TT356 128×128, c1): 2.9 ms a layer, 61 layers, 177 ms a
+// prompt step; every other run is held out. A dense GQA layer's eager launches (a dozen
+// kernels) hide under its GPU time: any host cost of 50 µs a kernel or more would put SGLang
+// 0.3's Llama-3.1 8B and 70B first tokens (SGL060) 22–53% over the measured, where the model
+// without it is within 0–9%; so dense layers are charged nothing. U: the share of each op in
+// the 2.9 ms (no profile of SGLang's eager DeepSeek prefill is published); SGLang's own
+// DeepSeek-R1 W8A8-INT8 run at TP 8 (PR #14918, 1024 tokens, one client) had a mean TTFT of
+// 115 ms eager, under what 2.9 ms a layer gives: the host time varies with the version and
+// the quantization path.
+const EagerPrefill = 2.9e-3

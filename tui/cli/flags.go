@@ -672,6 +672,9 @@ func engineHelp() string {
 		if e.FrontEndS > 0 {
 			how = append(how, fmt.Sprintf("%g ms API front end", e.FrontEndS*1e3))
 		}
+		if e.EagerLayerS > 0 {
+			how = append(how, fmt.Sprintf("prompt steps outside CUDA graphs (%g ms of host time a MLA or MoE layer)", e.EagerLayerS*1e3))
+		}
 		parts = append(parts, fmt.Sprintf("%s (%s %s: %s)", id, e.Name, e.Versions, strings.Join(how, ", ")))
 	}
 	return strings.Join(parts, "; ")
