@@ -30,6 +30,13 @@ func TestTwoHopOneNodeIsDirect(t *testing.T) {
 		if two.StepTime != direct.StepTime {
 			t.Errorf("%v on one node: step %g s two-hop, %g s direct", mode, two.StepTime, direct.StepTime)
 		}
+		said := false
+		for _, w := range two.Warnings {
+			said = said || strings.HasPrefix(w, "ep dispatch two-hop has no effect")
+		}
+		if !said {
+			t.Errorf("%v on one node: no warning that two-hop does nothing: %q", mode, two.Warnings)
+		}
 	}
 }
 
@@ -62,6 +69,11 @@ func TestTwoHopCutsNetworkBytes(t *testing.T) {
 	for _, mode := range []model.Mode{model.Train, model.Infer} {
 		direct := eval(t, dispatchScenario(t, 16, model.EPDispatchDirect, mode))
 		two := eval(t, dispatchScenario(t, 16, model.EPDispatchTwoHop, mode))
+		for _, w := range two.Warnings {
+			if strings.HasPrefix(w, "ep dispatch two-hop") {
+				t.Errorf("%v on two nodes: %q", mode, w)
+			}
+		}
 		if !(two.Breakdown.EPComm > 0) || !(two.Breakdown.EPComm < direct.Breakdown.EPComm) {
 			t.Errorf("%v on two nodes: two-hop EP comm %g s, direct %g s: want less", mode, two.Breakdown.EPComm, direct.Breakdown.EPComm)
 		}
@@ -69,7 +81,11 @@ func TestTwoHopCutsNetworkBytes(t *testing.T) {
 	// The report lists the two hops: the rail's RDMA across the nodes, the NVLink forward in one.
 	r := eval(t, dispatchScenario(t, 16, model.EPDispatchTwoHop, model.Train))
 	var rail, nvl bool
+	var ep []string
 	for _, u := range r.Collectives {
+		if u.Comm == "ep" {
+			ep = append(ep, u.What)
+		}
 		if u.Comm == "ep" && strings.Contains(u.What, "RDMA") && u.Nodes == 2 && u.GPUs == 2 {
 			rail = true
 		}
@@ -78,7 +94,7 @@ func TestTwoHopCutsNetworkBytes(t *testing.T) {
 		}
 	}
 	if !rail || !nvl {
-		t.Errorf("two-hop collectives: rail %v, NVLink %v: %+v", rail, nvl, r.Collectives)
+		t.Errorf("two-hop collectives: rail %v, NVLink %v: %q", rail, nvl, ep)
 	}
 }
 
