@@ -39,6 +39,8 @@ var hfArchFields = map[string]string{
 	"num_experts_per_tok":             "experts a token runs through",
 	"experts_per_token":               "experts a token runs through",
 	"n_shared_experts":                "shared experts",
+	"n_group":                         "node-limited routing's expert groups",
+	"topk_group":                      "node-limited routing's groups per token",
 	"shared_expert_intermediate_size": "a shared expert",
 	"moe_intermediate_size":           "the experts' width",
 	"intermediate_size_mlp":           "the dense layers' width",
@@ -368,6 +370,25 @@ func (r *hfReader) readExperts(a *model.Arch, ffn int) {
 	}
 	a.FFN = width
 	dense := ffn // the width of a layer without experts
+	// Node-limited routing (DeepSeek-V3 §2.1.2): top-k drawn from the topk_group best of n_group
+	// groups of experts; one group, or every group, is no limit.
+	switch kind {
+	case "deepseek_v3", "deepseek_v32", "kimi_k2", "glm4_moe":
+		groups, limit := 1, 0
+		r.num("n_group", &groups, 1, false)
+		limit = groups
+		r.num("topk_group", &limit, 1, false)
+		switch {
+		case limit > groups:
+			r.fail("topk_group", strconv.Itoa(limit), "must be at most n_group (%d)", groups)
+			return
+		case a.Experts%groups != 0:
+			r.fail("n_group", strconv.Itoa(groups), "must divide %s (%d): the experts fall in equal groups", expertsField, a.Experts)
+			return
+		case limit < groups:
+			a.ExpertGroups, a.GroupLimit = groups, limit
+		}
+	}
 	// Shared experts every token runs through.
 	switch kind {
 	case "deepseek_v3", "deepseek_v32", "kimi_k2", "glm4_moe":

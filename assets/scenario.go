@@ -121,6 +121,7 @@ const (
 	kOffload
 	kSPGather
 	kRankOrder
+	kEPDispatch
 	kInt
 	kFloat
 	kBool
@@ -154,7 +155,7 @@ var scenarioKeys = []scenarioKey{
 	{"gpus", kInt}, {"gpus_per_node", kInt},
 	{"intra", kLink}, {"intra_eff", kFloat}, {"inter", kLink}, {"inter_eff", kFloat}, {"nics_per_node", kInt},
 	{"host_memory", kSize},
-	{"tp", kInt}, {"pp", kInt}, {"dp", kInt}, {"ep", kInt}, {"ep_imbalance", kFloat}, {"etp", kInt}, {"chunks", kInt}, {"micro_batch", kInt},
+	{"tp", kInt}, {"pp", kInt}, {"dp", kInt}, {"ep", kInt}, {"ep_imbalance", kFloat}, {"ep_dispatch", kEPDispatch}, {"etp", kInt}, {"chunks", kInt}, {"micro_batch", kInt},
 	{"schedule", kSchedule},
 	{"mode", kMode}, {"seq", kInt}, {"batch", kInt}, {"precision", kPrecision},
 	{"recompute", kRecompute}, {"sequence_parallel", kBool}, {"zero", kInt},
@@ -189,6 +190,7 @@ type scenarioValues struct {
 	off    model.Offload
 	spg    model.SPGather
 	order  model.RankOrder
+	epd    model.EPDispatch
 }
 
 // ParseScenario reads a scenario file named name (for messages) against the presets p. Every
@@ -433,7 +435,7 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		}
 		v.links[key] = l
 		return l.ID, true
-	case kMode, kSchedule, kPrecision, kRecompute, kCollectives, kTPOverlap, kOffload, kSPGather, kRankOrder:
+	case kMode, kSchedule, kPrecision, kRecompute, kCollectives, kTPOverlap, kOffload, kSPGather, kRankOrder, kEPDispatch:
 		var (
 			s   fmt.Stringer
 			err error
@@ -463,6 +465,9 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		case kRankOrder:
 			v.order, err = model.ParseRankOrder(text)
 			s = v.order
+		case kEPDispatch:
+			v.epd, err = model.ParseEPDispatch(text)
+			s = v.epd
 		default:
 			v.rc, err = model.ParseRecompute(text)
 			s = v.rc
@@ -573,7 +578,7 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: v.intOr("chunks", model.DefaultChunks),
 		MicroBatch: sz.MicroBatch, Schedule: v.sched, SequenceParallel: v.bools["sequence_parallel"],
 		Recompute: v.rc, ZeRO: v.ints["zero"], UnfusedAttention: v.bools["unfused_attention"],
-		SerialDP: v.bools["serial_dp"], Collectives: v.coll, EP: v.ints["ep"], EPImbalance: v.floats["ep_imbalance"], ETP: v.ints["etp"], TPOverlap: v.tpo, Offload: v.off, SPGather: v.spg, RankOrder: v.order}
+		SerialDP: v.bools["serial_dp"], Collectives: v.coll, EP: v.ints["ep"], EPImbalance: v.floats["ep_imbalance"], ETP: v.ints["etp"], EPDispatch: v.epd, TPOverlap: v.tpo, Offload: v.off, SPGather: v.spg, RankOrder: v.order}
 	s.Workload = model.Workload{Mode: v.mode, Seq: v.intOr("seq", model.DefaultSeq), GlobalBatch: sz.Batch,
 		PromptTokens: v.intOr("prompt", model.DefaultPrompt), GenTokens: v.intOr("gen", model.DefaultGen),
 		Requests: sz.Requests, Precision: v.prec, Rate: v.floats["rate"], Concurrency: v.ints["concurrency"],
@@ -723,6 +728,9 @@ func marshalScenario(s model.Scenario, title string, q *Question, caption map[st
 	}
 	if l.ETP != 0 {
 		add("etp", l.ETP)
+	}
+	if l.EPDispatch != model.EPDispatchDirect {
+		add("ep_dispatch", l.EPDispatch.String())
 	}
 	add("chunks", l.Chunks)
 	add("micro_batch", l.MicroBatch)

@@ -117,7 +117,11 @@ func (p *plan) epUse(what string, bytes, calls float64) []CollectiveUse {
 		return nil
 	}
 	b := bytes * float64(p.a.ActiveExperts()) / float64(p.t) * EPImbalance(p.l) // the busiest GPU's (experts.go)
-	return []CollectiveUse{use(p.epc, "ep", what, collective.AllToAll, b, calls)}
+	var out []CollectiveUse
+	for _, h := range epHops(p.epc, p.a, p.l, p.c, b) {
+		out = append(out, use(h.k, "ep", what+h.what, collective.AllToAll, h.bytes, calls))
+	}
+	return out
 }
 
 // syncUses is the gradient sync of params parameters over a data-parallel group of n.

@@ -395,7 +395,7 @@ func (p *plan) passTimes(ps pass) passTimes {
 		}
 	}
 	if p.fold > 1 && ps.a2aBytes > 0 {
-		pt.a2a = p.epc.run(collective.AllToAll, ps.a2aBytes).Seconds
+		pt.a2a = epAllToAll(p.epc, p.a, p.l, p.c, ps.a2aBytes) // direct or two-hop (dispatch.go)
 	}
 	return pt
 }
@@ -596,6 +596,7 @@ func (p *plan) layoutSummary() LayoutSummary {
 	out.EP, out.Chunks, out.MicroBatches, out.Schedule = p.ep, p.v, p.m, sched
 	if p.fold > 1 {
 		out.EPImbalance = EPImbalance(p.l)
+		out.EPDispatch = p.l.EPDispatch.String()
 	}
 	if p.etp < p.t {
 		out.ETP = p.etp

@@ -14,6 +14,9 @@ type LayoutSummary struct {
 	// EPImbalance is the busiest GPU's token share over the mean the run takes (experts.go);
 	// absent without expert parallelism.
 	EPImbalance float64 `json:"ep_imbalance,omitempty"`
+	// EPDispatch is direct or two-hop: how the EP all-to-alls cross nodes (dispatch.go); absent
+	// without expert parallelism.
+	EPDispatch string `json:"ep_dispatch,omitempty"`
 	// ETP is the GPUs each expert is split over where it is not TP (MoE models); absent when TP.
 	ETP          int    `json:"etp,omitempty"`
 	Chunks       int    `json:"chunks"`

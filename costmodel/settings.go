@@ -87,6 +87,9 @@ func LayoutWarnings(s model.Scenario) []string {
 	if l.EPImbalance != 0 && (l.EPSize() <= 1 || s.Arch.Experts <= 1) {
 		w = append(w, fmt.Sprintf("ep imbalance %g has no effect without expert parallelism: every GPU holds every expert and runs its own tokens; raise ep on a MoE model or leave it unset", l.EPImbalance))
 	}
+	if l.EPDispatch == model.EPDispatchTwoHop && (l.FoldSize() <= 1 || s.Arch.Experts <= 1 || s.Cluster.Nodes() <= 1) {
+		w = append(w, "ep dispatch two-hop has no effect without expert parallelism across nodes: on one node it is the direct all-to-all; raise ep over several nodes on a MoE model or leave it direct")
+	}
 	if !train && l.Collectives == model.CollectivesEngine {
 		w = append(w, engineWarnings(s)...)
 	}

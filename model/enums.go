@@ -175,6 +175,30 @@ func ParseRankOrder(s string) (RankOrder, error) {
 	return RankOrder(i), err
 }
 
+// EPDispatch is how a MoE layer's tokens reach their experts on other GPUs (docs/costmodel.md
+// §Experts across GPUs). Direct: one all-to-all over the EP group, every copy of a token to a
+// remote expert crossing the network on its own (NCCL's all-to-all, Megatron-core's alltoall
+// dispatcher). Two-hop: DeepEP's internode kernels, a token sent once over RDMA to the GPU of the
+// same local rank on each node holding one of its experts (one rail), then over NVLink to those
+// experts; the combine the reverse.
+type EPDispatch int
+
+// EP dispatches.
+const (
+	EPDispatchDirect EPDispatch = iota
+	EPDispatchTwoHop
+)
+
+var epDispatchNames = []string{"direct", "two-hop"}
+
+func (d EPDispatch) String() string { return enumName(epDispatchNames, int(d)) }
+
+// ParseEPDispatch reads "direct" or "two-hop".
+func ParseEPDispatch(s string) (EPDispatch, error) {
+	i, err := parseEnum("ep-dispatch", epDispatchNames, s)
+	return EPDispatch(i), err
+}
+
 // RankOrderMatters says whether the two orders place a layout of TP t, PP p and DP d differently
 // on nodes of gpn GPUs: only where the job spans several nodes, TP leaves room in a node and
 // both DP and PP have more than one rank (with TP filling the node, every DP and PP group

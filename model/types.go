@@ -50,6 +50,12 @@ type Arch struct {
 	DenseLayers   int `json:"dense_layers,omitempty" yaml:"dense_layers"`
 	DenseFFN      int `json:"dense_ffn,omitempty" yaml:"dense_ffn"`
 	MoEEvery      int `json:"moe_every,omitempty" yaml:"moe_every"`
+	// ExpertGroups and GroupLimit are node-limited routing (DeepSeek-V3's n_group and
+	// topk_group): the routed experts fall in ExpertGroups equal groups and a token's top-k are
+	// drawn from its GroupLimit best groups only, so that with a group per node a token reaches
+	// at most GroupLimit nodes. Zero for routing over every expert.
+	ExpertGroups int `json:"expert_groups,omitempty" yaml:"expert_groups"`
+	GroupLimit   int `json:"group_limit,omitempty" yaml:"group_limit"`
 	// MLA is multi-head latent attention (DeepSeek-V2/V3, Kimi K2): zero for none.
 	MLA MLA `json:"mla,omitzero" yaml:"mla"`
 	// Indexer is sparse indexed attention (DeepSeek-V3.2's DSA): a lightning indexer scores
@@ -446,6 +452,9 @@ type Layout struct {
 	// tokens are exchanged by all-to-all over EP × TP/ETP GPUs and its MLP needs no TP
 	// all-reduce beyond the ETP GPUs. 0: TP, the experts split like the dense layers.
 	ETP int `json:"etp,omitempty"`
+	// EPDispatch is how the EP all-to-alls move tokens across nodes: direct (the default) or
+	// DeepEP's two hops, RDMA on one rail then NVLink (enums.go).
+	EPDispatch EPDispatch `json:"ep_dispatch,omitempty"`
 }
 
 // ETPSize is the GPUs each expert's matrices are split over: ETP, TP when unset.

@@ -243,6 +243,17 @@ func (a Arch) checkKinds(c *checker, moe bool) {
 	if inRange("shared-ffn", a.SharedFFN, 0, MaxFFN, " (0: no shared expert)") {
 		needsMoE("shared-ffn", a.SharedFFN)
 	}
+	if inRange("expert-groups", a.ExpertGroups, 0, 4096, " (0: no node-limited routing)") {
+		needsMoE("expert-groups", a.ExpertGroups)
+		if a.ExpertGroups > 0 && moe && a.Experts%a.ExpertGroups != 0 {
+			c.add("expert-groups", a.ExpertGroups, "must divide experts (%d): the routed experts fall in equal groups", a.Experts)
+		}
+	}
+	if a.GroupLimit != 0 && (a.GroupLimit < 1 || a.GroupLimit > a.ExpertGroups) {
+		c.add("group-limit", a.GroupLimit, "must be 0 (no limit) or between 1 and expert-groups (%d): the groups a token's experts are drawn from", a.ExpertGroups)
+	} else if a.ExpertGroups > 0 && a.GroupLimit == 0 {
+		c.add("group-limit", a.GroupLimit, "must be between 1 and expert-groups (%d) with expert-groups set", a.ExpertGroups)
+	}
 	if inRange("dense-ffn", a.DenseFFN, 0, MaxFFN, " (0: ffn)") {
 		needsMoE("dense-ffn", a.DenseFFN)
 	}
@@ -469,6 +480,9 @@ func (s Scenario) Validate() error {
 	}
 	if x := l.EPImbalance; x != 0 && (!finite(x) || x < 1 || x > MaxEPImbalance) {
 		c.add("ep-imbalance", x, "must be 0 (the default) or between 1 and %d: the busiest GPU's token share over the mean", MaxEPImbalance)
+	}
+	if l.EPDispatch < EPDispatchDirect || l.EPDispatch > EPDispatchTwoHop {
+		c.add("ep-dispatch", int(l.EPDispatch), "must be one of %s", strings.Join(epDispatchNames, ", "))
 	}
 	if l.SPGather < SPGatherRedo || l.SPGather > SPGatherKeep {
 		c.add("sp-gather", int(l.SPGather), "must be one of %s", strings.Join(spGatherNames, ", "))

@@ -151,7 +151,11 @@ func MoEChecks(p ServePresets) ([]Check, error) {
 				Predicted: rep.TokensPerS / float64(r.GPUs), Unit: "tok/s", Tolerance: moeTolerance, Note: note})
 		}
 	}
-	return append(out, GroupedGEMMChecks()...), nil
+	dep, err := DeepEPChecks(p)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(out, GroupedGEMMChecks()...), dep...), nil
 }
 
 // GroupedGEMMRow is one of DeepGEMM's FP8 grouped-GEMM measurements on H800 [DGM]: groups of M

@@ -43,8 +43,8 @@ func TestMoEChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs := MoETrainRuns()
-	if len(checks) != len(runs)+len(DeepGEMMGrouped()) {
-		t.Fatalf("%d moe checks for %d rows and %d grouped GEMMs", len(checks), len(runs), len(DeepGEMMGrouped()))
+	if len(checks) != len(runs)+len(DeepGEMMGrouped())+len(DeepEPRows()) {
+		t.Fatalf("%d moe checks for %d rows, %d grouped GEMMs and %d DeepEP rows", len(checks), len(runs), len(DeepGEMMGrouped()), len(DeepEPRows()))
 	}
 	holdout := false
 	for i, c := range checks {
@@ -53,7 +53,11 @@ func TestMoEChecks(t *testing.T) {
 			r = runs[i]
 		}
 		t.Logf("%s: published %.4g, model %.4g (%+.1f%%) %s", c.Case, c.Published, c.Predicted, 100*c.RelErr(), c.Note)
-		if c.Group != "moe" || c.Tolerance != moeTolerance {
+		tol := moeTolerance
+		if strings.Contains(c.Case, "[DEP]") {
+			tol = deepEPTolerance
+		}
+		if c.Group != "moe" || c.Tolerance != tol {
 			t.Errorf("%s: group %q tolerance %g", c.Case, c.Group, c.Tolerance)
 		}
 		if r.Miss != "" {

@@ -44,6 +44,7 @@ var valueLists = map[string]func(cmd *cobra.Command) []string{
 	"tp-overlap":     enumWords(func(i int) string { return model.TPOverlap(i).String() }, true),
 	"sp-gather":      enumWords(func(i int) string { return model.SPGather(i).String() }, true),
 	"rank-order":     enumWords(func(i int) string { return model.RankOrder(i).String() }, true),
+	"ep-dispatch":    enumWords(func(i int) string { return model.EPDispatch(i).String() }, false),
 	"collectives":    enumWords(func(i int) string { return model.Collectives(i).String() }, false),
 	"zero":           withAuto([]string{"0", "1", "2", "3"}),
 	"lang":           func(*cobra.Command) []string { return append([]string(nil), languages...) },

@@ -56,6 +56,7 @@ type scenarioFlags struct {
 	ep                 int
 	etp                int
 	epImbalance        float64
+	epDispatch         string
 	schedule, mode     string
 	batch, microBatch  int
 	precision          string
@@ -151,6 +152,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.ep, "ep", 1, "expert parallelism for MoE models: the experts of each MoE layer are divided among this many data-parallel replicas, which exchange tokens by all-to-all; must divide dp and the experts")
 	fs.IntVar(&f.etp, "etp", 0, "MoE models: expert tensor parallelism, the GPUs of the TP group each expert's matrices are split over (Megatron-core's --expert-tensor-parallel-size); below --tp the TP group's slices hold different experts, exchanged by all-to-all over ep × tp/etp GPUs, and the MLP's TP all-reduce shrinks to etp GPUs (none at 1); must divide tp (default 0: tp)")
 	fs.Float64Var(&f.epImbalance, "ep-imbalance", 0, "with --ep: the busiest GPU's share of the routed tokens over the mean, ≥ 1; it slows that GPU's expert GEMMs and the all-to-alls every GPU waits for (default 0: 1.06, Mixtral 8x22B's dropless routing against forced balance on H100, Megatron-MoE-ModelZoo)")
+	fs.StringVar(&f.epDispatch, "ep-dispatch", "direct", "with --ep across nodes: how the dispatch/combine all-to-alls cross them: direct (one all-to-all, each token copy for a remote expert on the network) or two-hop (DeepEP's internode kernels: each token once over RDMA to the same-rank GPU of each node holding its experts, one rail, then NVLink to them)")
 	fs.IntVar(&f.chunks, "chunks", defaultChunks, "virtual pipeline stages `V` per GPU, interleaved schedule only")
 	fs.StringVar(&f.schedule, "schedule", defaultSchedule, "pipeline schedule: gpipe, 1f1b, interleaved or zb-h1")
 	fs.StringVar(&f.mode, "mode", defaultMode, "train (one optimizer step) or infer (serve --requests)")
@@ -292,6 +294,10 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	rc := knobValue("recompute", f.recompute, model.ParseRecompute, &errs)
 	tpo := knobValue("tp-overlap", f.tpOverlap, model.ParseTPOverlap, &errs)
 	order := knobValue("rank-order", f.rankOrder, model.ParseRankOrder, &errs)
+	epd, err := model.ParseEPDispatch(f.epDispatch)
+	if err != nil {
+		errs = append(errs, enumError("ep-dispatch", f.epDispatch, err))
+	}
 	spg := knobValue("sp-gather", f.spGather, model.ParseSPGather, &errs)
 	off := knobValue("offload", f.offload, model.ParseOffload, &errs)
 	if !forSearch {
@@ -407,7 +413,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 		model.Sizes{TP: f.tp, PP: f.pp, DP: f.dp, MicroBatch: f.microBatch, Batch: f.batch, Requests: f.reqs}, given, forSearch)
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: f.chunks, MicroBatch: sz.MicroBatch,
 		Schedule: sched, SequenceParallel: f.sequenceParallel.v, Recompute: rc, ZeRO: f.zero.v, TPOverlap: tpo, RankOrder: order, Offload: off, SPGather: spg,
-		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP, Collectives: coll, EP: canonicalEP(f.ep), EPImbalance: f.epImbalance, ETP: f.etp}
+		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP, Collectives: coll, EP: canonicalEP(f.ep), EPImbalance: f.epImbalance, ETP: f.etp, EPDispatch: epd}
 	batch, reqs := sz.Batch, sz.Requests
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,
 		GenTokens: f.gen, Requests: reqs, Precision: prec, Rate: f.rate, Concurrency: f.concurrency, Seed: f.seed,
