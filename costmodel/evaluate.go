@@ -106,6 +106,8 @@ type plan struct {
 	// Buffers reused by each trainStages and trainInput call on the plan.
 	stBuf []vstage
 	lcBuf []layerCost
+	// endBuf holds the stages' pieces around the layers (trainStages).
+	endBuf [4]seg
 	inBuf []float64
 	act   struct {
 		k  knobs
@@ -128,6 +130,8 @@ type stageSplits struct {
 	seq  int
 	k    arch.Model
 	byN  map[int]stageSplit
+	// coll is the collectives timed so far on the search's cluster, which its plans share.
+	coll *collMemo
 }
 
 type stageSplit struct {
@@ -135,8 +139,8 @@ type stageSplit struct {
 	kinds  [][]int
 }
 
-func newStageSplits(a model.Arch, seq int, ns []int) *stageSplits {
-	ss := &stageSplits{arch: a, seq: seq, k: arch.Of(a), byN: map[int]stageSplit{}}
+func newStageSplits(a model.Arch, seq int, c model.Cluster, ns []int) *stageSplits {
+	ss := &stageSplits{arch: a, seq: seq, k: arch.Of(a), byN: map[int]stageSplit{}, coll: newCollMemo(c)}
 	for _, n := range ns {
 		if _, ok := ss.byN[n]; !ok && n >= 1 {
 			l, k := stageKinds(ss.k, n, seq)
@@ -209,6 +213,11 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 		p.etpc = newComms(spanGroup(1, p.etp, gpn), s.Cluster)
 	}
 	p.expDP = newComms(spanGroup(dpStride*p.ep, max(p.d/p.ep, 1), gpn), s.Cluster)
+	if ss != nil && ss.coll.c == s.Cluster {
+		for _, k := range []*comms{&p.tp, &p.dp, &p.epc, &p.etpc, &p.expDP} {
+			k.memo = ss.coll
+		}
+	}
 	n := p.p * p.v
 	p.crossNode = make([]bool, max(n-1, 0))
 	for vs := 0; vs+1 < n; vs++ {

@@ -161,13 +161,14 @@ func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, e
 	for _, j := range jobs {
 		ns = append(ns, j.layout.PP*max(j.layout.Chunks, 1))
 	}
-	ss := newStageSplits(base.Arch, base.Workload.Seq, ns)
+	ss := newStageSplits(base.Arch, base.Workload.Seq, base.Cluster, ns)
 	parallelFor(len(jobs), func(i int) {
 		s := base
 		s.Layout = jobs[i].layout
 		outs[i] = searchSplit(s, jobs[i].knobs, opt.Objective, ss)
 	})
 	var counts SearchCounts
+	feasible = make([]Candidate, 0, len(outs))
 	for _, o := range outs {
 		counts.add(o.counts)
 		if o.cand.Feasible {

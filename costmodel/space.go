@@ -284,7 +284,7 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits
 						order := kv.orders[oi]
 						var st []vstage
 						var res schedule.Result
-						var ranks []int
+						var ranks []tailRank
 						staged, built := false, false
 						// lb is the busiest rank's work, which no pipeline finishes sooner than
 						// (less a rounding margin): it bounds settings out before the pipeline is

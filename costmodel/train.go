@@ -155,19 +155,21 @@ func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 	}
 	out := p.stBuf[:n]
 	clear(out)
+	// The pieces around the layers, in the plan's buffer as the stages are.
+	ends := &p.endBuf
+	*ends = [...]seg{{SegMemory, "embedding", embT}, {SegCompute, "logits+loss", lgT},
+		{SegCompute, "logits bwd", lgGEMM}, {SegCompute, "logits wgrad", lgGEMM}}
 	for vs := range out {
 		st := &out[vs]
 		st.layers = p.layers[vs]
 		if vs == 0 {
-			st.fHead = []seg{{SegMemory, "embedding", embT}}
+			st.fHead = ends[0:1:1]
 		}
 		if vs == n-1 {
-			st.fTail = []seg{{SegCompute, "logits+loss", lgT}}
-			st.bHead = []seg{{SegCompute, "logits bwd", lgGEMM}}
+			st.fTail = ends[1:2:2]
+			st.bHead = ends[2:4:4] // the weight gradients inside B
 			if zb {
-				st.wHead = []seg{{SegCompute, "logits wgrad", lgGEMM}}
-			} else {
-				st.bHead = append(st.bHead, seg{SegCompute, "logits wgrad", lgGEMM})
+				st.bHead, st.wHead = ends[2:3:3], ends[3:4:4]
 			}
 		}
 		var f, b, w float64
@@ -329,18 +331,24 @@ func (p *plan) trainTail(st []vstage, res schedule.Result, stages []StageDetail)
 // without the report's details: Search's inner loop, from each group's parameter state (params
 // by rankClasses' group, paramMemory's under the plan's ZeRO stage and offload), over the ranks
 // tailRanks keeps.
-func (p *plan) stepSeconds(st []vstage, res schedule.Result, params []paramBytes, ranks []int, optimizer float64) float64 {
+func (p *plan) stepSeconds(st []vstage, res schedule.Result, params []paramBytes, ranks []tailRank, optimizer float64) float64 {
 	var memo dpMemo
 	end := res.Makespan
-	infos := p.rankInfos()
-	class, _ := p.rankClasses()
-	for _, rk := range ranks {
-		f, b, w := p.rankOps(st, rk)
-		rs := params[class[rk]].rankState
-		rs.actMicro, _ = p.rankActBytes(infos[rk]) // as actMemory sets it
-		end = max(end, p.rankTail(rk, st, res, rs, f, b, w, &memo).end)
+	for _, tr := range ranks {
+		rs := params[tr.class].rankState
+		rs.actMicro = tr.actMicro // as actMemory sets it
+		end = max(end, p.rankTail(tr.rk, st, res, rs, tr.f, tr.b, tr.w, &memo).end)
 	}
 	return end + optimizer
+}
+
+// tailRank is a rank tailRanks keeps, with what its tail reads that the ZeRO stage, the offload
+// and the DP overlap leave as they are: its group (rankClasses), its op times per micro-batch
+// (rankOps) and one micro-batch's activation bytes (rankActBytes). Search reads them once per
+// pipeline, not once per setting.
+type tailRank struct {
+	rk, class         int
+	f, b, w, actMicro float64
 }
 
 // tailClass is what a rank's tail depends on besides its finish and the knobs.
@@ -354,7 +362,7 @@ type tailClass struct {
 // op times, last backward and busy time: all but the pipeline's ends, when the layers split
 // evenly), the one that finishes last. What follows a rank's last op depends on nothing else,
 // and floating-point addition is monotone, so the step's end over these is the end over all.
-func (p *plan) tailRanks(st []vstage, res schedule.Result) []int {
+func (p *plan) tailRanks(st []vstage, res schedule.Result) []tailRank {
 	classes := p.tailBuf[:0]
 	out := make([]int, 0, 4)
 	finish := func(rk int) float64 {
@@ -374,7 +382,15 @@ func (p *plan) tailRanks(st []vstage, res schedule.Result) []int {
 		}
 	}
 	p.tailBuf = classes
-	return out
+	infos := p.rankInfos()
+	class, _ := p.rankClasses()
+	kept := make([]tailRank, len(out))
+	for i, rk := range out {
+		f, b, w := p.rankOps(st, rk)
+		all, _ := p.rankActBytes(infos[rk])
+		kept[i] = tailRank{rk: rk, class: class[rk], f: f, b: b, w: w, actMicro: all}
+	}
+	return kept
 }
 
 // rankOps are a rank's per-micro-batch F, B and W times, summed over its chunks.
