@@ -108,8 +108,8 @@ type plan struct {
 	lcBuf []layerCost
 	// endBuf holds the stages' pieces around the layers (trainStages).
 	endBuf [4]seg
-	inBuf []float64
-	act   struct {
+	inBuf  []float64
+	act    struct {
 		k  knobs
 		v  []float64
 		ok bool
