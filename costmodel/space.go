@@ -195,8 +195,13 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits
 	for i, o := range kv.orders {
 		so := s
 		so.Layout.RankOrder = o
-		plans[i] = newPlanSplit(so, ss)
+		plans[i] = reusePlan(so, ss)
 	}
+	defer func() {
+		for _, p := range plans {
+			planPool.Put(p)
+		}
+	}()
 	p := plans[0]
 	params := paramTable{p: p}
 	counts := SearchCounts{Space: n}
@@ -361,6 +366,20 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits
 		r = finishReport(s, r)
 	}
 	return splitOutcome{cand: candidateOf(s, r, err), counts: counts}
+}
+
+// planPool keeps the plans of splits Search is done with for the next ones: a plan is large and
+// its buffers grow to the splits it has served, so a split refills one rather than allocating.
+var planPool = sync.Pool{New: func() any { return new(plan) }}
+
+// reusePlan is newPlanSplit on a plan of the pool, its buffers kept (each call that uses one
+// rewrites what it reads).
+func reusePlan(s model.Scenario, ss *stageSplits) *plan {
+	p := planPool.Get().(*plan)
+	st, lc, tb := p.stBuf[:0], p.lcBuf[:0], p.tailBuf[:0]
+	p.initSplit(s, ss)
+	p.stBuf, p.lcBuf, p.tailBuf = st, lc, tb
+	return p
 }
 
 // orderSplit evaluates s under each rank order (one, or serving's two) and keeps the best by the
