@@ -94,6 +94,8 @@ type plan struct {
 	class, reps []int
 	// memReps is, of each group, the rank with the most micro-batches in flight (peakMemory).
 	memReps []int
+	// infoOf[rk] is the first rank with rank rk's rankInfo (sameInfo).
+	infoOf  []int
 	dpCache []dpMemo
 	tailBuf []tailClass
 	sends   []float64
@@ -109,7 +111,12 @@ type plan struct {
 	// endBuf holds the stages' pieces around the layers (trainStages).
 	endBuf [4]seg
 	inBuf  []float64
-	act    struct {
+	// busyBuf, inFlight and inFlightOf are runTrain's estimate: its busy times, and the in-flight
+	// counts of schedule inFlightOf.
+	busyBuf    []float64
+	inFlight   []int
+	inFlightOf model.Schedule
+	act        struct {
 		k  knobs
 		v  []float64
 		ok bool

@@ -353,7 +353,7 @@ type tailRank struct {
 
 // tailClass is what a rank's tail depends on besides its finish and the knobs.
 type tailClass struct {
-	ri                    rankInfo
+	info                  int // the first rank with the same rankInfo (sameInfo)
 	f, b, w, window, busy float64
 }
 
@@ -371,9 +371,9 @@ func (p *plan) tailRanks(st []vstage, res schedule.Result) []tailRank {
 		}
 		return res.Makespan
 	}
-	for rk, ri := range p.rankInfos() {
+	for rk, info := range p.sameInfo() {
 		f, b, w := p.rankOps(st, rk)
-		c := tailClass{ri, f, b, w, st[rk].b + st[rk].w, res.Busy[rk]}
+		c := tailClass{info, f, b, w, st[rk].b + st[rk].w, res.Busy[rk]}
 		switch i := slices.Index(classes, c); {
 		case i < 0:
 			classes, out = append(classes, c), append(out, rk)
@@ -391,6 +391,19 @@ func (p *plan) tailRanks(st []vstage, res schedule.Result) []tailRank {
 		kept[i] = tailRank{rk: rk, class: class[rk], f: f, b: b, w: w, actMicro: all}
 	}
 	return kept
+}
+
+// sameInfo is, for each rank, the first rank with the same rankInfo: tailRanks compares ranks
+// by it rather than by their rankInfos, once per pipeline.
+func (p *plan) sameInfo() []int {
+	if p.infoOf == nil {
+		infos := p.rankInfos()
+		p.infoOf = make([]int, len(infos))
+		for rk, ri := range infos {
+			p.infoOf[rk] = slices.Index(infos, ri)
+		}
+	}
+	return p.infoOf
 }
 
 // rankOps are a rank's per-micro-batch F, B and W times, summed over its chunks.
@@ -948,16 +961,25 @@ func (p *plan) runTrain(in schedule.Train, mode evalMode) (schedule.Result, erro
 	if mode != modeEstimate {
 		return schedule.SimulateTrain(in)
 	}
+	// Busy in the plan's buffer (rewritten by the next call, as the stages are); the in-flight
+	// counts depend on the schedule alone, computed once per plan and schedule.
+	if cap(p.busyBuf) < p.p {
+		p.busyBuf = make([]float64, p.p)
+	}
+	if p.inFlight == nil || p.inFlightOf != in.Schedule {
+		p.inFlight, p.inFlightOf = make([]int, p.p), in.Schedule
+		for r := range p.inFlight {
+			p.inFlight[r] = p.estimateInFlight(r, in.Schedule)
+		}
+	}
 	res := schedule.Result{
 		Makespan:     schedule.EstimateTrain(in),
-		Busy:         make([]float64, p.p),
-		PeakInFlight: make([]int, p.p),
+		Busy:         p.busyBuf[:p.p],
+		PeakInFlight: p.inFlight,
 	}
+	clear(res.Busy)
 	for vs := range in.F {
 		res.Busy[vs%p.p] += float64(p.m) * (in.F[vs] + in.B[vs] + in.W[vs])
-	}
-	for r := range res.PeakInFlight {
-		res.PeakInFlight[r] = p.estimateInFlight(r, in.Schedule)
 	}
 	return res, nil
 }
