@@ -537,8 +537,14 @@ func (p *plan) paramMemory(ri rankInfo) paramBytes {
 // offload); it sets rs.actMicro.
 func (p *plan) actMemory(ri rankInfo, inFlight int, rs *rankState) (gpu, host float64) {
 	all, largest := p.rankActBytes(ri)
-	gpu = float64(inFlight) / float64(p.v) * all
 	rs.actMicro = all
+	return p.actSplit(all, largest, inFlight)
+}
+
+// actSplit is actMemory's split of a rank's activations between the GPU and the host, from one
+// micro-batch's bytes over its layers (all), its largest layer's and its micro-batches in flight.
+func (p *plan) actSplit(all, largest float64, inFlight int) (gpu, host float64) {
+	gpu = float64(inFlight) / float64(p.v) * all
 	if p.l.Offload.Activations() {
 		host = gpu
 		gpu = min(gpu, 2*largest)
