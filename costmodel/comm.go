@@ -2,6 +2,7 @@ package costmodel
 
 import (
 	"math"
+	"sync"
 
 	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/model"
@@ -23,6 +24,8 @@ type comms struct {
 	g      collective.Group
 	f      collective.Fabric
 	engine bool
+	// memo, in a search, remembers each collective already timed, for every plan of the search.
+	memo *collMemo
 }
 
 // newComms places a group on a cluster. Every group of a node talks at the same time (all TP
@@ -42,10 +45,55 @@ func newComms(g group, c model.Cluster) comms {
 
 // run is one collective of bytes (nccl-tests' size: the whole buffer) on the group.
 func (k comms) run(op collective.Op, bytes float64) collective.Result {
+	if k.memo != nil {
+		return k.memo.run(k, op, bytes)
+	}
+	return k.time(op, bytes)
+}
+
+func (k comms) time(op collective.Op, bytes float64) collective.Result {
 	if k.engine {
 		return collective.TimeEngine(op, bytes, k.g, k.f)
 	}
 	return collective.Time(op, bytes, k.g, k.f, collective.Auto)
+}
+
+// collMemo is a search's collectives, each timed once: Search's splits ask the same few (a
+// DP group's gradient sync at every micro-batch size and schedule, a TP group's all-reduce at
+// every knob setting) on its workers at once. It serves the communicators newComms places on
+// one cluster, which differ from that cluster's fabric in their share of the NICs alone, so the
+// key holds that share and not the links (collective.Time is a pure function of the rest).
+type collMemo struct {
+	c  model.Cluster
+	mu sync.Mutex
+	m  map[collKey]collective.Result
+}
+
+type collKey struct {
+	op      collective.Op
+	bytes   float64
+	g       collective.Group
+	nics    int
+	interBW float64
+	engine  bool
+}
+
+func newCollMemo(c model.Cluster) *collMemo {
+	return &collMemo{c: c, m: map[collKey]collective.Result{}}
+}
+
+func (c *collMemo) run(k comms, op collective.Op, bytes float64) collective.Result {
+	key := collKey{op, bytes, k.g, k.f.NICs, k.f.Inter.Bandwidth, k.engine}
+	c.mu.Lock()
+	r, ok := c.m[key]
+	c.mu.Unlock()
+	if !ok {
+		r = k.time(op, bytes)
+		c.mu.Lock()
+		c.m[key] = r
+		c.mu.Unlock()
+	}
+	return r
 }
 
 func (k comms) allReduce(bytes float64) float64 { return k.run(collective.AllReduce, bytes).Seconds }

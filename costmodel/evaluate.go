@@ -94,6 +94,8 @@ type plan struct {
 	class, reps []int
 	// memReps is, of each group, the rank with the most micro-batches in flight (peakMemory).
 	memReps []int
+	// infoOf[rk] is the first rank with rank rk's rankInfo (sameInfo).
+	infoOf  []int
 	dpCache []dpMemo
 	tailBuf []tailClass
 	sends   []float64
@@ -106,8 +108,15 @@ type plan struct {
 	// Buffers reused by each trainStages and trainInput call on the plan.
 	stBuf []vstage
 	lcBuf []layerCost
-	inBuf []float64
-	act   struct {
+	// endBuf holds the stages' pieces around the layers (trainStages).
+	endBuf [4]seg
+	inBuf  []float64
+	// busyBuf, inFlight and inFlightOf are runTrain's estimate: its busy times, and the in-flight
+	// counts of schedule inFlightOf.
+	busyBuf    []float64
+	inFlight   []int
+	inFlightOf model.Schedule
+	act        struct {
 		k  knobs
 		v  []float64
 		ok bool
@@ -128,6 +137,8 @@ type stageSplits struct {
 	seq  int
 	k    arch.Model
 	byN  map[int]stageSplit
+	// coll is the collectives timed so far on the search's cluster, which its plans share.
+	coll *collMemo
 }
 
 type stageSplit struct {
@@ -135,8 +146,8 @@ type stageSplit struct {
 	kinds  [][]int
 }
 
-func newStageSplits(a model.Arch, seq int, ns []int) *stageSplits {
-	ss := &stageSplits{arch: a, seq: seq, k: arch.Of(a), byN: map[int]stageSplit{}}
+func newStageSplits(a model.Arch, seq int, c model.Cluster, ns []int) *stageSplits {
+	ss := &stageSplits{arch: a, seq: seq, k: arch.Of(a), byN: map[int]stageSplit{}, coll: newCollMemo(c)}
 	for _, n := range ns {
 		if _, ok := ss.byN[n]; !ok && n >= 1 {
 			l, k := stageKinds(ss.k, n, seq)
@@ -209,6 +220,11 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 		p.etpc = newComms(spanGroup(1, p.etp, gpn), s.Cluster)
 	}
 	p.expDP = newComms(spanGroup(dpStride*p.ep, max(p.d/p.ep, 1), gpn), s.Cluster)
+	if ss != nil && ss.coll.c == s.Cluster {
+		for _, k := range []*comms{&p.tp, &p.dp, &p.epc, &p.etpc, &p.expDP} {
+			k.memo = ss.coll
+		}
+	}
 	n := p.p * p.v
 	p.crossNode = make([]bool, max(n-1, 0))
 	for vs := 0; vs+1 < n; vs++ {

@@ -1,6 +1,7 @@
 package costmodel
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -161,13 +162,14 @@ func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, e
 	for _, j := range jobs {
 		ns = append(ns, j.layout.PP*max(j.layout.Chunks, 1))
 	}
-	ss := newStageSplits(base.Arch, base.Workload.Seq, ns)
+	ss := newStageSplits(base.Arch, base.Workload.Seq, base.Cluster, ns)
 	parallelFor(len(jobs), func(i int) {
 		s := base
 		s.Layout = jobs[i].layout
 		outs[i] = searchSplit(s, jobs[i].knobs, opt.Objective, ss)
 	})
 	var counts SearchCounts
+	feasible = make([]Candidate, 0, len(outs))
 	for _, o := range outs {
 		counts.add(o.counts)
 		if o.cand.Feasible {
@@ -604,13 +606,32 @@ func rankCandidates(c []Candidate, o Objective, infer bool) {
 		return objectiveKey(o, infer, x.Report)
 	}
 	if !infer || o == ObjMemory {
-		sort.SliceStable(c, func(i, j int) bool {
-			ka, kb := key(c[i]), key(c[j])
-			if ka != kb {
-				return ka < kb
+		// Sort each candidate's figures with its index, then move each candidate once: a
+		// candidate (its report) is large, and Search ranks thousands.
+		type figures struct {
+			key, mem float64
+			i        int
+		}
+		fs := make([]figures, len(c))
+		for i := range c {
+			fs[i] = figures{key(c[i]), c[i].Report.Memory.Total, i}
+		}
+		slices.SortStableFunc(fs, func(a, b figures) int {
+			switch {
+			case a.key != b.key:
+				return cmp.Compare(a.key, b.key)
+			case a.mem < b.mem:
+				return -1
+			case b.mem < a.mem:
+				return 1
 			}
-			return c[i].Report.Memory.Total < c[j].Report.Memory.Total
+			return 0
 		})
+		sorted := make([]Candidate, len(c))
+		for k, f := range fs {
+			sorted[k] = c[f.i]
+		}
+		copy(c, sorted)
 		return
 	}
 	// Missing the SLO: the run's p90s over the target; with the goodput objective, no rate

@@ -195,8 +195,13 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits
 	for i, o := range kv.orders {
 		so := s
 		so.Layout.RankOrder = o
-		plans[i] = newPlanSplit(so, ss)
+		plans[i] = reusePlan(so, ss)
 	}
+	defer func() {
+		for _, p := range plans {
+			planPool.Put(p)
+		}
+	}()
 	p := plans[0]
 	params := paramTable{p: p}
 	counts := SearchCounts{Space: n}
@@ -226,6 +231,7 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits
 		mem  float64 // the fullest GPU's
 	}
 	fits := make([]state, 0, len(kv.zeros)*len(kv.offs))
+	var acts []repAct
 	// Counts of what one pruned setting stands for: each TP overlap and DP overlap, and each rank
 	// order (none of them changes memory).
 	nOrd := len(kv.orders)
@@ -246,6 +252,7 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits
 				slowRC := rc == model.RecomputeSelective && !s.Layout.UnfusedAttention && slices.Contains(kv.rcs, model.RecomputeNone)
 				p.l.Recompute, p.l.SequenceParallel = rc, sp
 				fits = fits[:0]
+				acts = p.repActs(acts)
 				for _, z := range kv.zeros {
 					// ZeRO 2 adds the gradients' sharding to ZeRO 1's at no communication cost
 					// (both reduce-scatter the gradients and all-gather the weights).
@@ -260,7 +267,7 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits
 							continue
 						}
 						p.l.Offload = off
-						mem, fit := p.peakMemory(params.get(z, off)) // the TP overlap changes no memory
+						mem, fit := p.peakMemory(params.get(z, off), acts) // the TP overlap changes no memory
 						if v := (variantScore{k: knobs{rc, sp, z, kv.tpos[0], off, kv.serials[0], keep, kv.orders[0]}, mem: mem, ok: true}); !least.ok || mem < least.mem {
 							least = v
 						}
@@ -284,7 +291,7 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits
 						order := kv.orders[oi]
 						var st []vstage
 						var res schedule.Result
-						var ranks []int
+						var ranks []tailRank
 						staged, built := false, false
 						// lb is the busiest rank's work, which no pipeline finishes sooner than
 						// (less a rounding margin): it bounds settings out before the pipeline is
@@ -363,6 +370,20 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits
 	return splitOutcome{cand: candidateOf(s, r, err), counts: counts}
 }
 
+// planPool keeps the plans of splits Search is done with for the next ones: a plan is large and
+// its buffers grow to the splits it has served, so a split refills one rather than allocating.
+var planPool = sync.Pool{New: func() any { return new(plan) }}
+
+// reusePlan is newPlanSplit on a plan of the pool, its buffers kept (each call that uses one
+// rewrites what it reads).
+func reusePlan(s model.Scenario, ss *stageSplits) *plan {
+	p := planPool.Get().(*plan)
+	st, lc, tb := p.stBuf[:0], p.lcBuf[:0], p.tailBuf[:0]
+	p.initSplit(s, ss)
+	p.stBuf, p.lcBuf, p.tailBuf = st, lc, tb
+	return p
+}
+
 // orderSplit evaluates s under each rank order (one, or serving's two) and keeps the best by the
 // objective, the first at a tie.
 func orderSplit(s model.Scenario, orders []model.RankOrder, obj Objective) splitOutcome {
@@ -391,17 +412,41 @@ func streams(off model.Offload) bool { return off.Weights() || off.Activations()
 // computed), and whether every rank fits (GPU and host memory): rankMemory's sums, from each
 // group's parameter state under the plan's ZeRO stage and offload (params by rankClasses'
 // group, paramMemory's, which Search computes once per split and setting) and its activations
-// under the plan's recompute and sequence parallelism.
-func (p *plan) peakMemory(params []paramBytes) (peak float64, fits bool) {
-	sched := p.simSchedule()
+// under the plan's recompute and sequence parallelism (acts, repActs', once per such setting).
+func (p *plan) peakMemory(params []paramBytes, acts []repAct) (peak float64, fits bool) {
 	gpuCap, reserve := p.c.GPU.MemoryBytes, p.s.ReserveBytes
 	fits = true
-	var rs rankState
+	class, _ := p.rankClasses()
+	for _, ra := range acts {
+		act, actHost := p.actSplit(ra.all, ra.largest, ra.inFlight)
+		act += ra.logits
+		ps := params[class[ra.rk]]
+		total := ps.w + ps.g + ps.o + act + 0 + reserve // as plan.memory adds them
+		peak = max(peak, total)
+		fits = fits && total <= gpuCap && ps.host+actHost <= p.hostCap
+	}
+	return peak, fits
+}
+
+// repAct is what peakMemory reads of a rank whose memory can be the fullest, which the ZeRO
+// stage and the offload leave as they are: one micro-batch's activations over its layers and its
+// largest layer's (rankActBytes), its micro-batches in flight and its logits.
+type repAct struct {
+	rk           int
+	all, largest float64
+	inFlight     int
+	logits       float64
+}
+
+// repActs are the repAct of each rank group's fullest rank under the plan's recompute and
+// sequence parallelism: of each group (the same parameters), the rank with the most in flight
+// holds the most on its GPU and, offloading activations, on the host: the others cannot be
+// fuller.
+func (p *plan) repActs(buf []repAct) []repAct {
+	sched := p.simSchedule()
 	infos := p.rankInfos()
 	class, reps := p.rankClasses()
 	if p.memReps == nil {
-		// Of each group (the same parameters), the rank with the most in flight holds the most
-		// on its GPU and, offloading activations, on the host: the others cannot be fuller.
 		p.memReps = slices.Clone(reps)
 		for rk := range infos {
 			if i := class[rk]; p.estimateInFlight(rk, sched) > p.estimateInFlight(p.memReps[i], sched) {
@@ -409,15 +454,12 @@ func (p *plan) peakMemory(params []paramBytes) (peak float64, fits bool) {
 			}
 		}
 	}
+	out := buf[:0]
 	for _, rk := range p.memReps {
-		act, actHost := p.actMemory(infos[rk], p.estimateInFlight(rk, sched), &rs)
-		act += p.logitsBytes(rk)
-		ps := params[class[rk]]
-		total := ps.w + ps.g + ps.o + act + 0 + reserve // as plan.memory adds them
-		peak = max(peak, total)
-		fits = fits && total <= gpuCap && ps.host+actHost <= p.hostCap
+		all, largest := p.rankActBytes(infos[rk])
+		out = append(out, repAct{rk, all, largest, p.estimateInFlight(rk, sched), p.logitsBytes(rk)})
 	}
-	return peak, fits
+	return out
 }
 
 // paramTable is every rank group's paramMemory under ZeRO stage and offload, and the optimizer step

@@ -155,19 +155,21 @@ func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 	}
 	out := p.stBuf[:n]
 	clear(out)
+	// The pieces around the layers, in the plan's buffer as the stages are.
+	ends := &p.endBuf
+	*ends = [...]seg{{SegMemory, "embedding", embT}, {SegCompute, "logits+loss", lgT},
+		{SegCompute, "logits bwd", lgGEMM}, {SegCompute, "logits wgrad", lgGEMM}}
 	for vs := range out {
 		st := &out[vs]
 		st.layers = p.layers[vs]
 		if vs == 0 {
-			st.fHead = []seg{{SegMemory, "embedding", embT}}
+			st.fHead = ends[0:1:1]
 		}
 		if vs == n-1 {
-			st.fTail = []seg{{SegCompute, "logits+loss", lgT}}
-			st.bHead = []seg{{SegCompute, "logits bwd", lgGEMM}}
+			st.fTail = ends[1:2:2]
+			st.bHead = ends[2:4:4] // the weight gradients inside B
 			if zb {
-				st.wHead = []seg{{SegCompute, "logits wgrad", lgGEMM}}
-			} else {
-				st.bHead = append(st.bHead, seg{SegCompute, "logits wgrad", lgGEMM})
+				st.bHead, st.wHead = ends[2:3:3], ends[3:4:4]
 			}
 		}
 		var f, b, w float64
@@ -329,23 +331,29 @@ func (p *plan) trainTail(st []vstage, res schedule.Result, stages []StageDetail)
 // without the report's details: Search's inner loop, from each group's parameter state (params
 // by rankClasses' group, paramMemory's under the plan's ZeRO stage and offload), over the ranks
 // tailRanks keeps.
-func (p *plan) stepSeconds(st []vstage, res schedule.Result, params []paramBytes, ranks []int, optimizer float64) float64 {
+func (p *plan) stepSeconds(st []vstage, res schedule.Result, params []paramBytes, ranks []tailRank, optimizer float64) float64 {
 	var memo dpMemo
 	end := res.Makespan
-	infos := p.rankInfos()
-	class, _ := p.rankClasses()
-	for _, rk := range ranks {
-		f, b, w := p.rankOps(st, rk)
-		rs := params[class[rk]].rankState
-		rs.actMicro, _ = p.rankActBytes(infos[rk]) // as actMemory sets it
-		end = max(end, p.rankTail(rk, st, res, rs, f, b, w, &memo).end)
+	for _, tr := range ranks {
+		rs := params[tr.class].rankState
+		rs.actMicro = tr.actMicro // as actMemory sets it
+		end = max(end, p.rankTail(tr.rk, st, res, rs, tr.f, tr.b, tr.w, &memo).end)
 	}
 	return end + optimizer
 }
 
+// tailRank is a rank tailRanks keeps, with what its tail reads that the ZeRO stage, the offload
+// and the DP overlap leave as they are: its group (rankClasses), its op times per micro-batch
+// (rankOps) and one micro-batch's activation bytes (rankActBytes). Search reads them once per
+// pipeline, not once per setting.
+type tailRank struct {
+	rk, class         int
+	f, b, w, actMicro float64
+}
+
 // tailClass is what a rank's tail depends on besides its finish and the knobs.
 type tailClass struct {
-	ri                    rankInfo
+	info                  int // the first rank with the same rankInfo (sameInfo)
 	f, b, w, window, busy float64
 }
 
@@ -354,7 +362,7 @@ type tailClass struct {
 // op times, last backward and busy time: all but the pipeline's ends, when the layers split
 // evenly), the one that finishes last. What follows a rank's last op depends on nothing else,
 // and floating-point addition is monotone, so the step's end over these is the end over all.
-func (p *plan) tailRanks(st []vstage, res schedule.Result) []int {
+func (p *plan) tailRanks(st []vstage, res schedule.Result) []tailRank {
 	classes := p.tailBuf[:0]
 	out := make([]int, 0, 4)
 	finish := func(rk int) float64 {
@@ -363,9 +371,9 @@ func (p *plan) tailRanks(st []vstage, res schedule.Result) []int {
 		}
 		return res.Makespan
 	}
-	for rk, ri := range p.rankInfos() {
+	for rk, info := range p.sameInfo() {
 		f, b, w := p.rankOps(st, rk)
-		c := tailClass{ri, f, b, w, st[rk].b + st[rk].w, res.Busy[rk]}
+		c := tailClass{info, f, b, w, st[rk].b + st[rk].w, res.Busy[rk]}
 		switch i := slices.Index(classes, c); {
 		case i < 0:
 			classes, out = append(classes, c), append(out, rk)
@@ -374,7 +382,28 @@ func (p *plan) tailRanks(st []vstage, res schedule.Result) []int {
 		}
 	}
 	p.tailBuf = classes
-	return out
+	infos := p.rankInfos()
+	class, _ := p.rankClasses()
+	kept := make([]tailRank, len(out))
+	for i, rk := range out {
+		f, b, w := p.rankOps(st, rk)
+		all, _ := p.rankActBytes(infos[rk])
+		kept[i] = tailRank{rk: rk, class: class[rk], f: f, b: b, w: w, actMicro: all}
+	}
+	return kept
+}
+
+// sameInfo is, for each rank, the first rank with the same rankInfo: tailRanks compares ranks
+// by it rather than by their rankInfos, once per pipeline.
+func (p *plan) sameInfo() []int {
+	if p.infoOf == nil {
+		infos := p.rankInfos()
+		p.infoOf = make([]int, len(infos))
+		for rk, ri := range infos {
+			p.infoOf[rk] = slices.Index(infos, ri)
+		}
+	}
+	return p.infoOf
 }
 
 // rankOps are a rank's per-micro-batch F, B and W times, summed over its chunks.
@@ -508,8 +537,14 @@ func (p *plan) paramMemory(ri rankInfo) paramBytes {
 // offload); it sets rs.actMicro.
 func (p *plan) actMemory(ri rankInfo, inFlight int, rs *rankState) (gpu, host float64) {
 	all, largest := p.rankActBytes(ri)
-	gpu = float64(inFlight) / float64(p.v) * all
 	rs.actMicro = all
+	return p.actSplit(all, largest, inFlight)
+}
+
+// actSplit is actMemory's split of a rank's activations between the GPU and the host, from one
+// micro-batch's bytes over its layers (all), its largest layer's and its micro-batches in flight.
+func (p *plan) actSplit(all, largest float64, inFlight int) (gpu, host float64) {
+	gpu = float64(inFlight) / float64(p.v) * all
 	if p.l.Offload.Activations() {
 		host = gpu
 		gpu = min(gpu, 2*largest)
@@ -932,16 +967,25 @@ func (p *plan) runTrain(in schedule.Train, mode evalMode) (schedule.Result, erro
 	if mode != modeEstimate {
 		return schedule.SimulateTrain(in)
 	}
+	// Busy in the plan's buffer (rewritten by the next call, as the stages are); the in-flight
+	// counts depend on the schedule alone, computed once per plan and schedule.
+	if cap(p.busyBuf) < p.p {
+		p.busyBuf = make([]float64, p.p)
+	}
+	if p.inFlight == nil || p.inFlightOf != in.Schedule {
+		p.inFlight, p.inFlightOf = make([]int, p.p), in.Schedule
+		for r := range p.inFlight {
+			p.inFlight[r] = p.estimateInFlight(r, in.Schedule)
+		}
+	}
 	res := schedule.Result{
 		Makespan:     schedule.EstimateTrain(in),
-		Busy:         make([]float64, p.p),
-		PeakInFlight: make([]int, p.p),
+		Busy:         p.busyBuf[:p.p],
+		PeakInFlight: p.inFlight,
 	}
+	clear(res.Busy)
 	for vs := range in.F {
 		res.Busy[vs%p.p] += float64(p.m) * (in.F[vs] + in.B[vs] + in.W[vs])
-	}
-	for r := range res.PeakInFlight {
-		res.PeakInFlight[r] = p.estimateInFlight(r, in.Schedule)
 	}
 	return res, nil
 }
