@@ -157,13 +157,6 @@ func newStageSplits(a model.Arch, seq int, c model.Cluster, ns []int) *stageSpli
 	return ss
 }
 
-// newPlanSplit is newPlan with the kinds and splits of ss where they are s's.
-func newPlanSplit(s model.Scenario, ss *stageSplits) *plan {
-	p := new(plan)
-	p.initSplit(s, ss)
-	return p
-}
-
 // init fills a plan for s.
 func (p *plan) init(s model.Scenario) { p.initSplit(s, nil) }
 

@@ -374,8 +374,8 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits
 // its buffers grow to the splits it has served, so a split refills one rather than allocating.
 var planPool = sync.Pool{New: func() any { return new(plan) }}
 
-// reusePlan is newPlanSplit on a plan of the pool, its buffers kept (each call that uses one
-// rewrites what it reads).
+// reusePlan is newPlan with the kinds and splits of ss (initSplit), on a plan of the pool, its
+// buffers kept (each call that uses one rewrites what it reads).
 func reusePlan(s model.Scenario, ss *stageSplits) *plan {
 	p := planPool.Get().(*plan)
 	st, lc, tb := p.stBuf[:0], p.lcBuf[:0], p.tailBuf[:0]
