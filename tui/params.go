@@ -396,6 +396,12 @@ func fields() []field {
 				setETP(s, v)
 				return nil
 			}},
+		// How the all-to-alls cross nodes: shown for a MoE model whose EP group leaves the node.
+		enumField("ep-dispatch", "EP dispatch", func(s *model.Scenario) bool {
+			return s.Arch.Experts > 1 && s.Layout.FoldSize() > 1 && s.Cluster.Nodes() > 1
+		}, []string{"direct", "two-hop"},
+			func(s *model.Scenario) int { return int(s.Layout.EPDispatch) },
+			func(s *model.Scenario, i int) { s.Layout.EPDispatch = model.EPDispatch(i) }),
 		intField("micro-batch", "micro-batch b", training, func(s *model.Scenario) *int { return &s.Layout.MicroBatch },
 			pow2(1<<12), nil),
 		// The global batch (requests in inference) is what the user sets; m = batch / (b × DP)

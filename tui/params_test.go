@@ -309,3 +309,26 @@ func TestETPRow(t *testing.T) {
 		t.Errorf("ETP row shown at TP 1")
 	}
 }
+
+// The EP dispatch row shows where a MoE model's EP group can leave the node, and cycles direct ↔
+// two-hop.
+func TestEPDispatchRow(t *testing.T) {
+	s, p := testScenario(t)
+	a, err := p.Model("deepseek-v3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := fieldNamed(t, "ep-dispatch")
+	s.Arch, s.Cluster.GPUs, s.Layout.TP, s.Layout.PP, s.Layout.DP, s.Layout.EP = a, 8, 8, 1, 1, 0
+	if f.show(&s) {
+		t.Errorf("shown without EP on one node")
+	}
+	s.Cluster.GPUs, s.Cluster.GPUsPerNode, s.Layout.TP, s.Layout.PP, s.Layout.DP, s.Layout.EP = 16, 8, 1, 1, 16, 16
+	if !f.show(&s) || f.get(&s) != "direct" {
+		t.Fatalf("EP 16 over two nodes: shown %v, %q", f.show(&s), f.get(&s))
+	}
+	f.step(&s, p, 1)
+	if s.Layout.EPDispatch != model.EPDispatchTwoHop || f.get(&s) != "two-hop" {
+		t.Errorf("→: %v (%q)", s.Layout.EPDispatch, f.get(&s))
+	}
+}
