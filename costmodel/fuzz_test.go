@@ -38,17 +38,9 @@ func FuzzEvaluate(f *testing.F) {
 		if tp > 0 && pp > 0 && gpus%(tp*pp) == 0 {
 			s.Layout.DP = gpus / (tp * pp)
 		}
-		r, err := Evaluate(s)
-		if err != nil {
-			var ve model.ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("error is not a ValidationError: %v", err)
-			}
+		r, ok := fuzzEvaluate(t, s)
+		if !ok {
 			return
-		}
-		checkFinite(t, reflect.ValueOf(r), "Report")
-		if r.StepTime <= 0 {
-			t.Fatalf("step time %v for a valid scenario", r.StepTime)
 		}
 		bd := r.Breakdown
 		total := bd.Compute + bd.Recompute + bd.TPComm + bd.PPComm + bd.DPComm + bd.Offload + bd.Bubble + bd.Optimizer
@@ -56,6 +48,25 @@ func FuzzEvaluate(f *testing.F) {
 			t.Fatalf("breakdown %v does not sum to step %v", total, r.StepTime)
 		}
 	})
+}
+
+// fuzzEvaluate evaluates a fuzzed scenario: a refusal must be a ValidationError (ok false), a
+// report must be finite with a positive step.
+func fuzzEvaluate(t *testing.T, s model.Scenario) (Report, bool) {
+	t.Helper()
+	r, err := Evaluate(s)
+	if err != nil {
+		var ve model.ValidationError
+		if !errors.As(err, &ve) {
+			t.Fatalf("error is not a ValidationError: %v", err)
+		}
+		return r, false
+	}
+	checkFinite(t, reflect.ValueOf(r), "Report")
+	if r.StepTime <= 0 {
+		t.Fatalf("step time %v for a valid scenario", r.StepTime)
+	}
+	return r, true
 }
 
 // checkFinite walks a value and fails on any NaN or Inf float.

@@ -809,13 +809,19 @@ func (m Model) commitInput() (tea.Model, tea.Cmd) {
 			return m.readModelPath(strings.TrimSpace(text))
 		}
 	}
-	next, o, err := tryEdit(m.cur, f.name, func(s *model.Scenario) error { return f.set(s, m.presets, text) })
+	return m.commitValue(f, text, text)
+}
+
+// commitValue applies value to field f as the text typed (typed, which an offer remembers):
+// commitInput's, and a config.json's model once read (modelRead).
+func (m Model) commitValue(f field, typed, value string) (tea.Model, tea.Cmd) {
+	next, o, err := tryEdit(m.cur, f.name, func(s *model.Scenario) error { return f.set(s, m.presets, value) })
 	if err != nil {
 		m.inputErr, m.offer, m.inputSel = err.Error(), nil, true
 		return m, nil
 	}
 	if o != nil {
-		o.tried, o.typed = next, text
+		o.tried, o.typed = next, typed
 		m.inputErr, m.offer, m.inputSel = o.why, o, true
 		return m, nil
 	}

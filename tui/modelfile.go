@@ -42,18 +42,5 @@ func (m Model) modelRead(msg modelReadMsg) (tea.Model, tea.Cmd) {
 		m.inputErr, m.offer, m.inputSel = msg.err.Error(), nil, true
 		return m, nil
 	}
-	id := m.presets.AddModel(msg.arch)
-	next, o, err := tryEdit(m.cur, "model", func(s *model.Scenario) error { return m.fields[m.sel].set(s, m.presets, id) })
-	if err != nil {
-		m.inputErr, m.offer, m.inputSel = err.Error(), nil, true
-		return m, nil
-	}
-	if o != nil {
-		o.tried, o.typed = next, msg.path
-		m.inputErr, m.offer, m.inputSel = o.why, o, true
-		return m, nil
-	}
-	m.editing, m.inputErr, m.boxErr = false, "", ""
-	m.editInput().Blur()
-	return m.apply(next, "model")
+	return m.commitValue(m.fields[m.sel], msg.path, m.presets.AddModel(msg.arch))
 }

@@ -639,7 +639,7 @@ func sloField(name, label string, steps []float64, ptr func(*model.Scenario) *fl
 func textEnumField(name, label string, show func(*model.Scenario) bool, values []string, ptr func(*model.Scenario) *string) field {
 	shown := func(v string) string {
 		if v == "" {
-			return "= precision"
+			return asPrecision
 		}
 		return v
 	}
@@ -674,13 +674,16 @@ func textEnumField(name, label string, show func(*model.Scenario) bool, values [
 	}
 }
 
+// asPrecision is how a text field shows its empty value: the precision's format.
+const asPrecision = "= precision"
+
 // withDefault shows a text field's empty value as label(s) says it (what the engine uses then)
 // instead of "= precision", where label gives one.
 func withDefault(f field, label func(*model.Scenario) string) field {
 	get := f.get
 	f.get = func(s *model.Scenario) string {
 		v := get(s)
-		if l := label(s); l != "" && v == "= precision" {
+		if l := label(s); l != "" && v == asPrecision {
 			return l
 		}
 		return v
