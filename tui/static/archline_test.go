@@ -28,3 +28,12 @@ func TestArchLine(t *testing.T) {
 		t.Errorf("linear layers: %q", l)
 	}
 }
+
+// The layout line names ETP below TP and the two-hop dispatch of a MoE model's all-to-alls.
+func TestLayoutLineExperts(t *testing.T) {
+	s := model.Scenario{Arch: model.Arch{Experts: 8, TopK: 2},
+		Layout: model.Layout{TP: 2, PP: 1, DP: 8, EP: 8, ETP: 1, EPDispatch: model.EPDispatchTwoHop}, Workload: model.Workload{Mode: model.Infer}}
+	if l := LayoutLine(s); !strings.Contains(l, "EP=8 ETP=1 imb=1.06 two-hop") {
+		t.Errorf("layout line %q", l)
+	}
+}

@@ -78,6 +78,9 @@ func LayoutLine(s model.Scenario) string {
 	}
 	if s.Arch.Experts > 1 && l.FoldSize() > 1 {
 		fmt.Fprintf(&b, " imb=%.3g", costmodel.EPImbalance(l)) // the busiest GPU's tokens over the mean
+		if l.EPDispatch == model.EPDispatchTwoHop {
+			b.WriteString(" two-hop") // the all-to-alls cross nodes once a token and node
+		}
 	}
 	if s.Workload.Mode != model.Infer {
 		b.WriteString(" " + l.Schedule.String())
