@@ -67,7 +67,13 @@ func ArchLine(a model.Arch) string {
 	if len(kinds) > 1 || order[0] != model.AttnFull {
 		parts = append(parts, "attention "+strings.Join(kinds, " + "))
 	}
-	parts = append(parts, fmt.Sprintf("%.1fB params, %.1fB active", m.Params()/1e9, m.ActiveParams()/1e9))
+	active := fmt.Sprintf("%.1fB params, %.1fB active", m.Params()/1e9, m.ActiveParams()/1e9)
+	if !a.TiedEmbeddings && m.ActiveParams() < m.Params() {
+		// Makers print the active count both ways (DeepSeek and OpenAI leave the input
+		// embedding, a lookup, out; Qwen and Meta keep it): say both.
+		active += fmt.Sprintf(" (%.1fB without the input embedding)", (m.ActiveParams()-m.EmbeddingParams())/1e9)
+	}
+	parts = append(parts, active)
 	return "architecture: " + strings.Join(parts, " · ")
 }
 

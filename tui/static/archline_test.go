@@ -16,10 +16,15 @@ func TestArchLine(t *testing.T) {
 		Experts: 256, TopK: 8, SharedExperts: 1, SharedFFN: 2048, DenseLayers: 3, DenseFFN: 18432,
 		MLA: model.MLA{QLoRARank: 1536, KVLoRARank: 512, QKNopeDim: 128, QKRopeDim: 64, VHeadDim: 128}}
 	for _, want := range []string{"3 dense + 58 MoE layers (256 experts of 2048, top-8, + 1 shared of 2048)",
-		"attention MLA (latent 512 + rope 64 cached a token)", "671.0B params, 37."} {
+		"attention MLA (latent 512 + rope 64 cached a token)", "671.0B params, 37.6B active (36.6B without the input embedding)"} {
 		if l := ArchLine(ds); !strings.Contains(l, want) {
 			t.Errorf("DeepSeek-V3: %q lacks %q", l, want)
 		}
+	}
+	tied := ds
+	tied.TiedEmbeddings = true // the table is the output head: no second count
+	if l := ArchLine(tied); strings.Contains(l, "without the input embedding") {
+		t.Errorf("tied embeddings: %q", l)
 	}
 	next := dense
 	next.LayerTypes = "linear,linear,linear,full"

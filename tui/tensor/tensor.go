@@ -26,7 +26,7 @@ type KeyMap struct {
 // DefaultKeyMap returns the Tensor tab's keys.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Play:   key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "pause/play all-reduce")),
+		Play:   key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "pause/play the collective")),
 		Step:   key.NewBinding(key.WithKeys("."), key.WithHelp(".", "one step")),
 		Faster: key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
 		Slower: key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "slower")),
