@@ -12,7 +12,7 @@ import (
 
 // CollectiveUse is one kind of collective a step runs.
 type CollectiveUse struct {
-	Comm      string  `json:"comm"` // tp, ep, pp or dp
+	Comm      string  `json:"comm"` // tp, etp, ep, pp or dp
 	What      string  `json:"what"` // what the bytes are
 	Op        string  `json:"op"`   // all-reduce, reduce-scatter, all-gather, send-recv
 	Bytes     float64 `json:"bytes"`
@@ -102,12 +102,28 @@ func (p *plan) trainCollectives(layers int, kinds []int, params float64) []Colle
 		per += 2
 	}
 	var out []CollectiveUse
-	out = append(out, p.tpUses("layer activations", actBytes, k*m*per, 2*k*m)...)
+	out = append(out, p.layerTPUses("layer activations", actBytes, p.moeLayers(kinds)/max(k, 1), k*m*per, 2*k*m)...)
 	out = append(out, p.epUse("tokens to and from their experts", actBytes, p.moeLayers(kinds)*m*per)...)
 	out = append(out, p.p2pUse("activations and their gradients", actBytes, 2*m)...)
 	expert := p.stageExpertParams(kinds)
 	out = append(out, p.syncUses(p.dp, p.d, "", params-expert)...)
 	out = append(out, p.syncUses(p.expDP, p.d/p.ep, "expert ", expert)...)
+	return out
+}
+
+// layerTPUses is the layers' TP collectives, calls of them (extraGathers more all-gathers),
+// half of each layer's in its attention and half in its MLP. A MoE layer whose experts are split
+// over etp < t GPUs (moeShare of the calls' layers) reduces its MLP's output over those etp
+// alone, none at etp 1, and its tokens reach the experts by the all-to-all, not a TP gather.
+func (p *plan) layerTPUses(what string, bytes, moeShare, calls, extraGathers float64) []CollectiveUse {
+	if p.etp >= p.t || moeShare <= 0 {
+		return p.tpUses(what, bytes, calls, extraGathers)
+	}
+	mlp := calls / 2 * moeShare // the MoE layers' MLP halves
+	out := p.tpUses(what, bytes, calls-mlp, extraGathers*(1-moeShare/2))
+	if p.etp > 1 {
+		out = append(out, use(p.etpc, "etp", "expert outputs", collective.AllReduce, bytes, mlp))
+	}
 	return out
 }
 
@@ -154,7 +170,7 @@ func (p *plan) inferCollectives(layers int, kinds []int, res serve.Result) []Col
 	tok := res.Tokens0 / steps
 	bytes := tok * float64(p.a.Hidden) * p.e
 	var out []CollectiveUse
-	out = append(out, p.tpUses("step activations (mean tokens a step)", bytes, 2*k*steps, 0)...)
+	out = append(out, p.layerTPUses("step activations (mean tokens a step)", bytes, p.moeLayers(kinds)/max(k, 1), 2*k*steps, 0)...)
 	out = append(out, p.epUse("step tokens to and from their experts", bytes, 2*p.moeLayers(kinds)*steps)...)
 	out = append(out, p.p2pUse("step activations", bytes, steps)...)
 	return out
