@@ -20,6 +20,14 @@ import (
 //     NVLink carries the (L−1)/L of its copies that land on another GPU of their node (L the EP
 //     group's GPUs a node). DeepEP pipelines the two in one kernel: the slower hop sets the time.
 //
+//   - Low-latency (DeepEP's low-latency kernels [DEP], for decoding): every copy of a token is
+//     its own GPU-initiated RDMA write, sent to all peers at once (no per-peer handshake, no
+//     forwarding), the copies for the node's own GPUs over NVLink beside them. One dispatch or
+//     combine is a fixed floor (DeepEPLowLatencyFloor) plus the slower of the network's share,
+//     k·(N−1)/N copies a token on the GPU's NIC share, and the node's. A two-hop layout runs its
+//     decode-only steps this way (SGLang's --deepep-mode auto: normal kernels for a step with
+//     prompt tokens, low-latency ones for a decode batch), and a step with prompt tokens two-hop.
+//
 // Distinct nodes. With the token's k experts uniform over the experts of the nodes it may reach
 // (Nr of the N), it reaches Nr·(1−(1−1/Nr)^k) of them on average, (N−1)/N of those remote.
 // Without node-limited routing Nr = N: (N−1)(1−(1−1/N)^k) remote nodes a token. Node-limited
@@ -99,6 +107,44 @@ func epHops(k comms, a model.Arch, l model.Layout, c model.Cluster, bytes float6
 			what: " (two-hop: NVLink forward, beside the RDMA)"})
 	}
 	return hops
+}
+
+// DeepEPLowLatencyFloor is one low-latency dispatch or combine's fixed time: the kernel's
+// launch, its FP8 cast and packing, the GPU-initiated RDMA writes' round trip and the
+// receiver's polling. Fitted on DEP's EP 16 dispatch row alone (118 µs, of which 3.78 MB at
+// InfiniBand NDR's 42.5 GB/s effective are 89 µs); DEP's other nine internode rows, EP 16–256,
+// dispatch and combine, are held out (validate's moe group).
+const DeepEPLowLatencyFloor = 29e-6
+
+// lowLatencyAllToAll is one dispatch or combine by DeepEP's low-latency kernels over the EP
+// communicator k, bytes the GPU's buffer (every copy of its tokens); false on one node, where
+// the direct all-to-all applies.
+func lowLatencyAllToAll(k comms, bytes float64) (float64, bool) {
+	g, f := k.g, k.f
+	if g.Nodes <= 1 || !(bytes > 0) {
+		return 0, false
+	}
+	n, local := float64(g.Ranks), float64(max(g.Local(), 1))
+	t := 0.0
+	if nic := f.Inter.Bandwidth * f.Inter.Efficiency * float64(max(f.NICs, 1)) / local; nic > 0 {
+		t = bytes * (n - local) / n / nic
+	}
+	if nvl := f.Intra.Bandwidth * f.Intra.Efficiency; nvl > 0 {
+		t = math.Max(t, bytes*(local-1)/n/nvl)
+	}
+	return DeepEPLowLatencyFloor + t, true
+}
+
+// EPLowLatencyTime is EPAllToAllTime by DeepEP's low-latency kernels (every copy sent on its
+// own; 0 on one node): for validate's DeepEP low-latency rows.
+func EPLowLatencyTime(a model.Arch, c model.Cluster, l model.Layout, tokens, e float64) float64 {
+	ep := l.EPSize()
+	if ep <= 1 || !(tokens > 0) || !(e > 0) {
+		return 0
+	}
+	k := newComms(spanGroup(1, ep, max(c.NodeSize(), 1)), c)
+	t, _ := lowLatencyAllToAll(k, tokens*float64(a.ActiveExperts())*float64(a.Hidden)*e)
+	return t
 }
 
 // epAllToAll is one dispatch or combine (epHops): the direct all-to-all's time, or the slower of

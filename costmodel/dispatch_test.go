@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/splitscope/splitscope/costmodel/serve"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -142,5 +143,45 @@ func TestEPDispatchValidation(t *testing.T) {
 	s.Arch.ExpertGroups, s.Arch.GroupLimit = 3, 1
 	if _, err := Evaluate(s); err == nil || !strings.Contains(err.Error(), "expert-groups") {
 		t.Errorf("3 groups of 8 experts: %v, want an error naming expert-groups", err)
+	}
+}
+
+// A two-hop layout decodes with DeepEP's low-latency kernels: a step of decode tokens alone
+// times its dispatch and combine as lowLatencyAllToAll (every copy at once behind one floor), a
+// step with prompt tokens as the two hops; the direct layout keeps the one all-to-all for both.
+func TestTwoHopDecodesLowLatency(t *testing.T) {
+	s := dispatchScenario(t, 16, model.EPDispatchTwoHop, model.Infer)
+	p := newPlan(s)
+	c := p.servingCost()
+	moe := -1
+	for i, sh := range p.k.Shapes {
+		if sh.Kind.MoE {
+			moe = i
+		}
+	}
+	if moe < 0 {
+		t.Fatal("no MoE layer")
+	}
+	h, e := float64(p.a.Hidden), p.e
+	decode := serve.Batch{DecodeSeqs: 64, DecodeCtx: 64 * 1024, Samples: 64}
+	sh := p.k.Shapes[moe]
+	ll, ok := lowLatencyAllToAll(p.epc, a2aBytes(sh, h, p.l, 64, e))
+	if !ok || !(ll > DeepEPLowLatencyFloor) {
+		t.Fatalf("low-latency all-to-all %g s (%v)", ll, ok)
+	}
+	if got := c.layerTime(sh, &decode).EP; math.Abs(got-2*ll) > 1e-12 {
+		t.Errorf("decode step: EP %g s, want 2 × %g (low-latency)", got, ll)
+	}
+	mixed := decode
+	mixed.PrefillTokens, mixed.PrefillSeqs, mixed.PrefillAttn, mixed.PrefillCtx = 512, 1, 512*256, 512
+	two := epAllToAll(p.epc, p.a, p.l, p.c, a2aBytes(sh, h, p.l, 64+512, e))
+	if got := c.layerTime(sh, &mixed).EP; math.Abs(got-2*two) > 1e-12 {
+		t.Errorf("step with a prompt: EP %g s, want 2 × %g (two-hop)", got, two)
+	}
+	s.Layout.EPDispatch = model.EPDispatchDirect
+	pd := newPlan(s)
+	direct := epAllToAll(pd.epc, pd.a, pd.l, pd.c, a2aBytes(sh, h, pd.l, 64, e))
+	if got := pd.servingCost().layerTime(sh, &decode).EP; math.Abs(got-2*direct) > 1e-12 || direct == ll {
+		t.Errorf("direct decode step: EP %g s, want 2 × %g (not the low-latency %g)", got, direct, ll)
 	}
 }

@@ -214,7 +214,15 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 	}
 	out := serve.StageTime{TP: ar + arMLP}
 	if sh.Kind.MoE && p.fold > 1 {
-		out.EP = 2 * epAllToAll(p.epc, p.a, p.l, p.c, a2aBytes(sh, h, p.l, tok, e))
+		bytes := a2aBytes(sh, h, p.l, tok, e)
+		one := epAllToAll(p.epc, p.a, p.l, p.c, bytes)
+		if b.PrefillTokens == 0 && p.l.EPDispatch == model.EPDispatchTwoHop {
+			// DeepEP decodes with its low-latency kernels (dispatch.go).
+			if ll, ok := lowLatencyAllToAll(p.epc, bytes); ok {
+				one = ll
+			}
+		}
+		out.EP = 2 * one
 	}
 	elem = elem.add(routingKernel(sh, h, p.l, tok, e))
 	out.Seconds = c.gemm.time(attn) + c.gemm.time(mlp.slowed(mlpSlow)) + p.hw.time(dec) + p.hw.time(pre) + p.hw.time(idx) + p.hw.time(elem) + out.TP + out.EP +

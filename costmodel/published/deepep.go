@@ -102,3 +102,54 @@ func DeepEPChecks(p ServePresets) ([]Check, error) {
 	}
 	return out, nil
 }
+
+// DeepEPLowLatencyRow is one of DEP's low-latency kernel measurements: 128 tokens a GPU
+// (DeepSeek-V3's decoding), one H800 a 400 Gb/s CX7 NIC, pure RDMA.
+type DeepEPLowLatencyRow struct {
+	EP        int
+	Combine   bool    // the combine (BF16); else the dispatch (FP8)
+	LatencyUS float64 // published latency of one kernel, µs
+}
+
+// DeepEPLowLatencyRows are DEP's internode low-latency rows (docs/legacy.md "Low-latency kernels
+// with pure RDMA"). Its EP 8 row (77 µs dispatch, 114 µs combine) is left out: on one node the
+// V1 kernels it measured went through the NIC too (NVSHMEM's peer-to-peer off), where the model
+// sends a node's own copies over NVLink.
+func DeepEPLowLatencyRows() []DeepEPLowLatencyRow {
+	return []DeepEPLowLatencyRow{
+		{16, false, 118}, {32, false, 155}, {64, false, 173}, {128, false, 192}, {256, false, 194},
+		{16, true, 195}, {32, true, 273}, {64, true, 314}, {128, true, 369}, {256, true, 360},
+	}
+}
+
+// deepEPLowLatencyTokens is DEP's tokens a GPU in the low-latency benchmark.
+const deepEPLowLatencyTokens = 128
+
+// DeepEPLowLatencyChecks are the moe group's low-latency rows: one kernel's latency, published
+// against the model's (costmodel.EPLowLatencyTime; its floor fitted on the EP 16 dispatch row).
+func DeepEPLowLatencyChecks(p ServePresets) ([]Check, error) {
+	var out []Check
+	for _, r := range DeepEPLowLatencyRows() {
+		a, c, l, e, err := DeepEPScenario(DeepEPRow{EP: r.EP, Combine: r.Combine}, p)
+		if err != nil {
+			return nil, fmt.Errorf("deepep low-latency ep %d: %w", r.EP, err)
+		}
+		what := "dispatch (FP8)"
+		if r.Combine {
+			what = "combine (BF16)"
+		}
+		note := "hold-out; 128 tokens a GPU, every copy sent on its own"
+		if r.EP == 16 && !r.Combine {
+			note = "fitted: costmodel.DeepEPLowLatencyFloor"
+		}
+		out = append(out, Check{Group: "moe",
+			Case:      fmt.Sprintf("DeepEP low-latency %s EP %d on %d H800 nodes, latency [DEP]", what, r.EP, c.Nodes()),
+			Published: r.LatencyUS * 1e-6, Predicted: costmodel.EPLowLatencyTime(a, c, l, deepEPLowLatencyTokens, e), Unit: "s",
+			Tolerance: deepEPLowLatencyTolerance, Note: note})
+	}
+	return out, nil
+}
+
+// deepEPLowLatencyTolerance is the low-latency rows' tolerance: the NIC's share and one floor,
+// nothing of the kernels' internals.
+const deepEPLowLatencyTolerance = 0.15

@@ -41,3 +41,33 @@ func TestDeepEPChecks(t *testing.T) {
 		}
 	}
 }
+
+// DeepEP's low-latency rows [DEP] are within their tolerance with every copy sent at once
+// behind one floor, and that is what gets them there: the direct all-to-all, one handshake a
+// peer, is over twice the published latency from EP 128 on.
+func TestDeepEPLowLatencyChecks(t *testing.T) {
+	p := presets(t)
+	checks, err := DeepEPLowLatencyChecks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := DeepEPLowLatencyRows()
+	if len(checks) != len(rows) {
+		t.Fatalf("%d checks for %d rows", len(checks), len(rows))
+	}
+	for i, c := range checks {
+		t.Logf("%s: published %.3g, model %.3g (%+.1f%%)", c.Case, c.Published, c.Predicted, 100*c.RelErr())
+		if !c.Pass() || c.Group != "moe" {
+			t.Errorf("%s: model %.3g s, published %.3g (%+.1f%%, tolerance %.0f%%)", c.Case, c.Predicted, c.Published, 100*c.RelErr(), 100*c.Tolerance)
+		}
+		a, cl, l, e, err := DeepEPScenario(DeepEPRow{EP: rows[i].EP, Combine: rows[i].Combine}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.EPDispatch = model.EPDispatchDirect
+		direct, _ := costmodel.EPAllToAllTime(a, cl, l, deepEPLowLatencyTokens, e)
+		if rows[i].EP >= 128 && direct < 2*c.Published {
+			t.Errorf("%s: the direct all-to-all takes %.3g s against %.3g published: the low-latency kernels should matter", c.Case, direct, c.Published)
+		}
+	}
+}

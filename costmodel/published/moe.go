@@ -155,7 +155,11 @@ func MoEChecks(p ServePresets) ([]Check, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(append(out, GroupedGEMMChecks()...), dep...), nil
+	ll, err := DeepEPLowLatencyChecks(p)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(append(out, GroupedGEMMChecks()...), dep...), ll...), nil
 }
 
 // GroupedGEMMRow is one of DeepGEMM's FP8 grouped-GEMM measurements on H800 [DGM]: groups of M

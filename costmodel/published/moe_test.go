@@ -43,8 +43,9 @@ func TestMoEChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs := MoETrainRuns()
-	if len(checks) != len(runs)+len(DeepGEMMGrouped())+len(DeepEPRows()) {
-		t.Fatalf("%d moe checks for %d rows, %d grouped GEMMs and %d DeepEP rows", len(checks), len(runs), len(DeepGEMMGrouped()), len(DeepEPRows()))
+	if len(checks) != len(runs)+len(DeepGEMMGrouped())+len(DeepEPRows())+len(DeepEPLowLatencyRows()) {
+		t.Fatalf("%d moe checks for %d rows, %d grouped GEMMs and %d+%d DeepEP rows", len(checks), len(runs), len(DeepGEMMGrouped()),
+			len(DeepEPRows()), len(DeepEPLowLatencyRows()))
 	}
 	holdout := false
 	for i, c := range checks {
@@ -56,6 +57,9 @@ func TestMoEChecks(t *testing.T) {
 		tol := moeTolerance
 		if strings.Contains(c.Case, "[DEP]") {
 			tol = deepEPTolerance
+			if strings.Contains(c.Case, "low-latency") {
+				tol = deepEPLowLatencyTolerance
+			}
 		}
 		if c.Group != "moe" || c.Tolerance != tol {
 			t.Errorf("%s: group %q tolerance %g", c.Case, c.Group, c.Tolerance)
