@@ -1,10 +1,12 @@
 package benchres
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -333,40 +335,89 @@ func TestPythonConstants(t *testing.T) {
 	}
 }
 
-func FuzzRead(f *testing.F) {
-	for _, name := range []string{"vllm/iog-llama3-8b-rtx4090-4qps.json", "vllm/iog-llama3-8b-h100pcie-16qps.json",
-		"sglang/datacrunch-llama70b-h200-online.jsonl", "sglang/datacrunch-llama70b-h200-offline.jsonl"} {
+// checkRuns is what the fuzz targets ask of any input: a refusal is an *Error naming the file;
+// runs read are whole (a completed request, a duration, figures finite and ≥ 0).
+func checkRuns(t *testing.T, runs []model.ServeBench, err error) {
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) || e.File != "fuzz.json" {
+			t.Fatalf("error %v (%T) does not name the file", err, err)
+		}
+		return
+	}
+	if len(runs) == 0 {
+		t.Fatal("no runs and no error")
+	}
+	for _, b := range runs {
+		if b.Completed < 1 || !(b.DurationS > 0) || b.Rate < 0 || len(b.Metrics) == 0 || b.Runs != len(runs) {
+			t.Fatalf("run %+v", b)
+		}
+		for _, l := range []model.BenchLengths{b.Prompt, b.Gen} {
+			if math.IsNaN(l.Mean) || math.IsInf(l.Mean, 0) || l.Mean < 0 || math.IsNaN(l.LogSigma) || l.Min > l.Max {
+				t.Fatalf("lengths %+v", l)
+			}
+		}
+		for _, m := range b.Metrics {
+			if !(m.Value >= 0) || math.IsInf(m.Value, 0) || m.Field == "" {
+				t.Fatalf("metric %+v", m)
+			}
+		}
+	}
+}
+
+// FuzzReadVLLM: vLLM's result JSON, seeded with the real files and a detailed one.
+func FuzzReadVLLM(f *testing.F) {
+	for _, name := range []string{"vllm/iog-llama3-8b-rtx4090-4qps.json", "vllm/iog-llama3-8b-h100pcie-16qps.json"} {
 		f.Add(readTestdata(f, name))
 	}
 	f.Add(detailed(3))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		runs, err := Read("fuzz.json", data)
-		if err != nil {
-			var e *Error
-			if !errors.As(err, &e) || e.File != "fuzz.json" {
-				t.Fatalf("error %v (%T) does not name the file", err, err)
-			}
-			return
-		}
-		if len(runs) == 0 {
-			t.Fatal("no runs and no error")
-		}
-		for _, b := range runs {
-			if b.Completed < 1 || !(b.DurationS > 0) || b.Rate < 0 || len(b.Metrics) == 0 || b.Runs != len(runs) {
-				t.Fatalf("run %+v", b)
-			}
-			for _, l := range []model.BenchLengths{b.Prompt, b.Gen} {
-				if math.IsNaN(l.Mean) || math.IsInf(l.Mean, 0) || l.Mean < 0 || math.IsNaN(l.LogSigma) || l.Min > l.Max {
-					t.Fatalf("lengths %+v", l)
-				}
-			}
-			for _, m := range b.Metrics {
-				if !(m.Value >= 0) || math.IsInf(m.Value, 0) || m.Field == "" {
-					t.Fatalf("metric %+v", m)
-				}
-			}
-		}
+		checkRuns(t, runs, err)
 	})
+}
+
+// FuzzReadSGLang: SGLang's JSON Lines, seeded with the real files (Python's bare Infinity).
+func FuzzReadSGLang(f *testing.F) {
+	for _, name := range []string{"sglang/datacrunch-llama70b-h200-online.jsonl", "sglang/datacrunch-llama70b-h200-offline.jsonl"} {
+		f.Add(readTestdata(f, name))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		runs, err := Read("fuzz.json", data)
+		checkRuns(t, runs, err)
+	})
+}
+
+// vLLM's --append-result puts one run a line; a result re-indented by hand spans lines: both read,
+// each run named by the line it starts on.
+func TestReadAppendedAndIndented(t *testing.T) {
+	a, b := readTestdata(t, "vllm/iog-llama3-8b-rtx4090-4qps.json"), readTestdata(t, "vllm/iog-llama3-8b-h100pcie-16qps.json")
+	runs, err := Read("appended.json", append(append(append([]byte{}, a...), '\n'), b...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 || runs[0].Line != 1 || runs[1].Line != 2 || runs[0].Rate != 4 || runs[1].Rate != 16 || runs[0].Runs != 2 {
+		t.Fatalf("runs %+v", runs)
+	}
+	var ind bytes.Buffer
+	if err := json.Indent(&ind, a, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	twice := append(append(append([]byte{}, ind.Bytes()...), '\n'), ind.Bytes()...)
+	runs, err = Read("indented.json", twice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Count(ind.Bytes(), []byte{'\n'}) + 1
+	if len(runs) != 2 || runs[1].Line != lines+1 || len(runs[1].Metrics) != 24 {
+		t.Fatalf("second run at line %d with %d metrics, want line %d and 24", runs[1].Line, len(runs[1].Metrics), lines+1)
+	}
+	// A problem in the second run names its line.
+	bad := append(append(append([]byte{}, ind.Bytes()...), '\n'), bytes.Replace(ind.Bytes(), []byte(`"completed": 200`), []byte(`"completed": "many"`), 1)...)
+	_, err = Read("indented.json", bad)
+	if e := (*Error)(nil); !errors.As(err, &e) || e.Line != lines+1 || e.Field != "completed" {
+		t.Errorf("err %v, want line %d and the field completed", err, lines+1)
+	}
 }
 
 func BenchmarkReadVLLMResult(b *testing.B) {
@@ -400,6 +451,29 @@ func BenchmarkReadSGLangResult(b *testing.B) {
 	for b.Loop() {
 		if _, err := Read("bench.jsonl", data); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestReadMutations runs the fuzz targets' check over every prefix of the real files (a file cut
+// at any byte) and over seeded random edits of JSON's structural bytes, in every go test run
+// (the fuzzing engine finds more, with go test -fuzz).
+func TestReadMutations(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte("{}[]\",:-.0123456789eNIaflnu \n\\")
+	for _, name := range []string{"vllm/iog-llama3-8b-rtx4090-4qps.json", "sglang/datacrunch-llama70b-h200-offline.jsonl"} {
+		seed := readTestdata(t, name)
+		for n := range len(seed) {
+			runs, err := Read("fuzz.json", seed[:n])
+			checkRuns(t, runs, err)
+		}
+		for range 3000 {
+			data := append([]byte{}, seed...)
+			for range 1 + rng.IntN(4) {
+				data[rng.IntN(len(data))] = alphabet[rng.IntN(len(alphabet))]
+			}
+			runs, err := Read("fuzz.json", data)
+			checkRuns(t, runs, err)
 		}
 	}
 }
