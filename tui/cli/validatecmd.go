@@ -49,9 +49,10 @@ gpu_count, else TP × PP × DP), the layout (--tp, --pp, --dp), --engine, --weig
 --prompt, --gen, --workload, --mode) are refused.
 
 Each figure the file has is printed beside the model's with the error, predicted / measured − 1:
-TTFT, TPOT, ITL and end-to-end latency (mean, median, p90, p99: the model's means are over every
-request, as the benchmarks', its percentiles over the steady window of a run at a rate), request
-and output (and total) token throughput. A file holding only some of them is compared on those;
+TTFT, TPOT, ITL and end-to-end latency (mean, median, p90, p99), request and output (and total)
+token throughput, the model's over every request, warm-up and drain included, as the
+benchmarks' (a run at a rate is served as a schedule of one stage, not measured over its steady
+window as report does). A file holding only some of them is compared on those;
 std and other percentiles are named as not compared. The summary is the mean size of the errors
 and the worst. With --json: {"runs": [{"file", "metrics": [{"name", "measured", "predicted",
 "error"}]}], "mean_abs_error", "worst"}, seconds and per second. A file that is not such a
@@ -345,6 +346,11 @@ func benchScenario(sf *scenarioFlags, p *assets.Presets, br benchRun, typed map[
 		return s, nil, fmt.Errorf("%s: %w", at, err)
 	}
 	s.Workload.PromptDist, s.Workload.GenDist = lengthDist(b.Prompt), lengthDist(b.Gen)
+	if w := &s.Workload; w.Rate > 0 {
+		// A benchmark's figures are over every request, warm-up and drain included: served as a
+		// schedule of one stage, the model's are too (a single rate's are over its steady window).
+		w.Stages, w.Rate = &model.RateStages{{Rate: w.Rate, Requests: w.Requests}}, 0
+	}
 	if err := s.Validate(); err != nil {
 		return s, nil, fmt.Errorf("%s: %w", at, err)
 	}
@@ -383,7 +389,8 @@ func compareRun(br benchRun, s model.Scenario, inf costmodel.Inference) static.A
 }
 
 // predicted is the model's figure for a measured one; ok is false when the model gives none
-// (std, p95, p100, input throughput). Means are over every request, as a benchmark's are.
+// (std, p95, p100, input throughput). Every figure is over every request, as a benchmark's is
+// (benchScenario serves a run at a rate as a one-stage schedule).
 func predicted(m model.BenchMetric, inf costmodel.Inference) (float64, bool) {
 	ttft, tpot := inf.TTFT, inf.TPOT
 	if c := inf.Confidence; c != nil {
@@ -427,8 +434,8 @@ func describeRun(b model.ServeBench, s model.Scenario) string {
 	switch w := s.Workload; {
 	case w.Concurrency > 0:
 		traffic = fmt.Sprintf("%d clients", w.Concurrency)
-	case w.Rate > 0:
-		traffic = fmt.Sprintf("%g req/s", w.Rate)
+	case len(w.StageList()) == 1:
+		traffic = fmt.Sprintf("%g req/s", w.StageList()[0].Rate)
 	}
 	return fmt.Sprintf("%s: %s on %d× %s, TP %d PP %d DP %d, engine %s · %d requests, %s · prompts %s, outputs %s",
 		b.Tool, s.Arch.ID, s.Cluster.GPUs, s.Cluster.GPU.ID, l.TP, l.PP, l.DP, engineName(s.Workload.Engine),

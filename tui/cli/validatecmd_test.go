@@ -137,20 +137,23 @@ func TestValidateAgainstVLLM(t *testing.T) {
 
 	// The prediction is the report of the scenario the file describes: Llama-3-8B (model_id) on
 	// one H100 PCIe (gpu_name, gpu_count), 200 requests (num_prompts) at 16 req/s, 41169 / 200 and
-	// 40359 / 200 tokens, vLLM.
+	// 40359 / 200 tokens, vLLM; over every request, as a schedule of one stage.
+	stages := filepath.Join(t.TempDir(), "stages.yaml")
+	if err := os.WriteFile(stages, []byte("stages:\n  - {rate: 16, requests: 200}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code, out, errs := runArgs(t, "report", "--json", "--mode", "infer", "--model", "llama-3-8b", "--gpu", "h100-pcie", "--gpus", "1",
-		"--gpus-per-node", "1", "--requests", "200", "--rate", "16", "--prompt", "206", "--gen", "202", "--engine", "vllm")
+		"--gpus-per-node", "1", "--workload", stages, "--prompt", "206", "--gen", "202", "--engine", "vllm")
 	if code != 0 {
 		t.Fatalf("report: exit %d\n%s", code, errs)
 	}
 	var rep struct {
 		Inference struct {
+			TTFT         float64 `json:"ttft_s"`
 			TTFTP99      float64 `json:"ttft_p99_s"`
 			ITLP90       float64 `json:"itl_p90_s"`
+			E2EP50       float64 `json:"e2e_p50_s"`
 			RequestsPerS float64 `json:"requests_per_s"`
-			Confidence   struct {
-				WholeTTFTMean float64 `json:"whole_run_ttft_mean_s"`
-			} `json:"confidence"`
 		} `json:"inference"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
@@ -160,7 +163,7 @@ func TestValidateAgainstVLLM(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		want float64
-	}{{"ttft_p99_s", inf.TTFTP99}, {"itl_p90_s", inf.ITLP90}, {"requests_per_s", inf.RequestsPerS}, {"ttft_mean_s", inf.Confidence.WholeTTFTMean}} {
+	}{{"ttft_p99_s", inf.TTFTP99}, {"itl_p90_s", inf.ITLP90}, {"requests_per_s", inf.RequestsPerS}, {"ttft_mean_s", inf.TTFT}} {
 		if p := got[c.name][1]; p != c.want || p == 0 {
 			t.Errorf("%s predicted %g, want the report's %g", c.name, p, c.want)
 		}
