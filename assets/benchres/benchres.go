@@ -127,7 +127,7 @@ func Read(name string, data []byte) ([]model.ServeBench, error) {
 			return nil, fail(line, "", "", "more than %d runs in one file", MaxRuns)
 		}
 		if data[at] != '{' {
-			what := fmt.Sprintf("not JSON (the text starts %q)", clip(string(data[at:min(at+20, len(data))])))
+			what := fmt.Sprintf("not JSON (the text starts \"%s\")", clip(string(data[at:min(at+20, len(data))])))
 			if data[at] == '[' {
 				what = "a JSON array"
 			}
@@ -175,7 +175,7 @@ func scanObject(data []byte, at int) (map[string]json.RawMessage, int, *scanErro
 			return nil, i, &scanError{off: i}
 		}
 		if data[i] != '"' {
-			return nil, i, &scanError{off: i, msg: fmt.Sprintf("a field's name (a string) expected at %q", clip(string(data[i:min(i+20, len(data))])))}
+			return nil, i, &scanError{off: i, msg: fmt.Sprintf("a field's name (a string) expected at \"%s\"", clip(string(data[i:min(i+20, len(data))])))}
 		}
 		kEnd, err := skipString(data, i)
 		if err != nil {
@@ -190,7 +190,7 @@ func scanObject(data []byte, at int) (map[string]json.RawMessage, int, *scanErro
 			return nil, i, &scanError{off: i}
 		}
 		if data[i] != ':' {
-			return nil, i, &scanError{off: i, msg: fmt.Sprintf("':' expected after the field name %q", clip(key))}
+			return nil, i, &scanError{off: i, msg: fmt.Sprintf("':' expected after the field name \"%s\"", clip(key))}
 		}
 		i = skipSpace(data, i+1)
 		vEnd, err := skipValue(data, i)
@@ -208,7 +208,7 @@ func scanObject(data []byte, at int) (map[string]json.RawMessage, int, *scanErro
 		case '}':
 			return obj, i + 1, nil
 		default:
-			return nil, i, &scanError{off: i, msg: fmt.Sprintf("',' or '}' expected after the value of %q", clip(key))}
+			return nil, i, &scanError{off: i, msg: fmt.Sprintf("',' or '}' expected after the value of \"%s\"", clip(key))}
 		}
 	}
 }
