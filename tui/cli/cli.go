@@ -120,18 +120,7 @@ Exit status: 0 ok (a scenario that does not fit in memory is a result), 2 bad in
 			Args:  noArgs,
 			RunE:  func(_ *cobra.Command, _ []string) error { return runPresets(stdout, sf.json) },
 		},
-		&cobra.Command{
-			Use:   "validate",
-			Short: "Print the cost model against the published figures it is checked on; --json",
-			Long: `validate evaluates the calibration and hold-out checks of the cost model: the nccl-tests
-all-reduce sweep on 8×A100, Korthikanti et al.'s Figure 1 memory, Megatron-LM's Table 1 step
-times and Korthikanti et al.'s 530B MFU (not fitted), the collectives and serving runs, and one
-GEMM alone by shape against XLA's measured H100 table, each published value beside the model's.
-It uses the a100-sxm-80gb, h100-sxm, nvlink3 and ib-hdr presets (and the serving runs' own) and
-takes no scenario flags.`,
-			Args: noArgs,
-			RunE: func(_ *cobra.Command, _ []string) error { return runValidate(stdout, sf.json) },
-		},
+		newValidateCmd(stdout, sf),
 		newProbeCmd(stdout, sf),
 		newExportCmd(stdout, sf),
 		newCommCmd(stdout, sf),

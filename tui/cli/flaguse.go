@@ -31,12 +31,18 @@ type flagRule struct {
 	// only, when set, lists the shared flags the command takes; onlyWhy says why not the others.
 	only    []string
 	onlyWhy string
+	// with, when set, is one of the command's own flags that makes it take the scenario flags
+	// (validate --against); withRefuse then gives the shared flags it refuses, each with the
+	// reason, in place of refuse and noScenario. Its help lists the flags it takes with it.
+	with       string
+	withRefuse map[string]string
 }
 
 const (
 	noTeachingTexts = "prints no teaching texts (--lang is for the explorer and export)"
 	capacityLayouts = "probe's capacity verdict tries every layout; use search --box FILE to fix one"
 	probeHardware   = "conflicts with probe, which sets the GPU type, the GPU count, GPUs per node and the intra-node link"
+	againstWorkload = "validate --against serves each file's own workload (its rate or concurrency, its requests and their lengths)"
 )
 
 // flagRules holds, per command (its path below the root), what it does with the shared flags. A
@@ -66,13 +72,25 @@ var flagRules = map[string]flagRule{
 	},
 	"serve": {refuse: map[string]string{"json": "serve serves the explorer over SSH; report --json prints the scenario's report"}},
 	"validate": {
-		noScenario: "validate runs the published setups the model is checked on (8×A100, Megatron-LM); it takes no scenario flags",
+		noScenario: "validate runs the published setups the model is checked on (8×A100, Megatron-LM); it takes no scenario flags (but with --against FILE, your runs, it takes those the file does not say)",
 		refuse:     map[string]string{"lang": "validate " + noTeachingTexts},
+		with:       "against",
+		withRefuse: map[string]string{
+			"lang": "validate " + noTeachingTexts, "mode": againstWorkload, "rate": againstWorkload, "concurrency": againstWorkload,
+			"requests": againstWorkload, "prompt": againstWorkload, "gen": againstWorkload, "workload": againstWorkload,
+			"seq": againstWorkload, "batch": againstWorkload, "micro-batch": againstWorkload,
+		},
 	},
 }
 
 // refusal says why cmd does not take the shared flag name, or "" when it does.
-func refusal(cmd *cobra.Command, name string) string {
+func refusal(cmd *cobra.Command, name string) string { return refusalAs(cmd, name, false) }
+
+// helpRefusal is refusal as the command's help tells it: with its with flag given.
+func helpRefusal(cmd *cobra.Command, name string) string { return refusalAs(cmd, name, true) }
+
+// refusalAs is refusal, taking the rule's with flag as given when with is true.
+func refusalAs(cmd *cobra.Command, name string, with bool) string {
 	path := cmd.Name() // the root
 	if cmd.HasParent() {
 		path = strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
@@ -83,6 +101,11 @@ func refusal(cmd *cobra.Command, name string) string {
 	}
 	if name == "lesson" && path != "splitscope" && path != "serve" {
 		return path + " runs no tour: --lesson DIR is the explorer's (g) and serve's"
+	}
+	if rule.with != "" {
+		if f := cmd.Flags().Lookup(rule.with); with || (f != nil && f.Changed) {
+			return rule.withRefuse[name]
+		}
 	}
 	if why := rule.refuse[name]; why != "" {
 		return why
@@ -137,7 +160,7 @@ func sharedFlags(cmd *cobra.Command) string {
 	fs.SortFlags = false
 	scenario := false
 	cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) {
-		if refusal(cmd, f.Name) == "" && !f.Hidden {
+		if helpRefusal(cmd, f.Name) == "" && !f.Hidden {
 			fs.AddFlag(f)
 			scenario = scenario || !slices.Contains(outputFlags, f.Name)
 		}

@@ -1,0 +1,460 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/assets/benchres"
+	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/gpu"
+	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/static"
+)
+
+// maxResultFiles bounds the result files one validate --against reads.
+const maxResultFiles = 256
+
+func newValidateCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
+	var against []string
+	cmd := &cobra.Command{
+		Use:   "validate [--against FILE…]",
+		Short: "Print the cost model against the published figures it is checked on, or against your own serving benchmarks (--against FILE); --json",
+		Long: `validate evaluates the calibration and hold-out checks of the cost model: the nccl-tests
+all-reduce sweep on 8×A100, Korthikanti et al.'s Figure 1 memory, Megatron-LM's Table 1 step
+times and Korthikanti et al.'s 530B MFU (not fitted), the collectives and serving runs, and one
+GEMM alone by shape against XLA's measured H100 table, each published value beside the model's.
+It uses the a100-sxm-80gb, h100-sxm, nvlink3 and ib-hdr presets (and the serving runs' own) and
+takes no scenario flags.
+
+--against FILE (repeat it, or list more files after it) compares the model with your own serving
+benchmarks instead: the result JSON of vllm bench serve --save-result (or vLLM's older
+benchmarks/benchmark_serving.py) and the JSON Lines of SGLang's python -m sglang.bench_serving
+(one run a line). Each run is served in the model as it ran: its request rate (Poisson; "inf":
+every request at once) or its clients (max_concurrency), its number of prompts, its prompt and
+output lengths (the per-request lists when the file keeps them, --save-detailed or
+--output-details: their mean, range and spread; else the totals' means, and a random dataset's
+range), the engine its backend names. What the file does not say comes from the scenario flags:
+the model when the file names none or no preset matches it (--model, a preset or a config.json),
+the GPU (--gpu; a run's gpu_name metadata when present), how many (--gpus, default the file's
+gpu_count, else TP × PP × DP), the layout (--tp, --pp, --dp), --engine, --weights, --kv-cache,
+--max-seqs, --calibration, … Flags for what the file says (--rate, --concurrency, --requests,
+--prompt, --gen, --workload, --mode) are refused.
+
+Each figure the file has is printed beside the model's with the error, predicted / measured − 1:
+TTFT, TPOT, ITL and end-to-end latency (mean, median, p90, p99), request and output (and total)
+token throughput, the model's over every request, warm-up and drain included, as the
+benchmarks' (a run at a rate is served as a schedule of one stage, not measured over its steady
+window as report does). A file holding only some of them is compared on those;
+std and other percentiles are named as not compared. The summary is the mean size of the errors
+and the worst. With --json: {"runs": [{"file", "metrics": [{"name", "measured", "predicted",
+"error"}]}], "mean_abs_error", "worst"}, seconds and per second. A file that is not such a
+result, is cut short, or lacks what a run needs (completed, duration, request_rate, the lengths;
+a model and a GPU from the file or the flags) is bad input (exit 2) naming the file, the line and
+the field.`,
+		Example: `  splitscope validate
+  splitscope validate --against vllm-16qps.json --gpu h100-pcie
+  splitscope validate --against run.json --model llama-3-8b --gpu rtx-4090 --json
+  splitscope validate --against online.jsonl --model llama-3-70b --gpu h200-sxm --gpus 4 --tp 4`,
+		Args: cobra.ArbitraryArgs, // more result files after --against
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("against") {
+				if err := noArgs(cmd, args); err != nil {
+					return err
+				}
+				return runValidate(stdout, sf.json)
+			}
+			return runValidateAgainst(stdout, cmd.ErrOrStderr(), sf, append(append([]string(nil), against...), args...))
+		},
+	}
+	cmd.Flags().StringArrayVar(&against, "against", nil, "serving benchmark result `FILE` to compare the model with: vllm bench serve --save-result JSON or sglang.bench_serving JSON Lines; repeat it, or list more files after it (default none: the published checks)")
+	return cmd
+}
+
+// benchRun is one run read, with the file as the user named it.
+type benchRun struct {
+	path string
+	run  model.ServeBench
+}
+
+// where names a run in messages and output: the path, and the line for a run of a JSON Lines file.
+func (b benchRun) where() string {
+	if b.run.Runs > 1 {
+		return b.path + ":" + strconv.Itoa(b.run.Line)
+	}
+	return b.path
+}
+
+// runValidateAgainst reads the result files, serves each run in the model and prints the figures
+// beside the model's. Every problem with the files is found before anything is printed.
+func runValidateAgainst(w, errw io.Writer, sf *scenarioFlags, files []string) error {
+	if len(files) == 0 {
+		return usagef("--against needs a FILE: a vllm bench serve --save-result JSON or sglang.bench_serving JSON Lines")
+	}
+	if len(files) > maxResultFiles {
+		return &model.FieldError{Field: "against", Value: fmt.Sprintf("%d files", len(files)), Allowed: fmt.Sprintf("at most %d result files", maxResultFiles)}
+	}
+	for i, f := range files {
+		for _, g := range files[:i] {
+			if resolvePath(f) == resolvePath(g) {
+				return &model.FieldError{Field: "against", Value: f, Allowed: "given twice: each file once"}
+			}
+		}
+	}
+	var runs []benchRun
+	var bad []string
+	for _, f := range files {
+		data, err := readBoundedFile("against", f, benchres.MaxBytes, "a benchmark result")
+		if err != nil {
+			var fe *model.FieldError
+			if errors.As(err, &fe) {
+				bad = append(bad, fmt.Sprintf("--against %s: %s", f, fe.Allowed))
+				continue
+			}
+			return err
+		}
+		rs, err := benchres.Read(f, data)
+		if err != nil {
+			bad = append(bad, err.Error())
+			continue
+		}
+		for _, r := range rs {
+			runs = append(runs, benchRun{path: f, run: r})
+		}
+	}
+	if len(bad) > 0 {
+		return &inputError{err: errors.New(strings.Join(bad, "\n"))}
+	}
+
+	p, err := sf.presets()
+	if err != nil {
+		return err
+	}
+	typed := map[string]bool{}
+	for _, name := range []string{"model", "gpu", "gpus", "gpus-per-node", "tp", "pp", "dp", "engine", "box", "scenario"} {
+		typed[name] = sf.changed(name)
+	}
+	// Each run's scenario first: a run that cannot be served is refused before any is.
+	type served struct {
+		benchRun
+		s        model.Scenario
+		warnings []string
+	}
+	var todo []served
+	var refused refusals
+	for _, br := range runs {
+		s, warn, err := benchScenario(sf, p, br, typed)
+		if err != nil {
+			refused.add(br, err)
+			continue
+		}
+		todo = append(todo, served{br, s, warn})
+	}
+	if err := refused.err(); err != nil {
+		return err
+	}
+	out := make([]static.AgainstRun, 0, len(todo))
+	var warnings []string
+	for _, t := range todo {
+		r, err := costmodel.Evaluate(t.s)
+		if err != nil {
+			return fmt.Errorf("%s: evaluate: %w", t.where(), err)
+		}
+		if r.Inference == nil {
+			return fmt.Errorf("%s: the model served no requests", t.where())
+		}
+		ar := compareRun(t.benchRun, t.s, *r.Inference)
+		if len(ar.Metrics) == 0 {
+			return &inputError{err: fmt.Errorf("%s: no figure the model predicts (it gives the mean, median, p90 and p99 of ttft, tpot, itl and e2e, and request, output and total token throughput); the file has %s",
+				t.where(), strings.Join(ar.Skipped, ", "))}
+		}
+		out = append(out, ar)
+		for _, wn := range append(append(append([]string(nil), t.run.Warnings...), t.warnings...), r.Warnings...) {
+			// The file fixes the requests: the report's advice to serve more does not apply.
+			if i := strings.Index(wn, "; use --requests"); i >= 0 {
+				wn = wn[:i]
+			}
+			warnings = append(warnings, t.where()+": "+wn)
+		}
+	}
+	for _, wn := range warnings {
+		fmt.Fprintf(errw, "splitscope: warning: %s\n", wn)
+	}
+	if sf.json {
+		meanAbs, worst, _ := static.AgainstSummary(out)
+		return writeJSON(w, struct {
+			Runs         []static.AgainstRun `json:"runs"`
+			MeanAbsError float64             `json:"mean_abs_error"`
+			Worst        float64             `json:"worst"`
+		}{out, meanAbs, worst})
+	}
+	return static.RenderAgainst(w, out)
+}
+
+// refusals gathers the runs that cannot be served, one line per file and problem: the runs of a
+// JSON Lines file that miss the same field are one line, naming the first and the others' lines.
+type refusals struct {
+	lines []string
+	runs  map[string][]int // by message without the run's place: the lines of the runs
+	first map[string]int   // the message's index in lines
+	usage bool             // one of them is bad input (exit 2)
+}
+
+func (r *refusals) add(br benchRun, err error) {
+	if r.runs == nil {
+		r.runs, r.first = map[string][]int{}, map[string]int{}
+	}
+	r.usage = r.usage || exitCode(err) == exitUsage
+	msg := err.Error()
+	key := br.path + "\x00" + strings.TrimPrefix(msg, br.where()+": ")
+	if _, ok := r.first[key]; !ok {
+		r.first[key] = len(r.lines)
+		r.lines = append(r.lines, msg)
+	}
+	r.runs[key] = append(r.runs[key], br.run.Line)
+}
+
+func (r *refusals) err() error {
+	if len(r.lines) == 0 {
+		return nil
+	}
+	out := slices.Clone(r.lines)
+	for key, i := range r.first {
+		if more := r.runs[key][1:]; len(more) > 0 {
+			var ls []string
+			for _, l := range more[:min(len(more), 10)] {
+				ls = append(ls, strconv.Itoa(l))
+			}
+			if len(more) > 10 {
+				ls = append(ls, fmt.Sprintf("… (%d runs)", len(more)))
+			}
+			out[i] += " (the same on lines " + strings.Join(ls, ", ") + ")"
+		}
+	}
+	err := errors.New(strings.Join(out, "\n"))
+	if r.usage {
+		return &inputError{err: err}
+	}
+	return err
+}
+
+// benchScenario is the scenario a run describes: the flags' for what it does not say (the
+// hardware, the layout, the engine's settings), the file's model, GPU and workload where the
+// flags do not set them. Problems name the run's file and line.
+func benchScenario(sf *scenarioFlags, p *assets.Presets, br benchRun, typed map[string]bool) (model.Scenario, []string, error) {
+	b, at := br.run, br.where()
+	var warnings []string
+	set := func(name, value string) error {
+		if err := sf.fs.Set(name, value); err != nil {
+			return fmt.Errorf("%s: --%s %s: %w", at, name, value, err)
+		}
+		return nil
+	}
+	refuse := func(format string, args ...any) error {
+		return &inputError{err: fmt.Errorf("%s: %s", at, fmt.Sprintf(format, args...))}
+	}
+	modelField := "model_id"
+	if b.Tool == model.ToolSGLang {
+		modelField = "server_info.model_path"
+	}
+	switch {
+	case typed["model"] || typed["scenario"]:
+		if a, ok := benchres.MatchModel(b.Model, p.Models); b.Model != "" && (!ok || a.ID != sf.model) {
+			warnings = append(warnings, fmt.Sprintf("%s %s served as --model %s", modelField, b.Model, sf.model))
+		}
+	case b.Model == "":
+		return model.Scenario{}, nil, refuse("%s: missing: the file does not name its model; give --model (a preset ID, or a Hugging Face config.json)", modelField)
+	default:
+		a, ok := benchres.MatchModel(b.Model, p.Models)
+		if !ok {
+			return model.Scenario{}, nil, refuse("%s = %s: no preset is this model; give --model (a preset ID: %s; or the model's config.json)",
+				modelField, b.Model, strings.Join(p.ModelIDs(), ", "))
+		}
+		if err := set("model", a.ID); err != nil {
+			return model.Scenario{}, nil, err
+		}
+	}
+	if !typed["gpu"] && !typed["box"] && !typed["scenario"] {
+		if b.GPUName == "" {
+			return model.Scenario{}, nil, refuse("gpu_name: missing: the file does not say which GPU ran it; give --gpu (%s)", strings.Join(p.GPUIDs(), ", "))
+		}
+		g, ok := gpu.MatchGPU(b.GPUName, p.GPUs)
+		if !ok {
+			return model.Scenario{}, nil, refuse("gpu_name = %s: no GPU preset matches; give --gpu (%s)", b.GPUName, strings.Join(p.GPUIDs(), ", "))
+		}
+		if err := set("gpu", g.ID); err != nil {
+			return model.Scenario{}, nil, err
+		}
+	}
+	if !typed["tp"] && b.TP > 0 {
+		if err := set("tp", strconv.Itoa(b.TP)); err != nil {
+			return model.Scenario{}, nil, err
+		}
+	}
+	if !typed["gpus"] && !typed["box"] && !typed["scenario"] {
+		n := b.GPUCount
+		if n == 0 {
+			// One server: its TP × PP × DP, each 1 when not given.
+			n = 1
+			for _, name := range []string{"tp", "pp", "dp"} {
+				if v, _ := strconv.Atoi(sf.fs.Lookup(name).Value.String()); v > 0 {
+					n *= v
+				}
+			}
+		}
+		if err := set("gpus", strconv.Itoa(n)); err != nil {
+			return model.Scenario{}, nil, err
+		}
+		if !typed["gpus-per-node"] && n < defaultGPUsPerNode {
+			if err := set("gpus-per-node", strconv.Itoa(n)); err != nil {
+				return model.Scenario{}, nil, err
+			}
+		}
+	}
+	if !typed["engine"] {
+		if err := set("engine", b.Engine); err != nil {
+			return model.Scenario{}, nil, err
+		}
+	}
+	requests := b.Prompts
+	if requests == 0 {
+		requests = b.Completed
+	}
+	rate, clients := b.Rate, b.Concurrency
+	if clients > 0 && rate > 0 {
+		warnings = append(warnings, fmt.Sprintf("request_rate %g with max_concurrency %d: served as a closed loop of %d clients (splitscope takes one or the other)", rate, clients, clients))
+		rate = 0
+	}
+	for _, kv := range [][2]string{
+		{"mode", "infer"}, {"requests", strconv.Itoa(requests)}, {"rate", strconv.FormatFloat(rate, 'g', -1, 64)},
+		{"concurrency", strconv.Itoa(clients)},
+		{"prompt", strconv.Itoa(max(int(math.Round(b.Prompt.Mean)), 1))}, {"gen", strconv.Itoa(max(int(math.Round(b.Gen.Mean)), 1))},
+	} {
+		if err := set(kv[0], kv[1]); err != nil {
+			return model.Scenario{}, nil, err
+		}
+	}
+	s, err := sf.scenario(p, false)
+	if err != nil {
+		return s, nil, fmt.Errorf("%s: %w", at, err)
+	}
+	s.Workload.PromptDist, s.Workload.GenDist = lengthDist(b.Prompt), lengthDist(b.Gen)
+	if w := &s.Workload; w.Rate > 0 {
+		// A benchmark's figures are over every request, warm-up and drain included: served as a
+		// schedule of one stage, the model's are too (a single rate's are over its steady window).
+		w.Stages, w.Rate = &model.RateStages{{Rate: w.Rate, Requests: w.Requests}}, 0
+	}
+	if err := s.Validate(); err != nil {
+		return s, nil, fmt.Errorf("%s: %w", at, err)
+	}
+	return s, append(warnings, sf.cliWarnings()...), nil
+}
+
+// lengthDist is the distribution the model draws a run's lengths from: the random dataset's
+// uniform range, the per-request lists' spread (lognormal with their mean and the spread of
+// their logarithm, clipped to their range), else every request at the mean.
+func lengthDist(l model.BenchLengths) *model.LengthDist {
+	switch {
+	case l.Uniform && l.Min >= 1 && l.Max > l.Min:
+		return &model.LengthDist{Kind: model.Uniform, Min: l.Min, Max: l.Max}
+	case l.LogSigma > 0 && l.Min >= 1 && l.Max > l.Min:
+		return &model.LengthDist{Kind: model.LogNormal, Mean: l.Mean, Sigma: l.LogSigma, Min: l.Min, Max: l.Max}
+	}
+	return nil // the mean, --prompt and --gen
+}
+
+// compareRun sets the model's figure beside each one the run measured.
+func compareRun(br benchRun, s model.Scenario, inf costmodel.Inference) static.AgainstRun {
+	b := br.run
+	ar := static.AgainstRun{File: br.where(), Scenario: describeRun(b, s)}
+	for _, m := range b.Metrics {
+		pred, ok := predicted(m, inf)
+		switch {
+		case !ok:
+			ar.Skipped = append(ar.Skipped, m.Field)
+		case !(m.Value > 0):
+			ar.Skipped = append(ar.Skipped, m.Field+" (0)")
+		default:
+			ar.Metrics = append(ar.Metrics, static.AgainstMetric{Name: m.Name(), Measured: m.Value, Predicted: pred, Error: pred/m.Value - 1})
+		}
+	}
+	return ar
+}
+
+// predicted is the model's figure for a measured one; ok is false when the model gives none
+// (std, p95, p100, input throughput). Every figure is over every request, as a benchmark's is
+// (benchScenario serves a run at a rate as a one-stage schedule).
+func predicted(m model.BenchMetric, inf costmodel.Inference) (float64, bool) {
+	ttft, tpot := inf.TTFT, inf.TPOT
+	if c := inf.Confidence; c != nil {
+		ttft, tpot = c.WholeTTFTMean, c.WholeTPOTMean
+	}
+	stats := map[string][4]float64{
+		"ttft": {ttft, inf.TTFTP50, inf.TTFTP90, inf.TTFTP99},
+		"tpot": {tpot, inf.TPOTP50, inf.TPOTP90, inf.TPOTP99},
+		"itl":  {inf.ITL, inf.ITLP50, inf.ITLP90, inf.ITLP99},
+		"e2e":  {inf.E2EMean, inf.E2EP50, inf.E2EP90, inf.E2EP99},
+	}
+	switch m.Quantity {
+	case "requests_per_s":
+		return inf.RequestsPerS, true
+	case "output_tokens_per_s":
+		return inf.OutputTokensPerS, true
+	case "total_tokens_per_s":
+		return inf.TotalTokensPerS, true
+	}
+	st, ok := stats[m.Quantity]
+	if !ok {
+		return 0, false
+	}
+	switch m.Stat {
+	case "mean":
+		return st[0], true
+	case "median":
+		return st[1], true
+	case "p90":
+		return st[2], true
+	case "p99":
+		return st[3], true
+	}
+	return 0, false
+}
+
+// describeRun is the scenario a run was served as, in one line.
+func describeRun(b model.ServeBench, s model.Scenario) string {
+	l := s.Layout
+	traffic := "every request at once"
+	switch w := s.Workload; {
+	case w.Concurrency > 0:
+		traffic = fmt.Sprintf("%d clients", w.Concurrency)
+	case len(w.StageList()) == 1:
+		traffic = fmt.Sprintf("%g req/s", w.StageList()[0].Rate)
+	}
+	return fmt.Sprintf("%s: %s on %d× %s, TP %d PP %d DP %d, engine %s · %d requests, %s · prompts %s, outputs %s",
+		b.Tool, s.Arch.ID, s.Cluster.GPUs, s.Cluster.GPU.ID, l.TP, l.PP, l.DP, engineName(s.Workload.Engine),
+		s.Workload.Requests, traffic, lengthText(b.Prompt), lengthText(b.Gen))
+}
+
+func engineName(id string) string {
+	if id == "" {
+		return "vllm"
+	}
+	return id
+}
+
+func lengthText(l model.BenchLengths) string {
+	switch {
+	case l.Uniform:
+		return fmt.Sprintf("%d–%d (uniform, mean %.0f)", l.Min, l.Max, l.Mean)
+	case l.LogSigma > 0:
+		return fmt.Sprintf("mean %.0f, %d–%d (%s)", l.Mean, l.Min, l.Max, l.From)
+	}
+	return fmt.Sprintf("%.0f (%s)", l.Mean, l.From)
+}
