@@ -53,18 +53,19 @@ func kindKernels(k arch.Kind) float64 {
 	return float64(n)
 }
 
-// eagerHost is the host's time to issue stage s's layers in a prompt step that runs outside
-// CUDA graphs, perLayer seconds for each layer with latent attention or routed experts
-// (model.EagerPrefill); the other layers' launches hide under their GPU time.
-func (c *servingCost) eagerHost(s int, perLayer float64) float64 {
-	if perLayer <= 0 {
-		return 0
-	}
-	var n int
+// eagerHost is the host's time to issue stage s's layers in a step that runs outside CUDA
+// graphs (a prompt step; a decode step over the engine's largest graph): the engine's
+// EagerLayerS for each layer with latent attention or routed experts (model.EagerPrefill), its
+// EagerDenseLayerS for each other layer (model.EagerDense04; 0 where a dense layer's launches
+// hide under its GPU time).
+func (c *servingCost) eagerHost(s int) float64 {
+	var t float64
 	for kind, k := range c.kinds[s] {
+		per := c.eng.EagerDenseLayerS
 		if kd := c.p.k.Shapes[kind].Kind; kd.MoE || kd.Attn == arch.MLA {
-			n += k
+			per = c.eng.EagerLayerS
 		}
+		t += float64(k) * per
 	}
-	return float64(n) * perLayer
+	return t
 }

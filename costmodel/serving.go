@@ -103,6 +103,10 @@ type servingCost struct {
 	arByToken []float64
 	// xferByToken[s][tok] is the send from stage s to s+1 of tok tokens' activations.
 	xferByToken [][]float64
+	// eng is the engine the scenario names; eager[s] is its host's time to issue stage s's
+	// layers in a step outside CUDA graphs (eagerHost).
+	eng   model.EngineProfile
+	eager []float64
 }
 
 func (p *plan) servingCost() *servingCost {
@@ -111,6 +115,11 @@ func (p *plan) servingCost() *servingCost {
 	c := &servingCost{p: p, layers: p.rankLayers(), kinds: p.rankKinds(), gemm: p.hw,
 		wb: w.FormatBytes(layers), wbExpert: w.FormatBytes(experts), kvb: w.KVBytes()}
 	c.lastLayer = make([]serve.StageTime, len(p.k.Shapes))
+	c.eng, _ = model.Engine(w.Engine)
+	c.eager = make([]float64, len(c.kinds))
+	for s := range c.eager {
+		c.eager[s] = c.eagerHost(s)
+	}
 	if layers == "fp8" && p.c.GPU.PeakFP8 > 0 {
 		c.gemm = newHW(p.c.GPU, model.FP8)
 	}
@@ -243,14 +252,16 @@ func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 			epc += k * l.EP
 		}
 	}
-	if eng, _ := model.Engine(p.s.Workload.Engine); b.PrefillTokens > 0 {
-		d = max(d, c.eagerHost(s, eng.EagerLayerS)) // a prompt step launched from the host (model.EagerPrefill)
+	if b.PrefillTokens > 0 || c.eng.GraphMaxBatch > 0 && b.DecodeSeqs > c.eng.GraphMaxBatch {
+		// A prompt step, or a decode step over the largest CUDA graph, launched from the host
+		// (model.EagerPrefill, model.EagerDense04).
+		d = max(d, c.eager[s])
 	}
 	if s == 0 {
 		d += p.hw.time(kernel{bytes: float64(b.Tokens()) * float64(p.a.Hidden) * p.e * 2})
 		d += engineStepOverhead
 	}
-	if eng, _ := model.Engine(p.s.Workload.Engine); p.p > 1 && eng.PPHost {
+	if p.p > 1 && c.eng.PPHost {
 		// Every rank runs the executor's loop and waits for its own forward (trtPPHostPerSeq).
 		d += trtPPHostPerSeq * float64(b.DecodeSeqs+b.PrefillSeqs)
 		if s > 0 {

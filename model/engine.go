@@ -42,6 +42,16 @@ type EngineProfile struct {
 	// in a step that runs prompts outside CUDA graphs: such a step takes at least that times
 	// those layers (EagerPrefill, below). 0: prompts run in CUDA graphs or the host keeps up.
 	EagerLayerS float64
+	// GraphMaxBatch > 0: a decode step of more sequences than this runs outside CUDA graphs,
+	// launched layer by layer from the host like a prompt step (SGLang's cuda_graph_max_bs:
+	// CudaGraphRunner.can_run replays a graph only for a batch of at most max_bs). 0: every
+	// decode step replays a graph.
+	GraphMaxBatch int
+	// EagerDenseLayerS is the host's time for one layer with neither latent attention nor routed
+	// experts in a step that runs outside CUDA graphs (EagerDense04 for SGLang 0.4); such a step
+	// takes at least that times those layers, with EagerLayerS for the others. 0: a dense
+	// layer's launches hide under its GPU time.
+	EagerDenseLayerS float64
 	// Source says where each default comes from.
 	Source string
 	// limits are max sequences and max batched tokens a step on the GPU, for a model whose
@@ -96,7 +106,7 @@ var Engines = map[string]EngineProfile{
 			"num_scheduler_steps − 1 lookahead slots; prompt steps are single steps without chunked prefill; " +
 			"10 steps as vLLM 0.6's benchmarks and SGLang's comparison with it ran it (sgl-project/sglang benchmark/benchmark_vllm_060)",
 		limits: func(_ GPU, maxSeq int) (int, int) { return 256, max(maxSeq, 2048) }},
-	"sglang": {ID: "sglang", Name: "SGLang", Versions: "0.4 and later",
+	"sglang": {ID: "sglang", Name: "SGLang", Versions: "0.4 of 2025 and later (sglang-0.4: December 2024's)",
 		PrefillFirst: true, Overlap: true, FrontEndS: FrontEnd4ms, EagerLayerS: EagerPrefill,
 		Source: "python/sglang/srt/managers/scheduler.py get_next_batch_to_run (a new prefill batch whenever one can be built, else decode); " +
 			"server_args.py chunked_prefill_size 2048 under 35 GiB, 8192 under 160 GiB, else 16384; " +
@@ -110,6 +120,19 @@ var Engines = map[string]EngineProfile{
 				return 4096, 8192
 			}
 			return 4096, 16384
+		}},
+	"sglang-0.4": {ID: "sglang-0.4", Name: "SGLang 0.4", Versions: "of December 2024 (0.4.0 and 0.4.1, the first releases with the overlap scheduler on by default)",
+		PrefillFirst: true, Overlap: true, FrontEndS: FrontEnd4ms, EagerLayerS: EagerPrefill,
+		GraphMaxBatch: CUDAGraphMaxBS04, EagerDenseLayerS: EagerDense04,
+		Source: "python/sglang/srt/managers/scheduler.py get_next_batch_to_run (a new prefill batch whenever one can be built, else decode; enable_mixed_chunk off); " +
+			"server_args.py of 0.4: chunked_prefill_size 2048 under 25,000 MiB, else 8192; cuda_graph_max_bs 8 under 25,000 MiB, else 160 (CUDAGraphMaxBS04); disable_overlap_schedule false; " +
+			"max_running_requests bounded by the KV cache (4096 here: U); " +
+			"prefill batches, and decode batches over cuda_graph_max_bs, run outside CUDA graphs, issued from the overlap scheduler's forward thread (EagerDense04)",
+		limits: func(g GPU, _ int) (int, int) {
+			if g.MemoryBytes < 25000*GiB/1024 { // 25,000 MiB
+				return 4096, 2048
+			}
+			return 4096, 8192
 		}},
 	"trtllm": {ID: "trtllm", Name: "TensorRT-LLM", Versions: "1.0, as trtllm-bench runs it",
 		ReserveWhole: true, PPHost: true, Overlap: true,
@@ -164,3 +187,30 @@ func engineAllowed() string { return "must be one of " + strings.Join(EngineIDs(
 // 115 ms eager, under what 2.9 ms a layer gives: the host time varies with the version and
 // the quantization path.
 const EagerPrefill = 2.9e-3
+
+// CUDAGraphMaxBS04 is SGLang 0.4's largest CUDA-graph decode batch: server_args.py sets
+// cuda_graph_max_bs to 160 on a GPU of 25,000 MiB or more (8 below; the smaller GPUs are not
+// told apart here), and CudaGraphRunner.can_run replays a graph only for a batch of at most
+// that many sequences (padded up to the next captured size). A larger decode batch runs the
+// model's forward eagerly (ModelRunner.forward_decode), every kernel issued by the host. Later
+// releases raised it (0.5: 512 on an H200 at TP 4 or more).
+const CUDAGraphMaxBS04 = 160
+
+// EagerDense04 is SGLang 0.4's host time for one dense layer (grouped-query attention, a dense
+// MLP: Llama) in a step that runs outside CUDA graphs: every prefill batch (EagerPrefill), and
+// every decode batch over CUDAGraphMaxBS04. SGLang 0.4's overlap scheduler (on by default from
+// 0.4: disable_overlap_schedule false) issues the forward from a second thread of the
+// scheduler's process (tp_worker_overlap_thread.py, TpModelWorkerClient.forward_thread_func)
+// while the first builds the next batch and processes the last one's tokens, request by
+// request, in Python: an eager layer's dozen-odd kernels (the norms, the QKV projection,
+// rotary, the KV write, FlashInfer's attention wrapper, the output projection and its custom
+// all-reduce, the gate-up projection, the activation, the down projection and its all-reduce)
+// are issued under one interpreter lock with that work, so a large decode batch's kernels are
+// issued more slowly than the GPU runs them. Fitted on one figure: the median inter-token
+// latency of Llama 3.3 70B at TP 4 on 4 × H200 at 8 requests/s (H200B, 70.8 ms: SGLang's
+// batch there held ~360 sequences, over 160, and its decode steps were host-bound; the model
+// 68.7 ms); every other H200B figure is held out (at 1 ms a layer the model's server
+// saturates at 8 requests/s, at 0.6 its median ITL there is 49 ms). U: no profile of SGLang 0.4's eager step is published;
+// SGLang 0.3.0 (no overlap thread) shows no such cost on its dense prompts (SGL060's first
+// tokens, EagerPrefill), so the profile "sglang" keeps 0.
+const EagerDense04 = 0.85e-3

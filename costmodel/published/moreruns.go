@@ -261,8 +261,9 @@ var MeasuredMore = []MoreRun{
 // ShareGPT lengths are replayed as lognormals, and the L4 may hold its clock down at 72 W).
 // E2E was 0.35 until the SGL060 runs (engineruns.go): their medians at 8 requests/s are −34% to
 // −43% (the model's decode steps under load are faster than SGLang 0.3.0's and vLLM 0.6.0's:
-// TPOT −30% to −39% there), and SGLang 0.4 on 4 × H200 at 8 ShareGPT requests/s is −45.5%
-// (h200runs.go: the model's capacity is higher, its load lighter), so 0.50.
+// TPOT −30% to −39% there), so 0.50. (SGLang 0.4 on 4 × H200 at 8 ShareGPT requests/s, −45.5%
+// here before, is +4.2% (mean) and +5.8% (median) with the profile sglang-0.4, whose decode
+// batches over 160 sequences run outside CUDA graphs.)
 const (
 	moreTolReqS = 0.55
 	moreTolTTFT = 0.95

@@ -681,6 +681,12 @@ func engineHelp() string {
 		if e.EagerLayerS > 0 {
 			how = append(how, fmt.Sprintf("prompt steps outside CUDA graphs (%g ms of host time a MLA or MoE layer)", e.EagerLayerS*1e3))
 		}
+		if e.GraphMaxBatch > 0 {
+			how = append(how, fmt.Sprintf("decode batches of more than %d sequences outside CUDA graphs", e.GraphMaxBatch))
+		}
+		if e.EagerDenseLayerS > 0 {
+			how = append(how, fmt.Sprintf("%g ms of host time a dense layer outside CUDA graphs", e.EagerDenseLayerS*1e3))
+		}
 		parts = append(parts, fmt.Sprintf("%s (%s %s: %s)", id, e.Name, e.Versions, strings.Join(how, ", ")))
 	}
 	return strings.Join(parts, "; ")
