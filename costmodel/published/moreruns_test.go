@@ -22,7 +22,10 @@ import (
 // replay's log-σ): the 28 runs of MeasuredMore alone 9%, 25%, 26%; with MeasuredFixed's 15,
 // MeasuredEngines' 12, MeasuredH200's 22, MeasuredMI300X's 13 and MeasuredH100x8's 3: req/s
 // 20.1%, output tok/s 24.5%, TTFT 33.0%, TPOT 22.8%, E2E 18.7%, ITL 12.1%. With MeasuredInferenceX's
-// 27 DeepSeek-R1 and gpt-oss runs (120 in all): 15.1%, 13.7%, 33.7%, 21.4%, 17.6%, 16.3%. At σ 0.8 req/s is 25.5% (over its bound by
+// 27 DeepSeek-R1 and gpt-oss runs (120 in all): 15.1%, 13.7%, 33.7%, 21.4%, 17.6%, 16.3%; with
+// SGLang's eager prompt steps 15.1%, 12.3%, 31.6%, 21.4%, 17.6%, 16.3%; with the per-kernel
+// floor in cycles at each GPU's boost clock (5.6 µs on A100, 4 µs on H100 SXM) 13.8%, 13.2%,
+// 32.3%, 15.5%, 13.7%, 16.3% (A100 80GB TPOT 21.6% → 10.9%, 40GB 32.8% → 28.2%). At σ 0.8 req/s is 25.5% (over its bound by
 // 0.5 point, the other bounds held); at σ 1.2, before the MI300X runs, req/s was 22% and the median E2E of four ShareGPT runs at 4–8
 // requests/s (SGL060, H200B) fell below half the measured (a lognormal's median falls as its
 // σ grows): the replay depends on the assumed shape.
