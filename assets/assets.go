@@ -187,6 +187,7 @@ type gpuRow struct {
 	ComputeEff     float64 `yaml:"compute_eff"`
 	ComputeEffFP8  float64 `yaml:"compute_eff_fp8"`
 	MemoryEff      float64 `yaml:"memory_eff"`
+	BoostClockMHz  float64 `yaml:"boost_clock_mhz"`
 	NativeLink     string  `yaml:"native_link"`
 	PCIeLink       string  `yaml:"pcie_link"`
 	NVLinkBridge   bool    `yaml:"nvlink_bridge"`
@@ -207,7 +208,9 @@ func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, 
 		var g gpuRow
 		// Every GPU field but nvlink_bridge (false when left out) is required, p2p included: whether
 		// a GPU does peer-to-peer is a fact each row states; peak_fp8_tflops says 0 for none.
-		r.decode(&g, slices.DeleteFunc(allFields(&g), func(f string) bool { return f == "nvlink_bridge" || f == "compute_eff_fp8" || f == "fp4" }))
+		r.decode(&g, slices.DeleteFunc(allFields(&g), func(f string) bool {
+			return f == "nvlink_bridge" || f == "compute_eff_fp8" || f == "fp4" || f == "boost_clock_mhz"
+		}))
 		r.checkCommon(ids, g.ID, g.Name, g.Source)
 		r.positive("peak_bf16_tflops", g.PeakBF16TFLOPS)
 		r.positive("peak_fp16_tflops", g.PeakFP16TFLOPS)
@@ -220,6 +223,7 @@ func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, 
 			r.fraction("compute_eff_fp8", g.ComputeEffFP8)
 		}
 		r.fraction("memory_eff", g.MemoryEff)
+		r.nonNegative("boost_clock_mhz", g.BoostClockMHz, "0 (not known) or above")
 		r.positive("tdp_watts", g.TDPWatts)
 		if linksRead {
 			r.linkRef("native_link", g.NativeLink, linkKinds, model.NVLink, model.PCIe, model.XGMI)
@@ -241,6 +245,7 @@ func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, 
 				ComputeEff:    g.ComputeEff,
 				ComputeEffFP8: g.ComputeEffFP8,
 				MemoryEff:     g.MemoryEff,
+				BoostClockMHz: g.BoostClockMHz,
 				NativeLink:    g.NativeLink,
 				PCIeLink:      g.PCIeLink,
 				NVLinkBridge:  g.NVLinkBridge,

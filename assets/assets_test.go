@@ -417,6 +417,8 @@ func TestBadRows(t *testing.T) {
 			"compute_eff", "compute_eff = 1.2: must be a fraction in (0, 1]", 25, 1},
 		{"gpu efficiency zero", GPUsFile, gpuFile(replace("memory_eff: 0.85", "memory_eff: 0")),
 			"memory_eff", "memory_eff = 0: must be a fraction in (0, 1]", 26, 1},
+		{"gpu negative clock", GPUsFile, gpuFile(replace("memory_eff: 0.85", "memory_eff: 0.85\n    boost_clock_mhz: -1410")),
+			"boost_clock_mhz", "boost_clock_mhz = -1410: must be 0 (not known) or above", 27, 1},
 		{"gpu not a number", GPUsFile, gpuFile(replace("tdp_watts: 300", "tdp_watts: lots")),
 			"tdp_watts", "tdp_watts = lots: must be a number", 30, 1},
 		{"gpu unknown link", GPUsFile, gpuFile(replace("native_link: pcie4", "native_link: nvlink9")),

@@ -33,6 +33,21 @@ import (
 // Fitted on three light-load TPOTs: IOG's 1×H100 PCIe and 1×RTX 4090 serving Llama-3-8B (10.64 and
 // 19.51 ms) and NIM's 2×H100 serving Llama-3.3-70B in fp8 (18.58 ms), to within 5%; the other
 // serving checks of validate are hold-outs.
+//
+// The floor is a number of cycles, not of microseconds (kernelFloorCycles): the GPU's front end
+// dispatching the graph's next kernel, the blocks' prologue (parameters, index arithmetic), the
+// split-K reduction and epilogue, and the wait for the last block before the next kernel may
+// start are all work of the SMs and the front end at the GPU's clock (model.GPU.BoostClockMHz),
+// while the weight streaming beside it runs at the memory's. 4 µs is 7920 cycles at H100 SXM's
+// 1980 MHz; an A100 (1410 MHz) pays 5.6 µs a kernel, an RTX 4090 (2520 MHz) 3.1 µs. Not fitted:
+// the fit above is on H100s and a 4090, and the A100 runs are hold-outs. On them the floor in
+// microseconds had put vLLM's batch-1 step of Qwen3-1.7B on an A100 80GB (TT340: 336 kernels
+// against 3.4 GB of weights, so most of its step is the floor) at 3.6–3.8 ms against 4.6–5.0
+// measured (−21% to −24%); in cycles 4.2–4.3 ms (−8% to −14%). That the whole floor scales with
+// the clock is the model's assumption (U): a published microbenchmark of a CUDA graph's
+// per-kernel time on A100 against H100 was not found; an A100's SM clock measured under load
+// is bimodal at 1275 and 1410 MHz (openfabric-systems/simllm PR #109), which would lengthen it
+// further. A GPU whose clock is not known pays kernelFloor.
 const (
 	// fp4OverFP8 is what Blackwell's FP4 matmuls (NVFP4: FP4 weights and activations, an FP8
 	// scale every 16 elements) run at over its FP8 ones. The datasheet's dense peaks say 2 (B200: 9
@@ -48,6 +63,9 @@ const (
 	engineStepOverhead = 0.3e-3
 	layerKernels       = 12
 	kernelFloor        = 4e-6
+	// kernelFloorCycles is kernelFloor in cycles of the clock it was fitted at (H100 SXM's
+	// 1980 MHz boost), kernelFloorOn's unit.
+	kernelFloorCycles = kernelFloor * 1980e6
 
 	// trtPPHostPerSeq is the host's work per scheduled sequence in one micro-batch step of
 	// TensorRT-LLM's PyTorch executor under pipeline parallelism. Its PP loop
@@ -235,8 +253,17 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 	}
 	elem = elem.add(routingKernel(sh, h, p.l, tok, e))
 	out.Seconds = c.gemm.time(attn) + c.gemm.time(mlp.slowed(mlpSlow)) + p.hw.time(dec) + p.hw.time(pre) + p.hw.time(idx) + p.hw.time(elem) + out.TP + out.EP +
-		kindKernels(sh.Kind)*kernelFloor
+		kindKernels(sh.Kind)*kernelFloorOn(p.c.GPU)
 	return out
+}
+
+// kernelFloorOn is the per-kernel floor on GPU g: kernelFloorCycles at its boost clock, or
+// kernelFloor where the clock is not known.
+func kernelFloorOn(g model.GPU) float64 {
+	if !(g.BoostClockMHz > 0) || math.IsInf(g.BoostClockMHz, 0) {
+		return kernelFloor
+	}
+	return kernelFloorCycles / (g.BoostClockMHz * 1e6)
 }
 
 // Stage is the batch on pipeline stage s: its layers, the embedding on the first, the logits of

@@ -226,6 +226,10 @@ type GPU struct {
 	ComputeEffFP8 float64 `json:"compute_eff_fp8,omitempty"`
 	// MemoryEff is the fraction of HBM bandwidth a streaming kernel reaches.
 	MemoryEff float64 `json:"memory_eff"`
+	// BoostClockMHz is the SM (shader engine) clock at boost, MHz: what a kernel's fixed cycles
+	// (its launch inside a CUDA graph, prologue, epilogue, the wait for its last block) take
+	// time at. 0: not known (the serving model's per-kernel floor is then its 4 µs).
+	BoostClockMHz float64 `json:"boost_clock_mhz,omitempty"`
 	// NativeLink is the ID of the GPU-to-GPU link the GPU has inside its node; PCIeLink its host bus.
 	NativeLink string `json:"native_link"`
 	PCIeLink   string `json:"pcie_link"`

@@ -380,6 +380,9 @@ func (g GPU) check(c *checker) {
 	c.positive("gpu.hbm_bandwidth", g.HBMBandwidth)
 	c.fraction("compute-eff", g.ComputeEff)
 	c.fraction("memory-eff", g.MemoryEff)
+	if !finite(g.BoostClockMHz) || g.BoostClockMHz < 0 {
+		c.add("gpu.boost_clock_mhz", g.BoostClockMHz, "must be 0 (not known) or a finite number of MHz above 0")
+	}
 }
 
 func (l Link) check(c *checker, field string) {

@@ -117,6 +117,12 @@ func TestValidateCases(t *testing.T) {
 				"intra.staged = true: applies to PCIe links only", "inter.mesh_links = -1: must be 0 (no mesh) or 1 to 1023"},
 		},
 		{
+			name:   "a negative boost clock",
+			edit:   func(s *Scenario) { s.Cluster.GPU.BoostClockMHz = -1410 },
+			fields: []string{"gpu.boost_clock_mhz"},
+			msgs:   []string{"gpu.boost_clock_mhz = -1410: must be 0 (not known) or a finite number of MHz above 0"},
+		},
+		{
 			name:   "a PCIe path out of range",
 			edit:   func(s *Scenario) { s.Cluster.Intra.Kind, s.Cluster.Intra.PCIePath = PCIe, 3 },
 			fields: []string{"intra.pcie_path"},

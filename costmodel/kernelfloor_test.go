@@ -1,0 +1,59 @@
+package costmodel
+
+import (
+	"math"
+	"testing"
+
+	"github.com/splitscope/splitscope/costmodel/serve"
+	"github.com/splitscope/splitscope/model"
+)
+
+// The per-kernel floor is cycles at the GPU's clock (kernelFloorOn): 4 µs at H100 SXM's
+// 1980 MHz, where it was fitted, 5.6 µs at an A100's 1410 MHz, and kernelFloor where the clock
+// is not known (0, or a value no GPU has).
+func TestKernelFloorByClock(t *testing.T) {
+	for _, c := range []struct {
+		mhz, want float64
+	}{{1980, 4e-6}, {1410, 4e-6 * 1980 / 1410}, {2520, 4e-6 * 1980 / 2520}, {0, kernelFloor}, {-5, kernelFloor},
+		{math.NaN(), kernelFloor}, {math.Inf(1), kernelFloor}} {
+		got := kernelFloorOn(model.GPU{BoostClockMHz: c.mhz})
+		if math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("clock %v MHz: floor %.4g s, want %.4g", c.mhz, got, c.want)
+		}
+	}
+	p := presets(t)
+	for id, mhz := range map[string]float64{"a100-sxm-80gb": 1410, "a100-sxm-40gb": 1410, "h100-sxm": 1980, "h200-sxm": 1980} {
+		if g := mustGPU(t, p, id); g.BoostClockMHz != mhz {
+			t.Errorf("%s: boost clock %v MHz, want %v (its datasheet's)", id, g.BoostClockMHz, mhz)
+		}
+	}
+}
+
+// A batch-1 decode step of a small model is mostly its kernels' fixed time, and that time is
+// the A100's slower clock's: Qwen3-1.7B's 28 layers (12 kernels each) on an A100 80GB take
+// 336 × (5.6 − 4) µs = 0.54 ms more a step than at H100 SXM's clock with the same memory. The
+// same GPU with its clock at 1980 MHz is the control: the layers' difference is exactly that.
+func TestA100DecodeStepPaysClockFloor(t *testing.T) {
+	p := presets(t)
+	a := model.Arch{ID: "qwen3-1.7b", Name: "Qwen3 1.7B", Layers: 28, Hidden: 2048, Heads: 16, KVHeads: 8,
+		FFN: 6144, Vocab: 151936, GatedMLP: true, TiedEmbeddings: true, MaxSeq: 40960}
+	step := func(mhz float64) float64 {
+		g := mustGPU(t, p, "a100-sxm-80gb")
+		g.BoostClockMHz = mhz
+		s := model.Scenario{Arch: a, ReserveBytes: model.DefaultReserveBytes,
+			Cluster:  model.Cluster{GPU: g, GPUs: 1, GPUsPerNode: 1, Intra: mustLink(t, p, g.NativeLink), Inter: mustLink(t, p, model.DefaultInter), NICsPerNode: 1},
+			Layout:   model.Layout{TP: 1, PP: 1, DP: 1, Chunks: 1, MicroBatch: 1},
+			Workload: model.Workload{Mode: model.Infer, PromptTokens: 128, GenTokens: 128, Requests: 1, Precision: model.BF16}}
+		c := newPlan(s).servingCost()
+		b := serve.Batch{DecodeSeqs: 1, DecodeCtx: 192, Samples: 1}
+		return c.Stage(0, &b).Seconds
+	}
+	a100, atH100Clock := step(1410), step(1980)
+	want := 28 * 12 * (kernelFloorCycles/1410e6 - kernelFloorCycles/1980e6)
+	if d := a100 - atH100Clock; math.Abs(d-want) > 1e-9 {
+		t.Errorf("A100 step %.3f ms, at 1980 MHz %.3f ms: %.3f ms apart, want %.3f", 1e3*a100, 1e3*atH100Clock, 1e3*d, 1e3*want)
+	}
+	if !(a100 > 4.0e-3) {
+		t.Errorf("A100 batch-1 step of Qwen3-1.7B %.2f ms; TT340 measured 4.6 ms, want above 4.0", 1e3*a100)
+	}
+}
