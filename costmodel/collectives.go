@@ -140,6 +140,30 @@ func (p *plan) epUse(what string, bytes, calls float64) []CollectiveUse {
 	return out
 }
 
+// inferEPUses is a serving run's all-to-alls: two a MoE layer and step, at the run's mean
+// tokens a step; in a two-hop layout across nodes, the decode-only steps' on DeepEP's
+// low-latency kernels (dispatch.go) and the steps with prompt tokens' two hops, each at its own
+// mean tokens a step.
+func (p *plan) inferEPUses(kinds []int, res serve.Result) []CollectiveUse {
+	moe := 2 * p.moeLayers(kinds)
+	h := float64(p.a.Hidden) * p.e
+	what := "step tokens to and from their experts"
+	dec := float64(res.DecodeSteps0)
+	if p.fold <= 1 || p.l.EPDispatch != model.EPDispatchTwoHop || p.epc.g.Nodes <= 1 || dec <= 0 {
+		return p.epUse(what, res.Tokens0/float64(res.Steps0)*h, moe*float64(res.Steps0))
+	}
+	bytes := res.DecodeTokens0 / dec * h
+	b := bytes * float64(p.a.ActiveExperts()) / float64(p.t) * EPImbalance(p.l)
+	ll, _ := lowLatencyAllToAll(p.epc, b)
+	out := []CollectiveUse{{Comm: "ep", What: "decode tokens to and from their experts (DeepEP low-latency)",
+		Op: collective.AllToAll.String(), Bytes: b, GPUs: p.epc.g.Ranks, Nodes: p.epc.g.Nodes, Link: p.epc.link().ID,
+		Algorithm: "low-latency", Protocol: "rdma", Seconds: ll, Calls: moe * dec, Group: p.epc.g, Fabric: p.epc.f}}
+	if pre := float64(res.Steps0) - dec; pre > 0 {
+		out = append(out, p.epUse("prompt-step tokens to and from their experts", (res.Tokens0-res.DecodeTokens0)/pre*h, moe*pre)...)
+	}
+	return out
+}
+
 // syncUses is the gradient sync of params parameters over a data-parallel group of n.
 func (p *plan) syncUses(k comms, n int, kind string, params float64) []CollectiveUse {
 	if n <= 1 || params <= 0 {
@@ -171,7 +195,7 @@ func (p *plan) inferCollectives(layers int, kinds []int, res serve.Result) []Col
 	bytes := tok * float64(p.a.Hidden) * p.e
 	var out []CollectiveUse
 	out = append(out, p.layerTPUses("step activations (mean tokens a step)", bytes, p.moeLayers(kinds)/max(k, 1), 2*k*steps, 0)...)
-	out = append(out, p.epUse("step tokens to and from their experts", bytes, 2*p.moeLayers(kinds)*steps)...)
+	out = append(out, p.inferEPUses(kinds, res)...)
 	out = append(out, p.p2pUse("step activations", bytes, steps)...)
 	return out
 }

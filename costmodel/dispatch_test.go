@@ -185,3 +185,29 @@ func TestTwoHopDecodesLowLatency(t *testing.T) {
 		t.Errorf("direct decode step: EP %g s, want 2 × %g (not the low-latency %g)", got, direct, ll)
 	}
 }
+
+// The report says the same: a two-hop serving run across nodes lists its decode-only steps'
+// all-to-alls as DeepEP's low-latency kernel, and the Tensor tab's decode step draws that time.
+func TestTwoHopReportLowLatency(t *testing.T) {
+	s := dispatchScenario(t, 16, model.EPDispatchTwoHop, model.Infer)
+	r := eval(t, s)
+	var ll *CollectiveUse
+	for i, u := range r.Collectives {
+		if u.Comm == "ep" && u.Algorithm == "low-latency" {
+			ll = &r.Collectives[i]
+		}
+	}
+	if ll == nil || !(ll.Calls > 0) || !(ll.Seconds > DeepEPLowLatencyFloor) {
+		t.Fatalf("two-hop serving: no low-latency all-to-all listed: %+v", r.Collectives)
+	}
+	for _, sg := range r.Detail.Layer.Forward {
+		if sg.Kind == SegEPComm && math.Abs(sg.End-sg.Start-ll.Seconds) > 0.5*ll.Seconds {
+			t.Errorf("decode layer's all-to-all %g s, the low-latency kernel's %g s", sg.End-sg.Start, ll.Seconds)
+		}
+	}
+	for _, u := range eval(t, dispatchScenario(t, 16, model.EPDispatchDirect, model.Infer)).Collectives {
+		if u.Algorithm == "low-latency" {
+			t.Errorf("direct dispatch lists %+v", u)
+		}
+	}
+}

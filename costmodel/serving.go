@@ -572,7 +572,13 @@ func (p *plan) infer(record bool) (Report, error) {
 func (p *plan) serveDetail(r *Report, c *servingCost, b serve.Batch) {
 	h := float64(p.a.Hidden)
 	n := float64(b.DecodeSeqs)
-	dec := p.passTimes(layerPass(p.k.Shapes[p.mainKind()], p.a, p.l, n, b.DecodeCtx/n, n, p.e, false, true))
+	ps := layerPass(p.k.Shapes[p.mainKind()], p.a, p.l, n, b.DecodeCtx/n, n, p.e, false, true)
+	dec := p.passTimes(ps)
+	if dec.a2a > 0 && p.l.EPDispatch == model.EPDispatchTwoHop {
+		if ll, ok := lowLatencyAllToAll(p.epc, ps.a2aBytes); ok {
+			dec.a2a = ll // DeepEP decodes with its low-latency kernels (dispatch.go)
+		}
+	}
 	r.Detail.Layer = LayerDetail{Forward: forwardSegments(dec, tpLabel(p.l), dec.ar, dec.arMLP)}
 	r.Detail.Layer.CommShare = commShare(r.Detail.Layer.Forward, nil)
 	decBytes := n * h * p.e

@@ -162,9 +162,12 @@ type Result struct {
 	// BusyTP[s] and BusyEP[s] the communication in it.
 	Steps                int
 	Busy, BusyTP, BusyEP []float64
-	// Replica 0's steps, the tokens they ran and their decode sequences, in all.
+	// Replica 0's steps, the tokens they ran and their decode sequences, in all; of them the
+	// steps with no prompt token (decode only) and their tokens.
 	Steps0            int
 	Tokens0, Decodes0 float64
+	DecodeSteps0      int
+	DecodeTokens0     float64
 	Trace             []Step
 	// ITL is every gap between two tokens of a request (with Config.ITL), in runs.
 	ITL Gaps
@@ -580,6 +583,10 @@ func (r *replica) step(e int, t float64) {
 		r.res.Steps0 += window
 		r.res.Tokens0 += w * float64(r.batch.Tokens())
 		r.res.Decodes0 += w * float64(r.batch.DecodeSeqs)
+		if r.batch.PrefillTokens == 0 {
+			r.res.DecodeSteps0 += window
+			r.res.DecodeTokens0 += w * float64(r.batch.Tokens())
+		}
 	}
 	en.ready = at
 	en.started = t
