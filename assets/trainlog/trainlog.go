@@ -116,15 +116,27 @@ func clip(v string) string {
 }
 
 // Detect says whether data is to be read as a training log rather than a serving benchmark's
-// JSON: its first character (after blanks and a byte-order mark) opens no JSON object or array.
-// An empty file is not a log.
+// JSON: its first character (after blanks and a byte-order mark) opens no JSON object, and when
+// it opens a bracket ("[rank0]:", "[2024-04-06 02:55:45]", or a JSON array) the text has a line
+// of Megatron-LM's or torchtitan's log. An empty file is not a log.
 func Detect(data []byte) bool {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	i := 0
 	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
 		i++
 	}
-	return i < len(data) && data[i] != '{' && data[i] != '['
+	if i == len(data) || data[i] == '{' {
+		return false
+	}
+	if data[i] != '[' {
+		return true
+	}
+	for _, marker := range []string{"elapsed time per iteration", "consumed samples:", ") memory (", "[titan]", " tps: ", " wps: ", "------------------------ arguments"} {
+		if bytes.Contains(data, []byte(marker)) {
+			return true
+		}
+	}
+	return false
 }
 
 var (

@@ -13,6 +13,7 @@ import (
 
 	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/assets/benchres"
+	"github.com/splitscope/splitscope/assets/trainlog"
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/gpu"
 	"github.com/splitscope/splitscope/model"
@@ -109,6 +110,7 @@ func runValidateAgainst(w, errw io.Writer, sf *scenarioFlags, files []string) er
 		}
 	}
 	var runs []benchRun
+	var trains []trainRun
 	var bad []string
 	for _, f := range files {
 		data, err := readBoundedFile("against", f, benchres.MaxBytes, "a benchmark result")
@@ -119,6 +121,15 @@ func runValidateAgainst(w, errw io.Writer, sf *scenarioFlags, files []string) er
 				continue
 			}
 			return err
+		}
+		if trainlog.Detect(data) { // text, not JSON: a training log
+			t, err := trainlog.Read(f, data)
+			if err != nil {
+				bad = append(bad, err.Error())
+				continue
+			}
+			trains = append(trains, trainRun{path: f, log: t})
+			continue
 		}
 		rs, err := benchres.Read(f, data)
 		if err != nil {
@@ -132,13 +143,20 @@ func runValidateAgainst(w, errw io.Writer, sf *scenarioFlags, files []string) er
 	if len(bad) > 0 {
 		return &inputError{err: errors.New(strings.Join(bad, "\n"))}
 	}
+	if len(runs) > 0 {
+		for _, name := range []string{"seq", "batch", "micro-batch"} {
+			if sf.changed(name) {
+				return usagef("--%s %s: %s; it is for a training log that does not say it", name, sf.fs.Lookup(name).Value.String(), againstWorkload)
+			}
+		}
+	}
 
 	p, err := sf.presets()
 	if err != nil {
 		return err
 	}
 	typed := map[string]bool{}
-	for _, name := range []string{"model", "gpu", "gpus", "gpus-per-node", "tp", "pp", "dp", "engine", "box", "scenario"} {
+	for _, name := range append([]string{"model", "gpu", "gpus", "gpus-per-node", "tp", "pp", "dp", "engine", "box", "scenario"}, trainFlags...) {
 		typed[name] = sf.changed(name)
 	}
 	// Each run's scenario first: a run that cannot be served is refused before any is.
@@ -156,6 +174,22 @@ func runValidateAgainst(w, errw io.Writer, sf *scenarioFlags, files []string) er
 			continue
 		}
 		todo = append(todo, served{br, s, warn})
+	}
+	// The training logs' scenarios after the serving runs' (each resets the flags it sets).
+	type trained struct {
+		trainRun
+		s        model.Scenario
+		note     string
+		warnings []string
+	}
+	var trainTodo []trained
+	for _, tr := range trains {
+		s, note, warn, err := trainScenario(sf, p, tr, typed)
+		if err != nil {
+			refused.add(benchRun{path: tr.path}, err)
+			continue
+		}
+		trainTodo = append(trainTodo, trained{tr, s, note, warn})
 	}
 	if err := refused.err(); err != nil {
 		return err
@@ -182,6 +216,16 @@ func runValidateAgainst(w, errw io.Writer, sf *scenarioFlags, files []string) er
 				wn = wn[:i]
 			}
 			warnings = append(warnings, t.where()+": "+wn)
+		}
+	}
+	for _, t := range trainTodo {
+		r, err := costmodel.Evaluate(t.s)
+		if err != nil {
+			return fmt.Errorf("%s: evaluate: %w", t.path, err)
+		}
+		out = append(out, compareTrain(t.trainRun, t.s, t.note, r))
+		for _, wn := range append(append(append([]string(nil), t.log.Warnings...), t.warnings...), r.Warnings...) {
+			warnings = append(warnings, t.path+": "+wn)
 		}
 	}
 	for _, wn := range warnings {
