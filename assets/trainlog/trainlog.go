@@ -142,12 +142,11 @@ func Detect(data []byte) bool {
 var (
 	reANSI = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
 	// Megatron-LM.
-	reIter     = regexp.MustCompile(`\biteration\s+(\d+)\s*/\s*(\d+)\s*\|(.*)$`)
+	reIter     = regexp.MustCompile(`^iteration\s+(\d+)\s*/\s*(\d+)\s*\|`)
 	reMemory   = regexp.MustCompile(`\[Rank (\d+)\] \(after (\d+) iterations\) memory \((MB|GB)\)(.*)$`)
 	reArg      = regexp.MustCompile(`(?:^|\s)([a-z][a-z0-9_]*) \.{3,} (.*?)\s*$`)
 	reWorld    = regexp.MustCompile(`using world size: (\d+), (.*)$`)
 	reSizeOf   = regexp.MustCompile(`([a-z-]+) size: (\d+)`)
-	reNumber   = regexp.MustCompile(`^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?`)
 	reTitStep  = regexp.MustCompile(`(?:^|[^a-z_])step:\s*(\d+)\s+(.*)$`)
 	reRank     = regexp.MustCompile(`^\s*\[rank(\d+)\]:`)
 	reTitMem   = regexp.MustCompile(`\bmemory:\s*([0-9.]+)GiB\(([0-9.]+)%\)`)
@@ -269,8 +268,19 @@ func (r *reader) readLine(at int, raw []byte) error {
 	s := strings.TrimRight(string(raw), "\r")
 	switch {
 	case strings.Contains(s, "elapsed time per iteration") || (strings.Contains(s, "iteration") && strings.Contains(s, "consumed samples")):
-		if m := reIter.FindStringSubmatch(s); m != nil {
-			return r.megatronIteration(at, m)
+		// The pattern anchored where "iteration " starts: a long line is not scanned by it.
+		for from := 0; ; {
+			i := strings.Index(s[from:], "iteration ")
+			if i < 0 {
+				break
+			}
+			from += i
+			if from == 0 || s[from-1] == ' ' || s[from-1] == ']' || s[from-1] == ':' {
+				if m := reIter.FindStringSubmatchIndex(s[from:]); m != nil {
+					return r.megatronIteration(at, []string{s[from : from+m[1]], s[from+m[2] : from+m[3]], s[from+m[4] : from+m[5]], s[from+m[1]:]})
+				}
+			}
+			from += len("iteration ")
 		}
 	case strings.Contains(s, "step:") && !strings.Contains(s, "validate step:") && (strings.Contains(s, "tps:") || strings.Contains(s, "wps:") || strings.Contains(s, "loss:")):
 		if m := reTitStep.FindStringSubmatch(s); m != nil {
@@ -294,12 +304,18 @@ func (r *reader) readLine(at int, raw []byte) error {
 
 // number reads the number a field's value starts with ("5630.1", "5630.1/5612.0", "1,874").
 func number(v string) (float64, bool) {
-	v = strings.ReplaceAll(strings.TrimSpace(v), ",", "")
-	m := reNumber.FindString(v)
-	if m == "" {
+	v = strings.TrimSpace(v)
+	if strings.IndexByte(v, ',') >= 0 {
+		v = strings.ReplaceAll(v, ",", "")
+	}
+	end := 0
+	for end < len(v) && (v[end] >= '0' && v[end] <= '9' || v[end] == '.' || v[end] == 'e' || v[end] == 'E' || v[end] == '+' || v[end] == '-') {
+		end++
+	}
+	if end == 0 {
 		return 0, false
 	}
-	x, err := strconv.ParseFloat(m, 64)
+	x, err := strconv.ParseFloat(v[:end], 64)
 	return x, err == nil && !math.IsNaN(x) && !math.IsInf(x, 0)
 }
 
@@ -731,6 +747,11 @@ func (r *reader) megatronSettings() error {
 			return r.fail(a.Line, name, a.Raw, "not a whole number of 1 or more")
 		}
 		if err := r.set(flag, strconv.Itoa(v), name, a.Raw, a.Line); err != nil {
+			return err
+		}
+	}
+	if a, ok := r.args["num_experts"]; ok && a.Raw == "None" { // a dense model
+		if err := r.set("experts", "0", a.Field, a.Raw, a.Line); err != nil {
 			return err
 		}
 	}
