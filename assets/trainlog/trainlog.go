@@ -116,9 +116,9 @@ func clip(v string) string {
 }
 
 // Detect says whether data is to be read as a training log rather than a serving benchmark's
-// JSON: its first character (after blanks and a byte-order mark) opens no JSON object, and when
-// it opens a bracket ("[rank0]:", "[2024-04-06 02:55:45]", or a JSON array) the text has a line
-// of Megatron-LM's or torchtitan's log. An empty file is not a log.
+// JSON: it does not open a JSON object (its first character, after blanks and a byte-order mark)
+// and it has a line of Megatron-LM's or torchtitan's log. Other text (and an empty file) is left
+// to the JSON reader, which says what it is not.
 func Detect(data []byte) bool {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	i := 0
@@ -128,16 +128,17 @@ func Detect(data []byte) bool {
 	if i == len(data) || data[i] == '{' {
 		return false
 	}
-	if data[i] != '[' {
-		return true
-	}
-	for _, marker := range []string{"elapsed time per iteration", "consumed samples:", ") memory (", "[titan]", " tps: ", " wps: ", "------------------------ arguments"} {
+	for _, marker := range detectMarkers {
 		if bytes.Contains(data, []byte(marker)) {
 			return true
 		}
 	}
 	return false
 }
+
+// detectMarkers are text only the trainers' logs have.
+var detectMarkers = []string{"elapsed time per iteration", "consumed samples:", ") memory (MB)", ") memory (GB)", "[titan]",
+	" tps: ", " wps: ", "------------------------ arguments", "using world size:"}
 
 var (
 	reANSI = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")

@@ -257,8 +257,8 @@ func TestReadBadInput(t *testing.T) {
 	}
 }
 
-// Detect tells a log from a serving benchmark's JSON by its first character, a bracket by the
-// text's lines.
+// Detect tells a log from a serving benchmark's JSON (or other text) by its first character and
+// its lines.
 func TestDetect(t *testing.T) {
 	for _, c := range []struct {
 		data string
@@ -267,7 +267,7 @@ func TestDetect(t *testing.T) {
 		{"", false}, {"  \n", false}, {`{"completed": 1}`, false}, {"[1, 2]", false}, {"\xef\xbb\xbf {", false},
 		{"using world size: 8", true}, {" [2024-04-06 02:55:45] iteration 2/ 100 | consumed samples: 256 |", true},
 		{"[rank0]:[titan] step: 1  loss: 2  tps: 3", true}, {"[Rank 1] (after 1 iterations) memory (MB) | max allocated: 1", true},
-		{"random text", true},
+		{"random text", false}, {"[rank0]: hello", false}, {"# nccl-tests\n#  size  count", false},
 	} {
 		if got := Detect([]byte(c.data)); got != c.want {
 			t.Errorf("Detect(%q) = %v, want %v", c.data, got, c.want)
