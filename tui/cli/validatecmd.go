@@ -27,7 +27,7 @@ func newValidateCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
 	var against []string
 	cmd := &cobra.Command{
 		Use:   "validate [--against FILE…]",
-		Short: "Print the cost model against the published figures it is checked on, or against your own serving benchmarks (--against FILE); --json",
+		Short: "Print the cost model against the published figures it is checked on, or against your own serving benchmarks and training logs (--against FILE); --json",
 		Long: `validate evaluates the calibration and hold-out checks of the cost model: the nccl-tests
 all-reduce sweep on 8×A100, Korthikanti et al.'s Figure 1 memory, Megatron-LM's Table 1 step
 times and Korthikanti et al.'s 530B MFU (not fitted), the collectives and serving runs, and one
@@ -59,11 +59,26 @@ and the worst. With --json: {"runs": [{"file", "metrics": [{"name", "measured", 
 "error"}]}], "mean_abs_error", "worst"}, seconds and per second. A file that is not such a
 result, is cut short, or lacks what a run needs (completed, duration, request_rate, the lengths;
 a model and a GPU from the file or the flags) is bad input (exit 2) naming the file, the line and
-the field.`,
+the field.
+
+A training log (text, told from the JSON by its lines) is compared too: Megatron-LM's console
+output (its iteration lines, memory reports and logged arguments) or torchtitan's (its step lines,
+and its configuration where printed). What the log says sets the scenario (the layout: TP, PP, DP,
+EP, virtual stages, the GPUs; the model's sizes, matched against the presets, else the model built
+from them; the sequence, the batch and micro-batch, the number format, recomputation, sequence
+parallelism, the distributed optimizer as ZeRO-1, FSDP as ZeRO-3), the flags the rest (--gpu,
+the links, --model when the sizes name no single preset, --seq and --batch where it does not say
+them); a logged setting that contradicts a flag typed is refused naming both, as is context
+parallelism. The logged lines whose interval includes iteration 1 (the warm-up) are skipped, the
+rest averaged: step_time_s, tflops_per_gpu (the trainer's model FLOPs beside the model's),
+tokens_per_s_per_gpu (torchtitan's tps: the job's tokens/s over its GPUs) and peak_memory_bytes
+(the fullest GPU: Megatron's largest "max allocated", torchtitan's reserved peak, beside the
+model's memory without its reserve for the CUDA context), those the log has.`,
 		Example: `  splitscope validate
   splitscope validate --against vllm-16qps.json --gpu h100-pcie
   splitscope validate --against run.json --model llama-3-8b --gpu rtx-4090 --json
-  splitscope validate --against online.jsonl --model llama-3-70b --gpu h200-sxm --gpus 4 --tp 4`,
+  splitscope validate --against online.jsonl --model llama-3-70b --gpu h200-sxm --gpus 4 --tp 4
+  splitscope validate --against pretrain_gpt.log --gpu h100-sxm`,
 		Args: cobra.ArbitraryArgs, // more result files after --against
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("against") {
@@ -75,7 +90,7 @@ the field.`,
 			return runValidateAgainst(stdout, cmd.ErrOrStderr(), sf, append(append([]string(nil), against...), args...))
 		},
 	}
-	cmd.Flags().StringArrayVar(&against, "against", nil, "serving benchmark result `FILE` to compare the model with: vllm bench serve --save-result JSON or sglang.bench_serving JSON Lines; repeat it, or list more files after it (default none: the published checks)")
+	cmd.Flags().StringArrayVar(&against, "against", nil, "serving benchmark result or training log `FILE` to compare the model with: vllm bench serve --save-result JSON, sglang.bench_serving JSON Lines, a Megatron-LM or torchtitan log; repeat it, or list more files after it (default none: the published checks)")
 	return cmd
 }
 
