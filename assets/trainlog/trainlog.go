@@ -40,9 +40,9 @@
 //
 // The warm-up: the first iteration compiles, allocates and creates the optimizer's state (both
 // trainers log it on its own), so a logged line whose interval includes iteration 1 is not
-// averaged (WarmupIterations); a line's interval is --log-interval (Megatron's logged arguments)
-// or log_freq (torchtitan's configuration) when the log states it, else the smallest step
-// between two logged lines. The rest are averaged with equal weights, each line being already
+// averaged (WarmupIterations); a line's interval runs from the line logged before it, or back
+// --log-interval (Megatron's logged arguments) or log_freq (torchtitan's configuration) when the
+// log states it, else the smallest step between two logged lines, whichever is later. The rest are averaged with equal weights, each line being already
 // the mean of one interval; the peak memory is the largest logged (a running peak).
 //
 // Every problem names the file, the line and the field.
@@ -138,7 +138,7 @@ func Detect(data []byte) bool {
 
 // detectMarkers are text only the trainers' logs have.
 var detectMarkers = []string{"elapsed time per iteration", "consumed samples:", ") memory (MB)", ") memory (GB)", "[titan]",
-	" tps: ", " wps: ", "------------------------ arguments", "using world size:"}
+	" tps: ", " wps: ", "mtps: ", "mwps: ", "------------------------ arguments", "using world size:"}
 
 var (
 	reANSI = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
@@ -660,8 +660,12 @@ func (r *reader) finish() (model.TrainLog, error) {
 	sort.Slice(r.lines, func(i, j int) bool { return r.lines[i].iter < r.lines[j].iter })
 	t := model.TrainLog{File: r.file, Tool: r.tool, GPUName: r.gpuName}
 	var kept []line
-	for _, l := range r.lines {
-		if l.iter-interval < WarmupIterations { // the interval (iter-interval, iter] includes iteration 1
+	for i, l := range r.lines {
+		start := l.iter - interval // the interval is (start, iter]: from the line before, when logged
+		if i > 0 && r.lines[i-1].iter > start {
+			start = r.lines[i-1].iter
+		}
+		if start < WarmupIterations { // it includes iteration 1
 			t.Warmup = append(t.Warmup, l.iter)
 			continue
 		}
@@ -904,7 +908,8 @@ func (r *reader) titanSettings() error {
 		known = false
 	}
 	if known && gpus > 0 {
-		if err := r.set("gpus", strconv.Itoa(gpus), "the parallel degrees' product", strconv.Itoa(gpus), sa.Line); err != nil {
+		at := max(sa.Line, ra.Line)
+		if err := r.set("gpus", strconv.Itoa(gpus), "the parallel degrees' product", strconv.Itoa(gpus), at); err != nil {
 			return err
 		}
 	}

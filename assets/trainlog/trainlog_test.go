@@ -117,6 +117,36 @@ func TestReadTorchtitanStartup(t *testing.T) {
 	}
 }
 
+// torchtitan colours its fields (ANSI escapes between them); its configuration, printed as JSON
+// (--debug.print_config) or echoed as TOML, gives the layout, the sequence and the batch.
+func TestReadTorchtitanColoursAndConfig(t *testing.T) {
+	log := "[rank0]:[titan] 2025-01-01 00:00:00,000 - root - INFO - Running with configs: {\n" +
+		"[rank0]:  \"parallelism\": {\"data_parallel_replicate_degree\": 1, \"data_parallel_shard_degree\": 4, \"tensor_parallel_degree\": 2, \"pipeline_parallel_degree\": 1, \"context_parallel_degree\": 1},\n" +
+		"[rank0]:  \"training\": {\"local_batch_size\": 2, \"seq_len\": 8192, \"mixed_precision_param\": \"bfloat16\"},\n" +
+		"[rank0]:  \"metrics\": {\"log_freq\": 10}}\n"
+	for _, step := range []int{1, 10, 20} {
+		log += fmt.Sprintf("[rank0]:[titan] 2025-01-01 00:00:%02d,000 - root - INFO - \x1b[31mstep: %2d  \x1b[32mloss:  7.5  \x1b[33mgrad_norm:  1.0  \x1b[36mmemory: 50.00GiB(52.63%%)  \x1b[34mtps: 2,%03d  \x1b[36mtflops: 300.00  \x1b[35mmfu: 30.33%%\x1b[39m\n", step, step, step*10)
+	}
+	if !Detect([]byte(log)) {
+		t.Fatal("not detected")
+	}
+	l, err := Read("titan.log", []byte(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"tp": "2", "pp": "1", "cp": "1", "dp": "4", "zero": "3", "gpus": "8", "seq": "8192", "batch": "8", "micro-batch": "2", "precision": "bf16"}
+	if s := settings(l); fmt.Sprint(s) != fmt.Sprint(want) {
+		t.Errorf("settings\n %v\nwant\n %v", s, want)
+	}
+	// log_freq 10: step 10's interval (1, 10] does not include step 1, step 1's does.
+	if fmt.Sprint(l.Warmup) != "[1]" || fmt.Sprint(l.Iterations) != "[10 20]" {
+		t.Errorf("warm-up %v, iterations %v", l.Warmup, l.Iterations)
+	}
+	if m := metrics(l); !near(m["tokens_per_s_per_gpu"], 2150) || !near(m["tflops_per_gpu"], 300) || !near(m["peak_memory_bytes"], 50*(1<<30)) {
+		t.Errorf("metrics %v", m)
+	}
+}
+
 // megatronLog is a log in Megatron-LM's format (training.py, arguments.py, common_utils.py) of a
 // Llama-3-8B layout with every argument the reader maps: iterations logged every 10 from 10 to
 // last.
