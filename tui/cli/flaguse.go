@@ -78,7 +78,8 @@ var flagRules = map[string]flagRule{
 		withRefuse: map[string]string{
 			"lang": "validate " + noTeachingTexts, "mode": againstWorkload, "rate": againstWorkload, "concurrency": againstWorkload,
 			"requests": againstWorkload, "prompt": againstWorkload, "gen": againstWorkload, "workload": againstWorkload,
-			"seq": againstWorkload, "batch": againstWorkload, "micro-batch": againstWorkload,
+			// --seq, --batch and --micro-batch: a training log's, where it does not say them
+			// (runValidateAgainst refuses them beside a serving benchmark).
 		},
 	},
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/assets/benchres"
+	"github.com/splitscope/splitscope/assets/trainlog"
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/gpu"
 	"github.com/splitscope/splitscope/model"
@@ -26,7 +27,7 @@ func newValidateCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
 	var against []string
 	cmd := &cobra.Command{
 		Use:   "validate [--against FILE…]",
-		Short: "Print the cost model against the published figures it is checked on, or against your own serving benchmarks (--against FILE); --json",
+		Short: "Print the cost model against the published figures it is checked on, or against your own serving benchmarks and training logs (--against FILE); --json",
 		Long: `validate evaluates the calibration and hold-out checks of the cost model: the nccl-tests
 all-reduce sweep on 8×A100, Korthikanti et al.'s Figure 1 memory, Megatron-LM's Table 1 step
 times and Korthikanti et al.'s 530B MFU (not fitted), the collectives and serving runs, and one
@@ -58,11 +59,26 @@ and the worst. With --json: {"runs": [{"file", "metrics": [{"name", "measured", 
 "error"}]}], "mean_abs_error", "worst"}, seconds and per second. A file that is not such a
 result, is cut short, or lacks what a run needs (completed, duration, request_rate, the lengths;
 a model and a GPU from the file or the flags) is bad input (exit 2) naming the file, the line and
-the field.`,
+the field.
+
+A training log (text, told from the JSON by its lines) is compared too: Megatron-LM's console
+output (its iteration lines, memory reports and logged arguments) or torchtitan's (its step lines,
+and its configuration where printed). What the log says sets the scenario (the layout: TP, PP, DP,
+EP, virtual stages, the GPUs; the model's sizes, matched against the presets, else the model built
+from them; the sequence, the batch and micro-batch, the number format, recomputation, sequence
+parallelism, the distributed optimizer as ZeRO-1, FSDP as ZeRO-3), the flags the rest (--gpu,
+the links, --model when the sizes name no single preset, --seq and --batch where it does not say
+them); a logged setting that contradicts a flag typed is refused naming both, as is context
+parallelism. The logged lines whose interval includes iteration 1 (the warm-up) are skipped, the
+rest averaged: step_time_s, tflops_per_gpu (the trainer's model FLOPs beside the model's),
+tokens_per_s_per_gpu (torchtitan's tps: the job's tokens/s over its GPUs) and peak_memory_bytes
+(the fullest GPU: Megatron's largest "max allocated", torchtitan's reserved peak, beside the
+model's memory without its reserve for the CUDA context), those the log has.`,
 		Example: `  splitscope validate
   splitscope validate --against vllm-16qps.json --gpu h100-pcie
   splitscope validate --against run.json --model llama-3-8b --gpu rtx-4090 --json
-  splitscope validate --against online.jsonl --model llama-3-70b --gpu h200-sxm --gpus 4 --tp 4`,
+  splitscope validate --against online.jsonl --model llama-3-70b --gpu h200-sxm --gpus 4 --tp 4
+  splitscope validate --against pretrain_gpt.log --gpu h100-sxm`,
 		Args: cobra.ArbitraryArgs, // more result files after --against
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("against") {
@@ -74,7 +90,7 @@ the field.`,
 			return runValidateAgainst(stdout, cmd.ErrOrStderr(), sf, append(append([]string(nil), against...), args...))
 		},
 	}
-	cmd.Flags().StringArrayVar(&against, "against", nil, "serving benchmark result `FILE` to compare the model with: vllm bench serve --save-result JSON or sglang.bench_serving JSON Lines; repeat it, or list more files after it (default none: the published checks)")
+	cmd.Flags().StringArrayVar(&against, "against", nil, "serving benchmark result or training log `FILE` to compare the model with: vllm bench serve --save-result JSON, sglang.bench_serving JSON Lines, a Megatron-LM or torchtitan log; repeat it, or list more files after it (default none: the published checks)")
 	return cmd
 }
 
@@ -109,6 +125,7 @@ func runValidateAgainst(w, errw io.Writer, sf *scenarioFlags, files []string) er
 		}
 	}
 	var runs []benchRun
+	var trains []trainRun
 	var bad []string
 	for _, f := range files {
 		data, err := readBoundedFile("against", f, benchres.MaxBytes, "a benchmark result")
@@ -119,6 +136,15 @@ func runValidateAgainst(w, errw io.Writer, sf *scenarioFlags, files []string) er
 				continue
 			}
 			return err
+		}
+		if trainlog.Detect(data) { // text, not JSON: a training log
+			t, err := trainlog.Read(f, data)
+			if err != nil {
+				bad = append(bad, err.Error())
+				continue
+			}
+			trains = append(trains, trainRun{path: f, log: t})
+			continue
 		}
 		rs, err := benchres.Read(f, data)
 		if err != nil {
@@ -132,13 +158,20 @@ func runValidateAgainst(w, errw io.Writer, sf *scenarioFlags, files []string) er
 	if len(bad) > 0 {
 		return &inputError{err: errors.New(strings.Join(bad, "\n"))}
 	}
+	if len(runs) > 0 {
+		for _, name := range []string{"seq", "batch", "micro-batch"} {
+			if sf.changed(name) {
+				return usagef("--%s %s: %s; it is for a training log that does not say it", name, sf.fs.Lookup(name).Value.String(), againstWorkload)
+			}
+		}
+	}
 
 	p, err := sf.presets()
 	if err != nil {
 		return err
 	}
 	typed := map[string]bool{}
-	for _, name := range []string{"model", "gpu", "gpus", "gpus-per-node", "tp", "pp", "dp", "engine", "box", "scenario"} {
+	for _, name := range append([]string{"model", "gpu", "gpus", "gpus-per-node", "tp", "pp", "dp", "engine", "box", "scenario"}, trainFlags...) {
 		typed[name] = sf.changed(name)
 	}
 	// Each run's scenario first: a run that cannot be served is refused before any is.
@@ -156,6 +189,22 @@ func runValidateAgainst(w, errw io.Writer, sf *scenarioFlags, files []string) er
 			continue
 		}
 		todo = append(todo, served{br, s, warn})
+	}
+	// The training logs' scenarios after the serving runs' (each resets the flags it sets).
+	type trained struct {
+		trainRun
+		s        model.Scenario
+		note     string
+		warnings []string
+	}
+	var trainTodo []trained
+	for _, tr := range trains {
+		s, note, warn, err := trainScenario(sf, p, tr, typed)
+		if err != nil {
+			refused.add(benchRun{path: tr.path}, err)
+			continue
+		}
+		trainTodo = append(trainTodo, trained{tr, s, note, warn})
 	}
 	if err := refused.err(); err != nil {
 		return err
@@ -182,6 +231,16 @@ func runValidateAgainst(w, errw io.Writer, sf *scenarioFlags, files []string) er
 				wn = wn[:i]
 			}
 			warnings = append(warnings, t.where()+": "+wn)
+		}
+	}
+	for _, t := range trainTodo {
+		r, err := costmodel.Evaluate(t.s)
+		if err != nil {
+			return fmt.Errorf("%s: evaluate: %w", t.path, err)
+		}
+		out = append(out, compareTrain(t.trainRun, t.s, t.note, r))
+		for _, wn := range append(append(append([]string(nil), t.log.Warnings...), t.warnings...), r.Warnings...) {
+			warnings = append(warnings, t.path+": "+wn)
 		}
 	}
 	for _, wn := range warnings {

@@ -84,6 +84,14 @@ func count(n int, what string) string {
 
 // againstValue formats a figure by its unit, which its name ends with.
 func againstValue(name string, v float64) string {
+	switch {
+	case strings.HasSuffix(name, "_bytes"):
+		return Bytes(v)
+	case strings.HasPrefix(name, "tflops"):
+		return FLOPS(v * 1e12)
+	case strings.HasSuffix(name, "_per_s_per_gpu"):
+		return fmt.Sprintf("%.4g/s", v)
+	}
 	if strings.HasSuffix(name, "_per_s") {
 		return fmt.Sprintf("%.4g/s", v)
 	}
