@@ -401,6 +401,9 @@ func moreChecks(p ServePresets) ([]Check, error) {
 		if r.Cached {
 			note += ", prompts cached (U)"
 		}
+		if r.RecvInterval > 1 {
+			note += ", --scheduler-recv-interval " + strconv.Itoa(r.RecvInterval)
+		}
 		if len(r.MissFigs) > 0 {
 			note += "; not checked: " + missedFigures(r, x) + ", " + r.Miss
 		}
