@@ -463,7 +463,8 @@ func (p *plan) infer(record bool) (Report, error) {
 	cfg := serve.Config{Replicas: p.d, Stages: p.p, MaxSeqs: maxSeqs, MaxBatchTokens: maxTokens,
 		KVBlocks: kp.blocks, BlockTokens: model.ServeBlockTokens, Concurrency: w.Concurrency, ReserveWhole: eng.ReserveWhole,
 		Record: record, MaxRecord: maxServeTrace, ITL: record, Overlap: eng.Overlap,
-		PrefillFirst: prefillFirst, WholePrompts: whole, FrontEndS: eng.FrontEndS, MultiStep: eng.MultiStep}
+		PrefillFirst: prefillFirst, WholePrompts: whole, FrontEndS: eng.FrontEndS, MultiStep: eng.MultiStep,
+		RecvInterval: w.SchedulerRecvInterval}
 	if w.Offline {
 		cfg.FrontEndS = 0
 	}

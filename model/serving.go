@@ -67,6 +67,10 @@ func (d LengthDist) Validate(what string) error {
 // MaxTokens bounds one request's prompt or output.
 const MaxTokens = 1 << 21
 
+// MaxRecvInterval is the most decode steps Workload.SchedulerRecvInterval may put between two
+// polls of the engine's request socket (serve.MaxRecvInterval: the same bound).
+const MaxRecvInterval = 1000
+
 // MeanValue is the distribution's mean before clipping (the midpoint of a uniform one).
 func (d LengthDist) MeanValue() float64 {
 	if d.Kind == Uniform {
@@ -306,6 +310,9 @@ func (c *checker) serving(w Workload, g GPU) {
 	}
 	if _, ok := Engine(w.Engine); !ok {
 		c.add("engine", w.Engine, "%s", engineAllowed())
+	}
+	if w.SchedulerRecvInterval < 0 || w.SchedulerRecvInterval > MaxRecvInterval {
+		c.add("scheduler_recv_interval", w.SchedulerRecvInterval, "must be 0 to %d decode steps (0 or 1: every step)", MaxRecvInterval)
 	}
 	if w.PromptDist != nil {
 		if err := w.PromptDist.Validate("prompt"); err != nil {

@@ -527,6 +527,10 @@ type Workload struct {
 	// Offline: the benchmark hands the engine token ids (trtllm-bench, an engine's offline
 	// throughput script, TensorRT-LLM's own tables), so no front end tokenizes the prompts.
 	Offline bool `json:"offline,omitempty"`
+	// SchedulerRecvInterval > 1 lets the engine's scheduler take new requests only every that
+	// many decode steps (SGLang's --scheduler-recv-interval; a step after a prompt step and an
+	// idle scheduler take them at once). 0 or 1: every step (every engine's default).
+	SchedulerRecvInterval int `json:"scheduler_recv_interval,omitempty"`
 	// PrefixCached is how many of each prompt's first tokens the engine's prefix cache holds
 	// when the request arrives (a system prompt every request shares, or a benchmark that
 	// cycles a fixed set of prompts): whole KV blocks of them are not prefilled (0: none).

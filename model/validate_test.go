@@ -253,6 +253,14 @@ func TestValidateCases(t *testing.T) {
 			msgs:   []string{"prefix-cached = -1: must be a number of prompt tokens from 0 to 16777216"},
 		},
 		{
+			name: "scheduler recv interval out of range",
+			edit: func(s *Scenario) {
+				s.Workload = Workload{Mode: Infer, PromptTokens: 1024, GenTokens: 128, Requests: 12, Precision: BF16, SchedulerRecvInterval: 1001}
+			},
+			fields: []string{"scheduler_recv_interval"},
+			msgs:   []string{"scheduler_recv_interval = 1001: must be 0 to 1000 decode steps (0 or 1: every step)"},
+		},
+		{
 			// A model error: not a layout problem, so Search must not skip it as a bad split.
 			// hidden = 0 fails its range; "heads must divide hidden" is not checked on top.
 			name:   "hidden zero is not a layout problem",

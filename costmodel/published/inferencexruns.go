@@ -132,6 +132,11 @@ func ix870B200(c int, outPerGPU, ttftMS float64) MoreRun {
 	r := ixRun("IX870", "SGLang 0.5.6 (lmsysorg/sglang:v0.5.6-cu129; NVFP4, EP 8, radix cache off)", "b200", c, outPerGPU, ttftMS, 0, 0)
 	r.ExpertWeights, r.KV, r.MaxSeqs, r.MaxBatchTokens = "fp4", "fp8", 256, 16384
 	r.ID = "ix870-b200x8-sglang056-dsr1-fp4-tp8ep8-random1k-c" + strconv.Itoa(c)
+	// dsr1_fp4_b200.sh: --scheduler-recv-interval 30 at 16 clients or more, else 10.
+	r.RecvInterval = 10
+	if c >= 16 {
+		r.RecvInterval = 30
+	}
 	return r
 }
 

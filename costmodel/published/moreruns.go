@@ -82,7 +82,10 @@ type MoreRun struct {
 	// where TP spans nodes (over Inter).
 	Weights, ExpertWeights, KV string
 	MaxBatchTokens, NodeGPUs   int
-	Notes                      string
+	// RecvInterval is the engine's --scheduler-recv-interval where the run's launch set it
+	// (SGLang: new requests polled every that many decode steps; model.Workload).
+	RecvInterval int
+	Notes        string
 }
 
 // Misses says whether the run is marked as missed by 2× or more on figure f ("TTFT", "E2E",
@@ -288,6 +291,7 @@ func moreScenario(r MoreRun, p ServePresets) (model.Scenario, error) {
 	}
 	s.Workload.Engine = r.Profile
 	s.Workload.ExpertWeights = r.ExpertWeights
+	s.Workload.SchedulerRecvInterval = r.RecvInterval
 	if r.NodeGPUs > 0 && pp == 1 {
 		// TP across nodes: NodeGPUs a node, joined by Inter.
 		inter, err := p.Link(r.Inter)
@@ -396,6 +400,9 @@ func moreChecks(p ServePresets) ([]Check, error) {
 		note += ", " + r.Dist
 		if r.Cached {
 			note += ", prompts cached (U)"
+		}
+		if r.RecvInterval > 1 {
+			note += ", --scheduler-recv-interval " + strconv.Itoa(r.RecvInterval)
 		}
 		if len(r.MissFigs) > 0 {
 			note += "; not checked: " + missedFigures(r, x) + ", " + r.Miss

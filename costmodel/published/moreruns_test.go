@@ -15,7 +15,7 @@ import (
 // of a server-bound run is off by 2× or more unless the run marks it missed (MissFigs, with
 // its reason). Medians count every figure, missed ones included. The medians are what the
 // model achieves now, with a margin: req/s, output tok/s, E2E and ITL within 15%, TPOT within 20%
-// and TTFT within 40% (req/s and output tok/s were bounded at 25% and 30%, both 16% until the H200 runs of h200runs.go,
+// and TTFT within 30% (req/s and output tok/s were bounded at 25% and 30%, both 16% until the H200 runs of h200runs.go,
 // whose all-at-once throughputs the model puts 14–47% above SGLang 0.4's, and the MI300X runs
 // of mi300xruns.go, +50% to +97% above TGI's and vLLM's ROCm builds), TTFT within 40%, TPOT
 // within 30% (each figure a run published: means, or medians where only those were; a TTFT
@@ -28,7 +28,8 @@ import (
 // the H200B runs replayed as SGLang 0.4 (profile sglang-0.4: decode batches over 160 sequences outside
 // CUDA graphs, host-bound, model.EagerDense04) 10.3%, 9.9%, 30.3%, 21.4%, 12.6%, 11.9%; with the
 // per-kernel floor in cycles at each GPU's boost clock (5.6 µs on A100, 4 µs on H100 SXM)
-// 10.5%, 10.3%, 31.9%, 15.5%, 10.7%, 11.9%. At σ 0.8 req/s is 25.5% (over its bound by
+// 10.5%, 10.3%, 31.9%, 15.5%, 10.7%, 11.9%; with SGLang's --scheduler-recv-interval on the B200 runs
+// (InferenceX's script sets it) TTFT 28.8%, its bound tightened from 40% to 30% (31.9% before: the bound fails without it). At σ 0.8 req/s is 25.5% (over its bound by
 // 0.5 point, the other bounds held); at σ 1.2, before the MI300X runs, req/s was 22% and the median E2E of four ShareGPT runs at 4–8
 // requests/s (SGL060, H200B) fell below half the measured (a lognormal's median falls as its
 // σ grows): the replay depends on the assumed shape.
@@ -128,7 +129,7 @@ func TestMeasuredMoreRuns(t *testing.T) {
 	for _, w := range ws[:min(8, len(ws))] {
 		t.Logf("worst: %-58s %-12s %+6.1f%%", w.id, w.metric, 100*w.e)
 	}
-	for n, bound := range map[string]float64{"req/s": 0.15, "output tok/s": 0.15, "TTFT": 0.40, "TPOT": 0.20, "E2E": 0.15, "ITL": 0.15} {
+	for n, bound := range map[string]float64{"req/s": 0.15, "output tok/s": 0.15, "TTFT": 0.30, "TPOT": 0.20, "E2E": 0.15, "ITL": 0.15} {
 		if m := med(errs[n]); m > bound {
 			t.Errorf("median |%s error| %.1f%%, want ≤ %.0f%%", n, 100*m, 100*bound)
 		}

@@ -1,6 +1,9 @@
 package serve
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Prefill first (vLLM V0's default scheduler, SGLang's): the step after a request arrives runs
 // its prompt alone, and the running sequence's decode waits for it; decodes first (vLLM V1)
@@ -171,5 +174,41 @@ func TestMultiStepWindow(t *testing.T) {
 	r, _ := run(t, cfg, []Request{{Prompt: 5, Gen: 25}}, c)
 	if r.Done[0] != 1+10+10+4 || r.Preemptions != 0 {
 		t.Errorf("one request of 5 + 25 tokens: done at %g (preemptions %d), want 25", r.Done[0], r.Preemptions)
+	}
+}
+
+// SGLang's --scheduler-recv-interval N (SchedulerRecvSkipper): the scheduler polls for new
+// requests only when the batches since its last poll weigh N, a decode batch 1 and a batch with
+// prompts 1000; an idle scheduler polls at once.
+func TestRecvInterval(t *testing.T) {
+	c := linear{fixed: 1}
+	// A decodes from t 1; B arrives at 2.5, mid-decode; D at 11.5, during B's prompt step; C at
+	// 100, when the engine is idle.
+	reqs := []Request{{Prompt: 1, Gen: 30}, {Arrival: 2.5, Prompt: 1, Gen: 2}, {Arrival: 11.5, Prompt: 1, Gen: 1},
+		{Arrival: 100, Prompt: 1, Gen: 1}}
+	for _, tc := range []struct {
+		interval   int
+		b, d, cTok float64
+	}{
+		// Every step polls: B is in the step built at 3 (prompts first), D in the one at 12.
+		{0, 4, 13, 101},
+		{1, 4, 13, 101},
+		// A's prompt step (0–1) makes the step built at 1 poll; then decode steps 1–2, 2–3, …
+		// add 1 each, and the step built at 11 is the next poll: B's prompt runs 11–12. D,
+		// arrived during that prompt step, is polled by the step right after it (were a prompt
+		// step to weigh 1, D would wait for the step built at 21).
+		{10, 12, 13, 101},
+	} {
+		cfg := base()
+		cfg.PrefillFirst, cfg.RecvInterval = true, tc.interval
+		r, _ := run(t, cfg, reqs, c)
+		if r.FirstToken[1] != tc.b || r.FirstToken[2] != tc.d || r.FirstToken[3] != tc.cTok {
+			t.Errorf("recv interval %d: first tokens B %g, D %g, C %g; want %g, %g, %g", tc.interval,
+				r.FirstToken[1], r.FirstToken[2], r.FirstToken[3], tc.b, tc.d, tc.cTok)
+		}
+	}
+	if _, err := Run(Config{Replicas: 1, Stages: 1, MaxSeqs: 1, MaxBatchTokens: 1, BlockTokens: 1, RecvInterval: -1},
+		[]Request{{Prompt: 1, Gen: 1}}, c); err == nil || !strings.Contains(err.Error(), "recv interval -1") {
+		t.Errorf("recv interval -1: %v, want an error naming it", err)
 	}
 }

@@ -14,6 +14,8 @@ package serve
 import (
 	"fmt"
 	"math"
+
+	"github.com/splitscope/splitscope/model"
 )
 
 // Batch is what one engine step runs, summed over its sequences.
@@ -126,7 +128,24 @@ type Config struct {
 	// longest sequence is done (U: vLLM runs all n steps; a sequence past its end only idles).
 	// 0 or 1: the scheduler runs every step.
 	MultiStep int
+	// RecvInterval > 1 takes new requests into the scheduler only every that many decode steps
+	// (SGLang's --scheduler-recv-interval: SchedulerRecvSkipper, managers/scheduler_recv_skipper.py,
+	// adds each batch's weight to a counter and polls the request socket when it reaches the
+	// interval, then starts again from 0; a DECODE batch weighs 1, a batch with prompts in it
+	// 1000, so the step after a prompt step polls at once, and an idle scheduler's empty turns
+	// weigh 1 each and spin through the interval at once). A request that reaches the engine
+	// between two polls waits for the next: up to that many decode steps. 0 or 1: every step
+	// polls.
+	RecvInterval int
 }
+
+// MaxRecvInterval is the most decode steps Config.RecvInterval may put between two polls.
+const MaxRecvInterval = model.MaxRecvInterval
+
+// recvPromptWeight is what a batch with prompts in it adds to SGLang's recv counter
+// (SGLANG_SCHEDULER_RECV_SKIPPER_WEIGHT_DEFAULT, 1000: every mode but DECODE, TARGET_VERIFY
+// and no batch); a decode batch adds 1.
+const recvPromptWeight = 1000
 
 // Step is one recorded engine step on one stage.
 type Step struct {
@@ -270,6 +289,8 @@ func (cfg Config) validate(reqs []Request) error {
 		return fmt.Errorf("serve: front end %v s: need a finite time from 0 to 60 s", cfg.FrontEndS)
 	case cfg.MultiStep < 0 || cfg.MultiStep > 1024:
 		return fmt.Errorf("serve: multi-step %d: need 0 to 1024 decode steps a window", cfg.MultiStep)
+	case cfg.RecvInterval < 0 || cfg.RecvInterval > MaxRecvInterval:
+		return fmt.Errorf("serve: recv interval %d: need 0 to %d decode steps between polls", cfg.RecvInterval, MaxRecvInterval)
 	case len(reqs) == 0:
 		return fmt.Errorf("serve: no requests")
 	}
@@ -321,6 +342,10 @@ type engine struct {
 	chunks   []int
 	// window is the decode steps the batch in flight runs (Config.MultiStep; 1 otherwise).
 	window int
+	// Config.RecvInterval: the counter of batch weights since the last poll, the weight of
+	// the last batch built, and the time up to which the last poll saw arrivals.
+	recvCount, lastWeight int
+	polled                float64
 }
 
 type replica struct {
@@ -505,6 +530,7 @@ func (r *replica) step(e int, t float64) {
 	case cfg.Stages > 1 && r.stage[0] >= t:
 		seen = r.start0
 	}
+	seen = r.poll(en, seen)
 
 	// Prefill first: a step that can run a prompt runs prompts only (its decodes wait); when
 	// no prompt could start after all, the running sequences decode.
@@ -518,6 +544,10 @@ func (r *replica) step(e int, t float64) {
 		preempted, blocked = preempted || p2, b2
 	}
 	r.mustDecode = preempted
+	en.lastWeight = 1
+	if r.batch.PrefillTokens > 0 {
+		en.lastWeight = recvPromptWeight
+	}
 	if len(r.sched) == 0 {
 		// Nothing ran. After a preemption the next step tries again. Otherwise the head of the
 		// queue waits for blocks: those another engine holds come back when its batches finish
@@ -632,6 +662,24 @@ func (r *replica) complete(e int) {
 			r.finish(en, s, at)
 		}
 	}
+}
+
+// poll is what of the queue engine en's scheduler sees when it builds a batch that would see
+// the arrivals by seen: all of them when it polls the request socket for this batch, else those
+// of its last poll (Config.RecvInterval). An engine with nothing running is idle and polls.
+func (r *replica) poll(en *engine, seen float64) float64 {
+	if r.cfg.RecvInterval <= 1 {
+		return seen
+	}
+	if len(en.running) == 0 {
+		en.recvCount, en.polled = 0, seen
+		return seen
+	}
+	en.recvCount += en.lastWeight
+	if en.recvCount >= r.cfg.RecvInterval {
+		en.recvCount, en.polled = 0, seen
+	}
+	return en.polled
 }
 
 // fill builds engine e's batch at t: running sequences first, then the queue (what arrived by
