@@ -313,6 +313,12 @@ func (r *hfReader) read() model.Arch {
 		r.fail(actField, act, "the model's MLP is gated with SiLU (SwiGLU), as model_type %s's is", kind)
 	}
 	a.GatedMLP = true
+	// Per-head query and key norms: Qwen3's and Gemma 3's attention has them (q_norm, k_norm in
+	// their modeling code), with no config field to say so.
+	switch kind {
+	case "qwen3", "qwen3_moe", "qwen3_next", "gemma3", "gemma3_text":
+		a.QKNorm = true
+	}
 
 	r.readExperts(&a, ffn)
 	if a.MTPLayers == 0 && (kind == "deepseek_v3" || kind == "deepseek_v32" || kind == "kimi_k2" || kind == "glm4_moe") {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/costmodel/serve"
 	"github.com/splitscope/splitscope/model"
 )
@@ -55,5 +56,20 @@ func TestA100DecodeStepPaysClockFloor(t *testing.T) {
 	}
 	if !(a100 > 4.0e-3) {
 		t.Errorf("A100 batch-1 step of Qwen3-1.7B %.2f ms; TT340 measured 4.6 ms, want above 4.0", 1e3*a100)
+	}
+}
+
+// A layer with per-head q/k norms runs two more kernels a decode step: Qwen3's step on one GPU
+// is longer by 2 × layers × the floor with them than without.
+func TestQKNormKernels(t *testing.T) {
+	s := scenario(t, "qwen3-32b", "h100-sxm", "nvlink4", 1, 1, 1)
+	if !s.Arch.QKNorm {
+		t.Fatal("qwen3-32b preset without q/k norms")
+	}
+	sh := arch.Of(s.Arch).Shapes[0]
+	plain := sh
+	plain.QKNorm = false
+	if got := shapeKernels(sh) - shapeKernels(plain); got != qkNormKernels {
+		t.Errorf("q/k norms add %g kernels, want %d", got, qkNormKernels)
 	}
 }

@@ -253,7 +253,7 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 	}
 	elem = elem.add(routingKernel(sh, h, p.l, tok, e))
 	out.Seconds = c.gemm.time(attn) + c.gemm.time(mlp.slowed(mlpSlow)) + p.hw.time(dec) + p.hw.time(pre) + p.hw.time(idx) + p.hw.time(elem) + out.TP + out.EP +
-		kindKernels(sh.Kind)*kernelFloorOn(p.c.GPU)
+		shapeKernels(sh)*kernelFloorOn(p.c.GPU)
 	return out
 }
 

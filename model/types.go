@@ -33,6 +33,10 @@ type Arch struct {
 	FFN      int    `json:"ffn" yaml:"ffn"` // MLP intermediate size (per expert for MoE)
 	Vocab    int    `json:"vocab" yaml:"vocab"`
 	GatedMLP bool   `json:"gated_mlp" yaml:"gated_mlp"` // SwiGLU: three MLP matrices instead of two
+	// QKNorm: each head's queries and keys pass an RMSNorm of their own before attention
+	// (Qwen3's and Gemma 3's q_norm and k_norm): two more kernels a decode layer and 2 × head_dim
+	// weights, in the softmax-attention layers.
+	QKNorm bool `json:"qk_norm,omitempty" yaml:"qk_norm"`
 	// Experts is the number of MLP experts (0 or 1: dense); TopK of them run per token.
 	Experts int `json:"experts,omitempty" yaml:"experts"`
 	TopK    int `json:"top_k,omitempty" yaml:"top_k"`

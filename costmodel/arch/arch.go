@@ -29,6 +29,8 @@ type Kind struct {
 // per token: what the engine's kernels read, write and compute.
 type Shape struct {
 	Kind Kind
+	// QKNorm says the layer norms each head's queries and keys (model.Arch.QKNorm).
+	QKNorm bool
 
 	// Attention projections: weights tensor parallelism splits (by heads) and weights each
 	// TP rank holds whole (MLA's down-projections to its latents); ProjIO the activation
@@ -362,5 +364,9 @@ func shape(a model.Arch, k Kind) Shape {
 	}
 	// The layer's two norms (the input's and the MLP's).
 	s.AttnParams += 2 * h
+	if a.QKNorm && k.Attn != MLA && k.Attn != model.AttnLinear {
+		s.QKNorm = true
+		s.AttnParams += 2 * float64(a.HeadDim()) // q_norm and k_norm, one head's width each
+	}
 	return s
 }

@@ -193,3 +193,20 @@ func TestIndexerBoundsKeys(t *testing.T) {
 		t.Errorf("indexer params %v, want %v", extra, want)
 	}
 }
+
+// Per-head q/k norms (Qwen3, Gemma 3) weigh 2 × head_dim a softmax-attention layer and mark its
+// shape; linear layers (Qwen3-Next's Gated DeltaNet) carry none.
+func TestQKNorm(t *testing.T) {
+	a := model.Arch{Layers: 8, Hidden: 1024, Heads: 8, KVHeads: 2, HeadSize: 256, FFN: 2048, Vocab: 1000, GatedMLP: true,
+		LayerTypes: "linear,linear,linear,full", Linear: model.LinearAttn{KeyHeads: 4, ValueHeads: 8, KeyDim: 64, ValueDim: 64, ConvKernel: 4}}
+	q := a
+	q.QKNorm = true
+	if got, want := Of(q).Params()-Of(a).Params(), 2.0*2*256; got != want {
+		t.Errorf("q/k norms add %g parameters, want %g (two softmax layers × 2 × 256)", got, want)
+	}
+	for _, sh := range Of(q).Shapes {
+		if sh.QKNorm != (sh.Kind.Attn == model.AttnFull) {
+			t.Errorf("%+v: QKNorm %v", sh.Kind, sh.QKNorm)
+		}
+	}
+}

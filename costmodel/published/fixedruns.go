@@ -104,14 +104,14 @@ var qwen25_7B = model.Arch{ID: "qwen2.5-7b", Name: "Qwen2.5 7B", Layers: 28, Hid
 
 // qwen3_8B is Qwen3-8B's config.json (Qwen3Guard-Gen-8B is a fine-tune of it, the same shape):
 // 36 layers, hidden 4096, 32 heads of 128 with 8 KV heads, ffn 12288, vocabulary 151936,
-// untied embeddings (the q/k norms are left out).
+// untied embeddings, per-head q/k norms.
 var qwen3_8B = model.Arch{ID: "qwen3-8b", Name: "Qwen3 8B", Layers: 36, Hidden: 4096, Heads: 32, KVHeads: 8,
-	FFN: 12288, Vocab: 151936, GatedMLP: true, MaxSeq: 40960, Source: "Qwen/Qwen3-8B config.json"}
+	FFN: 12288, Vocab: 151936, GatedMLP: true, QKNorm: true, MaxSeq: 40960, Source: "Qwen/Qwen3-8B config.json"}
 
 // qwen3_1p7B is Qwen3-1.7B's config.json: 28 layers, hidden 2048, 16 heads of 128 with 8 KV
-// heads, ffn 6144, vocabulary 151936, tied embeddings.
+// heads, ffn 6144, vocabulary 151936, tied embeddings, per-head q/k norms.
 var qwen3_1p7B = model.Arch{ID: "qwen3-1.7b", Name: "Qwen3 1.7B", Layers: 28, Hidden: 2048, Heads: 16, KVHeads: 8,
-	FFN: 6144, Vocab: 151936, GatedMLP: true, TiedEmbeddings: true, MaxSeq: 40960, Source: "Qwen/Qwen3-1.7B config.json"}
+	FFN: 6144, Vocab: 151936, GatedMLP: true, QKNorm: true, TiedEmbeddings: true, MaxSeq: 40960, Source: "Qwen/Qwen3-1.7B config.json"}
 
 // moreArchs are the models of the serve-more runs that are not presets.
 var moreArchs = []model.Arch{mistral7B, qwen25_7B, qwen3_8B, qwen3_1p7B}

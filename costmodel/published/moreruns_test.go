@@ -29,7 +29,8 @@ import (
 // CUDA graphs, host-bound, model.EagerDense04) 10.3%, 9.9%, 30.3%, 21.4%, 12.6%, 11.9%; with the
 // per-kernel floor in cycles at each GPU's boost clock (5.6 µs on A100, 4 µs on H100 SXM)
 // 10.5%, 10.3%, 31.9%, 15.5%, 10.7%, 11.9%; with SGLang's --scheduler-recv-interval on the B200 runs
-// (InferenceX's script sets it) TTFT 28.8%, its bound tightened from 40% to 30% (31.9% before: the bound fails without it). At σ 0.8 req/s is 25.5% (over its bound by
+// (InferenceX's script sets it) TTFT 28.8%, its bound tightened from 40% to 30% (31.9% before: the bound fails without it); with Qwen3's per-head
+// q/k norms (two kernels a layer, arch.Shape.QKNorm) 8.6%, 10.3%, 28.8%, 15.5%, 9.4%, 11.9%. At σ 0.8 req/s is 25.5% (over its bound by
 // 0.5 point, the other bounds held); at σ 1.2, before the MI300X runs, req/s was 22% and the median E2E of four ShareGPT runs at 4–8
 // requests/s (SGL060, H200B) fell below half the measured (a lognormal's median falls as its
 // σ grows): the replay depends on the assumed shape.
