@@ -107,6 +107,9 @@ type servingCost struct {
 	// layers in a step outside CUDA graphs (eagerHost).
 	eng   model.EngineProfile
 	eager []float64
+	// stepOverhead and kernelFloor are engineStepOverhead and kernelFloor, or the box's own
+	// where a calibration put them on the GPU (model.ServingCalibration).
+	stepOverhead, kernelFloor float64
 }
 
 func (p *plan) servingCost() *servingCost {
@@ -115,6 +118,13 @@ func (p *plan) servingCost() *servingCost {
 	c := &servingCost{p: p, layers: p.rankLayers(), kinds: p.rankKinds(), gemm: p.hw,
 		wb: w.FormatBytes(layers), wbExpert: w.FormatBytes(experts), kvb: w.KVBytes()}
 	c.lastLayer = make([]serve.StageTime, len(p.k.Shapes))
+	c.stepOverhead, c.kernelFloor = engineStepOverhead, kernelFloor
+	if g := p.c.GPU; g.StepOverhead > 0 {
+		c.stepOverhead = g.StepOverhead
+	}
+	if g := p.c.GPU; g.KernelFloor > 0 {
+		c.kernelFloor = g.KernelFloor
+	}
 	c.eng, _ = model.Engine(w.Engine)
 	c.eager = make([]float64, len(c.kinds))
 	for s := range c.eager {
@@ -235,7 +245,7 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 	}
 	elem = elem.add(routingKernel(sh, h, p.l, tok, e))
 	out.Seconds = c.gemm.time(attn) + c.gemm.time(mlp.slowed(mlpSlow)) + p.hw.time(dec) + p.hw.time(pre) + p.hw.time(idx) + p.hw.time(elem) + out.TP + out.EP +
-		kindKernels(sh.Kind)*kernelFloor
+		kindKernels(sh.Kind)*c.kernelFloor
 	return out
 }
 
@@ -259,13 +269,13 @@ func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 	}
 	if s == 0 {
 		d += p.hw.time(kernel{bytes: float64(b.Tokens()) * float64(p.a.Hidden) * p.e * 2})
-		d += engineStepOverhead
+		d += c.stepOverhead
 	}
 	if p.p > 1 && c.eng.PPHost {
 		// Every rank runs the executor's loop and waits for its own forward (trtPPHostPerSeq).
 		d += trtPPHostPerSeq * float64(b.DecodeSeqs+b.PrefillSeqs)
 		if s > 0 {
-			d += engineStepOverhead
+			d += c.stepOverhead
 		}
 	}
 	if s == p.p-1 {

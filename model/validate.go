@@ -380,6 +380,15 @@ func (g GPU) check(c *checker) {
 	c.positive("gpu.hbm_bandwidth", g.HBMBandwidth)
 	c.fraction("compute-eff", g.ComputeEff)
 	c.fraction("memory-eff", g.MemoryEff)
+	for _, o := range []struct {
+		name string
+		v    float64
+		r    Range
+	}{{"gpu.step_overhead", g.StepOverhead, CalStepOverhead}, {"gpu.kernel_floor", g.KernelFloor, CalKernelFloor}} {
+		if o.v != 0 && !o.r.Contains(o.v) {
+			c.add(o.name, o.v, "must be 0 (the engine's default) or between %g and %g seconds", o.r.Min, o.r.Max)
+		}
+	}
 }
 
 func (l Link) check(c *checker, field string) {
