@@ -66,6 +66,10 @@ const (
 	trtPPHostPerSeq = 22e-6
 )
 
+// ServingDefaults are the engine's step overhead and kernel floor, seconds: what a GPU without
+// a serving calibration (model.GPU.StepOverhead, KernelFloor) pays.
+func ServingDefaults() (stepOverhead, kernelFloorS float64) { return engineStepOverhead, kernelFloor }
+
 // The ends of a quantized checkpoint: a quantized checkpoint (--weights fp8, fp4, int4…) leaves the embedding and
 // the output projection in the compute format. TensorRT Model Optimizer exports its FP8, NVFP4
 // and INT4-AWQ checkpoints (the ones TensorRT-LLM's perf overview runs) with exclude_modules
