@@ -69,6 +69,12 @@ func (p ServeParam) Range() model.Range {
 	}
 }
 
+// clamp puts v in the parameter's range (a value exp(log(bound)) gives may round outside it).
+func (p ServeParam) clamp(v float64) float64 {
+	r := p.Range()
+	return math.Min(math.Max(v, r.Min), r.Max)
+}
+
 // InKeyUnits is v in the unit of the parameter's key (µs for the overheads).
 func (p ServeParam) InKeyUnits(v float64) float64 {
 	if p == StepOverhead || p == KernelFloor {
@@ -156,13 +162,16 @@ type ServeResult struct {
 // ErrNoRuns is FitServing's error for an empty input.
 var ErrNoRuns = errors.New("calibrate: no serving runs to fit")
 
-// Sensitivity thresholds: a parameter whose 25% change moves the figures' logs by under 0.5%
-// (RMS) moves nothing; one whose column of slopes keeps under 20% of its size once the fitted
+// Sensitivity thresholds (secant slopes over a threefold change, so that a parameter small at
+// its default, a short step, is judged over the range the fit may take it): a parameter whose threefold change moves the figures' logs by under 0.5%
+// (RMS) moves nothing; one whose column of slopes keeps under 20% of its size, or under 0.05
+// (RMS: doubling it moves the figures by 3.5% in a way the others cannot), once the fitted
 // parameters' columns are taken out moves with them.
 const (
-	sensStep      = 1.25
-	minSlopeRMS   = 0.02
-	minIndependen = 0.2
+	sensStep       = 3.0
+	minSlopeRMS    = 0.02
+	minIndependent = 0.2
+	minOwnSlope    = 0.05
 	// A figure the model gives as 0 or not a number counts as this far off (|log error|).
 	badFigure = 5.0
 )
@@ -183,6 +192,9 @@ func defaults(g model.GPU) serveValues {
 }
 
 func (v serveValues) gpu(g model.GPU) model.GPU {
+	for p := range numServeParams {
+		v[p] = p.clamp(v[p])
+	}
 	return model.ServingCalibration{MemoryEff: v[MemoryEff], ComputeEff: v[ComputeEff], StepOverhead: v[StepOverhead], KernelFloor: v[KernelFloor]}.ApplyGPU(g)
 }
 
@@ -296,7 +308,7 @@ func FitServing(runs []ServeRun) (ServeResult, error) {
 	slopes := make([][]float64, numServeParams)
 	for p := range numServeParams {
 		x := x0
-		step := sensStep
+		step := float64(sensStep)
 		if x[p]*step > p.Range().Max {
 			step = 1 / sensStep
 		}
@@ -338,7 +350,7 @@ func FitServing(runs []ServeRun) (ServeResult, error) {
 					r[i] -= d * b[i]
 				}
 			}
-			if rest := rms(r); rest < minIndependen*size {
+			if rest := rms(r); rest < minIndependent*size || rest < minOwnSlope {
 				pf.Status, pf.With = ServeCollinear, best
 			} else {
 				n := math.Sqrt(dot(r, r))
@@ -363,13 +375,13 @@ func FitServing(runs []ServeRun) (ServeResult, error) {
 		return meanAbs(srv.logErrs(pred)), nil
 	}
 	cur := meanAbs(e0)
-	for sweep := 0; sweep < 3 && len(free) > 0; sweep++ {
-		start := cur
+	for sweep := 0; sweep < 6 && len(free) > 0; sweep++ {
+		start, from := cur, x
 		for _, p := range free {
 			rg := p.Range()
 			lo, hi, tol := math.Log(rg.Min), math.Log(rg.Max), 0.04
 			if sweep > 0 {
-				lo, hi, tol = math.Max(lo, math.Log(x[p])-0.1), math.Min(hi, math.Log(x[p])+0.1), 0.01
+				lo, hi, tol = math.Max(lo, math.Log(x[p])-0.3), math.Min(hi, math.Log(x[p])+0.3), 0.01
 			}
 			v, f, err := golden(lo, hi, tol, func(l float64) (float64, error) {
 				y := x
@@ -380,7 +392,27 @@ func FitServing(runs []ServeRun) (ServeResult, error) {
 				return res, err
 			}
 			if f < cur { // never worse than where the sweep started
-				x[p], cur = math.Exp(v), f
+				x[p], cur = p.clamp(math.Exp(v)), f
+			}
+		}
+		// Along the sweep's whole move (Powell's step): parameters that trade against each other
+		// (a slower memory, a shorter step) move together down their valley, which one at a
+		// time they cross slowly.
+		if sweep > 0 && x != from {
+			along := func(k float64) serveValues {
+				y := x
+				for _, p := range free {
+					l := math.Log(x[p]) + k*(math.Log(x[p])-math.Log(from[p]))
+					y[p] = p.clamp(math.Exp(l))
+				}
+				return y
+			}
+			k, f, err := golden(0, 4, 0.05, func(k float64) (float64, error) { return obj(along(k)) })
+			if err != nil {
+				return res, err
+			}
+			if f < cur {
+				x, cur = along(k), f
 			}
 		}
 		if start-cur < 1e-3 {
