@@ -90,6 +90,7 @@ const (
 	ServeFitted    ServeStatus = iota // fitted
 	ServeUnpinned                     // no figure moves with it: left at its default
 	ServeCollinear                    // moves the figures as one fitted before it: left at its default
+	ServeWeak                         // moves them little apart from what one fitted before it does: left at its default
 )
 
 // ServeFigure is one measured figure of a run: Name as validate --against names it
@@ -350,8 +351,10 @@ func FitServing(runs []ServeRun) (ServeResult, error) {
 					r[i] -= d * b[i]
 				}
 			}
-			if rest := rms(r); rest < minIndependent*size || rest < minOwnSlope {
+			if rest := rms(r); rest < minIndependent*size {
 				pf.Status, pf.With = ServeCollinear, best
+			} else if rest < minOwnSlope {
+				pf.Status, pf.With = ServeWeak, best
 			} else {
 				n := math.Sqrt(dot(r, r))
 				for i := range r {

@@ -203,6 +203,8 @@ func statusText(pf calibrate.ServeParamFit) string {
 		return "no figure of these files moves with it: left at the default"
 	case calibrate.ServeCollinear:
 		return fmt.Sprintf("it moves the figures as %s does: left at the default (runs at other loads, lengths or models would separate them)", pf.With.Key())
+	case calibrate.ServeWeak:
+		return fmt.Sprintf("apart from what %s does, a threefold change of it moves the figures by under 5%%: left at the default (runs whose steps are shorter or read very different bytes would pin it down)", pf.With.Key())
 	}
 	s := "fitted"
 	if pf.Bound != "" {
@@ -348,9 +350,12 @@ func movesText(pf calibrate.ServeParamFit) string {
 	return strings.Join(parts, ", ")
 }
 
-// keyNumber writes a parameter in its key's unit, four significant digits.
+// keyNumber writes a parameter in its key's unit, four significant digits, without an exponent.
 func keyNumber(v float64) string {
-	return strings.TrimSuffix(fmt.Sprintf("%.4g", v), ".")
+	if v >= 1e4 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.4g", v)
 }
 
 // figText is a figure in its unit: ms or s for times, /s for throughputs.
@@ -412,12 +417,13 @@ func jsonFrom(v fromView) fromJSON {
 	if v.wrote {
 		out.Out = v.out
 	}
-	status := map[calibrate.ServeStatus]string{calibrate.ServeFitted: "fitted", calibrate.ServeUnpinned: "not pinned down", calibrate.ServeCollinear: "moves with another"}
+	status := map[calibrate.ServeStatus]string{calibrate.ServeFitted: "fitted", calibrate.ServeUnpinned: "not pinned down",
+		calibrate.ServeCollinear: "moves with another", calibrate.ServeWeak: "too weak apart from another"}
 	for _, pf := range v.fit.Params {
 		pj := fromParamJSON{Name: pf.Param.Key(), Default: pf.Param.InKeyUnits(pf.Default), Value: pf.Param.InKeyUnits(pf.Value),
 			Min: pf.Param.InKeyUnits(pf.Range.Min), Max: pf.Param.InKeyUnits(pf.Range.Max), Status: status[pf.Status], Bound: pf.Bound,
 			Moves: append([]calibrate.FigureSensitivity{}, pf.Figures...)}
-		if pf.Status == calibrate.ServeCollinear {
+		if pf.Status == calibrate.ServeCollinear || pf.Status == calibrate.ServeWeak {
 			pj.With = pf.With.Key()
 		}
 		out.Parameters = append(out.Parameters, pj)
