@@ -25,7 +25,8 @@ import (
 //   - step_overhead, the engine's host time once a step: TPOT and ITL at light load (where the
 //     step is short), less under a full batch;
 //   - kernel_floor, what each small kernel pays, once per kernel of every layer: the same figures
-//     as step_overhead, scaled by the layers.
+//     as step_overhead, scaled by the layers; fitted only beside a fitted step_overhead, from
+//     which runs of models of different depth tell it.
 //
 // A parameter is fitted only where the files pin it down: a parameter no figure moves with is
 // left at its default, and so is one that moves the figures the way a parameter fitted before
@@ -163,13 +164,15 @@ type ServeResult struct {
 // ErrNoRuns is FitServing's error for an empty input.
 var ErrNoRuns = errors.New("calibrate: no serving runs to fit")
 
-// Sensitivity thresholds (secant slopes over a threefold change, so that a parameter small at
-// its default, a short step, is judged over the range the fit may take it): a parameter whose threefold change moves the figures' logs by under 0.5%
-// (RMS) moves nothing; one whose column of slopes keeps under 20% of its size, or under 0.05
-// (RMS: doubling it moves the figures by 3.5% in a way the others cannot), once the fitted
-// parameters' columns are taken out moves with them.
+// Sensitivity: secant slopes, d log figure / d log parameter over a threefold change of an
+// efficiency and a tenfold one of an overhead (whose range spans three decades), so that a
+// parameter small at its default, a short step, is judged over what the fit may make of it. A
+// column of slopes under minSlopeRMS (RMS) moves nothing; one that keeps under minIndependent of
+// its size once the fitted parameters' columns are projected out moves the figures as they do;
+// one that keeps under minOwnSlope (RMS) moves them too little apart from them.
 const (
 	sensStep       = 3.0
+	overheadStep   = 10.0
 	minSlopeRMS    = 0.02
 	minIndependent = 0.2
 	minOwnSlope    = 0.05
@@ -310,8 +313,11 @@ func FitServing(runs []ServeRun) (ServeResult, error) {
 	for p := range numServeParams {
 		x := x0
 		step := float64(sensStep)
+		if p == StepOverhead || p == KernelFloor {
+			step = overheadStep
+		}
 		if x[p]*step > p.Range().Max {
-			step = 1 / sensStep
+			step = 1 / step
 		}
 		x[p] *= step
 		pred, err := srv.predict(x)
@@ -339,6 +345,11 @@ func FitServing(runs []ServeRun) (ServeResult, error) {
 		switch {
 		case size < minSlopeRMS:
 			pf.Status = ServeUnpinned
+		case p == KernelFloor && res.Params[StepOverhead].Status != ServeFitted:
+			// Every layer's kernels pay the floor once a step: to the figures it is more step
+			// overhead, unless the runs' models differ in depth. Without a fitted step overhead
+			// to tell it from, it stands for it, which the host's time is more often.
+			pf.Status, pf.With = ServeCollinear, StepOverhead
 		default:
 			r := slices.Clone(col)
 			best, bestDot := ServeParam(0), -1.0

@@ -202,9 +202,16 @@ func statusText(pf calibrate.ServeParamFit) string {
 	case calibrate.ServeUnpinned:
 		return "no figure of these files moves with it: left at the default"
 	case calibrate.ServeCollinear:
+		if pf.Param == calibrate.KernelFloor && pf.With == calibrate.StepOverhead {
+			return "to these figures it is more step overhead (each layer's kernels pay it once a step), and step_overhead_us is not fitted: left at the default (runs of models of different depth, beside a fitted step overhead, would pin it down)"
+		}
 		return fmt.Sprintf("it moves the figures as %s does: left at the default (runs at other loads, lengths or models would separate them)", pf.With.Key())
 	case calibrate.ServeWeak:
-		return fmt.Sprintf("apart from what %s does, a threefold change of it moves the figures by under 5%%: left at the default (runs whose steps are shorter or read very different bytes would pin it down)", pf.With.Key())
+		change := "threefold"
+		if pf.Param == calibrate.StepOverhead || pf.Param == calibrate.KernelFloor {
+			change = "tenfold"
+		}
+		return fmt.Sprintf("apart from what %s does, a %s change of it moves the figures by under 5%%: left at the default (runs whose steps are shorter or read very different bytes would pin it down)", pf.With.Key(), change)
 	}
 	s := "fitted"
 	if pf.Bound != "" {
