@@ -336,7 +336,14 @@ func renderFrom(w io.Writer, v fromView) error {
 	case len(v.broken) > 0:
 		fmt.Fprintf(w, "published checks: %d of the %d the parameters touch pass without the fit and fail with it: the fit is refused\n", len(v.broken), v.checks)
 	default:
-		fmt.Fprintf(w, "published checks: the %d the parameters touch (validate's serving groups and %s's own) stay within tolerance\n", v.checks, fit.GPU.ID)
+		groups := "validate's serving groups"
+		switch fit.GPU.ID {
+		case "h100-sxm":
+			groups += ", its MoE and GEMM checks"
+		case "a100-sxm-80gb":
+			groups += " and Selene's training checks"
+		}
+		fmt.Fprintf(w, "published checks: the %d the parameters touch (%s) stay within tolerance\n", v.checks, groups)
 	}
 	if v.wrote {
 		fmt.Fprintf(w, "wrote %s: --calibration %s puts these parameters on %s\n", v.out, v.out, fit.GPU.ID)
