@@ -141,3 +141,19 @@ func TestFitServingRefusesMixedBoxes(t *testing.T) {
 		t.Error("runs on two GPUs fitted as one box")
 	}
 }
+
+// The fit is deterministic: the same runs give the same parameters, bit for bit.
+func TestFitServingDeterministic(t *testing.T) {
+	known := model.ServingCalibration{MemoryEff: 0.7, ComputeEff: 0.6}
+	a, err := FitServing(oracleRuns(t, known.ApplyGPU))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := FitServing(oracleRuns(t, known.ApplyGPU))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Calibration != b.Calibration || a.Evaluations != b.Evaluations || a.After != b.After {
+		t.Errorf("two fits of the same runs: %+v %+v, %+v %+v", a.Calibration, a.After, b.Calibration, b.After)
+	}
+}
