@@ -33,20 +33,27 @@ import (
 //	    link: ib-hdr
 //	    latency_us: 6.1
 //	    efficiency: 0.78
+//	  serving:                         # calibrate --from: the GPU's and the engine's serving parameters
+//	    compute_eff: 0.61              # fraction of peak a prompt's matmuls reach (every precision)
+//	    memory_eff: 0.83               # fraction of the memory bandwidth decode reaches
+//	    step_overhead_us: 412          # the engine's host time once a step
+//	    kernel_floor_us: 4             # what a kernel too small to fill the GPU pays
 //	  fit:                             # how well the fit went (not read back into the model)
 //	    rows: 51
 //	    mean_error: 0.021
 //	    max_error: 0.114
 //
 // Every key but link is optional in intra and inter (a key left out keeps the preset's value),
-// and at least one of intra and inter is present. Unknown keys, repeated keys, values of the wrong
+// every key of serving is optional (at least one), and at least one of intra, inter and serving
+// is present. Unknown keys, repeated keys, values of the wrong
 // type and values outside the ranges a calibration may take (model.CalLatency, …) are refused,
 // each naming the file, the line and the key.
 
 // calibrationKeys are the keys of each level, in the order MarshalCalibration writes them.
 var (
 	calibrationTop  = []string{"calibration"}
-	calibrationKeys = []string{"gpu", "from", "intra", "inter", "fit"}
+	calibrationKeys = []string{"gpu", "from", "intra", "inter", "serving", "fit"}
+	calServingKeys  = []string{"compute_eff", "memory_eff", "step_overhead_us", "kernel_floor_us"}
 	calLinkKeys     = []string{"link", "bandwidth_gbps", "latency_us", "efficiency", "ll_bandwidth_gbps", "nvls_efficiency"}
 	calFitKeys      = []string{"rows", "mean_error", "max_error"}
 )
@@ -72,6 +79,10 @@ var calRanges = map[string]calRange{
 	"efficiency":        {model.CalEfficiency, 1, ""},
 	"ll_bandwidth_gbps": {model.CalLLBandwidth, 1e-9, "GB/s"},
 	"nvls_efficiency":   {model.CalNVLSEfficiency, 1, ""},
+	"compute_eff":       {model.CalComputeEff, 1, ""},
+	"memory_eff":        {model.CalMemoryEff, 1, ""},
+	"step_overhead_us":  {model.CalStepOverhead, 1e6, "µs"},
+	"kernel_floor_us":   {model.CalKernelFloor, 1e6, "µs"},
 }
 
 // toSI converts a value in the file's unit to SI, dividing by a whole number where the unit is
@@ -222,7 +233,7 @@ func ParseCalibration(name string, data []byte, p *Presets) (model.Calibration, 
 		return out, c.done()
 	}
 	if body.Kind != yaml.MappingNode {
-		c.fail(body.Line, "calibration", scalarText(body), "must be a mapping of gpu, from, intra, inter and fit")
+		c.fail(body.Line, "calibration", scalarText(body), "must be a mapping of gpu, from, intra, inter, serving and fit")
 		return out, c.done()
 	}
 	links := map[string]int{}
@@ -259,6 +270,10 @@ func ParseCalibration(name string, data []byte, p *Presets) (model.Calibration, 
 					out.Inter = lc
 				}
 			}
+		case "serving":
+			if sc, ok := c.serving(v, full); ok {
+				out.Serving = sc
+			}
 		case "fit":
 			c.fit(v, full, &out)
 		}
@@ -268,8 +283,9 @@ func ParseCalibration(name string, data []byte, p *Presets) (model.Calibration, 
 	}
 	_, hasIntra := seen["intra"]
 	_, hasInter := seen["inter"]
-	if !hasIntra && !hasInter {
-		c.fail(body.Line, "calibration", "", "has neither intra nor inter: it calibrates no link")
+	_, hasServing := seen["serving"]
+	if !hasIntra && !hasInter && !hasServing {
+		c.fail(body.Line, "calibration", "", "has neither intra, inter nor serving: it calibrates nothing")
 	}
 	if err := c.done(); err != nil {
 		return model.Calibration{}, err
@@ -346,6 +362,36 @@ func (c *calParser) link(n *yaml.Node, path string, inter bool, links map[string
 	return lc, c.failed == failed
 }
 
+// serving reads serving:, the GPU's and the engine's serving parameters.
+func (c *calParser) serving(n *yaml.Node, path string) (*model.ServingCalibration, bool) {
+	if n.Kind != yaml.MappingNode {
+		c.fail(n.Line, path, scalarText(n), "must be a mapping of %s", strings.Join(calServingKeys, ", "))
+		return nil, false
+	}
+	failed := c.failed
+	sc := &model.ServingCalibration{}
+	seen := c.mapping(n, path+".", calServingKeys, func(key string, _, v *yaml.Node) {
+		x, ok := c.number(v, path+"."+key, calRanges[key])
+		if !ok {
+			return
+		}
+		switch key {
+		case "compute_eff":
+			sc.ComputeEff = x
+		case "memory_eff":
+			sc.MemoryEff = x
+		case "step_overhead_us":
+			sc.StepOverhead = x
+		case "kernel_floor_us":
+			sc.KernelFloor = x
+		}
+	})
+	if len(seen) == 0 && c.failed == failed {
+		c.fail(n.Line, path, "", "calibrates nothing: give at least one of %s", strings.Join(calServingKeys, ", "))
+	}
+	return sc, c.failed == failed
+}
+
 // fit reads fit:, what the fit achieved.
 func (c *calParser) fit(n *yaml.Node, path string, out *model.Calibration) {
 	if n.Kind != yaml.MappingNode {
@@ -402,12 +448,18 @@ func calNumber(v float64) string {
 // to four significant digits).
 func MarshalCalibration(c model.Calibration, notes []string) []byte {
 	var b strings.Builder
-	b.WriteString("# splitscope calibration: this box's link parameters, fitted by `splitscope calibrate` from its\n")
-	b.WriteString("# nccl-tests logs. --calibration FILE puts them in place of the presets' for the links named.\n")
-	b.WriteString("# Units: bandwidths GB/s (10^9 bytes/s, per GPU and direction; per NIC for the network),\n")
-	b.WriteString("# latencies µs, efficiencies fractions.\n")
+	if c.Serving != nil && c.Intra == nil && c.Inter == nil {
+		b.WriteString("# splitscope calibration: this box's serving parameters, fitted by `splitscope calibrate --from`\n")
+		b.WriteString("# on its serving benchmarks. --calibration FILE puts them on the GPU preset named.\n")
+		b.WriteString("# Units: overheads µs, efficiencies fractions.\n")
+	} else {
+		b.WriteString("# splitscope calibration: this box's link parameters, fitted by `splitscope calibrate` from its\n")
+		b.WriteString("# nccl-tests logs. --calibration FILE puts them in place of the presets' for the links named.\n")
+		b.WriteString("# Units: bandwidths GB/s (10^9 bytes/s, per GPU and direction; per NIC for the network),\n")
+		b.WriteString("# latencies µs, efficiencies fractions.\n")
+	}
 	for _, n := range notes {
-		if !strings.HasPrefix(n, "intra: ") && !strings.HasPrefix(n, "inter: ") {
+		if !strings.HasPrefix(n, "intra: ") && !strings.HasPrefix(n, "inter: ") && !strings.HasPrefix(n, "serving: ") {
 			fmt.Fprintf(&b, "# %s\n", n)
 		}
 	}
@@ -442,6 +494,22 @@ func MarshalCalibration(c model.Calibration, notes []string) []byte {
 			}
 		}
 	}
+	if sc := c.Serving; sc != nil {
+		b.WriteString("  serving:\n")
+		for _, kv := range []struct {
+			key string
+			v   float64
+		}{{"compute_eff", sc.ComputeEff}, {"memory_eff", sc.MemoryEff}, {"step_overhead_us", sc.StepOverhead}, {"kernel_floor_us", sc.KernelFloor}} {
+			if kv.v > 0 {
+				fmt.Fprintf(&b, "    %s: %s\n", kv.key, calNumber(calRanges[kv.key].fromSI(kv.v)))
+			}
+		}
+		for _, n := range notes {
+			if rest, ok := strings.CutPrefix(n, "serving: "); ok {
+				fmt.Fprintf(&b, "    # %s\n", rest)
+			}
+		}
+	}
 	if c.Rows > 0 || c.MeanError > 0 || c.MaxError > 0 {
 		fmt.Fprintf(&b, "  fit:\n    rows: %d\n    mean_error: %s\n    max_error: %s\n", c.Rows, calNumber(c.MeanError), calNumber(c.MaxError))
 	}
@@ -449,7 +517,15 @@ func MarshalCalibration(c model.Calibration, notes []string) []byte {
 }
 
 // Calibrate puts the calibration's link parameters in place of the presets' for the links it
-// names, each marked Calibrated by source. The presets must be the caller's own copy (Load's).
+// names, each marked Calibrated by source, and its serving parameters on the GPU preset it
+// names. The presets must be the caller's own copy (Load's).
 func (p *Presets) Calibrate(c model.Calibration, source string) {
 	c.ApplyLinks(p.Links, source)
+	if c.Serving != nil {
+		for i := range p.GPUs {
+			if p.GPUs[i].ID == c.GPU {
+				p.GPUs[i] = c.Serving.ApplyGPU(p.GPUs[i])
+			}
+		}
+	}
 }

@@ -85,7 +85,7 @@ func TestParseCalibrationErrors(t *testing.T) {
 		{"NVLS on NVLink 3", good + "    nvls_efficiency: 0.6\n", []string{"line 6: calibration.intra.nvls_efficiency = 0.6: nvlink3 has no NVLink SHARP"}},
 		{"no link", "calibration:\n  gpu: a100-sxm-80gb\n  intra:\n    latency_us: 3\n", []string{"line 4: calibration.intra.link: missing (required)"}},
 		{"nothing calibrated", "calibration:\n  gpu: a100-sxm-80gb\n  intra:\n    link: nvlink3\n", []string{"line 4: calibration.intra: calibrates nothing"}},
-		{"no links", "calibration:\n  gpu: a100-sxm-80gb\n", []string{"line 2: calibration: has neither intra nor inter"}},
+		{"no links", "calibration:\n  gpu: a100-sxm-80gb\n", []string{"line 2: calibration: has neither intra, inter nor serving"}},
 		{"no gpu", "calibration:\n  intra:\n    link: nvlink3\n    efficiency: 0.7\n", []string{"line 2: calibration.gpu: missing (required)"}},
 		{"same link twice", good + "  inter:\n    link: nvlink3\n    efficiency: 0.7\n", []string{"calibration.inter.link = nvlink3: is a nvlink link"}},
 		{"bad fit", good + "  fit:\n    rows: -3\n    mean_error: x\n", []string{"line 7: calibration.fit.rows = -3: must be a whole number", "line 8: calibration.fit.mean_error = x: must be a number"}},
@@ -113,13 +113,24 @@ func FuzzParseCalibration(f *testing.F) {
 	}
 	f.Add([]byte(MarshalCalibration(model.Calibration{GPU: "h100-sxm", Intra: &model.LinkCalibration{Link: "nvlink4", Latency: 3e-6, NVLSEfficiency: 0.6}}, nil)))
 	f.Add([]byte("calibration:\n  gpu: a100-sxm-80gb\n  inter:\n    link: ib-hdr\n    efficiency: 0.7\n"))
+	f.Add([]byte("calibration:\n  gpu: h200-sxm\n  serving:\n    memory_eff: 0.8\n    step_overhead_us: 400\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := ParseCalibration("f.yaml", data, p)
 		if err != nil {
 			return
 		}
-		if c.Intra == nil && c.Inter == nil {
-			t.Errorf("a calibration without links: %+v", c)
+		if c.Intra == nil && c.Inter == nil && (c.Serving == nil || c.Serving.Empty()) {
+			t.Errorf("a calibration of nothing: %+v", c)
+		}
+		if sc := c.Serving; sc != nil {
+			for _, v := range []struct {
+				x float64
+				r model.Range
+			}{{sc.ComputeEff, model.CalComputeEff}, {sc.MemoryEff, model.CalMemoryEff}, {sc.StepOverhead, model.CalStepOverhead}, {sc.KernelFloor, model.CalKernelFloor}} {
+				if v.x != 0 && !v.r.Contains(v.x) {
+					t.Errorf("accepted serving %+v", *sc)
+				}
+			}
 		}
 		for _, l := range c.Links() {
 			if _, err := p.Link(l.Link); err != nil || (l.Latency != 0 && !model.CalLatency.Contains(l.Latency)) || (l.Efficiency != 0 && !model.CalEfficiency.Contains(l.Efficiency)) {
@@ -127,4 +138,53 @@ func FuzzParseCalibration(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A serving calibration (calibrate --from) is written and read back, and applied to the GPU it
+// names alone; its keys are checked by name and range like the links'.
+func TestServingCalibration(t *testing.T) {
+	c := model.Calibration{GPU: "h200-sxm", From: []string{"online.jsonl"},
+		Serving: &model.ServingCalibration{ComputeEff: 0.6123, MemoryEff: 0.8311, StepOverhead: 412.3e-6, KernelFloor: 4e-6},
+		Rows:    17, MeanError: 0.1, MaxError: 0.4}
+	data := MarshalCalibration(c, []string{"serving: kernel_floor_us: not fitted"})
+	got, err := ParseCalibration("box.yaml", data, presetsT(t))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if got.Serving == nil || *got.Serving != *c.Serving || got.Intra != nil || got.Inter != nil {
+		t.Errorf("read back %+v, wrote %+v\n%s", got.Serving, c.Serving, data)
+	}
+	for _, want := range []string{"  serving:\n    compute_eff: 0.6123\n", "    step_overhead_us: 412.3\n", "    # kernel_floor_us: not fitted\n"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("lacks %q:\n%s", want, data)
+		}
+	}
+	p := presetsT(t)
+	other, _ := p.GPU("h100-sxm")
+	p.Calibrate(got, "box.yaml")
+	g, _ := p.GPU("h200-sxm")
+	if g.ComputeEff != 0.6123 || g.ComputeEffFP8 != 0 || g.MemoryEff != 0.8311 || g.StepOverhead != 412.3e-6 || g.KernelFloor != 4e-6 {
+		t.Errorf("h200-sxm after the calibration: %+v", g)
+	}
+	if after, _ := p.GPU("h100-sxm"); after != other {
+		t.Errorf("h100-sxm changed: %+v", after)
+	}
+
+	const good = "calibration:\n  gpu: h200-sxm\n  serving:\n    memory_eff: 0.8\n"
+	if _, err := ParseCalibration("c.yaml", []byte(good), presetsT(t)); err != nil {
+		t.Fatalf("good: %v", err)
+	}
+	for _, tc := range []struct{ name, doc, want string }{
+		{"unknown key", good + "    step_overhead_ms: 1\n", "line 5: calibration.serving.step_overhead_ms: unknown key; calibration.serving takes compute_eff, memory_eff, step_overhead_us, kernel_floor_us"},
+		{"efficiency above 1", strings.Replace(good, "0.8", "1.3", 1), "line 4: calibration.serving.memory_eff = 1.3: must be a number from 0.2 to 1"},
+		{"overhead out of range", good + "    step_overhead_us: 50000\n", "line 5: calibration.serving.step_overhead_us = 50000: must be a number from 10 to 20000 µs"},
+		{"floor out of range", good + "    kernel_floor_us: 0.1\n", "calibration.serving.kernel_floor_us = 0.1: must be a number from 0.5 to 50 µs"},
+		{"empty", "calibration:\n  gpu: h200-sxm\n  serving: {}\n", "line 3: calibration.serving: calibrates nothing"},
+		{"a number", "calibration:\n  gpu: h200-sxm\n  serving: 3\n", "line 3: calibration.serving = 3: must be a mapping of compute_eff"},
+	} {
+		_, err := ParseCalibration("c.yaml", []byte(tc.doc), presetsT(t))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v\nwant …%s…", tc.name, err, tc.want)
+		}
+	}
 }

@@ -84,6 +84,13 @@ const (
 	trtPPHostPerSeq = 22e-6
 )
 
+// ServingDefaults are the engine's step overhead and GPU g's kernel floor (its clock's,
+// kernelFloorOn), seconds: what g pays without a serving calibration (model.GPU.StepOverhead,
+// KernelFloor).
+func ServingDefaults(g model.GPU) (stepOverhead, kernelFloorS float64) {
+	return engineStepOverhead, kernelFloorOn(g)
+}
+
 // The ends of a quantized checkpoint: a quantized checkpoint (--weights fp8, fp4, int4…) leaves the embedding and
 // the output projection in the compute format. TensorRT Model Optimizer exports its FP8, NVFP4
 // and INT4-AWQ checkpoints (the ones TensorRT-LLM's perf overview runs) with exclude_modules
@@ -125,6 +132,9 @@ type servingCost struct {
 	// layers in a step outside CUDA graphs (eagerHost).
 	eng   model.EngineProfile
 	eager []float64
+	// stepOverhead and kernelFloor are engineStepOverhead and kernelFloor, or the box's own
+	// where a calibration put them on the GPU (model.ServingCalibration).
+	stepOverhead, kernelFloor float64
 }
 
 func (p *plan) servingCost() *servingCost {
@@ -133,6 +143,13 @@ func (p *plan) servingCost() *servingCost {
 	c := &servingCost{p: p, layers: p.rankLayers(), kinds: p.rankKinds(), gemm: p.hw,
 		wb: w.FormatBytes(layers), wbExpert: w.FormatBytes(experts), kvb: w.KVBytes()}
 	c.lastLayer = make([]serve.StageTime, len(p.k.Shapes))
+	c.stepOverhead, c.kernelFloor = engineStepOverhead, kernelFloorOn(p.c.GPU)
+	if g := p.c.GPU; g.StepOverhead > 0 {
+		c.stepOverhead = g.StepOverhead
+	}
+	if g := p.c.GPU; g.KernelFloor > 0 {
+		c.kernelFloor = g.KernelFloor
+	}
 	c.eng, _ = model.Engine(w.Engine)
 	c.eager = make([]float64, len(c.kinds))
 	for s := range c.eager {
@@ -253,7 +270,7 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 	}
 	elem = elem.add(routingKernel(sh, h, p.l, tok, e))
 	out.Seconds = c.gemm.time(attn) + c.gemm.time(mlp.slowed(mlpSlow)) + p.hw.time(dec) + p.hw.time(pre) + p.hw.time(idx) + p.hw.time(elem) + out.TP + out.EP +
-		shapeKernels(sh)*kernelFloorOn(p.c.GPU)
+		shapeKernels(sh)*c.kernelFloor
 	return out
 }
 
@@ -286,13 +303,13 @@ func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 	}
 	if s == 0 {
 		d += p.hw.time(kernel{bytes: float64(b.Tokens()) * float64(p.a.Hidden) * p.e * 2})
-		d += engineStepOverhead
+		d += c.stepOverhead
 	}
 	if p.p > 1 && c.eng.PPHost {
 		// Every rank runs the executor's loop and waits for its own forward (trtPPHostPerSeq).
 		d += trtPPHostPerSeq * float64(b.DecodeSeqs+b.PrefillSeqs)
 		if s > 0 {
-			d += engineStepOverhead
+			d += c.stepOverhead
 		}
 	}
 	if s == p.p-1 {

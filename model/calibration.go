@@ -3,7 +3,9 @@ package model
 // A calibration is a box's own link parameters, fitted from its nccl-tests logs by `splitscope
 // calibrate` and read back with --calibration FILE: each LinkCalibration replaces the parameters
 // of the link preset it names, wherever that preset is used (the scenario's intra or inter link,
-// a link the explorer cycles to, the link a --box file implies).
+// a link the explorer cycles to, the link a --box file implies). A ServingCalibration, fitted
+// from the box's serving benchmarks (calibrate --from), replaces the GPU preset's efficiencies
+// and the engine's step overhead and kernel floor on that GPU.
 
 // Range is a closed interval of allowed values.
 type Range struct{ Min, Max float64 }
@@ -27,7 +29,55 @@ var (
 	CalNVLSEfficiency = Range{0.05, 1}
 	// CalBandwidth: a link's per-GPU bandwidth, 0.1 GB/s to 100 TB/s.
 	CalBandwidth = Range{0.1e9, 100e12}
+
+	// The serving engine's parameters, fitted from a box's serving benchmarks (calibrate --from):
+	// CalComputeEff, the fraction of peak a prompt's matmuls reach (10%: a card throttled or
+	// starved; the peak is the most); CalMemoryEff, the fraction of the memory bandwidth a decode
+	// step's reads reach (20% to all of it); CalStepOverhead, the host's time once a step (10 µs:
+	// a C++ loop replaying CUDA graphs; 20 ms: a Python scheduler on a slow host); CalKernelFloor,
+	// what a kernel too small to fill the GPU pays (0.5 µs to 50 µs). Seconds and fractions.
+	CalComputeEff   = Range{0.1, 1}
+	CalMemoryEff    = Range{0.2, 1}
+	CalStepOverhead = Range{10e-6, 20e-3}
+	CalKernelFloor  = Range{0.5e-6, 50e-6}
 )
+
+// ServingCalibration is one box's serving parameters, fitted by `splitscope calibrate --from`
+// on its serving benchmarks and put on the GPU preset the calibration names (ApplyGPU). Zero
+// fields keep the preset's (or the engine's) value.
+type ServingCalibration struct {
+	// ComputeEff is the fraction of peak a large matmul reaches, every precision.
+	ComputeEff float64 `json:"compute_eff,omitempty"`
+	// MemoryEff is the fraction of the memory bandwidth a streaming kernel reaches.
+	MemoryEff float64 `json:"memory_eff,omitempty"`
+	// StepOverhead is the engine's host time once a step, seconds.
+	StepOverhead float64 `json:"step_overhead_s,omitempty"`
+	// KernelFloor is what a kernel too small to fill the GPU pays, seconds.
+	KernelFloor float64 `json:"kernel_floor_s,omitempty"`
+}
+
+// Empty says the calibration sets no parameter.
+func (c ServingCalibration) Empty() bool {
+	return c.ComputeEff == 0 && c.MemoryEff == 0 && c.StepOverhead == 0 && c.KernelFloor == 0
+}
+
+// ApplyGPU returns g with the calibrated parameters in place of its own. A compute efficiency
+// replaces every precision's (as --compute-eff does).
+func (c ServingCalibration) ApplyGPU(g GPU) GPU {
+	if c.ComputeEff > 0 {
+		g.ComputeEff, g.ComputeEffFP8 = c.ComputeEff, 0
+	}
+	if c.MemoryEff > 0 {
+		g.MemoryEff = c.MemoryEff
+	}
+	if c.StepOverhead > 0 {
+		g.StepOverhead = c.StepOverhead
+	}
+	if c.KernelFloor > 0 {
+		g.KernelFloor = c.KernelFloor
+	}
+	return g
+}
 
 // LinkCalibration is one link's parameters as measured on a box. Zero fields keep the preset's
 // value.
@@ -81,6 +131,9 @@ type Calibration struct {
 	// nil, never both.
 	Intra *LinkCalibration `json:"intra,omitempty"`
 	Inter *LinkCalibration `json:"inter,omitempty"`
+	// Serving is the GPU's and the engine's serving parameters (calibrate --from); nil when
+	// the fit was of links alone. At least one of Intra, Inter and Serving is present.
+	Serving *ServingCalibration `json:"serving,omitempty"`
 	// Rows, MeanError and MaxError describe the fit: the rows it used and the model's relative
 	// time error over them, mean and worst.
 	Rows      int     `json:"rows,omitempty"`

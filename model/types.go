@@ -234,6 +234,12 @@ type GPU struct {
 	// (its launch inside a CUDA graph, prologue, epilogue, the wait for its last block) take
 	// time at. 0: not known (the serving model's per-kernel floor is then its 4 µs).
 	BoostClockMHz float64 `json:"boost_clock_mhz,omitempty"`
+	// StepOverhead and KernelFloor replace, on this box, the serving engine's host time once a
+	// step (sampling, scheduling, input preparation) and the launch gap a small kernel pays
+	// (costmodel/serving.go); 0 keeps the engine's default. Only a calibration sets them
+	// (`splitscope calibrate --from`, model.ServingCalibration). Seconds.
+	StepOverhead float64 `json:"step_overhead_s,omitempty"`
+	KernelFloor  float64 `json:"kernel_floor_s,omitempty"`
 	// NativeLink is the ID of the GPU-to-GPU link the GPU has inside its node; PCIeLink its host bus.
 	NativeLink string `json:"native_link"`
 	PCIeLink   string `json:"pcie_link"`

@@ -383,6 +383,15 @@ func (g GPU) check(c *checker) {
 	if !finite(g.BoostClockMHz) || g.BoostClockMHz < 0 {
 		c.add("gpu.boost_clock_mhz", g.BoostClockMHz, "must be 0 (not known) or a finite number of MHz above 0")
 	}
+	for _, o := range []struct {
+		name string
+		v    float64
+		r    Range
+	}{{"gpu.step_overhead", g.StepOverhead, CalStepOverhead}, {"gpu.kernel_floor", g.KernelFloor, CalKernelFloor}} {
+		if o.v != 0 && !o.r.Contains(o.v) {
+			c.add(o.name, o.v, "must be 0 (the engine's default) or between %g and %g seconds", o.r.Min, o.r.Max)
+		}
+	}
 }
 
 func (l Link) check(c *checker, field string) {

@@ -28,6 +28,7 @@ const maxLogs = 256
 // calibrateFlags are calibrate's own flags.
 type calibrateFlags struct {
 	logs  []string
+	from  []string // --from: serving benchmark results (calibratefrom.go)
 	out   string
 	force bool
 }
@@ -35,8 +36,8 @@ type calibrateFlags struct {
 func newCalibrateCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
 	cf := &calibrateFlags{}
 	cmd := &cobra.Command{
-		Use:   "calibrate --nccl-tests FILE [FILE…]",
-		Short: "Fit the links' parameters to your own nccl-tests logs; --out FILE.yaml for --calibration",
+		Use:   "calibrate --nccl-tests FILE [FILE…] | --from FILE [FILE…]",
+		Short: "Fit the links' parameters to your own nccl-tests logs, or the serving engine's to your serving benchmarks (--from); --out FILE.yaml for --calibration",
 		Long: `calibrate reads the output of nccl-tests (all_reduce_perf, all_gather_perf,
 reduce_scatter_perf, sendrecv_perf, broadcast_perf, alltoall_perf), on one node or several, and
 fits the link parameters the collective model uses to it: the runs on one node fit the link
@@ -57,19 +58,40 @@ the logs' GPU is not a preset. The link inside a node is the GPU's own (--intra 
 otherwise); across nodes --inter and --nics-per-node say what the network is (default ib-ndr,
 one NIC per GPU). Several logs may be given: repeat --nccl-tests, or list them after it.
 A log that is empty, not nccl-tests output, cut short or of an unknown test is bad input
-(exit 2), named with its line.`,
+(exit 2), named with its line.
+
+--from FILE (repeat it, or list more files after it) fits the serving engine instead, to your
+serving benchmarks: the files validate --against reads (vllm bench serve --save-result JSON,
+sglang.bench_serving JSON Lines), each run served as validate --against serves it, with the
+scenario flags for what the files do not say (--model, --gpu, --gpus, --tp, --engine, …; all the
+runs on one GPU preset). It fits, each in a bounded range, the GPU's memory-bandwidth efficiency
+(memory_eff: TPOT, ITL), its matmul efficiency (compute_eff: TTFT), the engine's host time a step
+(step_overhead_us: TPOT and ITL at light load) and the small kernels' floor (kernel_floor_us),
+minimising the mean |log error| over every figure, but only those the figures pin down: a
+parameter no figure moves with, or one that moves them as a parameter fitted before it does, is
+left at its default and named. It prints the parameters and every figure before and after. The
+fit must keep validate's published checks that the parameters touch (the serving runs; on
+h100-sxm and a100-sxm-80gb their training and GEMM checks too) within tolerance: a check that
+passes without it and fails with it refuses the fit (exit 1), naming the check, and nothing is
+written. --out FILE writes a calibration with a serving: section; --calibration FILE puts the
+parameters on that GPU preset for every command.`,
 		Example: `  splitscope calibrate --nccl-tests all_reduce_perf.log
   splitscope calibrate --nccl-tests ar.log ag.log rs.log --out box.yaml
   splitscope calibrate --nccl-tests 2nodes.log --inter ib-hdr --nics-per-node 8 --json
-  splitscope report --calibration box.yaml --gpu a100-sxm-80gb --gpus 8`,
+  splitscope report --calibration box.yaml --gpu a100-sxm-80gb --gpus 8
+  splitscope calibrate --from online.jsonl --model llama-3-70b --gpu h200-sxm --gpus 4 --tp 4 --out h200.yaml`,
 		Args: cobra.ArbitraryArgs, // more logs
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("from") {
+				return runCalibrateFrom(stdout, cmd.ErrOrStderr(), sf, cf, append(append([]string(nil), cf.from...), args...))
+			}
 			return runCalibrate(stdout, sf, cf, append(append([]string(nil), cf.logs...), args...))
 		},
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.StringArrayVar(&cf.logs, "nccl-tests", nil, "nccl-tests output `FILE` to fit (all_reduce_perf, all_gather_perf, reduce_scatter_perf, sendrecv_perf, broadcast_perf, alltoall_perf); repeat it, or list more files after it")
+	fs.StringArrayVar(&cf.from, "from", nil, "serving benchmark result `FILE` to fit the serving engine to (vllm bench serve --save-result JSON, sglang.bench_serving JSON Lines); repeat it, or list more files after it")
 	fs.StringVar(&cf.out, "out", "", "write the calibration to `FILE` (YAML), for --calibration FILE (default none)")
 	fs.BoolVar(&cf.force, "force", false, "replace an --out file that exists (default off: refuse)")
 	return cmd

@@ -570,6 +570,26 @@ func (f *scenarioFlags) calibrationWarnings(s model.Scenario) []string {
 		return nil
 	}
 	c, name := s.Cluster, f.calibration
+	var w []string
+	if sc := f.calib.Serving; sc != nil {
+		switch {
+		case f.calib.GPU != c.GPU.ID:
+			w = append(w, fmt.Sprintf("--calibration %s calibrates serving on %s, the scenario's GPUs are %s: its serving parameters change nothing here",
+				name, f.calib.GPU, c.GPU.ID))
+		default:
+			for _, o := range []struct {
+				flag string
+				v    float64
+			}{{"compute-eff", sc.ComputeEff}, {"memory-eff", sc.MemoryEff}} {
+				if f.changed(o.flag) && o.v > 0 {
+					w = append(w, fmt.Sprintf("--%s replaces the %s --calibration %s fitted (%.3g)", o.flag, strings.TrimSuffix(o.flag, "-eff")+" efficiency", name, o.v))
+				}
+			}
+		}
+		if len(f.calib.Links()) == 0 {
+			return w
+		}
+	}
 	var used, talks []string
 	if c.NodeSize() > 1 {
 		talks = append(talks, c.Intra.ID+" inside a node")
@@ -588,10 +608,9 @@ func (f *scenarioFlags) calibrationWarnings(s model.Scenario) []string {
 		if len(talks) > 0 {
 			over = strings.Join(talks, " and ")
 		}
-		return []string{fmt.Sprintf("--calibration %s calibrates %s, but the scenario's GPUs talk over %s: it changes nothing here",
-			name, strings.Join(f.calib.LinkIDs(), " and "), over)}
+		return append(w, fmt.Sprintf("--calibration %s calibrates %s, but the scenario's GPUs talk over %s: it changes nothing here",
+			name, strings.Join(f.calib.LinkIDs(), " and "), over))
 	}
-	var w []string
 	if f.calib.GPU != c.GPU.ID {
 		w = append(w, fmt.Sprintf("--calibration %s was measured on %s, the scenario's GPUs are %s: its %s parameters are used as they are",
 			name, f.calib.GPU, c.GPU.ID, strings.Join(used, " and ")))

@@ -43,6 +43,7 @@ const (
 	capacityLayouts = "probe's capacity verdict tries every layout; use search --box FILE to fix one"
 	probeHardware   = "conflicts with probe, which sets the GPU type, the GPU count, GPUs per node and the intra-node link"
 	againstWorkload = "validate --against serves each file's own workload (its rate or concurrency, its requests and their lengths)"
+	fromWorkload    = "calibrate --from serves each file's own workload (its rate or concurrency, its requests and their lengths)"
 )
 
 // flagRules holds, per command (its path below the root), what it does with the shared flags. A
@@ -69,6 +70,12 @@ var flagRules = map[string]flagRule{
 	"calibrate": {
 		only:    []string{"gpu", "intra", "inter", "nics-per-node", "json"},
 		onlyWhy: "calibrate reads the GPUs, how many and on how many nodes from the logs; it takes --gpu (when the logs' GPU is not a preset), --intra, --inter and --nics-per-node (the links the fit starts from) and --json",
+		with:    "from",
+		withRefuse: map[string]string{
+			"lang": "calibrate " + noTeachingTexts, "mode": fromWorkload, "rate": fromWorkload, "concurrency": fromWorkload,
+			"requests": fromWorkload, "prompt": fromWorkload, "gen": fromWorkload, "workload": fromWorkload,
+			"seq": fromWorkload, "batch": fromWorkload, "micro-batch": fromWorkload,
+		},
 	},
 	"serve": {refuse: map[string]string{"json": "serve serves the explorer over SSH; report --json prints the scenario's report"}},
 	"validate": {
