@@ -52,6 +52,19 @@ type Trace struct {
 	Streams []TraceStream
 	// Collectives are the NCCL kernels, in file order.
 	Collectives []TraceCollective
+	// GEMMs are the GEMM kernels whose CPU op (linked by args "External id") recorded its
+	// shapes (torch.profiler record_shapes=True), in file order; empty when none did.
+	GEMMs []TraceGEMM
+}
+
+// TraceGEMM is one GEMM kernel with the shape of the matmul that launched it: an M×K by K×N
+// product (a batched one counts its batch in M).
+type TraceGEMM struct {
+	Op      string // the CPU op: aten::mm, aten::addmm, aten::bmm, aten::linear …
+	M, N, K float64
+	// Dtype is the first input's type as the op recorded it ("c10::BFloat16", "float").
+	Dtype string
+	Dur   float64 // seconds
 }
 
 // TraceStream is one CUDA stream of one device.
@@ -69,6 +82,8 @@ type TraceStream struct {
 type TraceInterval struct {
 	Start, End float64
 	Class      KernelClass
+	// Correlation is the kernel's args correlation (its launch's CUPTI id), 0 when absent.
+	Correlation int64
 }
 
 // TraceCollective is one NCCL kernel: what the name and the args say of it.

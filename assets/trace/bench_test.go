@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/splitscope/splitscope/model"
 )
 
 // synthetic builds a Kineto-shaped trace of about size bytes: per step a CPU op, its launch and
@@ -65,6 +67,9 @@ func TestSynthetic(t *testing.T) {
 		t.Fatal(err)
 	}
 	steps := bytes.Count(data, []byte(`"cat": "cpu_op"`))
+	if len(tr.GEMMs) == 0 || tr.GEMMs[0] != (model.TraceGEMM{Op: "aten::mm", M: 4096, N: 8192, K: 8192, Dtype: "c10::BFloat16", Dur: 18.75e-6}) {
+		t.Errorf("GEMMs %d, the first %+v", len(tr.GEMMs), tr.GEMMs)
+	}
 	if tr.Kernels != steps || len(tr.Collectives) != steps/10 || tr.Collectives[0].Bytes != 2<<20 {
 		t.Errorf("%d kernels, %d collectives of %g bytes for %d steps", tr.Kernels, len(tr.Collectives), tr.Collectives[0].Bytes, steps)
 	}

@@ -121,13 +121,50 @@ type event struct {
 
 // kernelArgs are a GPU event's args the reader uses.
 type kernelArgs struct {
-	Device    *int     `json:"device"`
-	Stream    *int     `json:"stream"`
-	CollName  string   `json:"Collective name"`
-	Dtype     string   `json:"dtype"`
-	InNelems  *float64 `json:"In msg nelems"`
-	OutNelems *float64 `json:"Out msg nelems"`
-	GroupSize *int     `json:"Group size"`
+	Device      *int     `json:"device"`
+	Stream      *int     `json:"stream"`
+	Correlation int64    `json:"correlation"`
+	ExternalID  int64    `json:"External id"`
+	CollName    string   `json:"Collective name"`
+	Dtype       string   `json:"dtype"`
+	InNelems    *float64 `json:"In msg nelems"`
+	OutNelems   *float64 `json:"Out msg nelems"`
+	GroupSize   *int     `json:"Group size"`
+}
+
+// opArgs are a CPU op's args the reader uses: the shapes of a matmul, when recorded.
+type opArgs struct {
+	ExternalID int64     `json:"External id"`
+	Dims       [][]int64 `json:"Input Dims"`
+	Types      []string  `json:"Input type"`
+}
+
+// cpuOp is a CPU op with the args the reader uses.
+type cpuOp struct {
+	Cat  string `json:"cat"`
+	Name string `json:"name"`
+	Args opArgs `json:"args"`
+}
+
+// gemmName is a quick look for a matmul op's name in an event's text, before decoding it.
+func gemmName(raw []byte) bool {
+	for _, n := range gemmNames {
+		if bytes.Contains(raw, n) {
+			return true
+		}
+	}
+	return false
+}
+
+var gemmNames = [][]byte{[]byte(`"aten::mm"`), []byte(`"aten::addmm"`), []byte(`"aten::bmm"`), []byte(`"aten::baddbmm"`), []byte(`"aten::linear"`)}
+
+// gemmOps are the CPU ops whose shapes give a GEMM kernel's M, N and K.
+var gemmOps = map[string]bool{"aten::mm": true, "aten::addmm": true, "aten::bmm": true, "aten::baddbmm": true, "aten::linear": true}
+
+// pendingGEMM is a GEMM kernel waiting for its CPU op's shapes (which may come later in the file).
+type pendingGEMM struct {
+	ext int64
+	dur float64
 }
 
 type distInfo struct {
@@ -192,6 +229,8 @@ func Read(name string, r io.Reader) (model.Trace, error) {
 	t := model.Trace{Rank: -1}
 	streams := map[streamKey]*model.TraceStream{}
 	seenEvents := false
+	shapesOf := map[int64]model.TraceGEMM{}
+	var gemms []pendingGEMM
 	t0 := math.Inf(1)
 	end := math.Inf(-1)
 	for dec.More() {
@@ -223,6 +262,19 @@ func Read(name string, r io.Reader) (model.Trace, error) {
 					return readFail(name, path, dec.InputOffset(), err)
 				}
 				t.Events++
+				if bytes.Contains(raw, []byte("Input Dims")) && bytes.Contains(raw, []byte("cpu_op")) {
+					// A CPU op with its shapes: a matmul's are kept for its GEMM kernel; one this
+					// reader cannot use is left out, not refused.
+					if len(shapesOf) < MaxKernels && gemmName(raw) {
+						var op cpuOp
+						if json.Unmarshal(raw, &op) == nil && op.Cat == "cpu_op" && gemmOps[op.Name] && op.Args.ExternalID != 0 {
+							if g, ok := gemmShape(op.Name, op.Args); ok {
+								shapesOf[op.Args.ExternalID] = g
+							}
+						}
+					}
+					continue
+				}
 				if !bytes.Contains(raw, []byte("kernel")) && !bytes.Contains(raw, []byte("gpu_mem")) {
 					continue
 				}
@@ -274,7 +326,10 @@ func Read(name string, r io.Reader) (model.Trace, error) {
 					st = &model.TraceStream{Device: dev, Stream: *a.Stream}
 					streams[k] = st
 				}
-				st.Intervals = append(st.Intervals, model.TraceInterval{Start: start, End: stop, Class: class})
+				st.Intervals = append(st.Intervals, model.TraceInterval{Start: start, End: stop, Class: class, Correlation: a.Correlation})
+				if class == model.KernelGEMM && a.ExternalID != 0 {
+					gemms = append(gemms, pendingGEMM{ext: a.ExternalID, dur: *ev.Dur * 1e-6})
+				}
 				st.Busy[class] += *ev.Dur * 1e-6
 				t.Kernels++
 				if class == model.KernelNCCL {
@@ -347,11 +402,67 @@ func Read(name string, r io.Reader) (model.Trace, error) {
 		}
 		return a.Stream < b.Stream
 	})
+	for _, g := range gemms {
+		if sh, ok := shapesOf[g.ext]; ok {
+			sh.Dur = g.dur
+			t.GEMMs = append(t.GEMMs, sh)
+		}
+	}
 	for i := range t.Collectives {
 		t.Collectives[i].Start = (t.Collectives[i].Start - t0) * 1e-6
 		t.Collectives[i].Dur *= 1e-6
 	}
 	return t, nil
+}
+
+// gemmShape reads M, N and K from a matmul op's input dims (PyTorch's argument order):
+// aten::mm [M,K] [K,N]; aten::addmm bias [M,K] [K,N]; aten::bmm [B,M,K] [B,K,N]; aten::baddbmm
+// bias [B,M,K] [B,K,N]; aten::linear [..., K] [N,K] (leading dims multiply into M).
+func gemmShape(op string, a opArgs) (model.TraceGEMM, bool) {
+	d := a.Dims
+	first := func(i int) []int64 {
+		if i < len(d) {
+			return d[i]
+		}
+		return nil
+	}
+	g := model.TraceGEMM{Op: op}
+	prod := func(x []int64) float64 {
+		p := 1.0
+		for _, v := range x {
+			p *= float64(v)
+		}
+		return p
+	}
+	var x, w []int64
+	typ := 0
+	switch op {
+	case "aten::mm", "aten::bmm":
+		x, w = first(0), first(1)
+	case "aten::addmm", "aten::baddbmm":
+		x, w, typ = first(1), first(2), 1
+	case "aten::linear":
+		x, w = first(0), first(1)
+		if len(x) < 2 || len(w) != 2 {
+			return g, false
+		}
+		g.M, g.K, g.N = prod(x[:len(x)-1]), float64(x[len(x)-1]), float64(w[0])
+		if float64(w[1]) != g.K {
+			return g, false
+		}
+	}
+	if op != "aten::linear" {
+		n := len(x)
+		if n < 2 || len(w) != n || n > 3 || x[n-1] != w[n-2] {
+			return g, false
+		}
+		g.M, g.K, g.N = prod(x[:n-1]), float64(x[n-1]), float64(w[n-1])
+	}
+	if typ < len(a.Types) {
+		g.Dtype = a.Types[typ]
+	}
+	ok := g.M > 0 && g.N > 0 && g.K > 0 && g.M*g.N*g.K < 1e18
+	return g, ok
 }
 
 // finish sorts a stream's intervals, moves them to seconds from t0 and sums its idle time.

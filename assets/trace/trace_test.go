@@ -220,6 +220,33 @@ func TestTiny(t *testing.T) {
 	}
 }
 
+// TestGEMMShapes: a GEMM kernel takes the shape of the CPU op with its External id, whichever
+// comes first in the file; ops whose dims do not make a matmul are left out.
+func TestGEMMShapes(t *testing.T) {
+	doc := `{"traceEvents": [
+ {"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16", "ts": 10, "dur": 4, "args": {"device": 0, "stream": 7, "correlation": 11, "External id": 5}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "ts": 5, "dur": 1, "args": {"External id": 5, "Input Dims": [[4096], [4096, 1024], [1024, 4096]], "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"]}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "ts": 20, "dur": 1, "args": {"External id": 6, "Input Dims": [[2, 128, 4096], [14336, 4096], []], "Input type": ["c10::BFloat16", "c10::BFloat16", ""]}},
+ {"ph": "X", "cat": "kernel", "name": "nvjet_tst_128x256", "ts": 30, "dur": 8, "args": {"device": 0, "stream": 7, "correlation": 12, "External id": 6}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 40, "dur": 1, "args": {"External id": 7, "Input Dims": [[64, 32], [31, 16]]}},
+ {"ph": "X", "cat": "kernel", "name": "ampere_bf16_s16816gemm", "ts": 50, "dur": 2, "args": {"device": 0, "stream": 7, "External id": 7}}
+]}`
+	tr, err := Read("g.json", strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []model.TraceGEMM{
+		{Op: "aten::addmm", M: 4096, N: 4096, K: 1024, Dtype: "c10::BFloat16", Dur: 4e-6},
+		{Op: "aten::linear", M: 256, N: 14336, K: 4096, Dtype: "c10::BFloat16", Dur: 8e-6},
+	}
+	if fmt.Sprint(tr.GEMMs) != fmt.Sprint(want) {
+		t.Errorf("GEMMs %+v, want %+v", tr.GEMMs, want)
+	}
+	if c := tr.Streams[0].Intervals[0].Correlation; c != 11 {
+		t.Errorf("correlation %d, want 11", c)
+	}
+}
+
 func gz(s string) string {
 	var b bytes.Buffer
 	w := gzip.NewWriter(&b)

@@ -38,6 +38,9 @@ func buildOverlay(paths []string, s model.Scenario, r costmodel.Report) (*overla
 // explorer: the biggest difference and each rank's shares.
 func writeOverlayNote(errw io.Writer, o *overlay.Overlay) {
 	fmt.Fprintf(errw, "splitscope: trace: %s\n", o.Diff)
+	if o.GEMMNote != "" {
+		fmt.Fprintf(errw, "splitscope: trace: %s\n", o.GEMMNote)
+	}
 	for _, r := range o.Ranks {
 		m, p := r.Measured, r.Modeled
 		fmt.Fprintf(errw, "splitscope: trace: rank %d (stage %d): compute %.0f%%, NCCL %.0f%%, idle %.0f%% of %s; model %.0f%%, %.0f%%, %.0f%% of a %s step\n",

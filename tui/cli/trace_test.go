@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,5 +65,30 @@ func TestExplorerTraceReport(t *testing.T) {
 	code, _, errs := runArgs(t, args...)
 	if code != 2 || !strings.Contains(errs, "hta-nccl-data-rank-0.json.gz: distributedInfo.world_size is 2, but the layout runs 8 GPUs (TP 8 × PP 1 × DP 1)") {
 		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestExportTraceGEMM: a trace recorded with shapes fits the GEMM curve on the flags' GPU, and
+// export says so beside the difference.
+func TestExportTraceGEMM(t *testing.T) {
+	var ev []string
+	for i, sh := range [][3]int{{512, 4096, 4096}, {1024, 4096, 4096}, {2048, 11008, 4096}, {4096, 4096, 11008}} {
+		dur := 2*float64(sh[0])*float64(sh[1])*float64(sh[2])/200e12*1e6 + 7 // µs: 200 TFLOP/s and 7 µs
+		ev = append(ev,
+			fmt.Sprintf(`{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": %d, "dur": 5, "args": {"External id": %d, "Input Dims": [[%d, %d], [%d, %d]], "Input type": ["c10::BFloat16", "c10::BFloat16"]}}`,
+				1000*i, i+1, sh[0], sh[2], sh[2], sh[1]),
+			fmt.Sprintf(`{"ph": "X", "cat": "kernel", "name": "sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", "ts": %d, "dur": %.3f, "args": {"device": 0, "stream": 7, "correlation": %d, "External id": %d}}`,
+				1000*i+10, dur, 100+i, i+1))
+	}
+	doc := `{"distributedInfo": {"rank": 0, "world_size": 2}, "traceEvents": [` + strings.Join(ev, ",\n") + `]}`
+	dir := t.TempDir()
+	f := filepath.Join(dir, "shapes.json")
+	if err := os.WriteFile(f, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runArgs(t, "export", "--model", "llama-2-7b", "--gpu", "a100-sxm-40gb", "--gpus", "2", "--tp", "2", "--pp", "1",
+		"--batch", "8", "--trace", f, "--svg", filepath.Join(dir, "g.svg"))
+	if code != 0 || !strings.Contains(errs, "splitscope: trace: GEMM on a100-sxm-40gb (bf16, 4 shapes, 4 kernels): fitted 64% of peak and 7.0 µs a kernel") {
+		t.Errorf("exit %d, stderr %s", code, errs)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/splitscope/splitscope/assets/trace"
 	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/costmodel/calibrate"
 	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/model"
 )
@@ -134,8 +135,14 @@ type Overlay struct {
 	// Diff is the biggest difference, one line; DiffRatio its factor (measured over modelled).
 	Diff      string
 	DiffRatio float64
-	tl        *costmodel.Timeline
-	rep       costmodel.Report
+	// GEMM is the GEMM curve fitted to the traces' GEMM kernels whose shapes were recorded, on
+	// the scenario's GPU in their precision (nil when fewer than calibrate.MinGEMMShapes shapes);
+	// GEMMNote says in one line what it found, or why there is no fit ("" when no GEMM had a
+	// shape).
+	GEMM     *calibrate.GEMMFit
+	GEMMNote string
+	tl       *costmodel.Timeline
+	rep      costmodel.Report
 }
 
 // Build checks the traces against the scenario (Check) and sets each rank's measured time beside
@@ -156,7 +163,56 @@ func Build(traces []model.Trace, s model.Scenario, r costmodel.Report) (*Overlay
 	}
 	sort.SliceStable(o.Ranks, func(i, j int) bool { return o.Ranks[i].Rank < o.Ranks[j].Rank })
 	o.Diff, o.DiffRatio = o.biggest(s)
+	o.GEMM, o.GEMMNote = fitGEMM(traces, s.Cluster.GPU)
 	return o, nil
+}
+
+// precisionOf maps a CPU op's input type ("c10::BFloat16", "c10::Half", "float") to a precision
+// the GEMM curve has a peak for; false for the others (fp32 runs on TF32 or CUDA cores).
+func precisionOf(dtype string) (model.Precision, bool) {
+	switch strings.ToLower(strings.TrimPrefix(dtype, "c10::")) {
+	case "bfloat16":
+		return model.BF16, true
+	case "half", "float16":
+		return model.FP16, true
+	case "float8_e4m3fn", "float8_e5m2":
+		return model.FP8, true
+	}
+	return 0, false
+}
+
+// fitGEMM fits the GEMM curve (calibrate.FitGEMM) to the shaped GEMM kernels of the precision
+// most of them ran in.
+func fitGEMM(traces []model.Trace, g model.GPU) (*calibrate.GEMMFit, string) {
+	by := map[model.Precision][]calibrate.GEMMSample{}
+	all := 0
+	for _, t := range traces {
+		for _, k := range t.GEMMs {
+			all++
+			if p, ok := precisionOf(k.Dtype); ok {
+				by[p] = append(by[p], calibrate.GEMMSample{M: k.M, N: k.N, K: k.K, Seconds: k.Dur})
+			}
+		}
+	}
+	if all == 0 {
+		return nil, ""
+	}
+	var p model.Precision
+	n := -1
+	for _, q := range []model.Precision{model.BF16, model.FP16, model.FP8} {
+		if len(by[q]) > n {
+			p, n = q, len(by[q])
+		}
+	}
+	if n == 0 {
+		return nil, fmt.Sprintf("GEMM: %d kernels with shapes, none in bf16, fp16 or fp8: no curve fitted", all)
+	}
+	f, err := calibrate.FitGEMM(g, p, by[p])
+	if err != nil {
+		return nil, fmt.Sprintf("GEMM: %d %s kernels with shapes: %v", n, p, err)
+	}
+	return &f, fmt.Sprintf("GEMM on %s (%s, %d shapes, %d kernels): fitted %.0f%% of peak and %.1f µs a kernel (built-in %.0f%%, 6.0 µs); rms log error %.0f%% → %.0f%%",
+		g.ID, p, f.Shapes, f.Kernels, 100*f.Eff, f.Latency*1e6, 100*g.MatmulEff(p), 100*f.BuiltinRMS, 100*f.FittedRMS)
 }
 
 // modelShares splits the model's step: compute (with recompute, the optimizer and offload),

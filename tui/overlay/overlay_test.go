@@ -158,3 +158,34 @@ func TestStageOf(t *testing.T) {
 		}
 	}
 }
+
+// TestGEMMFit: a trace's shaped GEMM kernels, timed by the curve at 55% of peak and 8 µs, give
+// those back on the scenario's GPU, in the precision most of them ran in.
+func TestGEMMFit(t *testing.T) {
+	s, r := twoGPU(t, 2)
+	g := s.Cluster.GPU
+	tr := model.Trace{File: "g.json", Rank: 0, WorldSize: 2, Span: 1, Kernels: 1, Streams: []model.TraceStream{{
+		Stream: 7, Intervals: []model.TraceInterval{{Start: 0, End: 0.5, Class: model.KernelGEMM}}}}}
+	for _, m := range []float64{256, 1024, 4096} {
+		for _, n := range []float64{4096, 11008} {
+			k := 4096.0
+			dur := math.Max(2*m*n*k/(g.Peak(model.BF16)*0.55), (m*k+k*n+m*n)*2/(g.HBMBandwidth*g.MemoryEff)) + 8e-6
+			tr.GEMMs = append(tr.GEMMs, model.TraceGEMM{Op: "aten::mm", M: m, N: n, K: k, Dtype: "c10::BFloat16", Dur: dur})
+		}
+	}
+	tr.GEMMs = append(tr.GEMMs, model.TraceGEMM{Op: "aten::mm", M: 64, N: 64, K: 64, Dtype: "float", Dur: 1e-5})
+	o, err := Build([]model.Trace{tr}, s, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.GEMM == nil || math.Abs(o.GEMM.Eff-0.55) > 0.01 || math.Abs(o.GEMM.Latency-8e-6) > 0.5e-6 || o.GEMM.Shapes != 6 {
+		t.Fatalf("fit %+v", o.GEMM)
+	}
+	if !strings.HasPrefix(o.GEMMNote, "GEMM on a100-sxm-40gb (bf16, 6 shapes, 6 kernels): fitted 55% of peak and 8.0 µs a kernel") {
+		t.Errorf("note %q", o.GEMMNote)
+	}
+	tr.GEMMs = tr.GEMMs[:2]
+	if o, _ := Build([]model.Trace{tr}, s, r); o.GEMM != nil || !strings.Contains(o.GEMMNote, "too few GEMM shapes") {
+		t.Errorf("two shapes: %+v %q", o.GEMM, o.GEMMNote)
+	}
+}
