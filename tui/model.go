@@ -483,7 +483,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case traceMsg:
 		if m.trace != nil {
 			m.trace.loading = false
-			m.trace.traces, m.trace.err = msg.traces, msg.err
+			m.trace.set, m.trace.err = msg.set, msg.err
 			m.applyOverlay()
 		}
 		return m, nil

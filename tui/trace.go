@@ -6,7 +6,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/overlay"
 )
 
@@ -16,16 +15,16 @@ func WithTraces(paths []string) Option {
 	return func(o *options) { o.traces = append([]string(nil), paths...) }
 }
 
-// traceMsg carries the traces read, or why they could not be.
+// traceMsg carries the traces read and worked out, or why they could not be.
 type traceMsg struct {
-	traces []model.Trace
-	err    error
+	set *overlay.Set
+	err error
 }
 
 // traceState is the explorer's overlay: the files, what was read, why it is off.
 type traceState struct {
 	paths   []string
-	traces  []model.Trace
+	set     *overlay.Set
 	err     error // the files could not be read, or the current layout contradicts them
 	loading bool
 }
@@ -37,7 +36,10 @@ func traceCmd(paths []string) tea.Cmd {
 	}
 	return func() tea.Msg {
 		t, err := overlay.Load(paths)
-		return traceMsg{traces: t, err: err}
+		if err != nil {
+			return traceMsg{err: err}
+		}
+		return traceMsg{set: overlay.NewSet(t)} // the unions sorted here, off the Update loop
 	}
 }
 
@@ -45,10 +47,10 @@ func traceCmd(paths []string) tea.Cmd {
 // why when its layout contradicts them.
 func (m *Model) applyOverlay() {
 	ts := m.trace
-	if ts == nil || ts.loading || ts.traces == nil || !m.hasData {
+	if ts == nil || ts.loading || ts.set == nil || !m.hasData {
 		return
 	}
-	o, err := overlay.Build(ts.traces, m.data.Scenario, m.data.Report)
+	o, err := overlay.BuildSet(ts.set, m.data.Scenario, m.data.Report)
 	ts.err = err
 	m.pipe.SetOverlay(o) // nil when refused
 }

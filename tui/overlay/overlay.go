@@ -127,6 +127,7 @@ type Rank struct {
 	File              string
 	Measured, Modeled Shares
 	trace             *model.Trace
+	comp, comm        [][2]float64 // the trace's compute and NCCL time, merged
 }
 
 // Overlay is the traces set against the scenario's report.
@@ -145,25 +146,67 @@ type Overlay struct {
 	rep      costmodel.Report
 }
 
+// Set is traces read, with what does not depend on the scenario worked out once: each trace's
+// merged compute and NCCL time and shares, and the GEMM fit per GPU. The explorer makes it in the
+// command that reads the files and builds an overlay from it on every result. A Set is used by
+// one goroutine at a time.
+type Set struct {
+	traces     []model.Trace
+	comp, comm [][][2]float64
+	shares     []Shares
+	fits       map[string]gemmResult // by GPU ID
+}
+
+type gemmResult struct {
+	fit  *calibrate.GEMMFit
+	note string
+}
+
+// NewSet works out what the traces say whatever the scenario.
+func NewSet(traces []model.Trace) *Set {
+	st := &Set{traces: traces, fits: map[string]gemmResult{}}
+	for _, t := range traces {
+		comp, comm := merged(t, false), merged(t, true)
+		st.comp, st.comm = append(st.comp, comp), append(st.comm, comm)
+		st.shares = append(st.shares, measuredShares(t, comp, comm))
+	}
+	return st
+}
+
+// Traces are the set's traces.
+func (st *Set) Traces() []model.Trace { return st.traces }
+
 // Build checks the traces against the scenario (Check) and sets each rank's measured time beside
-// the model's for its stage.
+// the model's for its stage: BuildSet(NewSet(traces), s, r).
 func Build(traces []model.Trace, s model.Scenario, r costmodel.Report) (*Overlay, error) {
-	if err := Check(traces, s); err != nil {
+	return BuildSet(NewSet(traces), s, r)
+}
+
+// BuildSet is Build on a Set: its cost is the model's side and the comparison of collectives,
+// plus the GEMM fit the first time a GPU is seen.
+func BuildSet(st *Set, s model.Scenario, r costmodel.Report) (*Overlay, error) {
+	if err := Check(st.traces, s); err != nil {
 		return nil, err
 	}
 	o := &Overlay{tl: r.Timeline, rep: r}
 	model := modelShares(r)
-	for i := range traces {
-		t := &traces[i]
-		rk := Rank{Rank: rankOf(*t, i), File: t.File, trace: t}
+	for i := range st.traces {
+		t := &st.traces[i]
+		rk := Rank{Rank: rankOf(*t, i), File: t.File, trace: t, comp: st.comp[i], comm: st.comm[i]}
 		rk.Stage = StageOf(s.Layout, rk.Rank)
-		rk.Measured = measuredShares(*t)
+		rk.Measured = st.shares[i]
 		rk.Modeled = model
 		o.Ranks = append(o.Ranks, rk)
 	}
 	sort.SliceStable(o.Ranks, func(i, j int) bool { return o.Ranks[i].Rank < o.Ranks[j].Rank })
 	o.Diff, o.DiffRatio = o.biggest(s)
-	o.GEMM, o.GEMMNote = fitGEMM(traces, s.Cluster.GPU)
+	g := s.Cluster.GPU
+	res, ok := st.fits[g.ID]
+	if !ok {
+		res.fit, res.note = fitGEMM(st.traces, g)
+		st.fits[g.ID] = res
+	}
+	o.GEMM, o.GEMMNote = res.fit, res.note
 	return o, nil
 }
 
@@ -265,11 +308,10 @@ func length(iv [][2]float64) float64 {
 	return s
 }
 
-func measuredShares(t model.Trace) Shares {
+func measuredShares(t model.Trace, comp, comm [][2]float64) Shares {
 	if !(t.Span > 0) {
 		return Shares{Idle: 1}
 	}
-	comp, comm := merged(t, false), merged(t, true)
 	all := union(append(append([][2]float64{}, comp...), comm...))
 	return Shares{
 		Compute: length(comp) / t.Span,
@@ -340,8 +382,8 @@ func coverage(iv [][2]float64, span float64, w int) []float64 {
 
 // MeasuredCells is rank i's trace over w columns, its whole span.
 func (o *Overlay) MeasuredCells(i, w int) []Cell {
-	t := o.Ranks[i].trace
-	return cells(merged(*t, false), merged(*t, true), t.Span, w)
+	rk := o.Ranks[i]
+	return cells(rk.comp, rk.comm, rk.trace.Span, w)
 }
 
 // ModeledCells is rank i's stage in the model's step over w columns: its ops (their TP and EP
