@@ -165,6 +165,8 @@ type Model struct {
 	noteSeq      int
 	// calib is the calibration file the presets' links were calibrated with ("" for none).
 	calib string
+	// trace is the profiler traces overlaid on the Pipeline tab (nil for none); shared by copies.
+	trace *traceState
 	// saveDir is where s and x write ("" is the current directory; tests use a temporary one).
 	saveDir string
 	// served: s and x show what they would write (sheet, scrolled to sheetTop) instead of
@@ -213,6 +215,7 @@ type options struct {
 	source   string
 	lang     string
 	calib    string
+	traces   []string
 	renderer *lipgloss.Renderer
 	served   bool
 	frame    time.Duration
@@ -343,6 +346,9 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 		vc:    &viewCache{}, work: o.work, memo: o.memo, newest: &atomic.Int64{}, lesson: o.lesson,
 		readArch: o.readArch,
 	}
+	if len(o.traces) > 0 {
+		m.trace = &traceState{paths: o.traces, loading: true}
+	}
 	m.keys.pane = m.panes[m.tab].Keys()
 	return m
 }
@@ -358,7 +364,11 @@ func (m *Model) editInput() *textinput.Model {
 
 // Init starts the first evaluation.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.evalCmd(), m.cmpCmd())
+	var tr tea.Cmd
+	if m.trace != nil {
+		tr = traceCmd(m.trace.paths)
+	}
+	return tea.Batch(m.evalCmd(), m.cmpCmd(), tr)
 }
 
 // evaluateAll starts the evaluation and the comparison of the current revision, each unless
@@ -470,6 +480,13 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(m.box.Update(msg), m.box.Recheck())
 	}
 	switch msg := msg.(type) {
+	case traceMsg:
+		if m.trace != nil {
+			m.trace.loading = false
+			m.trace.set, m.trace.err = msg.set, msg.err
+			m.applyOverlay()
+		}
+		return m, nil
 	case modelReadMsg:
 		return m.modelRead(msg)
 	case boxtab.UseBoxMsg:
@@ -507,6 +524,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		for _, p := range m.panes {
 			p.SetData(m.data)
 		}
+		m.applyOverlay()
 		return m, tea.Batch(m.ensureTick(), m.box.Recheck())
 	case compareMsg:
 		if msg.rev >= m.cmpAt {

@@ -497,6 +497,13 @@ func (m *Model) verdict() string {
 	} else {
 		parts = append(parts, "step "+static.Seconds(r.StepTime))
 	}
+	if tag, bad := m.traceTag(); tag != "" {
+		st := m.styles.OK
+		if bad {
+			st = m.styles.Error
+		}
+		parts = append(parts, st.Render(tag))
+	}
 	idle := "bubble "
 	if r.Inference != nil {
 		idle = "idle " // serving: the busiest stage waits for requests as much as for the pipeline

@@ -57,6 +57,7 @@ func noArgs(cmd *cobra.Command, args []string) error {
 
 func newRootCmd(stdout io.Writer) *cobra.Command {
 	sf := &scenarioFlags{}
+	var traces []string
 	root := &cobra.Command{
 		Use:   "splitscope",
 		Short: "Model how a transformer splits across GPUs (tensor, pipeline and data parallel)",
@@ -87,9 +88,10 @@ Exit status: 0 ok (a scenario that does not fit in memory is a result), 2 bad in
 			if sf.json && sf.changed("lang") {
 				return usagef("%s: --json prints the report, which has no teaching texts", typedFlagText(cmd.Flags().Lookup("lang")))
 			}
-			return runExplorer(stdout, cmd.ErrOrStderr(), sf)
+			return runExplorer(stdout, cmd.ErrOrStderr(), sf, traces)
 		},
 	}
+	addTraceFlag(root, &traces)
 	// --version: the module version, VCS revision and Go toolchain from the build information.
 	root.Version = buildVersion()
 	root.SetVersionTemplate("{{.Version}}")
@@ -318,7 +320,7 @@ func loadPresets() (*assets.Presets, error) {
 
 // runExplorer starts the explorer on the flags' scenario when stdout is a terminal (and --json
 // is off); otherwise it prints the report, so pipes and scripts get text.
-func runExplorer(w, errw io.Writer, sf *scenarioFlags) error {
+func runExplorer(w, errw io.Writer, sf *scenarioFlags, traces []string) error {
 	f, ok := w.(*os.File)
 	if sf.json || !ok || !term.IsTerminal(f.Fd()) {
 		if sf.lesson != "" { // checked all the same, and said: the lesson is the explorer's
@@ -330,6 +332,17 @@ func runExplorer(w, errw io.Writer, sf *scenarioFlags) error {
 				return err
 			}
 			fmt.Fprintln(errw, "splitscope: warning: --lesson: the lesson runs in the explorer (g); stdout is not a terminal, so this is the report")
+		}
+		if len(traces) > 0 { // read and checked all the same; the overlay's findings on stderr
+			_, s, r, err := evaluateFlags(sf)
+			if err != nil {
+				return err
+			}
+			o, err := buildOverlay(traces, s, r)
+			if err != nil {
+				return err
+			}
+			defer writeOverlayNote(errw, o)
 		}
 		return runReport(w, errw, sf, false)
 	}
@@ -366,6 +379,9 @@ func runExplorer(w, errw io.Writer, sf *scenarioFlags) error {
 			return err
 		}
 		opts = append(opts, tui.WithLesson(steps))
+	}
+	if len(traces) > 0 {
+		opts = append(opts, tui.WithTraces(traces)) // read in a command, off the Update loop
 	}
 	return tui.Run(s, p, opts...)
 }

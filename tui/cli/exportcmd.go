@@ -16,6 +16,7 @@ import (
 func newExportCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
 	var svgPath, mdPath string
 	var force bool
+	var traces []string
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Write the Pipeline timeline and Tensor breakdown as SVG (--svg FILE), the report and TP-vs-PP table as Markdown (--markdown FILE)",
@@ -37,13 +38,21 @@ row's winner among the layouts that fit marked ★.
 
 Give either or both, each its own file; "-" writes to standard output (one of them). A file
 that exists is left alone unless --force is given; then it is replaced whole, never half-written.
---lang fr writes French texts.`,
+--lang fr writes French texts.
+
+--trace FILE (repeated, one PyTorch profiler trace per rank) adds to the SVG, under the
+timeline, what each rank's GPU measured (compute, NCCL, idle) beside the model's stage, and the
+biggest difference in one line; a trace of another layout than the flags' is refused (exit 2).`,
 		Example: `  splitscope export --svg pipeline.svg
   splitscope export --model llama-2-13b --pp 4 --tp 2 --svg lesson.svg --markdown lesson.md
-  splitscope export --scenario tour/pcie --lang fr --markdown -`,
+  splitscope export --scenario tour/pcie --lang fr --markdown -
+  splitscope export --gpu a100-sxm-40gb --gpus 2 --tp 1 --pp 1 --trace rank0.json.gz --svg overlay.svg`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runExport(stdout, cmd.ErrOrStderr(), sf, output{"svg", svgPath}, output{"markdown", mdPath}, force)
+			if len(traces) > 0 && svgPath == "" {
+				return usagef("--trace: the overlay is drawn in the SVG; give --svg FILE")
+			}
+			return runExport(stdout, cmd.ErrOrStderr(), sf, output{"svg", svgPath}, output{"markdown", mdPath}, force, traces)
 		},
 	}
 	fs := cmd.Flags()
@@ -51,12 +60,13 @@ that exists is left alone unless --force is given; then it is replaced whole, ne
 	fs.StringVar(&svgPath, "svg", "", "write the Pipeline timeline and Tensor breakdown as SVG to `FILE` (\"-\": standard output)")
 	fs.StringVar(&mdPath, "markdown", "", "write the report and the TP-vs-PP comparison as Markdown to `FILE` (\"-\": standard output)")
 	fs.BoolVar(&force, "force", false, "replace --svg and --markdown files that exist (default off: refuse)")
+	addTraceFlag(cmd, &traces)
 	return cmd
 }
 
 // runExport evaluates the flags' scenario (with its timeline) and writes the files asked for.
 // Outputs that would lose data are refused before anything is evaluated or written.
-func runExport(stdout, errw io.Writer, sf *scenarioFlags, svg, md output, force bool) error {
+func runExport(stdout, errw io.Writer, sf *scenarioFlags, svg, md output, force bool, traces []string) error {
 	if svg.path == "" && md.path == "" {
 		return usagef("export needs --svg FILE or --markdown FILE")
 	}
@@ -67,15 +77,24 @@ func runExport(stdout, errw io.Writer, sf *scenarioFlags, svg, md output, force 
 	if err != nil {
 		return err
 	}
+	opt := export.SVGOptions{Lang: sf.language(), Title: sf.scenarioTitle}
+	if len(traces) > 0 {
+		if opt.Overlay, err = buildOverlay(traces, s, r); err != nil {
+			return err
+		}
+	}
 	writeWarnings(errw, sf)
 	lang := sf.language()
 	if svg.path != "" {
 		var b bytes.Buffer
-		if err := export.SVG(&b, s, r, export.SVGOptions{Lang: lang, Title: sf.scenarioTitle}); err != nil {
+		if err := export.SVG(&b, s, r, opt); err != nil {
 			return fmt.Errorf("export svg: %w", err)
 		}
 		if err := writeOutput(stdout, svg, b.Bytes(), force); err != nil {
 			return err
+		}
+		if opt.Overlay != nil {
+			writeOverlayNote(errw, opt.Overlay)
 		}
 	}
 	if md.path != "" {

@@ -17,6 +17,7 @@ import (
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/costmodel/schedule"
 	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/overlay"
 	"github.com/splitscope/splitscope/tui/static"
 )
 
@@ -28,6 +29,8 @@ type SVGOptions struct {
 	Texts map[string]string
 	// Title is the scenario file's title, written above the scenario; "" for none.
 	Title string
+	// Overlay is a measured trace drawn under the timeline beside the model's (nil: none).
+	Overlay *overlay.Overlay
 }
 
 // Geometry of the picture, in px: a 1600 px wide slide; the height follows the content (about
@@ -78,6 +81,9 @@ func SVG(w io.Writer, s model.Scenario, r costmodel.Report, opt SVGOptions) erro
 	c.x1 = svgWidth - margin
 	y := c.title(s, r, opt.Title)
 	y = c.pipeline(s, r, y+28)
+	if opt.Overlay != nil {
+		y = c.overlay(opt.Overlay, y+36)
+	}
 	y = c.tensor(s, r, y+44)
 	y = c.legend(s, r, y+36)
 	h := int(math.Ceil(y)) + margin

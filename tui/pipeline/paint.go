@@ -23,7 +23,9 @@ const (
 	cP2P
 	cP2PDim
 	cPlay
-	cOp // cOp + kind·3 + state: the op classes
+	cOvCompute // a measured or modelled overlay cell: compute
+	cOvComm    // communication, or both at once
+	cOp        // cOp + kind·3 + state: the op classes
 )
 
 // Op states relative to the playhead.
@@ -80,6 +82,8 @@ func (p *painter) init(s theme.Styles) {
 	p.styles[cP2P] = s.P2P
 	p.styles[cP2PDim] = s.P2P.Faint(true)
 	p.styles[cPlay] = s.Playhead
+	p.styles[cOvCompute] = s.ComputeFill
+	p.styles[cOvComm] = s.Comm
 	kinds := [numKinds]lipgloss.Style{s.F, s.B, s.W, s.Prefill, s.Decode}
 	for k, st := range kinds {
 		p.styles[opCls(opKind(k), stLit)] = st

@@ -17,6 +17,7 @@ import (
 
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/overlay"
 	"github.com/splitscope/splitscope/tui/theme"
 )
 
@@ -56,6 +57,8 @@ type Model struct {
 	large bool
 
 	paint painter
+	// ov is a measured trace drawn under the chart, nil when none.
+	ov *overlay.Overlay
 }
 
 var _ common.Pane = (*Model)(nil)

@@ -71,7 +71,7 @@ func (m *Model) layout() (layout, bool) {
 	if m.w < minW || m.h < minH || m.ix == nil {
 		return layout{}, false
 	}
-	return computeLayoutDesc(m.h, m.lanes(), len(wrapParts(m.headerParts(m.w), m.w, 2)), m.StepDescription() != ""), true
+	return computeLayoutDesc(m.chartH(), m.lanes(), len(wrapParts(m.headerParts(m.w), m.w, 2)), m.StepDescription() != ""), true
 }
 
 // View renders the tab: exactly h lines, none wider than w cells.
@@ -88,7 +88,11 @@ func (m *Model) View() string {
 	case m.ix == nil:
 		out = append(out, m.paint.line([]seg{{"No timeline to draw: the scenario has no simulated step yet.", cNote}}, w))
 	default:
-		out = m.chart(out, w, h)
+		out = m.chart(out, w, m.chartH())
+		for len(out) < m.chartH() {
+			out = append(out, "")
+		}
+		out = m.overlayLines(out[:m.chartH()], w, h-m.chartH())
 	}
 	for len(out) < h {
 		out = append(out, "")
