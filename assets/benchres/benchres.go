@@ -117,6 +117,13 @@ func Read(name string, data []byte) ([]model.ServeBench, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fail(1, "", "", "empty file: a benchmark result is a JSON object (vllm bench serve --save-result, sglang.bench_serving --output-file)")
 	}
+	if trtText(data) {
+		r, err := readTRTText(name, data)
+		if err != nil {
+			return nil, err
+		}
+		return []model.ServeBench{r}, nil
+	}
 	data = pythonConstants(data)
 	var runs []model.ServeBench
 	line, counted := 1, 0 // the line of offset counted
@@ -140,7 +147,13 @@ func Read(name string, data []byte) ([]model.ServeBench, error) {
 			}
 			return nil, fail(line+bytes.Count(data[at:err.off], []byte{'\n'}), "", "", "not JSON: %s", err.msg)
 		}
-		r, rerr := readRun(name, line, obj)
+		var r model.ServeBench
+		var rerr error
+		if trtJSON(obj) {
+			r, rerr = readTRTJSON(name, line, obj)
+		} else {
+			r, rerr = readRun(name, line, obj)
+		}
 		if rerr != nil {
 			return nil, rerr
 		}
