@@ -137,7 +137,7 @@ func runValidateAgainst(w, errw io.Writer, sf *scenarioFlags, files []string) er
 			}
 			return err
 		}
-		if trainlog.Detect(data) { // text, not JSON: a training log
+		if !benchres.IsTRTLLM(data) && trainlog.Detect(data) { // text, not JSON: a training log
 			t, err := trainlog.Read(f, data)
 			if err != nil {
 				bad = append(bad, err.Error())
@@ -319,9 +319,12 @@ func benchScenario(sf *scenarioFlags, p *assets.Presets, br benchRun, typed map[
 	refuse := func(format string, args ...any) error {
 		return &inputError{err: fmt.Errorf("%s: %s", at, fmt.Sprintf(format, args...))}
 	}
-	modelField := "model_id"
+	modelField, gpuField := "model_id", "gpu_name"
 	if b.Tool == model.ToolSGLang {
 		modelField = "server_info.model_path"
+	}
+	if b.ModelField != "" {
+		modelField, gpuField = b.ModelField, b.GPUField
 	}
 	switch {
 	case typed["model"] || typed["scenario"]:
@@ -342,19 +345,26 @@ func benchScenario(sf *scenarioFlags, p *assets.Presets, br benchRun, typed map[
 	}
 	if !typed["gpu"] && !typed["box"] && !typed["scenario"] {
 		if b.GPUName == "" {
-			return model.Scenario{}, nil, refuse("gpu_name: missing: the file does not say which GPU ran it; give --gpu (%s)", strings.Join(p.GPUIDs(), ", "))
+			return model.Scenario{}, nil, refuse("%s: missing: the file does not say which GPU ran it; give --gpu (%s)", gpuField, strings.Join(p.GPUIDs(), ", "))
 		}
 		g, ok := gpu.MatchGPU(b.GPUName, p.GPUs)
 		if !ok {
-			return model.Scenario{}, nil, refuse("gpu_name = %s: no GPU preset matches; give --gpu (%s)", b.GPUName, strings.Join(p.GPUIDs(), ", "))
+			return model.Scenario{}, nil, refuse("%s = %s: no GPU preset matches; give --gpu (%s)", gpuField, b.GPUName, strings.Join(p.GPUIDs(), ", "))
 		}
 		if err := set("gpu", g.ID); err != nil {
 			return model.Scenario{}, nil, err
 		}
 	}
-	if !typed["tp"] && b.TP > 0 {
-		if err := set("tp", strconv.Itoa(b.TP)); err != nil {
-			return model.Scenario{}, nil, err
+	// What the file says of the layout and the engine's runtime (trtllm-bench's report: PP, its
+	// max batch size and tokens, its weights' and KV cache's formats), where no flag is typed.
+	for _, kv := range []struct {
+		name, value string
+	}{{"tp", itoaPos(b.TP)}, {"pp", itoaPos(b.PP)}, {"max-seqs", itoaPos(b.MaxBatch)}, {"max-batch-tokens", itoaPos(b.MaxTokens)},
+		{"weights", b.Weights}, {"kv-cache", b.KVCache}} {
+		if kv.value != "" && !sf.changed(kv.name) {
+			if err := set(kv.name, kv.value); err != nil {
+				return model.Scenario{}, nil, err
+			}
 		}
 	}
 	if !typed["gpus"] && !typed["box"] && !typed["scenario"] {
@@ -405,6 +415,7 @@ func benchScenario(sf *scenarioFlags, p *assets.Presets, br benchRun, typed map[
 		return s, nil, fmt.Errorf("%s: %w", at, err)
 	}
 	s.Workload.PromptDist, s.Workload.GenDist = lengthDist(b.Prompt), lengthDist(b.Gen)
+	s.Workload.Offline = b.Tool == model.ToolTRTLLM // trtllm-bench hands the engine token ids
 	if w := &s.Workload; w.Rate > 0 {
 		// A benchmark's figures are over every request, warm-up and drain included: served as a
 		// schedule of one stage, the model's are too (a single rate's are over its steady window).
@@ -435,6 +446,12 @@ func compareRun(br benchRun, s model.Scenario, inf costmodel.Inference) static.A
 	ar := static.AgainstRun{File: br.where(), Scenario: describeRun(b, s)}
 	for _, m := range b.Metrics {
 		pred, ok := predicted(m, inf)
+		switch m.Quantity { // trtllm-bench's per-user and per-GPU output throughputs
+		case "per_user_output_tokens_per_s":
+			pred, ok = float64(s.Workload.GenTokens)/inf.E2EMean, inf.E2EMean > 0
+		case "per_gpu_output_tokens_per_s":
+			pred, ok = inf.OutputTokensPerS/float64(s.Cluster.GPUs), true
+		}
 		switch {
 		case !ok:
 			ar.Skipped = append(ar.Skipped, m.Field)
@@ -499,6 +516,14 @@ func describeRun(b model.ServeBench, s model.Scenario) string {
 	return fmt.Sprintf("%s: %s on %d× %s, TP %d PP %d DP %d, engine %s · %d requests, %s · prompts %s, outputs %s",
 		b.Tool, s.Arch.ID, s.Cluster.GPUs, s.Cluster.GPU.ID, l.TP, l.PP, l.DP, engineName(s.Workload.Engine),
 		s.Workload.Requests, traffic, lengthText(b.Prompt), lengthText(b.Gen))
+}
+
+// itoaPos is n in decimal, "" for 0 (not said).
+func itoaPos(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
 }
 
 func engineName(id string) string {
