@@ -171,7 +171,8 @@ func runValidateAgainst(w, errw io.Writer, sf *scenarioFlags, files []string) er
 		return err
 	}
 	typed := map[string]bool{}
-	for _, name := range append([]string{"model", "gpu", "gpus", "gpus-per-node", "tp", "pp", "dp", "engine", "box", "scenario"}, trainFlags...) {
+	for _, name := range append([]string{"model", "gpu", "gpus", "gpus-per-node", "tp", "pp", "dp", "engine", "box", "scenario",
+		"max-seqs", "max-batch-tokens", "weights", "kv-cache"}, trainFlags...) {
 		typed[name] = sf.changed(name)
 	}
 	// Each run's scenario first: a run that cannot be served is refused before any is.
@@ -355,16 +356,27 @@ func benchScenario(sf *scenarioFlags, p *assets.Presets, br benchRun, typed map[
 			return model.Scenario{}, nil, err
 		}
 	}
-	// What the file says of the layout and the engine's runtime (trtllm-bench's report: PP, its
-	// max batch size and tokens, its weights' and KV cache's formats), where no flag is typed.
+	// What the file says of the layout and the engine's runtime (SGLang's tp_size; a trtllm-bench
+	// report's TP, PP, max batch size and tokens, its weights' and KV cache's formats) where no
+	// flag is typed; the flag's default where the file does not say, so that nothing carries from
+	// one run to the next.
 	for _, kv := range []struct {
 		name, value string
 	}{{"tp", itoaPos(b.TP)}, {"pp", itoaPos(b.PP)}, {"max-seqs", itoaPos(b.MaxBatch)}, {"max-batch-tokens", itoaPos(b.MaxTokens)},
 		{"weights", b.Weights}, {"kv-cache", b.KVCache}} {
-		if kv.value != "" && !sf.changed(kv.name) {
-			if err := set(kv.name, kv.value); err != nil {
+		if typed[kv.name] || typed["scenario"] {
+			continue
+		}
+		if kv.value == "" { // back to the default, as if not typed
+			fl := sf.fs.Lookup(kv.name)
+			if err := fl.Value.Set(fl.DefValue); err != nil {
 				return model.Scenario{}, nil, err
 			}
+			fl.Changed = false
+			continue
+		}
+		if err := set(kv.name, kv.value); err != nil {
+			return model.Scenario{}, nil, err
 		}
 	}
 	if !typed["gpus"] && !typed["box"] && !typed["scenario"] {

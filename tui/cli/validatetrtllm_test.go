@@ -159,3 +159,29 @@ func TestValidateAgainstTRTLLMBadInput(t *testing.T) {
 		})
 	}
 }
+
+// Nothing a report sets carries to the next file: the 0.16 latency report's max batch size of 1
+// and TP 4 do not reach the throughput report after it, nor a vLLM run after that.
+func TestValidateAgainstTRTLLMNothingCarried(t *testing.T) {
+	trtThroughput := "../../assets/benchres/testdata/trtllm/tuning-guide-llama33-70b-tp4-throughput-0.16.txt"
+	alone, _ := runAgainstJSON(t, "--against", trtThroughput, "--gpu", "h100-sxm", "--model", "llama-3-70b")
+	after, _ := runAgainstJSON(t, "--against", trtLatency, trtThroughput, "--gpu", "h100-sxm", "--model", "llama-3-70b")
+	a, _ := againstMetrics(alone, 0)
+	b, _ := againstMetrics(after, 1)
+	if a["requests_per_s"] != b["requests_per_s"] || a["requests_per_s"][1] == 0 {
+		t.Errorf("throughput report after the latency one: %v, alone %v", b, a)
+	}
+	vAlone, _ := runAgainstJSON(t, "--against", iogH100)
+	code, out, errs := runArgs(t, "validate", "--json", "--against", trtLatency, iogH100, "--model", "llama-3-8b")
+	if code != 2 || out != "" || !strings.Contains(errs, "MACHINE DETAILS: missing") {
+		t.Fatalf("exit %d: %s", code, errs) // the report names no GPU and --gpu would override the vLLM file's
+	}
+	vAfter, _ := runAgainstJSON(t, "--against", trtBlog, iogH100, "--gpu", "h100-pcie", "--model", "llama-3-8b")
+	x, _ := againstMetrics(vAlone, 0)
+	y, _ := againstMetrics(vAfter, 1)
+	for name, v := range x {
+		if y[name] != v {
+			t.Errorf("vLLM run after a trtllm-bench report: %s %v, alone %v", name, y[name], v)
+		}
+	}
+}
