@@ -32,6 +32,7 @@
 //     "total_throughput", earlier ones (0.3) wrote a subset (median TTFT and ITL, mean and median
 //     E2E, output throughput); --output-details adds the per-request lists. Its random dataset
 //     draws lengths uniformly on [max(int(L × random_range_ratio), 1), L] (sample_random_requests).
+//   - TensorRT-LLM's trtllm-bench, its printed report and its --report_json: trtllm.go.
 //
 // Every problem names the file, the line of the run and the field (its JSON path).
 package benchres

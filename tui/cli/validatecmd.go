@@ -61,6 +61,16 @@ result, is cut short, or lacks what a run needs (completed, duration, request_ra
 a model and a GPU from the file or the flags) is bad input (exit 2) naming the file, the line and
 the field.
 
+A trtllm-bench report (TensorRT-LLM's throughput or latency subcommand: its printed report, of
+releases 0.12 on, or its --report_json) is compared too, told by its lines or keys: its model,
+TP and PP, max runtime batch size and tokens (--max-seqs, --max-batch-tokens), quantization and
+KV cache dtype (--weights, --kv-cache), its requests and their mean lengths, served by the trtllm
+engine with every request at once (latency's max batch size 1: one at a time; the report does
+not print a --concurrency), the GPU from its MACHINE DETAILS where printed, else --gpu. Compared:
+request, output and total token throughput, the mean latency and its percentiles, TTFT and TPOT
+where streaming printed them, per-user output tokens/s (the output tokens over the model's mean
+latency) and per-GPU output tokens/s.
+
 A training log (text, told from the JSON by its lines) is compared too: Megatron-LM's console
 output (its iteration lines, memory reports and logged arguments) or torchtitan's (its step lines,
 and its configuration where printed). What the log says sets the scenario (the layout: TP, PP, DP,
@@ -78,7 +88,8 @@ model's memory without its reserve for the CUDA context), those the log has.`,
   splitscope validate --against vllm-16qps.json --gpu h100-pcie
   splitscope validate --against run.json --model llama-3-8b --gpu rtx-4090 --json
   splitscope validate --against online.jsonl --model llama-3-70b --gpu h200-sxm --gpus 4 --tp 4
-  splitscope validate --against pretrain_gpt.log --gpu h100-sxm`,
+  splitscope validate --against pretrain_gpt.log --gpu h100-sxm
+  splitscope validate --against trtllm-throughput.txt --model llama-3-8b --gpu h100-sxm`,
 		Args: cobra.ArbitraryArgs, // more result files after --against
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("against") {
@@ -90,7 +101,7 @@ model's memory without its reserve for the CUDA context), those the log has.`,
 			return runValidateAgainst(stdout, cmd.ErrOrStderr(), sf, append(append([]string(nil), against...), args...))
 		},
 	}
-	cmd.Flags().StringArrayVar(&against, "against", nil, "serving benchmark result or training log `FILE` to compare the model with: vllm bench serve --save-result JSON, sglang.bench_serving JSON Lines, a Megatron-LM or torchtitan log; repeat it, or list more files after it (default none: the published checks)")
+	cmd.Flags().StringArrayVar(&against, "against", nil, "serving benchmark result or training log `FILE` to compare the model with: vllm bench serve --save-result JSON, sglang.bench_serving JSON Lines, a trtllm-bench report (text or --report_json), a Megatron-LM or torchtitan log; repeat it, or list more files after it (default none: the published checks)")
 	return cmd
 }
 
