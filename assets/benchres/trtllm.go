@@ -54,13 +54,15 @@ import (
 )
 
 // trtText reports whether data is a trtllm-bench text report: text (not JSON) with a line of
-// its performance overview.
+// its performance overview or one of its sections' headers (a report cut short is then read as
+// one, and refused naming what it lacks).
 func trtText(data []byte) bool {
 	at := skipSpace(data, 0)
 	if at == len(data) || data[at] == '{' {
 		return false
 	}
-	for _, m := range [][]byte{[]byte("Request Throughput (req/sec):"), []byte("Token Throughput (tokens/sec):")} {
+	for _, m := range [][]byte{[]byte("Request Throughput (req/sec):"), []byte("Token Throughput (tokens/sec):"),
+		[]byte("= WORLD + RUNTIME INFORMATION"), []byte("= PYTORCH BACKEND"), []byte("= ENGINE DETAILS")} {
 		if bytes.Contains(data, m) {
 			return true
 		}
@@ -165,9 +167,12 @@ func readTRTText(name string, data []byte) (model.ServeBench, error) {
 		} else {
 			l, data = data, nil
 		}
-		s := strings.TrimSpace(reANSI.ReplaceAllString(string(l), ""))
-		if strings.HasPrefix(s, "= ") {
-			section = strings.TrimSpace(s[2:])
+		l = bytes.TrimSpace(l)
+		if bytes.IndexByte(l, 0x1b) >= 0 { // colours
+			l = bytes.TrimSpace(reANSI.ReplaceAll(l, nil))
+		}
+		if bytes.HasPrefix(l, []byte("= ")) {
+			section = strings.TrimSpace(string(l[2:]))
 			switch section {
 			case "PYTORCH BACKEND":
 				t.backend = "pytorch"
@@ -176,27 +181,35 @@ func readTRTText(name string, data []byte) (model.ServeBench, error) {
 			}
 			continue
 		}
-		if s == "" || strings.HasPrefix(s, "===") || strings.HasPrefix(s, "--") {
+		if len(l) == 0 || bytes.HasPrefix(l, []byte("===")) || bytes.HasPrefix(l, []byte("--")) {
 			continue
 		}
 		if section == "MACHINE DETAILS" && t.machine == nil {
-			t.machine = &trtValue{line: line, field: "MACHINE DETAILS", text: s}
+			t.machine = &trtValue{line: line, field: "MACHINE DETAILS", text: string(l)}
 			continue
 		}
-		i := strings.IndexByte(s, ':')
-		if i < 0 {
+		// "Label:<blanks>value": the label as printed (its words one space apart), or a
+		// breakdown's "[TTFT] P90"; other lines (the run's log) are skipped without a copy.
+		i := bytes.IndexByte(l, ':')
+		if i < 0 || i > 64 {
 			continue
 		}
-		label := strings.Join(strings.Fields(s[:i]), " ")
-		value := strings.TrimSpace(s[i+1:])
-		key, ok := trtLabels[label]
-		if !ok {
-			f := strings.Fields(label)
-			if len(f) != 2 || trtBreakdowns[f[0]] == "" || trtStats[f[1]] == "" {
-				continue
+		raw := bytes.TrimSpace(l[:i])
+		key, ok := trtLabels[string(raw)]
+		label := ""
+		if ok {
+			label = string(raw)
+		} else {
+			label = strings.Join(strings.Fields(string(raw)), " ")
+			if key, ok = trtLabels[label]; !ok {
+				f := strings.Fields(label)
+				if len(f) != 2 || trtBreakdowns[f[0]] == "" || trtStats[f[1]] == "" {
+					continue
+				}
+				key = trtBreakdowns[f[0]] + "_" + trtStats[f[1]]
 			}
-			key = trtBreakdowns[f[0]] + "_" + trtStats[f[1]]
 		}
+		value := strings.TrimSpace(string(l[i+1:]))
 		if section == "THROUGHPUT OVERVIEW" && key == "total_tokens_per_s" {
 			// 0.16's latency report: its "Total Token Throughput" is the output tokens' (the
 			// requests' output over the run: 0.0158 req/s × 2048 tokens, 32.27).

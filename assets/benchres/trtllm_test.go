@@ -199,3 +199,35 @@ func TestReadTRTLLMMutations(t *testing.T) {
 		}
 	}
 }
+
+// A report cut before its overview is still told as one and refused naming what it lacks.
+func TestReadTRTLLMCutBeforeOverview(t *testing.T) {
+	blog := readTestdata(t, trtBlog)
+	cut := blog[:bytes.Index(blog, []byte("= PERFORMANCE OVERVIEW"))]
+	_, err := Read("cut.txt", cut)
+	var e *Error
+	if !errors.As(err, &e) || e.Field != "Request Throughput (req/sec)" || !strings.Contains(err.Error(), "missing: no figure measured") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// BenchmarkReadTRTLLMLog: a report at the end of a run's whole console output, 20,000 log lines
+// before it (the iteration log a --streaming run with print_iter_log writes).
+func BenchmarkReadTRTLLMLog(b *testing.B) {
+	var log bytes.Buffer
+	for i := range 20000 {
+		log.WriteString("[12/02/2025-10:00:00] [TRT-LLM] [I] iter = ")
+		log.WriteString(strings.Repeat("x", i%7))
+		log.WriteString(", global_rank = 0, rank = 0, currank_total_requests = 0/100, host_step_time = 12.5ms, states = {'num_ctx_requests': 0, 'num_ctx_tokens': 0, 'num_generation_tokens': 94}\n")
+	}
+	log.Write(readTestdata(b, trtBlog))
+	data := log.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		runs, err := Read("bench.log", data)
+		if err != nil || len(runs[0].Metrics) != 27 {
+			b.Fatal(err)
+		}
+	}
+}
