@@ -119,11 +119,7 @@ func Read(name string, data []byte) ([]model.ServeBench, error) {
 		return nil, fail(1, "", "", "empty file: a benchmark result is a JSON object (vllm bench serve --save-result, sglang.bench_serving --output-file)")
 	}
 	if trtText(data) {
-		r, err := readTRTText(name, data)
-		if err != nil {
-			return nil, err
-		}
-		return []model.ServeBench{r}, nil
+		return readTRTText(name, data)
 	}
 	data = pythonConstants(data)
 	var runs []model.ServeBench

@@ -105,7 +105,8 @@ type trtValue struct {
 // trtReport is what a report says, by the name the reader gives each value.
 type trtReport struct {
 	file    string
-	line    int // the JSON object's line; 0 for a text report
+	isJSON  bool
+	line    int // the JSON object's line; a text report's first, 0 when the file holds one
 	values  map[string]trtValue
 	backend string
 	machine *trtValue // MACHINE DETAILS' line, or machine.name
@@ -154,9 +155,12 @@ var (
 	reANSI        = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
 )
 
-// readTRTText reads a text report. A label met twice is refused (one report a file).
-func readTRTText(name string, data []byte) (model.ServeBench, error) {
-	t := &trtReport{file: name, values: map[string]trtValue{}}
+// readTRTText reads a text report, or several: each starts at its first section's header
+// (PYTORCH BACKEND, ENGINE DETAILS), as a sweep's log prints one a run. A label met twice in one
+// report is refused.
+func readTRTText(name string, data []byte) ([]model.ServeBench, error) {
+	t := &trtReport{file: name, values: map[string]trtValue{}, line: 1}
+	reports := []*trtReport{t}
 	section := ""
 	line := 0
 	for len(data) > 0 {
@@ -173,6 +177,13 @@ func readTRTText(name string, data []byte) (model.ServeBench, error) {
 		}
 		if bytes.HasPrefix(l, []byte("= ")) {
 			section = strings.TrimSpace(string(l[2:]))
+			if (section == "PYTORCH BACKEND" || section == "ENGINE DETAILS") && len(t.values) > 0 {
+				if len(reports) == MaxRuns {
+					return nil, &Error{File: name, Line: line, Msg: fmt.Sprintf("more than %d reports in one file", MaxRuns)}
+				}
+				t = &trtReport{file: name, values: map[string]trtValue{}, line: line}
+				reports = append(reports, t)
+			}
 			switch section {
 			case "PYTORCH BACKEND":
 				t.backend = "pytorch"
@@ -216,17 +227,29 @@ func readTRTText(name string, data []byte) (model.ServeBench, error) {
 			key = "output_tokens_per_s"
 		}
 		if prev, ok := t.values[key]; ok {
-			return model.ServeBench{}, &Error{File: name, Line: line, Field: label, Value: value,
-				Msg: fmt.Sprintf("given again (first on line %d): one trtllm-bench report a file", prev.line)}
+			return nil, &Error{File: name, Line: line, Field: label, Value: value,
+				Msg: fmt.Sprintf("given again (first on line %d) in one report (a report starts at its PYTORCH BACKEND or ENGINE DETAILS header)", prev.line)}
 		}
 		t.values[key] = trtValue{line: line, field: label, text: value}
 	}
-	return t.build()
+	if len(reports) == 1 {
+		reports[0].line = 0 // a file of one report: its problems name the line of the value
+	}
+	runs := make([]model.ServeBench, 0, len(reports))
+	for _, r := range reports {
+		b, err := r.build()
+		if err != nil {
+			return nil, err
+		}
+		b.Runs = len(reports)
+		runs = append(runs, b)
+	}
+	return runs, nil
 }
 
 // readTRTJSON reads a --report_json object.
 func readTRTJSON(name string, line int, obj map[string]json.RawMessage) (model.ServeBench, error) {
-	t := &trtReport{file: name, line: line, values: map[string]trtValue{}}
+	t := &trtReport{file: name, isJSON: true, line: line, values: map[string]trtValue{}}
 	sub := func(key string) (map[string]json.RawMessage, error) {
 		raw, ok := obj[key]
 		if !ok || string(bytes.TrimSpace(raw)) == "null" {
@@ -345,7 +368,7 @@ func (t *trtReport) whole(key string, lo, hi int) (int, bool, error) {
 // missing names the field a report lacks: the text's label or the JSON path.
 func (t *trtReport) missing(text, jsonPath, what string) error {
 	field := text
-	if t.line > 0 {
+	if t.isJSON {
 		field = jsonPath
 	}
 	return &Error{File: t.file, Line: t.line, Field: field, Msg: "missing: " + what}
@@ -377,7 +400,7 @@ func (t *trtReport) build() (model.ServeBench, error) {
 	line := max(t.line, 1)
 	b := model.ServeBench{File: t.file, Line: line, Tool: model.ToolTRTLLM, Engine: "trtllm", Backend: t.backend, Burstiness: 1}
 	b.ModelField, b.GPUField = "Model", "MACHINE DETAILS"
-	if t.line > 0 {
+	if t.isJSON {
 		b.ModelField, b.GPUField = "engine.model", "machine.name"
 	}
 	if v, ok := t.values["model"]; ok && v.text != "None" {
@@ -401,7 +424,7 @@ func (t *trtReport) build() (model.ServeBench, error) {
 	if ep, ok, err := t.whole("ep", 1, model.MaxGPUs); err != nil {
 		return b, err
 	} else if ok && ep > 1 {
-		b.Warnings = append(b.Warnings, fmt.Sprintf("EP size %d: the experts' parallelism is not read; give --ep", ep))
+		b.Warnings = append(b.Warnings, fmt.Sprintf("EP size %d: TensorRT-LLM splits the experts over its TP group, splitscope's --ep over DP replicas: not read; give the layout (--tp, --dp, --ep) that matches", ep))
 	}
 	if b.MaxBatch, _, err = t.whole("max_batch", 1, model.MaxBatch); err != nil {
 		return b, err

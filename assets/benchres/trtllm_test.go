@@ -143,7 +143,8 @@ func TestReadTRTLLMBadInput(t *testing.T) {
 		{"TP 0", strings.Replace(blog, "TP Size:                1", "TP Size:                0", 1), 22, "TP Size", "whole number from 1"},
 		{"half a request", strings.Replace(blog, "Number of requests:             100", "Number of requests: 99.5", 1), 15, "Number of requests", "whole number"},
 		{"no output length", strings.Replace(blog, "Average Output Length (tokens): 128.0000", "", 1), 0, "Average Output Length (tokens)", "missing"},
-		{"two reports", blog + blog, 107, "Model", "given again (first on line 5)"},
+		{"a label twice in one report", strings.Replace(blog, "Total Token Throughput", "Request Throughput (req/sec):   1\nTotal Token Throughput", 1), 36, "Request Throughput (req/sec)", "given again (first on line 34) in one report"},
+		{"the second report lacks its requests", blog + strings.Replace(blog, "Number of requests:             100", "", 1), 105, "Number of requests", "missing"},
 		{"JSON num_requests a word", strings.Replace(js, `"num_requests": 100,`, `"num_requests": "many",`, 1), 1, "request_info.num_requests", "must be a number"},
 		{"JSON performance not an object", strings.Replace(js, `"performance": {`, `"performance": [1], "x": {`, 1), 1, "performance", "must be an object"},
 		{"JSON latency percentiles a list", strings.Replace(js, `"request_latency_percentiles_ms": {`, `"request_latency_percentiles_ms": [], "y": {`, 1), 1, "performance.request_latency_percentiles_ms", "must be an object"},
@@ -229,5 +230,22 @@ func BenchmarkReadTRTLLMLog(b *testing.B) {
 		if err != nil || len(runs[0].Metrics) != 27 {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A log of several runs (a sweep) holds one report a run, each from its first section's header.
+func TestReadTRTLLMSeveralReports(t *testing.T) {
+	blog := string(readTestdata(t, trtBlog))
+	runs, err := Read("sweep.log", []byte(blog+strings.Replace(blog, "86.5373", "90.25", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 || runs[0].Line != 1 || runs[1].Line != 105 || runs[0].Runs != 2 || runs[1].Runs != 2 {
+		t.Fatalf("%d runs at lines %d, %d", len(runs), runs[0].Line, runs[len(runs)-1].Line)
+	}
+	a, _ := metric(runs[0], "requests_per_s")
+	b, _ := metric(runs[1], "requests_per_s")
+	if a.Value != 86.5373 || b.Value != 90.25 {
+		t.Errorf("requests/s %g and %g", a.Value, b.Value)
 	}
 }
