@@ -13,7 +13,7 @@ type ServeBench struct {
 	Line int
 	// Runs is how many runs the file holds (a JSON Lines file, or vLLM's --append-result).
 	Runs int
-	// Tool is the benchmark that wrote it: ToolVLLM or ToolSGLang.
+	// Tool is the benchmark that wrote it: ToolVLLM, ToolSGLang or ToolTRTLLM.
 	Tool string
 	// Backend is the tool's --backend as written ("vllm", "openai-chat", "sglang", "trt", …);
 	// Engine the serving engine it names as an Engines ID ("" when the backend does not say).
@@ -30,6 +30,14 @@ type ServeBench struct {
 	// TP is the tensor-parallel size the server ran, when the file says (SGLang's
 	// server_info.tp_size); 0 when absent.
 	TP int
+	// PP, MaxBatch and MaxTokens are what a trtllm-bench report prints of its runtime (PP Size,
+	// Max Runtime Batch Size, Max Runtime Tokens); Weights and KVCache the formats its
+	// quantization and KV cache dtype name (model.WeightFormats; "" when unquantized or not
+	// said); 0 and "" when absent.
+	PP, MaxBatch, MaxTokens int
+	Weights, KVCache        string
+	// ModelField and GPUField name where the file says the model and the GPU, for messages.
+	ModelField, GPUField string
 	// Rate is the offered requests/s, Poisson when Burstiness is 1 (0: every request at once,
 	// the file's "inf"); Concurrency the clients' limit (0: none).
 	Rate        float64
@@ -60,6 +68,7 @@ type ServeBench struct {
 const (
 	ToolVLLM   = "vllm bench serve"
 	ToolSGLang = "sglang.bench_serving"
+	ToolTRTLLM = "trtllm-bench"
 )
 
 // BenchLengths summarises one length (prompt or output tokens) of a run's requests.
@@ -78,7 +87,9 @@ type BenchLengths struct {
 // BenchMetric is one figure a run measured.
 type BenchMetric struct {
 	// Quantity is what was measured: "ttft", "tpot", "itl", "e2e" (seconds), or a throughput:
-	// "requests_per_s", "output_tokens_per_s", "total_tokens_per_s", "input_tokens_per_s".
+	// "requests_per_s", "output_tokens_per_s", "total_tokens_per_s", "input_tokens_per_s",
+	// "per_user_output_tokens_per_s" (trtllm-bench's mean over the requests of each one's output
+	// tokens over its latency), "per_gpu_output_tokens_per_s".
 	Quantity string
 	// Stat is the statistic of a latency over the requests: "mean", "median", "std", "p90",
 	// "p99", "p99.9", …; "" for a throughput.

@@ -32,6 +32,7 @@
 //     "total_throughput", earlier ones (0.3) wrote a subset (median TTFT and ITL, mean and median
 //     E2E, output throughput); --output-details adds the per-request lists. Its random dataset
 //     draws lengths uniformly on [max(int(L × random_range_ratio), 1), L] (sample_random_requests).
+//   - TensorRT-LLM's trtllm-bench, its printed report and its --report_json: trtllm.go.
 //
 // Every problem names the file, the line of the run and the field (its JSON path).
 package benchres
@@ -117,6 +118,9 @@ func Read(name string, data []byte) ([]model.ServeBench, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fail(1, "", "", "empty file: a benchmark result is a JSON object (vllm bench serve --save-result, sglang.bench_serving --output-file)")
 	}
+	if trtText(data) {
+		return readTRTText(name, data)
+	}
 	data = pythonConstants(data)
 	var runs []model.ServeBench
 	line, counted := 1, 0 // the line of offset counted
@@ -140,7 +144,13 @@ func Read(name string, data []byte) ([]model.ServeBench, error) {
 			}
 			return nil, fail(line+bytes.Count(data[at:err.off], []byte{'\n'}), "", "", "not JSON: %s", err.msg)
 		}
-		r, rerr := readRun(name, line, obj)
+		var r model.ServeBench
+		var rerr error
+		if trtJSON(obj) {
+			r, rerr = readTRTJSON(name, line, obj)
+		} else {
+			r, rerr = readRun(name, line, obj)
+		}
 		if rerr != nil {
 			return nil, rerr
 		}

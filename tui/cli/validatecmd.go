@@ -61,6 +61,16 @@ result, is cut short, or lacks what a run needs (completed, duration, request_ra
 a model and a GPU from the file or the flags) is bad input (exit 2) naming the file, the line and
 the field.
 
+A trtllm-bench report (TensorRT-LLM's throughput or latency subcommand: its printed report, of
+releases 0.12 on, or its --report_json) is compared too, told by its lines or keys: its model,
+TP and PP, max runtime batch size and tokens (--max-seqs, --max-batch-tokens), quantization and
+KV cache dtype (--weights, --kv-cache), its requests and their mean lengths, served by the trtllm
+engine with every request at once (latency's max batch size 1: one at a time; the report does
+not print a --concurrency), the GPU from its MACHINE DETAILS where printed, else --gpu. Compared:
+request, output and total token throughput, the mean latency and its percentiles, TTFT and TPOT
+where streaming printed them, per-user output tokens/s (the output tokens over the model's mean
+latency) and per-GPU output tokens/s.
+
 A training log (text, told from the JSON by its lines) is compared too: Megatron-LM's console
 output (its iteration lines, memory reports and logged arguments) or torchtitan's (its step lines,
 and its configuration where printed). What the log says sets the scenario (the layout: TP, PP, DP,
@@ -78,7 +88,8 @@ model's memory without its reserve for the CUDA context), those the log has.`,
   splitscope validate --against vllm-16qps.json --gpu h100-pcie
   splitscope validate --against run.json --model llama-3-8b --gpu rtx-4090 --json
   splitscope validate --against online.jsonl --model llama-3-70b --gpu h200-sxm --gpus 4 --tp 4
-  splitscope validate --against pretrain_gpt.log --gpu h100-sxm`,
+  splitscope validate --against pretrain_gpt.log --gpu h100-sxm
+  splitscope validate --against trtllm-throughput.txt --model llama-3-8b --gpu h100-sxm`,
 		Args: cobra.ArbitraryArgs, // more result files after --against
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("against") {
@@ -90,7 +101,7 @@ model's memory without its reserve for the CUDA context), those the log has.`,
 			return runValidateAgainst(stdout, cmd.ErrOrStderr(), sf, append(append([]string(nil), against...), args...))
 		},
 	}
-	cmd.Flags().StringArrayVar(&against, "against", nil, "serving benchmark result or training log `FILE` to compare the model with: vllm bench serve --save-result JSON, sglang.bench_serving JSON Lines, a Megatron-LM or torchtitan log; repeat it, or list more files after it (default none: the published checks)")
+	cmd.Flags().StringArrayVar(&against, "against", nil, "serving benchmark result or training log `FILE` to compare the model with: vllm bench serve --save-result JSON, sglang.bench_serving JSON Lines, a trtllm-bench report (text or --report_json), a Megatron-LM or torchtitan log; repeat it, or list more files after it (default none: the published checks)")
 	return cmd
 }
 
@@ -137,7 +148,7 @@ func runValidateAgainst(w, errw io.Writer, sf *scenarioFlags, files []string) er
 			}
 			return err
 		}
-		if trainlog.Detect(data) { // text, not JSON: a training log
+		if !benchres.IsTRTLLM(data) && trainlog.Detect(data) { // text, not JSON: a training log
 			t, err := trainlog.Read(f, data)
 			if err != nil {
 				bad = append(bad, err.Error())
@@ -171,7 +182,8 @@ func runValidateAgainst(w, errw io.Writer, sf *scenarioFlags, files []string) er
 		return err
 	}
 	typed := map[string]bool{}
-	for _, name := range append([]string{"model", "gpu", "gpus", "gpus-per-node", "tp", "pp", "dp", "engine", "box", "scenario"}, trainFlags...) {
+	for _, name := range append([]string{"model", "gpu", "gpus", "gpus-per-node", "tp", "pp", "dp", "engine", "box", "scenario",
+		"max-seqs", "max-batch-tokens", "weights", "kv-cache"}, trainFlags...) {
 		typed[name] = sf.changed(name)
 	}
 	// Each run's scenario first: a run that cannot be served is refused before any is.
@@ -319,9 +331,12 @@ func benchScenario(sf *scenarioFlags, p *assets.Presets, br benchRun, typed map[
 	refuse := func(format string, args ...any) error {
 		return &inputError{err: fmt.Errorf("%s: %s", at, fmt.Sprintf(format, args...))}
 	}
-	modelField := "model_id"
+	modelField, gpuField := "model_id", "gpu_name"
 	if b.Tool == model.ToolSGLang {
 		modelField = "server_info.model_path"
+	}
+	if b.ModelField != "" {
+		modelField, gpuField = b.ModelField, b.GPUField
 	}
 	switch {
 	case typed["model"] || typed["scenario"]:
@@ -342,18 +357,36 @@ func benchScenario(sf *scenarioFlags, p *assets.Presets, br benchRun, typed map[
 	}
 	if !typed["gpu"] && !typed["box"] && !typed["scenario"] {
 		if b.GPUName == "" {
-			return model.Scenario{}, nil, refuse("gpu_name: missing: the file does not say which GPU ran it; give --gpu (%s)", strings.Join(p.GPUIDs(), ", "))
+			return model.Scenario{}, nil, refuse("%s: missing: the file does not say which GPU ran it; give --gpu (%s)", gpuField, strings.Join(p.GPUIDs(), ", "))
 		}
 		g, ok := gpu.MatchGPU(b.GPUName, p.GPUs)
 		if !ok {
-			return model.Scenario{}, nil, refuse("gpu_name = %s: no GPU preset matches; give --gpu (%s)", b.GPUName, strings.Join(p.GPUIDs(), ", "))
+			return model.Scenario{}, nil, refuse("%s = %s: no GPU preset matches; give --gpu (%s)", gpuField, b.GPUName, strings.Join(p.GPUIDs(), ", "))
 		}
 		if err := set("gpu", g.ID); err != nil {
 			return model.Scenario{}, nil, err
 		}
 	}
-	if !typed["tp"] && b.TP > 0 {
-		if err := set("tp", strconv.Itoa(b.TP)); err != nil {
+	// What the file says of the layout and the engine's runtime (SGLang's tp_size; a trtllm-bench
+	// report's TP, PP, max batch size and tokens, its weights' and KV cache's formats) where no
+	// flag is typed; the flag's default where the file does not say, so that nothing carries from
+	// one run to the next.
+	for _, kv := range []struct {
+		name, value string
+	}{{"tp", itoaPos(b.TP)}, {"pp", itoaPos(b.PP)}, {"max-seqs", itoaPos(b.MaxBatch)}, {"max-batch-tokens", itoaPos(b.MaxTokens)},
+		{"weights", b.Weights}, {"kv-cache", b.KVCache}} {
+		if typed[kv.name] || typed["scenario"] {
+			continue
+		}
+		if kv.value == "" { // back to the default, as if not typed
+			fl := sf.fs.Lookup(kv.name)
+			if err := fl.Value.Set(fl.DefValue); err != nil {
+				return model.Scenario{}, nil, err
+			}
+			fl.Changed = false
+			continue
+		}
+		if err := set(kv.name, kv.value); err != nil {
 			return model.Scenario{}, nil, err
 		}
 	}
@@ -405,6 +438,7 @@ func benchScenario(sf *scenarioFlags, p *assets.Presets, br benchRun, typed map[
 		return s, nil, fmt.Errorf("%s: %w", at, err)
 	}
 	s.Workload.PromptDist, s.Workload.GenDist = lengthDist(b.Prompt), lengthDist(b.Gen)
+	s.Workload.Offline = b.Tool == model.ToolTRTLLM // trtllm-bench hands the engine token ids
 	if w := &s.Workload; w.Rate > 0 {
 		// A benchmark's figures are over every request, warm-up and drain included: served as a
 		// schedule of one stage, the model's are too (a single rate's are over its steady window).
@@ -435,6 +469,12 @@ func compareRun(br benchRun, s model.Scenario, inf costmodel.Inference) static.A
 	ar := static.AgainstRun{File: br.where(), Scenario: describeRun(b, s)}
 	for _, m := range b.Metrics {
 		pred, ok := predicted(m, inf)
+		switch m.Quantity { // trtllm-bench's per-user and per-GPU output throughputs
+		case "per_user_output_tokens_per_s":
+			pred, ok = float64(s.Workload.GenTokens)/inf.E2EMean, inf.E2EMean > 0
+		case "per_gpu_output_tokens_per_s":
+			pred, ok = inf.OutputTokensPerS/float64(s.Cluster.GPUs), true
+		}
 		switch {
 		case !ok:
 			ar.Skipped = append(ar.Skipped, m.Field)
@@ -499,6 +539,14 @@ func describeRun(b model.ServeBench, s model.Scenario) string {
 	return fmt.Sprintf("%s: %s on %d× %s, TP %d PP %d DP %d, engine %s · %d requests, %s · prompts %s, outputs %s",
 		b.Tool, s.Arch.ID, s.Cluster.GPUs, s.Cluster.GPU.ID, l.TP, l.PP, l.DP, engineName(s.Workload.Engine),
 		s.Workload.Requests, traffic, lengthText(b.Prompt), lengthText(b.Gen))
+}
+
+// itoaPos is n in decimal, "" for 0 (not said).
+func itoaPos(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
 }
 
 func engineName(id string) string {
