@@ -116,7 +116,13 @@ type plan struct {
 	busyBuf    []float64
 	inFlight   []int
 	inFlightOf model.Schedule
-	act        struct {
+	// lcMemo, in a search, holds the layer costs of the splits that differ from this plan's in
+	// the schedule and the interleaving alone (layerMemo); nil elsewhere.
+	lcMemo *layerMemo
+	// spare is the backing of the remembered slices above, kept when a search's pool hands the
+	// plan to its next split (reusePlan): each is refilled before it is read.
+	spare planSpare
+	act   struct {
 		k  knobs
 		v  []float64
 		ok bool
@@ -219,7 +225,8 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 		}
 	}
 	n := p.p * p.v
-	p.crossNode = make([]bool, max(n-1, 0))
+	p.crossNode = resize(p.spare.crossNode, max(n-1, 0))
+	p.spare.crossNode = p.crossNode
 	for vs := 0; vs+1 < n; vs++ {
 		r0, r1 := vs%p.p, (vs+1)%p.p
 		p.crossNode[vs] = (r0*ppStride)/gpn != (r1*ppStride)/gpn

@@ -139,8 +139,12 @@ func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 		p.lcBuf = make([]layerCost, len(p.k.Shapes))
 	}
 	costs := p.lcBuf[:len(p.k.Shapes)]
-	for k, sh := range p.k.Shapes {
-		costs[k] = p.trainLayerCost(sh, segs, &tl)
+	if m := p.lcMemo; m != nil && !segs {
+		costs = m.costs(p)
+	} else {
+		for k, sh := range p.k.Shapes {
+			costs[k] = p.trainLayerCost(sh, segs, &tl)
+		}
 	}
 	lg := logits(a, l, tokens, p.e)
 	lgT := p.hw.time(lg)
@@ -288,9 +292,10 @@ func (p *plan) dpSync(dense, expert float64) dpMemo {
 		}
 	}
 	if p.dpCache == nil {
-		p.dpCache = make([]dpMemo, 0, 4) // the first, middle and last ranks differ
+		p.dpCache = p.spare.dpCache[:0] // the first, middle and last ranks differ
 	}
 	p.dpCache = append(p.dpCache, c)
+	p.spare.dpCache = p.dpCache
 	return c
 }
 
@@ -364,7 +369,7 @@ type tailClass struct {
 // and floating-point addition is monotone, so the step's end over these is the end over all.
 func (p *plan) tailRanks(st []vstage, res schedule.Result) []tailRank {
 	classes := p.tailBuf[:0]
-	out := make([]int, 0, 4)
+	out := p.spare.tailOut[:0]
 	finish := func(rk int) float64 {
 		if rk < len(res.Finish) {
 			return res.Finish[rk]
@@ -381,10 +386,12 @@ func (p *plan) tailRanks(st []vstage, res schedule.Result) []tailRank {
 			out[i] = rk
 		}
 	}
-	p.tailBuf = classes
+	p.tailBuf, p.spare.tailOut = classes, out
 	infos := p.rankInfos()
 	class, _ := p.rankClasses()
-	kept := make([]tailRank, len(out))
+	// In the plan's buffer, rewritten by the next call.
+	kept := resize(p.spare.kept, len(out))
+	p.spare.kept = kept
 	for i, rk := range out {
 		f, b, w := p.rankOps(st, rk)
 		all, _ := p.rankActBytes(infos[rk])
@@ -398,7 +405,8 @@ func (p *plan) tailRanks(st []vstage, res schedule.Result) []tailRank {
 func (p *plan) sameInfo() []int {
 	if p.infoOf == nil {
 		infos := p.rankInfos()
-		p.infoOf = make([]int, len(infos))
+		p.infoOf = resize(p.spare.infoOf, len(infos))
+		p.spare.infoOf = p.infoOf
 		for rk, ri := range infos {
 			p.infoOf[rk] = slices.Index(infos, ri)
 		}
@@ -574,7 +582,8 @@ func (p *plan) rankInfos() []rankInfo {
 	if p.ranks != nil {
 		return p.ranks
 	}
-	p.ranks = make([]rankInfo, p.p)
+	p.ranks = resize(p.spare.ranks, p.p)
+	p.spare.ranks = p.ranks
 	for vs, n := range p.layers { // as rankLayers counts them
 		ri := &p.ranks[vs%p.p]
 		ri.layers += n
@@ -602,7 +611,8 @@ func (p *plan) rankClasses() (class, reps []int) {
 		return p.class, p.reps
 	}
 	infos := p.rankInfos()
-	p.class = make([]int, len(infos))
+	p.class = resize(p.spare.class, len(infos))
+	p.reps = p.spare.reps[:0]
 	for rk, ri := range infos {
 		i := slices.IndexFunc(p.reps, func(r int) bool { return infos[r] == ri && r != p.p-1 })
 		if i < 0 || rk == p.p-1 {
@@ -611,6 +621,7 @@ func (p *plan) rankClasses() (class, reps []int) {
 		}
 		p.class[rk] = i
 	}
+	p.spare.class, p.spare.reps = p.class, p.reps
 	return p.class, p.reps
 }
 
@@ -721,7 +732,7 @@ func (p *plan) simSchedule() model.Schedule {
 func (p *plan) trainInput(st []vstage, record bool) schedule.Train {
 	n := len(st)
 	// One buffer per plan for the four slices, rewritten by the next call.
-	if cap(p.inBuf) < 4*n {
+	if cap(p.inBuf) < 5*n {
 		// With room for the sends after the input's four slices.
 		p.inBuf = make([]float64, 4*n, 5*n)
 	}
@@ -973,7 +984,8 @@ func (p *plan) runTrain(in schedule.Train, mode evalMode) (schedule.Result, erro
 		p.busyBuf = make([]float64, p.p)
 	}
 	if p.inFlight == nil || p.inFlightOf != in.Schedule {
-		p.inFlight, p.inFlightOf = make([]int, p.p), in.Schedule
+		p.inFlight, p.inFlightOf = resize(p.spare.inFly, p.p), in.Schedule
+		p.spare.inFly = p.inFlight
 		for r := range p.inFlight {
 			p.inFlight[r] = p.estimateInFlight(r, in.Schedule)
 		}
