@@ -119,6 +119,8 @@ type plan struct {
 	// lcMemo, in a search, holds the layer costs of the splits that differ from this plan's in
 	// the schedule and the interleaving alone (layerMemo); nil elsewhere.
 	lcMemo *layerMemo
+	// lcTable is the memo's table of this plan's split (layerMemo.costs), once asked.
+	lcTable *knobTable
 	// spare is the backing of the remembered slices above, kept when a search's pool hands the
 	// plan to its next split (reusePlan): each is refilled before it is read.
 	spare planSpare

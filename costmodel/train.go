@@ -783,7 +783,12 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	noP2P := in
 	noP2P.P2P = nil
 	noP2P.Record = false
-	ppExposed := max(schedule.EstimateTrain(in)-schedule.EstimateTrain(noP2P), 0)
+	// In estimate mode the makespan is that closed form already (runTrain).
+	withP2P := res.Makespan
+	if mode != modeEstimate {
+		withP2P = schedule.EstimateTrain(in)
+	}
+	ppExposed := max(withP2P-schedule.EstimateTrain(noP2P), 0)
 
 	r := Report{Layout: p.layoutSummary()}
 	m := float64(p.m)
