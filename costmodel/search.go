@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -177,6 +178,7 @@ func searchMemo(base model.Scenario, opt SearchOptions, refine int, newMemo func
 	for w := range memos {
 		if newMemo != nil {
 			memos[w] = newMemo()
+			memos[w].coll = &collMemo{c: base.Cluster, m: map[collKey]collective.Result{}, own: true}
 		}
 	}
 	parallelForWorkers(len(jobs), len(memos), func(w, i int) {

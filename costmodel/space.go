@@ -198,7 +198,9 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits
 		so := s
 		so.Layout.RankOrder = o
 		plans[i] = reusePlan(so, ss)
-		plans[i].lcMemo = memo
+		if memo != nil {
+			plans[i].useMemo(memo)
+		}
 	}
 	defer func() {
 		for _, p := range plans {

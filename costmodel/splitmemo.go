@@ -22,6 +22,9 @@ type layerMemo struct {
 	m map[splitKey]*knobTable
 	// arena is where the entries' costs are cut from, a block at a time.
 	arena []layerCost
+	// coll, when set, is the worker's own collectives memo, which its plans use instead of the
+	// search's shared one (no lock, no other worker on it).
+	coll *collMemo
 	// check, in the tests, computes the costs again at every hit and counts the hits and those
 	// that differ from what the memo held.
 	check          bool
@@ -124,4 +127,15 @@ func (m *layerMemo) costs(p *plan) []layerCost {
 	}
 	p.lcTable[k] = c
 	return c
+}
+
+// useMemo has p take its layer costs from m and, where m holds one for p's cluster, time its
+// collectives through m's own memo.
+func (p *plan) useMemo(m *layerMemo) {
+	p.lcMemo = m
+	if m.coll != nil && m.coll.c == p.c {
+		for _, k := range [...]*comms{&p.tp, &p.dp, &p.epc, &p.etpc, &p.expDP} {
+			k.memo = m.coll
+		}
+	}
 }
