@@ -209,10 +209,16 @@ func searchMemo(base model.Scenario, opt SearchOptions, refine int, newMemo func
 	rank()
 	// Refine the head with the exact simulation, then rank again.
 	head := feasible[:min(refine, len(feasible))]
-	for i := range head {
+	// The simulations on every core, each into its own slot; then taken in order.
+	sims := make([]Report, len(head))
+	simErrs := make([]error, len(head))
+	parallelFor(len(head), func(i int) {
 		s := base
 		s.Layout = head[i].Layout
-		if r, err := evaluate(s, modeFast); err == nil {
+		sims[i], simErrs[i] = evaluate(s, modeFast)
+	})
+	for i := range head {
+		if r, err := sims[i], simErrs[i]; err == nil {
 			counts.Simulated++
 			head[i].Report = r
 			if !r.Memory.Fits {

@@ -128,8 +128,9 @@ func (p *plan) trainLayerCost(sh arch.Shape, segs bool, tl *trainLayer) layerCos
 }
 
 // trainStages builds every virtual stage's op costs and, with segs, each layer kind's segments
-// (the report's and the timeline's; Search's inner loop needs the costs alone). The costs are
-// the same sums either way.
+// and what each stage's ops are made of (the report's and the timeline's). Without segs it fills
+// the op times (f, b, w) and layers alone, all Search's inner loop reads; those are the same
+// sums either way.
 func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 	a, l := p.a, p.l
 	seq := float64(p.s.Workload.Seq)
@@ -181,10 +182,13 @@ func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 			if c == 0 {
 				continue
 			}
-			k, lc := float64(c), costs[kind]
+			k, lc := float64(c), &costs[kind]
 			f += k * lc.f
 			b += k * lc.b
 			w += k * lc.w
+			if !segs {
+				continue
+			}
 			st.ep += k * lc.ep
 			st.tp += k * lc.tp
 			st.recompute += k * lc.recompute
@@ -195,6 +199,9 @@ func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 		st.b = segsDur(st.bHead) + b
 		if zb {
 			st.w = segsDur(st.wHead) + w
+		}
+		if !segs {
+			continue
 		}
 		st.compute = st.f + st.b + st.w - st.tp - st.ep - st.recompute
 		if vs == n-1 {
@@ -314,7 +321,7 @@ func (p *plan) trainTail(st []vstage, res schedule.Result, stages []StageDetail)
 		sd.Busy = res.Busy[rk]
 		sd.InFlight = res.PeakInFlight[rk]
 		rs := p.rankMemory(rk, sd)
-		rt := p.rankTail(rk, st, res, rs, sd.F, sd.B, sd.W, &memo)
+		rt := p.rankTail(rk, st, &res, &rs, sd.F, sd.B, sd.W, &memo)
 		out.offload = max(out.offload, rt.offExposed)
 		out.stepEnd = max(out.stepEnd, rt.end)
 		if res.Busy[rk] > res.Busy[out.crit] {
@@ -336,13 +343,13 @@ func (p *plan) trainTail(st []vstage, res schedule.Result, stages []StageDetail)
 // without the report's details: Search's inner loop, from each group's parameter state (params
 // by rankClasses' group, paramMemory's under the plan's ZeRO stage and offload), over the ranks
 // tailRanks keeps.
-func (p *plan) stepSeconds(st []vstage, res schedule.Result, params []paramBytes, ranks []tailRank, optimizer float64) float64 {
+func (p *plan) stepSeconds(st []vstage, res *schedule.Result, params []paramBytes, ranks []tailRank, optimizer float64) float64 {
 	var memo dpMemo
 	end := res.Makespan
 	for _, tr := range ranks {
 		rs := params[tr.class].rankState
 		rs.actMicro = tr.actMicro // as actMemory sets it
-		end = max(end, p.rankTail(tr.rk, st, res, rs, tr.f, tr.b, tr.w, &memo).end)
+		end = max(end, p.rankTail(tr.rk, st, res, &rs, tr.f, tr.b, tr.w, &memo).end)
 	}
 	return end + optimizer
 }
@@ -440,20 +447,19 @@ type rankTailResult struct {
 // backward; and the offload's traffic (f, b, w: the rank's op times per micro-batch). memo
 // keeps the last rank's sync: ranks with the same parameters (all but the ends, layers split
 // evenly) sync the same.
-func (p *plan) rankTail(rk int, st []vstage, res schedule.Result, rs rankState, f, b, w float64, memo *dpMemo) rankTailResult {
+func (p *plan) rankTail(rk int, st []vstage, res *schedule.Result, rs *rankState, f, b, w float64, memo *dpMemo) rankTailResult {
 	if !memo.ok || rs.dense != memo.dense || rs.expert != memo.expert {
 		*memo = p.dpSync(rs.dense, rs.expert)
 	}
 	dpT := memo.sync
 	window := 0.0
 	if !p.l.SerialDP {
-		last := st[rk]
-		window = last.b + last.w
+		window = st[rk].b + st[rk].w
 	}
 	u := p.dp.overlapSlowdown()
 	// Offload: the gradients go down after the sync, in the same window; the streamed weights or
 	// activations hide behind the forwards and the backwards (DMA engines: no SMs taken).
-	fwdT, bwdT, down := p.offloadTimes(rs)
+	fwdT, bwdT, down := p.offloadTimes(*rs)
 	m := float64(p.m)
 	stream := max(fwdT-m*f, 0) + max(bwdT-m*(b+w), 0) // not hidden
 	exposed := max(dpT+down-window, 0) + u*min(dpT, window)
