@@ -84,6 +84,9 @@ func searchMemo(base model.Scenario, opt SearchOptions, refine int, newMemo func
 
 	var feasible, infeasible []Candidate
 	var jobs []splitJob
+	// kvs are the knob values of each split and micro-batch size, which its jobs index (a job
+	// holds no pointer: Search lists tens of thousands).
+	var kvs []knobValues
 	// reject lists a TP × PP × DP split that no micro-batch or schedule makes work, as the layout
 	// with the first micro-batch size and the fixed schedule.
 	reject := func(t, pp, d int, reason string) {
@@ -133,7 +136,8 @@ func searchMemo(base model.Scenario, opt SearchOptions, refine int, newMemo func
 				}
 				tried++
 				lay.MicroBatch = b
-				kv := knobsFor(base, fix, t, pp, d)
+				kvs = append(kvs, knobsFor(base, fix, t, pp, d))
+				kv := int32(len(kvs) - 1)
 				for _, sv := range schedulesFor(base, pp, units/(b*d), maxV, infer, fix) {
 					for _, ep := range eps {
 						for _, etp := range etpSizes(a, t, ep, base.Layout.ETP, fix.ETP) {
@@ -184,7 +188,7 @@ func searchMemo(base model.Scenario, opt SearchOptions, refine int, newMemo func
 	parallelForWorkers(len(jobs), len(memos), func(w, i int) {
 		s := base
 		s.Layout = jobs[i].layout
-		o := searchSplit(s, jobs[i].knobs, opt.Objective, ss, memos[w])
+		o := searchSplit(s, kvs[jobs[i].knobs], opt.Objective, ss, memos[w])
 		cands[i], splitCounts[i] = o.cand, o.counts
 	})
 	var counts SearchCounts
@@ -296,10 +300,11 @@ func confidenceWarning(cands []Candidate) string {
 	return out
 }
 
-// splitJob is one split Search evaluates with the knob values to try on it.
+// splitJob is one split Search evaluates with the knob values to try on it (their index in the
+// search's list).
 type splitJob struct {
 	layout model.Layout
-	knobs  knobValues
+	knobs  int32
 }
 
 // goodputSearch ranks the feasible serving layouts by the highest request rate each serves
