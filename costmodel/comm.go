@@ -152,7 +152,7 @@ const (
 
 // overlapSlowdown is the compute time lost per second of this group's communication hidden
 // behind compute.
-func (k comms) overlapSlowdown() float64 {
+func (k *comms) overlapSlowdown() float64 {
 	if k.g.Nodes > 1 {
 		return overlapSlowdownInter
 	}

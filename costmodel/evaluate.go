@@ -97,6 +97,8 @@ type plan struct {
 	// infoOf[rk] is the first rank with rank rk's rankInfo (sameInfo).
 	infoOf  []int
 	dpCache []dpMemo
+	// dpClass is dpSync's memo by rank group and ZeRO kind of sync (classSync).
+	dpClass []dpMemo
 	tailBuf []tailClass
 	sends   []float64
 	// hostCap is one GPU's share of its node's host memory.

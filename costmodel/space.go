@@ -348,7 +348,7 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits
 									continue
 								}
 								counts.Evaluated++
-								v := variantScore{k: knobs{rc, sp, f.zero, tpo, f.off, serial, keep, order}, step: po.stepSeconds(st, res, params.get(f.zero, f.off), ranks, opt),
+								v := variantScore{k: knobs{rc, sp, f.zero, tpo, f.off, serial, keep, order}, step: po.stepSeconds(st, &res, params.get(f.zero, f.off), ranks, opt),
 									mem: f.mem, ok: true}
 								if better(v, best) {
 									best = v
@@ -397,7 +397,7 @@ type planSpare struct {
 	class, reps, memReps, infoOf, inFly []int
 	tailOut                             []int
 	kept                                []tailRank
-	dpCache                             []dpMemo
+	dpCache, dpClass                    []dpMemo
 	crossNode                           []bool
 	params                              []paramBytes
 }

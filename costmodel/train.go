@@ -344,14 +344,36 @@ func (p *plan) trainTail(st []vstage, res schedule.Result, stages []StageDetail)
 // by rankClasses' group, paramMemory's under the plan's ZeRO stage and offload), over the ranks
 // tailRanks keeps.
 func (p *plan) stepSeconds(st []vstage, res *schedule.Result, params []paramBytes, ranks []tailRank, optimizer float64) float64 {
-	var memo dpMemo
 	end := res.Makespan
 	for _, tr := range ranks {
 		rs := params[tr.class].rankState
 		rs.actMicro = tr.actMicro // as actMemory sets it
+		memo := p.classSync(tr.class, rs.dense, rs.expert)
 		end = max(end, p.rankTail(tr.rk, st, res, &rs, tr.f, tr.b, tr.w, &memo).end)
 	}
 	return end + optimizer
+}
+
+// classSync is dpSync of a rank of group class (rankClasses) with these parameters, kept per
+// group and ZeRO kind of sync: a group's parameters are the same under every ZeRO stage and
+// offload (paramMemory), so Search's settings of one plan ask the same few.
+func (p *plan) classSync(class int, dense, expert float64) dpMemo {
+	zk := min(p.l.ZeRO, 1)
+	if p.l.ZeRO == 3 {
+		zk = 2
+	}
+	i := class*3 + zk
+	if i >= len(p.dpClass) {
+		_, reps := p.rankClasses()
+		p.dpClass = resize(p.spare.dpClass, max(len(reps), class+1)*3)
+		p.spare.dpClass = p.dpClass
+	}
+	if c := p.dpClass[i]; c.ok && c.dense == dense && c.expert == expert {
+		return c
+	}
+	c := p.dpSync(dense, expert)
+	p.dpClass[i] = c
+	return c
 }
 
 // tailRank is a rank tailRanks keeps, with what its tail reads that the ZeRO stage, the offload
