@@ -70,3 +70,24 @@ func TestSearchLayerMemoExact(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchKnobsMatchBruteForceMoE is TestSearchKnobsMatchBruteForce on MoE spaces (Mixtral
+// 8x7B on 8 H100s, Qwen3-30B-A3B on 16 with the two-hop dispatch, gpt-oss-20b on 8), every EP
+// and expert-TP split with its knobs: each split's kept setting has exactly the best closed-form
+// step time of all its settings evaluated alone, and the counts add up to the brute-force space.
+func TestSearchKnobsMatchBruteForceMoE(t *testing.T) {
+	mk := func(id string, gpus, batch int) model.Scenario {
+		s := scenario(t, id, "h100-sxm", "nvlink4", gpus, 1, 1)
+		s.Workload.GlobalBatch = batch
+		return s
+	}
+	two := mk("qwen3-30b-a3b", 16, 16)
+	two.Layout.EPDispatch = model.EPDispatchTwoHop
+	for name, base := range map[string]model.Scenario{
+		"mixtral-8":    mk("mixtral-8x7b", 8, 16),
+		"qwen3-a3b-16": two,
+		"gpt-oss-8":    mk("gpt-oss-20b", 8, 16),
+	} {
+		t.Run(name, func(t *testing.T) { checkKnobsBruteForce(t, base, SearchOptions{MaxMicroBatch: 4, MaxChunks: 2}) })
+	}
+}
