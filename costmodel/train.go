@@ -231,7 +231,12 @@ type trainTailResult struct {
 // step with it before any other work.
 func (p *plan) optimizerSeconds() float64 {
 	most := 0.0
-	for _, ri := range p.rankInfos() {
+	// The most over the ranks is the most over one rank of each group (rankClasses: the ranks
+	// of a group have the same rankInfo).
+	infos := p.rankInfos()
+	_, reps := p.rankClasses()
+	for _, rk := range reps {
+		ri := infos[rk]
 		if p.l.Offload.Optimizer() {
 			most = max(most, p.hostParams(ri))
 		} else {
