@@ -173,7 +173,8 @@ func (p *plan) init(s model.Scenario) { p.initSplit(s, nil) }
 // initSplit fills a plan for s, its layer kinds and stage split from ss when ss holds s's model.
 func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 	l := s.Layout
-	*p = plan{s: s, a: s.Arch, l: l, c: s.Cluster, t: l.TP, p: l.PP, d: l.DP, v: l.Chunks, b: l.MicroBatch}
+	spare := p.spare // a pooled plan's arrays (reusePlan)
+	*p = plan{s: s, a: s.Arch, l: l, c: s.Cluster, t: l.TP, p: l.PP, d: l.DP, v: l.Chunks, b: l.MicroBatch, spare: spare}
 	if s.Workload.Mode == model.Infer {
 		p.v = 1
 	}

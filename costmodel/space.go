@@ -383,9 +383,9 @@ var planPool = sync.Pool{New: func() any { return new(plan) }}
 // buffers kept (each call that uses one rewrites what it reads).
 func reusePlan(s model.Scenario, ss *stageSplits) *plan {
 	p := planPool.Get().(*plan)
-	st, lc, tb, in, busy, spare := p.stBuf[:0], p.lcBuf[:0], p.tailBuf[:0], p.inBuf[:0], p.busyBuf[:0], p.spare
-	p.initSplit(s, ss)
-	p.stBuf, p.lcBuf, p.tailBuf, p.inBuf, p.busyBuf, p.spare = st, lc, tb, in, busy, spare
+	st, lc, tb, in, busy := p.stBuf[:0], p.lcBuf[:0], p.tailBuf[:0], p.inBuf[:0], p.busyBuf[:0]
+	p.initSplit(s, ss) // keeps p.spare
+	p.stBuf, p.lcBuf, p.tailBuf, p.inBuf, p.busyBuf = st, lc, tb, in, busy
 	return p
 }
 
