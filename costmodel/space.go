@@ -400,6 +400,7 @@ type planSpare struct {
 	dpCache, dpClass                    []dpMemo
 	crossNode                           []bool
 	params                              []paramBytes
+	act                                 []float64
 }
 
 // resize is buf with length n, its values zero, reallocated only when too small.

@@ -665,10 +665,14 @@ func (p *plan) layerActBytes() []float64 {
 	k := knobs{rc: p.l.Recompute, sp: p.l.SequenceParallel, keep: p.l.SPGather == model.SPGatherKeep}
 	if !p.act.ok || p.act.k != k {
 		p.act.k, p.act.ok = k, true
+		if p.act.v == nil {
+			p.act.v = p.spare.act
+		}
 		p.act.v = p.act.v[:0]
 		for _, sh := range p.k.Shapes {
 			p.act.v = append(p.act.v, layerActivationBytes(sh, p.a, p.l, float64(p.s.Workload.Seq), float64(p.b), p.s.Workload.Precision))
 		}
+		p.spare.act = p.act.v
 	}
 	return p.act.v
 }
