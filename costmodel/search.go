@@ -250,6 +250,9 @@ func searchMemo(base model.Scenario, opt SearchOptions, refine int, newMemo func
 		}
 	}
 	nFeasible := len(out)
+	if nFeasible == 0 {
+		out = nil // no candidate at all lists none (null in JSON), as it always has
+	}
 	if len(out)+len(infeasible) <= cap(out) {
 		out = append(out, infeasible...)
 	} else {
