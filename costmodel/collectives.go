@@ -134,7 +134,7 @@ func (p *plan) epUse(what string, bytes, calls float64) []CollectiveUse {
 	}
 	b := bytes * float64(p.a.ActiveExperts()) / float64(p.t) * EPImbalance(p.l) // the busiest GPU's (experts.go)
 	var out []CollectiveUse
-	for _, h := range epHops(p.epc, p.a, p.l, p.c, b) {
+	for _, h := range epHops(nil, p.epc, p.a, p.l, p.c, b) {
 		out = append(out, use(h.k, "ep", what+h.what, collective.AllToAll, h.bytes, calls))
 	}
 	return out

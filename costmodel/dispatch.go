@@ -90,16 +90,17 @@ type epHop struct {
 // cluster c for arch a, the busiest GPU's buffer bytes: the direct all-to-all, or where l asks
 // for two hops and the group spans nodes (on one node the two are the same all-to-all) the
 // rail's RDMA and the node's NVLink forward.
-func epHops(k comms, a model.Arch, l model.Layout, c model.Cluster, bytes float64) []epHop {
+// They are appended to buf (Search times millions of them: a buffer on the caller's stack).
+func epHops(buf []epHop, k comms, a model.Arch, l model.Layout, c model.Cluster, bytes float64) []epHop {
 	if l.EPDispatch != model.EPDispatchTwoHop || k.g.Nodes <= 1 {
-		return []epHop{{k: k, bytes: bytes}}
+		return append(buf, epHop{k: k, bytes: bytes})
 	}
 	n := k.g.Nodes
 	local := max((k.g.Ranks+n-1)/n, 1)
 	// Hop 1: the rail, one GPU a node (its own NIC), an all-to-all of which (N−1)/N crosses.
 	net := EPNetworkBytes(model.EPDispatchTwoHop, a, bytes, a.ActiveExperts(), n)
-	hops := []epHop{{k: newComms(group{n: n, nodes: n, local: 1}, c), bytes: net * float64(n) / float64(n-1),
-		what: " (two-hop: RDMA on one rail, once a token and node)"}}
+	hops := append(buf, epHop{k: newComms(group{n: n, nodes: n, local: 1}, c), bytes: net * float64(n) / float64(n-1),
+		what: " (two-hop: RDMA on one rail, once a token and node)"})
 	// Hop 2: inside the node, the copies for the node's other GPUs, as an all-to-all of the
 	// whole buffer over its local GPUs ((L−1)/L of it moves).
 	if local > 1 {
@@ -151,7 +152,8 @@ func EPLowLatencyTime(a model.Arch, c model.Cluster, l model.Layout, tokens, e f
 // the two hops, which DeepEP pipelines in one kernel.
 func epAllToAll(k comms, a model.Arch, l model.Layout, c model.Cluster, bytes float64) float64 {
 	t := 0.0
-	for _, h := range epHops(k, a, l, c, bytes) {
+	var buf [2]epHop
+	for _, h := range epHops(buf[:0], k, a, l, c, bytes) {
 		t = math.Max(t, h.k.run(collective.AllToAll, h.bytes).Seconds)
 	}
 	return t

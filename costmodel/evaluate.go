@@ -97,6 +97,8 @@ type plan struct {
 	// infoOf[rk] is the first rank with rank rk's rankInfo (sameInfo).
 	infoOf  []int
 	dpCache []dpMemo
+	// dpClass is dpSync's memo by rank group and ZeRO kind of sync (classSync).
+	dpClass []dpMemo
 	tailBuf []tailClass
 	sends   []float64
 	// hostCap is one GPU's share of its node's host memory.
@@ -116,7 +118,15 @@ type plan struct {
 	busyBuf    []float64
 	inFlight   []int
 	inFlightOf model.Schedule
-	act        struct {
+	// lcMemo, in a search, holds the layer costs of the splits that differ from this plan's in
+	// the schedule and the interleaving alone (layerMemo); nil elsewhere.
+	lcMemo *layerMemo
+	// lcTable is the memo's table of this plan's split (layerMemo.costs), once asked.
+	lcTable *knobTable
+	// spare is the backing of the remembered slices above, kept when a search's pool hands the
+	// plan to its next split (reusePlan): each is refilled before it is read.
+	spare planSpare
+	act   struct {
 		k  knobs
 		v  []float64
 		ok bool
@@ -163,7 +173,8 @@ func (p *plan) init(s model.Scenario) { p.initSplit(s, nil) }
 // initSplit fills a plan for s, its layer kinds and stage split from ss when ss holds s's model.
 func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 	l := s.Layout
-	*p = plan{s: s, a: s.Arch, l: l, c: s.Cluster, t: l.TP, p: l.PP, d: l.DP, v: l.Chunks, b: l.MicroBatch}
+	spare := p.spare // a pooled plan's arrays (reusePlan)
+	*p = plan{s: s, a: s.Arch, l: l, c: s.Cluster, t: l.TP, p: l.PP, d: l.DP, v: l.Chunks, b: l.MicroBatch, spare: spare}
 	if s.Workload.Mode == model.Infer {
 		p.v = 1
 	}
@@ -219,7 +230,8 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 		}
 	}
 	n := p.p * p.v
-	p.crossNode = make([]bool, max(n-1, 0))
+	p.crossNode = resize(p.spare.crossNode, max(n-1, 0))
+	p.spare.crossNode = p.crossNode
 	for vs := 0; vs+1 < n; vs++ {
 		r0, r1 := vs%p.p, (vs+1)%p.p
 		p.crossNode[vs] = (r0*ppStride)/gpn != (r1*ppStride)/gpn

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -32,6 +33,12 @@ func Search(base model.Scenario, opt SearchOptions) (SearchResult, error) {
 
 // search is Search with the number of layouts simulated after the closed-form ranking.
 func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, error) {
+	return searchMemo(base, opt, refine, newLayerMemo)
+}
+
+// searchMemo is search with each worker's layer-cost memo from newMemo, or none (every layer
+// cost computed where it is asked) when newMemo is nil: the tests compare the two.
+func searchMemo(base model.Scenario, opt SearchOptions, refine int, newMemo func() *layerMemo) (SearchResult, error) {
 	if err := checkSearchBase(base); err != nil {
 		return SearchResult{}, err
 	}
@@ -77,6 +84,9 @@ func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, e
 
 	var feasible, infeasible []Candidate
 	var jobs []splitJob
+	// kvs are the knob values of each split and micro-batch size, which its jobs index (a job
+	// holds no pointer: Search lists tens of thousands).
+	var kvs []knobValues
 	// reject lists a TP × PP × DP split that no micro-batch or schedule makes work, as the layout
 	// with the first micro-batch size and the fixed schedule.
 	reject := func(t, pp, d int, reason string) {
@@ -126,7 +136,8 @@ func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, e
 				}
 				tried++
 				lay.MicroBatch = b
-				kv := knobsFor(base, fix, t, pp, d)
+				kvs = append(kvs, knobsFor(base, fix, t, pp, d))
+				kv := int32(len(kvs) - 1)
 				for _, sv := range schedulesFor(base, pp, units/(b*d), maxV, infer, fix) {
 					for _, ep := range eps {
 						for _, etp := range etpSizes(a, t, ep, base.Layout.ETP, fix.ETP) {
@@ -157,25 +168,41 @@ func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, e
 	}
 
 	// Every split on every core; each writes its own slot, so the order is the enumeration's.
-	outs := make([]splitOutcome, len(jobs))
-	var ns []int
+	// The candidates stay in this one array to the end (feasible and infeasible apart, ranked,
+	// refined): a candidate is large, and Search lists tens of thousands.
+	cands := make([]Candidate, len(jobs))
+	splitCounts := make([]SearchCounts, len(jobs))
+	ns := make([]int, 0, len(jobs))
 	for _, j := range jobs {
 		ns = append(ns, j.layout.PP*max(j.layout.Chunks, 1))
 	}
 	ss := newStageSplits(base.Arch, base.Workload.Seq, base.Cluster, ns)
-	parallelFor(len(jobs), func(i int) {
+	// Each worker remembers the layer costs its splits computed (layerMemo).
+	memos := make([]*layerMemo, workersFor(len(jobs)))
+	for w := range memos {
+		if newMemo != nil {
+			memos[w] = newMemo()
+			memos[w].coll = &collMemo{c: base.Cluster, m: map[collKey]collective.Result{}, own: true}
+		}
+	}
+	parallelForWorkers(len(jobs), len(memos), func(w, i int) {
 		s := base
 		s.Layout = jobs[i].layout
-		outs[i] = searchSplit(s, jobs[i].knobs, opt.Objective, ss)
+		o := searchSplit(s, kvs[jobs[i].knobs], opt.Objective, ss, memos[w])
+		cands[i], splitCounts[i] = o.cand, o.counts
 	})
 	var counts SearchCounts
-	feasible = make([]Candidate, 0, len(outs))
-	for _, o := range outs {
-		counts.add(o.counts)
-		if o.cand.Feasible {
-			feasible = append(feasible, o.cand)
+	for _, c := range splitCounts {
+		counts.add(c)
+	}
+	// The feasible ones to the front in order (in place: each moves down, never over one not yet
+	// read), the others after the splits rejected before any evaluation.
+	feasible = cands[:0]
+	for i := range cands {
+		if cands[i].Feasible {
+			feasible = append(feasible, cands[i])
 		} else {
-			infeasible = append(infeasible, o.cand)
+			infeasible = append(infeasible, cands[i])
 		}
 	}
 
@@ -186,10 +213,16 @@ func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, e
 	rank()
 	// Refine the head with the exact simulation, then rank again.
 	head := feasible[:min(refine, len(feasible))]
-	for i := range head {
+	// The simulations on every core, each into its own slot; then taken in order.
+	sims := make([]Report, len(head))
+	simErrs := make([]error, len(head))
+	parallelFor(len(head), func(i int) {
 		s := base
 		s.Layout = head[i].Layout
-		if r, err := evaluate(s, modeFast); err == nil {
+		sims[i], simErrs[i] = evaluate(s, modeFast)
+	})
+	for i := range head {
+		if r, err := sims[i], simErrs[i]; err == nil {
 			counts.Simulated++
 			head[i].Report = r
 			if !r.Memory.Fits {
@@ -200,14 +233,6 @@ func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, e
 	}
 	// Rank again: refined and estimated reports side by side keep one order.
 	rank()
-	var out []Candidate
-	nFeasible := 0
-	for _, c := range feasible {
-		if c.Feasible {
-			out = append(out, c)
-			nFeasible++
-		}
-	}
 	for _, c := range feasible {
 		if !c.Feasible {
 			infeasible = append(infeasible, c)
@@ -216,7 +241,23 @@ func search(base model.Scenario, opt SearchOptions, refine int) (SearchResult, e
 	sort.SliceStable(infeasible, func(i, j int) bool {
 		return infeasible[i].Report.Memory.Total < infeasible[j].Report.Memory.Total
 	})
-	out = append(out, infeasible...)
+	// The result in the candidates' array: the feasible ones still feasible, in order (in place,
+	// as above), then the others; infeasible is an array of its own.
+	out := cands[:0]
+	for i := range feasible {
+		if feasible[i].Feasible {
+			out = append(out, feasible[i])
+		}
+	}
+	nFeasible := len(out)
+	if nFeasible == 0 {
+		out = nil // no candidate at all lists none (null in JSON), as it always has
+	}
+	if len(out)+len(infeasible) <= cap(out) {
+		out = append(out, infeasible...)
+	} else {
+		out = append(slices.Clip(out), infeasible...)
+	}
 	warnings := append(ScenarioWarnings(base), sharedLayoutWarnings(base, out)...)
 	if w := confidenceWarning(out); w != "" {
 		warnings = append(warnings, w)
@@ -262,10 +303,11 @@ func confidenceWarning(cands []Candidate) string {
 	return out
 }
 
-// splitJob is one split Search evaluates with the knob values to try on it.
+// splitJob is one split Search evaluates with the knob values to try on it (their index in the
+// search's list).
 type splitJob struct {
 	layout model.Layout
-	knobs  knobValues
+	knobs  int32
 }
 
 // goodputSearch ranks the feasible serving layouts by the highest request rate each serves
@@ -606,8 +648,8 @@ func rankCandidates(c []Candidate, o Objective, infer bool) {
 		return objectiveKey(o, infer, x.Report)
 	}
 	if !infer || o == ObjMemory {
-		// Sort each candidate's figures with its index, then move each candidate once: a
-		// candidate (its report) is large, and Search ranks thousands.
+		// Sort each candidate's figures with its index, then move each candidate once, in place:
+		// a candidate (its report) is large, and Search ranks thousands.
 		type figures struct {
 			key, mem float64
 			i        int
@@ -627,11 +669,24 @@ func rankCandidates(c []Candidate, o Objective, infer bool) {
 			}
 			return 0
 		})
-		sorted := make([]Candidate, len(c))
-		for k, f := range fs {
-			sorted[k] = c[f.i]
+		// c[k] takes c[fs[k].i]: each cycle of the permutation in turn, in place (one candidate
+		// aside), each index marked done (-1) as it is filled.
+		for k := range fs {
+			if fs[k].i < 0 || fs[k].i == k {
+				continue
+			}
+			aside, j := c[k], k
+			for {
+				src := fs[j].i
+				fs[j].i = -1
+				if src == k {
+					c[j] = aside
+					break
+				}
+				c[j] = c[src]
+				j = src
+			}
 		}
-		copy(c, sorted)
 		return
 	}
 	// Missing the SLO: the run's p90s over the target; with the goodput objective, no rate

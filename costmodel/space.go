@@ -178,7 +178,9 @@ type variantScore struct {
 // searchSplit evaluates every knob setting of s's split and keeps the best by the objective
 // (step time, or memory for ObjMemory; at the same step time no offload first, then less
 // memory, then the first setting tried).
-func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits) splitOutcome {
+//
+// memo, when not nil, is the worker's layer costs of the splits it did before (layerMemo).
+func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits, memo *layerMemo) splitOutcome {
 	n := kv.size()
 	first := knobs{kv.rcs[0], kv.sps[0], kv.zeros[0], kv.tpos[0], kv.offs[0], kv.serials[0], kv.keeps[0], kv.orders[0]}
 	first.apply(&s.Layout)
@@ -196,6 +198,9 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits
 		so := s
 		so.Layout.RankOrder = o
 		plans[i] = reusePlan(so, ss)
+		if memo != nil {
+			plans[i].useMemo(memo)
+		}
 	}
 	defer func() {
 		for _, p := range plans {
@@ -343,7 +348,7 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits
 									continue
 								}
 								counts.Evaluated++
-								v := variantScore{k: knobs{rc, sp, f.zero, tpo, f.off, serial, keep, order}, step: po.stepSeconds(st, res, params.get(f.zero, f.off), ranks, opt),
+								v := variantScore{k: knobs{rc, sp, f.zero, tpo, f.off, serial, keep, order}, step: po.stepSeconds(st, &res, params.get(f.zero, f.off), ranks, opt),
 									mem: f.mem, ok: true}
 								if better(v, best) {
 									best = v
@@ -378,10 +383,34 @@ var planPool = sync.Pool{New: func() any { return new(plan) }}
 // buffers kept (each call that uses one rewrites what it reads).
 func reusePlan(s model.Scenario, ss *stageSplits) *plan {
 	p := planPool.Get().(*plan)
-	st, lc, tb := p.stBuf[:0], p.lcBuf[:0], p.tailBuf[:0]
-	p.initSplit(s, ss)
-	p.stBuf, p.lcBuf, p.tailBuf = st, lc, tb
+	st, lc, tb, in, busy := p.stBuf[:0], p.lcBuf[:0], p.tailBuf[:0], p.inBuf[:0], p.busyBuf[:0]
+	p.initSplit(s, ss) // keeps p.spare
+	p.stBuf, p.lcBuf, p.tailBuf, p.inBuf, p.busyBuf = st, lc, tb, in, busy
 	return p
+}
+
+// planSpare holds the backing arrays of a plan's remembered slices (rankInfos, rankClasses,
+// repActs, sameInfo, dpSync, tailRanks, runTrain's in-flight counts, the stage boundaries and
+// the parameter table), which a pooled plan keeps for its next split.
+type planSpare struct {
+	ranks                               []rankInfo
+	class, reps, memReps, infoOf, inFly []int
+	tailOut                             []int
+	kept                                []tailRank
+	dpCache, dpClass                    []dpMemo
+	crossNode                           []bool
+	params                              []paramBytes
+	act                                 []float64
+}
+
+// resize is buf with length n, its values zero, reallocated only when too small.
+func resize[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n)
+	}
+	buf = buf[:n]
+	clear(buf)
+	return buf
 }
 
 // orderSplit evaluates s under each rank order (one, or serving's two) and keeps the best by the
@@ -447,7 +476,8 @@ func (p *plan) repActs(buf []repAct) []repAct {
 	infos := p.rankInfos()
 	class, reps := p.rankClasses()
 	if p.memReps == nil {
-		p.memReps = slices.Clone(reps)
+		p.memReps = append(p.spare.memReps[:0], reps...)
+		p.spare.memReps = p.memReps
 		for rk := range infos {
 			if i := class[rk]; p.estimateInFlight(rk, sched) > p.estimateInFlight(p.memReps[i], sched) {
 				p.memReps[i] = rk
@@ -475,15 +505,22 @@ const nOffloads = int(model.OffloadAll) + 1
 type paramRow struct {
 	ranks     []paramBytes
 	optimizer float64
+	ok        bool
 }
 
 func (t *paramTable) row(zero int, off model.Offload) *paramRow {
 	r := &t.rows[zero][off]
-	if r.ranks == nil {
+	if !r.ok {
 		t.p.l.ZeRO, t.p.l.Offload = zero, off // paramMemory and optimizerSeconds read these two knobs only
 		infos := t.p.rankInfos()
 		_, reps := t.p.rankClasses()
-		r.ranks = make([]paramBytes, len(reps))
+		// Every row in one array of the plan's (its spare, which the plan's next split reuses).
+		nr := len(reps)
+		if len(t.p.spare.params) != len(t.rows)*nOffloads*nr {
+			t.p.spare.params = resize(t.p.spare.params, len(t.rows)*nOffloads*nr)
+		}
+		at := (zero*nOffloads + int(off)) * nr
+		r.ranks, r.ok = t.p.spare.params[at:at+nr:at+nr], true
 		for i, rk := range reps {
 			r.ranks[i] = t.p.paramMemory(infos[rk])
 		}
@@ -525,17 +562,24 @@ func candidateOf(s model.Scenario, r Report, err error) Candidate {
 
 // parallelFor runs f(i) for i in [0, n) on every core (GOMAXPROCS); f writes its own slot, so
 // the results come out in index order whatever the number of cores.
-func parallelFor(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
+func parallelFor(n int, f func(i int)) { parallelForWorkers(n, workersFor(n), func(_, i int) { f(i) }) }
+
+// workersFor is the number of workers parallelFor runs for n items: one per core, at most n.
+func workersFor(n int) int { return max(min(runtime.GOMAXPROCS(0), n), 1) }
+
+// parallelForWorkers is parallelFor on the given number of workers, telling f which of them
+// runs item i (w in [0, workers); each runs its items one at a time: what it keeps by w is its
+// own).
+func parallelForWorkers(n, workers int, f func(w, i int)) {
 	if workers <= 1 {
 		for i := range n {
-			f(i)
+			f(0, i)
 		}
 		return
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range workers {
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -544,7 +588,7 @@ func parallelFor(n int, f func(i int)) {
 				if i >= n {
 					return
 				}
-				f(i)
+				f(w, i)
 			}
 		}()
 	}
@@ -583,7 +627,7 @@ func ResolveAuto(s model.Scenario) (model.Scenario, error) {
 		return best, nil
 	}
 	kv := knobsFor(s, SearchFix{}.KeepKnobsBut(auto), s.Layout.TP, s.Layout.PP, s.Layout.DP)
-	c := searchSplit(s, kv, ObjTime, nil).cand
+	c := searchSplit(s, kv, ObjTime, nil, nil).cand
 	c.Layout.Auto = auto
 	s.Layout = c.Layout
 	return s, nil

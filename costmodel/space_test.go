@@ -74,51 +74,55 @@ var bruteBounds = SearchOptions{MaxMicroBatch: 16, MaxChunks: 4}
 // dominance never drops the optimum, and the counts add up to the brute-force space.
 func TestSearchKnobsMatchBruteForce(t *testing.T) {
 	for name, base := range knobSpaceScenarios(t) {
-		t.Run(name, func(t *testing.T) {
-			res, err := search(base, bruteBounds, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			space := 0
-			for _, c := range res.Candidates {
-				if c.Report.Layout.TP == 0 {
-					continue // a split rejected before any evaluation
-				}
-				s := base
-				s.Layout = c.Layout
-				var best *Report
-				settings := allKnobs(s)
-				space += len(settings)
-				for _, k := range settings {
-					k.apply(&s.Layout)
-					r, err := evaluate(s, modeEstimate)
-					if err != nil || !r.Memory.Fits {
-						continue
-					}
-					if best == nil || r.StepTime < best.StepTime || r.StepTime == best.StepTime && keepHostFree(r, *best) {
-						best = &r
-					}
-				}
-				switch {
-				case best == nil && c.Feasible:
-					t.Errorf("%+v: Search says it fits, no setting does alone", c.Layout)
-				case best != nil && !c.Feasible:
-					t.Errorf("%+v: Search says %q, yet a setting fits at %.4g s", c.Layout, c.Reason, best.StepTime)
-				case best != nil && (c.Report.StepTime != best.StepTime || c.Report.Memory.Total != best.Memory.Total):
-					t.Errorf("%+v: Search keeps %.6g s, %.4g GiB; brute force %.6g s, %.4g GiB (%+v)", c.Layout,
-						c.Report.StepTime, c.Report.Memory.Total/model.GiB, best.StepTime, best.Memory.Total/model.GiB, best.Layout)
-				}
-			}
-			n := res.Counts
-			if n.Space != space || n.Evaluated+n.PrunedMemory+n.Dominated+n.PrunedBound != n.Space {
-				t.Errorf("counts %+v: brute force has %d configurations", n, space)
-			}
-			if n.PrunedMemory == 0 || n.Dominated == 0 || n.Evaluated == 0 {
-				t.Errorf("counts %+v: expected some of each", n)
-			}
-			t.Logf("%+v", n)
-		})
+		t.Run(name, func(t *testing.T) { checkKnobsBruteForce(t, base, bruteBounds) })
 	}
+}
+
+// checkKnobsBruteForce is TestSearchKnobsMatchBruteForce's check of one search space.
+func checkKnobsBruteForce(t *testing.T, base model.Scenario, bounds SearchOptions) {
+	t.Helper()
+	res, err := search(base, bounds, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	space := 0
+	for _, c := range res.Candidates {
+		if c.Report.Layout.TP == 0 {
+			continue // a split rejected before any evaluation
+		}
+		s := base
+		s.Layout = c.Layout
+		var best *Report
+		settings := allKnobs(s)
+		space += len(settings)
+		for _, k := range settings {
+			k.apply(&s.Layout)
+			r, err := evaluate(s, modeEstimate)
+			if err != nil || !r.Memory.Fits {
+				continue
+			}
+			if best == nil || r.StepTime < best.StepTime || r.StepTime == best.StepTime && keepHostFree(r, *best) {
+				best = &r
+			}
+		}
+		switch {
+		case best == nil && c.Feasible:
+			t.Errorf("%+v: Search says it fits, no setting does alone", c.Layout)
+		case best != nil && !c.Feasible:
+			t.Errorf("%+v: Search says %q, yet a setting fits at %.4g s", c.Layout, c.Reason, best.StepTime)
+		case best != nil && (c.Report.StepTime != best.StepTime || c.Report.Memory.Total != best.Memory.Total):
+			t.Errorf("%+v: Search keeps %.6g s, %.4g GiB; brute force %.6g s, %.4g GiB (%+v)", c.Layout,
+				c.Report.StepTime, c.Report.Memory.Total/model.GiB, best.StepTime, best.Memory.Total/model.GiB, best.Layout)
+		}
+	}
+	n := res.Counts
+	if n.Space != space || n.Evaluated+n.PrunedMemory+n.Dominated+n.PrunedBound != n.Space {
+		t.Errorf("counts %+v: brute force has %d configurations", n, space)
+	}
+	if n.PrunedMemory == 0 || n.Dominated == 0 || n.Evaluated == 0 {
+		t.Errorf("counts %+v: expected some of each", n)
+	}
+	t.Logf("%+v", n)
 }
 
 // TestSearchSameOnOneAndManyCores: the result, its order and its counts do not depend on how

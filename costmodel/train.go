@@ -128,8 +128,9 @@ func (p *plan) trainLayerCost(sh arch.Shape, segs bool, tl *trainLayer) layerCos
 }
 
 // trainStages builds every virtual stage's op costs and, with segs, each layer kind's segments
-// (the report's and the timeline's; Search's inner loop needs the costs alone). The costs are
-// the same sums either way.
+// and what each stage's ops are made of (the report's and the timeline's). Without segs it fills
+// the op times (f, b, w) and layers alone, all Search's inner loop reads; those are the same
+// sums either way.
 func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 	a, l := p.a, p.l
 	seq := float64(p.s.Workload.Seq)
@@ -139,8 +140,12 @@ func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 		p.lcBuf = make([]layerCost, len(p.k.Shapes))
 	}
 	costs := p.lcBuf[:len(p.k.Shapes)]
-	for k, sh := range p.k.Shapes {
-		costs[k] = p.trainLayerCost(sh, segs, &tl)
+	if m := p.lcMemo; m != nil && !segs {
+		costs = m.costs(p)
+	} else {
+		for k, sh := range p.k.Shapes {
+			costs[k] = p.trainLayerCost(sh, segs, &tl)
+		}
 	}
 	lg := logits(a, l, tokens, p.e)
 	lgT := p.hw.time(lg)
@@ -177,10 +182,13 @@ func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 			if c == 0 {
 				continue
 			}
-			k, lc := float64(c), costs[kind]
+			k, lc := float64(c), &costs[kind]
 			f += k * lc.f
 			b += k * lc.b
 			w += k * lc.w
+			if !segs {
+				continue
+			}
 			st.ep += k * lc.ep
 			st.tp += k * lc.tp
 			st.recompute += k * lc.recompute
@@ -191,6 +199,9 @@ func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 		st.b = segsDur(st.bHead) + b
 		if zb {
 			st.w = segsDur(st.wHead) + w
+		}
+		if !segs {
+			continue
 		}
 		st.compute = st.f + st.b + st.w - st.tp - st.ep - st.recompute
 		if vs == n-1 {
@@ -220,7 +231,12 @@ type trainTailResult struct {
 // step with it before any other work.
 func (p *plan) optimizerSeconds() float64 {
 	most := 0.0
-	for _, ri := range p.rankInfos() {
+	// The most over the ranks is the most over one rank of each group (rankClasses: the ranks
+	// of a group have the same rankInfo).
+	infos := p.rankInfos()
+	_, reps := p.rankClasses()
+	for _, rk := range reps {
+		ri := infos[rk]
 		if p.l.Offload.Optimizer() {
 			most = max(most, p.hostParams(ri))
 		} else {
@@ -288,9 +304,10 @@ func (p *plan) dpSync(dense, expert float64) dpMemo {
 		}
 	}
 	if p.dpCache == nil {
-		p.dpCache = make([]dpMemo, 0, 4) // the first, middle and last ranks differ
+		p.dpCache = p.spare.dpCache[:0] // the first, middle and last ranks differ
 	}
 	p.dpCache = append(p.dpCache, c)
+	p.spare.dpCache = p.dpCache
 	return c
 }
 
@@ -309,7 +326,7 @@ func (p *plan) trainTail(st []vstage, res schedule.Result, stages []StageDetail)
 		sd.Busy = res.Busy[rk]
 		sd.InFlight = res.PeakInFlight[rk]
 		rs := p.rankMemory(rk, sd)
-		rt := p.rankTail(rk, st, res, rs, sd.F, sd.B, sd.W, &memo)
+		rt := p.rankTail(rk, st, &res, &rs, sd.F, sd.B, sd.W, &memo)
 		out.offload = max(out.offload, rt.offExposed)
 		out.stepEnd = max(out.stepEnd, rt.end)
 		if res.Busy[rk] > res.Busy[out.crit] {
@@ -331,15 +348,37 @@ func (p *plan) trainTail(st []vstage, res schedule.Result, stages []StageDetail)
 // without the report's details: Search's inner loop, from each group's parameter state (params
 // by rankClasses' group, paramMemory's under the plan's ZeRO stage and offload), over the ranks
 // tailRanks keeps.
-func (p *plan) stepSeconds(st []vstage, res schedule.Result, params []paramBytes, ranks []tailRank, optimizer float64) float64 {
-	var memo dpMemo
+func (p *plan) stepSeconds(st []vstage, res *schedule.Result, params []paramBytes, ranks []tailRank, optimizer float64) float64 {
 	end := res.Makespan
 	for _, tr := range ranks {
 		rs := params[tr.class].rankState
 		rs.actMicro = tr.actMicro // as actMemory sets it
-		end = max(end, p.rankTail(tr.rk, st, res, rs, tr.f, tr.b, tr.w, &memo).end)
+		memo := p.classSync(tr.class, rs.dense, rs.expert)
+		end = max(end, p.rankTail(tr.rk, st, res, &rs, tr.f, tr.b, tr.w, &memo).end)
 	}
 	return end + optimizer
+}
+
+// classSync is dpSync of a rank of group class (rankClasses) with these parameters, kept per
+// group and ZeRO kind of sync: a group's parameters are the same under every ZeRO stage and
+// offload (paramMemory), so Search's settings of one plan ask the same few.
+func (p *plan) classSync(class int, dense, expert float64) dpMemo {
+	zk := min(p.l.ZeRO, 1)
+	if p.l.ZeRO == 3 {
+		zk = 2
+	}
+	i := class*3 + zk
+	if i >= len(p.dpClass) {
+		_, reps := p.rankClasses()
+		p.dpClass = resize(p.spare.dpClass, max(len(reps), class+1)*3)
+		p.spare.dpClass = p.dpClass
+	}
+	if c := p.dpClass[i]; c.ok && c.dense == dense && c.expert == expert {
+		return c
+	}
+	c := p.dpSync(dense, expert)
+	p.dpClass[i] = c
+	return c
 }
 
 // tailRank is a rank tailRanks keeps, with what its tail reads that the ZeRO stage, the offload
@@ -364,7 +403,7 @@ type tailClass struct {
 // and floating-point addition is monotone, so the step's end over these is the end over all.
 func (p *plan) tailRanks(st []vstage, res schedule.Result) []tailRank {
 	classes := p.tailBuf[:0]
-	out := make([]int, 0, 4)
+	out := p.spare.tailOut[:0]
 	finish := func(rk int) float64 {
 		if rk < len(res.Finish) {
 			return res.Finish[rk]
@@ -381,10 +420,12 @@ func (p *plan) tailRanks(st []vstage, res schedule.Result) []tailRank {
 			out[i] = rk
 		}
 	}
-	p.tailBuf = classes
+	p.tailBuf, p.spare.tailOut = classes, out
 	infos := p.rankInfos()
 	class, _ := p.rankClasses()
-	kept := make([]tailRank, len(out))
+	// In the plan's buffer, rewritten by the next call.
+	kept := resize(p.spare.kept, len(out))
+	p.spare.kept = kept
 	for i, rk := range out {
 		f, b, w := p.rankOps(st, rk)
 		all, _ := p.rankActBytes(infos[rk])
@@ -398,7 +439,8 @@ func (p *plan) tailRanks(st []vstage, res schedule.Result) []tailRank {
 func (p *plan) sameInfo() []int {
 	if p.infoOf == nil {
 		infos := p.rankInfos()
-		p.infoOf = make([]int, len(infos))
+		p.infoOf = resize(p.spare.infoOf, len(infos))
+		p.spare.infoOf = p.infoOf
 		for rk, ri := range infos {
 			p.infoOf[rk] = slices.Index(infos, ri)
 		}
@@ -432,20 +474,19 @@ type rankTailResult struct {
 // backward; and the offload's traffic (f, b, w: the rank's op times per micro-batch). memo
 // keeps the last rank's sync: ranks with the same parameters (all but the ends, layers split
 // evenly) sync the same.
-func (p *plan) rankTail(rk int, st []vstage, res schedule.Result, rs rankState, f, b, w float64, memo *dpMemo) rankTailResult {
+func (p *plan) rankTail(rk int, st []vstage, res *schedule.Result, rs *rankState, f, b, w float64, memo *dpMemo) rankTailResult {
 	if !memo.ok || rs.dense != memo.dense || rs.expert != memo.expert {
 		*memo = p.dpSync(rs.dense, rs.expert)
 	}
 	dpT := memo.sync
 	window := 0.0
 	if !p.l.SerialDP {
-		last := st[rk]
-		window = last.b + last.w
+		window = st[rk].b + st[rk].w
 	}
 	u := p.dp.overlapSlowdown()
 	// Offload: the gradients go down after the sync, in the same window; the streamed weights or
 	// activations hide behind the forwards and the backwards (DMA engines: no SMs taken).
-	fwdT, bwdT, down := p.offloadTimes(rs)
+	fwdT, bwdT, down := p.offloadTimes(*rs)
 	m := float64(p.m)
 	stream := max(fwdT-m*f, 0) + max(bwdT-m*(b+w), 0) // not hidden
 	exposed := max(dpT+down-window, 0) + u*min(dpT, window)
@@ -574,7 +615,8 @@ func (p *plan) rankInfos() []rankInfo {
 	if p.ranks != nil {
 		return p.ranks
 	}
-	p.ranks = make([]rankInfo, p.p)
+	p.ranks = resize(p.spare.ranks, p.p)
+	p.spare.ranks = p.ranks
 	for vs, n := range p.layers { // as rankLayers counts them
 		ri := &p.ranks[vs%p.p]
 		ri.layers += n
@@ -602,7 +644,8 @@ func (p *plan) rankClasses() (class, reps []int) {
 		return p.class, p.reps
 	}
 	infos := p.rankInfos()
-	p.class = make([]int, len(infos))
+	p.class = resize(p.spare.class, len(infos))
+	p.reps = p.spare.reps[:0]
 	for rk, ri := range infos {
 		i := slices.IndexFunc(p.reps, func(r int) bool { return infos[r] == ri && r != p.p-1 })
 		if i < 0 || rk == p.p-1 {
@@ -611,6 +654,7 @@ func (p *plan) rankClasses() (class, reps []int) {
 		}
 		p.class[rk] = i
 	}
+	p.spare.class, p.spare.reps = p.class, p.reps
 	return p.class, p.reps
 }
 
@@ -621,10 +665,14 @@ func (p *plan) layerActBytes() []float64 {
 	k := knobs{rc: p.l.Recompute, sp: p.l.SequenceParallel, keep: p.l.SPGather == model.SPGatherKeep}
 	if !p.act.ok || p.act.k != k {
 		p.act.k, p.act.ok = k, true
+		if p.act.v == nil {
+			p.act.v = p.spare.act
+		}
 		p.act.v = p.act.v[:0]
 		for _, sh := range p.k.Shapes {
 			p.act.v = append(p.act.v, layerActivationBytes(sh, p.a, p.l, float64(p.s.Workload.Seq), float64(p.b), p.s.Workload.Precision))
 		}
+		p.spare.act = p.act.v
 	}
 	return p.act.v
 }
@@ -721,7 +769,7 @@ func (p *plan) simSchedule() model.Schedule {
 func (p *plan) trainInput(st []vstage, record bool) schedule.Train {
 	n := len(st)
 	// One buffer per plan for the four slices, rewritten by the next call.
-	if cap(p.inBuf) < 4*n {
+	if cap(p.inBuf) < 5*n {
 		// With room for the sends after the input's four slices.
 		p.inBuf = make([]float64, 4*n, 5*n)
 	}
@@ -772,7 +820,12 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	noP2P := in
 	noP2P.P2P = nil
 	noP2P.Record = false
-	ppExposed := max(schedule.EstimateTrain(in)-schedule.EstimateTrain(noP2P), 0)
+	// In estimate mode the makespan is that closed form already (runTrain).
+	withP2P := res.Makespan
+	if mode != modeEstimate {
+		withP2P = schedule.EstimateTrain(in)
+	}
+	ppExposed := max(withP2P-schedule.EstimateTrain(noP2P), 0)
 
 	r := Report{Layout: p.layoutSummary()}
 	m := float64(p.m)
@@ -973,7 +1026,8 @@ func (p *plan) runTrain(in schedule.Train, mode evalMode) (schedule.Result, erro
 		p.busyBuf = make([]float64, p.p)
 	}
 	if p.inFlight == nil || p.inFlightOf != in.Schedule {
-		p.inFlight, p.inFlightOf = make([]int, p.p), in.Schedule
+		p.inFlight, p.inFlightOf = resize(p.spare.inFly, p.p), in.Schedule
+		p.spare.inFly = p.inFlight
 		for r := range p.inFlight {
 			p.inFlight[r] = p.estimateInFlight(r, in.Schedule)
 		}
