@@ -149,7 +149,6 @@ var (
 	reWorld    = regexp.MustCompile(`using world size: (\d+), (.*)$`)
 	reSizeOf   = regexp.MustCompile(`([a-z-]+) size: (\d+)`)
 	reTitStep  = regexp.MustCompile(`(?:^|[^a-z_])step:\s*(\d+)\s+(.*)$`)
-	reRank     = regexp.MustCompile(`^\s*\[rank(\d+)\]:`)
 	reTitMem   = regexp.MustCompile(`\bmemory:\s*([0-9.]+)GiB\(([0-9.]+)%\)`)
 	reTitTPS   = regexp.MustCompile(`\b(tps|wps):\s*([0-9][0-9,]*(?:\.[0-9]*)?)`)
 	reTitTFL   = regexp.MustCompile(`\btflops:\s*([0-9][0-9,]*(?:\.[0-9]*)?)`)
