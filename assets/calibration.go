@@ -35,6 +35,7 @@ import (
 //	    efficiency: 0.78
 //	  serving:                         # calibrate --from: the GPU's and the engine's serving parameters
 //	    compute_eff: 0.61              # fraction of peak a prompt's matmuls reach (every precision)
+//	    compute_eff_fp8: 0.5           # fp8's apart (calibrate --from on fp8 training logs)
 //	    memory_eff: 0.83               # fraction of the memory bandwidth decode reaches
 //	    step_overhead_us: 412          # the engine's host time once a step
 //	    kernel_floor_us: 4             # what a kernel too small to fill the GPU pays
@@ -53,7 +54,7 @@ import (
 var (
 	calibrationTop  = []string{"calibration"}
 	calibrationKeys = []string{"gpu", "from", "intra", "inter", "serving", "fit"}
-	calServingKeys  = []string{"compute_eff", "memory_eff", "step_overhead_us", "kernel_floor_us"}
+	calServingKeys  = []string{"compute_eff", "compute_eff_fp8", "memory_eff", "step_overhead_us", "kernel_floor_us"}
 	calLinkKeys     = []string{"link", "bandwidth_gbps", "latency_us", "efficiency", "ll_bandwidth_gbps", "nvls_efficiency"}
 	calFitKeys      = []string{"rows", "mean_error", "max_error"}
 )
@@ -80,6 +81,7 @@ var calRanges = map[string]calRange{
 	"ll_bandwidth_gbps": {model.CalLLBandwidth, 1e-9, "GB/s"},
 	"nvls_efficiency":   {model.CalNVLSEfficiency, 1, ""},
 	"compute_eff":       {model.CalComputeEff, 1, ""},
+	"compute_eff_fp8":   {model.CalComputeEff, 1, ""},
 	"memory_eff":        {model.CalMemoryEff, 1, ""},
 	"step_overhead_us":  {model.CalStepOverhead, 1e6, "µs"},
 	"kernel_floor_us":   {model.CalKernelFloor, 1e6, "µs"},
@@ -378,6 +380,8 @@ func (c *calParser) serving(n *yaml.Node, path string) (*model.ServingCalibratio
 		switch key {
 		case "compute_eff":
 			sc.ComputeEff = x
+		case "compute_eff_fp8":
+			sc.ComputeEffFP8 = x
 		case "memory_eff":
 			sc.MemoryEff = x
 		case "step_overhead_us":
@@ -499,7 +503,7 @@ func MarshalCalibration(c model.Calibration, notes []string) []byte {
 		for _, kv := range []struct {
 			key string
 			v   float64
-		}{{"compute_eff", sc.ComputeEff}, {"memory_eff", sc.MemoryEff}, {"step_overhead_us", sc.StepOverhead}, {"kernel_floor_us", sc.KernelFloor}} {
+		}{{"compute_eff", sc.ComputeEff}, {"compute_eff_fp8", sc.ComputeEffFP8}, {"memory_eff", sc.MemoryEff}, {"step_overhead_us", sc.StepOverhead}, {"kernel_floor_us", sc.KernelFloor}} {
 			if kv.v > 0 {
 				fmt.Fprintf(&b, "    %s: %s\n", kv.key, calNumber(calRanges[kv.key].fromSI(kv.v)))
 			}

@@ -48,6 +48,9 @@ var (
 type ServingCalibration struct {
 	// ComputeEff is the fraction of peak a large matmul reaches, every precision.
 	ComputeEff float64 `json:"compute_eff,omitempty"`
+	// ComputeEffFP8 is that fraction for fp8 matmuls apart (fitted from fp8 training runs);
+	// set after ComputeEff.
+	ComputeEffFP8 float64 `json:"compute_eff_fp8,omitempty"`
 	// MemoryEff is the fraction of the memory bandwidth a streaming kernel reaches.
 	MemoryEff float64 `json:"memory_eff,omitempty"`
 	// StepOverhead is the engine's host time once a step, seconds.
@@ -58,14 +61,17 @@ type ServingCalibration struct {
 
 // Empty says the calibration sets no parameter.
 func (c ServingCalibration) Empty() bool {
-	return c.ComputeEff == 0 && c.MemoryEff == 0 && c.StepOverhead == 0 && c.KernelFloor == 0
+	return c.ComputeEff == 0 && c.ComputeEffFP8 == 0 && c.MemoryEff == 0 && c.StepOverhead == 0 && c.KernelFloor == 0
 }
 
 // ApplyGPU returns g with the calibrated parameters in place of its own. A compute efficiency
-// replaces every precision's (as --compute-eff does).
+// replaces every precision's (as --compute-eff does); an fp8 one then replaces fp8's.
 func (c ServingCalibration) ApplyGPU(g GPU) GPU {
 	if c.ComputeEff > 0 {
 		g.ComputeEff, g.ComputeEffFP8 = c.ComputeEff, 0
+	}
+	if c.ComputeEffFP8 > 0 {
+		g.ComputeEffFP8 = c.ComputeEffFP8
 	}
 	if c.MemoryEff > 0 {
 		g.MemoryEff = c.MemoryEff

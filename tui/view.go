@@ -152,6 +152,7 @@ func calibrationFoot(s model.Scenario, calib string, fit *model.Calibration) []s
 			v    float64
 			text string
 		}{{"memory_eff", sc.MemoryEff, fmt.Sprintf("%.2f", sc.MemoryEff)}, {"compute_eff", sc.ComputeEff, fmt.Sprintf("%.2f", sc.ComputeEff)},
+			{"compute_eff_fp8", sc.ComputeEffFP8, fmt.Sprintf("%.2f", sc.ComputeEffFP8)},
 			{"step", sc.StepOverhead, static.Seconds(sc.StepOverhead)}, {"floor", sc.KernelFloor, static.Seconds(sc.KernelFloor)}} {
 			if kv.v > 0 {
 				ps = append(ps, kv.key+" "+kv.text)
