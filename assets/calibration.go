@@ -453,8 +453,9 @@ func calNumber(v float64) string {
 func MarshalCalibration(c model.Calibration, notes []string) []byte {
 	var b strings.Builder
 	if c.Serving != nil && c.Intra == nil && c.Inter == nil {
-		b.WriteString("# splitscope calibration: this box's serving parameters, fitted by `splitscope calibrate --from`\n")
-		b.WriteString("# on its serving benchmarks. --calibration FILE puts them on the GPU preset named.\n")
+		b.WriteString("# splitscope calibration: this box's GPU and serving parameters, fitted by `splitscope calibrate\n")
+		b.WriteString("# --from` on its serving benchmarks or training logs. --calibration FILE puts them on the GPU\n")
+		b.WriteString("# preset named.\n")
 		b.WriteString("# Units: overheads µs, efficiencies fractions.\n")
 	} else {
 		b.WriteString("# splitscope calibration: this box's link parameters, fitted by `splitscope calibrate` from its\n")

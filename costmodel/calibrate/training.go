@@ -14,7 +14,8 @@ import (
 // GPU preset is, to the model, its matmuls at ComputeEff of peak plus what does not scale with
 // it (communication, the pipeline's bubble, memory-bound kernels); one efficiency per number
 // format (ComputeEff for bf16/fp16, ComputeEffFP8 for fp8 runs on a GPU with an fp8 peak) is
-// searched in model.CalComputeEff to minimise the mean |log error| of the runs' figures.
+// searched in model.CalComputeEff to minimise the mean |log error| of the runs' step times and
+// tokens/s (TFLOP/s where a log has neither); every timed figure is shown before and after.
 
 // TrainRun is one training log as the fit takes it: the scenario validate --against evaluates
 // it as, and its figures (step_time_s, tflops_per_gpu, tokens_per_s_per_gpu).
@@ -61,9 +62,12 @@ type TrainParamFit struct {
 
 // TrainResult is a training fit.
 type TrainResult struct {
-	GPU           model.GPU
-	Params        []TrainParamFit
-	Figures       []ServeFigureFit
+	GPU     model.GPU
+	Params  []TrainParamFit
+	Figures []ServeFigureFit
+	// Fitted says, by figure, whether the fit took it (a TFLOP/s beside a step time is shown,
+	// not fitted); Before and After summarise the figures fitted.
+	Fitted        []bool
 	Before, After ServeStats
 	// Calibration holds the fitted efficiencies (zero for the others); Empty when none could be
 	// fitted.
@@ -135,11 +139,23 @@ func FitTraining(runs []TrainRun) (TrainResult, error) {
 		if g := r.Scenario.Cluster.GPU.ID; g != res.GPU.ID {
 			return res, fmt.Errorf("%s runs on %s, %s on %s: one GPU preset a fit; fit each apart", runs[0].Where, res.GPU.ID, r.Where, g)
 		}
-		var timed []ServeFigure
+		// The fit takes the step time and tokens/s; TFLOP/s only from a log without them: a
+		// trainer's TFLOP/s is its own FLOP count over the step time, and its count is not the
+		// model's (Megatron's of a mixture of experts, an attention's causal half), so beside the
+		// step time it would pull the efficiency towards another count.
+		var timed, flops []ServeFigure
 		for _, f := range r.Figures {
-			if TrainTimed(f.Name) && f.Measured > 0 && !math.IsInf(f.Measured, 0) {
+			if !TrainTimed(f.Name) || !(f.Measured > 0) || math.IsInf(f.Measured, 0) {
+				continue
+			}
+			if f.Name == "tflops_per_gpu" {
+				flops = append(flops, f)
+			} else {
 				timed = append(timed, f)
 			}
+		}
+		if len(timed) == 0 {
+			timed = flops
 		}
 		if len(timed) == 0 {
 			return res, fmt.Errorf("%s: no step time, TFLOP/s or tokens/s figure to fit to", r.Where)
@@ -201,10 +217,14 @@ func FitTraining(runs []TrainRun) (TrainResult, error) {
 	calGPU := res.Calibration.ApplyGPU(res.GPU)
 	var before, after []float64
 	for i, r := range runs {
-		var figs []ServeFigure
-		for _, f := range r.Figures {
-			if TrainTimed(f.Name) && f.Measured > 0 && !math.IsInf(f.Measured, 0) {
-				figs = append(figs, f)
+		took := map[string]bool{}
+		for _, g := range groups {
+			for _, gr := range g {
+				if gr.Where == r.Where && gr.Scenario.Cluster.GPU.ID == r.Scenario.Cluster.GPU.ID {
+					for _, f := range gr.Figures {
+						took[f.Name] = true
+					}
+				}
 			}
 		}
 		s := r.Scenario
@@ -217,13 +237,19 @@ func FitTraining(runs []TrainRun) (TrainResult, error) {
 		if err != nil {
 			return res, fmt.Errorf("%s: evaluate: %w", r.Where, err)
 		}
-		for _, f := range figs {
+		for _, f := range r.Figures {
+			if !TrainTimed(f.Name) || !(f.Measured > 0) || math.IsInf(f.Measured, 0) {
+				continue
+			}
 			pb, _ := TrainPredicted(f.Name, r.Scenario, b)
 			pa, _ := TrainPredicted(f.Name, s, a)
 			ff := ServeFigureFit{Run: i, Where: r.Where, Name: f.Name, Measured: f.Measured, Before: pb, After: pa,
 				BeforeErr: relErr(pb, f.Measured), AfterErr: relErr(pa, f.Measured)}
 			res.Figures = append(res.Figures, ff)
-			before, after = append(before, ff.BeforeErr), append(after, ff.AfterErr)
+			res.Fitted = append(res.Fitted, took[f.Name])
+			if took[f.Name] {
+				before, after = append(before, ff.BeforeErr), append(after, ff.AfterErr)
+			}
 		}
 	}
 	res.Before, res.After = ServeStatsOf(before), ServeStatsOf(after)

@@ -80,8 +80,14 @@ func TestFitTrainingRecoversEfficiency(t *testing.T) {
 		if math.Abs(got/tc.want-1) > 0.01 {
 			t.Errorf("%s %s: fitted %.4f, truth %.4f", tc.gpu, tc.key, got, tc.want)
 		}
-		if fit.Before.Mean < 0.03 || fit.After.Mean > 0.005 || fit.After.N != 9 {
-			t.Errorf("%s: mean |error| %.4f -> %.4f over %d figures", tc.gpu, fit.Before.Mean, fit.After.Mean, fit.After.N)
+		// Step time and tokens/s fitted (6), TFLOP/s shown beside them (3), all back on the truth.
+		if fit.Before.Mean < 0.03 || fit.After.Mean > 0.005 || fit.After.N != 6 || len(fit.Figures) != 9 {
+			t.Errorf("%s: mean |error| %.4f -> %.4f over %d figures of %d", tc.gpu, fit.Before.Mean, fit.After.Mean, fit.After.N, len(fit.Figures))
+		}
+		for i, f := range fit.Figures {
+			if fit.Fitted[i] == (f.Name == "tflops_per_gpu") || math.Abs(f.AfterErr) > 0.005 {
+				t.Errorf("%s: %s fitted %v, error after %+.4f", tc.gpu, f.Name, fit.Fitted[i], f.AfterErr)
+			}
 		}
 		cal := fit.Calibration
 		if tc.p == model.FP8 && (cal.ComputeEffFP8 != got || cal.ComputeEff != 0) || tc.p != model.FP8 && (cal.ComputeEff != got || cal.ComputeEffFP8 != 0) {
