@@ -39,6 +39,7 @@ import (
 //	    memory_eff: 0.83               # fraction of the memory bandwidth decode reaches
 //	    step_overhead_us: 412          # the engine's host time once a step
 //	    kernel_floor_us: 4             # what a kernel too small to fill the GPU pays
+//	    gemm_latency_us: 7.5           # the GEMM curve's time per kernel (calibrate --from TRACE)
 //	  fit:                             # how well the fit went (not read back into the model)
 //	    rows: 51
 //	    mean_error: 0.021
@@ -54,7 +55,7 @@ import (
 var (
 	calibrationTop  = []string{"calibration"}
 	calibrationKeys = []string{"gpu", "from", "intra", "inter", "serving", "fit"}
-	calServingKeys  = []string{"compute_eff", "compute_eff_fp8", "memory_eff", "step_overhead_us", "kernel_floor_us"}
+	calServingKeys  = []string{"compute_eff", "compute_eff_fp8", "memory_eff", "step_overhead_us", "kernel_floor_us", "gemm_latency_us"}
 	calLinkKeys     = []string{"link", "bandwidth_gbps", "latency_us", "efficiency", "ll_bandwidth_gbps", "nvls_efficiency"}
 	calFitKeys      = []string{"rows", "mean_error", "max_error"}
 )
@@ -85,6 +86,7 @@ var calRanges = map[string]calRange{
 	"memory_eff":        {model.CalMemoryEff, 1, ""},
 	"step_overhead_us":  {model.CalStepOverhead, 1e6, "µs"},
 	"kernel_floor_us":   {model.CalKernelFloor, 1e6, "µs"},
+	"gemm_latency_us":   {model.CalGEMMLatency, 1e6, "µs"},
 }
 
 // toSI converts a value in the file's unit to SI, dividing by a whole number where the unit is
@@ -388,6 +390,8 @@ func (c *calParser) serving(n *yaml.Node, path string) (*model.ServingCalibratio
 			sc.StepOverhead = x
 		case "kernel_floor_us":
 			sc.KernelFloor = x
+		case "gemm_latency_us":
+			sc.GEMMLatency = x
 		}
 	})
 	if len(seen) == 0 && c.failed == failed {
@@ -504,7 +508,7 @@ func MarshalCalibration(c model.Calibration, notes []string) []byte {
 		for _, kv := range []struct {
 			key string
 			v   float64
-		}{{"compute_eff", sc.ComputeEff}, {"compute_eff_fp8", sc.ComputeEffFP8}, {"memory_eff", sc.MemoryEff}, {"step_overhead_us", sc.StepOverhead}, {"kernel_floor_us", sc.KernelFloor}} {
+		}{{"compute_eff", sc.ComputeEff}, {"compute_eff_fp8", sc.ComputeEffFP8}, {"memory_eff", sc.MemoryEff}, {"step_overhead_us", sc.StepOverhead}, {"kernel_floor_us", sc.KernelFloor}, {"gemm_latency_us", sc.GEMMLatency}} {
 			if kv.v > 0 {
 				fmt.Fprintf(&b, "    %s: %s\n", kv.key, calNumber(calRanges[kv.key].fromSI(kv.v)))
 			}

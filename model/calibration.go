@@ -40,6 +40,9 @@ var (
 	CalMemoryEff    = Range{0.2, 1}
 	CalStepOverhead = Range{10e-6, 20e-3}
 	CalKernelFloor  = Range{0.5e-6, 50e-6}
+	// CalGEMMLatency: the GEMM curve's fixed time per kernel, fitted to a trace's GEMMs (0.1 µs
+	// to 50 µs; 6 µs built in).
+	CalGEMMLatency = Range{0.1e-6, 50e-6}
 )
 
 // ServingCalibration is one box's serving parameters, fitted by `splitscope calibrate --from`
@@ -57,11 +60,13 @@ type ServingCalibration struct {
 	StepOverhead float64 `json:"step_overhead_s,omitempty"`
 	// KernelFloor is what a kernel too small to fill the GPU pays, seconds.
 	KernelFloor float64 `json:"kernel_floor_s,omitempty"`
+	// GEMMLatency is the GEMM curve's fixed time per kernel, seconds (calibrate --from TRACE).
+	GEMMLatency float64 `json:"gemm_latency_s,omitempty"`
 }
 
 // Empty says the calibration sets no parameter.
 func (c ServingCalibration) Empty() bool {
-	return c.ComputeEff == 0 && c.ComputeEffFP8 == 0 && c.MemoryEff == 0 && c.StepOverhead == 0 && c.KernelFloor == 0
+	return c.ComputeEff == 0 && c.ComputeEffFP8 == 0 && c.MemoryEff == 0 && c.StepOverhead == 0 && c.KernelFloor == 0 && c.GEMMLatency == 0
 }
 
 // ApplyGPU returns g with the calibrated parameters in place of its own. A compute efficiency
@@ -81,6 +86,9 @@ func (c ServingCalibration) ApplyGPU(g GPU) GPU {
 	}
 	if c.KernelFloor > 0 {
 		g.KernelFloor = c.KernelFloor
+	}
+	if c.GEMMLatency > 0 {
+		g.GEMMLatency = c.GEMMLatency
 	}
 	return g
 }
