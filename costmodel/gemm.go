@@ -28,6 +28,10 @@ import (
 // its own latency (model.GPU.GEMMLatency) and efficiency; without one the built-in curve holds.
 const gemmLatency = 6e-6
 
+// BuiltinGEMMLatency is the built-in curve's fixed time per GEMM kernel, seconds (a GPU's
+// GEMMLatency replaces it).
+const BuiltinGEMMLatency = gemmLatency
+
 // GEMMSeconds is the model's time of one M×K by K×N GEMM of e-byte elements on g in precision
 // p, measured alone (as a benchmark times it): the roofline plus the fixed latency. Zero or
 // negative sizes take no time; a GPU without a rate or a bandwidth takes none either.

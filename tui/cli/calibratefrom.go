@@ -28,7 +28,7 @@ import (
 // calibration. Problems with the input are found before anything is fitted or written.
 func runCalibrateFrom(w io.Writer, errw io.Writer, sf *scenarioFlags, cf *calibrateFlags, files []string) error {
 	if len(files) == 0 {
-		return usagef("--from needs a FILE: a vllm bench serve --save-result JSON, sglang.bench_serving JSON Lines, or a Megatron-LM or torchtitan training log")
+		return usagef("--from needs a FILE: a vllm bench serve --save-result JSON, sglang.bench_serving JSON Lines, a Megatron-LM or torchtitan training log, or a PyTorch profiler trace")
 	}
 	if len(cf.logs) > 0 {
 		return usagef("--from and --nccl-tests fit different things (the serving engine, the links): give one of them at a time")
@@ -57,6 +57,22 @@ func runCalibrateFrom(w io.Writer, errw io.Writer, sf *scenarioFlags, cf *calibr
 	}
 	if len(errs) > 0 {
 		return errs
+	}
+
+	// Profiler traces (too large to read whole, and streamed) fit the GEMM curve alone.
+	var traceFiles, other []string
+	for _, f := range files {
+		if isTrace(f) {
+			traceFiles = append(traceFiles, f)
+		} else {
+			other = append(other, f)
+		}
+	}
+	if len(traceFiles) > 0 {
+		if len(other) > 0 {
+			return usagef("--from %s and %s: a profiler trace fits the GEMM curve, a result or a log other things; give them in separate calls", traceFiles[0], other[0])
+		}
+		return runCalibrateTrace(w, sf, cf, files)
 	}
 
 	// Every file, every problem: one line per bad file.
