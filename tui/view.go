@@ -153,7 +153,8 @@ func calibrationFoot(s model.Scenario, calib string, fit *model.Calibration) []s
 			text string
 		}{{"memory_eff", sc.MemoryEff, fmt.Sprintf("%.2f", sc.MemoryEff)}, {"compute_eff", sc.ComputeEff, fmt.Sprintf("%.2f", sc.ComputeEff)},
 			{"compute_eff_fp8", sc.ComputeEffFP8, fmt.Sprintf("%.2f", sc.ComputeEffFP8)},
-			{"step", sc.StepOverhead, static.Seconds(sc.StepOverhead)}, {"floor", sc.KernelFloor, static.Seconds(sc.KernelFloor)}} {
+			{"step", sc.StepOverhead, static.Seconds(sc.StepOverhead)}, {"floor", sc.KernelFloor, static.Seconds(sc.KernelFloor)},
+			{"GEMM latency", sc.GEMMLatency, static.Seconds(sc.GEMMLatency)}} {
 			if kv.v > 0 {
 				ps = append(ps, kv.key+" "+kv.text)
 			}

@@ -178,7 +178,7 @@ func renderTrain(w io.Writer, v trainView) error {
 		fmt.Fprintln(w, "  (in brackets: shown, not fitted: a trainer's TFLOP/s is its own FLOP count over the step time, fitted instead)")
 	}
 	b, a := fit.Before, fit.After
-	fmt.Fprintf(w, "\n%d figures: mean |error| %.1f%% → %.1f%%, median %.1f%% → %.1f%%, worst %.1f%% → %.1f%%\n",
+	fmt.Fprintf(w, "\n%d figure(s) fitted: mean |error| %.1f%% → %.1f%%, median %.1f%% → %.1f%%, worst %.1f%% → %.1f%%\n",
 		a.N, 100*b.Mean, 100*a.Mean, 100*b.Median, 100*a.Median, 100*b.Max, 100*a.Max)
 	switch {
 	case fit.Calibration.Empty():
