@@ -35,9 +35,11 @@ import (
 //	    efficiency: 0.78
 //	  serving:                         # calibrate --from: the GPU's and the engine's serving parameters
 //	    compute_eff: 0.61              # fraction of peak a prompt's matmuls reach (every precision)
+//	    compute_eff_fp8: 0.5           # fp8's apart (calibrate --from on fp8 training logs)
 //	    memory_eff: 0.83               # fraction of the memory bandwidth decode reaches
 //	    step_overhead_us: 412          # the engine's host time once a step
 //	    kernel_floor_us: 4             # what a kernel too small to fill the GPU pays
+//	    gemm_latency_us: 7.5           # the GEMM curve's time per kernel (calibrate --from TRACE)
 //	  fit:                             # how well the fit went (not read back into the model)
 //	    rows: 51
 //	    mean_error: 0.021
@@ -53,7 +55,7 @@ import (
 var (
 	calibrationTop  = []string{"calibration"}
 	calibrationKeys = []string{"gpu", "from", "intra", "inter", "serving", "fit"}
-	calServingKeys  = []string{"compute_eff", "memory_eff", "step_overhead_us", "kernel_floor_us"}
+	calServingKeys  = []string{"compute_eff", "compute_eff_fp8", "memory_eff", "step_overhead_us", "kernel_floor_us", "gemm_latency_us"}
 	calLinkKeys     = []string{"link", "bandwidth_gbps", "latency_us", "efficiency", "ll_bandwidth_gbps", "nvls_efficiency"}
 	calFitKeys      = []string{"rows", "mean_error", "max_error"}
 )
@@ -80,9 +82,11 @@ var calRanges = map[string]calRange{
 	"ll_bandwidth_gbps": {model.CalLLBandwidth, 1e-9, "GB/s"},
 	"nvls_efficiency":   {model.CalNVLSEfficiency, 1, ""},
 	"compute_eff":       {model.CalComputeEff, 1, ""},
+	"compute_eff_fp8":   {model.CalComputeEff, 1, ""},
 	"memory_eff":        {model.CalMemoryEff, 1, ""},
 	"step_overhead_us":  {model.CalStepOverhead, 1e6, "µs"},
 	"kernel_floor_us":   {model.CalKernelFloor, 1e6, "µs"},
+	"gemm_latency_us":   {model.CalGEMMLatency, 1e6, "µs"},
 }
 
 // toSI converts a value in the file's unit to SI, dividing by a whole number where the unit is
@@ -378,12 +382,16 @@ func (c *calParser) serving(n *yaml.Node, path string) (*model.ServingCalibratio
 		switch key {
 		case "compute_eff":
 			sc.ComputeEff = x
+		case "compute_eff_fp8":
+			sc.ComputeEffFP8 = x
 		case "memory_eff":
 			sc.MemoryEff = x
 		case "step_overhead_us":
 			sc.StepOverhead = x
 		case "kernel_floor_us":
 			sc.KernelFloor = x
+		case "gemm_latency_us":
+			sc.GEMMLatency = x
 		}
 	})
 	if len(seen) == 0 && c.failed == failed {
@@ -449,8 +457,9 @@ func calNumber(v float64) string {
 func MarshalCalibration(c model.Calibration, notes []string) []byte {
 	var b strings.Builder
 	if c.Serving != nil && c.Intra == nil && c.Inter == nil {
-		b.WriteString("# splitscope calibration: this box's serving parameters, fitted by `splitscope calibrate --from`\n")
-		b.WriteString("# on its serving benchmarks. --calibration FILE puts them on the GPU preset named.\n")
+		b.WriteString("# splitscope calibration: this box's GPU and serving parameters, fitted by `splitscope calibrate\n")
+		b.WriteString("# --from` on its serving benchmarks or training logs. --calibration FILE puts them on the GPU\n")
+		b.WriteString("# preset named.\n")
 		b.WriteString("# Units: overheads µs, efficiencies fractions.\n")
 	} else {
 		b.WriteString("# splitscope calibration: this box's link parameters, fitted by `splitscope calibrate` from its\n")
@@ -499,7 +508,7 @@ func MarshalCalibration(c model.Calibration, notes []string) []byte {
 		for _, kv := range []struct {
 			key string
 			v   float64
-		}{{"compute_eff", sc.ComputeEff}, {"memory_eff", sc.MemoryEff}, {"step_overhead_us", sc.StepOverhead}, {"kernel_floor_us", sc.KernelFloor}} {
+		}{{"compute_eff", sc.ComputeEff}, {"compute_eff_fp8", sc.ComputeEffFP8}, {"memory_eff", sc.MemoryEff}, {"step_overhead_us", sc.StepOverhead}, {"kernel_floor_us", sc.KernelFloor}, {"gemm_latency_us", sc.GEMMLatency}} {
 			if kv.v > 0 {
 				fmt.Fprintf(&b, "    %s: %s\n", kv.key, calNumber(calRanges[kv.key].fromSI(kv.v)))
 			}

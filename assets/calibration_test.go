@@ -175,10 +175,11 @@ func TestServingCalibration(t *testing.T) {
 		t.Fatalf("good: %v", err)
 	}
 	for _, tc := range []struct{ name, doc, want string }{
-		{"unknown key", good + "    step_overhead_ms: 1\n", "line 5: calibration.serving.step_overhead_ms: unknown key; calibration.serving takes compute_eff, memory_eff, step_overhead_us, kernel_floor_us"},
+		{"unknown key", good + "    step_overhead_ms: 1\n", "line 5: calibration.serving.step_overhead_ms: unknown key; calibration.serving takes compute_eff, compute_eff_fp8, memory_eff, step_overhead_us, kernel_floor_us"},
 		{"efficiency above 1", strings.Replace(good, "0.8", "1.3", 1), "line 4: calibration.serving.memory_eff = 1.3: must be a number from 0.2 to 1"},
 		{"overhead out of range", good + "    step_overhead_us: 50000\n", "line 5: calibration.serving.step_overhead_us = 50000: must be a number from 10 to 20000 µs"},
 		{"floor out of range", good + "    kernel_floor_us: 0.1\n", "calibration.serving.kernel_floor_us = 0.1: must be a number from 0.5 to 50 µs"},
+		{"fp8 efficiency out of range", good + "    compute_eff_fp8: 0.05\n", "line 5: calibration.serving.compute_eff_fp8 = 0.05: must be a number from 0.1 to 1"},
 		{"empty", "calibration:\n  gpu: h200-sxm\n  serving: {}\n", "line 3: calibration.serving: calibrates nothing"},
 		{"a number", "calibration:\n  gpu: h200-sxm\n  serving: 3\n", "line 3: calibration.serving = 3: must be a mapping of compute_eff"},
 	} {
@@ -186,5 +187,24 @@ func TestServingCalibration(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v\nwant …%s…", tc.name, err, tc.want)
 		}
+	}
+}
+
+// A training fit's fp8 efficiency: written, read back, and put on fp8's matmuls after bf16's.
+func TestCalibrationFP8Efficiency(t *testing.T) {
+	c := model.Calibration{GPU: "h100-sxm", Serving: &model.ServingCalibration{ComputeEff: 0.55, ComputeEffFP8: 0.41}, Rows: 9, MeanError: 0.02, MaxError: 0.05}
+	data := MarshalCalibration(c, nil)
+	got, err := ParseCalibration("box.yaml", data, presetsT(t))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if got.Serving == nil || *got.Serving != *c.Serving || !strings.Contains(string(data), "    compute_eff_fp8: 0.41\n") {
+		t.Errorf("read back %+v\n%s", got.Serving, data)
+	}
+	p := presetsT(t)
+	p.Calibrate(got, "box.yaml")
+	g, _ := p.GPU("h100-sxm")
+	if g.MatmulEff(model.BF16) != 0.55 || g.MatmulEff(model.FP8) != 0.41 {
+		t.Errorf("h100-sxm: bf16 %.3f fp8 %.3f", g.MatmulEff(model.BF16), g.MatmulEff(model.FP8))
 	}
 }

@@ -23,8 +23,14 @@ import (
 // gemmLatency is fitted on XLA's measured cuBLAS table for H100 (sm_90, bf16, 48 shapes of
 // batch 1 from 256 to 4096 on each side) [XLA, §8.1]: 6.0 µs minimises the rms log error
 // (10.6%), the mean |error| is 8.3%. It is the one constant of the curve; the other GPUs take
-// the same latency (U: no per-shape table was read for them) and their own R and BW.
+// the same latency (U: no per-shape table was read for them) and their own R and BW. A
+// calibration fitted to a profiler trace's GEMM kernels (calibrate --from TRACE) gives its GPU
+// its own latency (model.GPU.GEMMLatency) and efficiency; without one the built-in curve holds.
 const gemmLatency = 6e-6
+
+// BuiltinGEMMLatency is the built-in curve's fixed time per GEMM kernel, seconds (a GPU's
+// GEMMLatency replaces it).
+const BuiltinGEMMLatency = gemmLatency
 
 // GEMMSeconds is the model's time of one M×K by K×N GEMM of e-byte elements on g in precision
 // p, measured alone (as a benchmark times it): the roofline plus the fixed latency. Zero or
@@ -38,7 +44,11 @@ func GEMMSeconds(g model.GPU, p model.Precision, m, n, k float64) float64 {
 		return 0
 	}
 	kn := gemm(m, k, n, p.Bytes())
-	return math.Max(kn.flops/r, kn.bytes/bw) + gemmLatency
+	lat := gemmLatency
+	if g.GEMMLatency > 0 {
+		lat = g.GEMMLatency // a calibration's, fitted to this box's trace
+	}
+	return math.Max(kn.flops/r, kn.bytes/bw) + lat
 }
 
 // GEMMTFLOPS is 2·M·N·K over GEMMSeconds, in TFLOP/s: what a GEMM benchmark would report.

@@ -40,6 +40,9 @@ var (
 	CalMemoryEff    = Range{0.2, 1}
 	CalStepOverhead = Range{10e-6, 20e-3}
 	CalKernelFloor  = Range{0.5e-6, 50e-6}
+	// CalGEMMLatency: the GEMM curve's fixed time per kernel, fitted to a trace's GEMMs (0.1 µs
+	// to 50 µs; 6 µs built in).
+	CalGEMMLatency = Range{0.1e-6, 50e-6}
 )
 
 // ServingCalibration is one box's serving parameters, fitted by `splitscope calibrate --from`
@@ -48,24 +51,32 @@ var (
 type ServingCalibration struct {
 	// ComputeEff is the fraction of peak a large matmul reaches, every precision.
 	ComputeEff float64 `json:"compute_eff,omitempty"`
+	// ComputeEffFP8 is that fraction for fp8 matmuls apart (fitted from fp8 training runs);
+	// set after ComputeEff.
+	ComputeEffFP8 float64 `json:"compute_eff_fp8,omitempty"`
 	// MemoryEff is the fraction of the memory bandwidth a streaming kernel reaches.
 	MemoryEff float64 `json:"memory_eff,omitempty"`
 	// StepOverhead is the engine's host time once a step, seconds.
 	StepOverhead float64 `json:"step_overhead_s,omitempty"`
 	// KernelFloor is what a kernel too small to fill the GPU pays, seconds.
 	KernelFloor float64 `json:"kernel_floor_s,omitempty"`
+	// GEMMLatency is the GEMM curve's fixed time per kernel, seconds (calibrate --from TRACE).
+	GEMMLatency float64 `json:"gemm_latency_s,omitempty"`
 }
 
 // Empty says the calibration sets no parameter.
 func (c ServingCalibration) Empty() bool {
-	return c.ComputeEff == 0 && c.MemoryEff == 0 && c.StepOverhead == 0 && c.KernelFloor == 0
+	return c.ComputeEff == 0 && c.ComputeEffFP8 == 0 && c.MemoryEff == 0 && c.StepOverhead == 0 && c.KernelFloor == 0 && c.GEMMLatency == 0
 }
 
 // ApplyGPU returns g with the calibrated parameters in place of its own. A compute efficiency
-// replaces every precision's (as --compute-eff does).
+// replaces every precision's (as --compute-eff does); an fp8 one then replaces fp8's.
 func (c ServingCalibration) ApplyGPU(g GPU) GPU {
 	if c.ComputeEff > 0 {
 		g.ComputeEff, g.ComputeEffFP8 = c.ComputeEff, 0
+	}
+	if c.ComputeEffFP8 > 0 {
+		g.ComputeEffFP8 = c.ComputeEffFP8
 	}
 	if c.MemoryEff > 0 {
 		g.MemoryEff = c.MemoryEff
@@ -75,6 +86,9 @@ func (c ServingCalibration) ApplyGPU(g GPU) GPU {
 	}
 	if c.KernelFloor > 0 {
 		g.KernelFloor = c.KernelFloor
+	}
+	if c.GEMMLatency > 0 {
+		g.GEMMLatency = c.GEMMLatency
 	}
 	return g
 }

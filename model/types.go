@@ -240,6 +240,10 @@ type GPU struct {
 	// (`splitscope calibrate --from`, model.ServingCalibration). Seconds.
 	StepOverhead float64 `json:"step_overhead_s,omitempty"`
 	KernelFloor  float64 `json:"kernel_floor_s,omitempty"`
+	// GEMMLatency replaces the GEMM curve's fixed time per kernel (costmodel.GEMMSeconds, 6 µs
+	// built in) on this box; 0 keeps the built-in. Only a calibration fitted to a profiler
+	// trace's GEMM kernels sets it (calibrate --from TRACE). Seconds.
+	GEMMLatency float64 `json:"gemm_latency_s,omitempty"`
 	// NativeLink is the ID of the GPU-to-GPU link the GPU has inside its node; PCIeLink its host bus.
 	NativeLink string `json:"native_link"`
 	PCIeLink   string `json:"pcie_link"`

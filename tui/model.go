@@ -165,6 +165,9 @@ type Model struct {
 	noteSeq      int
 	// calib is the calibration file the presets' links were calibrated with ("" for none).
 	calib string
+	// calibFit is what the calibration file holds (its parameters and its fit), nil when the
+	// explorer was told only its name: the footer says what it calibrates and how well it fits.
+	calibFit *model.Calibration
 	// trace is the profiler traces overlaid on the Pipeline tab (nil for none); shared by copies.
 	trace *traceState
 	// saveDir is where s and x write ("" is the current directory; tests use a temporary one).
@@ -215,6 +218,7 @@ type options struct {
 	source   string
 	lang     string
 	calib    string
+	calibFit *model.Calibration
 	traces   []string
 	renderer *lipgloss.Renderer
 	served   bool
@@ -285,6 +289,13 @@ func WithCalibration(name string) Option {
 	return func(o *options) { o.calib = name }
 }
 
+// WithCalibrationFile is WithCalibration with what the file holds: the footer then says what
+// it calibrates (its serving parameters, its links) and its fit's error on the files it was
+// fitted to; the title counts a serving calibration of the scenario's GPU as calibrating it.
+func WithCalibrationFile(name string, c model.Calibration) Option {
+	return func(o *options) { o.calib, o.calibFit = name, &c }
+}
+
 // WithLang sets the language of the Learn tab and the guided tour: "en" (the default), "fr", or
 // a locale such as "fr_FR.UTF-8". A language without texts reads English. The rest of the
 // explorer is in English.
@@ -341,7 +352,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 		fields: fields(), input: &in, cur: s, compare: cmp, box: bx,
 		pipe: pipe, learn: lrn, lang: lang, texts: learn.NewTexts(texts),
 		panes: []common.Pane{pipe, tensor.New(st), cmp, memory.New(st), bx, lrn},
-		calib: o.calib, renderer: o.renderer, served: o.served, frame: max(o.frame, common.FrameInterval),
+		calib: o.calib, calibFit: o.calibFit, renderer: o.renderer, served: o.served, frame: max(o.frame, common.FrameInterval),
 		class: classroom.New(o.lead, o.follow, o.answer, o.reveal),
 		vc:    &viewCache{}, work: o.work, memo: o.memo, newest: &atomic.Int64{}, lesson: o.lesson,
 		readArch: o.readArch,

@@ -91,28 +91,117 @@ func (m *Model) titleView() string {
 	if preset, err := m.presets.Model(s.Arch.ID); err == nil && s.Arch.ID != "" {
 		s.Arch.Changes = model.ArchChanges(preset, s.Arch)
 	}
-	return m.styles.Title.Width(m.width).Render(titleLine(s, m.width, m.calib))
+	return m.styles.Title.Width(m.width).Render(titleLineFit(s, m.width, m.calib, m.calibFit))
 }
 
 // calibrationTag says what a calibration file does to the scenario: "calibrated: box.yaml" when
-// a link the GPUs talk over carries its parameters, "box.yaml: no link here" when none does (the
-// explorer may step to a link it does not calibrate).
-func calibrationTag(s model.Scenario, calib string) string {
+// a link the GPUs talk over carries its parameters or its serving parameters are the scenario's
+// GPU's (fit, when known), "box.yaml: no link here" when neither (the explorer may step to a link
+// or a GPU it does not calibrate).
+func calibrationTag(s model.Scenario, calib string, fit *model.Calibration) string {
 	if calib == "" {
 		return ""
 	}
-	c := s.Cluster
-	if (c.NodeSize() > 1 && c.Intra.Calibrated != "") || (c.Nodes() > 1 && c.Inter.Calibrated != "") {
+	if calibrationApplies(s, fit) {
 		return "calibrated: " + calib
 	}
 	return calib + ": no link here"
+}
+
+// calibrationLinks are the scenario's links that carry a calibration: the node's when its GPUs
+// talk over it, the network's when there are nodes.
+func calibrationLinks(s model.Scenario) []model.Link {
+	c := s.Cluster
+	var out []model.Link
+	if c.NodeSize() > 1 && c.Intra.Calibrated != "" {
+		out = append(out, c.Intra)
+	}
+	if c.Nodes() > 1 && c.Inter.Calibrated != "" {
+		out = append(out, c.Inter)
+	}
+	return out
+}
+
+// servingCalibrated says whether the calibration's serving parameters are on the scenario's GPU.
+func servingCalibrated(s model.Scenario, fit *model.Calibration) bool {
+	return fit != nil && fit.Serving != nil && !fit.Serving.Empty() && fit.GPU == s.Cluster.GPU.ID
+}
+
+func calibrationApplies(s model.Scenario, fit *model.Calibration) bool {
+	return len(calibrationLinks(s)) > 0 || servingCalibrated(s, fit)
+}
+
+// calibrationFoot is what the footer says of the calibration, longest first: the file, what
+// it calibrates here (its serving parameters on this GPU, its links) and its fit's mean error
+// on the files it was fitted to; then shorter and shorter forms, for the verdict to take the
+// longest that fits. Nothing without a calibration, or with one the title already says
+// calibrates nothing here.
+func calibrationFoot(s model.Scenario, calib string, fit *model.Calibration) []string {
+	if calib == "" || !calibrationApplies(s, fit) {
+		return nil
+	}
+	if fit == nil {
+		return []string{"calibrated: " + calib, "calibrated"}
+	}
+	var what []string
+	if servingCalibrated(s, fit) {
+		sc := fit.Serving
+		var ps []string
+		for _, kv := range []struct {
+			key  string
+			v    float64
+			text string
+		}{{"memory_eff", sc.MemoryEff, fmt.Sprintf("%.2f", sc.MemoryEff)}, {"compute_eff", sc.ComputeEff, fmt.Sprintf("%.2f", sc.ComputeEff)},
+			{"compute_eff_fp8", sc.ComputeEffFP8, fmt.Sprintf("%.2f", sc.ComputeEffFP8)},
+			{"step", sc.StepOverhead, static.Seconds(sc.StepOverhead)}, {"floor", sc.KernelFloor, static.Seconds(sc.KernelFloor)},
+			{"GEMM latency", sc.GEMMLatency, static.Seconds(sc.GEMMLatency)}} {
+			if kv.v > 0 {
+				ps = append(ps, kv.key+" "+kv.text)
+			}
+		}
+		what = append(what, "serving: "+strings.Join(ps, ", "))
+	}
+	var links []string
+	for _, l := range calibrationLinks(s) {
+		links = append(links, l.ID)
+	}
+	if len(links) > 0 {
+		what = append(what, "links: "+strings.Join(links, ", "))
+	}
+	var fitText, short string
+	if fit.Rows > 0 {
+		on := fmt.Sprintf("%d %s", fit.Rows, plural(fit.Rows, "figure", "figures"))
+		if n := len(fit.From); n > 0 {
+			on += fmt.Sprintf(" of %d %s", n, plural(n, "file", "files"))
+		}
+		fitText = "its fit: mean |error| " + static.Percent(fit.MeanError) + " on " + on
+		short = "fit ±" + static.Percent(fit.MeanError)
+	}
+	var out []string
+	if fitText != "" {
+		out = append(out, "calibrated: "+calib+" ("+strings.Join(append(what, fitText), "; ")+")",
+			"calibrated: "+calib+" ("+fitText+")", "calibrated: "+calib+" ("+short+")", "calibrated ("+short+")")
+	} else {
+		out = append(out, "calibrated: "+calib+" ("+strings.Join(what, "; ")+")")
+	}
+	return append(out, "calibrated: "+calib, "calibrated")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // titleLine is the scenario in one line of at most w cells, with the calibration file the links
 // carry (calib, "" for none). The layout and the batch always stay; the model's prose (layers,
 // parameters), the links, the node count, the workload, the GPUs (all in the parameter panel)
 // and the calibration go first, in that order, when the line is too long.
-func titleLine(s model.Scenario, w int, calib string) string {
+func titleLine(s model.Scenario, w int, calib string) string { return titleLineFit(s, w, calib, nil) }
+
+// titleLineFit is titleLine knowing what the calibration file holds (nil: only its name).
+func titleLineFit(s model.Scenario, w int, calib string, fit *model.Calibration) string {
 	c, wl := s.Cluster, s.Workload
 	batch := fmt.Sprintf("batch %d", wl.GlobalBatch)
 	work := fmt.Sprintf("train %s seq %d", wl.Precision, wl.Seq)
@@ -126,7 +215,7 @@ func titleLine(s model.Scenario, w int, calib string) string {
 	}
 	gpus := fmt.Sprintf("%d× %s", c.GPUs, c.GPU.ID)
 	links := c.Intra.ID + " / " + c.Inter.ID
-	tag := calibrationTag(s, calib)
+	tag := calibrationTag(s, calib, fit)
 	keep := map[string]bool{"prose": true, "links": true, "nodes": true, "work": true, "calib": tag != "", "gpus": true}
 	build := func() string {
 		parts := []string{" splitscope", static.ModelTitle(s.Arch, keep["prose"])}
@@ -508,7 +597,7 @@ func (m *Model) verdict() string {
 	if r.Inference != nil {
 		idle = "idle " // serving: the busiest stage waits for requests as much as for the pipeline
 	}
-	parts = append(parts, idle+static.Percent(r.BubbleFraction), "comm "+static.Percent(r.CommFraction))
+	shares := []string{idle + static.Percent(r.BubbleFraction), "comm " + static.Percent(r.CommFraction)}
 	mem := r.Memory
 	fits := m.styles.OK.Render(fmt.Sprintf("fits %s / %s", static.Bytes(mem.Total), static.Bytes(mem.Capacity)))
 	if !mem.Fits {
@@ -522,7 +611,32 @@ func (m *Model) verdict() string {
 		}
 		fits = m.styles.Over.Render(fmt.Sprintf("OVER by %s", static.Bytes(mem.Total-mem.Capacity))) + m.styles.Dim.Render(hint)
 	}
-	parts = append(parts, fits)
+	// A calibration says so after the figures it changes, in the longest form that fits the
+	// line (warnings aside); the bubble and comm shares (the Pipeline and Overview tabs show them
+	// too) give way before a shorter form is tried.
+	join := func(cal string, withShares bool) []string {
+		out := slices.Clone(parts)
+		if cal != "" {
+			out = append(out, m.styles.Dim.Render(cal))
+		}
+		if withShares {
+			out = append(out, shares...)
+		}
+		return append(out, fits)
+	}
+	head := append(slices.Clone(parts), append(shares, fits)...)
+	if foot := calibrationFoot(m.data.Scenario, m.calib, m.calibFit); len(foot) > 0 {
+	pick:
+		for _, cal := range foot {
+			for _, withShares := range []bool{true, false} {
+				if try := join(cal, withShares); ansi.StringWidth(" "+strings.Join(try, " · ")) <= m.width {
+					head = try
+					break pick
+				}
+			}
+		}
+	}
+	parts = head
 	if n := len(r.Warnings); n > 0 {
 		parts = append(parts, m.styles.Warn.Render(fmt.Sprintf("! %s", r.Warnings[0])))
 	}

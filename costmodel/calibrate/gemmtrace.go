@@ -109,3 +109,27 @@ func FitGEMM(g model.GPU, p model.Precision, samples []GEMMSample) (GEMMFit, err
 	return GEMMFit{Shapes: len(shapes), Kernels: kernels, Eff: bestE, Latency: bestL,
 		BuiltinRMS: math.Sqrt(b / float64(len(shapes))), FittedRMS: best}, nil
 }
+
+// Calibration is the fit as a calibration puts it on the GPU: the efficiency as that precision's
+// matmul efficiency (compute_eff, or compute_eff_fp8 for fp8), the latency as the GEMM curve's
+// per-kernel time, each held to the range a calibration file may take (model.CalComputeEff,
+// model.CalGEMMLatency); clamped says which were moved to their range.
+func (f GEMMFit) Calibration(p model.Precision) (c model.ServingCalibration, clamped []string) {
+	eff := math.Min(math.Max(f.Eff, model.CalComputeEff.Min), model.CalComputeEff.Max)
+	lat := math.Min(math.Max(f.Latency, model.CalGEMMLatency.Min), model.CalGEMMLatency.Max)
+	key := "compute_eff"
+	if p == model.FP8 {
+		key = "compute_eff_fp8"
+		c.ComputeEffFP8 = eff
+	} else {
+		c.ComputeEff = eff
+	}
+	if eff != f.Eff {
+		clamped = append(clamped, key)
+	}
+	if lat != f.Latency {
+		clamped = append(clamped, "gemm_latency_us")
+	}
+	c.GEMMLatency = lat
+	return c, clamped
+}

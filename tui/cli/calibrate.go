@@ -74,7 +74,13 @@ fit must keep validate's published checks that the parameters touch (the serving
 h100-sxm and a100-sxm-80gb their training and GEMM checks too) within tolerance: a check that
 passes without it and fails with it refuses the fit (exit 1), naming the check, and nothing is
 written. --out FILE writes a calibration with a serving: section; --calibration FILE puts the
-parameters on that GPU preset for every command.`,
+parameters on that GPU preset for every command.
+
+--from takes Megatron-LM and torchtitan training logs too (each mapped as validate --against
+maps it): the GPU's matmul efficiency (compute_eff; compute_eff_fp8 for fp8 runs) is fitted to
+their step times and tokens/s, and refused when a published training check on that GPU fails.
+A PyTorch profiler trace with GEMM shapes (record_shapes=True; with --gpu) fits the GEMM curve:
+compute_eff and gemm_latency_us, the curve's time per kernel.`,
 		Example: `  splitscope calibrate --nccl-tests all_reduce_perf.log
   splitscope calibrate --nccl-tests ar.log ag.log rs.log --out box.yaml
   splitscope calibrate --nccl-tests 2nodes.log --inter ib-hdr --nics-per-node 8 --json
@@ -91,7 +97,7 @@ parameters on that GPU preset for every command.`,
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.StringArrayVar(&cf.logs, "nccl-tests", nil, "nccl-tests output `FILE` to fit (all_reduce_perf, all_gather_perf, reduce_scatter_perf, sendrecv_perf, broadcast_perf, alltoall_perf); repeat it, or list more files after it")
-	fs.StringArrayVar(&cf.from, "from", nil, "serving benchmark result `FILE` to fit the serving engine to (vllm bench serve --save-result JSON, sglang.bench_serving JSON Lines); repeat it, or list more files after it")
+	fs.StringArrayVar(&cf.from, "from", nil, "serving benchmark result `FILE` to fit the serving engine to (vllm bench serve --save-result JSON, sglang.bench_serving JSON Lines), a training log to fit the GPU's matmul efficiency to (Megatron-LM, torchtitan), or a PyTorch profiler trace with GEMM shapes to fit the GEMM curve to (with --gpu); repeat it, or list more files after it")
 	fs.StringVar(&cf.out, "out", "", "write the calibration to `FILE` (YAML), for --calibration FILE (default none)")
 	fs.BoolVar(&cf.force, "force", false, "replace an --out file that exists (default off: refuse)")
 	return cmd

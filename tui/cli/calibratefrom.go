@@ -11,6 +11,7 @@ import (
 
 	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/assets/benchres"
+	"github.com/splitscope/splitscope/assets/trainlog"
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/costmodel/calibrate"
 	"github.com/splitscope/splitscope/costmodel/published"
@@ -27,7 +28,7 @@ import (
 // calibration. Problems with the input are found before anything is fitted or written.
 func runCalibrateFrom(w io.Writer, errw io.Writer, sf *scenarioFlags, cf *calibrateFlags, files []string) error {
 	if len(files) == 0 {
-		return usagef("--from needs a FILE: a vllm bench serve --save-result JSON or sglang.bench_serving JSON Lines")
+		return usagef("--from needs a FILE: a vllm bench serve --save-result JSON, sglang.bench_serving JSON Lines, a Megatron-LM or torchtitan training log, or a PyTorch profiler trace")
 	}
 	if len(cf.logs) > 0 {
 		return usagef("--from and --nccl-tests fit different things (the serving engine, the links): give one of them at a time")
@@ -58,8 +59,25 @@ func runCalibrateFrom(w io.Writer, errw io.Writer, sf *scenarioFlags, cf *calibr
 		return errs
 	}
 
+	// Profiler traces (too large to read whole, and streamed) fit the GEMM curve alone.
+	var traceFiles, other []string
+	for _, f := range files {
+		if isTrace(f) {
+			traceFiles = append(traceFiles, f)
+		} else {
+			other = append(other, f)
+		}
+	}
+	if len(traceFiles) > 0 {
+		if len(other) > 0 {
+			return usagef("--from %s and %s: a profiler trace fits the GEMM curve, a result or a log other things; give them in separate calls", traceFiles[0], other[0])
+		}
+		return runCalibrateTrace(w, sf, cf, files)
+	}
+
 	// Every file, every problem: one line per bad file.
 	var runs []benchRun
+	var trains []trainRun
 	var bad []string
 	for _, f := range files {
 		data, err := readBoundedFile("from", f, benchres.MaxBytes, "a benchmark result")
@@ -70,6 +88,15 @@ func runCalibrateFrom(w io.Writer, errw io.Writer, sf *scenarioFlags, cf *calibr
 				continue
 			}
 			return err
+		}
+		if trainlog.Detect(data) { // text, not JSON: a training log
+			t, err := trainlog.Read(f, data)
+			if err != nil {
+				bad = append(bad, err.Error())
+				continue
+			}
+			trains = append(trains, trainRun{path: f, log: t})
+			continue
 		}
 		rs, err := benchres.Read(f, data)
 		if err != nil {
@@ -82,6 +109,17 @@ func runCalibrateFrom(w io.Writer, errw io.Writer, sf *scenarioFlags, cf *calibr
 	}
 	if len(bad) > 0 {
 		return &inputError{err: errors.New(strings.Join(bad, "\n"))}
+	}
+	if len(trains) > 0 {
+		if len(runs) > 0 {
+			return usagef("--from %s and %s: a training log and a serving benchmark fit different things; give them in separate calls", trains[0].path, runs[0].path)
+		}
+		return runCalibrateTrain(w, errw, sf, cf, files, trains)
+	}
+	for _, name := range []string{"seq", "batch", "micro-batch"} {
+		if sf.changed(name) {
+			return usagef("--%s %s: %s; it is for a training log that does not say it", name, sf.fs.Lookup(name).Value.String(), fromWorkload)
+		}
 	}
 	p, err := sf.presets()
 	if err != nil {
@@ -225,6 +263,54 @@ func statusText(pf calibrate.ServeParamFit) string {
 // are and with the calibration, and returns the checks and those that pass without it and
 // fail with it.
 func publishedWith(sf *scenarioFlags, gpu string, sc model.ServingCalibration) (int, []published.Check, error) {
+	return publishedDiff(sf, gpu, sc, func(p *assets.Presets) ([]published.Check, error) {
+		checks, err := published.ServeChecks(p)
+		if err != nil {
+			return nil, err
+		}
+		train, err := trainingChecks(p, gpu)
+		if err != nil {
+			return nil, err
+		}
+		if gpu == "h100-sxm" {
+			g, err := p.GPU(gpu)
+			if err != nil {
+				return nil, err
+			}
+			train = append(train, published.GEMMChecks(g)...)
+		}
+		return append(checks, train...), nil
+	})
+}
+
+// trainingChecks are validate's published training checks on gpu: Selene's (Megatron's
+// table 1, figure 1 and the hold-out runs) on the A100, the MoE runs on the H100; none on
+// another GPU.
+func trainingChecks(p *assets.Presets, gpu string) ([]published.Check, error) {
+	switch gpu {
+	case "h100-sxm":
+		return published.MoEChecks(p)
+	case "a100-sxm-80gb":
+		var h published.Selene
+		var err error
+		if h.A100, err = p.GPU(gpu); err != nil {
+			return nil, err
+		}
+		if h.NVLink3, err = p.Link("nvlink3"); err != nil {
+			return nil, err
+		}
+		if h.IBHDR, err = p.Link("ib-hdr"); err != nil {
+			return nil, err
+		}
+		return published.Validate(h)
+	}
+	return nil, nil
+}
+
+// publishedDiff runs the checks checksOf gives with the presets as they are and with the
+// calibration sc on gpu, and returns how many there are and those that pass without it and fail
+// with it.
+func publishedDiff(sf *scenarioFlags, gpu string, sc model.ServingCalibration, checksOf func(*assets.Presets) ([]published.Check, error)) (int, []published.Check, error) {
 	run := func(cal bool) ([]published.Check, error) {
 		p, err := sf.presets()
 		if err != nil {
@@ -233,39 +319,7 @@ func publishedWith(sf *scenarioFlags, gpu string, sc model.ServingCalibration) (
 		if cal {
 			p.Calibrate(model.Calibration{GPU: gpu, Serving: &sc}, "fit")
 		}
-		checks, err := published.ServeChecks(p)
-		if err != nil {
-			return nil, err
-		}
-		switch gpu {
-		case "h100-sxm":
-			moe, err := published.MoEChecks(p)
-			if err != nil {
-				return nil, err
-			}
-			g, err := p.GPU(gpu)
-			if err != nil {
-				return nil, err
-			}
-			checks = append(append(checks, moe...), published.GEMMChecks(g)...)
-		case "a100-sxm-80gb":
-			var h published.Selene
-			if h.A100, err = p.GPU(gpu); err != nil {
-				return nil, err
-			}
-			if h.NVLink3, err = p.Link("nvlink3"); err != nil {
-				return nil, err
-			}
-			if h.IBHDR, err = p.Link("ib-hdr"); err != nil {
-				return nil, err
-			}
-			sel, err := published.Validate(h)
-			if err != nil {
-				return nil, err
-			}
-			checks = append(checks, sel...)
-		}
-		return checks, nil
+		return checksOf(p)
 	}
 	before, err := run(false)
 	if err != nil {

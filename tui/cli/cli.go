@@ -371,7 +371,11 @@ func runExplorer(w, errw io.Writer, sf *scenarioFlags, traces []string) error {
 		return a, nil
 	}))
 	if sf.calibration != "" {
-		opts = append(opts, tui.WithCalibration(filepath.Base(sf.calibration)))
+		if sf.calib != nil {
+			opts = append(opts, tui.WithCalibrationFile(filepath.Base(sf.calibration), *sf.calib))
+		} else {
+			opts = append(opts, tui.WithCalibration(filepath.Base(sf.calibration)))
+		}
 	}
 	if sf.lesson != "" {
 		steps, err := loadLesson(sf.lesson, p)

@@ -74,7 +74,8 @@ var flagRules = map[string]flagRule{
 		withRefuse: map[string]string{
 			"lang": "calibrate " + noTeachingTexts, "mode": fromWorkload, "rate": fromWorkload, "concurrency": fromWorkload,
 			"requests": fromWorkload, "prompt": fromWorkload, "gen": fromWorkload, "workload": fromWorkload,
-			"seq": fromWorkload, "batch": fromWorkload, "micro-batch": fromWorkload,
+			// --seq, --batch and --micro-batch: a training log's, where it does not say them
+			// (runCalibrateFrom refuses them beside a serving benchmark).
 		},
 	},
 	"serve": {refuse: map[string]string{"json": "serve serves the explorer over SSH; report --json prints the scenario's report"}},

@@ -183,7 +183,11 @@ func runServe(ctx context.Context, stdout, errw io.Writer, sf *scenarioFlags, f 
 		cfg.Lang = sf.language()
 	}
 	if sf.calibration != "" {
-		cfg.Options = append(cfg.Options, tui.WithCalibration(filepath.Base(sf.calibration)))
+		if sf.calib != nil {
+			cfg.Options = append(cfg.Options, tui.WithCalibrationFile(filepath.Base(sf.calibration), *sf.calib))
+		} else {
+			cfg.Options = append(cfg.Options, tui.WithCalibration(filepath.Base(sf.calibration)))
+		}
 	}
 	if sf.lesson != "" {
 		steps, err := loadLesson(sf.lesson, p)

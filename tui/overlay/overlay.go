@@ -227,6 +227,13 @@ func precisionOf(dtype string) (model.Precision, bool) {
 // fitGEMM fits the GEMM curve (calibrate.FitGEMM) to the shaped GEMM kernels of the precision
 // most of them ran in.
 func fitGEMM(traces []model.Trace, g model.GPU) (*calibrate.GEMMFit, string) {
+	f, _, note := GEMMFitOf(traces, g)
+	return f, note
+}
+
+// GEMMFitOf is fitGEMM with the precision fitted: calibrate --from TRACE writes the fit as that
+// precision's efficiency. The note says what was fitted, or why nothing was (nil fit).
+func GEMMFitOf(traces []model.Trace, g model.GPU) (*calibrate.GEMMFit, model.Precision, string) {
 	by := map[model.Precision][]calibrate.GEMMSample{}
 	all := 0
 	for _, t := range traces {
@@ -238,7 +245,7 @@ func fitGEMM(traces []model.Trace, g model.GPU) (*calibrate.GEMMFit, string) {
 		}
 	}
 	if all == 0 {
-		return nil, ""
+		return nil, 0, ""
 	}
 	var p model.Precision
 	n := -1
@@ -248,13 +255,13 @@ func fitGEMM(traces []model.Trace, g model.GPU) (*calibrate.GEMMFit, string) {
 		}
 	}
 	if n == 0 {
-		return nil, fmt.Sprintf("GEMM: %d kernels with shapes, none in bf16, fp16 or fp8: no curve fitted", all)
+		return nil, 0, fmt.Sprintf("GEMM: %d kernels with shapes, none in bf16, fp16 or fp8: no curve fitted", all)
 	}
 	f, err := calibrate.FitGEMM(g, p, by[p])
 	if err != nil {
-		return nil, fmt.Sprintf("GEMM: %d %s kernels with shapes: %v", n, p, err)
+		return nil, p, fmt.Sprintf("GEMM: %d %s kernels with shapes: %v", n, p, err)
 	}
-	return &f, fmt.Sprintf("GEMM on %s (%s, %d shapes, %d kernels): fitted %.0f%% of peak and %.1f µs a kernel (built-in %.0f%%, 6.0 µs); rms log error %.0f%% → %.0f%%",
+	return &f, p, fmt.Sprintf("GEMM on %s (%s, %d shapes, %d kernels): fitted %.0f%% of peak and %.1f µs a kernel (built-in %.0f%%, 6.0 µs); rms log error %.0f%% → %.0f%%",
 		g.ID, p, f.Shapes, f.Kernels, 100*f.Eff, f.Latency*1e6, 100*g.MatmulEff(p), 100*f.BuiltinRMS, 100*f.FittedRMS)
 }
 

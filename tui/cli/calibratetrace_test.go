@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/model"
+)
+
+// writeGEMMTrace writes a Kineto trace of bf16 GEMMs on the H100 each timed by the GEMM curve
+// with efficiency eff and latency lat (seconds): the model's own kernels at known parameters.
+func writeGEMMTrace(t *testing.T, eff, lat float64) string {
+	t.Helper()
+	p, err := assets.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := p.GPU("h100-sxm")
+	g.ComputeEff, g.ComputeEffFP8, g.GEMMLatency = eff, 0, lat
+	var ev []string
+	id, ts := 0, 10.0
+	for _, m := range []float64{128, 512, 2048, 8192} {
+		for _, n := range []float64{1024, 4096, 14336} {
+			id++
+			dur := 1e6 * costmodel.GEMMSeconds(g, model.BF16, m, n, 4096)
+			ev = append(ev, fmt.Sprintf(`{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": %g, "dur": 1, "args": {"External id": %d, "Input Dims": [[%g, 4096], [4096, %g]], "Input type": ["c10::BFloat16", "c10::BFloat16"]}}`, ts, id, m, n),
+				fmt.Sprintf(`{"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16", "ts": %g, "dur": %.4f, "args": {"device": 0, "stream": 7, "correlation": %d, "External id": %d}}`, ts+1, dur, id, id))
+			ts += 2 + dur
+		}
+	}
+	path := filepath.Join(t.TempDir(), "gemm.json")
+	if err := os.WriteFile(path, []byte(`{"traceEvents": [`+strings.Join(ev, ",\n")+"]}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// An oracle: a trace of GEMMs timed by the curve at 78% of peak and 7.5 µs a kernel is fitted
+// back to them and written as compute_eff and gemm_latency_us; under that calibration the
+// engine's GEMM time is the trace's. One at 50% would break the published GEMM checks (XLA's
+// H100 table): refused, nothing written.
+func TestCalibrateFromTrace(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "gemm.yaml")
+	code, stdout, errs := runArgs(t, "calibrate", "--from", writeGEMMTrace(t, 0.78, 7.5e-6), "--gpu", "h100-sxm", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, errs)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := assets.Load()
+	c, err := assets.ParseCalibration(out, data, p)
+	if err != nil || c.Serving == nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if sc := c.Serving; sc.ComputeEff < 0.77 || sc.ComputeEff > 0.79 || sc.GEMMLatency < 7.3e-6 || sc.GEMMLatency > 7.7e-6 {
+		t.Errorf("fitted %+v, truth 0.78 and 7.5 µs\n%s", sc, stdout)
+	}
+	t.Logf("%s", stdout)
+	p.Calibrate(c, "gemm.yaml")
+	g, _ := p.GPU("h100-sxm")
+	if got := costmodel.GEMMSeconds(g, model.BF16, 1, 1, 1); got < 7.3e-6 || got > 7.7e-6 {
+		t.Errorf("the calibrated H100's tiny GEMM takes %.2f µs", got*1e6)
+	}
+	for _, want := range []string{"GEMM on h100-sxm: 12 bf16 kernels of 12 shapes", "gemm_latency_us", "training and GEMM checks on h100-sxm stay within tolerance"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+
+	slow := filepath.Join(dir, "slow.yaml")
+	code, stdout, errs = runArgs(t, "calibrate", "--from", writeGEMMTrace(t, 0.5, 6e-6), "--gpu", "h100-sxm", "--out", slow, "--json")
+	var doc struct {
+		Broken []struct {
+			Group string `json:"group"`
+		} `json:"published_broken"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || code != 1 || len(doc.Broken) == 0 || !strings.Contains(errs, "refused: with the fitted GEMM curve") {
+		t.Errorf("a slow curve: exit %d, %v %+v\n%s", code, err, doc, errs)
+	}
+	if _, err := os.Stat(slow); !os.IsNotExist(err) {
+		t.Errorf("a refused fit was written: %v", err)
+	}
+	// Without --gpu, beside a result file, or a trace without shapes: bad input.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--from", writeGEMMTrace(t, 0.78, 7.5e-6)}, "a profiler trace does not say which GPU preset ran it; give --gpu"},
+		{[]string{"--from", writeGEMMTrace(t, 0.78, 7.5e-6), iog4090, "--gpu", "h100-sxm"}, "a profiler trace fits the GEMM curve"},
+		{[]string{"--from", "../../assets/trace/testdata/hta-nccl-data-rank-0.json.gz", "--gpu", "h100-sxm"}, "nothing to fit"},
+	} {
+		if code, _, errs := runArgs(t, append([]string{"calibrate"}, tc.args...)...); code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d %s", tc.args, code, errs)
+		}
+	}
+}
