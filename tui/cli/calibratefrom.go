@@ -175,15 +175,7 @@ func runCalibrateFrom(w io.Writer, errw io.Writer, sf *scenarioFlags, cf *calibr
 			refusal = &inputError{err: fmt.Errorf("--out %s: nothing to write: the files pin down none of the serving parameters", cf.out)}
 		}
 	case len(view.broken) > 0:
-		var names []string
-		for _, c := range view.broken[:min(len(view.broken), 3)] {
-			names = append(names, fmt.Sprintf("%s %s (%+.1f%%, tolerance ±%.0f%%)", c.Group, c.Case, 100*c.RelErr(), 100*c.Tolerance))
-		}
-		if more := len(view.broken) - len(names); more > 0 {
-			names = append(names, fmt.Sprintf("and %d more (calibrate --from … --json lists them)", more))
-		}
-		refusal = fmt.Errorf("calibrate --from: refused: with the fitted parameters %d published check(s) of validate that pass today fail: %s; nothing written",
-			len(view.broken), strings.Join(names, "; "))
+		refusal = refusedFit("the fitted parameters", "published", view.broken)
 	case cf.out != "":
 		c := model.Calibration{GPU: fit.GPU.ID, Serving: &fit.Calibration, Rows: fit.After.N, MeanError: fit.After.Mean, MaxError: fit.After.Max}
 		for _, f := range files {
@@ -500,4 +492,19 @@ func jsonFrom(v fromView) fromJSON {
 		out.Figures = append(out.Figures, fromFigureJSON{Run: f.Where, Name: f.Name, Measured: f.Measured, Before: f.Before, BeforeErr: f.BeforeErr, After: f.After, AfterErr: f.AfterErr})
 	}
 	return out
+}
+
+// refusedFit is calibrate --from's refusal of a fit (what: "the fitted parameters") under which
+// published checks of validate (kind: "published", "published training") that pass today fail:
+// the first three named, the rest counted.
+func refusedFit(what, kind string, broken []published.Check) error {
+	var names []string
+	for _, c := range broken[:min(len(broken), 3)] {
+		names = append(names, fmt.Sprintf("%s %s (%+.1f%%, tolerance ±%.0f%%)", c.Group, c.Case, 100*c.RelErr(), 100*c.Tolerance))
+	}
+	if more := len(broken) - len(names); more > 0 {
+		names = append(names, fmt.Sprintf("and %d more (calibrate --from … --json lists them)", more))
+	}
+	return fmt.Errorf("calibrate --from: refused: with %s %d %s check(s) of validate that pass today fail: %s; nothing written",
+		what, len(broken), kind, strings.Join(names, "; "))
 }

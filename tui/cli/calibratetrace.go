@@ -84,15 +84,7 @@ func runCalibrateTrace(w io.Writer, sf *scenarioFlags, cf *calibrateFlags, files
 	var refusal error
 	switch {
 	case len(view.broken) > 0:
-		var names []string
-		for _, c := range view.broken[:min(len(view.broken), 3)] {
-			names = append(names, fmt.Sprintf("%s %s (%+.1f%%, tolerance ±%.0f%%)", c.Group, c.Case, 100*c.RelErr(), 100*c.Tolerance))
-		}
-		if more := len(view.broken) - len(names); more > 0 {
-			names = append(names, fmt.Sprintf("and %d more (calibrate --from … --json lists them)", more))
-		}
-		refusal = fmt.Errorf("calibrate --from: refused: with the fitted GEMM curve %d published check(s) of validate that pass today fail: %s; nothing written",
-			len(view.broken), strings.Join(names, "; "))
+		refusal = refusedFit("the fitted GEMM curve", "published", view.broken)
 	case cf.out != "":
 		cal := model.Calibration{GPU: g.ID, Serving: &c}
 		for _, f := range files {

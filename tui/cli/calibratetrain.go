@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/splitscope/splitscope/assets"
@@ -79,15 +78,7 @@ func runCalibrateTrain(w, errw io.Writer, sf *scenarioFlags, cf *calibrateFlags,
 			refusal = &inputError{err: fmt.Errorf("--out %s: nothing to write: the logs pin down no matmul efficiency", cf.out)}
 		}
 	case len(view.broken) > 0:
-		var names []string
-		for _, c := range view.broken[:min(len(view.broken), 3)] {
-			names = append(names, fmt.Sprintf("%s %s (%+.1f%%, tolerance ±%.0f%%)", c.Group, c.Case, 100*c.RelErr(), 100*c.Tolerance))
-		}
-		if more := len(view.broken) - len(names); more > 0 {
-			names = append(names, fmt.Sprintf("and %d more (calibrate --from … --json lists them)", more))
-		}
-		refusal = fmt.Errorf("calibrate --from: refused: with the fitted efficiency %d published training check(s) of validate that pass today fail: %s; nothing written",
-			len(view.broken), strings.Join(names, "; "))
+		refusal = refusedFit("the fitted efficiency", "published training", view.broken)
 	case cf.out != "":
 		c := model.Calibration{GPU: fit.GPU.ID, Serving: &fit.Calibration, Rows: fit.After.N, MeanError: fit.After.Mean, MaxError: fit.After.Max}
 		for _, f := range files {
