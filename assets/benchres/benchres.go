@@ -47,6 +47,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -63,42 +64,10 @@ const (
 
 // Error is a problem with a result file: the file, the line of the run (0 when the file as a
 // whole), the field's JSON path ("" when none), the value as written and what is wrong.
-type Error struct {
-	File  string
-	Line  int
-	Field string
-	Value string
-	Msg   string
-}
+type Error = assets.FileError
 
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
-	b.WriteString(": ")
-	if e.Field != "" {
-		b.WriteString(e.Field)
-		if e.Value != "" {
-			b.WriteString(" = ")
-			b.WriteString(clip(e.Value))
-		}
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
-
-// clip keeps a value short and on one line in a message.
-func clip(v string) string {
-	rs := []rune(strings.Join(strings.Fields(v), " "))
-	if len(rs) > 60 {
-		rs = append(rs[:57], '…')
-	}
-	q := strconv.Quote(string(rs))
-	return q[1 : len(q)-1]
-}
+// clip keeps a value short and on one line in a message (assets.Clip).
+func clip(v string) string { return assets.Clip(v) }
 
 // Read parses the result file named name (in messages) and returns its runs in file order: one
 // for a vLLM --save-result file, one a line for SGLang's JSON Lines or vLLM's --append-result.

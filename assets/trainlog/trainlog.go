@@ -58,6 +58,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -78,42 +79,10 @@ const (
 
 // Error is a problem with a log: the file, the line (0 when the file as a whole), the field
 // ("" when none), the value as written and what is wrong.
-type Error struct {
-	File  string
-	Line  int
-	Field string
-	Value string
-	Msg   string
-}
+type Error = assets.FileError
 
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
-	b.WriteString(": ")
-	if e.Field != "" {
-		b.WriteString(e.Field)
-		if e.Value != "" {
-			b.WriteString(" = ")
-			b.WriteString(clip(e.Value))
-		}
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
-
-// clip keeps a value short and on one line in a message.
-func clip(v string) string {
-	rs := []rune(strings.Join(strings.Fields(v), " "))
-	if len(rs) > 60 {
-		rs = append(rs[:57], '…')
-	}
-	q := strconv.Quote(string(rs))
-	return q[1 : len(q)-1]
-}
+// clip keeps a value short and on one line in a message (assets.Clip).
+func clip(v string) string { return assets.Clip(v) }
 
 // Detect says whether data is to be read as a training log rather than a serving benchmark's
 // JSON: it does not open a JSON object (its first character, after blanks and a byte-order mark)
