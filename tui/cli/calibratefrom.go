@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,8 +9,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/splitscope/splitscope/assets"
-	"github.com/splitscope/splitscope/assets/benchres"
-	"github.com/splitscope/splitscope/assets/trainlog"
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/costmodel/calibrate"
 	"github.com/splitscope/splitscope/costmodel/published"
@@ -76,39 +73,9 @@ func runCalibrateFrom(w io.Writer, errw io.Writer, sf *scenarioFlags, cf *calibr
 	}
 
 	// Every file, every problem: one line per bad file.
-	var runs []benchRun
-	var trains []trainRun
-	var bad []string
-	for _, f := range files {
-		data, err := readBoundedFile("from", f, benchres.MaxBytes, "a benchmark result")
-		if err != nil {
-			var fe *model.FieldError
-			if errors.As(err, &fe) {
-				bad = append(bad, fmt.Sprintf("--from %s: %s", f, fe.Allowed))
-				continue
-			}
-			return err
-		}
-		if trainlog.Detect(data) { // text, not JSON: a training log
-			t, err := trainlog.Read(f, data)
-			if err != nil {
-				bad = append(bad, err.Error())
-				continue
-			}
-			trains = append(trains, trainRun{path: f, log: t})
-			continue
-		}
-		rs, err := benchres.Read(f, data)
-		if err != nil {
-			bad = append(bad, err.Error())
-			continue
-		}
-		for _, r := range rs {
-			runs = append(runs, benchRun{path: f, run: r})
-		}
-	}
-	if len(bad) > 0 {
-		return &inputError{err: errors.New(strings.Join(bad, "\n"))}
+	runs, trains, err := readRunFiles("from", files)
+	if err != nil {
+		return err
 	}
 	if len(trains) > 0 {
 		if len(runs) > 0 {

@@ -135,39 +135,9 @@ func runValidateAgainst(w, errw io.Writer, sf *scenarioFlags, files []string) er
 			}
 		}
 	}
-	var runs []benchRun
-	var trains []trainRun
-	var bad []string
-	for _, f := range files {
-		data, err := readBoundedFile("against", f, benchres.MaxBytes, "a benchmark result")
-		if err != nil {
-			var fe *model.FieldError
-			if errors.As(err, &fe) {
-				bad = append(bad, fmt.Sprintf("--against %s: %s", f, fe.Allowed))
-				continue
-			}
-			return err
-		}
-		if !benchres.IsTRTLLM(data) && trainlog.Detect(data) { // text, not JSON: a training log
-			t, err := trainlog.Read(f, data)
-			if err != nil {
-				bad = append(bad, err.Error())
-				continue
-			}
-			trains = append(trains, trainRun{path: f, log: t})
-			continue
-		}
-		rs, err := benchres.Read(f, data)
-		if err != nil {
-			bad = append(bad, err.Error())
-			continue
-		}
-		for _, r := range rs {
-			runs = append(runs, benchRun{path: f, run: r})
-		}
-	}
-	if len(bad) > 0 {
-		return &inputError{err: errors.New(strings.Join(bad, "\n"))}
+	runs, trains, err := readRunFiles("against", files)
+	if err != nil {
+		return err
 	}
 	if len(runs) > 0 {
 		for _, name := range []string{"seq", "batch", "micro-batch"} {
@@ -564,4 +534,44 @@ func lengthText(l model.BenchLengths) string {
 		return fmt.Sprintf("mean %.0f, %d–%d (%s)", l.Mean, l.Min, l.Max, l.From)
 	}
 	return fmt.Sprintf("%.0f (%s)", l.Mean, l.From)
+}
+
+// readRunFiles reads the files given to --flag (validate --against, calibrate --from): each a
+// serving benchmark's results (vLLM, SGLang, trtllm-bench: one or more runs) or a training log
+// (Megatron-LM, torchtitan), told apart by their content; every bad file is one line of the
+// error, none read in part.
+func readRunFiles(flag string, files []string) (runs []benchRun, trains []trainRun, err error) {
+	var bad []string
+	for _, f := range files {
+		data, err := readBoundedFile(flag, f, benchres.MaxBytes, "a benchmark result")
+		if err != nil {
+			var fe *model.FieldError
+			if errors.As(err, &fe) {
+				bad = append(bad, fmt.Sprintf("--%s %s: %s", flag, f, fe.Allowed))
+				continue
+			}
+			return nil, nil, err
+		}
+		if !benchres.IsTRTLLM(data) && trainlog.Detect(data) { // text, not JSON: a training log
+			t, err := trainlog.Read(f, data)
+			if err != nil {
+				bad = append(bad, err.Error())
+				continue
+			}
+			trains = append(trains, trainRun{path: f, log: t})
+			continue
+		}
+		rs, err := benchres.Read(f, data)
+		if err != nil {
+			bad = append(bad, err.Error())
+			continue
+		}
+		for _, r := range rs {
+			runs = append(runs, benchRun{path: f, run: r})
+		}
+	}
+	if len(bad) > 0 {
+		return nil, nil, &inputError{err: errors.New(strings.Join(bad, "\n"))}
+	}
+	return runs, trains, nil
 }
