@@ -81,9 +81,6 @@ const (
 // ("" when none), the value as written and what is wrong.
 type Error = assets.FileError
 
-// clip keeps a value short and on one line in a message (assets.Clip).
-func clip(v string) string { return assets.Clip(v) }
-
 // Detect says whether data is to be read as a training log rather than a serving benchmark's
 // JSON: it does not open a JSON object (its first character, after blanks and a byte-order mark)
 // and it has a line of Megatron-LM's or torchtitan's log. Other text (and an empty file) is left
