@@ -1,8 +1,9 @@
 package costmodel
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 )
 
 // Pareto returns the feasible candidates that no other feasible candidate dominates on step time
@@ -13,25 +14,30 @@ import (
 // along it memory strictly falls as time strictly rises. Infeasible candidates and ones with a
 // time or memory that is not a finite number are ignored.
 func Pareto(c []Candidate) []Candidate {
-	pts := make([]Candidate, 0, len(c))
-	for _, x := range c {
+	// Sorted as indices: a candidate (its report) is large, and a search lists tens of thousands.
+	type point struct {
+		step, mem float64
+		i         int
+	}
+	pts := make([]point, 0, len(c))
+	for i := range c {
+		x := &c[i]
 		if x.Feasible && isFinite(x.Report.StepTime) && isFinite(x.Report.Memory.Total) {
-			pts = append(pts, x)
+			pts = append(pts, point{x.Report.StepTime, x.Report.Memory.Total, i})
 		}
 	}
-	sort.SliceStable(pts, func(i, j int) bool {
-		a, b := pts[i].Report, pts[j].Report
-		if a.StepTime != b.StepTime {
-			return a.StepTime < b.StepTime
+	slices.SortStableFunc(pts, func(a, b point) int {
+		if a.step != b.step {
+			return cmp.Compare(a.step, b.step)
 		}
-		return a.Memory.Total < b.Memory.Total
+		return cmp.Compare(a.mem, b.mem)
 	})
 	var front []Candidate
 	best := math.Inf(1) // least memory among the faster candidates kept so far
 	for _, x := range pts {
-		if m := x.Report.Memory.Total; m < best {
-			front = append(front, x)
-			best = m
+		if x.mem < best {
+			front = append(front, c[x.i])
+			best = x.mem
 		}
 	}
 	return front

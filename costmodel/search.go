@@ -170,7 +170,8 @@ func searchMemo(base model.Scenario, opt SearchOptions, refine int, newMemo func
 	// Every split on every core; each writes its own slot, so the order is the enumeration's.
 	// The candidates stay in this one array to the end (feasible and infeasible apart, ranked,
 	// refined): a candidate is large, and Search lists tens of thousands.
-	cands := make([]Candidate, len(jobs))
+	// Room for the rejected splits too: the result lists them after the candidates, in this array.
+	cands := make([]Candidate, len(jobs), len(jobs)+len(infeasible))
 	splitCounts := make([]SearchCounts, len(jobs))
 	ns := make([]int, 0, len(jobs))
 	for _, j := range jobs {
@@ -185,11 +186,35 @@ func searchMemo(base model.Scenario, opt SearchOptions, refine int, newMemo func
 			memos[w].coll = &collMemo{c: base.Cluster, m: map[collKey]collective.Result{}, own: true}
 		}
 	}
-	parallelForWorkers(len(jobs), len(memos), func(w, i int) {
-		s := base
-		s.Layout = jobs[i].layout
-		o := searchSplit(s, kvs[jobs[i].knobs], opt.Objective, ss, memos[w])
-		cands[i], splitCounts[i] = o.cand, o.counts
+	// The jobs of one knob set (a TP × PP × DP split and micro-batch size: its schedules, EP and
+	// ETP) are one worker's, in order, each seeded with the pick of the one before: the seeds,
+	// and so the counts, do not depend on which worker ran what.
+	var groups []int // each group's first job
+	for i, j := range jobs {
+		if i == 0 || j.knobs != jobs[i-1].knobs {
+			groups = append(groups, i)
+		}
+	}
+	groups = append(groups, len(jobs))
+	parallelForWorkers(len(groups)-1, len(memos), func(w, g int) {
+		var try [3]knobs // the previous pick, then seeds
+		prev := false
+		for i := groups[g]; i < groups[g+1]; i++ {
+			s := base
+			s.Layout = jobs[i].layout
+			kv := kvs[jobs[i].knobs]
+			sd := seeds(kv)
+			try[1], try[2] = sd[0], sd[1]
+			from := 1
+			if prev {
+				from = 0
+			}
+			o := searchSplitSeeded(s, kv, opt.Objective, ss, memos[w], try[from:])
+			cands[i], splitCounts[i] = o.cand, o.counts
+			if prev = o.picked; prev {
+				try[0] = o.pick
+			}
+		}
 	})
 	var counts SearchCounts
 	for _, c := range splitCounts {

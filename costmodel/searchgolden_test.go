@@ -58,7 +58,8 @@ func TestSearchMoEGolden(t *testing.T) {
 }
 
 // searchDigest is a result's readable head (counts, the best layout and its step time to the
-// last bit) and a SHA-256 of every candidate, warning and count as JSON (floats round-trip).
+// last bit), a SHA-256 of every candidate, warning and count as JSON (floats round-trip), and
+// one of the candidates alone.
 func searchDigest(t *testing.T, res SearchResult) string {
 	t.Helper()
 	var b strings.Builder
@@ -72,5 +73,11 @@ func searchDigest(t *testing.T, res SearchResult) string {
 		t.Fatal(err)
 	}
 	fmt.Fprintf(&b, "sha256 %x\n", sha256.Sum256(js))
+	// The candidates alone: a change that only prunes differently moves the counts, not these.
+	cs, err := json.Marshal(res.Candidates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, "candidates sha256 %x\n", sha256.Sum256(cs))
 	return b.String()
 }

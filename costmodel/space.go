@@ -166,6 +166,9 @@ func (c *SearchCounts) add(o SearchCounts) {
 type splitOutcome struct {
 	cand   Candidate
 	counts SearchCounts
+	// pick is the knob setting of the candidate when one fits (picked), a seed for the next split.
+	pick   knobs
+	picked bool
 }
 
 // variantScore is one knob setting's closed-form step time and fullest-GPU memory.
@@ -181,6 +184,13 @@ type variantScore struct {
 //
 // memo, when not nil, is the worker's layer costs of the splits it did before (layerMemo).
 func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits, memo *layerMemo) splitOutcome {
+	sd := seeds(kv)
+	return searchSplitSeeded(s, kv, obj, ss, memo, sd[:])
+}
+
+// searchSplitSeeded is searchSplit, its bound seeded by the first of the settings seed that
+// fits (none: unseeded).
+func searchSplitSeeded(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits, memo *layerMemo, seed []knobs) splitOutcome {
 	n := kv.size()
 	first := knobs{kv.rcs[0], kv.sps[0], kv.zeros[0], kv.tpos[0], kv.offs[0], kv.serials[0], kv.keeps[0], kv.orders[0]}
 	first.apply(&s.Layout)
@@ -211,6 +221,20 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits
 	params := paramTable{p: p}
 	counts := SearchCounts{Space: n}
 	var best, least variantScore
+	// bound is the least step time of any setting known to fit: the best's, or before any is
+	// evaluated, a seed's (the previous split's pick, then seeds: the settings that most often
+	// win). A setting is pruned only when it is strictly slower, so the seed itself is evaluated
+	// again in its turn and the pick is the one the settings' order gives, seeded or not; only
+	// the counts differ.
+	bound := math.Inf(1)
+	if obj != ObjMemory {
+		for _, k := range seed {
+			if step, ok := seedStep(k, kv, p, plans, params); ok {
+				bound = step
+				break
+			}
+		}
+	}
 	better := func(a, b variantScore) bool {
 		if !b.ok {
 			return true
@@ -331,7 +355,7 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits
 								// The step is at least the pipeline's makespan and the optimizer after
 								// it: a setting whose bound is already slower than the best cannot win.
 								opt := params.optimizer(f.zero, f.off)
-								if obj != ObjMemory && best.ok && lb+opt > best.step {
+								if obj != ObjMemory && lb+opt > bound {
 									counts.PrunedBound++
 									continue
 								}
@@ -343,7 +367,7 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits
 									res, built = r, true
 									ranks = po.tailRanks(st, res)
 								}
-								if obj != ObjMemory && best.ok && res.Makespan+opt > best.step {
+								if obj != ObjMemory && res.Makespan+opt > bound {
 									counts.PrunedBound++
 									continue
 								}
@@ -353,12 +377,18 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits
 								if better(v, best) {
 									best = v
 								}
+								bound = min(bound, v.step)
 							}
 						}
 					}
 				}
 			}
 		}
+	}
+	if !best.ok && !math.IsInf(bound, 1) {
+		// The seed bounded out every setting, which its own evaluation in the loop rules out;
+		// should it ever, the split is searched again unseeded.
+		return searchSplitSeeded(s, kv, obj, ss, memo, nil)
 	}
 	pick := least
 	if best.ok {
@@ -372,7 +402,7 @@ func searchSplit(s model.Scenario, kv knobValues, obj Objective, ss *stageSplits
 	if err == nil {
 		r = finishReport(s, r)
 	}
-	return splitOutcome{cand: candidateOf(s, r, err), counts: counts}
+	return splitOutcome{cand: candidateOf(s, r, err), counts: counts, pick: pick.k, picked: best.ok}
 }
 
 // planPool keeps the plans of splits Search is done with for the next ones: a plan is large and
@@ -631,4 +661,56 @@ func ResolveAuto(s model.Scenario) (model.Scenario, error) {
 	c.Layout.Auto = auto
 	s.Layout = c.Layout
 	return s, nil
+}
+
+// seeds are the knob settings searchSplit bounds a split with before its loop, in turn until
+// one fits: nothing recomputed, then everything; sequence parallelism, ZeRO 2 (or none without
+// DP), the ring TP overlap where tried, no offload, the DP sync overlapped, the first rank order.
+func seeds(kv knobValues) [2]knobs {
+	k := knobs{rc: model.RecomputeNone, sp: kv.sps[len(kv.sps)-1], zero: kv.zeros[0], tpo: kv.tpos[0], off: model.OffloadNone,
+		serial: kv.serials[0], order: kv.orders[0]}
+	if slices.Contains(kv.zeros, 2) {
+		k.zero = 2
+	}
+	if slices.Contains(kv.tpos, model.TPOverlapRing) {
+		k.tpo = model.TPOverlapRing
+	}
+	full := k
+	full.rc = model.RecomputeFull
+	return [2]knobs{k, full}
+}
+
+// seedStep is the step time of the knob setting k on the split the plans are of, when every
+// value of k is one the split tries and the setting fits; each plan's state is what searchSplit
+// then sets again.
+func seedStep(k knobs, kv knobValues, p *plan, plans []*plan, params paramTable) (float64, bool) {
+	oi := slices.Index(kv.orders, k.order)
+	if oi < 0 || !slices.Contains(kv.rcs, k.rc) || !slices.Contains(kv.sps, k.sp) || !slices.Contains(kv.zeros, k.zero) ||
+		!slices.Contains(kv.tpos, k.tpo) || !slices.Contains(kv.offs, k.off) || !slices.Contains(kv.serials, k.serial) ||
+		!slices.Contains(kv.keeps, k.keep) || k.keep && !gatherApplies(k.sp, k.rc, p.l.TP) {
+		return 0, false
+	}
+	// Nor one the loop counts as dominated and never evaluates (its rules, in its words there).
+	stream := streams(k.off)
+	switch {
+	case k.zero == 1 && slices.Contains(kv.zeros, 2),
+		!stream && k.rc == model.RecomputeSelective && !p.l.UnfusedAttention && slices.Contains(kv.rcs, model.RecomputeNone),
+		!stream && k.tpo != model.TPOverlapRing && slices.Contains(kv.tpos, model.TPOverlapRing),
+		!stream && k.serial && slices.Contains(kv.serials, false) && k.zero < 3:
+		return 0, false
+	}
+	k.apply(&p.l)
+	if _, fit := p.peakMemory(params.get(k.zero, k.off), p.repActs(nil)); !fit {
+		return 0, false
+	}
+	po := plans[oi]
+	po.l = p.l
+	st, _ := po.trainStages(false)
+	res, err := po.runTrain(po.trainInput(st, false), modeEstimate)
+	if err != nil {
+		return 0, false
+	}
+	opt := params.optimizer(k.zero, k.off)
+	step := po.stepSeconds(st, &res, params.get(k.zero, k.off), po.tailRanks(st, res), opt)
+	return step, isFinite(step)
 }

@@ -33,6 +33,31 @@ func yesNo(b bool) string {
 	return "no"
 }
 
+// splitFeasible is the feasible candidates and the others, each in the order given: slices of
+// c when it lists the feasible first (as Search does), copies otherwise (a candidate is large,
+// and a search lists tens of thousands).
+func splitFeasible(c []costmodel.Candidate) (feasible, infeasible []costmodel.Candidate) {
+	n := 0
+	for n < len(c) && c[n].Feasible {
+		n++
+	}
+	rest := n
+	for rest < len(c) && !c[rest].Feasible {
+		rest++
+	}
+	if rest == len(c) {
+		return c[:n:n], c[n:]
+	}
+	for _, x := range c {
+		if x.Feasible {
+			feasible = append(feasible, x)
+		} else {
+			infeasible = append(infeasible, x)
+		}
+	}
+	return feasible, infeasible
+}
+
 // RenderSearch writes the ranked feasible layouts of a search (at most top of them; top ≤ 0
 // shows all), the Pareto front of step time (serve time in inference) against memory per GPU,
 // then the infeasible ones with their reasons, capped at MaxInfeasibleShown, and the warnings
@@ -41,14 +66,7 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 	ew := &errWriter{w: w}
 	ew.line(ScenarioLine(s))
 
-	var feasible, infeasible []costmodel.Candidate
-	for _, c := range res.Candidates {
-		if c.Feasible {
-			feasible = append(feasible, c)
-		} else {
-			infeasible = append(infeasible, c)
-		}
-	}
+	feasible, infeasible := splitFeasible(res.Candidates)
 	shown := feasible
 	if top > 0 && len(shown) > top {
 		shown = shown[:top]
