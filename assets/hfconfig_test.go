@@ -458,3 +458,17 @@ func TestScenarioRoundTripsKindPresets(t *testing.T) {
 		}
 	}
 }
+
+// Reading a config.json is what --model FILE adds to a run (the issue's "≤ 5 ms as a whole
+// process on top of today's"): DeepSeek-V3's, the largest of the samples.
+func BenchmarkReadHFConfig(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("testdata", "hfconfig", "deepseek-v3.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := ReadHFConfig("deepseek-v3.json", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
