@@ -21,6 +21,7 @@ import (
 //	# splitscope calibration …
 //	calibration:
 //	  gpu: a100-sxm-80gb               # the GPU preset the logs were measured on
+//	  engine: vllm                     # serving: only where this engine serves (runs of one engine)
 //	  from: [a100-8x-all_reduce_perf.log]
 //	  intra:                           # the link between the GPUs of a node
 //	    link: nvlink3                  # the link preset it replaces
@@ -54,7 +55,7 @@ import (
 // calibrationKeys are the keys of each level, in the order MarshalCalibration writes them.
 var (
 	calibrationTop  = []string{"calibration"}
-	calibrationKeys = []string{"gpu", "from", "intra", "inter", "serving", "fit"}
+	calibrationKeys = []string{"gpu", "engine", "from", "intra", "inter", "serving", "fit"}
 	calServingKeys  = []string{"compute_eff", "compute_eff_fp8", "memory_eff", "step_overhead_us", "kernel_floor_us", "gemm_latency_us"}
 	calLinkKeys     = []string{"link", "bandwidth_gbps", "latency_us", "efficiency", "ll_bandwidth_gbps", "nvls_efficiency"}
 	calFitKeys      = []string{"rows", "mean_error", "max_error"}
@@ -237,7 +238,7 @@ func ParseCalibration(name string, data []byte, p *Presets) (model.Calibration, 
 		return out, c.done()
 	}
 	if body.Kind != yaml.MappingNode {
-		c.fail(body.Line, "calibration", scalarText(body), "must be a mapping of gpu, from, intra, inter, serving and fit")
+		c.fail(body.Line, "calibration", scalarText(body), "must be a mapping of gpu, engine, from, intra, inter, serving and fit")
 		return out, c.done()
 	}
 	links := map[string]int{}
@@ -250,6 +251,14 @@ func ParseCalibration(name string, data []byte, p *Presets) (model.Calibration, 
 					c.fail(v.Line, full, id, "unknown GPU; one of %s", strings.Join(p.GPUIDs(), ", "))
 				} else {
 					out.GPU = g.ID
+				}
+			}
+		case "engine":
+			if id, ok := c.text(v, full); ok {
+				if _, known := model.Engine(id); !known || id == "" {
+					c.fail(v.Line, full, id, "unknown engine; one of %s", strings.Join(model.EngineIDs(), ", "))
+				} else {
+					out.Engine = id
 				}
 			}
 		case "from":
@@ -284,6 +293,11 @@ func ParseCalibration(name string, data []byte, p *Presets) (model.Calibration, 
 	})
 	if _, ok := seen["gpu"]; !ok {
 		c.fail(body.Line, "calibration.gpu", "", "missing (required): the GPU preset the logs were measured on")
+	}
+	if _, ok := seen["engine"]; ok {
+		if _, hasServing := seen["serving"]; !hasServing {
+			c.fail(body.Line, "calibration.engine", out.Engine, "scopes the serving parameters to an engine, and there is no serving:")
+		}
 	}
 	_, hasIntra := seen["intra"]
 	_, hasInter := seen["inter"]
@@ -474,6 +488,9 @@ func MarshalCalibration(c model.Calibration, notes []string) []byte {
 	}
 	b.WriteString("calibration:\n")
 	fmt.Fprintf(&b, "  gpu: %s\n", yamlString(c.GPU))
+	if c.Engine != "" {
+		fmt.Fprintf(&b, "  engine: %s\n", yamlString(c.Engine))
+	}
 	if len(c.From) > 0 {
 		b.WriteString("  from:\n")
 		for _, f := range c.From {
@@ -532,7 +549,12 @@ func (p *Presets) Calibrate(c model.Calibration, source string) {
 	c.ApplyLinks(p.Links, source)
 	if c.Serving != nil {
 		for i := range p.GPUs {
-			if p.GPUs[i].ID == c.GPU {
+			if p.GPUs[i].ID != c.GPU {
+				continue
+			}
+			if c.Engine != "" {
+				p.GPUs[i].EngineCal = &model.EngineCalibration{Engine: c.Engine, Serving: *c.Serving}
+			} else {
 				p.GPUs[i] = c.Serving.ApplyGPU(p.GPUs[i])
 			}
 		}

@@ -208,3 +208,47 @@ func TestCalibrationFP8Efficiency(t *testing.T) {
 		t.Errorf("h100-sxm: bf16 %.3f fp8 %.3f", g.MatmulEff(model.BF16), g.MatmulEff(model.FP8))
 	}
 }
+
+// A serving calibration fitted on one engine's runs (engine:) is written and read back with it,
+// kept on the GPU preset rather than put on it, and rejected by name when the engine is unknown
+// or there is nothing for it to scope.
+func TestEngineCalibration(t *testing.T) {
+	c := model.Calibration{GPU: "h200-sxm", Engine: "sglang", Serving: &model.ServingCalibration{ComputeEff: 0.67, MemoryEff: 0.64}}
+	data := MarshalCalibration(c, nil)
+	if !strings.Contains(string(data), "  gpu: h200-sxm\n  engine: sglang\n") {
+		t.Errorf("engine not written after gpu:\n%s", data)
+	}
+	got, err := ParseCalibration("box.yaml", data, presetsT(t))
+	if err != nil || got.Engine != "sglang" || got.Serving == nil || *got.Serving != *c.Serving {
+		t.Fatalf("read back %+v, %v\n%s", got, err, data)
+	}
+	p := presetsT(t)
+	before, _ := p.GPU("h200-sxm")
+	p.Calibrate(got, "box.yaml")
+	g, _ := p.GPU("h200-sxm")
+	if g.MemoryEff != before.MemoryEff || g.ComputeEff != before.ComputeEff || g.EngineCal == nil || g.EngineCal.Engine != "sglang" {
+		t.Errorf("h200-sxm after an sglang calibration: memory_eff %g, compute_eff %g, engine calibration %+v", g.MemoryEff, g.ComputeEff, g.EngineCal)
+	}
+	if s := g.ForEngine("sglang"); s.MemoryEff != 0.64 || s.ComputeEff != 0.67 || s.EngineCal != nil {
+		t.Errorf("as sglang serves: %+v", s)
+	}
+	for _, other := range []string{"", "vllm", "trtllm", "sglang-0.4"} {
+		if s := g.ForEngine(other); s != before {
+			t.Errorf("as %q serves the GPU changed: %+v", other, s)
+		}
+	}
+
+	const good = "calibration:\n  gpu: h200-sxm\n  engine: sglang\n  serving:\n    memory_eff: 0.8\n"
+	if _, err := ParseCalibration("c.yaml", []byte(good), presetsT(t)); err != nil {
+		t.Fatalf("good: %v", err)
+	}
+	for _, tc := range []struct{ name, doc, want string }{
+		{"unknown engine", strings.Replace(good, "sglang", "sglang-9", 1), "line 3: calibration.engine = sglang-9: unknown engine; one of "},
+		{"nothing to scope", "calibration:\n  gpu: h200-sxm\n  engine: vllm\n  intra:\n    link: nvlink4\n    latency_us: 3\n", "calibration.engine = vllm: scopes the serving parameters to an engine, and there is no serving:"},
+	} {
+		_, err := ParseCalibration("c.yaml", []byte(tc.doc), presetsT(t))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v\nwant …%s…", tc.name, err, tc.want)
+		}
+	}
+}

@@ -172,6 +172,13 @@ func (p *plan) init(s model.Scenario) { p.initSplit(s, nil) }
 
 // initSplit fills a plan for s, its layer kinds and stage split from ss when ss holds s's model.
 func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
+	// A serving calibration fitted on one engine's runs holds where that engine serves, never
+	// in training.
+	if s.Workload.Mode == model.Infer {
+		s.Cluster.GPU = s.Cluster.GPU.ForEngine(s.Workload.Engine)
+	} else {
+		s.Cluster.GPU.EngineCal = nil
+	}
 	l := s.Layout
 	spare := p.spare // a pooled plan's arrays (reusePlan)
 	*p = plan{s: s, a: s.Arch, l: l, c: s.Cluster, t: l.TP, p: l.PP, d: l.DP, v: l.Chunks, b: l.MicroBatch, spare: spare}

@@ -93,6 +93,37 @@ func (c ServingCalibration) ApplyGPU(g GPU) GPU {
 	return g
 }
 
+// EngineCalibration is a serving calibration fitted on one engine's runs, kept on the GPU preset
+// and put on it only where that engine serves (GPU.ForEngine): what a decode step's reads reach
+// and the host's step are the engine's kernels and loop as much as the GPU's.
+type EngineCalibration struct {
+	Engine  string
+	Serving ServingCalibration
+}
+
+// ForEngine is g as the engine serves on it: with its engine calibration's parameters when that
+// calibration was fitted on engine ("" is vllm), as it is otherwise; never with the calibration
+// still attached.
+func (g GPU) ForEngine(engine string) GPU {
+	c := g.EngineCal
+	if c == nil {
+		return g
+	}
+	g.EngineCal = nil
+	if engineID(c.Engine) != engineID(engine) {
+		return g
+	}
+	return c.Serving.ApplyGPU(g)
+}
+
+// engineID is the engine id "" stands for.
+func engineID(id string) string {
+	if id == "" {
+		return "vllm"
+	}
+	return id
+}
+
 // LinkCalibration is one link's parameters as measured on a box. Zero fields keep the preset's
 // value.
 type LinkCalibration struct {
@@ -139,6 +170,10 @@ func (c LinkCalibration) Apply(l Link, source string) Link {
 type Calibration struct {
 	// GPU is the GPU preset the logs were measured on.
 	GPU string `json:"gpu"`
+	// Engine, when set, is the serving engine (an Engines id) whose runs the serving parameters
+	// were fitted on: they then hold where that engine serves on the GPU, not for another
+	// engine's kernels nor for training (EngineCalibration). "" puts them on the GPU for all.
+	Engine string `json:"engine,omitempty"`
 	// From lists the logs the fit read.
 	From []string `json:"from,omitempty"`
 	// Intra is the link between GPUs of a node; Inter the network link, per NIC. Either may be

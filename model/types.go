@@ -244,6 +244,9 @@ type GPU struct {
 	// built in) on this box; 0 keeps the built-in. Only a calibration fitted to a profiler
 	// trace's GEMM kernels sets it (calibrate --from TRACE). Seconds.
 	GEMMLatency float64 `json:"gemm_latency_s,omitempty"`
+	// EngineCal is a serving calibration fitted on one engine's runs (a calibration with
+	// engine:), put on the GPU only where that engine serves (ForEngine); nil without one.
+	EngineCal *EngineCalibration `json:"-"`
 	// NativeLink is the ID of the GPU-to-GPU link the GPU has inside its node; PCIeLink its host bus.
 	NativeLink string `json:"native_link"`
 	PCIeLink   string `json:"pcie_link"`

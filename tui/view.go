@@ -122,9 +122,23 @@ func calibrationLinks(s model.Scenario) []model.Link {
 	return out
 }
 
-// servingCalibrated says whether the calibration's serving parameters are on the scenario's GPU.
+// servingCalibrated says whether the calibration's serving parameters are on the scenario's GPU
+// (and, for one fitted on one engine's runs, where that engine serves).
 func servingCalibrated(s model.Scenario, fit *model.Calibration) bool {
-	return fit != nil && fit.Serving != nil && !fit.Serving.Empty() && fit.GPU == s.Cluster.GPU.ID
+	return fit != nil && fit.Serving != nil && !fit.Serving.Empty() && fit.GPU == s.Cluster.GPU.ID && engineCalibrated(s, fit)
+}
+
+// engineCalibrated says whether a calibration holds for the scenario's engine: one with no
+// engine holds for all; one fitted on an engine's runs, where that engine serves.
+func engineCalibrated(s model.Scenario, fit *model.Calibration) bool {
+	if fit.Engine == "" {
+		return true
+	}
+	e := s.Workload.Engine
+	if e == "" {
+		e = "vllm"
+	}
+	return s.Workload.Mode == model.Infer && e == fit.Engine
 }
 
 func calibrationApplies(s model.Scenario, fit *model.Calibration) bool {

@@ -99,12 +99,14 @@ func runCalibrateFrom(w io.Writer, errw io.Writer, sf *scenarioFlags, cf *calibr
 	var todo []calibrate.ServeRun
 	var warnings []string
 	var refused refusals
+	engines := map[string]bool{} // the engines the runs were served with
 	for _, br := range runs {
 		s, warn, err := benchScenario(sf, p, br, typed)
 		if err != nil {
 			refused.add(br, err)
 			continue
 		}
+		engines[engineName(s.Workload.Engine)] = true
 		sr, ok := serveRunOf(br, s)
 		if !ok {
 			refused.add(br, &inputError{err: fmt.Errorf("%s: no figure the model predicts (it fits on the mean, median, p90 and p99 of ttft, tpot, itl and e2e, and request, output and total token throughput)", br.where())})
@@ -126,11 +128,20 @@ func runCalibrateFrom(w io.Writer, errw io.Writer, sf *scenarioFlags, cf *calibr
 		return &inputError{err: fmt.Errorf("calibrate --from: %w", err)}
 	}
 	view := fromView{fit: fit, out: cf.out, files: len(files), runs: len(todo)}
+	// Runs of one engine calibrate that engine on the GPU (its kernels and its host loop are
+	// what the parameters measure): the calibration holds where it serves. Runs of several
+	// calibrate the GPU for every engine.
+	cal := model.Calibration{GPU: fit.GPU.ID, Serving: &fit.Calibration}
+	if len(engines) == 1 {
+		for e := range engines {
+			cal.Engine, view.engine = e, e
+		}
+	}
 
 	// The published checks the parameters touch, with and without the fit: one that passed and
 	// fails with it refuses the fit.
 	if !fit.Calibration.Empty() {
-		view.checks, view.broken, err = publishedWith(sf, fit.GPU.ID, fit.Calibration)
+		view.checks, view.broken, err = publishedWith(sf, cal)
 		if err != nil {
 			return err
 		}
@@ -144,7 +155,8 @@ func runCalibrateFrom(w io.Writer, errw io.Writer, sf *scenarioFlags, cf *calibr
 	case len(view.broken) > 0:
 		refusal = refusedFit("the fitted parameters", "published", view.broken)
 	case cf.out != "":
-		c := model.Calibration{GPU: fit.GPU.ID, Serving: &fit.Calibration, Rows: fit.After.N, MeanError: fit.After.Mean, MaxError: fit.After.Max}
+		c := cal
+		c.Rows, c.MeanError, c.MaxError = fit.After.N, fit.After.Mean, fit.After.Max
 		for _, f := range files {
 			c.From = append(c.From, filepath.Base(f))
 		}
@@ -221,8 +233,9 @@ func statusText(pf calibrate.ServeParamFit) string {
 // (the serving runs, and the training and GEMM checks on that GPU), with the presets as they
 // are and with the calibration, and returns the checks and those that pass without it and
 // fail with it.
-func publishedWith(sf *scenarioFlags, gpu string, sc model.ServingCalibration) (int, []published.Check, error) {
-	return publishedDiff(sf, gpu, sc, func(p *assets.Presets) ([]published.Check, error) {
+func publishedWith(sf *scenarioFlags, cal model.Calibration) (int, []published.Check, error) {
+	gpu := cal.GPU
+	return publishedDiff(sf, cal, func(p *assets.Presets) ([]published.Check, error) {
 		checks, err := published.ServeChecks(p)
 		if err != nil {
 			return nil, err
@@ -267,16 +280,16 @@ func trainingChecks(p *assets.Presets, gpu string) ([]published.Check, error) {
 }
 
 // publishedDiff runs the checks checksOf gives with the presets as they are and with the
-// calibration sc on gpu, and returns how many there are and those that pass without it and fail
+// calibration cal, and returns how many there are and those that pass without it and fail
 // with it.
-func publishedDiff(sf *scenarioFlags, gpu string, sc model.ServingCalibration, checksOf func(*assets.Presets) ([]published.Check, error)) (int, []published.Check, error) {
-	run := func(cal bool) ([]published.Check, error) {
+func publishedDiff(sf *scenarioFlags, cal model.Calibration, checksOf func(*assets.Presets) ([]published.Check, error)) (int, []published.Check, error) {
+	run := func(with bool) ([]published.Check, error) {
 		p, err := sf.presets()
 		if err != nil {
 			return nil, err
 		}
-		if cal {
-			p.Calibrate(model.Calibration{GPU: gpu, Serving: &sc}, "fit")
+		if with {
+			p.Calibrate(cal, "fit")
 		}
 		return checksOf(p)
 	}
@@ -309,6 +322,9 @@ type fromView struct {
 	broken      []published.Check
 	out         string
 	wrote       bool
+	// engine is the engine every run was served with, which the parameters then hold for
+	// alone; "" when the runs were of several.
+	engine string
 }
 
 func renderFrom(w io.Writer, v fromView) error {
@@ -359,7 +375,11 @@ func renderFrom(w io.Writer, v fromView) error {
 		fmt.Fprintf(w, "published checks: the %d the parameters touch (%s) stay within tolerance\n", v.checks, groups)
 	}
 	if v.wrote {
-		fmt.Fprintf(w, "wrote %s: --calibration %s puts these parameters on %s\n", v.out, v.out, fit.GPU.ID)
+		on := fit.GPU.ID
+		if v.engine != "" {
+			on += " where " + v.engine + " serves"
+		}
+		fmt.Fprintf(w, "wrote %s: --calibration %s puts these parameters on %s\n", v.out, v.out, on)
 	}
 	return nil
 }
@@ -398,7 +418,10 @@ func figText(name string, v float64) string {
 
 // fromJSON is calibrate --from --json.
 type fromJSON struct {
-	GPU        string            `json:"gpu"`
+	GPU string `json:"gpu"`
+	// Engine is the engine every run was served with, which the parameters hold for alone
+	// (absent when the runs were of several: the parameters then hold for every engine).
+	Engine     string            `json:"engine,omitempty"`
 	Parameters []fromParamJSON   `json:"parameters"`
 	Figures    []fromFigureJSON  `json:"figures"`
 	Before     fromStatsJSON     `json:"before"`
@@ -439,7 +462,7 @@ type fromStatsJSON struct {
 
 func jsonFrom(v fromView) fromJSON {
 	st := func(s calibrate.ServeStats) fromStatsJSON { return fromStatsJSON{s.N, s.Mean, s.Median, s.Max} }
-	out := fromJSON{GPU: v.fit.GPU.ID, Before: st(v.fit.Before), After: st(v.fit.After), Checks: v.checks, Broken: append([]published.Check{}, v.broken...),
+	out := fromJSON{GPU: v.fit.GPU.ID, Engine: v.engine, Before: st(v.fit.Before), After: st(v.fit.After), Checks: v.checks, Broken: append([]published.Check{}, v.broken...),
 		Parameters: []fromParamJSON{}, Figures: []fromFigureJSON{}}
 	if v.wrote {
 		out.Out = v.out

@@ -67,7 +67,7 @@ func runCalibrateTrace(w io.Writer, sf *scenarioFlags, cf *calibrateFlags, files
 	}
 	c, clamped := fit.Calibration(prec)
 	view := traceView{fit: *fit, prec: prec, gpu: g, cal: c, clamped: clamped, files: len(files), out: cf.out}
-	view.checks, view.broken, err = publishedDiff(sf, g.ID, c, func(p *assets.Presets) ([]published.Check, error) {
+	view.checks, view.broken, err = publishedDiff(sf, model.Calibration{GPU: g.ID, Serving: &c}, func(p *assets.Presets) ([]published.Check, error) {
 		checks, err := trainingChecks(p, g.ID)
 		if err != nil || g.ID != "h100-sxm" {
 			return checks, err

@@ -66,7 +66,7 @@ func runCalibrateTrain(w, errw io.Writer, sf *scenarioFlags, cf *calibrateFlags,
 	view := trainView{fit: fit, out: cf.out, files: len(files)}
 	if !fit.Calibration.Empty() {
 		gpu := fit.GPU.ID
-		view.checks, view.broken, err = publishedDiff(sf, gpu, fit.Calibration, func(p *assets.Presets) ([]published.Check, error) { return trainingChecks(p, gpu) })
+		view.checks, view.broken, err = publishedDiff(sf, model.Calibration{GPU: gpu, Serving: &fit.Calibration}, func(p *assets.Presets) ([]published.Check, error) { return trainingChecks(p, gpu) })
 		if err != nil {
 			return err
 		}

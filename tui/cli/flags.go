@@ -576,6 +576,13 @@ func (f *scenarioFlags) calibrationWarnings(s model.Scenario) []string {
 		case f.calib.GPU != c.GPU.ID:
 			w = append(w, fmt.Sprintf("--calibration %s calibrates serving on %s, the scenario's GPUs are %s: its serving parameters change nothing here",
 				name, f.calib.GPU, c.GPU.ID))
+		case f.calib.Engine != "" && (s.Workload.Mode != model.Infer || engineName(s.Workload.Engine) != f.calib.Engine):
+			what := "the scenario trains"
+			if s.Workload.Mode == model.Infer {
+				what = "the scenario serves with " + engineName(s.Workload.Engine)
+			}
+			w = append(w, fmt.Sprintf("--calibration %s calibrates %s on %s, %s: its serving parameters change nothing here",
+				name, f.calib.Engine, f.calib.GPU, what))
 		default:
 			for _, o := range []struct {
 				flag string
