@@ -134,14 +134,14 @@ func TestScenarioServingKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := "model: llama-3-8b\ngpu: l40s\nmode: infer\nrate: 2.5\nseed: 9\nmax_seqs: 64\nmax_batch_tokens: 4096\nweights: '4.5'\nkv_cache: fp8\nslo_ttft: 500ms\nslo_tpot: 0.05\n"
+	in := "model: llama-3-8b\ngpu: l40s\nmode: infer\nrate: 2.5\nseed: 9\nmax_seqs: 64\nmax_batch_tokens: 4096\nweights: '4.5'\nkv_cache: fp8\nslo_ttft: 500ms\nslo_tpot: 0.05\nengine: sglang\nscheduler_recv_interval: 30\n"
 	sf, err := ParseScenario("s.yaml", []byte(in), p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := sf.Scenario.Workload
 	if w.Rate != 2.5 || w.Seed != 9 || w.MaxSeqs != 64 || w.MaxBatchTokens != 4096 || w.Weights != "4.5" || w.KVCache != "fp8" ||
-		w.SLOTTFT != 0.5 || w.SLOTPOT != 0.05 {
+		w.SLOTTFT != 0.5 || w.SLOTPOT != 0.05 || w.Engine != "sglang" || w.SchedulerRecvInterval != 30 {
 		t.Errorf("workload %+v", w)
 	}
 	back, err := ParseScenario("back.yaml", MarshalScenario(sf.Scenario, ""), p)
@@ -154,6 +154,16 @@ func TestScenarioServingKeys(t *testing.T) {
 	for _, bad := range []string{"weights: int3", "kv_cache: fp32", "concurrency: x", "slo_tpot: -1s", "slo_ttft: soon"} {
 		if _, err := ParseScenario("b.yaml", []byte("model: llama-3-8b\ngpu: l40s\n"+bad+"\n"), p); err == nil {
 			t.Errorf("%s: accepted", bad)
+		}
+	}
+	// Out of its range, the scenario it reads is refused naming the field.
+	for _, bad := range []string{"scheduler_recv_interval: 1001", "scheduler_recv_interval: -1"} {
+		sf, err := ParseScenario("b.yaml", []byte("model: llama-3-8b\ngpu: l40s\nmode: infer\n"+bad+"\n"), p)
+		if err == nil {
+			err = sf.Scenario.Validate()
+		}
+		if err == nil || !strings.Contains(err.Error(), "scheduler-recv-interval") {
+			t.Errorf("%s: %v", bad, err)
 		}
 	}
 }

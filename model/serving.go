@@ -312,7 +312,7 @@ func (c *checker) serving(w Workload, g GPU) {
 		c.add("engine", w.Engine, "%s", engineAllowed())
 	}
 	if w.SchedulerRecvInterval < 0 || w.SchedulerRecvInterval > MaxRecvInterval {
-		c.add("scheduler_recv_interval", w.SchedulerRecvInterval, "must be 0 to %d decode steps (0 or 1: every step)", MaxRecvInterval)
+		c.add("scheduler-recv-interval", w.SchedulerRecvInterval, "must be 0 to %d decode steps (0 or 1: every step)", MaxRecvInterval)
 	}
 	if w.PromptDist != nil {
 		if err := w.PromptDist.Validate("prompt"); err != nil {

@@ -23,6 +23,8 @@ func TestServingFlags(t *testing.T) {
 		{[]string{"--max-seqs", "0"}, "--max-seqs 0"},
 		{[]string{"--max-batch-tokens", "-5"}, "--max-batch-tokens -5"},
 		{[]string{"--seed", "x"}, "--seed x"},
+		{[]string{"--scheduler-recv-interval", "1001"}, "--scheduler-recv-interval 1001: must be 0 to 1000 decode steps"},
+		{[]string{"--scheduler-recv-interval", "-1"}, "--scheduler-recv-interval -1"},
 		{[]string{"--workload", bad}, "bad.yaml line 1: prompt: min..max 10..0"},
 		{[]string{"--workload", "/dev/zero"}, "--workload /dev/zero: must be a regular file"},
 		{[]string{"--slo-ttft", "-1s"}, "--slo-ttft -1: must be a time from 0 (none) to 1e6 s"},
