@@ -78,7 +78,7 @@ const (
 	// shrink with the stage's layers: at PP 8 a stage's GPU time is an eighth of the model's and
 	// the host work is as long as at PP 2 or longer. (At PP 1 the overlap scheduler prepares
 	// step i+1 while step i runs; vLLM's PP overlaps its scheduler the same way, so neither pays
-	// it.) The host work has two parts [TRT-SRC]:
+	// it.) The host work has two parts (TRT-SRC):
 	//
 	//   - trtPPHostPerSeq, per sequence of the micro-batch: its inputs prepared, its KV blocks
 	//     updated, its sampled token received, passed on and added to it;
