@@ -104,7 +104,7 @@ const (
 	// while every other rank's NCCL send of the hidden states and the residual, on the
 	// forward's stream, holds its synchronize until the next rank receives; here every stage
 	// pays its host work and the sends only delay the micro-batch. At PP 8 and 1000/1000 the
-	// model's slowest stage is so the last, 1.7 ms (its bf16 output projection) over a middle
+	// model's slowest stage is the last, 1.7 ms (its bf16 output projection) over a middle
 	// one, where the loop as written would be held by a middle rank and its two sends of
 	// 257 × 32 KiB, 2 × 0.16 ms at RTXPRO's 53 GB/s peer-to-peer: the fit absorbs the
 	// difference (U).
@@ -163,6 +163,9 @@ type servingCost struct {
 	// stepOverhead and kernelFloor are engineStepOverhead and kernelFloor, or the box's own
 	// where a calibration put them on the GPU (model.ServingCalibration).
 	stepOverhead, kernelFloor float64
+	// maxActive is the most requests the engine holds active: max sequences × PP size
+	// (activeRequests).
+	maxActive int
 }
 
 func (p *plan) servingCost() *servingCost {
@@ -179,6 +182,8 @@ func (p *plan) servingCost() *servingCost {
 		c.kernelFloor = g.KernelFloor
 	}
 	c.eng, _ = model.Engine(w.Engine)
+	maxSeqs, _ := p.serveLimits()
+	c.maxActive = maxSeqs * p.p
 	c.eager = make([]float64, len(c.kinds))
 	for s := range c.eager {
 		c.eager[s] = c.eagerHost(s)
@@ -357,8 +362,7 @@ func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 // PyTorchModelEngine.get_max_num_sequences sets to the max batch size times the PP size
 // (trtPPHostPerActive).
 func (c *servingCost) activeRequests(b *serve.Batch) int {
-	maxSeqs, _ := c.p.serveLimits()
-	return min(b.InSystem, maxSeqs*c.p.p)
+	return min(b.InSystem, c.maxActive)
 }
 
 // Transfer sends the batch's hidden states to the next stage, each TP rank its share.
