@@ -69,27 +69,36 @@ func TestQuantizedCheckpointKeepsOutputProjection(t *testing.T) {
 	}
 }
 
-// TensorRT-LLM's PP loop waits for each rank's forward before the rank's host work
-// (trtPPHostPerSeq): with engine trtllm every stage of a pipeline pays it per sequence, on top
-// of the same GPU time as vLLM's; without PP (the overlap scheduler) nobody pays it.
+// TensorRT-LLM's PP loop waits for each rank's forward before the rank's host work: with
+// engine trtllm every stage of a pipeline pays trtPPHostPerSeq for each sequence of the
+// micro-batch and trtPPHostPerActive for each active request, those in the system up to the
+// max batch times the PP size (384 × 8 = 3072 here), on top of the same GPU time as vLLM's;
+// without PP (the overlap scheduler) nobody pays it, and what waits never changes the GPU's work.
 func TestTRTPipelineHostWork(t *testing.T) {
-	b := serve.Batch{DecodeSeqs: 300, DecodeCtx: 300 * 1500, Samples: 300}
-	for _, id := range []string{"trt10-rtxpro-70b-fp4-pp8-1000-1000", "trt10-rtxpro-70b-fp4-pp1-1000-1000"} {
-		trt := servedRun(t, id)
-		s := trt.s
-		s.Workload.Engine = "vllm"
-		vllm := newPlan(s)
-		for st := 0; st < trt.p; st++ {
-			got := trt.servingCost().Stage(st, &b).Seconds - vllm.servingCost().Stage(st, &b).Seconds
-			want := 0.0
-			if trt.p > 1 {
-				want = 300 * trtPPHostPerSeq
-				if st > 0 {
-					want += engineStepOverhead
+	for _, inSystem := range []int{0, 1000, 5000} {
+		b := serve.Batch{DecodeSeqs: 300, DecodeCtx: 300 * 1500, Samples: 300, InSystem: inSystem}
+		for _, id := range []string{"trt10-rtxpro-70b-fp4-pp8-1000-1000", "trt10-rtxpro-70b-fp4-pp1-1000-1000"} {
+			trt := servedRun(t, id)
+			s := trt.s
+			s.Workload.Engine = "vllm"
+			vllm := newPlan(s)
+			for st := 0; st < trt.p; st++ {
+				got := trt.servingCost().Stage(st, &b).Seconds - vllm.servingCost().Stage(st, &b).Seconds
+				want := 0.0
+				if trt.p > 1 {
+					want = 300*trtPPHostPerSeq + float64(min(inSystem, 384*8))*trtPPHostPerActive
+					if st > 0 {
+						want += engineStepOverhead
+					}
 				}
-			}
-			if math.Abs(got-want) > 1e-12 {
-				t.Errorf("%s stage %d: trtllm − vllm = %.4g ms, want %.4g ms", id, st, got*1e3, want*1e3)
+				if math.Abs(got-want) > 1e-12 {
+					t.Errorf("%s, %d in the system, stage %d: trtllm − vllm = %.4g ms, want %.4g ms", id, inSystem, st, got*1e3, want*1e3)
+				}
+				idle := b
+				idle.InSystem = 0
+				if v, w := vllm.servingCost().Stage(st, &b).Seconds, vllm.servingCost().Stage(st, &idle).Seconds; v != w {
+					t.Errorf("%s stage %d: vllm's step %.6g ms with %d in the system, %.6g ms with none", id, st, v*1e3, inSystem, w*1e3)
+				}
 			}
 		}
 	}

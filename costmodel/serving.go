@@ -67,21 +67,49 @@ const (
 	// 1980 MHz boost), kernelFloorOn's unit.
 	kernelFloorCycles = kernelFloor * 1980e6
 
-	// trtPPHostPerSeq is the host's work per scheduled sequence in one micro-batch step of
+	// trtPPHostPerSeq and trtPPHostPerActive are the host's work in one micro-batch step of
 	// TensorRT-LLM's PyTorch executor under pipeline parallelism. Its PP loop
 	// (PyExecutor._executor_loop_pp, 1.0) runs the whole executor on every rank, one thread:
 	// fetch and schedule, KV block bookkeeping, input preparation, then the forward, and
 	// _forward_step_inter_pp waits for that forward (sampler_event.synchronize()) before the
 	// rank receives the sampled tokens of an earlier micro-batch from the previous rank
 	// (recv_object, pickled through MPI), passes them on, and updates each request and its
-	// response in Python. So a stage's step is its GPU time plus that host work, which scales
-	// with the micro-batch's sequences and not with the stage's layers: at PP 8 a stage's GPU
-	// time is an eighth of the model's and the host work is as long as at PP 2. (At PP 1 the
-	// overlap scheduler prepares step i+1 while step i runs; vLLM's PP overlaps its scheduler
-	// the same way, so neither pays it.) 25 µs a sequence is fitted on TensorRT-LLM 1.0's RTX PRO
-	// 6000 PP 4 and PP 8 cells (U: no profile of the loop is published); PP 2 and the later
-	// overview's PP 2 cells are hold-outs.
-	trtPPHostPerSeq = 22e-6
+	// response in Python. So a stage's step is its GPU time plus that host work, which does not
+	// shrink with the stage's layers: at PP 8 a stage's GPU time is an eighth of the model's and
+	// the host work is as long as at PP 2 or longer. (At PP 1 the overlap scheduler prepares
+	// step i+1 while step i runs; vLLM's PP overlaps its scheduler the same way, so neither pays
+	// it.) The host work has two parts (TRT-SRC):
+	//
+	//   - trtPPHostPerSeq, per sequence of the micro-batch: its inputs prepared, its KV blocks
+	//     updated, its sampled token received, passed on and added to it;
+	//   - trtPPHostPerActive, per active request, whether in this micro-batch or not: every step
+	//     the scheduler is handed all of active_requests and _handle_responses walks all of them
+	//     (a create_response call and a dozen bound attributes each, stream_interval 1). The
+	//     executor fetches requests into active_requests up to max_num_active_requests, which
+	//     PyTorchModelEngine.get_max_num_sequences sets to the max batch size times the PP size,
+	//     whether or not the KV cache has room for them (the capacity scheduler leaves those
+	//     waiting there). So at PP 8 every micro-batch step walks 8 micro-batches' worth of
+	//     requests, twice PP 4's: with 3000 requests of 1000 + 1000 tokens, 3000 of them (the
+	//     cache holds about 2050) against PP 4's 1536, behind micro-batches of 257 and 242.
+	//
+	// Fitted together on TensorRT-LLM 1.0's RTX PRO 6000 PP 4 and PP 8 cells of Llama 3.3 70B
+	// (U: no profile of the loop is published; 2 µs a request is a Python loop over bound
+	// objects): 13 and 2 µs put them at −11.0% to +10.3% (22 µs a sequence alone, before, had
+	// PP 8 at +13.5% to +24.8%: the walk over the active requests is why PP 8 came out fast.
+	// PP 8's micro-batches are as large as PP 4's, so a cost a sequence alone slows both alike:
+	// 27 µs brings PP 8 at 1000/1000 to +18.8% but PP 2 at 128/128, a hold-out, to −20.7%).
+	// PP 2, the later overview's PP 2 cells and Llama 3.1 405B's PP 8 cells are hold-outs.
+	// Not modelled: the last rank does not wait for its own forward (it samples asynchronously
+	// and waits for the micro-batch before), so its host work could hide behind its GPU time,
+	// while every other rank's NCCL send of the hidden states and the residual, on the
+	// forward's stream, holds its synchronize until the next rank receives; here every stage
+	// pays its host work and the sends only delay the micro-batch. At PP 8 and 1000/1000 the
+	// model's slowest stage is the last, 1.7 ms (its bf16 output projection) over a middle
+	// one, where the loop as written would be held by a middle rank and its two sends of
+	// 257 × 32 KiB, 2 × 0.16 ms at RTXPRO's 53 GB/s peer-to-peer: the fit absorbs the
+	// difference (U).
+	trtPPHostPerSeq    = 13e-6
+	trtPPHostPerActive = 2e-6
 )
 
 // ServingDefaults are the engine's step overhead and GPU g's kernel floor (its clock's,
@@ -135,6 +163,9 @@ type servingCost struct {
 	// stepOverhead and kernelFloor are engineStepOverhead and kernelFloor, or the box's own
 	// where a calibration put them on the GPU (model.ServingCalibration).
 	stepOverhead, kernelFloor float64
+	// maxActive is the most requests the engine holds active: max sequences × PP size
+	// (activeRequests).
+	maxActive int
 }
 
 func (p *plan) servingCost() *servingCost {
@@ -151,6 +182,8 @@ func (p *plan) servingCost() *servingCost {
 		c.kernelFloor = g.KernelFloor
 	}
 	c.eng, _ = model.Engine(w.Engine)
+	maxSeqs, _ := p.serveLimits()
+	c.maxActive = maxSeqs * p.p
 	c.eager = make([]float64, len(c.kinds))
 	for s := range c.eager {
 		c.eager[s] = c.eagerHost(s)
@@ -205,11 +238,13 @@ func (c *servingCost) allReduce(tok int, bytes float64) float64 {
 
 // layer is one transformer layer of kind k of the batch on one GPU.
 func (c *servingCost) layer(k int, b *serve.Batch) serve.StageTime {
-	if !c.haveLast || *b != c.last {
+	key := *b
+	key.InSystem = 0 // the GPU's work does not depend on what waits
+	if !c.haveLast || key != c.last {
 		for i, sh := range c.p.k.Shapes {
 			c.lastLayer[i] = c.layerTime(sh, b)
 		}
-		c.last, c.haveLast = *b, true
+		c.last, c.haveLast = key, true
 	}
 	return c.lastLayer[k]
 }
@@ -306,8 +341,10 @@ func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 		d += c.stepOverhead
 	}
 	if p.p > 1 && c.eng.PPHost {
-		// Every rank runs the executor's loop and waits for its own forward (trtPPHostPerSeq).
-		d += trtPPHostPerSeq * float64(b.DecodeSeqs+b.PrefillSeqs)
+		// Every rank runs the executor's loop and waits for its own forward: its work on the
+		// micro-batch's sequences (trtPPHostPerSeq) and its walk over every active request
+		// (trtPPHostPerActive).
+		d += trtPPHostPerSeq*float64(b.DecodeSeqs+b.PrefillSeqs) + trtPPHostPerActive*float64(c.activeRequests(b))
 		if s > 0 {
 			d += c.stepOverhead
 		}
@@ -318,6 +355,14 @@ func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 		d += p.hw.time(logits(p.a, p.l, float64(b.Samples), p.e))
 	}
 	return serve.StageTime{Seconds: d, TP: tp, EP: epc}
+}
+
+// activeRequests is TensorRT-LLM's active_requests when batch b is built: every request that
+// has reached the executor and not finished, at most max_num_active_requests, which
+// PyTorchModelEngine.get_max_num_sequences sets to the max batch size times the PP size
+// (trtPPHostPerActive).
+func (c *servingCost) activeRequests(b *serve.Batch) int {
+	return min(b.InSystem, c.maxActive)
 }
 
 // Transfer sends the batch's hidden states to the next stage, each TP rank its share.

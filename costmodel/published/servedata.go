@@ -126,7 +126,7 @@ var PublishedServing = []ServeRun{
 
 	// The same 1.0 overview's other tables, hold-outs: Llama 3.3 70B in FP8 on one H200 and two
 	// H100, Llama 3.1 8B in FP8 on one of each, and Llama 3.1 405B in FP4 on eight RTX PRO 6000
-	// in a pipeline of 8 (trtPPHostPerSeq was fitted on the 70B's).
+	// in a pipeline of 8 (trtPPHostPerSeq and trtPPHostPerActive were fitted on the 70B's).
 	trt10("llama-3-70b", "h200-sxm", 1, 1, "fp8", 128, 128, 3803), trt10("llama-3-70b", "h200-sxm", 1, 1, "fp8", 1000, 1000, 2909),
 	trt10("llama-3-70b", "h200-sxm", 1, 1, "fp8", 2048, 2048, 2003), trt10("llama-3-70b", "h200-sxm", 1, 1, "fp8", 2048, 128, 442),
 	trt10("llama-3-70b", "h200-sxm", 1, 1, "fp8", 5000, 500, 566),

@@ -88,18 +88,16 @@ func init() {
 			serveChecks = append(serveChecks, serveCheck{r.ID, metOut, 0.20, ""})
 		}
 		// And every TensorRT-LLM 1.0 cell, FP4 on Blackwell: absolute per GPU family, not only
-		// ratios. The B200 rows set fp4OverFP8, the RTX PRO 6000 PP 4 and 8 rows trtPPHostPerSeq; PP 1
-		// and 2 are hold-outs.
+		// ratios, each within 20%. The B200 rows set fp4OverFP8, the RTX PRO 6000 Llama 3.3 70B
+		// PP 4 and 8 rows trtPPHostPerSeq and trtPPHostPerActive; PP 1 and 2 and Llama 3.1 405B's
+		// PP 8 rows are hold-outs.
 		if r.Source == "TRT" && r.Engine == "TensorRT-LLM 1.0" {
 			c := serveCheck{r.ID, metOut, 0.20, "FP4 on Blackwell"}
 			if r.GPU == "b200" {
 				c.note += "; fitted (fp4OverFP8)"
 			}
-			if r.PP >= 4 {
-				c.note += "; fitted (trtPPHostPerSeq)"
-			}
-			if o, ok := fp4Wide[r.ID]; ok {
-				c.tol, c.note = o.tol, c.note+"; "+o.note
+			if r.PP >= 4 && r.Model == "llama-3-70b" {
+				c.note += "; fitted (trtPPHostPerSeq, trtPPHostPerActive)"
 			}
 			serveChecks = append(serveChecks, c)
 		}
@@ -108,15 +106,6 @@ func init() {
 			serveChecks = append(serveChecks, c)
 		}
 	}
-}
-
-// fp4Wide are the TensorRT-LLM 1.0 cells the model misses by more than 20%, at the tolerance it
-// achieves: PP 8 at 1000/1000 comes out high even with each rank's host work (trtPPHostPerSeq).
-var fp4Wide = map[string]struct {
-	tol  float64
-	note string
-}{
-	"trt10-rtxpro-70b-fp4-pp8-1000-1000": {0.30, "PP 8 on PCIe at 1000/1000 comes out high (U)"},
 }
 
 var serveRatios = []serveRatio{

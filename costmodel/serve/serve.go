@@ -35,6 +35,10 @@ type Batch struct {
 	// Samples is the number of sequences that produce a token this step (logits): every decode
 	// sequence, and each prefill whose last chunk this is.
 	Samples int
+	// InSystem is the replica's requests that have reached its scheduler and not yet finished
+	// or been refused when the batch is built: running or waiting (an engine that walks all it
+	// holds every step pays for them, costmodel's trtPPHostPerActive).
+	InSystem int
 }
 
 // Tokens is the batch's tokens: one per decode sequence plus the prefill tokens.
@@ -515,7 +519,7 @@ func (r *replica) run() error {
 func (r *replica) step(e int, t float64) {
 	en := &r.engines[e]
 	cfg := r.cfg
-	r.batch = Batch{}
+	r.batch = Batch{InSystem: r.inSys}
 	r.sched, r.chunks = r.sched[:0], r.chunks[:0]
 	// The queue this batch sees: with Overlap and a batch just ended (the engine busy until t),
 	// what had arrived when that batch started and this one was built; otherwise what is here.

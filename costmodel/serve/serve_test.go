@@ -309,3 +309,44 @@ func TestOverlapAdmitsAStepLater(t *testing.T) {
 		t.Errorf("idle engine: first token at %g s, want 1.01", r.FirstToken[0])
 	}
 }
+
+// inSystemLog is a linear step cost that keeps each batch's InSystem as stage 0 sees it.
+type inSystemLog struct {
+	linear
+	seen []int
+}
+
+func (c *inSystemLog) Stage(s int, b *Batch) StageTime {
+	if s == 0 {
+		c.seen = append(c.seen, b.InSystem)
+	}
+	return c.linear.Stage(s, b)
+}
+
+// A batch carries the replica's requests in the system when it is built: all 40 offline
+// requests at first, though only 8 run at once (2 stages of 4), then fewer as they finish, down
+// to the last two batches' 8; a request that has not yet arrived is not counted.
+func TestBatchInSystem(t *testing.T) {
+	cfg := base()
+	cfg.Stages, cfg.MaxSeqs = 2, 4
+	reqs := make([]Request, 40)
+	for i := range reqs {
+		reqs[i] = Request{Prompt: 16, Gen: 8}
+	}
+	c := &inSystemLog{linear: linear{fixed: 1e-3, perToken: 1e-5}}
+	run(t, cfg, reqs, c)
+	if len(c.seen) == 0 || c.seen[0] != 40 || c.seen[len(c.seen)-1] != 8 {
+		t.Fatalf("in the system at each batch: %v, want 40 first and 8 last", c.seen)
+	}
+	for i := 1; i < len(c.seen); i++ {
+		if c.seen[i] > c.seen[i-1] {
+			t.Fatalf("in the system grew from %d to %d at batch %d with nothing arriving", c.seen[i-1], c.seen[i], i)
+		}
+	}
+	late := []Request{{Prompt: 16, Gen: 4}, {Arrival: 10, Prompt: 16, Gen: 4}}
+	c = &inSystemLog{linear: linear{fixed: 1e-3, perToken: 1e-5}}
+	run(t, base(), late, c)
+	if c.seen[0] != 1 || c.seen[len(c.seen)-1] != 1 {
+		t.Errorf("a request arriving at 10 s counted before it came: %v", c.seen)
+	}
+}
