@@ -103,3 +103,18 @@ func TestCalibrateFromTrace(t *testing.T) {
 		}
 	}
 }
+
+// HTA's real 8-rank trace with shapes (assets/trace/testdata): its 2,388 GEMM kernels are fp32
+// (A100 TF32 tensor-op SGEMMs); the curve is fitted per bf16, fp16 or fp8 only, so calibrate
+// refuses it (exit 2) naming the count and why, and writes nothing.
+func TestCalibrateFromRealTraceFP32(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "cal.yaml")
+	trace := filepath.Join("..", "..", "assets", "trace", "testdata", "hta-trace-diff-control-rank-3-of-8.json.gz")
+	code, stdout, errs := runArgs(t, "calibrate", "--from", trace, "--gpu", "a100-sxm-40gb", "--out", out)
+	if code != 2 || !strings.Contains(errs, "2388 kernels with shapes, none in bf16, fp16 or fp8") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, errs)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s written: %v", out, err)
+	}
+}
