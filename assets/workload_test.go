@@ -1,6 +1,7 @@
 package assets
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -12,8 +13,8 @@ func TestParseWorkload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *w.Prompt != (model.LengthDist{Kind: model.Uniform, Min: 128, Max: 2048}) ||
-		*w.Gen != (model.LengthDist{Kind: model.LogNormal, Mean: 256, Sigma: 0.6, Max: 1024}) {
+	if !reflect.DeepEqual(*w.Prompt, model.LengthDist{Kind: model.Uniform, Min: 128, Max: 2048}) ||
+		!reflect.DeepEqual(*w.Gen, model.LengthDist{Kind: model.LogNormal, Mean: 256, Sigma: 0.6, Max: 1024}) {
 		t.Errorf("got %+v %+v", *w.Prompt, *w.Gen)
 	}
 	w, err = ParseWorkload("w.yaml", []byte("gen: {dist: fixed, mean: 64}\n"))

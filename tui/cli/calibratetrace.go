@@ -86,14 +86,14 @@ func runCalibrateTrace(w io.Writer, sf *scenarioFlags, cf *calibrateFlags, files
 	case len(view.broken) > 0:
 		refusal = refusedFit("the fitted GEMM curve", "published", view.broken)
 	case cf.out != "":
-		cal := model.Calibration{GPU: g.ID, Serving: &c}
+		cal := model.Calibration{GPU: g.ID, Serving: &c, Section: model.SectionGEMM}
 		for _, f := range files {
 			cal.From = append(cal.From, filepath.Base(f))
 		}
-		notes := []string{fmt.Sprintf("serving: the GEMM curve fitted to %d %s kernels of %d shapes: rms log error of their times %.1f%% built in, %.1f%% fitted",
+		notes := []string{fmt.Sprintf("gemm: the GEMM curve fitted to %d %s kernels of %d shapes: rms log error of their times %.1f%% built in, %.1f%% fitted",
 			fit.Kernels, prec, fit.Shapes, 100*fit.BuiltinRMS, 100*fit.FittedRMS)}
 		for _, k := range clamped {
-			notes = append(notes, fmt.Sprintf("serving: %s: the fit's value is outside the range a calibration takes, held to it", k))
+			notes = append(notes, fmt.Sprintf("gemm: %s: the fit's value is outside the range a calibration takes, held to it", k))
 		}
 		if err := writeOutput(nil, output{"out", cf.out}, assets.MarshalCalibration(cal, notes), cf.force); err != nil {
 			return err

@@ -61,6 +61,10 @@ func TestCalibrateFromTrace(t *testing.T) {
 	if err != nil || c.Serving == nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
+	// The GEMM curve is kept under gemm:, its note there.
+	if c.Section != model.SectionGEMM || !strings.Contains(string(data), "\n  gemm:\n") || !strings.Contains(string(data), "    # the GEMM curve fitted to ") {
+		t.Errorf("section %q:\n%s", c.Section, data)
+	}
 	if sc := c.Serving; sc.ComputeEff < 0.77 || sc.ComputeEff > 0.79 || sc.GEMMLatency < 7.3e-6 || sc.GEMMLatency > 7.7e-6 {
 		t.Errorf("fitted %+v, truth 0.78 and 7.5 µs\n%s", sc, stdout)
 	}
