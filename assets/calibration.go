@@ -67,8 +67,8 @@ var (
 		model.SectionTraining: {"compute_eff", "compute_eff_fp8"},
 		model.SectionGEMM:     {"compute_eff", "compute_eff_fp8", "gemm_latency_us"},
 	}
-	calLinkKeys     = []string{"link", "bandwidth_gbps", "latency_us", "efficiency", "ll_bandwidth_gbps", "nvls_efficiency"}
-	calFitKeys      = []string{"rows", "mean_error", "max_error"}
+	calLinkKeys = []string{"link", "bandwidth_gbps", "latency_us", "efficiency", "ll_bandwidth_gbps", "nvls_efficiency"}
+	calFitKeys  = []string{"rows", "mean_error", "max_error"}
 )
 
 // Bounds of a calibration file's lists and fit figures.
