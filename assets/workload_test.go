@@ -22,6 +22,7 @@ func TestParseWorkload(t *testing.T) {
 		t.Errorf("gen only: %+v, %v", w, err)
 	}
 	for _, tc := range []struct{ in, want string }{
+		{"prompt: {dist: list}\n", "w.yaml line 1: prompt.dist = list: a list of each request's lengths comes from a benchmark's file (validate --against)"},
 		{"", "w.yaml line 1: empty file"},
 		{"[1, 2]", "w.yaml line 1: a workload must be a mapping"},
 		{"prompt: 5", "w.yaml line 1: prompt: must be a mapping"},
