@@ -41,24 +41,35 @@ import (
 //	    step_overhead_us: 412          # the engine's host time once a step
 //	    kernel_floor_us: 4             # what a kernel too small to fill the GPU pays
 //	    gemm_latency_us: 7.5           # the GEMM curve's time per kernel (calibrate --from TRACE)
+//
+// The GPU's parameters may instead be kept under the name of what they were fitted to, as
+// calibrate --from writes them: training: (training logs: compute_eff, compute_eff_fp8) or
+// gemm: (a profiler trace's GEMM kernels: compute_eff or compute_eff_fp8, gemm_latency_us). A
+// file has one of serving:, training: and gemm:; serving: takes every key.
 //	  fit:                             # how well the fit went (not read back into the model)
 //	    rows: 51
 //	    mean_error: 0.021
 //	    max_error: 0.114
 //
 // Every key but link is optional in intra and inter (a key left out keeps the preset's value),
-// every key of serving is optional (at least one), and at least one of intra, inter and serving
-// is present. Unknown keys, repeated keys, values of the wrong
+// every key of serving (training, gemm) is optional (at least one), and at least one of intra,
+// inter and serving (training, gemm) is present. Unknown keys, repeated keys, values of the wrong
 // type and values outside the ranges a calibration may take (model.CalLatency, …) are refused,
 // each naming the file, the line and the key.
 
 // calibrationKeys are the keys of each level, in the order MarshalCalibration writes them.
 var (
 	calibrationTop  = []string{"calibration"}
-	calibrationKeys = []string{"gpu", "engine", "from", "intra", "inter", "serving", "fit"}
+	calibrationKeys = []string{"gpu", "engine", "from", "intra", "inter", "serving", "training", "gemm", "fit"}
 	calServingKeys  = []string{"compute_eff", "compute_eff_fp8", "memory_eff", "step_overhead_us", "kernel_floor_us", "gemm_latency_us"}
-	calLinkKeys     = []string{"link", "bandwidth_gbps", "latency_us", "efficiency", "ll_bandwidth_gbps", "nvls_efficiency"}
-	calFitKeys      = []string{"rows", "mean_error", "max_error"}
+	// calSectionKeys are the keys each section of the GPU's parameters takes.
+	calSectionKeys = map[string][]string{
+		model.SectionServing:  calServingKeys,
+		model.SectionTraining: {"compute_eff", "compute_eff_fp8"},
+		model.SectionGEMM:     {"compute_eff", "compute_eff_fp8", "gemm_latency_us"},
+	}
+	calLinkKeys = []string{"link", "bandwidth_gbps", "latency_us", "efficiency", "ll_bandwidth_gbps", "nvls_efficiency"}
+	calFitKeys  = []string{"rows", "mean_error", "max_error"}
 )
 
 // Bounds of a calibration file's lists and fit figures.
@@ -238,7 +249,7 @@ func ParseCalibration(name string, data []byte, p *Presets) (model.Calibration, 
 		return out, c.done()
 	}
 	if body.Kind != yaml.MappingNode {
-		c.fail(body.Line, "calibration", scalarText(body), "must be a mapping of gpu, engine, from, intra, inter, serving and fit")
+		c.fail(body.Line, "calibration", scalarText(body), "must be a mapping of gpu, engine, from, intra, inter, serving (or training, gemm) and fit")
 		return out, c.done()
 	}
 	links := map[string]int{}
@@ -283,8 +294,13 @@ func ParseCalibration(name string, data []byte, p *Presets) (model.Calibration, 
 					out.Inter = lc
 				}
 			}
-		case "serving":
-			if sc, ok := c.serving(v, full); ok {
+		case model.SectionServing, model.SectionTraining, model.SectionGEMM:
+			if out.Section != "" {
+				c.fail(k.Line, full, "", "beside calibration.%s: the GPU's parameters are in one section (serving: takes every key)", out.Section)
+				return
+			}
+			out.Section = key
+			if sc, ok := c.serving(v, full, calSectionKeys[key]); ok {
 				out.Serving = sc
 			}
 		case "fit":
@@ -301,9 +317,8 @@ func ParseCalibration(name string, data []byte, p *Presets) (model.Calibration, 
 	}
 	_, hasIntra := seen["intra"]
 	_, hasInter := seen["inter"]
-	_, hasServing := seen["serving"]
-	if !hasIntra && !hasInter && !hasServing {
-		c.fail(body.Line, "calibration", "", "has neither intra, inter nor serving: it calibrates nothing")
+	if !hasIntra && !hasInter && out.Section == "" {
+		c.fail(body.Line, "calibration", "", "has neither intra, inter nor serving (training, gemm): it calibrates nothing")
 	}
 	if err := c.done(); err != nil {
 		return model.Calibration{}, err
@@ -380,15 +395,16 @@ func (c *calParser) link(n *yaml.Node, path string, inter bool, links map[string
 	return lc, c.failed == failed
 }
 
-// serving reads serving:, the GPU's and the engine's serving parameters.
-func (c *calParser) serving(n *yaml.Node, path string) (*model.ServingCalibration, bool) {
+// serving reads serving: (training:, gemm:), the GPU's and the engine's serving parameters,
+// of the keys given.
+func (c *calParser) serving(n *yaml.Node, path string, keys []string) (*model.ServingCalibration, bool) {
 	if n.Kind != yaml.MappingNode {
-		c.fail(n.Line, path, scalarText(n), "must be a mapping of %s", strings.Join(calServingKeys, ", "))
+		c.fail(n.Line, path, scalarText(n), "must be a mapping of %s", strings.Join(keys, ", "))
 		return nil, false
 	}
 	failed := c.failed
 	sc := &model.ServingCalibration{}
-	seen := c.mapping(n, path+".", calServingKeys, func(key string, _, v *yaml.Node) {
+	seen := c.mapping(n, path+".", keys, func(key string, _, v *yaml.Node) {
 		x, ok := c.number(v, path+"."+key, calRanges[key])
 		if !ok {
 			return
@@ -409,7 +425,7 @@ func (c *calParser) serving(n *yaml.Node, path string) (*model.ServingCalibratio
 		}
 	})
 	if len(seen) == 0 && c.failed == failed {
-		c.fail(n.Line, path, "", "calibrates nothing: give at least one of %s", strings.Join(calServingKeys, ", "))
+		c.fail(n.Line, path, "", "calibrates nothing: give at least one of %s", strings.Join(keys, ", "))
 	}
 	return sc, c.failed == failed
 }
@@ -465,15 +481,21 @@ func calNumber(v float64) string {
 	return s
 }
 
-// MarshalCalibration writes c as a calibration file; notes become comments under the link they
-// name ("intra: …", "inter: …") or at the top. ParseCalibration reads it back to c (its numbers
+// MarshalCalibration writes c as a calibration file, its GPU's parameters under c.Section
+// (serving: when ""); notes become comments under the link or section they name ("intra: …",
+// "inter: …", "serving: …", "training: …", "gemm: …") or at the top. ParseCalibration reads it back to c (its numbers
 // to four significant digits).
 func MarshalCalibration(c model.Calibration, notes []string) []byte {
 	var b strings.Builder
+	section := c.Section
+	if section == "" {
+		section = model.SectionServing
+	}
 	if c.Serving != nil && c.Intra == nil && c.Inter == nil {
-		b.WriteString("# splitscope calibration: this box's GPU and serving parameters, fitted by `splitscope calibrate\n")
-		b.WriteString("# --from` on its serving benchmarks or training logs. --calibration FILE puts them on the GPU\n")
-		b.WriteString("# preset named.\n")
+		what := map[string]string{model.SectionServing: "serving benchmarks", model.SectionTraining: "training logs",
+			model.SectionGEMM: "profiler traces' GEMM kernels"}[section]
+		fmt.Fprintf(&b, "# splitscope calibration: this box's GPU parameters, fitted by `splitscope calibrate --from` on\n")
+		fmt.Fprintf(&b, "# its %s. --calibration FILE puts them on the GPU preset named.\n", what)
 		b.WriteString("# Units: overheads µs, efficiencies fractions.\n")
 	} else {
 		b.WriteString("# splitscope calibration: this box's link parameters, fitted by `splitscope calibrate` from its\n")
@@ -482,7 +504,7 @@ func MarshalCalibration(c model.Calibration, notes []string) []byte {
 		b.WriteString("# latencies µs, efficiencies fractions.\n")
 	}
 	for _, n := range notes {
-		if !strings.HasPrefix(n, "intra: ") && !strings.HasPrefix(n, "inter: ") && !strings.HasPrefix(n, "serving: ") {
+		if !strings.HasPrefix(n, "intra: ") && !strings.HasPrefix(n, "inter: ") && !strings.HasPrefix(n, section+": ") {
 			fmt.Fprintf(&b, "# %s\n", n)
 		}
 	}
@@ -521,7 +543,7 @@ func MarshalCalibration(c model.Calibration, notes []string) []byte {
 		}
 	}
 	if sc := c.Serving; sc != nil {
-		b.WriteString("  serving:\n")
+		fmt.Fprintf(&b, "  %s:\n", section)
 		for _, kv := range []struct {
 			key string
 			v   float64
@@ -531,7 +553,7 @@ func MarshalCalibration(c model.Calibration, notes []string) []byte {
 			}
 		}
 		for _, n := range notes {
-			if rest, ok := strings.CutPrefix(n, "serving: "); ok {
+			if rest, ok := strings.CutPrefix(n, section+": "); ok {
 				fmt.Fprintf(&b, "    # %s\n", rest)
 			}
 		}

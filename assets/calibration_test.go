@@ -252,3 +252,55 @@ func TestEngineCalibration(t *testing.T) {
 		}
 	}
 }
+
+// The GPU's parameters under the name of what they were fitted to: training: (training logs)
+// and gemm: (a trace's GEMM curve), written and read back with their section, applied as
+// serving:'s are; each takes its own keys only, and a file has one such section.
+func TestCalibrationSections(t *testing.T) {
+	for _, c := range []model.Calibration{
+		{GPU: "h100-sxm", Section: model.SectionTraining, Serving: &model.ServingCalibration{ComputeEff: 0.55, ComputeEffFP8: 0.41}, Rows: 9, MeanError: 0.02, MaxError: 0.05},
+		{GPU: "h100-sxm", Section: model.SectionGEMM, Serving: &model.ServingCalibration{ComputeEff: 0.78, GEMMLatency: 7.5e-6}},
+	} {
+		data := MarshalCalibration(c, []string{c.Section + ": a note"})
+		if !strings.Contains(string(data), "\n  "+c.Section+":\n    compute_eff: ") || strings.Contains(string(data), "serving:") ||
+			!strings.Contains(string(data), "    # a note\n") {
+			t.Errorf("%s: written as\n%s", c.Section, data)
+		}
+		got, err := ParseCalibration("box.yaml", data, presetsT(t))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, data)
+		}
+		if got.Section != c.Section || got.Serving == nil || *got.Serving != *c.Serving {
+			t.Errorf("read back %q %+v, wrote %q %+v", got.Section, got.Serving, c.Section, c.Serving)
+		}
+		p := presetsT(t)
+		p.Calibrate(got, "box.yaml")
+		g, _ := p.GPU("h100-sxm")
+		if g.MatmulEff(model.BF16) != c.Serving.ComputeEff || (c.Serving.GEMMLatency > 0 && g.GEMMLatency != c.Serving.GEMMLatency) {
+			t.Errorf("%s: h100-sxm after: %+v", c.Section, g)
+		}
+	}
+	// The old name reads as it did, and is written back as serving:.
+	old, err := ParseCalibration("old.yaml", []byte("calibration:\n  gpu: h100-sxm\n  serving:\n    compute_eff: 0.6\n"), presetsT(t))
+	if err != nil || old.Section != model.SectionServing || old.Serving.ComputeEff != 0.6 {
+		t.Errorf("serving: %+v, %v", old, err)
+	}
+	if data := MarshalCalibration(model.Calibration{GPU: "h100-sxm", Serving: old.Serving}, nil); !strings.Contains(string(data), "\n  serving:\n") {
+		t.Errorf("no section written as serving:\n%s", data)
+	}
+	for _, tc := range []struct{ name, doc, want string }{
+		{"training takes no memory_eff", "calibration:\n  gpu: h100-sxm\n  training:\n    memory_eff: 0.8\n",
+			"c.yaml line 4: calibration.training.memory_eff: unknown key; calibration.training takes compute_eff, compute_eff_fp8"},
+		{"gemm takes no step overhead", "calibration:\n  gpu: h100-sxm\n  gemm:\n    gemm_latency_us: 7\n    step_overhead_us: 400\n",
+			"line 5: calibration.gemm.step_overhead_us: unknown key; calibration.gemm takes compute_eff, compute_eff_fp8, gemm_latency_us"},
+		{"two sections", "calibration:\n  gpu: h100-sxm\n  training:\n    compute_eff: 0.6\n  gemm:\n    gemm_latency_us: 7\n",
+			"line 5: calibration.gemm: beside calibration.training: the GPU's parameters are in one section"},
+		{"empty training", "calibration:\n  gpu: h100-sxm\n  training: {}\n", "line 3: calibration.training: calibrates nothing: give at least one of compute_eff, compute_eff_fp8"},
+		{"out of range", "calibration:\n  gpu: h100-sxm\n  gemm:\n    gemm_latency_us: 900\n", "line 4: calibration.gemm.gemm_latency_us = 900: must be a number from"},
+	} {
+		_, err := ParseCalibration("c.yaml", []byte(tc.doc), presetsT(t))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v\nwant …%s…", tc.name, err, tc.want)
+		}
+	}
+}

@@ -138,6 +138,11 @@ func parseDist(n *yaml.Node, key string, fail func(int, string, string, string, 
 		switch k.Value {
 		case "dist":
 			d.Kind = model.DistKind(v.Value)
+			if d.Kind == model.List {
+				// A list is a benchmark file's lengths, request by request (validate --against).
+				fail(v.Line, field, v.Value, "a list of each request's lengths comes from a benchmark's file (validate --against); a workload gives fixed, uniform, normal or lognormal")
+				ok = false
+			}
 		case "mean", "sigma":
 			x, err := strconv.ParseFloat(v.Value, 64)
 			if err != nil {

@@ -1,6 +1,7 @@
 package assets
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -12,8 +13,8 @@ func TestParseWorkload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *w.Prompt != (model.LengthDist{Kind: model.Uniform, Min: 128, Max: 2048}) ||
-		*w.Gen != (model.LengthDist{Kind: model.LogNormal, Mean: 256, Sigma: 0.6, Max: 1024}) {
+	if !reflect.DeepEqual(*w.Prompt, model.LengthDist{Kind: model.Uniform, Min: 128, Max: 2048}) ||
+		!reflect.DeepEqual(*w.Gen, model.LengthDist{Kind: model.LogNormal, Mean: 256, Sigma: 0.6, Max: 1024}) {
 		t.Errorf("got %+v %+v", *w.Prompt, *w.Gen)
 	}
 	w, err = ParseWorkload("w.yaml", []byte("gen: {dist: fixed, mean: 64}\n"))
@@ -21,6 +22,7 @@ func TestParseWorkload(t *testing.T) {
 		t.Errorf("gen only: %+v, %v", w, err)
 	}
 	for _, tc := range []struct{ in, want string }{
+		{"prompt: {dist: list}\n", "w.yaml line 1: prompt.dist = list: a list of each request's lengths comes from a benchmark's file (validate --against)"},
 		{"", "w.yaml line 1: empty file"},
 		{"[1, 2]", "w.yaml line 1: a workload must be a mapping"},
 		{"prompt: 5", "w.yaml line 1: prompt: must be a mapping"},

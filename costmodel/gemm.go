@@ -26,6 +26,8 @@ import (
 // the same latency (U: no per-shape table was read for them) and their own R and BW. A
 // calibration fitted to a profiler trace's GEMM kernels (calibrate --from TRACE) gives its GPU
 // its own latency (model.GPU.GEMMLatency) and efficiency; without one the built-in curve holds.
+// The serving engine's GEMM kernels take that latency's difference from gemmLatency on top of
+// the kernel floor (serving.go, gemmKernels): the floor was fitted under the built-in curve.
 const gemmLatency = 6e-6
 
 // BuiltinGEMMLatency is the built-in curve's fixed time per GEMM kernel, seconds (a GPU's

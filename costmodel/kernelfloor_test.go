@@ -73,3 +73,45 @@ func TestQKNormKernels(t *testing.T) {
 		t.Errorf("q/k norms add %g kernels, want %d", got, qkNormKernels)
 	}
 }
+
+// A calibration's GEMM curve (calibrate --from TRACE: the GPU's GEMMLatency) moves the serving
+// engine's step the way the curve says: each of a layer's GEMM kernels pays the floor plus what
+// the box's GEMM latency is above the built-in curve's 6 µs. Llama-3-8B's batch-1 decode step on
+// one H100 (32 layers, 4 GEMMs each) is longer by 32 × 4 × 6 µs at 12 µs a GEMM, shorter by
+// 32 × 4 × 4 µs (the floor, its limit) at 1 µs, and unchanged at the built-in 6 µs or with no
+// calibration.
+func TestServingStepTakesGEMMCurve(t *testing.T) {
+	p := presets(t)
+	step := func(lat float64) float64 {
+		s := scenario(t, "llama-3-8b", "h100-sxm", "nvlink4", 1, 1, 1)
+		s.Workload = model.Workload{Mode: model.Infer, PromptTokens: 128, GenTokens: 128, Requests: 1, Precision: model.BF16}
+		s.Cluster.GPU.GEMMLatency = lat
+		c := newPlan(s).servingCost()
+		b := serve.Batch{DecodeSeqs: 1, DecodeCtx: 192, Samples: 1}
+		return c.Stage(0, &b).Seconds
+	}
+	base := step(0)
+	a, err := p.Model("llama-3-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := arch.Of(a).Shapes[0]
+	if g := gemmKernels(sh); g != 4 {
+		t.Fatalf("llama-3-8b: %g GEMM kernels a layer, want 4", g)
+	}
+	floor := kernelFloorOn(mustGPU(t, p, "h100-sxm"))
+	for _, c := range []struct{ lat, want float64 }{
+		{12e-6, 32 * 4 * 6e-6},
+		{gemmLatency, 0},
+		{3e-6, -32 * 4 * 3e-6},
+		{1e-6, -32 * 4 * floor}, // the floor plus −5 µs is less than nothing: 0 a kernel
+	} {
+		if d := step(c.lat) - base; math.Abs(d-c.want) > 1e-12 {
+			t.Errorf("GEMM latency %.0f µs: step %+.4f ms against none, want %+.4f", 1e6*c.lat, 1e3*d, 1e3*c.want)
+		}
+	}
+	// A larger latency is a longer step, the step with none the fitted one's.
+	if !(step(9e-6) > base && step(4e-6) < base && base > 0) {
+		t.Errorf("steps: none %.4f ms, 9 µs %.4f, 4 µs %.4f", 1e3*base, 1e3*step(9e-6), 1e3*step(4e-6))
+	}
+}

@@ -65,6 +65,22 @@ func shapeKernels(sh arch.Shape) float64 {
 	return float64(n)
 }
 
+// gemmKernels is how many of a decode layer's kernels (shapeKernels) are GEMMs: a dense GQA
+// layer's QKV, output, gate-up and down projections (4); latent attention adds the query
+// up-projection and the absorbed form's two batched matmuls (3; its fused down-projection is in
+// the QKV's place); routed experts the router's GEMM (1; the two grouped GEMMs are in the gate-up
+// and down projections' place). What a calibrated GEMM curve's latency applies to (serving.go).
+func gemmKernels(sh arch.Shape) float64 {
+	n := 4.0
+	if sh.Kind.Attn == arch.MLA {
+		n += 3
+	}
+	if sh.Kind.MoE {
+		n++
+	}
+	return n
+}
+
 // eagerHost is the host's time to issue stage s's layers in a step that runs outside CUDA
 // graphs (a prompt step; a decode step over the engine's largest graph): the engine's
 // EagerLayerS for each layer with latent attention or routed experts (model.EagerPrefill), its

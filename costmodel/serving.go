@@ -166,6 +166,11 @@ type servingCost struct {
 	// maxActive is the most requests the engine holds active: max sequences × PP size
 	// (activeRequests).
 	maxActive int
+	// gemmShift is what a GEMM kernel's fixed time on this box differs from the built-in GEMM
+	// curve's (the GPU's GEMMLatency, fitted to a profiler trace's GEMM kernels, less
+	// gemmLatency): each GEMM kernel of a layer (gemmKernels) pays the floor plus it, never
+	// less than nothing. 0 without such a calibration: the floor alone, as fitted.
+	gemmShift float64
 }
 
 func (p *plan) servingCost() *servingCost {
@@ -180,6 +185,9 @@ func (p *plan) servingCost() *servingCost {
 	}
 	if g := p.c.GPU; g.KernelFloor > 0 {
 		c.kernelFloor = g.KernelFloor
+	}
+	if g := p.c.GPU; g.GEMMLatency > 0 && !math.IsInf(g.GEMMLatency, 0) {
+		c.gemmShift = g.GEMMLatency - gemmLatency
 	}
 	c.eng, _ = model.Engine(w.Engine)
 	maxSeqs, _ := p.serveLimits()
@@ -304,8 +312,15 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 		out.EP = 2 * one
 	}
 	elem = elem.add(routingKernel(sh, h, p.l, tok, e))
+	fixed := shapeKernels(sh) * c.kernelFloor
+	if c.gemmShift != 0 {
+		// The box's GEMM curve (calibrate --from TRACE): its GEMM kernels' fixed time against the
+		// built-in curve's, on each of the layer's GEMMs.
+		g := gemmKernels(sh)
+		fixed = (shapeKernels(sh)-g)*c.kernelFloor + g*math.Max(c.kernelFloor+c.gemmShift, 0)
+	}
 	out.Seconds = c.gemm.time(attn) + c.gemm.time(mlp.slowed(mlpSlow)) + p.hw.time(dec) + p.hw.time(pre) + p.hw.time(idx) + p.hw.time(elem) + out.TP + out.EP +
-		shapeKernels(sh)*c.kernelFloor
+		fixed
 	return out
 }
 

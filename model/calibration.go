@@ -183,12 +183,22 @@ type Calibration struct {
 	// Serving is the GPU's and the engine's serving parameters (calibrate --from); nil when
 	// the fit was of links alone. At least one of Intra, Inter and Serving is present.
 	Serving *ServingCalibration `json:"serving,omitempty"`
+	// Section is the key the file keeps Serving under: SectionServing (also for ""),
+	// SectionTraining (fitted to training logs) or SectionGEMM (the GEMM curve of a trace).
+	Section string `json:"section,omitempty"`
 	// Rows, MeanError and MaxError describe the fit: the rows it used and the model's relative
 	// time error over them, mean and worst.
 	Rows      int     `json:"rows,omitempty"`
 	MeanError float64 `json:"mean_error,omitempty"`
 	MaxError  float64 `json:"max_error,omitempty"`
 }
+
+// The sections a calibration file keeps the GPU's parameters under, by what they were fitted to.
+const (
+	SectionServing  = "serving"
+	SectionTraining = "training"
+	SectionGEMM     = "gemm"
+)
 
 // Links lists the link calibrations present, intra first.
 func (c Calibration) Links() []LinkCalibration {

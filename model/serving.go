@@ -9,13 +9,15 @@ import (
 
 // LengthDist is a distribution of token counts: fixed (Mean), uniform on [Min, Max], normal (Mean,
 // Sigma) or lognormal (Mean, Sigma of the log), clipped to [Min, Max] when they are set and
-// never below 1.
+// never below 1; or a list (Values, one a request in order, again from the first when the
+// requests outrun it, with Mean, Min and Max its own): the lengths a benchmark's file kept.
 type LengthDist struct {
-	Kind  DistKind `json:"dist"`
-	Mean  float64  `json:"mean,omitempty"`
-	Sigma float64  `json:"sigma,omitempty"`
-	Min   int      `json:"min,omitempty"`
-	Max   int      `json:"max,omitempty"`
+	Kind   DistKind `json:"dist"`
+	Mean   float64  `json:"mean,omitempty"`
+	Sigma  float64  `json:"sigma,omitempty"`
+	Min    int      `json:"min,omitempty"`
+	Max    int      `json:"max,omitempty"`
+	Values []int    `json:"values,omitempty"`
 }
 
 // DistKind names a LengthDist's family.
@@ -27,7 +29,28 @@ const (
 	Uniform   DistKind = "uniform"
 	Normal    DistKind = "normal"
 	LogNormal DistKind = "lognormal"
+	List      DistKind = "list"
 )
+
+// MaxListValues bounds a List's values (model.MaxBatch, as a result file's per-request lists).
+const MaxListValues = MaxBatch
+
+// ListDist is the List of values (each at least 1), with their mean and range.
+func ListDist(values []int) LengthDist {
+	d := LengthDist{Kind: List, Values: values}
+	sum := 0.0
+	for i, v := range values {
+		if i == 0 || v < d.Min {
+			d.Min = v
+		}
+		d.Max = max(d.Max, v)
+		sum += float64(v)
+	}
+	if len(values) > 0 {
+		d.Mean = sum / float64(len(values))
+	}
+	return d
+}
 
 // FixedDist is a LengthDist that always gives n.
 func FixedDist(n int) LengthDist { return LengthDist{Kind: Fixed, Mean: float64(n)} }
@@ -50,8 +73,21 @@ func (d LengthDist) Validate(what string) error {
 		if d.Min < 1 || d.Max < d.Min || d.Max > MaxTokens {
 			return bad("min..max", fmt.Sprintf("%d..%d", d.Min, d.Max), fmt.Sprintf("need 1 ≤ min ≤ max ≤ %d", MaxTokens))
 		}
+	case List:
+		if len(d.Values) == 0 || len(d.Values) > MaxListValues {
+			return bad("values", len(d.Values), fmt.Sprintf("need 1 to %d lengths", MaxListValues))
+		}
+		for i, v := range d.Values {
+			if v < 1 || v > MaxTokens {
+				return bad(fmt.Sprintf("values[%d]", i), v, fmt.Sprintf("need 1 to %d tokens", MaxTokens))
+			}
+		}
+		if l := ListDist(d.Values); l.Min != d.Min || l.Max != d.Max || math.Abs(l.Mean-d.Mean) > 1e-9*l.Mean {
+			return bad("mean, min, max", fmt.Sprintf("%g, %d, %d", d.Mean, d.Min, d.Max), fmt.Sprintf("need the values' own: %g, %d, %d", l.Mean, l.Min, l.Max))
+		}
+		return nil
 	default:
-		return bad("dist", string(d.Kind), "need fixed, uniform, normal or lognormal")
+		return bad("dist", string(d.Kind), "need fixed, uniform, normal, lognormal or list")
 	}
 	if d.Kind == Normal || d.Kind == LogNormal {
 		if !finite(d.Sigma) || d.Sigma < 0 || d.Sigma > 1e6 {

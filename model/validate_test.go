@@ -257,8 +257,8 @@ func TestValidateCases(t *testing.T) {
 			edit: func(s *Scenario) {
 				s.Workload = Workload{Mode: Infer, PromptTokens: 1024, GenTokens: 128, Requests: 12, Precision: BF16, SchedulerRecvInterval: 1001}
 			},
-			fields: []string{"scheduler_recv_interval"},
-			msgs:   []string{"scheduler_recv_interval = 1001: must be 0 to 1000 decode steps (0 or 1: every step)"},
+			fields: []string{"scheduler-recv-interval"},
+			msgs:   []string{"scheduler-recv-interval = 1001: must be 0 to 1000 decode steps (0 or 1: every step)"},
 		},
 		{
 			// A model error: not a layout problem, so Search must not skip it as a bad split.

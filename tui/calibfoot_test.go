@@ -39,6 +39,12 @@ func TestFooterCalibration(t *testing.T) {
 	if v := verdict(wide); !strings.Contains(v, want) || !strings.Contains(v, "idle ") || !strings.Contains(v, "fits ") {
 		t.Errorf("240 columns: %q, want %q", v, want)
 	}
+	// Kept under training: (a fit to training logs), the footer names that section.
+	tc := c
+	tc.Section = model.SectionTraining
+	if v := verdict(open(240, WithCalibrationFile("box.yaml", tc))); !strings.Contains(v, "calibrated: box.yaml (training: memory_eff 0.81, compute_eff 0.60;") {
+		t.Errorf("training section: %q", v)
+	}
 	if title := ansi.Strip(wide.titleView()); !strings.Contains(title, "calibrated: box.yaml") {
 		t.Errorf("a serving calibration of the scenario's GPU: title %q", title)
 	}

@@ -173,7 +173,11 @@ func calibrationFoot(s model.Scenario, calib string, fit *model.Calibration) []s
 				ps = append(ps, kv.key+" "+kv.text)
 			}
 		}
-		what = append(what, "serving: "+strings.Join(ps, ", "))
+		section := fit.Section
+		if section == "" {
+			section = model.SectionServing
+		}
+		what = append(what, section+": "+strings.Join(ps, ", "))
 	}
 	var links []string
 	for _, l := range calibrationLinks(s) {

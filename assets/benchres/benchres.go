@@ -476,8 +476,12 @@ func readRun(file string, line int, obj map[string]json.RawMessage) (model.Serve
 		return b, &Error{File: file, Line: line, Msg: "not a serving benchmark result (vllm bench serve --save-result or sglang.bench_serving): none of " +
 			strings.Join(resultKeys, ", ")}
 	}
+	// vLLM's keys of its own (model_id, tokenizer_id, both from the first release that saved
+	// results) outrank SGLang's: vLLM's benchmark_serving.py of 2024 wrote input_throughput too.
+	_, vllmModel := obj["model_id"]
+	_, vllmTokenizer := obj["tokenizer_id"]
 	for _, k := range sglangKeys {
-		if _, ok := obj[k]; ok {
+		if _, ok := obj[k]; ok && !vllmModel && !vllmTokenizer {
 			b.Tool = model.ToolSGLang
 			break
 		}

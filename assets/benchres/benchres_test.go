@@ -477,3 +477,64 @@ func TestReadMutations(t *testing.T) {
 		}
 	}
 }
+
+// LambdaLabsML/vllm-benchmark's run of vLLM's benchmark_serving.py (2024, --save-result): ten
+// ShareGPT prompts at once to Llama-3-8B-Instruct on one H100 SXM, the per-request lists kept
+// (input_lens, output_lens, ttfts, itls, generated_texts). Its keys are vLLM's of that year
+// (model_id, tokenizer_id, best_of, use_beam_search) with input_throughput, which SGLang writes
+// too: it is vLLM's, read with the lengths of each request.
+func TestReadVLLMDetailedRealFile(t *testing.T) {
+	const file = "vllm/lambda-llama3-8b-h100sxm-10prompts-detailed.json"
+	runs, err := Read(file, readTestdata(t, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 {
+		t.Fatalf("%d runs, want 1", len(runs))
+	}
+	b := runs[0]
+	if b.Tool != model.ToolVLLM || b.Backend != "vllm" || b.Engine != "vllm" || b.Model != "meta-llama/Meta-Llama-3-8B-Instruct" {
+		t.Errorf("tool %q backend %q engine %q model %q, want vLLM's benchmark of Llama-3-8B on a vllm server", b.Tool, b.Backend, b.Engine, b.Model)
+	}
+	if b.GPUName != "" || b.Rate != 0 || b.Concurrency != 0 || b.Prompts != 10 || b.Completed != 10 || !near(b.DurationS, 5.3666093360079685) {
+		t.Errorf("gpu %q, rate %g, concurrency %d, %d prompts, %d completed, %g s", b.GPUName, b.Rate, b.Concurrency, b.Prompts, b.Completed, b.DurationS)
+	}
+	wantIn := []int{13, 25, 27, 10, 329, 29, 399, 328, 4, 205}
+	wantOut := []int{120, 429, 233, 194, 101, 741, 9, 3, 6, 31}
+	if fmt.Sprint(b.InputLens) != fmt.Sprint(wantIn) || fmt.Sprint(b.OutputLens) != fmt.Sprint(wantOut) {
+		t.Errorf("lengths %v / %v, want %v / %v", b.InputLens, b.OutputLens, wantIn, wantOut)
+	}
+	// The lists' sums are the file's totals; the summaries come from the lists.
+	if b.InputTokens != 1369 || b.OutputTokens != 1867 {
+		t.Errorf("totals %d / %d, want 1369 / 1867", b.InputTokens, b.OutputTokens)
+	}
+	if b.Prompt.From != "input_lens" || !near(b.Prompt.Mean, 136.9) || b.Prompt.Min != 4 || b.Prompt.Max != 399 || !(b.Prompt.LogSigma > 1) {
+		t.Errorf("prompt %+v", b.Prompt)
+	}
+	if b.Gen.From != "output_lens" || !near(b.Gen.Mean, 186.7) || b.Gen.Min != 3 || b.Gen.Max != 741 {
+		t.Errorf("gen %+v", b.Gen)
+	}
+	for name, want := range map[string]float64{
+		"ttft_mean_s": 62.426355000934564e-3, "ttft_median_s": 62.1947320032632e-3, "ttft_p99_s": 63.362654292432126e-3,
+		"tpot_mean_s": 11.105466039313557e-3, "tpot_median_s": 7.558259615148475e-3, "itl_mean_s": 72.39887336495076e-3,
+		"itl_p99_s": 75.27785668207798e-3, "requests_per_s": 1.8633739431904777, "input_tokens_per_s": 255.09589282277642,
+		"output_tokens_per_s": 347.8919151936622,
+	} {
+		if m, ok := metric(b, name); !ok || !near(m.Value, want) {
+			t.Errorf("%s = %+v (%v), want %g", name, m, ok, want)
+		}
+	}
+	// mean/median/std/p99 of TTFT, TPOT and ITL, three throughputs. The script's
+	// *_latency_ms (its end-to-end latency, vLLM's e2el by a name of its own) are not read.
+	if len(b.Metrics) != 3*4+3 {
+		t.Errorf("%d metrics, want 15", len(b.Metrics))
+	}
+	for _, m := range b.Metrics {
+		if m.Quantity == "e2e" {
+			t.Errorf("%s read as the end-to-end latency", m.Field)
+		}
+	}
+	if len(b.Warnings) != 0 {
+		t.Errorf("warnings %q", b.Warnings)
+	}
+}

@@ -3,6 +3,7 @@ package benchres
 import (
 	"bytes"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -247,5 +248,54 @@ func TestReadTRTLLMSeveralReports(t *testing.T) {
 	b, _ := metric(runs[1], "requests_per_s")
 	if a.Value != 86.5373 || b.Value != 90.25 {
 		t.Errorf("requests/s %g and %g", a.Value, b.Value)
+	}
+}
+
+// masahiro-kubota/trtllm-latency: a --report_json that trtllm-bench latency (TensorRT-LLM 1.2.0,
+// TensorRT engine) wrote for Qwen2.5-0.5B-Instruct on an RTX PRO 6000 Blackwell: 20 requests of
+// 1024 prompt and 40 output tokens, one at a time (max batch size 1).
+func TestReadTRTLLMRealReportJSON(t *testing.T) {
+	const file = "trtllm/masahiro-kubota-qwen25-0p5b-rtx-pro-6000-latency-report.json"
+	runs, err := Read(file, readTestdata(t, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	b := runs[0]
+	if b.Tool != model.ToolTRTLLM || b.Engine != "trtllm" || b.Model != "Qwen/Qwen2.5-0.5B-Instruct" || b.ModelField != "engine.model" {
+		t.Errorf("tool %q engine %q model %q (%s)", b.Tool, b.Engine, b.Model, b.ModelField)
+	}
+	if b.GPUName != "NVIDIA RTX PRO 6000 Blackwell Server Edition" || b.GPUField != "machine.name" {
+		t.Errorf("gpu %q (%s)", b.GPUName, b.GPUField)
+	}
+	if b.TP != 1 || b.PP != 1 || b.MaxBatch != 1 || b.MaxTokens != 1065 || b.Weights != "" || b.KVCache != "" {
+		t.Errorf("tp %d pp %d max batch %d max tokens %d weights %q kv %q", b.TP, b.PP, b.MaxBatch, b.MaxTokens, b.Weights, b.KVCache)
+	}
+	if b.Prompts != 20 || b.Completed != 20 || b.Concurrency != 1 || b.Rate != 0 || !near(b.DurationS, 1.599893513) {
+		t.Errorf("%d requests (%d completed), concurrency %d, rate %g, %g s", b.Prompts, b.Completed, b.Concurrency, b.Rate, b.DurationS)
+	}
+	if b.Prompt.Mean != 1024 || b.Gen.Mean != 40 || b.InputTokens != 20480 || b.OutputTokens != 800 {
+		t.Errorf("lengths %+v / %+v, totals %d / %d", b.Prompt, b.Gen, b.InputTokens, b.OutputTokens)
+	}
+	for name, want := range map[string]float64{
+		"ttft_mean_s": 9.5749594e-3, "ttft_median_s": 6.770105e-3, "ttft_p99_s": 29.387998e-3,
+		"tpot_mean_s": 1.805170469230769e-3, "tpot_p90_s": 1.8459243333333333e-3,
+		"e2e_mean_s": 79.9766077e-3, "e2e_median_s": 77.598479e-3, "e2e_p95_s": 101.143053e-3,
+		"requests_per_s": 12.500831985059746, "output_tokens_per_s": 500.0332794023899, "total_tokens_per_s": 13300.885232103568,
+		"per_user_output_tokens_per_s": 503.09022725827447, "per_user_decode_tokens_per_s": 554.2220711715628,
+	} {
+		if m, ok := metric(b, name); !ok || !near(m.Value, want) {
+			t.Errorf("%s = %+v (%v), want %g", name, m, ok, want)
+		}
+	}
+	// One request at a time: the mean latency is the TTFT and 39 decode steps, as the
+	// repository's own README found (79.98 ≈ 9.57 + 39 × 1.81 ms).
+	e2e, _ := metric(b, "e2e_mean_s")
+	ttft, _ := metric(b, "ttft_mean_s")
+	tpot, _ := metric(b, "tpot_mean_s")
+	if got := ttft.Value + 39*tpot.Value; math.Abs(got/e2e.Value-1) > 0.01 {
+		t.Errorf("TTFT + 39 TPOT = %g s, mean latency %g s", got, e2e.Value)
 	}
 }

@@ -3,7 +3,8 @@
 // into model.Trace: the GPU kernels (and copies and sets) per device and stream, each classified
 // by its name as GEMM, attention, NCCL collective, copy or other, the NCCL kernels' operation,
 // algorithm, protocol and message size, and the rank. It reads a stream token by token and keeps
-// one event at a time, so a trace of hundreds of MiB costs the memory of its kernels only.
+// one event at a time, so a trace of hundreds of MiB costs the memory of its kernels, its
+// matmul ops' shapes and its kernel launches (a small record each) only.
 //
 // The format, from Kineto's own writer (pytorch/kineto, libkineto/src/output_json.cpp,
 // ChromeTraceLogger): one JSON object {"schemaVersion", "deviceProperties", "distributedInfo"
@@ -13,7 +14,10 @@
 // "gpu_memcpy", a set "gpu_memset", and args {"device", "stream", "correlation", "External id",
 // …}. Kineto copies a collective's metadata from the record_param_comms CPU op onto its NCCL
 // kernel's args: "Collective name", "dtype", "In msg nelems", "Out msg nelems", "Group size",
-// "Process Group Name", "Process Group Ranks" (its kInMsgNelems … constants). NCCL names its
+// "Process Group Name", "Process Group Ranks" (its kInMsgNelems … constants). A kernel's
+// "External id" is its CPU op's where the profiler linked them; in the traces of 2022 (PyTorch
+// 1.12, 1.13) it is the launch's "correlation", and the op is the one around the launch
+// (cuda_runtime cudaLaunchKernel, with that correlation) on the launching thread. NCCL names its
 // kernels ncclKernel_<Op>_<ALGO>_<PROTO>_<RedOp>_<type> (NCCL 2.x before 2.19) and
 // ncclDevKernel_<Op>_<RedOp>_<type>_<ALGO>_<PROTO> (later; ncclDevKernel_SendRecv and
 // ncclDevKernel_Generic carry no algorithm). The real traces under testdata are cited in its
@@ -139,11 +143,43 @@ type opArgs struct {
 	Types      []string  `json:"Input type"`
 }
 
-// cpuOp is a CPU op with the args the reader uses.
+// cpuOp is a CPU op with the args the reader uses, and where it ran (its thread and interval)
+// for the kernels of traces that link a kernel to its op through its launch only.
 type cpuOp struct {
-	Cat  string `json:"cat"`
-	Name string `json:"name"`
-	Args opArgs `json:"args"`
+	Cat  string          `json:"cat"`
+	Name string          `json:"name"`
+	Pid  json.RawMessage `json:"pid"`
+	Tid  json.RawMessage `json:"tid"`
+	Ts   *float64        `json:"ts"`
+	Dur  *float64        `json:"dur"`
+	Args opArgs          `json:"args"`
+}
+
+// runtimeCall is a CUDA runtime or driver call: a kernel launch names its thread, its time and
+// the correlation its kernel carries.
+type runtimeCall struct {
+	Name string          `json:"name"`
+	Pid  json.RawMessage `json:"pid"`
+	Tid  json.RawMessage `json:"tid"`
+	Ts   *float64        `json:"ts"`
+	Args struct {
+		Correlation int64 `json:"correlation"`
+	} `json:"args"`
+}
+
+// threadKey is a CPU thread, its pid and tid as written.
+func threadKey(pid, tid json.RawMessage) string { return string(pid) + "/" + string(tid) }
+
+// opSpan is a matmul op with its shapes on one thread, [start, end] in µs.
+type opSpan struct {
+	start, end float64
+	g          model.TraceGEMM
+}
+
+// launchAt is where a kernel was launched: the thread and the time (µs).
+type launchAt struct {
+	thread string
+	ts     float64
 }
 
 // gemmName is a quick look for a matmul op's name in an event's text, before decoding it.
@@ -161,10 +197,11 @@ var gemmNames = [][]byte{[]byte(`"aten::mm"`), []byte(`"aten::addmm"`), []byte(`
 // gemmOps are the CPU ops whose shapes give a GEMM kernel's M, N and K.
 var gemmOps = map[string]bool{"aten::mm": true, "aten::addmm": true, "aten::bmm": true, "aten::baddbmm": true, "aten::linear": true}
 
-// pendingGEMM is a GEMM kernel waiting for its CPU op's shapes (which may come later in the file).
+// pendingGEMM is a GEMM kernel waiting for its CPU op's shapes (which may come later in the file):
+// its External id and its launch's correlation.
 type pendingGEMM struct {
-	ext int64
-	dur float64
+	ext, corr int64
+	dur       float64
 }
 
 type distInfo struct {
@@ -230,6 +267,12 @@ func Read(name string, r io.Reader) (model.Trace, error) {
 	streams := map[streamKey]*model.TraceStream{}
 	seenEvents := false
 	shapesOf := map[int64]model.TraceGEMM{}
+	// Kineto of 2022 (the traces of PyTorch 1.12 and 1.13, HTA's test data) gives a kernel and
+	// its launch the launch's correlation as their External id, not their op's: such a kernel
+	// takes the shapes of the innermost matmul op around its launch on the launching thread.
+	opsOn := map[string][]opSpan{}
+	launches := map[int64]launchAt{}
+	ops := 0
 	var gemms []pendingGEMM
 	t0 := math.Inf(1)
 	end := math.Inf(-1)
@@ -267,11 +310,27 @@ func Read(name string, r io.Reader) (model.Trace, error) {
 					// reader cannot use is left out, not refused.
 					if len(shapesOf) < MaxKernels && gemmName(raw) {
 						var op cpuOp
-						if json.Unmarshal(raw, &op) == nil && op.Cat == "cpu_op" && gemmOps[op.Name] && op.Args.ExternalID != 0 {
+						if json.Unmarshal(raw, &op) == nil && op.Cat == "cpu_op" && gemmOps[op.Name] {
 							if g, ok := gemmShape(op.Name, op.Args); ok {
-								shapesOf[op.Args.ExternalID] = g
+								if op.Args.ExternalID != 0 {
+									shapesOf[op.Args.ExternalID] = g
+								}
+								if op.Ts != nil && op.Dur != nil && *op.Dur >= 0 && ops < MaxKernels {
+									k := threadKey(op.Pid, op.Tid)
+									opsOn[k] = append(opsOn[k], opSpan{start: *op.Ts, end: *op.Ts + *op.Dur, g: g})
+									ops++
+								}
 							}
 						}
+					}
+					continue
+				}
+				if bytes.Contains(raw, []byte("LaunchKernel")) && (bytes.Contains(raw, []byte(`"cuda_runtime"`)) || bytes.Contains(raw, []byte(`"cuda_driver"`))) {
+					// A kernel's launch: where and when, for a kernel whose op is known by it only.
+					var rc runtimeCall
+					if json.Unmarshal(raw, &rc) == nil && rc.Ts != nil && rc.Args.Correlation != 0 && len(launches) < MaxKernels &&
+						strings.Contains(rc.Name, "LaunchKernel") {
+						launches[rc.Args.Correlation] = launchAt{thread: threadKey(rc.Pid, rc.Tid), ts: *rc.Ts}
 					}
 					continue
 				}
@@ -327,8 +386,8 @@ func Read(name string, r io.Reader) (model.Trace, error) {
 					streams[k] = st
 				}
 				st.Intervals = append(st.Intervals, model.TraceInterval{Start: start, End: stop, Class: class, Correlation: a.Correlation})
-				if class == model.KernelGEMM && a.ExternalID != 0 {
-					gemms = append(gemms, pendingGEMM{ext: a.ExternalID, dur: *ev.Dur * 1e-6})
+				if class == model.KernelGEMM && (a.ExternalID != 0 || a.Correlation != 0) {
+					gemms = append(gemms, pendingGEMM{ext: a.ExternalID, corr: a.Correlation, dur: *ev.Dur * 1e-6})
 				}
 				st.Busy[class] += *ev.Dur * 1e-6
 				t.Kernels++
@@ -402,8 +461,24 @@ func Read(name string, r io.Reader) (model.Trace, error) {
 		}
 		return a.Stream < b.Stream
 	})
+	for _, spans := range opsOn {
+		// By start, the outer of two ops that start together first: the innermost op around a
+		// launch is then the last one that starts before it and has not ended.
+		sort.Slice(spans, func(i, j int) bool {
+			if spans[i].start != spans[j].start {
+				return spans[i].start < spans[j].start
+			}
+			return spans[i].end > spans[j].end
+		})
+	}
 	for _, g := range gemms {
-		if sh, ok := shapesOf[g.ext]; ok {
+		sh, ok := shapesOf[g.ext]
+		if _, launched := launches[g.corr]; (launched && g.ext == g.corr) || !ok {
+			// An External id that is the launch's correlation names no op: the op around the
+			// launch, when the trace has the launch.
+			sh, ok = opAround(opsOn, launches, g.corr)
+		}
+		if ok {
 			sh.Dur = g.dur
 			t.GEMMs = append(t.GEMMs, sh)
 		}
@@ -413,6 +488,24 @@ func Read(name string, r io.Reader) (model.Trace, error) {
 		t.Collectives[i].Dur *= 1e-6
 	}
 	return t, nil
+}
+
+// opAround is the shape of the innermost matmul op around the launch with correlation corr on
+// its thread: of the ops that started by the launch, the last few (an op's own nesting: linear,
+// addmm) are looked at for one that has not ended.
+func opAround(opsOn map[string][]opSpan, launches map[int64]launchAt, corr int64) (model.TraceGEMM, bool) {
+	l, ok := launches[corr]
+	if !ok || corr == 0 {
+		return model.TraceGEMM{}, false
+	}
+	spans := opsOn[l.thread]
+	i := sort.Search(len(spans), func(i int) bool { return spans[i].start > l.ts }) - 1
+	for j := i; j >= 0 && j > i-8; j-- {
+		if spans[j].end >= l.ts {
+			return spans[j].g, true
+		}
+	}
+	return model.TraceGEMM{}, false
 }
 
 // gemmShape reads M, N and K from a matmul op's input dims (PyTorch's argument order):

@@ -17,7 +17,7 @@ import (
 	"github.com/splitscope/splitscope/model"
 )
 
-var realTraces = []string{"hta-sampled-rank-0.json.gz", "hta-sampled-rank-1.json.gz", "hta-nccl-data-rank-0.json.gz"}
+var realTraces = []string{"hta-sampled-rank-0.json.gz", "hta-sampled-rank-1.json.gz", "hta-nccl-data-rank-0.json.gz", "hta-trace-diff-control-rank-3-of-8.json.gz"}
 
 func readFile(t testing.TB, name string) model.Trace {
 	t.Helper()
@@ -412,5 +412,77 @@ func TestMutations(t *testing.T) {
 			}
 			check(t, m)
 		}
+	}
+}
+
+// TestRealGEMMShapes reads the real trace recorded with record_shapes (rank 3 of 8 on A100s,
+// Kineto of 2022): its kernels' External id is their launch's correlation, not their op's, so
+// each GEMM kernel takes the shapes of the innermost matmul op around its cudaLaunchKernel on
+// the launching thread. An independent read of the document (every kernel launched inside an
+// aten::mm, addmm, bmm, baddbmm or linear with shapes: 2,418, 30 of them elementwise fills that
+// are not GEMMs) gives the 2,388 here.
+func TestRealGEMMShapes(t *testing.T) {
+	tr := readFile(t, "hta-trace-diff-control-rank-3-of-8.json.gz")
+	if tr.Rank != 3 || tr.WorldSize != 8 || tr.Kernels != 8568+654+228 || tr.Events != 109123 {
+		t.Errorf("rank %d of %d, %d GPU events of %d", tr.Rank, tr.WorldSize, tr.Kernels, tr.Events)
+	}
+	if len(tr.GEMMs) != 2388 {
+		t.Fatalf("%d GEMM kernels with shapes, want 2388", len(tr.GEMMs))
+	}
+	ops := map[string]int{}
+	sum := 0.0
+	for _, g := range tr.GEMMs {
+		ops[g.Op]++
+		sum += g.Dur
+		if g.Dtype != "float" || !(g.M > 0 && g.N > 0 && g.K > 0) {
+			t.Fatalf("GEMM %+v: an fp32 model's matmuls have float inputs and positive M, N, K", g)
+		}
+	}
+	if fmt.Sprint(ops) != "map[aten::addmm:744 aten::bmm:90 aten::mm:1554]" {
+		t.Errorf("ops %v", ops)
+	}
+	// The first: the first backward matmul of the trace, aten::mm [[1024, 100], [100, 256]] (a
+	// cutlass tensor-op SGEMM of 7 µs).
+	if g := tr.GEMMs[0]; g.Op != "aten::mm" || g.M != 1024 || g.N != 256 || g.K != 100 || math.Abs(g.Dur-7e-6) > 1e-12 {
+		t.Errorf("first GEMM %+v", g)
+	}
+	if math.Abs(sum-0.082692) > 1e-9 {
+		t.Errorf("GEMM time %.9f s, want 0.082692", sum)
+	}
+	// Its collectives: 42 SendRecv and 18 AllReduce kernels of NCCL before 2.19.
+	coll := map[string]int{}
+	for _, c := range tr.Collectives {
+		coll[c.Op]++
+	}
+	if len(tr.Collectives) != 60 || coll["all-reduce"] != 18 {
+		t.Errorf("collectives %v", coll)
+	}
+}
+
+// TestGEMMShapesByLaunch: a kernel whose External id is its correlation (Kineto of 2022) takes
+// the innermost matmul op around its launch on the same thread, whichever comes first in the
+// file; a launch on another thread, or outside every matmul, gives none.
+func TestGEMMShapesByLaunch(t *testing.T) {
+	doc := `{"traceEvents": [
+ {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_nn", "ts": 100, "dur": 4, "args": {"device": 0, "stream": 7, "correlation": 900, "External id": 900}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 10, "dur": 50, "args": {"External id": 3, "Input Dims": [[8, 4096], [1024, 4096], [1024]], "Input type": ["float", "float", "float"]}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 10, "dur": 40, "args": {"External id": 4, "Input Dims": [[1024], [8, 4096], [4096, 1024]], "Input type": ["float", "float", "float"]}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 30, "dur": 3, "args": {"External id": 900, "correlation": 900}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 60, "dur": 10, "args": {"External id": 5, "Input Dims": [[64, 32], [32, 16]], "Input type": ["float", "float"]}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 65, "dur": 3, "args": {"External id": 901, "correlation": 901}},
+ {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_32x32_nn", "ts": 110, "dur": 2, "args": {"device": 0, "stream": 7, "correlation": 901, "External id": 901}},
+ {"ph": "X", "cat": "cuda_driver", "name": "cuLaunchKernel", "pid": 1, "tid": 2, "ts": 61, "dur": 1, "args": {"correlation": 902}},
+ {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_32x32_tn", "ts": 120, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 902, "External id": 902}}
+]}`
+	tr, err := Read("l.json", strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []model.TraceGEMM{
+		{Op: "aten::addmm", M: 8, N: 1024, K: 4096, Dtype: "float", Dur: 4e-6},
+		{Op: "aten::mm", M: 64, N: 16, K: 32, Dtype: "float", Dur: 1e-6},
+	}
+	if fmt.Sprint(tr.GEMMs) != fmt.Sprint(want) {
+		t.Errorf("GEMMs %+v, want %+v", tr.GEMMs, want)
 	}
 }

@@ -7,10 +7,15 @@ import (
 	"github.com/splitscope/splitscope/model"
 )
 
-// draw takes one value of d.
-func draw(d model.LengthDist, rng *rand.Rand) int {
+// draw takes one value of d, for the request of index i (a List gives its i-th value).
+func draw(d model.LengthDist, i int, rng *rand.Rand) int {
 	var x float64
 	switch d.Kind {
+	case model.List:
+		if len(d.Values) == 0 {
+			return max(int(math.Round(d.Mean)), 1)
+		}
+		return max(d.Values[i%len(d.Values)], 1)
 	case model.Uniform:
 		return d.Min + rng.IntN(d.Max-d.Min+1)
 	case model.Normal:
@@ -71,9 +76,11 @@ func GenerateStages(w Workload) ([]Request, []Span) {
 	gaps := rand.New(rand.NewPCG(w.Seed, 0x5eed2))
 	shares := rand.New(rand.NewPCG(w.Seed, 0x5eed3))
 	carried := false // a request has carried the system prompt: the cache holds it from then on
+	drawn := 0       // requests drawn: a List's index
 	one := func(arrival float64, stage int) Request {
-		q := Request{Arrival: arrival, Stage: stage, Prompt: draw(w.Prompt, lengths)}
-		q.Gen = draw(w.Gen, lengths)
+		q := Request{Arrival: arrival, Stage: stage, Prompt: draw(w.Prompt, drawn, lengths)}
+		q.Gen = draw(w.Gen, drawn, lengths)
+		drawn++
 		if w.System > 0 && (w.SystemShare <= 0 || w.SystemShare >= 1 || shares.Float64() < w.SystemShare) {
 			q.Prompt += w.System
 			if w.SystemCached && carried {

@@ -78,9 +78,10 @@ parameters on that GPU preset for every command.
 
 --from takes Megatron-LM and torchtitan training logs too (each mapped as validate --against
 maps it): the GPU's matmul efficiency (compute_eff; compute_eff_fp8 for fp8 runs) is fitted to
-their step times and tokens/s, and refused when a published training check on that GPU fails.
-A PyTorch profiler trace with GEMM shapes (record_shapes=True; with --gpu) fits the GEMM curve:
-compute_eff and gemm_latency_us, the curve's time per kernel.`,
+their step times and tokens/s, and refused when a published training check on that GPU fails;
+--out writes it under training:. A PyTorch profiler trace with GEMM shapes (record_shapes=True;
+with --gpu) fits the GEMM curve: compute_eff and gemm_latency_us, the curve's time per kernel,
+written under gemm:. --calibration reads any of serving:, training: and gemm: (one a file).`,
 		Example: `  splitscope calibrate --nccl-tests all_reduce_perf.log
   splitscope calibrate --nccl-tests ar.log ag.log rs.log --out box.yaml
   splitscope calibrate --nccl-tests 2nodes.log --inter ib-hdr --nics-per-node 8 --json

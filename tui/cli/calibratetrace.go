@@ -22,7 +22,8 @@ import (
 // fits it): the efficiency a large GEMM reaches becomes that precision's compute_eff (or
 // compute_eff_fp8) and the fixed time per kernel gemm_latency_us, which the engine's GEMM
 // time (costmodel.GEMMSeconds) takes for that GPU. The fit must leave validate's published
-// training and GEMM checks on that GPU within tolerance, or nothing is written.
+// serving checks and its training and GEMM checks on that GPU within tolerance (the serving
+// engine's GEMM kernels pay the curve's latency too), or nothing is written.
 
 // isTrace says whether a file opens as a Chrome trace: gzip, or "traceEvents" in its first
 // 64 KiB. A file that cannot be opened is not one (the reading that follows names the problem).
@@ -66,18 +67,15 @@ func runCalibrateTrace(w io.Writer, sf *scenarioFlags, cf *calibrateFlags, files
 		return &inputError{err: fmt.Errorf("calibrate --from %s: %s: nothing to fit", strings.Join(files, ", "), note)}
 	}
 	c, clamped := fit.Calibration(prec)
+	if prec != model.FP8 && g.PeakFP8 > 0 {
+		// The trace timed no fp8 GEMM: fp8's efficiency stays the preset's (a compute_eff alone
+		// would replace it too, model.ServingCalibration.ApplyGPU).
+		c.ComputeEffFP8 = g.MatmulEff(model.FP8)
+	}
 	view := traceView{fit: *fit, prec: prec, gpu: g, cal: c, clamped: clamped, files: len(files), out: cf.out}
-	view.checks, view.broken, err = publishedDiff(sf, model.Calibration{GPU: g.ID, Serving: &c}, func(p *assets.Presets) ([]published.Check, error) {
-		checks, err := trainingChecks(p, g.ID)
-		if err != nil || g.ID != "h100-sxm" {
-			return checks, err
-		}
-		h, err := p.GPU(g.ID)
-		if err != nil {
-			return nil, err
-		}
-		return append(checks, published.GEMMChecks(h)...), nil
-	})
+	// The serving engine's GEMMs take the curve too: the serving runs are checked beside the
+	// training and GEMM checks on that GPU.
+	view.checks, view.broken, err = publishedWith(sf, model.Calibration{GPU: g.ID, Serving: &c})
 	if err != nil {
 		return err
 	}
@@ -86,14 +84,14 @@ func runCalibrateTrace(w io.Writer, sf *scenarioFlags, cf *calibrateFlags, files
 	case len(view.broken) > 0:
 		refusal = refusedFit("the fitted GEMM curve", "published", view.broken)
 	case cf.out != "":
-		cal := model.Calibration{GPU: g.ID, Serving: &c}
+		cal := model.Calibration{GPU: g.ID, Serving: &c, Section: model.SectionGEMM}
 		for _, f := range files {
 			cal.From = append(cal.From, filepath.Base(f))
 		}
-		notes := []string{fmt.Sprintf("serving: the GEMM curve fitted to %d %s kernels of %d shapes: rms log error of their times %.1f%% built in, %.1f%% fitted",
+		notes := []string{fmt.Sprintf("gemm: the GEMM curve fitted to %d %s kernels of %d shapes: rms log error of their times %.1f%% built in, %.1f%% fitted",
 			fit.Kernels, prec, fit.Shapes, 100*fit.BuiltinRMS, 100*fit.FittedRMS)}
 		for _, k := range clamped {
-			notes = append(notes, fmt.Sprintf("serving: %s: the fit's value is outside the range a calibration takes, held to it", k))
+			notes = append(notes, fmt.Sprintf("gemm: %s: the fit's value is outside the range a calibration takes, held to it", k))
 		}
 		if err := writeOutput(nil, output{"out", cf.out}, assets.MarshalCalibration(cal, notes), cf.force); err != nil {
 			return err
@@ -156,11 +154,11 @@ func renderTrace(w io.Writer, v traceView) error {
 	fmt.Fprintf(w, "\nrms log error of the %d shapes' times: %.1f%% built-in curve → %.1f%% fitted\n", f.Shapes, 100*f.BuiltinRMS, 100*f.FittedRMS)
 	switch {
 	case len(v.broken) > 0:
-		fmt.Fprintf(w, "published checks: %d of the %d training and GEMM checks on %s pass without the fit and fail with it: the fit is refused\n", len(v.broken), v.checks, v.gpu.ID)
+		fmt.Fprintf(w, "published checks: %d of the %d serving, training and GEMM checks on %s pass without the fit and fail with it: the fit is refused\n", len(v.broken), v.checks, v.gpu.ID)
 	case v.checks == 0:
 		fmt.Fprintf(w, "published checks: validate has no training or GEMM check on %s to try the fit on\n", v.gpu.ID)
 	default:
-		fmt.Fprintf(w, "published checks: the %d training and GEMM checks on %s stay within tolerance\n", v.checks, v.gpu.ID)
+		fmt.Fprintf(w, "published checks: the %d serving, training and GEMM checks on %s stay within tolerance\n", v.checks, v.gpu.ID)
 	}
 	if v.wrote {
 		fmt.Fprintf(w, "wrote %s: --calibration %s puts this GEMM curve on %s\n", v.out, v.out, v.gpu.ID)

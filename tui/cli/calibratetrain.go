@@ -80,11 +80,11 @@ func runCalibrateTrain(w, errw io.Writer, sf *scenarioFlags, cf *calibrateFlags,
 	case len(view.broken) > 0:
 		refusal = refusedFit("the fitted efficiency", "published training", view.broken)
 	case cf.out != "":
-		c := model.Calibration{GPU: fit.GPU.ID, Serving: &fit.Calibration, Rows: fit.After.N, MeanError: fit.After.Mean, MaxError: fit.After.Max}
+		c := model.Calibration{GPU: fit.GPU.ID, Serving: &fit.Calibration, Section: model.SectionTraining, Rows: fit.After.N, MeanError: fit.After.Mean, MaxError: fit.After.Max}
 		for _, f := range files {
 			c.From = append(c.From, filepath.Base(f))
 		}
-		notes := []string{fmt.Sprintf("serving: fitted on %d figures of training logs: mean |error| %.1f%% before, %.1f%% after", fit.After.N, 100*fit.Before.Mean, 100*fit.After.Mean)}
+		notes := []string{fmt.Sprintf("training: fitted on %d figures of training logs: mean |error| %.1f%% before, %.1f%% after", fit.After.N, 100*fit.Before.Mean, 100*fit.After.Mean)}
 		if err := writeOutput(nil, output{"out", cf.out}, assets.MarshalCalibration(c, notes), cf.force); err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/model"
 )
 
 var qwenFlags = []string{"--model", "qwen3-32b", "--gpu", "h100-sxm", "--gpus", "8", "--tp", "1", "--pp", "1",
@@ -28,6 +29,10 @@ func readCal(t *testing.T, path string) (float64, float64) {
 	c, err := assets.ParseCalibration(path, data, p)
 	if err != nil || c.Serving == nil {
 		t.Fatalf("%v\n%s", err, data)
+	}
+	// A training fit is kept under training:, its note there.
+	if c.Section != model.SectionTraining || !strings.Contains(string(data), "\n  training:\n") || !strings.Contains(string(data), "    # fitted on ") {
+		t.Errorf("section %q:\n%s", c.Section, data)
 	}
 	return c.Serving.ComputeEff, c.Serving.ComputeEffFP8
 }

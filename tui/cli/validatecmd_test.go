@@ -214,7 +214,7 @@ func TestValidateAgainstSGLangLines(t *testing.T) {
 	}
 }
 
-// Per-request lengths (--save-detailed): the model draws them from their mean, range and spread.
+// Per-request lengths (--save-detailed): the model serves each request's own, in the file's order.
 func TestValidateAgainstPerRequestLengths(t *testing.T) {
 	in, out := make([]int, 400), make([]int, 400)
 	var sumIn, sumOut int
@@ -239,7 +239,7 @@ func TestValidateAgainstPerRequestLengths(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
 	for _, want := range []string{"qwen3-32b on 2× h100-sxm, TP 2 PP 1 DP 1, engine vllm · 400 requests, 32 clients",
-		fmt.Sprintf("prompts mean %.0f, %d–%d (input_lens), outputs mean %.0f, %d–%d (output_lens)",
+		fmt.Sprintf("prompts each request's own (input_lens: 400, mean %.0f, %d–%d), outputs each request's own (output_lens: 400, mean %.0f, %d–%d)",
 			float64(sumIn)/400, lo, hi, float64(sumOut)/400, slices.Min(out), slices.Max(out)), "ttft_mean_s", "tpot_p99_s", "requests_per_s"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
@@ -255,9 +255,39 @@ func TestValidateAgainstPerRequestLengths(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, _ := runAgainstJSON(t, "--against", path, "--gpu", "h100-sxm", "--tp", "2")
-	b, _ := runAgainstJSON(t, "--against", means, "--gpu", "h100-sxm", "--tp", "2")
+	b, warn := runAgainstJSON(t, "--against", means, "--gpu", "h100-sxm", "--tp", "2")
 	if a.Runs[0].Metrics[1].Predicted == b.Runs[0].Metrics[1].Predicted {
 		t.Errorf("p99 TPOT %g with the per-request lengths and with their means alike", a.Runs[0].Metrics[1].Predicted)
+	}
+	// Without the lists the run is served at the means, and the output says so.
+	if !strings.Contains(warn, "means.json: no per-request lengths (input_lens, output_lens): every request served at the mean length") {
+		t.Errorf("no warning of the mean lengths:\n%s", warn)
+	}
+	if _, warn := runAgainstJSON(t, "--against", path, "--gpu", "h100-sxm", "--tp", "2"); strings.Contains(warn, "no per-request lengths") {
+		t.Errorf("a warning of mean lengths for a file with its lists:\n%s", warn)
+	}
+}
+
+// LambdaLabs' real vLLM run with the per-request lists (ten ShareGPT prompts at once to
+// Llama-3-8B on an H100 SXM): the model serves those ten requests, so its output tokens per
+// request are the file's, 1867 / 10, and its throughputs share one duration.
+func TestValidateAgainstRealPerRequestLengths(t *testing.T) {
+	const lambda = "../../assets/benchres/testdata/vllm/lambda-llama3-8b-h100sxm-10prompts-detailed.json"
+	d, warn := runAgainstJSON(t, "--against", lambda, "--gpu", "h100-sxm")
+	if strings.Contains(warn, "no per-request lengths") {
+		t.Errorf("warned of mean lengths:\n%s", warn)
+	}
+	got := map[string]float64{}
+	for _, m := range d.Runs[0].Metrics {
+		got[m.Name] = m.Predicted
+	}
+	if r := got["output_tokens_per_s"] / got["requests_per_s"]; math.Abs(r-186.7) > 1e-9 {
+		t.Errorf("the model served %g output tokens a request, the file's requests %g", r, 186.7)
+	}
+	code, text, errs := runArgs(t, "validate", "--against", lambda, "--gpu", "h100-sxm")
+	if code != 0 || !strings.Contains(text, "vllm bench serve: llama-3-8b on 1× h100-sxm, TP 1 PP 1 DP 1, engine vllm · 10 requests, every request at once · "+
+		"prompts each request's own (input_lens: 10, mean 137, 4–399), outputs each request's own (output_lens: 10, mean 187, 3–741)") {
+		t.Errorf("exit %d\n%s%s", code, text, errs)
 	}
 }
 
