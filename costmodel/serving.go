@@ -53,7 +53,7 @@ import (
 // preset's kernel_floor_cycles). AMD's CDNA 3 (MI300X, MI325X) pays 21,500, 10.2 µs at its
 // 2100 MHz: fitted on one figure, dstack's TGI decode of one sequence of Llama 3.1 405B on 8 ×
 // MI300X (43.5 ms, with TGI's RCCL all-reduces); held out, SGLang 0.5.9's DeepSeek-R1 on 8 ×
-// MI325X, whose step is mostly kernel floors, went from −62%/−56% to −28%/−25% (TPOT at 4 and
+// MI325X, whose step is mostly kernel floors, went from −62%/−56% to −28%/−24% (TPOT at 4 and
 // 8 clients; costmodel/published/mi300xruns.go says why the cost is the kernels' and not the
 // memory's).
 const (

@@ -47,7 +47,8 @@ var MeasuredInferenceX = []MoreRun{
 	// clients, 2× the same engine's on 8 × H200 (12.8 ms at 8) on more bandwidth. The model's
 	// step was 9.0 and 11.5 ms with NVIDIA's floor (output tok/s +168% and +128%): 61 layers of
 	// about 21 kernels, 1258 of them at 3.8 µs, and 2.8 ms of bytes at batch 1. At 10.2 µs a
-	// kernel it is 17.2 and 19.7 ms (−28%, −25%; output tok/s +41%, +34%; E2E −29%, −26%): the
+	// kernel, with CDNA 3's memory efficiency (0.81, the mi300x row's), it is 17.3 and 19.9 ms
+	// (−28%, −24%; output tok/s +40%, +32%; E2E −28%, −25%): the
 	// rest is the ROCm kernels' own time at small batches (aiter's MLA and block-fp8 MoE, U).
 	// The median first token (115–119 ms) is under the model's 210 ms, whose prompt step is
 	// SGLang's eager prefill fitted on H100 (model.EagerPrefill, 2.9 ms a layer): ROCm's host
