@@ -60,8 +60,8 @@ import "strconv"
 // alone, 64 and 256 80-token prompts at once), every figure of which the model misses by 2×
 // or more: that vLLM build prefilled 16,000 tokens in 23.8 s where TGI took 5.9 s on the same
 // GPUs (the model 4.0 s), 32,000 in 66.5 s against 12.5, and decoded 64 sequences at 230 ms a
-// token against TGI's 101 (the model 35). The model has no figure for an engine build this
-// far from the hardware; vLLM's one- and eight-prompt runs are kept.
+// token against TGI's 101 (the model 35 then, with NVIDIA's floor). The model has no figure
+// for an engine build this far from the hardware; vLLM's one- and eight-prompt runs are kept.
 var MeasuredMI300X = []MoreRun{
 	// One prompt of 16,000–128,000 tokens: TTFT is one long prefill, TPOT one decode step at
 	// batch 1 over a long context (at 128,000 tokens 70 ms against the model's 45: ROCm's Triton
@@ -85,7 +85,7 @@ var MeasuredMI300X = []MoreRun{
 }
 
 // Why the model misses some DSTK figures by 2× or more (kept as measured, marked).
-const dstkFirstToken = "the measured first token of an 80-token prompt at 8 at once (TGI 395 ms), and vLLM 0.6.3's at 1 and 8 (315 and 646 ms), hold more than the model has: TGI's eager prefill of 8 prompts is 190 ms in the model; vLLM's V1-profile prefill is 53–186 ms (vLLM 0.6.3 on ROCm 6.1 also prefilled 16,000 tokens 4× slower than TGI: U)"
+const dstkFirstToken = "the measured first token of an 80-token prompt at 8 at once (TGI 395 ms), and vLLM 0.6.3's at 1 and 8 (315 and 646 ms), hold more than the model has: TGI's eager prefill of 8 prompts is 188 ms in the model; vLLM's, replayed with the V1 profile, 51–184 ms (vLLM 0.6.3 on ROCm 6.1 also prefilled 16,000 tokens 4× slower than TGI: U)"
 
 // dstkTol is the DSTK runs' tolerance in validate: with CDNA 3's floor and the "tgi" profile the
 // figures checked are within −49% (TGI's TPOT at eight 10,000-token prompts) to +51% (one
