@@ -188,6 +188,7 @@ type gpuRow struct {
 	ComputeEffFP8  float64 `yaml:"compute_eff_fp8"`
 	MemoryEff      float64 `yaml:"memory_eff"`
 	BoostClockMHz  float64 `yaml:"boost_clock_mhz"`
+	KernelFloorCyc float64 `yaml:"kernel_floor_cycles"`
 	NativeLink     string  `yaml:"native_link"`
 	PCIeLink       string  `yaml:"pcie_link"`
 	NVLinkBridge   bool    `yaml:"nvlink_bridge"`
@@ -209,7 +210,7 @@ func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, 
 		// Every GPU field but nvlink_bridge (false when left out) is required, p2p included: whether
 		// a GPU does peer-to-peer is a fact each row states; peak_fp8_tflops says 0 for none.
 		r.decode(&g, slices.DeleteFunc(allFields(&g), func(f string) bool {
-			return f == "nvlink_bridge" || f == "compute_eff_fp8" || f == "fp4" || f == "boost_clock_mhz"
+			return f == "nvlink_bridge" || f == "compute_eff_fp8" || f == "fp4" || f == "boost_clock_mhz" || f == "kernel_floor_cycles"
 		}))
 		r.checkCommon(ids, g.ID, g.Name, g.Source)
 		r.positive("peak_bf16_tflops", g.PeakBF16TFLOPS)
@@ -224,6 +225,7 @@ func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, 
 		}
 		r.fraction("memory_eff", g.MemoryEff)
 		r.nonNegative("boost_clock_mhz", g.BoostClockMHz, "0 (not known) or above")
+		r.nonNegative("kernel_floor_cycles", g.KernelFloorCyc, "0 (the default) or above")
 		r.positive("tdp_watts", g.TDPWatts)
 		if linksRead {
 			r.linkRef("native_link", g.NativeLink, linkKinds, model.NVLink, model.PCIe, model.XGMI)
@@ -234,25 +236,26 @@ func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, 
 		}
 		if r.finish(errs) {
 			out = append(out, model.GPU{
-				ID:            g.ID,
-				Name:          g.Name,
-				PeakBF16:      g.PeakBF16TFLOPS * tera,
-				PeakFP16:      g.PeakFP16TFLOPS * tera,
-				PeakFP8:       g.PeakFP8TFLOPS * tera,
-				PeakFP32:      g.PeakFP32TFLOPS * tera,
-				MemoryBytes:   g.MemoryGiB * model.GiB,
-				HBMBandwidth:  g.HBMGBps * giga,
-				ComputeEff:    g.ComputeEff,
-				ComputeEffFP8: g.ComputeEffFP8,
-				MemoryEff:     g.MemoryEff,
-				BoostClockMHz: g.BoostClockMHz,
-				NativeLink:    g.NativeLink,
-				PCIeLink:      g.PCIeLink,
-				NVLinkBridge:  g.NVLinkBridge,
-				NoP2P:         !g.P2P,
-				FP4:           g.FP4,
-				TDPWatts:      g.TDPWatts,
-				Source:        g.Source,
+				ID:                g.ID,
+				Name:              g.Name,
+				PeakBF16:          g.PeakBF16TFLOPS * tera,
+				PeakFP16:          g.PeakFP16TFLOPS * tera,
+				PeakFP8:           g.PeakFP8TFLOPS * tera,
+				PeakFP32:          g.PeakFP32TFLOPS * tera,
+				MemoryBytes:       g.MemoryGiB * model.GiB,
+				HBMBandwidth:      g.HBMGBps * giga,
+				ComputeEff:        g.ComputeEff,
+				ComputeEffFP8:     g.ComputeEffFP8,
+				MemoryEff:         g.MemoryEff,
+				BoostClockMHz:     g.BoostClockMHz,
+				KernelFloorCycles: g.KernelFloorCyc,
+				NativeLink:        g.NativeLink,
+				PCIeLink:          g.PCIeLink,
+				NVLinkBridge:      g.NVLinkBridge,
+				NoP2P:             !g.P2P,
+				FP4:               g.FP4,
+				TDPWatts:          g.TDPWatts,
+				Source:            g.Source,
 			})
 		}
 	}

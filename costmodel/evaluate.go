@@ -203,6 +203,9 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 	gpn := s.Cluster.NodeSize()
 	p.tp = newComms(spanGroup(1, p.t, gpn), s.Cluster)
 	p.tp.engine = l.Collectives.UsesEngine(s.Workload.Mode)
+	if eng, _ := model.Engine(s.Workload.Engine); eng.LibraryAllReduce {
+		p.tp.engine = false // the engine's all-reduce is the library's (TGI's torch.distributed)
+	}
 	// The rank order sets the strides of the DP and PP groups; EP groups are sub-groups of DP.
 	dpStride, ppStride := l.RankOrder.Strides(p.t, p.p, p.d)
 	p.ppStride = ppStride

@@ -115,3 +115,29 @@ func TestServingStepTakesGEMMCurve(t *testing.T) {
 		t.Errorf("steps: none %.4f ms, 9 µs %.4f, 4 µs %.4f", 1e3*base, 1e3*step(9e-6), 1e3*step(4e-6))
 	}
 }
+
+// A GPU family's own cycles replace NVIDIA's: CDNA 3's presets pay their 21,500 cycles at
+// 2100 MHz (10.2 µs), NVIDIA's the default 7920; cycles without a clock still pay kernelFloor.
+func TestKernelFloorFamilyCycles(t *testing.T) {
+	if got, want := kernelFloorOn(model.GPU{BoostClockMHz: 2100, KernelFloorCycles: 21500}), 21500/2100e6; math.Abs(got-want) > 1e-15 {
+		t.Errorf("21500 cycles at 2100 MHz: %.4g s, want %.4g", got, want)
+	}
+	if got := kernelFloorOn(model.GPU{KernelFloorCycles: 21500}); got != kernelFloor {
+		t.Errorf("cycles without a clock: %.4g s, want kernelFloor %.4g", got, kernelFloor)
+	}
+	if got, want := kernelFloorOn(model.GPU{BoostClockMHz: 2100, KernelFloorCycles: math.Inf(1)}), kernelFloorCycles/2100e6; got != want {
+		t.Errorf("infinite cycles: %.4g s, want NVIDIA's %.4g", got, want)
+	}
+	p := presets(t)
+	for _, id := range []string{"mi300x", "mi325x"} {
+		g := mustGPU(t, p, id)
+		if f := kernelFloorOn(g); math.Abs(f-21500/2100e6) > 1e-12 {
+			t.Errorf("%s: floor %.4g s, want CDNA 3's 21500 cycles at 2100 MHz", id, f)
+		}
+	}
+	for _, id := range []string{"h100-sxm", "h200-sxm", "b200", "a100-sxm-80gb"} {
+		if g := mustGPU(t, p, id); g.KernelFloorCycles != 0 {
+			t.Errorf("%s: kernel_floor_cycles %v, want NVIDIA's default (0)", id, g.KernelFloorCycles)
+		}
+	}
+}

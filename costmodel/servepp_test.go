@@ -116,9 +116,9 @@ func TestEngineValidated(t *testing.T) {
 			t.Errorf("engine %s: %v", id, err)
 		}
 	}
-	s.Workload.Engine = "tgi"
+	s.Workload.Engine = "lmdeploy"
 	err := s.Validate()
-	if err == nil || !strings.Contains(err.Error(), "engine") || !strings.Contains(err.Error(), "tgi") || !strings.Contains(err.Error(), "sglang") {
-		t.Errorf("engine tgi: %v, want an error naming the field, the value and the engines allowed", err)
+	if err == nil || !strings.Contains(err.Error(), "engine") || !strings.Contains(err.Error(), "lmdeploy") || !strings.Contains(err.Error(), "sglang") {
+		t.Errorf("engine lmdeploy: %v, want an error naming the field, the value and the engines allowed", err)
 	}
 }

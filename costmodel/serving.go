@@ -48,6 +48,14 @@ import (
 // per-kernel time on A100 against H100 was not found; an A100's SM clock measured under load
 // is bimodal at 1275 and 1410 MHz (openfabric-systems/simllm PR #109), which would lengthen it
 // further. A GPU whose clock is not known pays kernelFloor.
+//
+// The cycles are NVIDIA's; a GPU family may set its own (model.GPU.KernelFloorCycles, the
+// preset's kernel_floor_cycles). AMD's CDNA 3 (MI300X, MI325X) pays 21,500, 10.2 µs at its
+// 2100 MHz: fitted on one figure, dstack's TGI decode of one sequence of Llama 3.1 405B on 8 ×
+// MI300X (43.5 ms, with TGI's RCCL all-reduces); held out, SGLang 0.5.9's DeepSeek-R1 on 8 ×
+// MI325X, whose step is mostly kernel floors, went from −62%/−56% to −28%/−24% (TPOT at 4 and
+// 8 clients; costmodel/published/mi300xruns.go says why the cost is the kernels' and not the
+// memory's).
 const (
 	// fp4OverFP8 is what Blackwell's FP4 matmuls (NVFP4: FP4 weights and activations, an FP8
 	// scale every 16 elements) run at over its FP8 ones. The datasheet's dense peaks say 2 (B200: 9
@@ -324,13 +332,17 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 	return out
 }
 
-// kernelFloorOn is the per-kernel floor on GPU g: kernelFloorCycles at its boost clock, or
-// kernelFloor where the clock is not known.
+// kernelFloorOn is the per-kernel floor on GPU g: its family's cycles (model.GPU.KernelFloorCycles,
+// else kernelFloorCycles) at its boost clock, or kernelFloor where the clock is not known.
 func kernelFloorOn(g model.GPU) float64 {
 	if !(g.BoostClockMHz > 0) || math.IsInf(g.BoostClockMHz, 0) {
 		return kernelFloor
 	}
-	return kernelFloorCycles / (g.BoostClockMHz * 1e6)
+	cycles := kernelFloorCycles
+	if c := g.KernelFloorCycles; c > 0 && !math.IsInf(c, 0) {
+		cycles = c
+	}
+	return cycles / (g.BoostClockMHz * 1e6)
 }
 
 // Stage is the batch on pipeline stage s: its layers, the embedding on the first, the logits of
@@ -353,7 +365,7 @@ func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 	}
 	if s == 0 {
 		d += p.hw.time(kernel{bytes: float64(b.Tokens()) * float64(p.a.Hidden) * p.e * 2})
-		d += c.stepOverhead
+		d += c.stepOverhead + c.eng.HostPerSeqS*float64(b.DecodeSeqs+b.PrefillSeqs)
 	}
 	if p.p > 1 && c.eng.PPHost {
 		// Every rank runs the executor's loop and waits for its own forward: its work on the

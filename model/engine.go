@@ -52,6 +52,15 @@ type EngineProfile struct {
 	// takes at least that times those layers, with EagerLayerS for the others. 0: a dense
 	// layer's launches hide under its GPU time.
 	EagerDenseLayerS float64
+	// HostPerSeqS is the host's work for each sequence of a step, serial with the GPU: the engine
+	// builds each request's output in its own loop between forwards, with no overlap (TGI's
+	// generate_token, HostPerSeqTGI). 0: none, or hidden under the GPU by an overlap scheduler.
+	HostPerSeqS float64
+	// LibraryAllReduce: the engine's tensor-parallel all-reduces go through the collective
+	// library (NCCL, RCCL on ROCm), never its own one-shot or two-shot kernels (TGI's
+	// torch.distributed.all_reduce). false: the engine's kernels where they apply
+	// (collective.TimeEngine), as vLLM, SGLang and TensorRT-LLM have.
+	LibraryAllReduce bool
 	// Source says where each default comes from.
 	Source string
 	// limits are max sequences and max batched tokens a step on the GPU, for a model whose
@@ -134,6 +143,15 @@ var Engines = map[string]EngineProfile{
 			}
 			return 4096, 8192
 		}},
+	"tgi": {ID: "tgi", Name: "TGI", Versions: "2.x of October 2024 (sha-11d7af7-rocm, as dstack ran it on MI300X), before prefill chunking",
+		PrefillFirst: true, WholePrompts: true, FrontEndS: FrontEnd4ms,
+		GraphMaxBatch: TGIGraphMaxBS, EagerDenseLayerS: EagerDenseTGI, HostPerSeqS: HostPerSeqTGI, LibraryAllReduce: true,
+		Source: "router (batching_task: a new prefill batch whenever one can be built, decodes otherwise; whole prompts up to --max-batch-prefill-tokens, max_input_tokens + 50 by default); " +
+			"launcher --cuda-graphs default 1,2,4,8,16,32 (TGIGraphMaxBS): flash_causal_lm.py forward replays a graph only for a decode batch no larger than a captured size, and never for a prefill; " +
+			"an eager step's host issues every op (EagerDenseTGI); generate_token's per-request loop after each forward (HostPerSeqTGI); " +
+			"layers/tensor_parallel.py all-reduces with torch.distributed (NCCL, RCCL on ROCm), no custom kernel; " +
+			"max concurrent requests 8192, admission by the KV cache's tokens (4096 sequences here: U)",
+		limits: func(_ GPU, maxSeq int) (int, int) { return 4096, max(maxSeq+50, 4096) }},
 	"trtllm": {ID: "trtllm", Name: "TensorRT-LLM", Versions: "1.0, as trtllm-bench runs it",
 		ReserveWhole: true, PPHost: true, Overlap: true,
 		Source: "tensorrt_llm/_torch/pyexecutor: in-flight batching, decodes and context chunks in one step; " +
@@ -214,3 +232,25 @@ const CUDAGraphMaxBS04 = 160
 // SGLang 0.3.0 (no overlap thread) shows no such cost on its dense prompts (SGL060's first
 // tokens, EagerPrefill), so the profile "sglang" keeps 0.
 const EagerDense04 = 0.85e-3
+
+// TGIGraphMaxBS is TGI's largest captured decode batch (October 2024, on ROCm): the launcher's
+// --cuda-graphs defaults to 1, 2, 4, 8, 16 and 32 sequences, and a larger decode batch runs
+// eagerly (flash_causal_lm.py forward: no captured size at least the batch, no graph), as does
+// every prefill [TGISRC].
+const TGIGraphMaxBS = 32
+
+// EagerDenseTGI is TGI's host time for one dense layer in a step outside graphs (every prefill,
+// and every decode over TGIGraphMaxBS sequences): the Python model code issuing a layer's norms,
+// projections, rotary, paged attention, all-reduces and activation one by one. Fitted on one
+// figure, dstack's TGI TPOT of 101.4 ms at 64 80-token prompts at once on 8 × MI300X (DSTK,
+// costmodel/published/mi300xruns.go: 126 layers, so 82 ms a decode step of the host alone);
+// the other TGI figures are held out. U: no profile of TGI's eager step is published.
+const EagerDenseTGI = 0.65e-3
+
+// HostPerSeqTGI is TGI's host time for each sequence of a step: FlashCausalLM.generate_token
+// loops over the batch's requests in Python after every forward (the next-token choice's
+// bookkeeping, stopping criteria, incremental detokenizing, the Generation sent back to the
+// router) with nothing overlapped [TGISRC]. Fitted on one figure, dstack's TGI TPOT of 625 ms
+// at 1024 prompts at once (DSTK); held out: its TPOT at 256 (195 ms measured, 183 modelled).
+// U: the share of each part is not published.
+const HostPerSeqTGI = 0.54e-3

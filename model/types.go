@@ -234,6 +234,10 @@ type GPU struct {
 	// (its launch inside a CUDA graph, prologue, epilogue, the wait for its last block) take
 	// time at. 0: not known (the serving model's per-kernel floor is then its 4 µs).
 	BoostClockMHz float64 `json:"boost_clock_mhz,omitempty"`
+	// KernelFloorCycles is the serving model's per-kernel floor in cycles of BoostClockMHz for
+	// this GPU family (costmodel/serving.go, kernelFloorOn); 0: the one fitted on NVIDIA's GPUs
+	// (7920 cycles). AMD's CDNA 3 (MI300X, MI325X) sets its own.
+	KernelFloorCycles float64 `json:"kernel_floor_cycles,omitempty"`
 	// StepOverhead and KernelFloor replace, on this box, the serving engine's host time once a
 	// step (sampling, scheduling, input preparation) and the launch gap a small kernel pays
 	// (costmodel/serving.go); 0 keeps the engine's default. Only a calibration sets them
@@ -539,7 +543,7 @@ type Workload struct {
 	ExpertWeights string `json:"expert_weights,omitempty"`
 	KVCache       string `json:"kv_cache,omitempty"`
 	// Engine is the serving engine whose defaults the simulation follows (Engines: vllm, the
-	// default; vllm-v0, vllm-v0-ms, sglang, sglang-0.4, trtllm): how it builds a step, what it admits, its front end.
+	// default; vllm-v0, vllm-v0-ms, sglang, sglang-0.4, tgi, trtllm): how it builds a step, what it admits, its front end.
 	Engine string `json:"engine,omitempty"`
 	// Offline: the benchmark hands the engine token ids (trtllm-bench, an engine's offline
 	// throughput script, TensorRT-LLM's own tables), so no front end tokenizes the prompts.

@@ -383,6 +383,9 @@ func (g GPU) check(c *checker) {
 	if !finite(g.BoostClockMHz) || g.BoostClockMHz < 0 {
 		c.add("gpu.boost_clock_mhz", g.BoostClockMHz, "must be 0 (not known) or a finite number of MHz above 0")
 	}
+	if !finite(g.KernelFloorCycles) || g.KernelFloorCycles < 0 || g.KernelFloorCycles > 1e6 {
+		c.add("gpu.kernel_floor_cycles", g.KernelFloorCycles, "must be 0 (the default) or a number of cycles above 0, at most 1e6")
+	}
 	for _, o := range []struct {
 		name string
 		v    float64

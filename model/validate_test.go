@@ -123,6 +123,12 @@ func TestValidateCases(t *testing.T) {
 			msgs:   []string{"gpu.boost_clock_mhz = -1410: must be 0 (not known) or a finite number of MHz above 0"},
 		},
 		{
+			name:   "negative kernel floor cycles",
+			edit:   func(s *Scenario) { s.Cluster.GPU.KernelFloorCycles = -21500 },
+			fields: []string{"gpu.kernel_floor_cycles"},
+			msgs:   []string{"gpu.kernel_floor_cycles = -21500: must be 0 (the default) or a number of cycles above 0, at most 1e6"},
+		},
+		{
 			name:   "a PCIe path out of range",
 			edit:   func(s *Scenario) { s.Cluster.Intra.Kind, s.Cluster.Intra.PCIePath = PCIe, 3 },
 			fields: []string{"intra.pcie_path"},

@@ -14,7 +14,7 @@ import (
 // (LMDeploy's larger KV cache); a saturated run's queue grows in the model too. No throughput
 // of a server-bound run is off by 2× or more unless the run marks it missed (MissFigs, with
 // its reason). Medians count every figure, missed ones included. The medians are what the
-// model achieves now, with a margin: req/s, output tok/s, E2E and ITL within 15%, TPOT within 20%
+// model achieves now, with a margin: req/s, output tok/s, E2E, ITL and TPOT within 15%
 // and TTFT within 30% (req/s and output tok/s were bounded at 25% and 30%, both 16% until the H200 runs of h200runs.go,
 // whose all-at-once throughputs the model puts 14–47% above SGLang 0.4's, and the MI300X runs
 // of mi300xruns.go, +50% to +97% above TGI's and vLLM's ROCm builds), TTFT within 40%, TPOT
@@ -33,7 +33,12 @@ import (
 // q/k norms (two kernels a layer, arch.Shape.QKNorm) 8.6%, 10.3%, 28.8%, 15.5%, 9.4%, 11.9%. At σ 0.8 req/s is 25.5% (over its bound by
 // 0.5 point, the other bounds held); at σ 1.2, before the MI300X runs, req/s was 22% and the median E2E of four ShareGPT runs at 4–8
 // requests/s (SGL060, H200B) fell below half the measured (a lognormal's median falls as its
-// σ grows): the replay depends on the assumed shape.
+// σ grows): the replay depends on the assumed shape. With CDNA 3's per-kernel floor
+// (model.GPU.KernelFloorCycles) and TGI's profile ("tgi": RCCL all-reduces, eager steps over 32
+// sequences, its per-request host loop), three constants fitted on three TGI TPOTs of the MI300X
+// runs: 9.3%, 8.8%, 26.3%, 11.3%, 9.4%, 11.9%, and every run's throughput within 2× (the MI325X's
+// and TGI's at 256 and 1024 prompts were off by 2.3–2.7×, marked); TPOT's bound tightened from 20%
+// to 15%.
 func TestMeasuredMoreRuns(t *testing.T) {
 	xs, err := ReplayMore(presets(t))
 	if err != nil {
@@ -130,7 +135,7 @@ func TestMeasuredMoreRuns(t *testing.T) {
 	for _, w := range ws[:min(8, len(ws))] {
 		t.Logf("worst: %-58s %-12s %+6.1f%%", w.id, w.metric, 100*w.e)
 	}
-	for n, bound := range map[string]float64{"req/s": 0.15, "output tok/s": 0.15, "TTFT": 0.30, "TPOT": 0.20, "E2E": 0.15, "ITL": 0.15} {
+	for n, bound := range map[string]float64{"req/s": 0.15, "output tok/s": 0.15, "TTFT": 0.30, "TPOT": 0.15, "E2E": 0.15, "ITL": 0.15} {
 		if m := med(errs[n]); m > bound {
 			t.Errorf("median |%s error| %.1f%%, want ≤ %.0f%%", n, 100*m, 100*bound)
 		}

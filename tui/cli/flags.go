@@ -715,6 +715,12 @@ func engineHelp() string {
 		if e.EagerDenseLayerS > 0 {
 			how = append(how, fmt.Sprintf("%g ms of host time a dense layer outside CUDA graphs", e.EagerDenseLayerS*1e3))
 		}
+		if e.HostPerSeqS > 0 {
+			how = append(how, fmt.Sprintf("%g ms of host time a sequence every step", e.HostPerSeqS*1e3))
+		}
+		if e.LibraryAllReduce {
+			how = append(how, "all-reduces through NCCL/RCCL, no engine kernel")
+		}
 		parts = append(parts, fmt.Sprintf("%s (%s %s: %s)", id, e.Name, e.Versions, strings.Join(how, ", ")))
 	}
 	return strings.Join(parts, "; ")
