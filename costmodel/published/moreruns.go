@@ -154,9 +154,14 @@ func r4090(c int, reqS, outTokS, ttftMS float64) MoreRun {
 // totals; request throughput, output tokens/s, and the medians of TTFT and TPOT.
 func zhj(engine string, maxSeqs int, rate float64, n, in, out int, reqS, outTokS, ttft50MS, tpot50MS float64, saturated bool) MoreRun {
 	short := map[string]string{"vLLM 0.4.1": "vllm041", "LMDeploy 0.4.0": "lmdeploy040", "TensorRT-LLM 0.9": "trtllm09"}[engine]
-	// vLLM 0.4.1 is V0; LMDeploy's TurboMind and TensorRT-LLM 0.9 (Triton) run prompts and
-	// decodes in one step, as the default profile does (U: neither's step is profiled here).
-	profile := map[string]string{"vLLM 0.4.1": "vllm-v0"}[engine]
+	// vLLM 0.4.1 is V0; LMDeploy 0.4.0's TurboMind and TensorRT-LLM 0.9 behind Triton run prompts
+	// and decodes in one step and build the next step only when one ends (model.Engines:
+	// lmdeploy, trtllm-triton). Replayed as vLLM V1 (the default profile, whose async scheduling
+	// puts a step more before a new request's prompt step) LMDeploy's median TTFTs were +33% to
+	// +36% at 1–5 requests/s (a decode step of 21 ms too many); TensorRT-LLM's −20% and −14%
+	// at 1 and 2, its 35 ms more than the other two engines' (the Triton ensemble's front end,
+	// model.FrontEndTriton, fitted on its run at 1 request/s).
+	profile := map[string]string{"vLLM 0.4.1": "vllm-v0", "LMDeploy 0.4.0": "lmdeploy", "TensorRT-LLM 0.9": "trtllm-triton"}[engine]
 	return MoreRun{ID: "zhj-3090-" + short + "-llama3-8b-sharegpt" + strconv.Itoa(n) + "-r" + strconv.FormatFloat(rate, 'g', -1, 64),
 		Source: "ZHJ", Engine: engine, Model: "llama-3-8b", GPU: "rtx-3090", TP: 1, Precision: "bf16", Dist: "sharegpt",
 		Prompt: float64(in) / float64(n), Gen: float64(out) / float64(n), Requests: n, Rate: rate, MaxSeqs: maxSeqs,
@@ -190,7 +195,8 @@ func sur(tp, pp int, rate, reqS, outTokS, ttftMS, tpotMS float64) MoreRun {
 
 // lmdeploy8 is LMDeploy at 8 req/s on the RTX 3090: served (a median TTFT of 217 ms, p90 516 ms,
 // p99 3.7 s: at its edge), where the model's queue grows by the end of the run (a whole-run mean
-// TTFT of 5.4 s; its median, of the steady window, 211 ms). The model sizes the KV cache as vLLM
+// TTFT of 6.2 s; its median, of the steady window, 156 ms; replayed as vLLM V1 before the lmdeploy
+// profile, 5.2 s and 215 ms). The model sizes the KV cache as vLLM
 // does (0.9 of the memory less weights and activations: 43,400 tokens here; vLLM 0.4.1 on this
 // GPU logged 37,700 and saturated at this rate on the same prompts); TurboMind's default keeps
 // 0.8 of the memory free after the weights (cache_max_entry_count, U: not printed), some 55,000
@@ -255,8 +261,10 @@ var MeasuredMore = []MoreRun{
 
 // Tolerances of the serve-more group: what the model achieves on these runs now, not a target
 // (TestMeasuredMoreRuns holds the medians: req/s 9%, output tok/s 9%, TTFT 25%, TPOT 26%). The
-// worst rows: TTFT −92% on TensorRT-LLM 0.9 at 5 req/s (its median TTFT of 1.6 s is a queue: the
-// engine admitted few requests at a time, U why; the model's batch of 40 does not queue), −78%
+// worst rows: TTFT −92% on TensorRT-LLM 0.9 at 5 req/s (its median TTFT of 1.6 s is a queue: with
+// its measured median TPOT of 44.7 ms a request of ~200 output tokens holds one of the engine's
+// 40 slots ~9 s, and 5 requests/s need ~45; the model's TPOT there is 32 ms, 32 slots, no queue:
+// the miss is the decode step's, U why), −78%
 // on the PP 2 A100 pair at inf (the measured ~100 ms more at every rate of that pair is not
 // modelled), −64% on the RTX 4090 at concurrency 48; TPOT −78% on SGLang all at once and −61%
 // on vLLM 0.4.1 at 5 req/s (both schedulers ran whole prefills between decode steps; the

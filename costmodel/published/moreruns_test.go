@@ -15,7 +15,7 @@ import (
 // of a server-bound run is off by 2× or more unless the run marks it missed (MissFigs, with
 // its reason). Medians count every figure, missed ones included. The medians are what the
 // model achieves now, with a margin: req/s, output tok/s, E2E, ITL and TPOT within 15%
-// and TTFT within 30% (req/s and output tok/s were bounded at 25% and 30%, both 16% until the H200 runs of h200runs.go,
+// and TTFT within 28% (req/s and output tok/s were bounded at 25% and 30%, both 16% until the H200 runs of h200runs.go,
 // whose all-at-once throughputs the model puts 14–47% above SGLang 0.4's, and the MI300X runs
 // of mi300xruns.go, +50% to +97% above TGI's and vLLM's ROCm builds), TTFT within 40%, TPOT
 // within 30% (each figure a run published: means, or medians where only those were; a TTFT
@@ -30,7 +30,9 @@ import (
 // per-kernel floor in cycles at each GPU's boost clock (5.6 µs on A100, 4 µs on H100 SXM)
 // 10.5%, 10.3%, 31.9%, 15.5%, 10.7%, 11.9%; with SGLang's --scheduler-recv-interval on the B200 runs
 // (InferenceX's script sets it) TTFT 28.8%, its bound tightened from 40% to 30% (31.9% before: the bound fails without it); with Qwen3's per-head
-// q/k norms (two kernels a layer, arch.Shape.QKNorm) 8.6%, 10.3%, 28.8%, 15.5%, 9.4%, 11.9%. At σ 0.8 req/s is 25.5% (over its bound by
+// q/k norms (two kernels a layer, arch.Shape.QKNorm) 8.6%, 10.3%, 28.8%, 15.5%, 9.4%, 11.9%; with LMDeploy 0.4 and
+// TensorRT-LLM 0.9 behind Triton replayed with their own engine profiles (lmdeploy, trtllm-triton: no overlap, and
+// Triton's fitted front end) TTFT 25.9%, its bound tightened from 30% to 28%, the other five unchanged. At σ 0.8 req/s is 25.5% (over its bound by
 // 0.5 point, the other bounds held); at σ 1.2, before the MI300X runs, req/s was 22% and the median E2E of four ShareGPT runs at 4–8
 // requests/s (SGL060, H200B) fell below half the measured (a lognormal's median falls as its
 // σ grows): the replay depends on the assumed shape. With CDNA 3's per-kernel floor
@@ -38,7 +40,8 @@ import (
 // sequences, its per-request host loop), three constants fitted on three TGI TPOTs of the MI300X
 // runs: 9.3%, 8.8%, 26.3%, 11.3%, 9.4%, 11.9%, and every run's throughput within 2× (the MI325X's
 // and TGI's at 256 and 1024 prompts were off by 2.3–2.7×, marked); TPOT's bound tightened from 20%
-// to 15%.
+// to 15%. Both together (the engine profiles above and CDNA 3's floor with TGI's profile): 9.3%,
+// 8.8%, 24.8%, 11.8%, 9.4%, 11.9%.
 func TestMeasuredMoreRuns(t *testing.T) {
 	xs, err := ReplayMore(presets(t))
 	if err != nil {
@@ -135,9 +138,58 @@ func TestMeasuredMoreRuns(t *testing.T) {
 	for _, w := range ws[:min(8, len(ws))] {
 		t.Logf("worst: %-58s %-12s %+6.1f%%", w.id, w.metric, 100*w.e)
 	}
-	for n, bound := range map[string]float64{"req/s": 0.15, "output tok/s": 0.15, "TTFT": 0.30, "TPOT": 0.15, "E2E": 0.15, "ITL": 0.15} {
+	for n, bound := range map[string]float64{"req/s": 0.15, "output tok/s": 0.15, "TTFT": 0.28, "TPOT": 0.15, "E2E": 0.15, "ITL": 0.15} {
 		if m := med(errs[n]); m > bound {
 			t.Errorf("median |%s error| %.1f%%, want ≤ %.0f%%", n, 100*m, 100*bound)
+		}
+	}
+}
+
+// The RTX 3090 runs of LMDeploy 0.4.0 and TensorRT-LLM 0.9 behind Triton (ZHJ), replayed with their
+// engines' profiles: neither builds a step while one runs, so a new request waits for the step in
+// progress and runs in the next (the default profile, vLLM V1's async scheduling, put a step more
+// before it: LMDeploy's median TTFTs +33% to +36%). Held out: LMDeploy at 1, 2 and 5 requests/s and
+// TensorRT-LLM at 2 within 15% of the measured medians; TensorRT-LLM at 1 request/s, on which
+// model.FrontEndTriton was fitted, within 5%. Replayed with the default profile instead, LMDeploy's
+// first tokens come later by at least half of a decode step (the overlap's step, 21 ms here).
+func TestZHJEngineProfiles(t *testing.T) {
+	var runs []MoreRun
+	for _, r := range MeasuredMore {
+		if r.Source == "ZHJ" && r.Profile != "vllm-v0" && !r.Saturated && !r.ModelSaturates {
+			runs = append(runs, r)
+		}
+	}
+	if len(runs) != 6 {
+		t.Fatalf("%d LMDeploy and TensorRT-LLM runs below saturation, want 6", len(runs))
+	}
+	xs, err := ReplayRuns(runs, presets(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	asV1 := append([]MoreRun(nil), runs...)
+	for i := range asV1 {
+		asV1[i].Profile = ""
+	}
+	ys, err := ReplayRuns(asV1, presets(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range xs {
+		r := x.Run
+		bound := 0.15
+		if r.Profile == "trtllm-triton" && r.Rate == 1 {
+			bound = 0.05 // the run FrontEndTriton was fitted on
+		}
+		if r.Profile == "trtllm-triton" && r.Rate == 5 {
+			continue // a queue the model does not have (moreTol's note)
+		}
+		e := x.TTFTP50/r.TTFTP50 - 1
+		t.Logf("%-50s median TTFT %6.1f ms, measured %6.1f (%+5.1f%%); as vLLM V1 %6.1f ms", r.ID, 1e3*x.TTFTP50, 1e3*r.TTFTP50, 100*e, 1e3*ys[i].TTFTP50)
+		if math.Abs(e) > bound {
+			t.Errorf("%s: median TTFT %.1f ms against %.1f measured (%+.1f%%), want within %.0f%%", r.ID, 1e3*x.TTFTP50, 1e3*r.TTFTP50, 100*e, 100*bound)
+		}
+		if r.Profile == "lmdeploy" && !(ys[i].TTFTP50-x.TTFTP50 > 0.0105) {
+			t.Errorf("%s: as vLLM V1 the median TTFT is %.1f ms, not half a decode step over the lmdeploy profile's %.1f", r.ID, 1e3*ys[i].TTFTP50, 1e3*x.TTFTP50)
 		}
 	}
 }
