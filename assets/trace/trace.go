@@ -30,12 +30,14 @@ package trace
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -123,6 +125,16 @@ type event struct {
 	Args json.RawMessage `json:"args"`
 }
 
+// kernelEvent is a GPU event decoded with its args at once (event and kernelArgs).
+type kernelEvent struct {
+	Ph   string      `json:"ph"`
+	Cat  string      `json:"cat"`
+	Name string      `json:"name"`
+	Ts   *float64    `json:"ts"`
+	Dur  *float64    `json:"dur"`
+	Args *kernelArgs `json:"args"`
+}
+
 // kernelArgs are a GPU event's args the reader uses.
 type kernelArgs struct {
 	Device      *int     `json:"device"`
@@ -176,10 +188,83 @@ type opSpan struct {
 	g          model.TraceGEMM
 }
 
-// launchAt is where a kernel was launched: the thread and the time (µs).
+// launchAt is where a kernel was launched: the thread (an index into the trace's threads) and
+// the time (µs), under the launch's correlation. A trace holds millions: a small record each, in
+// one array, not a map.
 type launchAt struct {
-	thread string
+	corr   int64
+	thread int32
 	ts     float64
+}
+
+// launchList is a trace's launches, found by correlation once read (byCorr).
+type launchList struct {
+	at      []launchAt
+	threads map[string]int32 // threadKey → index
+	names   []string         // index → threadKey
+	sorted  bool
+}
+
+func (l *launchList) add(corr int64, pid, tid []byte, ts float64) {
+	key := string(pid) + "/" + string(tid)
+	i, ok := l.threads[key]
+	if !ok {
+		if l.threads == nil {
+			l.threads = map[string]int32{}
+		}
+		i = int32(len(l.names))
+		l.threads[key] = i
+		l.names = append(l.names, key)
+	}
+	l.at = append(l.at, launchAt{corr: corr, thread: i, ts: ts})
+}
+
+// byCorr is the launch with correlation corr (the first, where one repeats).
+func (l *launchList) byCorr(corr int64) (launchAt, bool) {
+	if !l.sorted {
+		// Kineto numbers launches in order: usually sorted already.
+		if !slices.IsSortedFunc(l.at, func(a, b launchAt) int { return cmp.Compare(a.corr, b.corr) }) {
+			slices.SortStableFunc(l.at, func(a, b launchAt) int { return cmp.Compare(a.corr, b.corr) })
+		}
+		l.sorted = true
+	}
+	i, ok := slices.BinarySearchFunc(l.at, corr, func(a launchAt, c int64) int { return cmp.Compare(a.corr, c) })
+	if !ok {
+		return launchAt{}, false
+	}
+	return l.at[i], true
+}
+
+// launchFields reads a kernel launch's pid, tid, ts and args.correlation from its text without
+// decoding it (a trace holds one a kernel); ok is false when one is missing or not as Kineto
+// writes them, and the caller decodes the event instead.
+func launchFields(raw []byte) (pid, tid []byte, ts float64, corr int64, ok bool) {
+	value := func(key string) []byte {
+		i := bytes.Index(raw, []byte(`"`+key+`":`))
+		if i < 0 {
+			return nil
+		}
+		v := bytes.TrimLeft(raw[i+len(key)+3:], " \t\r\n")
+		end := bytes.IndexAny(v, ",}")
+		if end < 0 {
+			return nil
+		}
+		return bytes.TrimRight(v[:end], " \t\r\n")
+	}
+	pid, tid = value("pid"), value("tid")
+	tsText, corrText := value("ts"), value("correlation")
+	if len(pid) == 0 || len(tid) == 0 || len(tsText) == 0 || len(corrText) == 0 || pid[0] == '"' || tid[0] == '"' {
+		return nil, nil, 0, 0, false
+	}
+	ts, err := strconv.ParseFloat(string(tsText), 64)
+	if err != nil {
+		return nil, nil, 0, 0, false
+	}
+	corr, err = strconv.ParseInt(string(corrText), 10, 64)
+	if err != nil {
+		return nil, nil, 0, 0, false
+	}
+	return pid, tid, ts, corr, true
 }
 
 // gemmName is a quick look for a matmul op's name in an event's text, before decoding it.
@@ -217,6 +302,9 @@ type streamKey struct{ dev, stream int }
 func Read(name string, r io.Reader) (model.Trace, error) {
 	fail := func(path string, off int64, format string, args ...any) (model.Trace, error) {
 		return model.Trace{}, &Error{File: name, Path: path, Offset: off, Msg: fmt.Sprintf(format, args...)}
+	}
+	failAt := func(path string, off int64, format string, args ...any) error {
+		return &Error{File: name, Path: path, Offset: off, Msg: fmt.Sprintf(format, args...)}
 	}
 	rawLim := &limited{r: r, max: maxBytes}
 	raw := bufio.NewReaderSize(rawLim, 64<<10)
@@ -271,7 +359,7 @@ func Read(name string, r io.Reader) (model.Trace, error) {
 	// its launch the launch's correlation as their External id, not their op's: such a kernel
 	// takes the shapes of the innermost matmul op around its launch on the launching thread.
 	opsOn := map[string][]opSpan{}
-	launches := map[int64]launchAt{}
+	var launches launchList
 	ops := 0
 	var gemms []pendingGEMM
 	t0 := math.Inf(1)
@@ -295,15 +383,10 @@ func Read(name string, r io.Reader) (model.Trace, error) {
 			if d, ok := tok.(json.Delim); !ok || d != '[' {
 				return fail("traceEvents", dec.InputOffset(), "%s: it must be an array of events", describe(tok))
 			}
-			var raw json.RawMessage
-			for i := 0; dec.More(); i++ {
-				path := "traceEvents[" + strconv.Itoa(i) + "]"
-				// One event's text, then a look for a GPU category before decoding it: most of
-				// a trace is CPU ops and launches, scanned once and dropped.
-				raw = raw[:0]
-				if err := dec.Decode(&raw); err != nil {
-					return readFail(name, path, dec.InputOffset(), err)
-				}
+			// The events are scanned on one goroutine and handled on another, in order, a batch
+			// at a time (a 100 MB trace's text is scanned while its last batch is decoded); the
+			// handler keeps every record, the scanner only the batches in flight.
+			handle := func(raw []byte, path string, off int64) error {
 				t.Events++
 				if bytes.Contains(raw, []byte("Input Dims")) && bytes.Contains(raw, []byte("cpu_op")) {
 					// A CPU op with its shapes: a matmul's are kept for its GEMM kernel; one this
@@ -323,52 +406,74 @@ func Read(name string, r io.Reader) (model.Trace, error) {
 							}
 						}
 					}
-					continue
+					return nil
 				}
 				if bytes.Contains(raw, []byte("LaunchKernel")) && (bytes.Contains(raw, []byte(`"cuda_runtime"`)) || bytes.Contains(raw, []byte(`"cuda_driver"`))) {
 					// A kernel's launch: where and when, for a kernel whose op is known by it only.
-					var rc runtimeCall
-					if json.Unmarshal(raw, &rc) == nil && rc.Ts != nil && rc.Args.Correlation != 0 && len(launches) < MaxKernels &&
-						strings.Contains(rc.Name, "LaunchKernel") {
-						launches[rc.Args.Correlation] = launchAt{thread: threadKey(rc.Pid, rc.Tid), ts: *rc.Ts}
+					if len(launches.at) >= MaxKernels {
+						return nil
 					}
-					continue
+					if pid, tid, ts, corr, ok := launchFields(raw); ok {
+						if corr != 0 {
+							launches.add(corr, pid, tid, ts)
+						}
+						return nil
+					}
+					var rc runtimeCall
+					if json.Unmarshal(raw, &rc) == nil && rc.Ts != nil && rc.Args.Correlation != 0 && strings.Contains(rc.Name, "LaunchKernel") {
+						launches.add(rc.Args.Correlation, rc.Pid, rc.Tid, *rc.Ts)
+					}
+					return nil
 				}
 				if !bytes.Contains(raw, []byte("kernel")) && !bytes.Contains(raw, []byte("gpu_mem")) {
-					continue
+					return nil
+				}
+				// The event and its args in one pass; the two-step decoding (event, then args)
+				// only to name the field of a bad one.
+				var kev kernelEvent
+				if json.Unmarshal(raw, &kev) != nil || kev.Args == nil {
+					kev = kernelEvent{}
 				}
 				var ev event
-				if err := json.Unmarshal(raw, &ev); err != nil {
-					return fail(path+fieldOf(err), dec.InputOffset(), "%s", jsonMsg(err))
+				if kev.Args == nil {
+					if err := json.Unmarshal(raw, &ev); err != nil {
+						return failAt(path+fieldOf(err), off, "%s", jsonMsg(err))
+					}
+				} else {
+					ev = event{Ph: kev.Ph, Cat: kev.Cat, Name: kev.Name, Ts: kev.Ts, Dur: kev.Dur}
 				}
 				class, gpu := gpuClass(ev.Cat)
 				if !gpu || (ev.Ph != "X" && ev.Ph != "") {
-					continue
+					return nil
 				}
 				if t.Kernels == MaxKernels {
-					return fail(path, dec.InputOffset(), "more than %d GPU events in one trace", MaxKernels)
+					return failAt(path, off, "more than %d GPU events in one trace", MaxKernels)
 				}
 				if ev.Ts == nil {
-					return fail(path+".ts", dec.InputOffset(), "missing: a %s event needs its start (µs)", ev.Cat)
+					return failAt(path+".ts", off, "missing: a %s event needs its start (µs)", ev.Cat)
 				}
 				if ev.Dur == nil {
-					return fail(path+".dur", dec.InputOffset(), "missing: a %s event needs its duration (µs)", ev.Cat)
+					return failAt(path+".dur", off, "missing: a %s event needs its duration (µs)", ev.Cat)
 				}
 				if *ev.Ts < 0 || *ev.Ts > maxTs {
-					return fail(path+".ts", dec.InputOffset(), "%g: a start must be in [0, %g] µs", *ev.Ts, maxTs)
+					return failAt(path+".ts", off, "%g: a start must be in [0, %g] µs", *ev.Ts, maxTs)
 				}
 				if *ev.Dur < 0 || *ev.Dur > maxDur {
-					return fail(path+".dur", dec.InputOffset(), "%g: a duration must be in [0, %g] µs", *ev.Dur, maxDur)
+					return failAt(path+".dur", off, "%g: a duration must be in [0, %g] µs", *ev.Dur, maxDur)
 				}
 				var a kernelArgs
-				if len(ev.Args) == 0 {
-					return fail(path+".args", dec.InputOffset(), "missing: a %s event's args name its device and stream", ev.Cat)
-				}
-				if err := json.Unmarshal(ev.Args, &a); err != nil {
-					return fail(path+".args"+fieldOf(err), dec.InputOffset(), "%s", jsonMsg(err))
+				if kev.Args != nil {
+					a = *kev.Args
+				} else {
+					if len(ev.Args) == 0 {
+						return failAt(path+".args", off, "missing: a %s event's args name its device and stream", ev.Cat)
+					}
+					if err := json.Unmarshal(ev.Args, &a); err != nil {
+						return failAt(path+".args"+fieldOf(err), off, "%s", jsonMsg(err))
+					}
 				}
 				if a.Stream == nil {
-					return fail(path+".args.stream", dec.InputOffset(), "missing: a %s event runs on a stream", ev.Cat)
+					return failAt(path+".args.stream", off, "missing: a %s event runs on a stream", ev.Cat)
 				}
 				dev := 0
 				if a.Device != nil {
@@ -407,6 +512,13 @@ func Read(name string, r io.Reader) (model.Trace, error) {
 					}
 					t.Collectives = append(t.Collectives, c)
 				}
+				return nil
+			}
+			if err := scanEvents(dec, handle); err != nil {
+				if se, ok := err.(*scanError); ok {
+					return readFail(name, se.path, se.off, se.err)
+				}
+				return model.Trace{}, err
 			}
 			if _, err := dec.Token(); err != nil { // the closing ]
 				return readFail(name, "traceEvents", dec.InputOffset(), err)
@@ -473,10 +585,10 @@ func Read(name string, r io.Reader) (model.Trace, error) {
 	}
 	for _, g := range gemms {
 		sh, ok := shapesOf[g.ext]
-		if _, launched := launches[g.corr]; (launched && g.ext == g.corr) || !ok {
+		if l, launched := launches.byCorr(g.corr); (launched && g.ext == g.corr) || !ok {
 			// An External id that is the launch's correlation names no op: the op around the
 			// launch, when the trace has the launch.
-			sh, ok = opAround(opsOn, launches, g.corr)
+			sh, ok = opAround(opsOn, launches.names, l, launched && g.corr != 0)
 		}
 		if ok {
 			sh.Dur = g.dur
@@ -493,12 +605,11 @@ func Read(name string, r io.Reader) (model.Trace, error) {
 // opAround is the shape of the innermost matmul op around the launch with correlation corr on
 // its thread: of the ops that started by the launch, the last few (an op's own nesting: linear,
 // addmm) are looked at for one that has not ended.
-func opAround(opsOn map[string][]opSpan, launches map[int64]launchAt, corr int64) (model.TraceGEMM, bool) {
-	l, ok := launches[corr]
-	if !ok || corr == 0 {
+func opAround(opsOn map[string][]opSpan, threads []string, l launchAt, launched bool) (model.TraceGEMM, bool) {
+	if !launched {
 		return model.TraceGEMM{}, false
 	}
-	spans := opsOn[l.thread]
+	spans := opsOn[threads[l.thread]]
 	i := sort.Search(len(spans), func(i int) bool { return spans[i].start > l.ts }) - 1
 	for j := i; j >= 0 && j > i-8; j-- {
 		if spans[j].end >= l.ts {
@@ -784,4 +895,97 @@ func describe(tok json.Token) string {
 		return "null"
 	}
 	return fmt.Sprintf("%v", tok)
+}
+
+// scanError is a decoding error at an event: its path and offset.
+type scanError struct {
+	path string
+	off  int64
+	err  error
+}
+
+func (e *scanError) Error() string { return e.path + ": " + e.err.Error() }
+
+// eventBatch is a run of events' text, each with its offset after it.
+type eventBatch struct {
+	buf    []byte
+	ends   []int
+	offs   []int64
+	first  int   // the index of the first event
+	err    error // the decoding error after the last event, if any
+	errOff int64
+}
+
+// batchEvents is how many events a batch holds.
+const batchEvents = 512
+
+// scanEvents reads the events of the traceEvents array dec is in (its opening [ read) and hands
+// each to handle, in order, with its path and the offset after it: dec scans them on a goroutine
+// of its own, a batch at a time (at most a few batches in flight), while handle decodes the
+// batch before. The first error, of either, ends it; dec is not read once it returns.
+func scanEvents(dec *json.Decoder, handle func(raw []byte, path string, off int64) error) error {
+	batches := make(chan *eventBatch, 4)
+	free := make(chan *eventBatch, 6)
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(batches)
+		var raw json.RawMessage
+		for i := 0; ; {
+			var b *eventBatch
+			select {
+			case b = <-free:
+			default:
+				b = &eventBatch{}
+			}
+			b.buf, b.ends, b.offs, b.first, b.err = b.buf[:0], b.ends[:0], b.offs[:0], i, nil
+			more := true
+			for len(b.ends) < batchEvents {
+				if more = dec.More(); !more {
+					break
+				}
+				raw = raw[:0]
+				if err := dec.Decode(&raw); err != nil {
+					b.err, b.errOff, more = err, dec.InputOffset(), false
+					break
+				}
+				b.buf = append(b.buf, raw...)
+				b.ends = append(b.ends, len(b.buf))
+				b.offs = append(b.offs, dec.InputOffset())
+				i++
+			}
+			select {
+			case batches <- b:
+			case <-stop:
+				return
+			}
+			if !more {
+				return
+			}
+		}
+	}()
+	finish := func(err error) error {
+		close(stop)
+		for range batches { // the scanner's last batch, if it was sending one
+		}
+		<-done
+		return err
+	}
+	for b := range batches {
+		start := 0
+		for k, end := range b.ends {
+			if err := handle(b.buf[start:end], "traceEvents["+strconv.Itoa(b.first+k)+"]", b.offs[k]); err != nil {
+				return finish(err)
+			}
+			start = end
+		}
+		if b.err != nil {
+			return finish(&scanError{path: "traceEvents[" + strconv.Itoa(b.first+len(b.ends)) + "]", off: b.errOff, err: b.err})
+		}
+		select {
+		case free <- b:
+		default:
+		}
+	}
+	return finish(nil)
 }
