@@ -116,9 +116,9 @@ func TestEngineValidated(t *testing.T) {
 			t.Errorf("engine %s: %v", id, err)
 		}
 	}
-	s.Workload.Engine = "lmdeploy"
+	s.Workload.Engine = "deepspeed-mii"
 	err := s.Validate()
-	if err == nil || !strings.Contains(err.Error(), "engine") || !strings.Contains(err.Error(), "lmdeploy") || !strings.Contains(err.Error(), "sglang") {
-		t.Errorf("engine lmdeploy: %v, want an error naming the field, the value and the engines allowed", err)
+	if err == nil || !strings.Contains(err.Error(), "engine") || !strings.Contains(err.Error(), "deepspeed-mii") || !strings.Contains(err.Error(), "sglang") {
+		t.Errorf("engine deepspeed-mii: %v, want an error naming the field, the value and the engines allowed", err)
 	}
 }

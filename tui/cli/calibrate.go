@@ -98,7 +98,7 @@ written under gemm:. --calibration reads any of serving:, training: and gemm: (o
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.StringArrayVar(&cf.logs, "nccl-tests", nil, "nccl-tests output `FILE` to fit (all_reduce_perf, all_gather_perf, reduce_scatter_perf, sendrecv_perf, broadcast_perf, alltoall_perf); repeat it, or list more files after it")
-	fs.StringArrayVar(&cf.from, "from", nil, "serving benchmark result `FILE` to fit the serving engine to (vllm bench serve --save-result JSON, sglang.bench_serving JSON Lines), a training log to fit the GPU's matmul efficiency to (Megatron-LM, torchtitan), or a PyTorch profiler trace with GEMM shapes to fit the GEMM curve to (with --gpu); repeat it, or list more files after it")
+	fs.StringArrayVar(&cf.from, "from", nil, "serving benchmark result `FILE` to fit the serving engine to (vllm bench serve --save-result JSON, sglang.bench_serving JSON Lines), a training log to fit the GPU's matmul efficiency to (Megatron-LM, torchtitan), or a PyTorch profiler trace to fit the GEMM curve to its GEMMs with shapes and the links to its NCCL kernels with sizes (with --gpu); repeat it, or list more files after it")
 	fs.StringVar(&cf.out, "out", "", "write the calibration to `FILE` (YAML), for --calibration FILE (default none)")
 	fs.BoolVar(&cf.force, "force", false, "replace an --out file that exists (default off: refuse)")
 	return cmd

@@ -2,19 +2,23 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/costmodel/calibrate"
+	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/costmodel/published"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/overlay"
+	"github.com/splitscope/splitscope/tui/static"
 )
 
 // calibrate --from TRACE…: the GEMM curve of the GPU fitted to a PyTorch profiler trace's GEMM
@@ -23,7 +27,9 @@ import (
 // compute_eff_fp8) and the fixed time per kernel gemm_latency_us, which the engine's GEMM
 // time (costmodel.GEMMSeconds) takes for that GPU. The fit must leave validate's published
 // serving checks and its training and GEMM checks on that GPU within tolerance (the serving
-// engine's GEMM kernels pay the curve's latency too), or nothing is written.
+// engine's GEMM kernels pay the curve's latency too), or nothing is written. The trace's NCCL
+// kernels with their sizes and groups fit the links beside it (traceLinks), as nccl-tests'
+// rows do.
 
 // isTrace says whether a file opens as a Chrome trace: gzip, or "traceEvents" in its first
 // 64 KiB. A file that cannot be opened is not one (the reading that follows names the problem).
@@ -59,12 +65,20 @@ func runCalibrateTrace(w io.Writer, sf *scenarioFlags, cf *calibrateFlags, files
 	if err != nil {
 		return &inputError{err: fmt.Errorf("--from %w", err)}
 	}
+	// The links, from the trace's NCCL kernels with their sizes and groups.
+	links, err := traceLinks(sf, p, g, files, traces)
+	if err != nil {
+		return err
+	}
 	fit, prec, note := overlay.GEMMFitOf(traces, g)
 	if fit == nil {
 		if note == "" {
 			note = "no GEMM kernel with its shapes (profile with record_shapes=True)"
 		}
-		return &inputError{err: fmt.Errorf("calibrate --from %s: %s: nothing to fit", strings.Join(files, ", "), note)}
+		if links == nil {
+			return &inputError{err: fmt.Errorf("calibrate --from %s: %s, and no NCCL kernel with its size and group (record_param_comms' args): nothing to fit", strings.Join(files, ", "), note)}
+		}
+		return writeTraceLinks(w, sf, cf, links)
 	}
 	c, clamped := fit.Calibration(prec)
 	if prec != model.FP8 && g.PeakFP8 > 0 {
@@ -85,6 +99,9 @@ func runCalibrateTrace(w io.Writer, sf *scenarioFlags, cf *calibrateFlags, files
 		refusal = refusedFit("the fitted GEMM curve", "published", view.broken)
 	case cf.out != "":
 		cal := model.Calibration{GPU: g.ID, Serving: &c, Section: model.SectionGEMM}
+		if links != nil {
+			cal.Intra, cal.Inter = links.cal.Intra, links.cal.Inter
+		}
 		for _, f := range files {
 			cal.From = append(cal.From, filepath.Base(f))
 		}
@@ -98,6 +115,7 @@ func runCalibrateTrace(w io.Writer, sf *scenarioFlags, cf *calibrateFlags, files
 		}
 		view.wrote = true
 	}
+	view.links = links
 	if sf.json {
 		if err := writeJSON(w, jsonTrace(view)); err != nil {
 			return err
@@ -106,6 +124,111 @@ func runCalibrateTrace(w io.Writer, sf *scenarioFlags, cf *calibrateFlags, files
 		return err
 	}
 	return refusal
+}
+
+// traceLinkFit is the links fitted to a trace's NCCL kernels: the fit, the runs it read and the
+// fabric it started from, and the calibration it gives.
+type traceLinkFit struct {
+	view static.Calibration
+	cal  model.Calibration
+}
+
+// traceLinks fits the links to the traces' NCCL kernels (nil when none has its size and group):
+// as calibrate --nccl-tests fits them to nccl-tests' rows, each message size of an operation and
+// communicator a row, timed by its fastest kernel (a collective's kernel starts when its rank
+// arrives and ends after the slowest: the fastest is the closest to the collective alone).
+func traceLinks(sf *scenarioFlags, p *assets.Presets, g model.GPU, files []string, traces []model.Trace) (*traceLinkFit, error) {
+	runs := traceNCCLRuns(traces, g.Name, sf.gpusPerNode)
+	if len(runs) == 0 {
+		return nil, nil
+	}
+	base, warnings, err := calibrationLinks(sf, p, g, runs)
+	if err != nil {
+		return nil, err
+	}
+	samples, _ := calibrate.Samples(runs)
+	fit, err := calibrate.Fit(samples, collective.FabricOf(base))
+	if err != nil {
+		return nil, nil // no row a link could be fitted to (calibrate.ErrNoSamples)
+	}
+	c := calibrationOf(g, files, fit)
+	for _, pf := range fit.Params {
+		if pf.Bound != "" {
+			// A trace's collective kernels run beside the compute and wait for their peers; a
+			// link they ask to be beyond what a person could defend is that, not the link.
+			warnings = append(warnings, fmt.Sprintf("%s %s stopped at its %s bound: the kernels ran slower than any %s link (beside the compute, or waiting for a peer): the links are not written; nccl-tests logs (calibrate --nccl-tests) time them alone",
+				pf.Link, pf.Param.Key(), pf.Bound, pf.Link))
+			c.Intra, c.Inter = nil, nil
+		}
+	}
+	return &traceLinkFit{view: static.Calibration{GPU: g, Runs: runs, Fit: fit, Base: base, Warnings: warnings}, cal: c}, nil
+}
+
+// traceNCCLRuns are the traces' NCCL collectives as nccl-tests runs: one run per trace, operation
+// and communicator size (its nodes from perNode GPUs a node, its GPUs gpuName), a row per message
+// size at its fastest kernel. Collectives without a size or a group of two or more are left out, as are
+// operations the collective model does not time.
+func traceNCCLRuns(traces []model.Trace, gpuName string, perNode int) []model.NCCLRun {
+	type key struct {
+		op    model.CollOp
+		ranks int
+		bytes float64
+	}
+	var out []model.NCCLRun
+	for _, t := range traces {
+		fastest := map[key]float64{}
+		var keys []key
+		for _, c := range t.Collectives {
+			op, err := model.ParseCollOp(c.Op)
+			if err != nil || c.Bytes <= 0 || c.GroupSize < 2 || !(c.Dur > 0) {
+				continue
+			}
+			k := key{op, c.GroupSize, c.Bytes}
+			if d, ok := fastest[k]; !ok || c.Dur < d {
+				if !ok {
+					keys = append(keys, k)
+				}
+				fastest[k] = c.Dur
+			}
+		}
+		slices.SortFunc(keys, func(a, b key) int {
+			return cmp.Or(cmp.Compare(a.op, b.op), cmp.Compare(a.ranks, b.ranks), cmp.Compare(a.bytes, b.bytes))
+		})
+		for i, k := range keys {
+			if i == 0 || keys[i-1].op != k.op || keys[i-1].ranks != k.ranks {
+				nodes := (k.ranks + max(perNode, 1) - 1) / max(perNode, 1)
+				hosts := make([]string, nodes)
+				for h := range hosts {
+					hosts[h] = fmt.Sprintf("node%d", h)
+				}
+				out = append(out, model.NCCLRun{File: t.File, Op: k.op, OpFrom: "the kernel's name", Ranks: k.ranks, Hosts: hosts, GPUName: gpuName})
+			}
+			r := &out[len(out)-1]
+			r.Rows = append(r.Rows, model.NCCLRow{Bytes: k.bytes, Root: -1, OutOfPlace: model.NCCLTiming{Seconds: fastest[k], Wrong: -1}})
+		}
+	}
+	return out
+}
+
+// writeTraceLinks prints (and with --out writes) the links fitted to traces that have no GEMM
+// shapes to fit a curve to.
+func writeTraceLinks(w io.Writer, sf *scenarioFlags, cf *calibrateFlags, links *traceLinkFit) error {
+	if cf.out != "" && links.cal.Intra == nil && links.cal.Inter == nil {
+		if err := static.RenderCalibration(w, links.view); err != nil {
+			return err
+		}
+		return &inputError{err: fmt.Errorf("--out %s: nothing to write: no GEMM kernel with its shapes, and the links fitted to the NCCL kernels are not written (the warnings say why)", cf.out)}
+	}
+	if cf.out != "" {
+		if err := writeOutput(nil, output{"out", cf.out}, assets.MarshalCalibration(links.cal, static.CalibrationNotes(links.view.Fit)), cf.force); err != nil {
+			return err
+		}
+		links.view.Out = cf.out
+	}
+	if sf.json {
+		return writeJSON(w, jsonCalibration(links.view))
+	}
+	return static.RenderCalibration(w, links.view)
 }
 
 type traceView struct {
@@ -119,6 +242,8 @@ type traceView struct {
 	broken  []published.Check
 	out     string
 	wrote   bool
+	// links is the links fitted to the traces' NCCL kernels, nil when none could be.
+	links *traceLinkFit
 }
 
 // traceParams are the parameters the fit sets: key, default, fitted, range (in the key's unit).
@@ -160,6 +285,16 @@ func renderTrace(w io.Writer, v traceView) error {
 	default:
 		fmt.Fprintf(w, "published checks: the %d serving, training and GEMM checks on %s stay within tolerance\n", v.checks, v.gpu.ID)
 	}
+	if v.links != nil {
+		fmt.Fprintln(w)
+		lv := v.links.view
+		if v.wrote {
+			lv.Out = v.out
+		}
+		if err := static.RenderCalibration(w, lv); err != nil {
+			return err
+		}
+	}
 	if v.wrote {
 		fmt.Fprintf(w, "wrote %s: --calibration %s puts this GEMM curve on %s\n", v.out, v.out, v.gpu.ID)
 	}
@@ -178,6 +313,9 @@ type traceJSON struct {
 	Checks     int               `json:"published_checks"`
 	Broken     []published.Check `json:"published_broken"`
 	Out        string            `json:"out,omitempty"`
+	// Links is the links fitted to the traces' NCCL kernels, as calibrate --nccl-tests --json
+	// prints them; absent when no kernel had its size and group.
+	Links any `json:"links,omitempty"`
 }
 
 func jsonTrace(v traceView) traceJSON {
@@ -186,6 +324,9 @@ func jsonTrace(v traceView) traceJSON {
 		Broken: append([]published.Check{}, v.broken...)}
 	if v.wrote {
 		out.Out = v.out
+	}
+	if v.links != nil {
+		out.Links = jsonCalibration(v.links.view)
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/costmodel"
+	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -108,7 +110,10 @@ func TestCalibrateFromTrace(t *testing.T) {
 	}{
 		{[]string{"--from", writeGEMMTrace(t, 0.78, 7.5e-6)}, "a profiler trace does not say which GPU preset ran it; give --gpu"},
 		{[]string{"--from", writeGEMMTrace(t, 0.78, 7.5e-6), iog4090, "--gpu", "h100-sxm"}, "a profiler trace fits the GEMM curve"},
-		{[]string{"--from", "../../assets/trace/testdata/hta-nccl-data-rank-0.json.gz", "--gpu", "h100-sxm"}, "nothing to fit"},
+		{[]string{"--from", writeTraceOf(t, "relu.json", `{"ph": "X", "cat": "kernel", "name": "vectorized_elementwise_kernel", "ts": 1, "dur": 2, "args": {"device": 0, "stream": 7}}`), "--gpu", "h100-sxm"}, "nothing to fit"},
+		// HTA's real DDP trace: its all-reduces ran beside the backward, 10–40× the link's time:
+		// the links fitted to them stop at a bound and are not written.
+		{[]string{"--from", "../../assets/trace/testdata/hta-nccl-data-rank-0.json.gz", "--gpu", "a100-sxm-80gb", "--out", filepath.Join(t.TempDir(), "x.yaml")}, "the links fitted to the NCCL kernels are not written"},
 	} {
 		if code, _, errs := runArgs(t, append([]string{"calibrate"}, tc.args...)...); code != 2 || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d %s", tc.args, code, errs)
@@ -129,4 +134,70 @@ func TestCalibrateFromRealTraceFP32(t *testing.T) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("%s written: %v", out, err)
 	}
+}
+
+// A trace's NCCL kernels fit the links as nccl-tests' rows do: all-reduces on 8 H100s, each
+// timed by the collective model on an NVLink 4 whose α and efficiency are known (and some slower
+// copies of each, a rank waiting for its peers), come back as those parameters, and --out writes
+// them as intra: beside nothing else (the trace has no GEMM shapes).
+func TestCalibrateFromTraceLinks(t *testing.T) {
+	p, err := assets.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := p.GPU("h100-sxm")
+	nv, _ := p.Link(g.NativeLink)
+	ib, _ := p.Link("ib-ndr")
+	truth := nv
+	truth.Latency, truth.Efficiency = 2*nv.Latency, 0.62
+	fab := collective.Fabric{Intra: truth, Inter: ib, NICs: 8}
+	var ev []string
+	ts := 10.0
+	for b := 1 << 16; b <= 1<<30; b <<= 2 {
+		sec := collective.Time(collective.AllReduce, float64(b), collective.Group{Ranks: 8, Nodes: 1}, fab, collective.Auto).Seconds
+		for _, late := range []float64{1.7, 1, 1.3} { // the fastest is the collective alone
+			ev = append(ev, fmt.Sprintf(`{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "ts": %g, "dur": %.6f, "args": {"device": 0, "stream": 9, "correlation": 1, "Collective name": "allreduce", "In msg nelems": %d, "Out msg nelems": %d, "Group size": 8, "dtype": "BFloat16"}}`,
+				ts, 1e6*sec*late, b/2, b/2))
+			ts += 1e6*sec*late + 5
+		}
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "nccl.json")
+	if err := os.WriteFile(path, []byte(`{"distributedInfo": {"rank": 0, "world_size": 8}, "traceEvents": [`+strings.Join(ev, ",\n")+"]}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "links.yaml")
+	code, stdout, errs := runArgs(t, "calibrate", "--from", path, "--gpu", "h100-sxm", "--gpus-per-node", "8", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, errs)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := assets.ParseCalibration(out, data, p)
+	if err != nil || c.Intra == nil || c.Serving != nil {
+		t.Fatalf("%+v, %v\n%s", c, err, data)
+	}
+	for _, f := range []struct {
+		name      string
+		got, want float64
+	}{{"latency", c.Intra.Latency, truth.Latency}, {"efficiency", c.Intra.Efficiency, truth.Efficiency}} {
+		if f.got == 0 || math.Abs(f.got/f.want-1) > 0.05 {
+			t.Errorf("intra %s fitted %g, the kernels were timed at %g\n%s", f.name, f.got, f.want, stdout)
+		}
+	}
+	if !strings.Contains(stdout, nv.ID) {
+		t.Errorf("the fit does not name %s:\n%s", nv.ID, stdout)
+	}
+}
+
+// writeTraceOf writes a trace of the events given.
+func writeTraceOf(t *testing.T, name string, events ...string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(`{"traceEvents": [`+strings.Join(events, ",\n")+"]}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
