@@ -161,6 +161,31 @@ func traceLinks(sf *scenarioFlags, p *assets.Presets, g model.GPU, files []strin
 			c.Intra, c.Inter = nil, nil
 		}
 	}
+	if c.Intra != nil || c.Inter != nil {
+		// As every calibrate --from fit: the links go on every preset that uses them, and must
+		// leave validate's collective, serving and training checks within tolerance.
+		n, broken, err := publishedDiff(sf, model.Calibration{GPU: g.ID, Intra: c.Intra, Inter: c.Inter}, func(p *assets.Presets) ([]published.Check, error) {
+			comm, err := published.CommChecks(p.Link)
+			if err != nil {
+				return nil, err
+			}
+			serve, err := published.ServeChecks(p)
+			if err != nil {
+				return nil, err
+			}
+			train, err := trainingChecks(p, g.ID)
+			return append(append(comm, serve...), train...), err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(broken) > 0 {
+			b := broken[0]
+			warnings = append(warnings, fmt.Sprintf("the links fitted would move %d of the %d collective, serving and training checks of validate past their tolerance (%s %s %+.1f%%, tolerance ±%.0f%%): the links are not written",
+				len(broken), n, b.Group, b.Case, 100*b.RelErr(), 100*b.Tolerance))
+			c.Intra, c.Inter = nil, nil
+		}
+	}
 	return &traceLinkFit{view: static.Calibration{GPU: g, Runs: runs, Fit: fit, Base: base, Warnings: warnings}, cal: c}, nil
 }
 

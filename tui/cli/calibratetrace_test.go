@@ -139,7 +139,8 @@ func TestCalibrateFromRealTraceFP32(t *testing.T) {
 // A trace's NCCL kernels fit the links as nccl-tests' rows do: all-reduces on 8 H100s, each
 // timed by the collective model on an NVLink 4 whose α and efficiency are known (and some slower
 // copies of each, a rank waiting for its peers), come back as those parameters, and --out writes
-// them as intra: beside nothing else (the trace has no GEMM shapes).
+// them as intra: beside nothing else (the trace has no GEMM shapes). The same kernels on a link
+// far from the preset's (efficiency 0.5) would move validate's checks: shown, not written.
 func TestCalibrateFromTraceLinks(t *testing.T) {
 	p, err := assets.Load()
 	if err != nil {
@@ -149,7 +150,7 @@ func TestCalibrateFromTraceLinks(t *testing.T) {
 	nv, _ := p.Link(g.NativeLink)
 	ib, _ := p.Link("ib-ndr")
 	truth := nv
-	truth.Latency, truth.Efficiency = 2*nv.Latency, 0.62
+	truth.Latency, truth.Efficiency = 1.25*nv.Latency, 0.79
 	fab := collective.Fabric{Intra: truth, Inter: ib, NICs: 8}
 	var ev []string
 	ts := 10.0
@@ -189,6 +190,20 @@ func TestCalibrateFromTraceLinks(t *testing.T) {
 	}
 	if !strings.Contains(stdout, nv.ID) {
 		t.Errorf("the fit does not name %s:\n%s", nv.ID, stdout)
+	}
+
+	far := truth
+	far.Efficiency = 0.5
+	ev = ev[:0]
+	for b := 1 << 16; b <= 1<<30; b <<= 2 {
+		sec := collective.Time(collective.AllReduce, float64(b), collective.Group{Ranks: 8, Nodes: 1}, collective.Fabric{Intra: far, Inter: ib, NICs: 8}, collective.Auto).Seconds
+		ev = append(ev, fmt.Sprintf(`{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", "ts": %d, "dur": %.6f, "args": {"device": 0, "stream": 9, "Collective name": "allreduce", "In msg nelems": %d, "Out msg nelems": %d, "Group size": 8, "dtype": "BFloat16"}}`,
+			b, 1e6*sec, b/2, b/2))
+	}
+	farOut := filepath.Join(dir, "far.yaml")
+	code, stdout, errs = runArgs(t, "calibrate", "--from", writeTraceOf(t, "far.json", ev...), "--gpu", "h100-sxm", "--out", farOut)
+	if _, err := os.Stat(farOut); code != 2 || err == nil || !strings.Contains(stdout, "past their tolerance") || !strings.Contains(errs, "nothing to write") {
+		t.Errorf("links far from the preset's: exit %d, written %v\n%s%s", code, err == nil, stdout, errs)
 	}
 }
 
