@@ -146,24 +146,12 @@ func runCalibrateFrom(w io.Writer, errw io.Writer, sf *scenarioFlags, cf *calibr
 			return err
 		}
 	}
+	cal.Rows, cal.MeanError, cal.MaxError = fit.After.N, fit.After.Mean, fit.After.Max
 	var refusal error
-	switch {
-	case fit.Calibration.Empty():
-		if cf.out != "" {
-			refusal = &inputError{err: fmt.Errorf("--out %s: nothing to write: the files pin down none of the serving parameters", cf.out)}
-		}
-	case len(view.broken) > 0:
-		refusal = refusedFit("the fitted parameters", "published", view.broken)
-	case cf.out != "":
-		c := cal
-		c.Rows, c.MeanError, c.MaxError = fit.After.N, fit.After.Mean, fit.After.Max
-		for _, f := range files {
-			c.From = append(c.From, filepath.Base(f))
-		}
-		if err := writeOutput(nil, out, assets.MarshalCalibration(c, servingNotes(fit)), cf.force); err != nil {
-			return err
-		}
-		view.wrote = true
+	view.wrote, refusal, err = endFit(cf, cal, files, servingNotes(fit), fit.Calibration.Empty(),
+		"the files pin down none of the serving parameters", "the fitted parameters", "published", view.broken)
+	if err != nil {
+		return err
 	}
 	if sf.json {
 		if err := writeJSON(w, jsonFrom(view)); err != nil {
@@ -173,6 +161,31 @@ func runCalibrateFrom(w io.Writer, errw io.Writer, sf *scenarioFlags, cf *calibr
 		return err
 	}
 	return refusal
+}
+
+// endFit ends a calibrate --from fit: with nothing fitted (empty), --out is refused (nothing to
+// write: nothing says why); with published checks broken, the fit is refused (fitted names it,
+// kind the checks); otherwise, with --out, the calibration c is written with the files as its
+// From and notes as its comments. wrote says it was; refusal is the command's exit, err a
+// failure to write.
+func endFit(cf *calibrateFlags, c model.Calibration, files, notes []string, empty bool, nothing, fitted, kind string, broken []published.Check) (wrote bool, refusal, err error) {
+	switch {
+	case empty:
+		if cf.out != "" {
+			refusal = &inputError{err: fmt.Errorf("--out %s: nothing to write: %s", cf.out, nothing)}
+		}
+	case len(broken) > 0:
+		refusal = refusedFit(fitted, kind, broken)
+	case cf.out != "":
+		for _, f := range files {
+			c.From = append(c.From, filepath.Base(f))
+		}
+		if err := writeOutput(nil, output{"out", cf.out}, assets.MarshalCalibration(c, notes), cf.force); err != nil {
+			return false, nil, err
+		}
+		wrote = true
+	}
+	return wrote, refusal, nil
 }
 
 // serveRunOf is a run as the fit takes it: the figures compareRun compares, and the model's.

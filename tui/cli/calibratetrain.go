@@ -71,24 +71,13 @@ func runCalibrateTrain(w, errw io.Writer, sf *scenarioFlags, cf *calibrateFlags,
 			return err
 		}
 	}
+	c := model.Calibration{GPU: fit.GPU.ID, Serving: &fit.Calibration, Section: model.SectionTraining, Rows: fit.After.N, MeanError: fit.After.Mean, MaxError: fit.After.Max}
+	notes := []string{fmt.Sprintf("training: fitted on %d figures of training logs: mean |error| %.1f%% before, %.1f%% after", fit.After.N, 100*fit.Before.Mean, 100*fit.After.Mean)}
 	var refusal error
-	switch {
-	case fit.Calibration.Empty():
-		if cf.out != "" {
-			refusal = &inputError{err: fmt.Errorf("--out %s: nothing to write: the logs pin down no matmul efficiency", cf.out)}
-		}
-	case len(view.broken) > 0:
-		refusal = refusedFit("the fitted efficiency", "published training", view.broken)
-	case cf.out != "":
-		c := model.Calibration{GPU: fit.GPU.ID, Serving: &fit.Calibration, Section: model.SectionTraining, Rows: fit.After.N, MeanError: fit.After.Mean, MaxError: fit.After.Max}
-		for _, f := range files {
-			c.From = append(c.From, filepath.Base(f))
-		}
-		notes := []string{fmt.Sprintf("training: fitted on %d figures of training logs: mean |error| %.1f%% before, %.1f%% after", fit.After.N, 100*fit.Before.Mean, 100*fit.After.Mean)}
-		if err := writeOutput(nil, output{"out", cf.out}, assets.MarshalCalibration(c, notes), cf.force); err != nil {
-			return err
-		}
-		view.wrote = true
+	view.wrote, refusal, err = endFit(cf, c, files, notes, fit.Calibration.Empty(),
+		"the logs pin down no matmul efficiency", "the fitted efficiency", "published training", view.broken)
+	if err != nil {
+		return err
 	}
 	if sf.json {
 		if err := writeJSON(w, jsonTrain(view)); err != nil {
