@@ -131,6 +131,7 @@ const (
 	kDuration // a time: "500ms", "2s", or a number of seconds
 	kSize     // a size in bytes: "512GiB", "512G", or a number of bytes
 	kQuestion // a mapping: see Question
+	kDisagg   // "P:D": the GPUs of the prefill and decode pools (model.ParseDisagg), or off
 )
 
 // ScenarioKeys lists every key a scenario file may hold, in the order MarshalScenario writes them.
@@ -162,7 +163,7 @@ var scenarioKeys = []scenarioKey{
 	{"unfused_attention", kBool}, {"serial_dp", kBool}, {"collectives", kCollectives}, {"tp_overlap", kTPOverlap}, {"offload", kOffload}, {"sp_gather", kSPGather}, {"rank_order", kRankOrder},
 	{"prompt", kInt}, {"gen", kInt}, {"requests", kInt},
 	{"rate", kFloat}, {"concurrency", kInt}, {"seed", kInt}, {"max_seqs", kInt}, {"max_batch_tokens", kInt},
-	{"weights", kWeights}, {"expert_weights", kWeights}, {"kv_cache", kKVCache}, {"engine", kEngine}, {"scheduler_recv_interval", kInt}, {"slo_ttft", kDuration}, {"slo_tpot", kDuration},
+	{"weights", kWeights}, {"expert_weights", kWeights}, {"kv_cache", kKVCache}, {"engine", kEngine}, {"disagg", kDisagg}, {"prefill_tp", kInt}, {"prefill_pp", kInt}, {"scheduler_recv_interval", kInt}, {"slo_ttft", kDuration}, {"slo_tpot", kDuration},
 	{"reserve_gib", kFloat},
 	{"question", kQuestion}, // the tour's and the lessons', not settings
 	{"caption", kQuestion},  // a lesson step's text (lesson.go)
@@ -393,6 +394,13 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		}
 		v.texts[key] = text
 		return text, true
+	case kDisagg:
+		if _, err := model.ParseDisagg(text, 0); err != nil || n.Kind != yaml.ScalarNode {
+			bad("%s", "must be P:D, the GPUs of the prefill and decode pools (each ≥ 1), or off")
+			return "", false
+		}
+		v.texts[key] = text
+		return text, true
 	case kEngine:
 		if _, ok := model.Engine(text); !ok || text == "" {
 			bad("must be one of %s", strings.Join(model.EngineIDs(), ", "))
@@ -570,7 +578,14 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 			NICsPerNode: v.intOr("nics_per_node", perNode), HostMemoryBytes: v.floats["host_memory"]},
 		ReserveBytes: reserve,
 	}
-	sz, _ := model.ResolveSizes(gpus, perNode, arch, v.sched, v.mode,
+	// With disaggregated serving the layout's sizes are the decode pool's: the GPUs the prefill
+	// pool leaves (a P:D that does not add up to gpus is left for Validate, as a whole pool).
+	prefill, _ := model.ParseDisagg(v.texts["disagg"], 0)
+	pool := gpus
+	if prefill > 0 && prefill < gpus {
+		pool = gpus - prefill
+	}
+	sz, _ := model.ResolveSizes(pool, perNode, arch, v.sched, v.mode,
 		model.Sizes{TP: v.ints["tp"], PP: v.ints["pp"], DP: v.ints["dp"], MicroBatch: v.ints["micro_batch"],
 			Batch: v.ints["batch"], Requests: v.ints["requests"]},
 		model.SizesGiven{TP: v.set["tp"], PP: v.set["pp"], DP: v.set["dp"], MicroBatch: v.set["micro_batch"],
@@ -578,7 +593,8 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: v.intOr("chunks", model.DefaultChunks),
 		MicroBatch: sz.MicroBatch, Schedule: v.sched, SequenceParallel: v.bools["sequence_parallel"],
 		Recompute: v.rc, ZeRO: v.ints["zero"], UnfusedAttention: v.bools["unfused_attention"],
-		SerialDP: v.bools["serial_dp"], Collectives: v.coll, EP: v.ints["ep"], EPImbalance: v.floats["ep_imbalance"], ETP: v.ints["etp"], EPDispatch: v.epd, TPOverlap: v.tpo, Offload: v.off, SPGather: v.spg, RankOrder: v.order}
+		SerialDP: v.bools["serial_dp"], Collectives: v.coll, EP: v.ints["ep"], EPImbalance: v.floats["ep_imbalance"], ETP: v.ints["etp"], EPDispatch: v.epd, TPOverlap: v.tpo, Offload: v.off, SPGather: v.spg, RankOrder: v.order,
+		Disagg: model.Disagg{PrefillGPUs: prefill, PrefillTP: v.ints["prefill_tp"], PrefillPP: v.ints["prefill_pp"]}}
 	s.Workload = model.Workload{Mode: v.mode, Seq: v.intOr("seq", model.DefaultSeq), GlobalBatch: sz.Batch,
 		PromptTokens: v.intOr("prompt", model.DefaultPrompt), GenTokens: v.intOr("gen", model.DefaultGen),
 		Requests: sz.Requests, Precision: v.prec, Rate: v.floats["rate"], Concurrency: v.ints["concurrency"],
@@ -768,6 +784,7 @@ func marshalScenario(s model.Scenario, title string, q *Question, caption map[st
 		}{{"rate", w.Rate, w.Rate > 0}, {"concurrency", w.Concurrency, w.Concurrency > 0}, {"seed", w.Seed, w.Seed > 0},
 			{"max_seqs", w.MaxSeqs, w.MaxSeqs > 0}, {"max_batch_tokens", w.MaxBatchTokens, w.MaxBatchTokens > 0},
 			{"weights", w.Weights, w.Weights != ""}, {"expert_weights", w.ExpertWeights, w.ExpertWeights != ""}, {"kv_cache", w.KVCache, w.KVCache != ""}, {"engine", w.Engine, w.Engine != ""},
+			{"disagg", l.Disagg.String(s.Cluster.GPUs), l.Disagg.On()}, {"prefill_tp", l.Disagg.PrefillTP, l.Disagg.On() && l.Disagg.PrefillTP > 0}, {"prefill_pp", l.Disagg.PrefillPP, l.Disagg.On() && l.Disagg.PrefillPP > 0},
 			{"scheduler_recv_interval", w.SchedulerRecvInterval, w.SchedulerRecvInterval > 1}, {"slo_ttft", secondsText(w.SLOTTFT), w.SLOTTFT > 0}, {"slo_tpot", secondsText(w.SLOTPOT), w.SLOTPOT > 0}} {
 			if kv.set {
 				add(kv.key, kv.v)

@@ -166,6 +166,9 @@ func TestScenarioRoundTripRandom(t *testing.T) {
 		if pick(4) == 0 {
 			s.ReserveBytes = r.Float64() * 8 * model.GiB
 		}
+		if s.Workload.Mode == model.Infer && s.Cluster.GPUs > 1 && pick(3) == 0 {
+			s.Layout.Disagg = model.Disagg{PrefillGPUs: 1 + pick(s.Cluster.GPUs-1), PrefillTP: pick(3), PrefillPP: pick(2)}
+		}
 		if pa, err := p.Model(s.Arch.ID); err == nil {
 			s.Arch.Changes = model.ArchChanges(pa, s.Arch) // a changed preset is read back as changed
 		}

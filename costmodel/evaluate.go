@@ -32,9 +32,12 @@ func evaluate(s model.Scenario, mode evalMode) (Report, error) {
 	}
 	var r Report
 	var err error
-	if s.Workload.Mode == model.Infer {
+	switch {
+	case s.Workload.Mode == model.Infer && s.Layout.Disagg.On():
+		r, err = inferDisagg(s, mode == modeTimeline)
+	case s.Workload.Mode == model.Infer:
 		r, err = newPlan(s).infer(mode == modeTimeline)
-	} else {
+	default:
 		// The training plan does not outlive the call: on the stack, its few KB cost no
 		// allocation (serving's does, through its engine).
 		var p plan

@@ -162,6 +162,13 @@ func FuzzEvaluateValid(f *testing.F) {
 			if layersB%3 == 0 {
 				w.MaxSeqs, w.MaxBatchTokens = 1+int(hiddenB)%64, 16+int(headsB)*8
 			}
+			if layersB%4 == 1 && gpus >= 2 {
+				// Disaggregated: half the GPUs prefill (TP from the fuzzer, 0 the layout's), the
+				// decode pool keeps the layout's TP and PP on the other half.
+				w.Concurrency = 0
+				s.Layout.Disagg = model.Disagg{PrefillGPUs: gpus / 2, PrefillTP: []int{0, 1, 2}[int(headsB)%3]}
+				s.Layout.DP = max(gpus/2/(tp*pp), 1)
+			}
 		}
 		r, err := Evaluate(s)
 		if err != nil {

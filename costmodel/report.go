@@ -121,6 +121,25 @@ type Inference struct {
 	// Confidence: with Poisson arrivals (--rate), the latencies above are those of the requests
 	// that arrived in the run's steady window; this says which, how sure, and what to fix.
 	Confidence *ServeConfidence `json:"confidence,omitempty"`
+	// Disagg describes the pools of disaggregated serving (model.Disagg); absent with one pool.
+	Disagg *DisaggDetail `json:"disagg,omitempty"`
+}
+
+// DisaggDetail is a disaggregated run's pools: their GPUs, splits and instances, the link the
+// KV caches cross and a prompt's mean transfer time, each pool's busiest stage's share of its
+// run, and the prefill pool's own mean TTFT (without the transfer and the decode pool).
+type DisaggDetail struct {
+	PrefillGPUs      int     `json:"prefill_gpus"`
+	DecodeGPUs       int     `json:"decode_gpus"`
+	PrefillTP        int     `json:"prefill_tp"`
+	PrefillPP        int     `json:"prefill_pp"`
+	PrefillInstances int     `json:"prefill_instances"`
+	DecodeInstances  int     `json:"decode_instances"`
+	Link             string  `json:"link"`
+	KVTransferMeanS  float64 `json:"kv_transfer_mean_s"`
+	PrefillBusy      float64 `json:"prefill_busy"`
+	DecodeBusy       float64 `json:"decode_busy"`
+	PrefillTTFTMean  float64 `json:"prefill_ttft_mean_s"`
 }
 
 // Memory is the fullest GPU's memory, bytes.

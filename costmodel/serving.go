@@ -486,18 +486,35 @@ func (p *plan) serveLimits() (int, int) {
 }
 
 func (p *plan) infer(record bool) (Report, error) {
-	w := p.s.Workload
-	c := p.servingCost()
-	maxSeqs, maxTokens := p.serveLimits()
-	kp := p.kvPlan(c, maxSeqs, maxTokens)
+	reqs, spans, err := serveRequests(p.s.Workload)
+	if err != nil {
+		return Report{}, err
+	}
+	r, _, err := p.inferRun(record, reqs, spans, p.s.Workload.Offline)
+	return r, err
+}
+
+// serveRequests draws the workload's requests: their arrivals, lengths and cached prefixes, and
+// a rate schedule's stages.
+func serveRequests(w model.Workload) ([]serve.Request, []serve.Span, error) {
 	reqs, spans := serve.GenerateStages(serve.Workload{N: w.Requests, Rate: w.Rate, Prompt: w.Prompts(), Gen: w.Gens(), Seed: w.Seed,
 		System: w.SystemPrompt, SystemShare: w.SystemShare, SystemCached: !w.SystemUncached, Stages: w.StageList()})
 	if len(reqs) == 0 {
-		return Report{}, &model.FieldError{Field: "stages", Value: "drew 0 requests", Allowed: "give a stage more time or requests"}
+		return nil, nil, &model.FieldError{Field: "stages", Value: "drew 0 requests", Allowed: "give a stage more time or requests"}
 	}
 	for i := range reqs {
 		reqs[i].Cached = max(reqs[i].Cached, w.PrefixCached)
 	}
+	return reqs, spans, nil
+}
+
+// inferRun serves reqs on p's replicas and reports the run; offline leaves out the engine's front
+// end (the requests come tokenized).
+func (p *plan) inferRun(record bool, reqs []serve.Request, spans []serve.Span, offline bool) (Report, serve.Result, error) {
+	w := p.s.Workload
+	c := p.servingCost()
+	maxSeqs, maxTokens := p.serveLimits()
+	kp := p.kvPlan(c, maxSeqs, maxTokens)
 
 	r := Report{Layout: p.layoutSummary()}
 	// Memory: the fullest GPU holds its weights, the working set, the KV pool and the reserve.
@@ -554,7 +571,7 @@ func (p *plan) infer(record bool) (Report, error) {
 		Record: record, MaxRecord: maxServeTrace, ITL: record, Overlap: eng.Overlap,
 		PrefillFirst: prefillFirst, WholePrompts: whole, FrontEndS: eng.FrontEndS, MultiStep: eng.MultiStep,
 		RecvInterval: w.SchedulerRecvInterval}
-	if w.Offline {
+	if offline {
 		cfg.FrontEndS = 0
 	}
 	if !fits {
@@ -565,7 +582,7 @@ func (p *plan) infer(record bool) (Report, error) {
 	}
 	res, err := serve.Run(cfg, reqs, c)
 	if err != nil {
-		return Report{}, fmt.Errorf("costmodel: simulate serving: %w", err)
+		return Report{}, res, fmt.Errorf("costmodel: simulate serving: %w", err)
 	}
 	// The Tensor tab's layer: a decode step of the run's mean decode batch.
 	typical := one
@@ -655,7 +672,7 @@ func (p *plan) infer(record bool) (Report, error) {
 		}
 		r.Collectives = p.inferCollectives(c.layers[crit], c.kinds[crit], res)
 	}
-	return r, nil
+	return r, res, nil
 }
 
 // serveDetail fills the Tensor tab's layer: a decode step of b's sequences, its TP all-reduce.

@@ -480,6 +480,9 @@ type Layout struct {
 	// EPDispatch is how the EP all-to-alls move tokens across nodes: direct (the default) or
 	// DeepEP's two hops, RDMA on one rail then NVLink (enums.go).
 	EPDispatch EPDispatch `json:"ep_dispatch,omitempty"`
+	// Disagg serves prompts and decodes on separate GPU pools (serving only); TP, PP, DP and EP
+	// above are then the decode pool's. The zero value: one pool (aggregated serving).
+	Disagg Disagg `json:"disagg,omitzero"`
 }
 
 // ETPSize is the GPUs each expert's matrices are split over: ETP, TP when unset.

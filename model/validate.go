@@ -421,6 +421,9 @@ func (l Link) check(c *checker, field string) {
 
 // Validate returns every problem with the scenario at once (a ValidationError), or nil.
 func (s Scenario) Validate() error {
+	if s.Layout.Disagg != (Disagg{}) {
+		return s.validateDisagg()
+	}
 	var c checker
 	s.Arch.check(&c)
 	s.Cluster.GPU.check(&c)

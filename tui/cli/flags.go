@@ -79,6 +79,8 @@ type scenarioFlags struct {
 	workload                string
 	maxSeqs, maxBatchTokens int
 	recvInterval            int
+	disagg                  string // --disagg P:D (model.ParseDisagg)
+	prefillTP, prefillPP    int
 	weights, kvCache        string
 	expertWeights           string
 	engine                  string
@@ -185,6 +187,9 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.weights, "weights", "", "inference: storage of the weights: "+strings.Join(model.WeightFormats, ", ")+" or bits per weight (4.5 for a 4.5 bpw quantization); fp8 runs on FP8 cores where the GPU has them, the others dequantize into --precision matmuls (default: --precision)")
 	fs.StringVar(&f.kvCache, "kv-cache", "", "inference: KV cache format: bf16, fp16 or fp8 (default: --precision)")
 	fs.IntVar(&f.recvInterval, "scheduler-recv-interval", 0, fmt.Sprintf("inference: the engine's scheduler takes new requests only every N decode steps, SGLang's --scheduler-recv-interval (a step after a prompt step takes them at once); 0 or 1: every step, 2 to %d (default 0)", model.MaxRecvInterval))
+	fs.StringVar(&f.disagg, "disagg", "", "inference: disaggregated serving, `P:D` GPUs in the prefill and decode pools (P + D = --gpus, whole nodes when they span nodes): the prefill pool runs the prompts and ships each request's KV cache to a decode instance over the link between them; --tp, --pp, --dp and --ep are the decode pool's; open loops only (--rate, or all at once) (default off: one pool)")
+	fs.IntVar(&f.prefillTP, "prefill-tp", 0, "inference, with --disagg: the prefill pool's tensor-parallel size (default 0: --tp)")
+	fs.IntVar(&f.prefillPP, "prefill-pp", 0, "inference, with --disagg: the prefill pool's pipeline stages (default 0: 1)")
 	fs.StringVar(&f.engine, "engine", "", "inference: the serving engine whose defaults the simulation follows: "+engineHelp()+" (default vllm)")
 	fs.DurationVar(&f.sloTTFT, "slo-ttft", 0, "inference: the latency target for the p90 time to first token, e.g. 500ms; judges the run, report --sweep-rate's goodput and search --objective goodput (default 0: none)")
 	fs.DurationVar(&f.sloTPOT, "slo-tpot", 0, "inference: the latency target for the p90 time per output token, e.g. 50ms (default 0: none)")
@@ -411,11 +416,19 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	if forSearch {
 		given.TP, given.PP, given.DP, given.MicroBatch = f.typedFlag("tp"), f.typedFlag("pp"), f.typedFlag("dp"), f.typedFlag("micro-batch")
 	}
-	sz, split := model.ResolveSizes(gpus, perNode, arch, sched, mode,
+	// Disaggregated serving: the layout's sizes are the decode pool's, on the GPUs the prefill
+	// pool leaves.
+	prefill, derr := model.ParseDisagg(f.disagg, gpus)
+	if derr != nil {
+		return s, f.explain(model.ValidationError{derr.(*model.FieldError)}, s, forSearch)
+	}
+	poolGPUs := gpus - prefill
+	sz, split := model.ResolveSizes(poolGPUs, perNode, arch, sched, mode,
 		model.Sizes{TP: f.tp, PP: f.pp, DP: f.dp, MicroBatch: f.microBatch, Batch: f.batch, Requests: f.reqs}, given, forSearch)
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: f.chunks, MicroBatch: sz.MicroBatch,
 		Schedule: sched, SequenceParallel: f.sequenceParallel.v, Recompute: rc, ZeRO: f.zero.v, TPOverlap: tpo, RankOrder: order, Offload: off, SPGather: spg,
-		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP, Collectives: coll, EP: canonicalEP(f.ep), EPImbalance: f.epImbalance, ETP: f.etp, EPDispatch: epd}
+		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP, Collectives: coll, EP: canonicalEP(f.ep), EPImbalance: f.epImbalance, ETP: f.etp, EPDispatch: epd,
+		Disagg: model.Disagg{PrefillGPUs: prefill, PrefillTP: f.prefillTP, PrefillPP: f.prefillPP}}
 	batch, reqs := sz.Batch, sz.Requests
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,
 		GenTokens: f.gen, Requests: reqs, Precision: prec, Rate: f.rate, Concurrency: f.concurrency, Seed: f.seed,
@@ -442,6 +455,9 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	}
 
 	f.flagWarnings = append(f.typedWarnings(s), f.calibrationWarnings(s)...)
+	if prefill == 0 && (f.prefillTP != 0 || f.prefillPP != 0) {
+		f.flagWarnings = append(f.flagWarnings, "--prefill-tp and --prefill-pp have no effect without --disagg")
+	}
 	if s.Workload.Stages != nil {
 		for _, name := range []string{"rate", "requests"} {
 			if f.changed(name) {

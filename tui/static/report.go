@@ -69,6 +69,11 @@ func ScenarioLine(s model.Scenario) string {
 func LayoutLine(s model.Scenario) string {
 	l := s.Layout
 	var b strings.Builder
+	if d := l.Disagg; d.On() {
+		// Disaggregated: the prefill pool's split, then the decode pool's (the layout's).
+		pre, _ := s.DisaggPools()
+		fmt.Fprintf(&b, "prefill TP=%d PP=%d DP=%d · decode ", pre.Layout.TP, pre.Layout.PP, pre.Layout.DP)
+	}
 	fmt.Fprintf(&b, "TP=%d PP=%d DP=%d", l.TP, l.PP, l.DP)
 	if l.EP > 1 {
 		fmt.Fprintf(&b, " EP=%d", l.EP)
@@ -442,6 +447,12 @@ func renderServing(ew *errWriter, inf *costmodel.Inference) {
 	tt.add("KV cache", Count(inf.KVCacheTokens)+" tokens", fmt.Sprintf("a replica; peak fill %s, %d preemptions, at most %d sequences running",
 		Percent(inf.KVCachePeakFraction), inf.Preemptions, inf.MaxConcurrency))
 	tt.add("decode step", Seconds(inf.DecodeStepS), "one sequence alone, every stage: TPOT's floor")
+	if d := inf.Disagg; d != nil {
+		tt.add("prefill pool", fmt.Sprintf("%d GPUs", d.PrefillGPUs), fmt.Sprintf("%d instances of TP %d × PP %d; busiest stage %s busy; its own TTFT %s (prompt alone, before the transfer)",
+			d.PrefillInstances, d.PrefillTP, d.PrefillPP, Percent(d.PrefillBusy), Seconds(d.PrefillTTFTMean)))
+		tt.add("decode pool", fmt.Sprintf("%d GPUs", d.DecodeGPUs), fmt.Sprintf("%d instances; busiest stage %s busy", d.DecodeInstances, Percent(d.DecodeBusy)))
+		tt.add("KV transfer", Seconds(d.KVTransferMeanS), fmt.Sprintf("a prompt's cache, prefill to decode over %s (mean; queued per prefill instance)", d.Link))
+	}
 	tt.write(ew)
 }
 

@@ -1,0 +1,244 @@
+package costmodel
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/splitscope/splitscope/costmodel/arch"
+	"github.com/splitscope/splitscope/costmodel/serve"
+	"github.com/splitscope/splitscope/model"
+)
+
+// Disaggregated serving (model.Disagg): a prefill pool and a decode pool, each a set of engine
+// instances with its own split. The run is simulated pool after pool, as the requests flow:
+//
+//  1. The prefill pool serves every request as a prompt with one output token (the prefill
+//     instance's max_tokens = 1 in vLLM's disaggregated proxy,
+//     examples/online_serving/disaggregated_serving; Dynamo's prefill workers likewise).
+//  2. Each prompt's KV cache is sent to a decode instance when its prefill ends: every GPU of
+//     the prefill instance sends its shard, every GPU of the decode instance receives its own,
+//     over the link between the pools (NVLink inside a node; across nodes a GPU's share of its
+//     node's NICs, RDMA as NIXL and Mooncake's transfer engine use). The sends of one prefill
+//     instance queue behind each other on its links; the receivers' links are not contended.
+//  3. The decode pool admits each request when its cache has arrived, with the whole prompt
+//     cached (serve.Request.Cached: the engine computes only the prompt's last token, as vLLM's
+//     NixlConnector leaves it to the decode instance) and generates every output token; the
+//     request reaches it through the proxy and its front end again.
+//
+// TTFT is from the request's sending to the decode instance's first token: prefill, queueing in
+// both pools, the transfer and one decode step (what a client of the proxy sees). Not
+// modelled: a closed loop (the pools are simulated one after the other: a client's next request
+// would depend on the decode pool's answer), prefill blocks held until the transfer ends, and
+// transfers contending at the decode side.
+
+// kvShardBytes is the bytes of a prompt of n tokens' KV cache (and its linear layers' state)
+// that the fullest GPU of p's instance holds: the largest stage's share, split over its TP.
+func (p *plan) kvShardBytes(c *servingCost, n int) float64 {
+	tok := float64(n)
+	per := func(sh arch.Shape) float64 {
+		keep := tok
+		if w := float64(sh.Window); w > 0 {
+			keep = math.Min(tok, w)
+		}
+		return (sh.KVCacheOnGPU(p.t)*keep + sh.StateOnGPU(p.t)) * c.kvb
+	}
+	most := 0.0
+	for r := range c.kinds {
+		most = math.Max(most, p.k.Sum(c.kinds[r], per))
+	}
+	return most
+}
+
+// disaggLink is the link the pools' GPUs exchange KV caches over: the cluster's link inside a
+// node, else a GPU's share of its node's NICs (the pools take whole nodes, model.Disagg).
+func disaggLink(c model.Cluster) model.Link {
+	if c.GPUs > c.NodeSize() {
+		l := c.Inter
+		l.Bandwidth *= float64(c.NICsPerNode) / float64(c.NodeSize())
+		return l
+	}
+	return c.IntraLink()
+}
+
+// inferDisagg serves the scenario's requests on its two pools (the file's comment).
+func inferDisagg(s model.Scenario, record bool) (Report, error) {
+	preS, decS := s.DisaggPools()
+	pre, dec := newPlan(preS), newPlan(decS)
+	w := s.Workload
+	reqs, spans, err := serveRequests(w)
+	if err != nil {
+		return Report{}, err
+	}
+
+	// 1. Prompts on the prefill pool, one token each.
+	pr := slices.Clone(reqs)
+	for i := range pr {
+		pr[i].Gen = 1
+	}
+	rp, resP, err := pre.inferRun(false, pr, spans, w.Offline)
+	if err != nil {
+		return Report{}, fmt.Errorf("prefill pool: %w", err)
+	}
+
+	// 2. The KV caches, one prefill instance's sends after another's.
+	link := disaggLink(s.Cluster)
+	cp, cd := pre.servingCost(), dec.servingCost()
+	ready := make([]float64, len(reqs))
+	send := make([]float64, len(reqs))
+	replicas := max(pre.d, 1)
+	order := make([]int, 0, len(reqs))
+	for i := range reqs {
+		if !resP.Rejected[i] {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(resP.Done[a], resP.Done[b]) })
+	busy := make([]float64, replicas)
+	var sendSum float64
+	for _, i := range order {
+		n := reqs[i].Prompt
+		bytes := math.Max(pre.kvShardBytes(cp, n), dec.kvShardBytes(cd, n))
+		send[i] = sendTime(bytes, link)
+		rep := i % replicas // the balancer's: request i went to prefill instance i mod d
+		start := math.Max(resP.Done[i], busy[rep])
+		busy[rep] = start + send[i]
+		ready[i] = busy[rep]
+		sendSum += send[i]
+	}
+
+	// 3. Decodes on the decode pool, in the order the caches arrive.
+	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(ready[a], ready[b]) })
+	dr := make([]serve.Request, len(order))
+	for j, i := range order {
+		q := reqs[i]
+		dr[j] = serve.Request{Arrival: ready[i], Prompt: q.Prompt, Gen: q.Gen, Cached: q.Prompt, Stage: q.Stage}
+	}
+	var rd Report
+	var resD serve.Result
+	if len(dr) > 0 {
+		rd, resD, err = dec.inferRun(record, dr, nil, w.Offline)
+		if err != nil {
+			return Report{}, fmt.Errorf("decode pool: %w", err)
+		}
+	} else {
+		rd = rp
+	}
+
+	// The requests as the client saw them.
+	n := len(reqs)
+	res := serve.Result{FirstToken: make([]float64, n), Done: make([]float64, n), Arrival: slices.Clone(resP.Arrival),
+		Rejected: slices.Clone(resP.Rejected), Preemptions: resP.Preemptions + resD.Preemptions,
+		MaxRunning: resP.MaxRunning + resD.MaxRunning, KVPeak: math.Max(resP.KVPeak, resD.KVPeak),
+		Steps: resP.Steps + resD.Steps}
+	for j, i := range order {
+		res.FirstToken[i], res.Done[i] = resD.FirstToken[j], resD.Done[j]
+		res.Rejected[i] = resD.Rejected[j]
+	}
+	for i := range reqs {
+		if res.Rejected[i] {
+			res.FirstToken[i], res.Done[i] = resP.FirstToken[i], resP.Done[i]
+			continue
+		}
+		res.Duration = max(res.Duration, res.Done[i])
+	}
+	if len(resD.ITL.Gap) > 0 {
+		res.ITL = serve.Gaps{Gap: resD.ITL.Gap, Off: resD.ITL.Off, IDs: make([]int32, len(resD.ITL.IDs))}
+		for k, j := range resD.ITL.IDs {
+			res.ITL.IDs[k] = int32(order[j])
+		}
+	}
+	if res.Duration > 0 {
+		res.MeanInSystem = (resP.MeanInSystem*resP.Duration + resD.MeanInSystem*resD.Duration) / res.Duration
+	}
+
+	// The pools' own windows are not the client's: their warnings give way to the run's below.
+	own := [2]string{}
+	for k, pool := range []Report{rp, rd} {
+		if pi := pool.Inference; pi != nil && pi.Confidence != nil {
+			own[k] = pi.Confidence.Warning
+		}
+	}
+	r := rd
+	inf := r.Inference
+	if inf == nil {
+		inf = &Inference{}
+		r.Inference = inf
+	}
+	gpus := float64(s.Cluster.GPUs)
+	open := w.Rate
+	if w.Concurrency > 0 || len(spans) > 1 {
+		open = 0
+	}
+	inf.Stages = nil
+	if len(w.StageList()) > 0 {
+		inf.Stages = serve.Stages(reqs, res, spans)
+	}
+	keep, conf := serve.Window(reqs, res, open)
+	st := serve.SummarizeWindow(reqs, res, keep)
+	inf.fill(st, res, gpus)
+	inf.Confidence = nil
+	if keep != nil {
+		all := serve.Summarize(reqs, res)
+		conf.WholeTTFTMean, conf.WholeTPOTMean = all.TTFTMean, all.TPOTMean
+		inf.Confidence = &conf
+	}
+	inf.PrefillS = 0
+	for i := range reqs {
+		inf.PrefillS = max(inf.PrefillS, res.FirstToken[i])
+	}
+	fits := rp.Memory.Fits && rd.Memory.Fits
+	if slo := WorkloadSLO(w); slo != (SLO{}) {
+		meets := fits && st.Rejected == 0 && slo.Meets(*inf) && (inf.Confidence == nil || !inf.Confidence.Rising())
+		inf.MeetsSLO = &meets
+	}
+	ptp, ppp := s.PrefillSizes()
+	inf.Disagg = &DisaggDetail{PrefillGPUs: preS.Cluster.GPUs, DecodeGPUs: decS.Cluster.GPUs,
+		PrefillTP: ptp, PrefillPP: ppp, PrefillInstances: pre.d, DecodeInstances: dec.d,
+		Link: link.ID, KVTransferMeanS: ratio(sendSum, float64(len(order))),
+		PrefillBusy: busyShare(resP), DecodeBusy: busyShare(resD),
+		PrefillTTFTMean: serve.Summarize(pr, resP).TTFTMean}
+	r.StepTime = res.Duration
+	r.TokensPerS = inf.TokensPerS
+	if rp.Memory.Total/math.Max(rp.Memory.Capacity, 1) > r.Memory.Total/math.Max(r.Memory.Capacity, 1) {
+		r.Memory = rp.Memory
+	}
+	r.Memory.Fits = fits
+	r.ModelTFLOPS = ratio(rd.Detail.ModelFLOPs, res.Duration*gpus) / 1e12
+	r.HWTFLOPS = r.ModelTFLOPS
+	r.MFU = ratio(r.ModelTFLOPS*1e12, s.Cluster.GPU.Peak(w.Precision))
+	var warns []string
+	for k, pool := range []Report{rp, rd} {
+		name := [2]string{"prefill pool: ", "decode pool: "}[k]
+		for _, x := range pool.Warnings {
+			if x == own[k] {
+				continue
+			}
+			warns = append(warns, name+x)
+		}
+	}
+	if inf.Confidence != nil && inf.Confidence.Warning != "" {
+		warns = append(warns, inf.Confidence.Warning)
+	}
+	r.Warnings = warns
+	return r, nil
+}
+
+// busyShare is the busiest stage of replica 0's share of the run.
+func busyShare(res serve.Result) float64 {
+	most := 0.0
+	for _, b := range res.Busy {
+		most = math.Max(most, b)
+	}
+	return ratio(most, res.Duration)
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,159 @@
+package costmodel
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/splitscope/splitscope/model"
+)
+
+// disaggScenario is Llama 3 8B on 8 H100s of one node, TP 1, long prompts (prefill interferes
+// with decode in one pool) at rate req/s.
+func disaggScenario(t testing.TB, requests int, rate float64) model.Scenario {
+	t.Helper()
+	s := servingScenario(t, "llama-3-8b", "h100-sxm", requests, rate)
+	s.Layout.TP, s.Layout.PP, s.Layout.DP = 1, 1, 8
+	s.Workload.PromptTokens, s.Workload.GenTokens = 2048, 256
+	return s
+}
+
+// withDisagg splits s's GPUs P:D, the decode pool keeping s's TP and PP.
+func withDisagg(s model.Scenario, prefill int) model.Scenario {
+	s.Layout.Disagg = model.Disagg{PrefillGPUs: prefill}
+	s.Layout.DP = (s.Cluster.GPUs - prefill) / (s.Layout.TP * s.Layout.PP)
+	return s
+}
+
+// freeLink makes every link of s instant: no latency, no bandwidth limit.
+func freeLink(s model.Scenario) model.Scenario {
+	for _, l := range []*model.Link{&s.Cluster.Intra, &s.Cluster.Inter} {
+		l.Bandwidth, l.Latency, l.Efficiency = 1e18, 0, 1
+	}
+	return s
+}
+
+// Oracle: a prompt's KV cache crosses the link between the pools before its first token. At a
+// load where nothing queues, TTFT over a slow link less TTFT over a free one is the transfer
+// time the report states; every other figure moves by less than the transfer.
+func TestDisaggTTFTHoldsTheTransfer(t *testing.T) {
+	s := withDisagg(disaggScenario(t, 40, 0.5), 4)
+	free := eval(t, freeLink(s))
+	slow := s
+	slow.Cluster.Intra.Bandwidth = 2e9 // a PCIe-class 2 GB/s: 268 MB of KV take ~0.13 s
+	got := eval(t, slow)
+	d := got.Inference.Disagg
+	if d == nil || free.Inference.Disagg == nil {
+		t.Fatal("no disagg detail in the report")
+	}
+	if !(d.KVTransferMeanS > 0.05) {
+		t.Fatalf("KV transfer %.3g s over 2 GB/s: want the 268 MB prompt cache to take above 0.05 s", d.KVTransferMeanS)
+	}
+	extra := got.Inference.TTFT - free.Inference.TTFT
+	if math.Abs(extra-d.KVTransferMeanS) > 0.02*d.KVTransferMeanS {
+		t.Errorf("TTFT %.4g s over the slow link, %.4g s over a free one: %.4g s more, want the transfer %.4g s",
+			got.Inference.TTFT, free.Inference.TTFT, extra, d.KVTransferMeanS)
+	}
+	if math.Abs(got.Inference.TPOT-free.Inference.TPOT) > 0.01*free.Inference.TPOT {
+		t.Errorf("TPOT %.4g s vs %.4g s: the link should not change the decode steps", got.Inference.TPOT, free.Inference.TPOT)
+	}
+	// The prefill pool's own TTFT is the prompt alone: below the client's, which adds the
+	// transfer and a decode step.
+	if !(d.PrefillTTFTMean+d.KVTransferMeanS < got.Inference.TTFT) {
+		t.Errorf("prefill pool's TTFT %.4g s + transfer %.4g s not below the client's %.4g s", d.PrefillTTFTMean, d.KVTransferMeanS, got.Inference.TTFT)
+	}
+}
+
+// Oracle: with a free link and pools balanced for the load, disaggregation serves a high load
+// at least as well as one pool of the same GPUs: the same requests per second, and decode steps
+// no longer held up by prompts, so the tail of the gaps between tokens falls (DistServe's and
+// vLLM's motivation for it: prefill–decode interference).
+func TestDisaggFreeLinkBalancedBeatsAggregatedTail(t *testing.T) {
+	agg := eval(t, disaggScenario(t, 3000, 40))
+	dis := eval(t, freeLink(withDisagg(disaggScenario(t, 3000, 40), 4)))
+	a, d := agg.Inference, dis.Inference
+	if d.Completed != a.Completed || d.Rejected != 0 {
+		t.Fatalf("completed %d (refused %d) disaggregated vs %d aggregated", d.Completed, d.Rejected, a.Completed)
+	}
+	if c := d.Confidence; c != nil && c.Rising() {
+		t.Fatalf("the balanced pools saturate: %s", c.Warning)
+	}
+	if !(d.RequestsPerS >= 0.99*a.RequestsPerS) {
+		t.Errorf("requests/s %.4g disaggregated vs %.4g aggregated", d.RequestsPerS, a.RequestsPerS)
+	}
+	if !(d.ITLP99 < 0.5*a.ITLP99) {
+		t.Errorf("ITL p99 %.3g s disaggregated vs %.3g s aggregated: the decode pool runs no prompts, want its tail under half", d.ITLP99, a.ITLP99)
+	}
+	if !(d.TPOTP90 <= a.TPOTP90) {
+		t.Errorf("TPOT p90 %.3g s disaggregated vs %.3g s aggregated", d.TPOTP90, a.TPOTP90)
+	}
+	t.Logf("aggregated: TTFT %.3g s, TPOT p90 %.3g s, ITL p99 %.3g s; 4:4 free link: TTFT %.3g s, TPOT p90 %.3g s, ITL p99 %.3g s",
+		a.TTFT, a.TPOTP90, a.ITLP99, d.TTFT, d.TPOTP90, d.ITLP99)
+}
+
+// A prefill pool too small for the load saturates: its queue grows and the report says so.
+func TestDisaggUnbalancedPrefillSaturates(t *testing.T) {
+	r := eval(t, withDisagg(disaggScenario(t, 3000, 40), 1))
+	c := r.Inference.Confidence
+	if c == nil || !c.Rising() {
+		t.Fatalf("1 prefill GPU for 40 req/s of 2048-token prompts: want a rising queue, got %+v", c)
+	}
+}
+
+// Same scenario, same report: the pools are simulated deterministically.
+func TestDisaggDeterministic(t *testing.T) {
+	s := withDisagg(disaggScenario(t, 300, 20), 2)
+	a, b := eval(t, s), eval(t, s)
+	if a.Inference.TTFT != b.Inference.TTFT || a.Inference.TPOTP99 != b.Inference.TPOTP99 || a.StepTime != b.StepTime {
+		t.Errorf("two runs differ: TTFT %v vs %v", a.Inference.TTFT, b.Inference.TTFT)
+	}
+}
+
+// Bad splits are refused by name.
+func TestDisaggBadInput(t *testing.T) {
+	base := disaggScenario(t, 100, 5)
+	for _, c := range []struct {
+		name  string
+		edit  func(*model.Scenario)
+		field string
+	}{
+		{"pools do not add up", func(s *model.Scenario) { s.Layout.Disagg.PrefillGPUs = 8 }, "disagg"},
+		{"negative", func(s *model.Scenario) { s.Layout.Disagg.PrefillGPUs = -1 }, "disagg"},
+		{"training", func(s *model.Scenario) {
+			*s = withDisagg(*s, 4)
+			s.Workload.Mode = model.Train
+		}, "disagg"},
+		{"prefill tp splits no heads", func(s *model.Scenario) {
+			*s = withDisagg(*s, 4)
+			s.Layout.Disagg.PrefillTP = 3
+		}, "prefill-tp"},
+		{"prefill tp beyond the pool", func(s *model.Scenario) {
+			*s = withDisagg(*s, 2)
+			s.Layout.Disagg.PrefillTP = 4
+		}, "prefill-tp"},
+		{"closed loop", func(s *model.Scenario) {
+			*s = withDisagg(*s, 4)
+			s.Workload.Rate, s.Workload.Concurrency = 0, 16
+		}, "concurrency"},
+		{"decode pool split", func(s *model.Scenario) {
+			*s = withDisagg(*s, 4)
+			s.Layout.DP = 3
+		}, "dp"},
+	} {
+		s := base
+		c.edit(&s)
+		_, err := Evaluate(s)
+		var ve model.ValidationError
+		if !errors.As(err, &ve) {
+			t.Errorf("%s: got %v, want a validation error", c.name, err)
+			continue
+		}
+		found := false
+		for _, fe := range ve {
+			found = found || fe.Field == c.field
+		}
+		if !found {
+			t.Errorf("%s: %v does not name %s", c.name, err, c.field)
+		}
+	}
+}
