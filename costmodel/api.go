@@ -80,6 +80,11 @@ type SearchFix struct {
 	// HasRankOrder keeps the base's rank order; otherwise both are tried where they place the
 	// split differently (model.RankOrderMatters), in serving too.
 	HasRankOrder bool
+	// Disagg fixes serving's pools (model.Disagg): with PrefillGPUs > 0 only that pool split is
+	// tried, with its PrefillTP if given (0 sweeps the prefill pool's TP). DisaggAuto tries one
+	// pool and every pool split (disaggOptions). Neither: one pool, aggregated serving.
+	Disagg     model.Disagg
+	DisaggAuto bool
 }
 
 // KeepKnobsBut returns f with every training knob kept at the base scenario's value except those

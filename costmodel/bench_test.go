@@ -188,3 +188,27 @@ func BenchmarkEstimate512GPU(b *testing.B) {
 		}
 	}
 }
+
+// Serving search with every pool split (--disagg auto) on 16 H100s (two nodes: one node
+// prefilling, the prefill TP swept) beside one pool: Llama 3 70B, 1,000 requests at 10 req/s.
+func BenchmarkSearchDisagg16GPU(b *testing.B) {
+	s := benchServeScenario(b, "h100-sxm", "nvlink4", 8, 1, 1000, 10)
+	s.Cluster.GPUs, s.Layout.DP = 16, 2
+	for b.Loop() {
+		if _, err := Search(s, SearchOptions{Fix: SearchFix{DisaggAuto: true}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// 10,000 requests on 8 H100s split 4:4 (TP 4 prefilling, TP 4 decoding).
+func BenchmarkServeDisagg10k(b *testing.B) {
+	s := benchServeScenario(b, "h100-sxm", "nvlink4", 4, 1, 10000, 20)
+	s.Layout.DP = 1
+	s.Layout.Disagg = model.Disagg{PrefillGPUs: 4}
+	for b.Loop() {
+		if _, err := EvaluateFast(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

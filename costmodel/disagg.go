@@ -242,3 +242,54 @@ func cmpFloat(a, b float64) int {
 	}
 	return 0
 }
+
+// maxDisaggSplits bounds the prefill pool sizes a search tries on a large cluster: fractions of
+// the nodes, in eighths.
+const maxDisaggSplits = 7
+
+// disaggOptions are the pool splits a serving search enumerates (SearchFix.Disagg, DisaggAuto):
+// one pool (the zero Disagg) unless the pools are fixed, then each prefill pool size (whole nodes
+// across nodes: every node count up to 16 nodes, else eighths of them) with each prefill TP that
+// splits the model and stays inside a node, the prefill pool one pipeline stage (prompts need no
+// pipeline to fit where decode fits).
+func disaggOptions(base model.Scenario, fix SearchFix) []model.Disagg {
+	if base.Workload.Mode != model.Infer || (!fix.DisaggAuto && !fix.Disagg.On()) {
+		return []model.Disagg{{}}
+	}
+	gpus, gpn := base.Cluster.GPUs, max(base.Cluster.NodeSize(), 1)
+	var sizes []int
+	switch {
+	case fix.Disagg.On():
+		sizes = []int{fix.Disagg.PrefillGPUs}
+	case gpus <= gpn:
+		for p := 1; p < gpus; p++ {
+			sizes = append(sizes, p)
+		}
+	default:
+		nodes := gpus / gpn
+		if nodes <= 16 {
+			for n := 1; n < nodes; n++ {
+				sizes = append(sizes, n*gpn)
+			}
+			break
+		}
+		for k := 1; k <= maxDisaggSplits; k++ {
+			if n := nodes * k / (maxDisaggSplits + 1); n >= 1 && n < nodes && (len(sizes) == 0 || sizes[len(sizes)-1] != n*gpn) {
+				sizes = append(sizes, n*gpn)
+			}
+		}
+	}
+	var out []model.Disagg
+	if !fix.Disagg.On() {
+		out = append(out, model.Disagg{}) // one pool, beside the splits
+	}
+	for _, p := range sizes {
+		for _, t := range model.Divisors(min(p, gpn)) {
+			if fix.Disagg.PrefillTP > 0 && t != fix.Disagg.PrefillTP || p%t != 0 || tpProblem(base.Arch, t) != "" {
+				continue
+			}
+			out = append(out, model.Disagg{PrefillGPUs: p, PrefillTP: t})
+		}
+	}
+	return out
+}

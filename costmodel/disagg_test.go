@@ -157,3 +157,52 @@ func TestDisaggBadInput(t *testing.T) {
 		}
 	}
 }
+
+// Search with DisaggAuto tries one pool and every pool split: each disaggregated candidate is
+// what Evaluate says of its layout, and fixing the pools keeps only that split.
+func TestSearchDisaggAuto(t *testing.T) {
+	s := disaggScenario(t, 400, 20)
+	res, err := Search(s, SearchOptions{Fix: SearchFix{DisaggAuto: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, c := range res.Candidates[:res.Feasible] {
+		seen[c.Layout.Disagg.PrefillGPUs] = true
+		if !c.Layout.Disagg.On() || c.Report.Inference == nil {
+			continue
+		}
+		sc := s
+		sc.Layout = c.Layout
+		r := eval(t, sc)
+		if r.Inference.Disagg == nil || r.Inference.Disagg.PrefillGPUs != c.Layout.Disagg.PrefillGPUs {
+			t.Fatalf("%+v: Evaluate reports no pools", c.Layout)
+		}
+		if c.Report.Inference.Disagg == nil {
+			t.Fatalf("%+v: the search's report has no pools", c.Layout)
+		}
+	}
+	for p := 0; p < 8; p++ {
+		if !seen[p] {
+			t.Errorf("no feasible candidate with %d GPUs prefilling (0: one pool)", p)
+		}
+	}
+
+	fixed, err := Search(s, SearchOptions{Fix: SearchFix{Disagg: model.Disagg{PrefillGPUs: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fixed.Feasible == 0 {
+		t.Fatal("no feasible candidate with the pools fixed 2:6")
+	}
+	for _, c := range fixed.Candidates {
+		if c.Layout.Disagg.PrefillGPUs != 2 || c.Layout.TP*c.Layout.PP*c.Layout.DP != 6 {
+			t.Errorf("pools fixed 2:6, got %+v", c.Layout)
+		}
+	}
+	train := s
+	train.Workload.Mode = model.Train
+	if _, err := Search(train, SearchOptions{Fix: SearchFix{DisaggAuto: true}}); err == nil {
+		t.Error("a training search with disaggregated pools: want an error naming disagg")
+	}
+}

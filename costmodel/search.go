@@ -89,84 +89,90 @@ func searchMemo(base model.Scenario, opt SearchOptions, refine int, newMemo func
 	var kvs []knobValues
 	// reject lists a TP × PP × DP split that no micro-batch or schedule makes work, as the layout
 	// with the first micro-batch size and the fixed schedule.
+	var dis model.Disagg // the pools of the splits enumerated: none, or a disaggregated split's
 	reject := func(t, pp, d int, reason string) {
 		l := base.Layout
-		l.TP, l.PP, l.DP, l.MicroBatch = t, pp, d, first
+		l.TP, l.PP, l.DP, l.MicroBatch, l.Disagg = t, pp, d, first, dis
 		if sc := schedulesFor(base, pp, 0, 2, infer, fix); len(sc) > 0 {
 			l.Schedule, l.Chunks = sc[0].s, sc[0].v
 		}
 		infeasible = append(infeasible, Candidate{Layout: l, Reason: reason})
 	}
-	for _, t := range model.Divisors(gpus) {
-		if fix.TP > 0 && t != fix.TP {
-			continue
-		}
-		if reason := tpProblem(a, t); reason != "" {
-			// Listed once, with the PP and DP fixed if any (checkFix: they then divide).
-			pp := max(fix.PP, 1)
-			d := gpus / (t * pp)
-			if fix.DP > 0 && fix.PP == 0 {
-				pp, d = gpus/(t*fix.DP), fix.DP
-			}
-			if t*pp*d == gpus && (fix.DP == 0 || d == fix.DP) {
-				reject(t, pp, d, reason)
-			}
-			continue
-		}
-		lay := base.Layout
-		lay.TP = t
-		for _, pp := range model.Divisors(gpus / t) {
-			d := gpus / (t * pp)
-			if fix.PP > 0 && pp != fix.PP || fix.DP > 0 && d != fix.DP {
+	// Serving with --disagg: each pool split (model.Disagg) is a space of its own, the layout's
+	// sizes the decode pool's on the GPUs the prefill pool leaves (disaggOptions).
+	for _, dis = range disaggOptions(base, fix) {
+		pool := gpus - dis.PrefillGPUs
+		for _, t := range model.Divisors(pool) {
+			if fix.TP > 0 && t != fix.TP {
 				continue
 			}
-			lay.PP, lay.DP = pp, d
-			if pp > a.Layers {
-				reject(t, pp, d, fmt.Sprintf("PP %d above the %d layers", pp, a.Layers))
+			if reason := tpProblem(a, t); reason != "" {
+				// Listed once, with the PP and DP fixed if any (checkFix: they then divide).
+				pp := max(fix.PP, 1)
+				d := pool / (t * pp)
+				if fix.DP > 0 && fix.PP == 0 {
+					pp, d = pool/(t*fix.DP), fix.DP
+				}
+				if t*pp*d == pool && (fix.DP == 0 || d == fix.DP) {
+					reject(t, pp, d, reason)
+				}
 				continue
 			}
-			eps := epSizes(a, d, base.Layout.EP, fix.EP)
-			if len(eps) == 0 {
-				continue // the fixed EP does not divide this DP
-			}
-			tried := 0
-			for _, b := range sizes(d) {
-				if !infer && units%(b*d) != 0 {
+			lay := base.Layout
+			lay.TP, lay.Disagg = t, dis
+			for _, pp := range model.Divisors(pool / t) {
+				d := pool / (t * pp)
+				if fix.PP > 0 && pp != fix.PP || fix.DP > 0 && d != fix.DP {
 					continue
 				}
-				tried++
-				lay.MicroBatch = b
-				kvs = append(kvs, knobsFor(base, fix, t, pp, d))
-				kv := int32(len(kvs) - 1)
-				for _, sv := range schedulesFor(base, pp, units/(b*d), maxV, infer, fix) {
-					for _, ep := range eps {
-						for _, etp := range etpSizes(a, t, ep, base.Layout.ETP, fix.ETP) {
-							lay.EP, lay.ETP = ep, etp
-							lay.Schedule, lay.Chunks = sv.s, sv.v
-							jobs = append(jobs, splitJob{lay, kv})
+				lay.PP, lay.DP = pp, d
+				if pp > a.Layers {
+					reject(t, pp, d, fmt.Sprintf("PP %d above the %d layers", pp, a.Layers))
+					continue
+				}
+				eps := epSizes(a, d, base.Layout.EP, fix.EP)
+				if len(eps) == 0 {
+					continue // the fixed EP does not divide this DP
+				}
+				tried := 0
+				for _, b := range sizes(d) {
+					if !infer && units%(b*d) != 0 {
+						continue
+					}
+					tried++
+					lay.MicroBatch = b
+					kvs = append(kvs, knobsFor(base, fix, t, pp, d))
+					kv := int32(len(kvs) - 1)
+					for _, sv := range schedulesFor(base, pp, units/(b*d), maxV, infer, fix) {
+						for _, ep := range eps {
+							for _, etp := range etpSizes(a, t, ep, base.Layout.ETP, fix.ETP) {
+								lay.EP, lay.ETP = ep, etp
+								lay.Schedule, lay.Chunks = sv.s, sv.v
+								jobs = append(jobs, splitJob{lay, kv})
+							}
 						}
 					}
 				}
-			}
-			if tried == 0 {
-				what := "global batch"
-				if infer {
-					what = "requests"
+				if tried == 0 {
+					what := "global batch"
+					if infer {
+						what = "requests"
+					}
+					of := fmt.Sprintf("1…%d", maxB)
+					switch {
+					case maxB >= model.MaxBatch:
+						of = "any size"
+					case infer:
+						of = "1"
+					case fix.MicroBatch > 0:
+						of = fmt.Sprint(fix.MicroBatch)
+					}
+					reject(t, pp, d, fmt.Sprintf("%s %d does not split over DP %d in micro-batches of %s", what, units, d, of))
 				}
-				of := fmt.Sprintf("1…%d", maxB)
-				switch {
-				case maxB >= model.MaxBatch:
-					of = "any size"
-				case infer:
-					of = "1"
-				case fix.MicroBatch > 0:
-					of = fmt.Sprint(fix.MicroBatch)
-				}
-				reject(t, pp, d, fmt.Sprintf("%s %d does not split over DP %d in micro-batches of %s", what, units, d, of))
 			}
 		}
-	}
 
+	}
 	// Every split on every core; each writes its own slot, so the order is the enumeration's.
 	// The candidates stay in this one array to the end (feasible and infeasible apart, ranked,
 	// refined): a candidate is large, and Search lists tens of thousands.
@@ -236,8 +242,14 @@ func searchMemo(base model.Scenario, opt SearchOptions, refine int, newMemo func
 	}
 	rank := func() { rankCandidates(feasible, opt.Objective, infer) }
 	rank()
-	// Refine the head with the exact simulation, then rank again.
+	// Refine the head with the exact simulation, then rank again. Serving has no closed form: its
+	// candidates were simulated request by request already (evaluate's estimate is the run), so
+	// its head is counted and not run again.
 	head := feasible[:min(refine, len(feasible))]
+	if infer {
+		counts.Simulated += len(head)
+		head = nil
+	}
 	// The simulations on every core, each into its own slot; then taken in order.
 	sims := make([]Report, len(head))
 	simErrs := make([]error, len(head))
@@ -310,6 +322,9 @@ func confidenceWarning(cands []Candidate) string {
 		if n == 0 {
 			l := c.Layout
 			first = fmt.Sprintf("TP=%d PP=%d DP=%d: %s", l.TP, l.PP, l.DP, inf.Confidence.Warning)
+			if l.Disagg.On() {
+				first = fmt.Sprintf("%d GPUs prefilling, decode TP=%d PP=%d DP=%d: %s", l.Disagg.PrefillGPUs, l.TP, l.PP, l.DP, inf.Confidence.Warning)
+			}
 		}
 		n++
 		ask = max(ask, inf.Confidence.SuggestRequests)
@@ -488,6 +503,17 @@ func checkFix(base model.Scenario, f SearchFix) error {
 		errs = append(errs, &model.FieldError{Field: field, Value: v, Allowed: fmt.Sprintf(allowed, args...)})
 	}
 	gpus, a := base.Cluster.GPUs, base.Arch
+	if f.DisaggAuto || f.Disagg.On() {
+		switch {
+		case base.Workload.Mode != model.Infer:
+			add("disagg", "auto", "applies to serving only (--mode infer)")
+		case base.Workload.Concurrency > 0:
+			add("concurrency", base.Workload.Concurrency, "must be 0 with --disagg: the pools are simulated one after the other, so give a rate (or none: all at once)")
+		}
+	}
+	if f.Disagg.On() {
+		gpus -= f.Disagg.PrefillGPUs // the layout's sizes are the decode pool's
+	}
 	rest, restOf := gpus, fmt.Sprintf("gpus (%d)", gpus)
 	if f.TP > 0 {
 		if gpus%f.TP != 0 {

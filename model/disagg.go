@@ -33,7 +33,7 @@ func ParseDisagg(s string, gpus int) (prefill int, err error) {
 	p, err1 := strconv.Atoi(strings.TrimSpace(ps))
 	d, err2 := strconv.Atoi(strings.TrimSpace(ds))
 	if !ok || err1 != nil || err2 != nil || p < 1 || d < 1 {
-		return 0, &FieldError{Field: "disagg", Value: s, Allowed: "P:D, the GPUs of the prefill and decode pools (each ≥ 1), or off"}
+		return 0, &FieldError{Field: "disagg", Value: s, Allowed: "P:D, the GPUs of the prefill and decode pools (each ≥ 1), or off (search also takes auto: every split)"}
 	}
 	if gpus > 0 && p+d != gpus {
 		return 0, &FieldError{Field: "disagg", Value: s, Allowed: fmt.Sprintf("P + D must equal gpus (%d): %d:%d, for one", gpus, max(gpus/4, 1), gpus-max(gpus/4, 1))}

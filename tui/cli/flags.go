@@ -187,7 +187,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.weights, "weights", "", "inference: storage of the weights: "+strings.Join(model.WeightFormats, ", ")+" or bits per weight (4.5 for a 4.5 bpw quantization); fp8 runs on FP8 cores where the GPU has them, the others dequantize into --precision matmuls (default: --precision)")
 	fs.StringVar(&f.kvCache, "kv-cache", "", "inference: KV cache format: bf16, fp16 or fp8 (default: --precision)")
 	fs.IntVar(&f.recvInterval, "scheduler-recv-interval", 0, fmt.Sprintf("inference: the engine's scheduler takes new requests only every N decode steps, SGLang's --scheduler-recv-interval (a step after a prompt step takes them at once); 0 or 1: every step, 2 to %d (default 0)", model.MaxRecvInterval))
-	fs.StringVar(&f.disagg, "disagg", "", "inference: disaggregated serving, `P:D` GPUs in the prefill and decode pools (P + D = --gpus, whole nodes when they span nodes): the prefill pool runs the prompts and ships each request's KV cache to a decode instance over the link between them; --tp, --pp, --dp and --ep are the decode pool's; open loops only (--rate, or all at once) (default off: one pool)")
+	fs.StringVar(&f.disagg, "disagg", "", "inference: disaggregated serving, `P:D` GPUs in the prefill and decode pools (P + D = --gpus, whole nodes when they span nodes): the prefill pool runs the prompts and ships each request's KV cache to a decode instance over the link between them; --tp, --pp, --dp and --ep are the decode pool's; open loops only (--rate, or all at once); search: auto tries one pool and every split (default off: one pool)")
 	fs.IntVar(&f.prefillTP, "prefill-tp", 0, "inference, with --disagg: the prefill pool's tensor-parallel size (default 0: --tp)")
 	fs.IntVar(&f.prefillPP, "prefill-pp", 0, "inference, with --disagg: the prefill pool's pipeline stages (default 0: 1)")
 	fs.StringVar(&f.engine, "engine", "", "inference: the serving engine whose defaults the simulation follows: "+engineHelp()+" (default vllm)")
@@ -418,7 +418,11 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	}
 	// Disaggregated serving: the layout's sizes are the decode pool's, on the GPUs the prefill
 	// pool leaves.
-	prefill, derr := model.ParseDisagg(f.disagg, gpus)
+	disagg := f.disagg
+	if forSearch && isAuto(disagg) {
+		disagg = "" // search tries every split (searchFix)
+	}
+	prefill, derr := model.ParseDisagg(disagg, gpus)
 	if derr != nil {
 		return s, f.explain(model.ValidationError{derr.(*model.FieldError)}, s, forSearch)
 	}

@@ -278,6 +278,11 @@ func (f *scenarioFlags) searchFix(s model.Scenario) (costmodel.SearchFix, error)
 	fix.HasSerialDP = f.typedFlag("serial-dp")
 	fix.HasSPGather = f.typedFlag("sp-gather") && !isAuto(f.spGather)
 	fix.HasRankOrder = f.typedFlag("rank-order") && !isAuto(f.rankOrder)
+	fix.DisaggAuto = isAuto(f.disagg)
+	fix.Disagg = s.Layout.Disagg
+	if !f.typedFlag("prefill-tp") {
+		fix.Disagg.PrefillTP = 0 // swept
+	}
 	if len(errs) > 0 {
 		return fix, errs
 	}

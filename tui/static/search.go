@@ -81,9 +81,14 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 		ew.line("")
 		moe := s.Arch.Experts > 1
 		goodput := slices.ContainsFunc(shown, func(c costmodel.Candidate) bool { return c.Goodput > 0 })
+		pools := slices.ContainsFunc(res.Candidates, func(c costmodel.Candidate) bool { return c.Layout.Disagg.On() })
 		var head []string
 		if infer {
-			head = append(layoutHead(moe)[:len(layoutHead(moe))-4], "order", "TTFT p90", "TPOT p90", "out tok/s")
+			head = layoutHead(moe)[:len(layoutHead(moe))-4]
+			if pools {
+				head = append(head, "pools")
+			}
+			head = append(head, "order", "TTFT p90", "TPOT p90", "out tok/s")
 			if goodput {
 				head = append(head, "goodput")
 			}
@@ -109,6 +114,9 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 				if r.Inference != nil {
 					// The run ranked: the offline one, or with goodput the run at the goodput rate.
 					ttft, tpot, tok = Seconds(r.Inference.TTFTP90), Seconds(r.Inference.TPOTP90), Count(r.Inference.OutputTokensPerS)
+				}
+				if pools {
+					row = append(row, PoolsCell(l, s.Cluster.GPUs))
 				}
 				row = append(row, l.RankOrder.String(), ttft, tpot, tok)
 				if goodput {
@@ -138,6 +146,9 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 		for _, c := range infeasible[:n] {
 			l := c.Layout
 			name := fmt.Sprintf("TP=%d PP=%d DP=%d", l.TP, l.PP, l.DP)
+			if l.Disagg.On() {
+				name = "pools " + PoolsCell(l, s.Cluster.GPUs) + " · decode " + name
+			}
 			if l.EP > 1 {
 				name += fmt.Sprintf(" EP=%d", l.EP)
 			}
@@ -163,6 +174,24 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 	}
 	renderWarnings(ew, res.Warnings)
 	return ew.err
+}
+
+// PoolsCell is a serving layout's pools: "1" for one pool (aggregated), else "P:D tpN", the
+// GPUs of the prefill and decode pools and the prefill pool's TP (the TP, PP and DP columns are
+// the decode pool's).
+func PoolsCell(l model.Layout, gpus int) string {
+	if !l.Disagg.On() {
+		return "1"
+	}
+	tp := l.Disagg.PrefillTP
+	if tp == 0 {
+		tp = l.TP
+	}
+	out := fmt.Sprintf("%s tp%d", l.Disagg.String(gpus), tp)
+	if pp := l.Disagg.PrefillPP; pp > 1 {
+		out += fmt.Sprintf(" pp%d", pp)
+	}
+	return out
 }
 
 // layoutHead is the layout columns of the search tables; EP and ETP (the GPUs each expert is
