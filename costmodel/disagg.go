@@ -160,6 +160,25 @@ func inferDisagg(s model.Scenario, record bool) (Report, error) {
 		}
 	}
 	r := rd
+	// The decode pool's GPUs follow the prefill pool's.
+	for k := range r.Detail.Stages {
+		g := slices.Clone(r.Detail.Stages[k].GPUs)
+		for x := range g {
+			g[x] += preS.Cluster.GPUs
+		}
+		r.Detail.Stages[k].GPUs = g
+	}
+	if r.Timeline != nil {
+		// The Serve view's requests are decode replica 0's (the balancer's every d-th of the
+		// decode order), as their clients saw them: from their sending, not their cache's arrival.
+		r.Timeline.Requests = r.Timeline.Requests[:0]
+		for j, i := range order {
+			if j%max(dec.d, 1) == 0 && !res.Rejected[i] {
+				r.Timeline.Requests = append(r.Timeline.Requests, ServeRequest{Arrival: res.Arrival[i],
+					FirstToken: res.FirstToken[i], Done: res.Done[i], Gen: reqs[i].Gen})
+			}
+		}
+	}
 	inf := r.Inference
 	if inf == nil {
 		inf = &Inference{}

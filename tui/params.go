@@ -160,9 +160,77 @@ func cycle(i, n, dir int) int { return ((i+dir)%n + n) % n }
 // invalid (tp × pp × dp ≠ gpus), which the edit then explains.
 func deriveDP(s *model.Scenario) {
 	l := &s.Layout
-	if l.TP >= 1 && l.PP >= 1 && s.Cluster.GPUs%(l.TP*l.PP) == 0 {
-		l.DP = s.Cluster.GPUs / (l.TP * l.PP)
+	gpus := s.Cluster.GPUs
+	if p := l.Disagg.PrefillGPUs; p > 0 && p < gpus {
+		gpus -= p // disaggregated: the layout is the decode pool's
 	}
+	if l.TP >= 1 && l.PP >= 1 && gpus%(l.TP*l.PP) == 0 {
+		l.DP = gpus / (l.TP * l.PP)
+	}
+}
+
+// disaggChoices are the prefill pool sizes the panel steps through: 0 (one pool), then every
+// size that leaves the decode pool a GPU, in whole nodes when the GPUs span nodes.
+func disaggChoices(s *model.Scenario) []int {
+	gpus, gpn := s.Cluster.GPUs, max(s.Cluster.NodeSize(), 1)
+	out := []int{0}
+	step := 1
+	if gpus > gpn {
+		step = gpn
+	}
+	for p := step; p < gpus; p += step {
+		out = append(out, p)
+	}
+	return out
+}
+
+// setDisagg stores a prefill pool of p GPUs (0: one pool), the decode pool's DP derived again; a
+// closed loop gives way, as the pools serve open loops only.
+func setDisagg(s *model.Scenario, p int) {
+	s.Layout.Disagg.PrefillGPUs = p
+	if p == 0 {
+		s.Layout.Disagg = model.Disagg{}
+	} else {
+		s.Workload.Concurrency = 0
+	}
+	deriveDP(s)
+}
+
+// prefillTPField is the prefill pool's TP (with pools only): the layout's TP until set.
+func prefillTPField() field {
+	tp := func(s *model.Scenario) int { t, _ := s.PrefillSizes(); return t }
+	return field{name: "prefill-tp", label: "prefill TP", show: func(s *model.Scenario) bool { return serving(s) && s.Layout.Disagg.On() },
+		get: func(s *model.Scenario) string { return strconv.Itoa(tp(s)) },
+		step: func(s *model.Scenario, _ *assets.Presets, dir int) {
+			s.Layout.Disagg.PrefillTP = among(func(s *model.Scenario) []int {
+				return model.Divisors(max(s.Layout.Disagg.PrefillGPUs, 1))
+			})(s, tp(s), dir)
+		},
+		set: func(s *model.Scenario, _ *assets.Presets, text string) error {
+			v, err := strconv.Atoi(strings.TrimSpace(text))
+			if err != nil || v < 1 {
+				return fmt.Errorf("%q is not a whole number ≥ 1", text)
+			}
+			s.Layout.Disagg.PrefillTP = v
+			return nil
+		}}
+}
+
+// disaggField is the panel's pools row: off, or P:D GPUs prefilling and decoding.
+func disaggField() field {
+	return field{name: "disagg", label: "pools (P:D)", show: serving,
+		get: func(s *model.Scenario) string { return s.Layout.Disagg.String(s.Cluster.GPUs) },
+		step: func(s *model.Scenario, _ *assets.Presets, dir int) {
+			setDisagg(s, among(disaggChoices)(s, s.Layout.Disagg.PrefillGPUs, dir))
+		},
+		set: func(s *model.Scenario, _ *assets.Presets, text string) error {
+			p, err := model.ParseDisagg(text, s.Cluster.GPUs)
+			if err != nil {
+				return err
+			}
+			setDisagg(s, p)
+			return nil
+		}}
 }
 
 // setMicroBatches sets the global batch (requests in inference) to m micro-batches.
@@ -547,6 +615,8 @@ func fields() []field {
 				}
 				return nil
 			}},
+		disaggField(),
+		prefillTPField(),
 		sloField("slo-ttft", "SLO TTFT p90", []float64{0, 0.1, 0.2, 0.5, 1, 2, 5, 10}, func(s *model.Scenario) *float64 { return &s.Workload.SLOTTFT }),
 		sloField("slo-tpot", "SLO TPOT p90", []float64{0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2}, func(s *model.Scenario) *float64 { return &s.Workload.SLOTPOT }),
 		withDefault(textEnumField("weights", "weights", serving, []string{"", "fp8", "int8", "int4", "fp4", "mxfp4"},

@@ -3,6 +3,7 @@
 package common
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +43,9 @@ const (
 	// RowEP is the best with TP = 1, PP = 1 and EP > 1, a MoE model's attention data-parallel
 	// on every GPU with the experts spread (DeepSeek's serving layout); listed after PP only.
 	RowEP
+	// RowDisagg is, in serving, the best disaggregated layout (model.Disagg): a prefill pool and
+	// a decode pool of the same GPUs; listed last.
+	RowDisagg
 )
 
 // CompareRow is one contender of the Compare tab.
@@ -125,6 +129,20 @@ func (c Compare) Twin(i int) int {
 // SplitName names a layout by its parallel degrees above 1, "TP 2 × PP 4", "TP 2 × PP 2 × DP 2",
 // "DP 8"; "1 GPU" for none. It is how the best layout's label says what the layout is.
 func SplitName(l model.Layout) string {
+	pools := ""
+	if d := l.Disagg; d.On() {
+		// Disaggregated: the prefill pool's GPUs and TP, then the decode pool's split.
+		tp := d.PrefillTP
+		if tp == 0 {
+			tp = l.TP
+		}
+		pools = fmt.Sprintf("%d prefill (TP %d) + ", d.PrefillGPUs, tp)
+	}
+	return pools + splitParts(l)
+}
+
+// splitParts is one pool's split: "TP 2 × PP 4", "1 GPU".
+func splitParts(l model.Layout) string {
 	var parts []string
 	for _, d := range []struct {
 		name string

@@ -17,6 +17,7 @@ const (
 	NamePP     = "PP only"
 	NameHybrid = "best hybrid"
 	NameEP     = "EP (attention DP)"
+	NameDisagg = "disaggregated"
 	NameNone   = "best: none fits"
 )
 
@@ -41,13 +42,19 @@ type class struct {
 }
 
 var (
-	classTP     = class{common.RowTPOnly, NameTP, func(l model.Layout) bool { return l.TP > 1 && l.PP == 1 }, "TP > 1 and PP = 1"}
-	classPP     = class{common.RowPPOnly, NamePP, func(l model.Layout) bool { return l.TP == 1 && l.PP > 1 }, "TP = 1 and PP > 1"}
+	classTP     = class{common.RowTPOnly, NameTP, func(l model.Layout) bool { return onePool(l) && l.TP > 1 && l.PP == 1 }, "TP > 1 and PP = 1"}
+	classPP     = class{common.RowPPOnly, NamePP, func(l model.Layout) bool { return onePool(l) && l.TP == 1 && l.PP > 1 }, "TP = 1 and PP > 1"}
 	classHybrid = class{common.RowHybrid, NameHybrid, isHybrid, "TP > 1 and PP > 1"}
-	classEP     = class{common.RowEP, NameEP, func(l model.Layout) bool { return l.TP == 1 && l.PP == 1 && l.EP > 1 }, "TP = 1, PP = 1 and EP > 1"}
+	classEP     = class{common.RowEP, NameEP, func(l model.Layout) bool { return onePool(l) && l.TP == 1 && l.PP == 1 && l.EP > 1 }, "TP = 1, PP = 1 and EP > 1"}
 )
 
-func isHybrid(l model.Layout) bool { return l.TP > 1 && l.PP > 1 }
+func isHybrid(l model.Layout) bool { return onePool(l) && l.TP > 1 && l.PP > 1 }
+
+// onePool says whether l serves on one pool (every contender but the disaggregated one).
+func onePool(l model.Layout) bool { return !l.Disagg.On() }
+
+// isDisagg says whether l is a disaggregated serving layout (model.Disagg).
+func isDisagg(l model.Layout) bool { return l.Disagg.On() }
 
 // Build compares, for the GPUs and workload of s, tensor parallelism alone (the fastest layout
 // with PP = 1), pipeline parallelism alone (the fastest with TP = 1), the fastest layout of all
@@ -67,7 +74,12 @@ func Build(s model.Scenario) common.Compare {
 		return out
 	}
 	fix := costmodel.SearchFix{}.KeepKnobsBut(s.Layout.Auto)
-	res, err := costmodel.Search(s, costmodel.SearchOptions{Objective: objective, Fix: fix})
+	// Serving in an open loop: the pool splits too, for the disaggregated contender (the other
+	// contenders are one pool's).
+	sfix := fix
+	disagg := s.Workload.Mode == model.Infer && s.Workload.Concurrency == 0 && gpus >= 2
+	sfix.DisaggAuto = disagg
+	res, err := costmodel.Search(s, costmodel.SearchOptions{Objective: objective, Fix: sfix})
 	if err != nil {
 		why := reason(err)
 		for _, c := range []class{classTP, classPP} {
@@ -77,7 +89,7 @@ func Build(s model.Scenario) common.Compare {
 		return out
 	}
 	out.Searched = len(res.Candidates)
-	best, bestOK := first(s, res.Candidates, func(model.Layout) bool { return true })
+	best, bestOK := first(s, res.Candidates, onePool)
 	tp := classRow(s, res.Candidates, classTP, best, bestOK)
 	pp := classRow(s, res.Candidates, classPP, best, bestOK)
 	out.Rows = append(out.Rows, tp, pp)
@@ -104,6 +116,13 @@ func Build(s model.Scenario) common.Compare {
 				hy.Kind, hy.Name = classHybrid.kind, classHybrid.name
 				out.Rows = append(out.Rows, hy)
 			}
+		}
+	}
+	if disagg {
+		// The best disaggregated layout at the same GPUs, beside one pool's (only when one fits).
+		if row, ok := first(s, res.Candidates, isDisagg); ok {
+			row.Kind, row.Name = common.RowDisagg, NameDisagg+": "+common.SplitName(row.Layout)
+			out.Rows = append(out.Rows, row)
 		}
 	}
 	out.Better, out.Held = better(s, fix, res, best, bestOK)
@@ -217,7 +236,7 @@ func closest(s model.Scenario, cands []costmodel.Candidate, c class) common.Comp
 
 // noneFits is the best layout's row when nothing fits: the layout closest to fitting overall.
 func noneFits(s model.Scenario, cands []costmodel.Candidate) common.CompareRow {
-	row := closest(s, cands, class{name: NameNone, in: func(model.Layout) bool { return true }, what: "a valid split"})
+	row := closest(s, cands, class{name: NameNone, in: onePool, what: "a valid split"})
 	row.Kind, row.Name = common.RowBest, NameNone
 	if evaluated(row) && row.Reason != "" {
 		row.Reason = "the closest, " + common.SplitName(row.Layout) + ", is " + row.Reason
@@ -297,7 +316,7 @@ func better(s model.Scenario, fix costmodel.SearchFix, held costmodel.SearchResu
 			return common.CompareRow{}, nil
 		}
 	}
-	row, ok := first(s, res.Candidates, func(model.Layout) bool { return true })
+	row, ok := first(s, res.Candidates, onePool)
 	if !ok || bestOK && (row.Layout == best.Layout || !ahead(s, row, best)) {
 		return common.CompareRow{}, nil
 	}

@@ -47,7 +47,7 @@ func TestBuildScenarios(t *testing.T) {
 			if best := c.Rows[2].Name; tc.best != "" && best != tc.best {
 				t.Errorf("best labelled %q, want %q", best, tc.best)
 			}
-			if got := len(c.Rows) == 4; got != tc.hybrid {
+			if got := c.Row(common.RowHybrid) >= 0; got != tc.hybrid {
 				t.Errorf("hybrid column %v, want %v", got, tc.hybrid)
 			}
 			for i, want := range tc.fits {
@@ -83,7 +83,10 @@ func checkRules(t *testing.T, s model.Scenario, c common.Compare) {
 	if c.Err != nil {
 		t.Fatal(c.Err)
 	}
-	res, err := costmodel.Search(s, costmodel.SearchOptions{Objective: objective, Fix: costmodel.SearchFix{}.KeepKnobs()})
+	fix := costmodel.SearchFix{}.KeepKnobs()
+	disagg := s.Workload.Mode == model.Infer && s.Workload.Concurrency == 0 && s.Cluster.GPUs >= 2
+	fix.DisaggAuto = disagg
+	res, err := costmodel.Search(s, costmodel.SearchOptions{Objective: objective, Fix: fix})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,10 +102,15 @@ func checkRules(t *testing.T, s model.Scenario, c common.Compare) {
 		return model.Layout{}, false
 	}
 	kinds := []common.RowKind{common.RowTPOnly, common.RowPPOnly, common.RowBest}
-	bestL, anyFits := firstOf(func(model.Layout) bool { return true })
+	bestL, anyFits := firstOf(onePool)
 	hyL, hyFits := firstOf(isHybrid)
 	if anyFits && !isHybrid(bestL) && hyFits {
 		kinds = append(kinds, common.RowHybrid)
+	}
+	// Serving in an open loop: the best disaggregated layout last, when one fits.
+	disL, disFits := firstOf(isDisagg)
+	if disagg && disFits {
+		kinds = append(kinds, common.RowDisagg)
 	}
 	if len(c.Rows) != len(kinds) {
 		t.Fatalf("%d rows, want %d", len(c.Rows), len(kinds))
@@ -146,8 +154,11 @@ func checkRules(t *testing.T, s model.Scenario, c common.Compare) {
 			t.Errorf("best %q: not labelled by its layout, or repeats another", best.Name)
 		}
 	}
-	if len(c.Rows) == 4 && (c.Rows[3].Name != NameHybrid || c.Rows[3].Layout != hyL) {
-		t.Errorf("hybrid %q %+v, want the search's first hybrid %+v", c.Rows[3].Name, c.Rows[3].Layout, hyL)
+	if i := c.Row(common.RowHybrid); i >= 0 && (c.Rows[i].Name != NameHybrid || c.Rows[i].Layout != hyL) {
+		t.Errorf("hybrid %q %+v, want the search's first hybrid %+v", c.Rows[i].Name, c.Rows[i].Layout, hyL)
+	}
+	if i := c.Row(common.RowDisagg); i >= 0 && (c.Rows[i].Layout != disL || c.Rows[i].Name != NameDisagg+": "+common.SplitName(disL)) {
+		t.Errorf("disaggregated %q %+v, want the search's first disaggregated layout %+v", c.Rows[i].Name, c.Rows[i].Layout, disL)
 	}
 	for _, r := range c.Rows {
 		switch {
@@ -155,7 +166,7 @@ func checkRules(t *testing.T, s model.Scenario, c common.Compare) {
 			t.Errorf("%s: feasible with reason %q, fits %v, %v tok/s", r.Name, r.Reason, r.Report.Memory.Fits, r.Report.TokensPerS)
 		case !r.Feasible && r.Reason == "":
 			t.Errorf("%s: infeasible without a reason", r.Name)
-		case r.Feasible && best.Feasible && r.Report.StepTime < best.Report.StepTime*(1-1e-9):
+		case r.Kind != common.RowDisagg && r.Feasible && best.Feasible && r.Report.StepTime < best.Report.StepTime*(1-1e-9):
 			t.Errorf("%s is faster than the best", r.Name)
 		}
 	}

@@ -281,6 +281,9 @@ func (m *Model) infer() bool {
 	return m.hasData && m.data.Scenario.Workload.Mode == model.Infer
 }
 
+// gpus is the GPUs of the scenario compared.
+func (m *Model) gpus() int { return m.data.Scenario.Cluster.GPUs }
+
 // shownRows are the table's columns: every contender, but for a MoE model's five (its EP
 // column beside the hybrid) in a pane too narrow for five columns and the row labels, where the
 // best hybrid, the least of them, gives way.
@@ -445,6 +448,11 @@ func (m *Model) tableLines() []tableLine {
 		if l.EP > 1 {
 			c.long += fmt.Sprintf(" EP %d", l.EP)
 		}
+		if l.Disagg.On() {
+			// The pools' GPUs, prefill:decode, then the decode pool's split.
+			pools := l.Disagg.String(m.gpus())
+			c.long, c.short = pools+" · "+c.long, pools
+		}
 		return c
 	})
 	if !m.infer() {
@@ -538,6 +546,8 @@ func shortName(r common.CompareRow) string {
 		return "hybrid"
 	case common.RowEP:
 		return "EP"
+	case common.RowDisagg:
+		return "disagg"
 	}
 	return ""
 }

@@ -21,6 +21,8 @@ func rateMark(k common.RowKind) (rune, int) {
 		return 'P', sPP
 	case common.RowEP:
 		return 'E', sCross
+	case common.RowDisagg:
+		return 'D', sCross
 	}
 	return 'H', sBoth
 }

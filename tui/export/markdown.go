@@ -339,6 +339,8 @@ func (m *mdWriter) name(r common.CompareRow) string {
 		return t.get("name.best hybrid")
 	case common.RowEP:
 		return t.get("name.EP (attention DP)")
+	case common.RowDisagg:
+		return t.get("name.disaggregated", "split", common.SplitName(r.Layout))
 	case common.RowBest:
 		switch {
 		case r.SameAs == common.RowTPOnly:
