@@ -186,7 +186,7 @@ func zhj(engine string, maxSeqs int, rate float64, n, in, out int, reqS, outTokS
 // vllm-v0: decodes first with the long context's chunked prefill, no overlap, a scheduler a
 // pipeline stage as V0's virtual engines), at 2048 tokens a step. (As vLLM V1, before: mean TTFT
 // 77, 57, 65 and 219 ms; now 75, 55, 59 and 219, against 110, 115, 127 and 971 measured: what
-// the PP 2 server pays beyond the model, about 35–60 ms a first token and a decode step about
+// the PP 2 server pays beyond the model, 35–68 ms a first token at 1–16 requests/s and a decode step about
 // twice TP 8's, is not in either profile; U.) The TP 8 server's log is not published: the same
 // image on one VM, where 0.8.3 runs V1 (prefix caching on by default), as replayed.
 func sur(tp, pp int, rate, reqS, outTokS, ttftMS, tpotMS float64) MoreRun {

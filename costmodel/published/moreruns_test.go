@@ -48,7 +48,9 @@ import (
 // which a kernel that slows with the context cannot give: the model's prefill would need the
 // MI300X's matmuls at about 0.31 of peak, 410 TFLOP/s, where SA's MAMF says 0.511: U why, no
 // published figure for TGI's ROCm build of October 2024), vLLM 0.6's multi-step ones too (4 of 4,
-// −20% to −38%), vLLM V1's mostly (23 of 38, median −18%), SGLang's either way (medians −5%).
+// −20% to −38%), vLLM V0's too (7 of 7: vLLM 0.4.1 on the RTX 3090, and SUR's PP 2 runs, which
+// their server's log shows were vLLM 0.8.3 fallen back to V0: moreruns.go's sur), vLLM V1's
+// mostly (19 of 34, median −12.7%), SGLang's either way (medians −5%).
 // Tried and not taken, each measured on the 100 TTFT figures (2 December 2026): an API server
 // that serves its requests one at a time (0.5, 1 or 2 ms of a request's 4 ms front end serial)
 // 25.9% (the A100 bursts of SUR move, the others not); SGLang 0.4 admitting a request only with
