@@ -173,22 +173,36 @@ func zhj(engine string, maxSeqs int, rate float64, n, in, out int, reqS, outTokS
 // prompts (213.3 input tokens a request; the output mean is each row's output tok/s ÷ req/s)
 // at a Poisson rate, 0 for all at once; TP 8 on one VM, or TP 4 on each of two VMs with PP 2
 // over InfiniBand (GPUDirect RDMA). The suite sends the same 200 prompts (a fixed seed) at QPS
-// 1, then 4, 16 and inf to one server, whose prefix cache (vLLM V1's default) holds them all
-// (42,700 tokens): from the second run on they are cached (U: the version is not recorded, and
-// the cache's state is inferred). Without the cache the TP 8 run at inf could not print a mean
-// TTFT of 360 ms: 200 prompts of 213 tokens are 6.0 PFLOP of prefill, 2.4 s at the eight
-// A100s' 2.5 PFLOP/s peak.
+// 1, then 4, 16 and inf to one server, whose prefix cache holds them all (42,700 tokens): from
+// the second run on they are cached (U: the cache's state is inferred). Without the cache the
+// TP 8 run at inf could not print a mean TTFT of 360 ms: 200 prompts of 213 tokens are 6.0
+// PFLOP of prefill, 2.4 s at the eight A100s' 2.5 PFLOP/s peak.
+//
+// The engine: the PP 2 server's own log (lws-run-1.sh and lws-run-2.sh beside the results, 14
+// April 2025) is vLLM 0.8.3 with --enable-prefix-caching, and says "Pipeline Parallelism without
+// Ray distributed executor is not supported by the V1 Engine. Falling back to V0", then "Chunked
+// prefill is enabled with max_num_batched_tokens=2048" (Llama 3.3's 131,072-token context is
+// over 32K) and use_async_output_proc=False: so the PP 2 rows are replayed as vLLM V0 (profile
+// vllm-v0: decodes first with the long context's chunked prefill, no overlap, a scheduler a
+// pipeline stage as V0's virtual engines), at 2048 tokens a step. (As vLLM V1, before: mean TTFT
+// 77, 57, 65 and 219 ms; now 75, 55, 59 and 219, against 110, 115, 127 and 971 measured: what
+// the PP 2 server pays beyond the model, 35–68 ms a first token at 1–16 requests/s and a decode step about
+// twice TP 8's, is not in either profile; U.) The TP 8 server's log is not published: the same
+// image on one VM, where 0.8.3 runs V1 (prefix caching on by default), as replayed.
 func sur(tp, pp int, rate, reqS, outTokS, ttftMS, tpotMS float64) MoreRun {
 	q := "inf"
 	if rate > 0 {
 		q = strconv.FormatFloat(rate, 'g', -1, 64)
 	}
 	r := MoreRun{ID: "sur-a100x" + strconv.Itoa(tp*pp) + "-vllm-llama33-70b-tp" + strconv.Itoa(tp) + "pp" + strconv.Itoa(pp) + "-sharegpt200-qps" + q,
-		Source: "SUR", Engine: "vLLM (2025; version not recorded)", Model: "llama-3-70b", GPU: "a100-sxm-40gb", Intra: "nvlink3",
+		Source: "SUR", Engine: "vLLM 0.8.3", Model: "llama-3-70b", GPU: "a100-sxm-40gb", Intra: "nvlink3",
 		TP: tp, PP: pp, Precision: "bf16", Dist: "sharegpt", Prompt: 213.3, Gen: outTokS / reqS, Requests: 200, Rate: rate,
 		ReqS: reqS, OutTokS: outTokS, TTFT: ttftMS * 1e-3, TPOT: tpotMS * 1e-3, Cached: rate != 1}
 	if pp > 1 {
 		r.Inter, r.NICsPerNode = "ib-hdr", 8
+		// V0 (the server's log, above): PP 2 fell back from V1.
+		r.Profile, r.Context, r.MaxBatchTokens = "vllm-v0", 131072, 2048
+		r.Engine = "vLLM 0.8.3 (V0: PP falls back from V1)"
 	}
 	return r
 }
