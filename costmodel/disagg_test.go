@@ -3,6 +3,7 @@ package costmodel
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/splitscope/splitscope/model"
@@ -204,5 +205,36 @@ func TestSearchDisaggAuto(t *testing.T) {
 	train.Workload.Mode = model.Train
 	if _, err := Search(train, SearchOptions{Fix: SearchFix{DisaggAuto: true}}); err == nil {
 		t.Error("a training search with disaggregated pools: want an error naming disagg")
+	}
+}
+
+// Oracle: a prefix-cache hit rate of 1 skips the prefill (all but each prompt's last block's
+// tokens are cached): a 4096-token prompt's first token comes about as soon as a 16-token
+// prompt's, and the hit rate never raises TTFT.
+func TestPrefixHitSkipsPrefill(t *testing.T) {
+	s := servingScenario(t, "llama-3-8b", "h100-sxm", 50, 2)
+	s.Cluster.GPUs, s.Layout.TP, s.Layout.PP, s.Layout.DP = 1, 1, 1, 1
+	s.Workload.PromptTokens, s.Workload.GenTokens = 4096, 64
+	prev := math.Inf(1)
+	var none float64
+	for _, hit := range []float64{0, 0.5, 0.9, 1} {
+		s.Workload.PrefixHit = hit
+		ttft := eval(t, s).Inference.TTFT
+		if ttft > prev*(1+1e-9) {
+			t.Errorf("prefix hit %.2g: TTFT %.4g s above %.4g s at a lower hit rate", hit, ttft, prev)
+		}
+		if hit == 0 {
+			none = ttft
+		}
+		prev = ttft
+	}
+	s.Workload.PrefixHit, s.Workload.PromptTokens = 0, 16
+	short := eval(t, s).Inference.TTFT
+	if !(prev < 1.5*short && prev < 0.5*none) {
+		t.Errorf("hit 1 at 4096 tokens: TTFT %.4g s; a 16-token prompt's %.4g s, no hit %.4g s", prev, short, none)
+	}
+	s.Workload.PrefixHit = 1.5
+	if _, err := Evaluate(s); err == nil || !strings.Contains(err.Error(), "prefix-hit") {
+		t.Errorf("prefix hit 1.5: %v, want an error naming prefix-hit", err)
 	}
 }

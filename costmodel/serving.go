@@ -503,7 +503,8 @@ func serveRequests(w model.Workload) ([]serve.Request, []serve.Span, error) {
 		return nil, nil, &model.FieldError{Field: "stages", Value: "drew 0 requests", Allowed: "give a stage more time or requests"}
 	}
 	for i := range reqs {
-		reqs[i].Cached = max(reqs[i].Cached, w.PrefixCached)
+		hit := int(math.Round(w.PrefixHit * float64(reqs[i].Prompt)))
+		reqs[i].Cached = max(reqs[i].Cached, w.PrefixCached, hit)
 	}
 	return reqs, spans, nil
 }

@@ -312,6 +312,9 @@ func (c *checker) serving(w Workload, g GPU) {
 	if w.PrefixCached < 0 || w.PrefixCached > 1<<24 {
 		c.add("prefix-cached", w.PrefixCached, "must be a number of prompt tokens from 0 to 16777216")
 	}
+	if !finite(w.PrefixHit) || w.PrefixHit < 0 || w.PrefixHit > 1 {
+		c.add("prefix-hit", w.PrefixHit, "must be a share of each prompt from 0 (no prefix-cache hit) to 1 (all but its last token cached)")
+	}
 	if w.Rate > 0 && w.Concurrency > 0 {
 		c.add("concurrency", w.Concurrency, "give --rate (open loop) or --concurrency (closed loop), not both")
 	}

@@ -560,6 +560,11 @@ type Workload struct {
 	// when the request arrives (a system prompt every request shares, or a benchmark that
 	// cycles a fixed set of prompts): whole KV blocks of them are not prefilled (0: none).
 	PrefixCached int `json:"prefix_cached,omitempty"`
+	// PrefixHit is the share of each prompt's tokens the prefix cache holds when the request
+	// arrives, in [0, 1] (a multi-turn chat's earlier turns, an agent loop's growing context):
+	// whole KV blocks of that many first tokens are not prefilled; 1 leaves the last token only
+	// (0: none). With PrefixCached, the larger of the two.
+	PrefixHit float64 `json:"prefix_hit,omitempty"`
 	// The latency target of the serving run, seconds (0: none): the p90 time to first token and
 	// the p90 time per output token. It judges the run, the rate sweep's goodput and Search's
 	// goodput objective; it changes no time.

@@ -58,6 +58,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"extra argument", []string{"report", "llama"}, []string{"takes no arguments"}},
 		{"box file missing", []string{"report", "--box", "no-such-node0.json"}, []string{"--box no-such-node0.json: cannot read the file: no such file"}},
 		{"negative reserve", []string{"report", "--reserve-gib", "-1"}, []string{"--reserve-gib -1: "}},
+		{"prefix hit above 1", []string{"report", "--mode", "infer", "--prefix-hit", "1.5"}, []string{"--prefix-hit 1.5: ", "from 0"}},
 		{"disagg not P:D", []string{"report", "--mode", "infer", "--gpus", "8", "--disagg", "half"}, []string{"--disagg half: ", "P:D"}},
 		{"disagg pools not the GPUs", []string{"report", "--mode", "infer", "--gpus", "8", "--disagg", "3:4"}, []string{"--disagg 3:4: ", "P + D must equal gpus (8)"}},
 		{"disagg in training", []string{"report", "--gpus", "8", "--disagg", "4:4"}, []string{"--disagg 4:4: ", "serving only"}},

@@ -79,6 +79,7 @@ type scenarioFlags struct {
 	workload                string
 	maxSeqs, maxBatchTokens int
 	recvInterval            int
+	prefixHit               float64
 	disagg                  string // --disagg P:D (model.ParseDisagg)
 	prefillTP, prefillPP    int
 	weights, kvCache        string
@@ -187,6 +188,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.weights, "weights", "", "inference: storage of the weights: "+strings.Join(model.WeightFormats, ", ")+" or bits per weight (4.5 for a 4.5 bpw quantization); fp8 runs on FP8 cores where the GPU has them, the others dequantize into --precision matmuls (default: --precision)")
 	fs.StringVar(&f.kvCache, "kv-cache", "", "inference: KV cache format: bf16, fp16 or fp8 (default: --precision)")
 	fs.IntVar(&f.recvInterval, "scheduler-recv-interval", 0, fmt.Sprintf("inference: the engine's scheduler takes new requests only every N decode steps, SGLang's --scheduler-recv-interval (a step after a prompt step takes them at once); 0 or 1: every step, 2 to %d (default 0)", model.MaxRecvInterval))
+	fs.Float64Var(&f.prefixHit, "prefix-hit", 0, "inference: the share of each prompt the engine's prefix cache holds when it arrives, 0 to 1 (a multi-turn chat's earlier turns, an agent loop's context): whole KV blocks of it are not prefilled, 1 leaves the last token; with a workload file's prefix_cached, the larger (default 0: none)")
 	fs.StringVar(&f.disagg, "disagg", "", "inference: disaggregated serving, `P:D` GPUs in the prefill and decode pools (P + D = --gpus, whole nodes when they span nodes): the prefill pool runs the prompts and ships each request's KV cache to a decode instance over the link between them; --tp, --pp, --dp and --ep are the decode pool's; open loops only (--rate, or all at once); search: auto tries one pool and every split (default off: one pool)")
 	fs.IntVar(&f.prefillTP, "prefill-tp", 0, "inference, with --disagg: the prefill pool's tensor-parallel size (default 0: --tp)")
 	fs.IntVar(&f.prefillPP, "prefill-pp", 0, "inference, with --disagg: the prefill pool's pipeline stages (default 0: 1)")
@@ -437,7 +439,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,
 		GenTokens: f.gen, Requests: reqs, Precision: prec, Rate: f.rate, Concurrency: f.concurrency, Seed: f.seed,
 		MaxSeqs: f.maxSeqs, MaxBatchTokens: f.maxBatchTokens, Weights: f.weights, ExpertWeights: f.expertWeights, KVCache: f.kvCache, Engine: f.engine,
-		SchedulerRecvInterval: f.recvInterval, SLOTTFT: f.sloTTFT.Seconds(), SLOTPOT: f.sloTPOT.Seconds()}
+		SchedulerRecvInterval: f.recvInterval, SLOTTFT: f.sloTTFT.Seconds(), SLOTPOT: f.sloTPOT.Seconds(), PrefixHit: f.prefixHit}
 	if f.workload != "" {
 		data, err := readBoundedFile("workload", f.workload, maxInputBytes, "a workload file")
 		if err != nil {

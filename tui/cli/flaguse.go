@@ -209,6 +209,9 @@ var modeOnly = []struct {
 	{"engine", model.Infer, "training runs no serving engine"},
 	{"slo-ttft", model.Infer, "training has no latency target"},
 	{"slo-tpot", model.Infer, "training has no latency target"},
+	{"prefix-hit", model.Infer, "training has no prefix cache"},
+	{"prefill-tp", model.Infer, "training has no prefill pool"},
+	{"prefill-pp", model.Infer, "training has no prefill pool"},
 }
 
 // typedWarnings are the flags typed on the command line that the scenario does not read: the
