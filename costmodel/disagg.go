@@ -162,13 +162,14 @@ func inferDisagg(s model.Scenario, record bool) (Report, error) {
 	r := rd
 	// The decode pool's GPUs follow the prefill pool's.
 	for k := range r.Detail.Stages {
-		g := slices.Clone(r.Detail.Stages[k].GPUs)
-		for x := range g {
-			g[x] += preS.Cluster.GPUs
-		}
-		r.Detail.Stages[k].GPUs = g
+		r.Detail.Stages[k].GPUs = shifted(r.Detail.Stages[k].GPUs, preS.Cluster.GPUs)
 	}
 	if r.Timeline != nil {
+		sg := make([][]int, len(r.Timeline.StageGPUs))
+		for k, g := range r.Timeline.StageGPUs {
+			sg[k] = shifted(g, preS.Cluster.GPUs)
+		}
+		r.Timeline.StageGPUs = sg
 		// The Serve view's requests are decode replica 0's (the balancer's every d-th of the
 		// decode order), as their clients saw them: from their sending, not their cache's arrival.
 		r.Timeline.Requests = r.Timeline.Requests[:0]
@@ -241,6 +242,15 @@ func inferDisagg(s model.Scenario, record bool) (Report, error) {
 	}
 	r.Warnings = warns
 	return r, nil
+}
+
+// shifted is GPU ids moved up by n (the decode pool's, after the prefill pool's n GPUs).
+func shifted(ids []int, n int) []int {
+	out := make([]int, len(ids))
+	for i, g := range ids {
+		out[i] = g + n
+	}
+	return out
 }
 
 // busyShare is the busiest stage of replica 0's share of the run.

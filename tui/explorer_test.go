@@ -138,6 +138,34 @@ func TestGoldenServe(t *testing.T) {
 	}
 }
 
+// TestGoldenDisagg: serving on two pools of the 8 GPUs (4 prefilling, 4 decoding at TP 4): the
+// header names both pools' splits, the panel its pools and prefill TP rows, the Pipeline tab
+// the decode pool's steps (GPUs 4–7) and its clients' latencies.
+func TestGoldenDisagg(t *testing.T) {
+	disagg := func(s *model.Scenario) {
+		s.Workload.Mode = model.Infer
+		s.Workload.Requests, s.Workload.Rate = 64, 4
+		s.Layout.MicroBatch = 1
+		s.Layout.TP, s.Layout.PP, s.Layout.DP = 4, 1, 1
+		s.Layout.Disagg = model.Disagg{PrefillGPUs: 4}
+	}
+	for _, size := range []struct{ w, h int }{{80, 24}, {160, 48}} {
+		t.Run(fmt.Sprintf("pipeline_%dx%d", size.w, size.h), func(t *testing.T) {
+			m := ready(t, size.w, size.h, disagg)
+			inf := m.data.Report.Inference
+			if inf == nil || inf.Disagg == nil {
+				t.Fatal("no disaggregated serving figures")
+			}
+			view := m.View()
+			checkFrame(t, view, size.w, size.h)
+			if !strings.Contains(view, "prefill TP=4") {
+				t.Errorf("the header does not name the prefill pool:\n%s", view)
+			}
+			golden.RequireEqual(t, []byte(view))
+		})
+	}
+}
+
 // checkFrame asserts a view fills the terminal exactly.
 func checkFrame(t *testing.T, view string, w, h int) {
 	t.Helper()
