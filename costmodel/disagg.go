@@ -1,6 +1,7 @@
 package costmodel
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -93,7 +94,7 @@ func inferDisagg(s model.Scenario, record bool) (Report, error) {
 			order = append(order, i)
 		}
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(resP.Done[a], resP.Done[b]) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(resP.Done[a], resP.Done[b]) })
 	busy := make([]float64, replicas)
 	var sendSum float64
 	for _, i := range order {
@@ -108,7 +109,7 @@ func inferDisagg(s model.Scenario, record bool) (Report, error) {
 	}
 
 	// 3. Decodes on the decode pool, in the order the caches arrive.
-	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(ready[a], ready[b]) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ready[a], ready[b]) })
 	dr := make([]serve.Request, len(order))
 	for j, i := range order {
 		q := reqs[i]
@@ -260,16 +261,6 @@ func busyShare(res serve.Result) float64 {
 		most = math.Max(most, b)
 	}
 	return ratio(most, res.Duration)
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // maxDisaggSplits bounds the prefill pool sizes a search tries on a large cluster: fractions of
