@@ -40,6 +40,11 @@ type DisaggRun struct {
 	// and the disaggregated run's median TPOT.
 	AggTTFT, AggTPOT, DisTTFT, DisTPOT float64
 	DisTPOTP50                         float64
+	// AggContext is the aggregated deployment's served context where it selects the engine's
+	// schedule: vLLM V0 chunks the prompts (decodes first, 512 tokens a step) of a context over
+	// 32K, which is what --enable-chunked-prefill did in vLLM 0.6 (its max_num_batched_tokens
+	// then defaulting to 512, vllm/engine/arg_utils.py); 0: the model's own.
+	AggContext int
 	// DirectionOnly, where set, says why the gain is not checked within 25% (only its side of 1);
 	// Direction adds the rule below.
 	DirectionOnly string
@@ -93,6 +98,19 @@ var DisaggRuns = []DisaggRun{
 	qwen7BInt4("mck-a10-qwen7b-in256-r4", 245, 4, 74.93, 19.09, 122.52, 13.30, 11.52, ""),
 	qwen7BInt4("mck-a10-qwen7b-in256-r6", 245, 6, 91.94, 27.47, 155.67, 16.28, 11.62, ""),
 	qwen7BInt4("mck-a10-qwen7b-in256-r8", 245, 8, 120.43, 42.95, 238.67, 24.58, 12.26, ""),
+	// The same disaggregated runs against the one A10 with --enable-chunked-prefill.
+	chunked(qwen7BInt4("mck-a10-qwen7b-in1024-r2-chunked", 1012, 2, 429.37, 56.57, 1272.55, 52.74, 12.46, "")),
+	chunked(qwen7BInt4("mck-a10-qwen7b-in256-r2-chunked", 245, 2, 64.55, 14.29, 103.54, 12.02, 11.49, "")),
+	chunked(qwen7BInt4("mck-a10-qwen7b-in256-r4-chunked", 245, 4, 76.65, 17.46, 122.52, 13.30, 11.52, "")),
+	chunked(qwen7BInt4("mck-a10-qwen7b-in256-r6-chunked", 245, 6, 92.19, 22.06, 155.67, 16.28, 11.62, "")),
+	chunked(qwen7BInt4("mck-a10-qwen7b-in256-r8-chunked", 245, 8, 120.73, 33.93, 238.67, 24.58, 12.26, "")),
+}
+
+// chunked is a pair whose aggregated side ran vLLM V0 with --enable-chunked-prefill.
+func chunked(r DisaggRun) DisaggRun {
+	r.AggContext = 131072
+	r.Notes = "aggregated with --enable-chunked-prefill"
+	return r
 }
 
 // disaggScenarios are a pair's aggregated and disaggregated scenarios.
@@ -108,6 +126,9 @@ func disaggScenarios(r DisaggRun, p ServePresets) (agg, dis model.Scenario, err 
 		return agg, dis, err
 	}
 	agg.Workload.Engine = r.Engine
+	if r.AggContext > 0 {
+		agg.Arch.MaxSeq = r.AggContext
+	}
 	gpus := r.PrefillGPUs + r.DecodeGPUs
 	base.GPUs, base.TP = gpus, r.DecodeTP
 	dis, err = serveScenario(base, ps)
