@@ -76,34 +76,36 @@ func (r DisaggRun) Direction() string {
 }
 
 // qwen7BInt4 is the pair of runs on A10s with Qwen2.5-7B-Instruct-GPTQ-Int4 (MCK-A10): vLLM 0.6
-// (V0, chunked prefill off: the model's 32K context is not over 32K), the non-disaggregated
+// (U: the release of the runs' date, November 2024; V0, chunked prefill off: the model's 32K
+// context is not over 32K), the A10 replayed as the a10g preset (the A10's memory and
+// bandwidth; its tensor rate an upper bound, U), the non-disaggregated
 // server on one A10, the disaggregated one a prefill instance on one A10 and a decode instance
 // on an A10 of another node, the KV caches over Mooncake's transfer engine on one RDMA NIC
 // (the NIC's speed is not published: 100 Gb/s RoCE, U); vLLM's benchmark_serving on sonnet
 // prompts (prefix 50, 200 prompts, 6 output tokens), the prompt lengths the runs' totals ÷ 200.
-func qwen7BInt4(id string, prompt int, rate, aggTTFTms, aggTPOTms, disTTFTms, disTPOTms, disTPOTp50ms float64, notes string) DisaggRun {
+func qwen7BInt4(id string, prompt int, rate, aggTTFTms, aggTPOTms, disTTFTms, disTPOTms, disTPOTp50ms float64) DisaggRun {
 	return DisaggRun{ID: id, Source: "MCK-A10", Engine: "vllm-v0", Model: "qwen2.5-7b", GPU: "a10g", Precision: "fp16", Weights: "int4",
 		Prompt: prompt, Gen: 6, Requests: 200, Rate: rate, AggGPUs: 1, AggTP: 1,
 		PrefillGPUs: 1, DecodeGPUs: 1, PrefillTP: 1, DecodeTP: 1, NodeGPUs: 1, NICsPerNode: 1, Inter: "roce-100",
 		AggTTFT: aggTTFTms / 1e3, AggTPOT: aggTPOTms / 1e3, DisTTFT: disTTFTms / 1e3, DisTPOT: disTPOTms / 1e3,
-		DisTPOTP50: disTPOTp50ms / 1e3, Notes: notes}
+		DisTPOTP50: disTPOTp50ms / 1e3}
 }
 
 // DisaggRuns are validate's disaggregated-against-aggregated pairs.
 var DisaggRuns = []DisaggRun{
 	// 1024-token prompts at 2 requests/s: 202,314 prompt tokens over 200 requests.
-	qwen7BInt4("mck-a10-qwen7b-in1024-r2", 1012, 2, 461.52, 99.97, 1272.55, 52.74, 12.46, ""),
+	qwen7BInt4("mck-a10-qwen7b-in1024-r2", 1012, 2, 461.52, 99.97, 1272.55, 52.74, 12.46),
 	// 256-token prompts at 2 to 8 requests/s: 49,054 prompt tokens over 200 requests.
-	qwen7BInt4("mck-a10-qwen7b-in256-r2", 245, 2, 63.68, 14.87, 103.54, 12.02, 11.49, ""),
-	qwen7BInt4("mck-a10-qwen7b-in256-r4", 245, 4, 74.93, 19.09, 122.52, 13.30, 11.52, ""),
-	qwen7BInt4("mck-a10-qwen7b-in256-r6", 245, 6, 91.94, 27.47, 155.67, 16.28, 11.62, ""),
-	qwen7BInt4("mck-a10-qwen7b-in256-r8", 245, 8, 120.43, 42.95, 238.67, 24.58, 12.26, ""),
+	qwen7BInt4("mck-a10-qwen7b-in256-r2", 245, 2, 63.68, 14.87, 103.54, 12.02, 11.49),
+	qwen7BInt4("mck-a10-qwen7b-in256-r4", 245, 4, 74.93, 19.09, 122.52, 13.30, 11.52),
+	qwen7BInt4("mck-a10-qwen7b-in256-r6", 245, 6, 91.94, 27.47, 155.67, 16.28, 11.62),
+	qwen7BInt4("mck-a10-qwen7b-in256-r8", 245, 8, 120.43, 42.95, 238.67, 24.58, 12.26),
 	// The same disaggregated runs against the one A10 with --enable-chunked-prefill.
-	chunked(qwen7BInt4("mck-a10-qwen7b-in1024-r2-chunked", 1012, 2, 429.37, 56.57, 1272.55, 52.74, 12.46, "")),
-	chunked(qwen7BInt4("mck-a10-qwen7b-in256-r2-chunked", 245, 2, 64.55, 14.29, 103.54, 12.02, 11.49, "")),
-	chunked(qwen7BInt4("mck-a10-qwen7b-in256-r4-chunked", 245, 4, 76.65, 17.46, 122.52, 13.30, 11.52, "")),
-	chunked(qwen7BInt4("mck-a10-qwen7b-in256-r6-chunked", 245, 6, 92.19, 22.06, 155.67, 16.28, 11.62, "")),
-	chunked(qwen7BInt4("mck-a10-qwen7b-in256-r8-chunked", 245, 8, 120.73, 33.93, 238.67, 24.58, 12.26, "")),
+	chunked(qwen7BInt4("mck-a10-qwen7b-in1024-r2-chunked", 1012, 2, 429.37, 56.57, 1272.55, 52.74, 12.46)),
+	chunked(qwen7BInt4("mck-a10-qwen7b-in256-r2-chunked", 245, 2, 64.55, 14.29, 103.54, 12.02, 11.49)),
+	chunked(qwen7BInt4("mck-a10-qwen7b-in256-r4-chunked", 245, 4, 76.65, 17.46, 122.52, 13.30, 11.52)),
+	chunked(qwen7BInt4("mck-a10-qwen7b-in256-r6-chunked", 245, 6, 92.19, 22.06, 155.67, 16.28, 11.62)),
+	chunked(qwen7BInt4("mck-a10-qwen7b-in256-r8-chunked", 245, 8, 120.73, 33.93, 238.67, 24.58, 12.26)),
 }
 
 // chunked is a pair whose aggregated side ran vLLM V0 with --enable-chunked-prefill.
