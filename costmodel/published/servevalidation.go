@@ -281,7 +281,11 @@ func ServeChecks(p ServePresets) ([]Check, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(append(out, vc...), mc...), nil
+	dc, err := disaggChecks(p)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(append(out, vc...), mc...), dc...), nil
 }
 
 // trtBenchLimits are the max batch size (a micro-batch's, with PP) and max tokens a step that

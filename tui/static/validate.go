@@ -21,6 +21,8 @@ var checkGroups = []struct{ id, title string }{
 	{"serve-order", "Serving: which of two layouts serves more or answers sooner (§3.6; holds when the same one wins)"},
 	{"serve-vllm", "Serving on measured vLLM runs, not fitted: H100 SXM, Poisson replays of inference-perf stages, means (BLIS, §3.6)"},
 	{"serve-more", "Serving on measured runs, other GPUs and engines, not fitted: A100, L4, RTX 3090/4090, H100 PCIe/SXM, H200, MI300X; vLLM, SGLang, LMDeploy, TensorRT-LLM, TGI, each with its engine's profile (LPC, SGL1639, MR4090, ZHJ, SUR, SGL060, H200B, DSTK, TT143, TT125, TT340, R431, §3.6)"},
+	{"serve-disagg", "Disaggregated against aggregated serving, not fitted: the published gain (disaggregated ÷ aggregated mean TTFT and TPOT) beside the model's, within 25% (MCK-A10, §3.7)"},
+	{"serve-disagg-order", "Disaggregated against aggregated serving, direction only: the same side of 1 as published (the note says why; §3.7)"},
 }
 
 // RenderValidation prints the published figures beside the model's predictions, one table a
