@@ -121,6 +121,8 @@ type Inference struct {
 	// Confidence: with Poisson arrivals (--rate), the latencies above are those of the requests
 	// that arrived in the run's steady window; this says which, how sure, and what to fix.
 	Confidence *ServeConfidence `json:"confidence,omitempty"`
+	// Spec is the run's speculative decoding (spec.go); absent without.
+	Spec *SpecStats `json:"spec,omitempty"`
 }
 
 // Memory is the fullest GPU's memory, bytes.

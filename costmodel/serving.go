@@ -179,6 +179,8 @@ type servingCost struct {
 	// gemmLatency): each GEMM kernel of a layer (gemmKernels) pays the floor plus it, never
 	// less than nothing. 0 without such a calibration: the floor alone, as fitted.
 	gemmShift float64
+	// spec is the drafter of a speculative engine (spec.go); nil without speculation.
+	spec *specCost
 }
 
 func (p *plan) servingCost() *servingCost {
@@ -225,6 +227,7 @@ func (p *plan) servingCost() *servingCost {
 			c.xferByToken[s] = unknowns(min(maxTokens, maxCachedTokens) + 1)
 		}
 	}
+	c.spec = c.newSpecCost()
 	return c
 }
 
@@ -380,6 +383,7 @@ func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 		// The output projection stays in the compute format in a quantized checkpoint
 		// (the ends of a quantized checkpoint, above): its weights are read at that width, its matmul runs at that rate.
 		d += p.hw.time(logits(p.a, p.l, float64(b.Samples), p.e))
+		d += c.drafter(b) // speculative decoding's proposals (spec.go); 0 without
 	}
 	return serve.StageTime{Seconds: d, TP: tp, EP: epc}
 }
@@ -452,6 +456,12 @@ func (p *plan) kvPlan(c *servingCost, maxSeqs, maxTokens int) kvPlan {
 			kp.work[r] += float64(min(maxSeqs, maxTokens)) * float64(p.a.Vocab) / float64(p.t) * 4
 		}
 		perToken := p.k.Sum(c.kinds[r], perTok)
+		if r == p.p-1 {
+			// A drafter's weights and KV cache (spec.go).
+			dw, dt := c.drafterMemory()
+			kp.weights[r] += dw
+			perToken += dt
+		}
 		left := usable - kp.weights[r] - kp.work[r] - p.s.ReserveBytes
 		if perToken > 0 {
 			kp.tokens = math.Min(kp.tokens, math.Max(left, 0)/perToken)
@@ -463,6 +473,10 @@ func (p *plan) kvPlan(c *servingCost, maxSeqs, maxTokens int) kvPlan {
 	kp.blocks = int(math.Min(kp.tokens/model.ServeBlockTokens, 1<<40))
 	for r := range kp.pool {
 		kp.pool[r] = float64(kp.blocks*model.ServeBlockTokens) * p.k.Sum(c.kinds[r], perTok)
+		if r == p.p-1 {
+			_, dt := c.drafterMemory()
+			kp.pool[r] += float64(kp.blocks*model.ServeBlockTokens) * dt
+		}
 	}
 	return kp
 }
@@ -520,7 +534,7 @@ func (p *plan) infer(record bool) (Report, error) {
 	}
 	longest := 0
 	for _, q := range reqs {
-		longest = max(longest, q.Prompt+q.Gen)
+		longest = max(longest, q.Prompt+q.Gen+w.SpecTokensOr()) // and the speculative slots
 	}
 	fits := kp.tokens >= float64(longest)
 	for rk := range stages {
@@ -554,6 +568,9 @@ func (p *plan) infer(record bool) (Report, error) {
 		Record: record, MaxRecord: maxServeTrace, ITL: record, Overlap: eng.Overlap,
 		PrefillFirst: prefillFirst, WholePrompts: whole, FrontEndS: eng.FrontEndS, MultiStep: eng.MultiStep,
 		RecvInterval: w.SchedulerRecvInterval}
+	if k := w.SpecTokensOr(); k > 0 {
+		cfg.SpecTokens, cfg.SpecAccepted = k, model.ExpectedAccepted(k, w.SpecAcceptance())
+	}
 	if w.Offline {
 		cfg.FrontEndS = 0
 	}
@@ -574,6 +591,7 @@ func (p *plan) infer(record bool) (Report, error) {
 		typical.DecodeCtx, typical.Samples = mid*float64(typical.DecodeSeqs), typical.DecodeSeqs
 	}
 	p.serveDetail(&r, c, typical)
+	inf.Spec = c.specReport(res, typical)
 	// Open loop: the latencies of the steady window, with their interval (serve.Window).
 	open := w.Rate
 	if w.Concurrency > 0 || len(spans) > 1 {
