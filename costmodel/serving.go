@@ -289,15 +289,18 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 	// token) and the attention reads its top-k.
 	kvTok := sh.KVCacheOnGPU(p.t) - sh.IdxCache
 	decCtx, preCtx, preAttn := b.DecodeCtx, b.PrefillCtx, b.PrefillAttn
-	idx := kernel{flops: sh.IdxPair * (decCtx + preAttn), bytes: (decCtx + preCtx + float64(b.PrefillTokens)) * sh.IdxCache * c.kvb}
+	idx := kernel{flops: sh.IdxPair * (decCtx*float64(1+b.Spec) + preAttn), bytes: (decCtx + preCtx + float64(b.PrefillTokens)) * sh.IdxCache * c.kvb}
 	if w := float64(sh.Keys(math.Inf(1))); sh.Window > 0 || sh.TopKeys > 0 {
 		decCtx = math.Min(decCtx, float64(b.DecodeSeqs)*w)
 		preCtx = math.Min(preCtx, float64(b.PrefillSeqs)*w+float64(b.PrefillTokens))
 		preAttn = math.Min(preAttn, float64(b.PrefillTokens)*w)
 	}
 	state := sh.StateOnGPU(p.t)
-	dec := kernel{flops: sh.DecPair*decCtx/t + sh.StateFLOPs*float64(b.DecodeSeqs)/t,
-		bytes: float64(b.DecodeSeqs)*sh.CoreIO/t*e + decCtx*kvTok*c.kvb + 2*float64(b.DecodeSeqs)*state*c.kvb}
+	// A speculative step's sequences run 1 + Spec queries each over the keys they read once
+	// (spec.go); q is 1 otherwise.
+	q := float64(1 + b.Spec)
+	dec := kernel{flops: sh.DecPair*decCtx*q/t + sh.StateFLOPs*float64(b.DecodeSeqs)*q/t,
+		bytes: float64(b.DecodeSeqs)*q*sh.CoreIO/t*e + decCtx*kvTok*c.kvb + 2*float64(b.DecodeSeqs)*state*c.kvb}
 	pre := kernel{flops: sh.Pair*preAttn/t + sh.StateFLOPs*float64(b.PrefillTokens)/t,
 		bytes: float64(b.PrefillTokens)*sh.CoreIO/t*e + (preCtx+float64(b.PrefillTokens))*kvTok*c.kvb + 2*float64(b.PrefillSeqs)*state*c.kvb}
 	elem := kernel{bytes: tok * (elementwisePerHidden*h + k*sh.ActiveFFN()/t) * e}
