@@ -165,7 +165,7 @@ func (c *checker) speculation(s Scenario) {
 	}
 	switch {
 	case len(acc) == 0:
-		c.add("spec-accept", "", "give the acceptance: a per-token rate in (0, 1] or a per-position curve of %d values", k)
+		c.add("spec-tokens", k, "needs --spec-accept, the acceptance: a per-token rate in (0, 1] or a per-position curve of %d values", k)
 	case len(acc) > 1 && len(acc) != k:
 		c.add("spec-accept", SpecAccept(acc).String(), "a per-position curve needs one value per speculative token: %d values for --spec-tokens %d", k, k)
 	default:
@@ -199,7 +199,7 @@ func (c *checker) speculation(s Scenario) {
 	case method == SpecMTP && s.Arch.MTPLayers < 1:
 		c.add("spec-method", method, "model %s carries no multi-token prediction layer (mtp_layers): use eagle, draft or ngram", s.Arch.ID)
 	case method == SpecDraft && w.SpecDraft == nil:
-		c.add("spec-draft", "", "--spec-method draft needs a draft model (a preset name or a config.json)")
+		c.add("spec-method", method, "needs --spec-draft, the draft model (a preset name or a config.json)")
 	case method != SpecDraft && w.SpecDraft != nil:
 		c.add("spec-draft", w.SpecDraft.ID, "a draft model is for --spec-method draft, not %s", method)
 	case w.SpecDraft != nil && w.SpecDraft.Vocab != s.Arch.Vocab:

@@ -45,7 +45,7 @@ func TestSpeculationRefused(t *testing.T) {
 		{"rate above 1", dense, func(w *Workload) { w.SpecTokens, w.SpecAccept = 3, acc(1.2) }, "spec-accept", "(0, 1]"},
 		{"rate 0", dense, func(w *Workload) { w.SpecTokens, w.SpecAccept = 3, acc(0) }, "spec-accept", "(0, 1]"},
 		{"NaN", dense, func(w *Workload) { w.SpecTokens, w.SpecAccept = 3, acc(math.NaN()) }, "spec-accept", "(0, 1]"},
-		{"no acceptance", dense, func(w *Workload) { w.SpecTokens = 3 }, "spec-accept", "give the acceptance"},
+		{"no acceptance", dense, func(w *Workload) { w.SpecTokens = 3 }, "spec-tokens", "needs --spec-accept"},
 		{"curve rises", dense, func(w *Workload) { w.SpecAccept = acc(0.8, 0.9) }, "spec-accept", "cannot rise"},
 		{"curve length", dense, func(w *Workload) { w.SpecTokens, w.SpecAccept = 3, acc(0.9, 0.8) }, "spec-accept", "one value per speculative token"},
 		{"accept alone", dense, func(w *Workload) { w.SpecAccept = acc(0.5) }, "spec-accept", "needs --spec-tokens"},
@@ -54,7 +54,7 @@ func TestSpeculationRefused(t *testing.T) {
 		{"engine without", dense, func(w *Workload) { w.SpecTokens, w.SpecAccept, w.Engine = 2, acc(0.5), "tgi" }, "spec-tokens", "does not run speculative decoding"},
 		{"mtp without layers", dense, func(w *Workload) { w.SpecTokens, w.SpecAccept, w.SpecMethod = 1, acc(0.8), SpecMTP }, "spec-method", "no multi-token prediction layer"},
 		{"unknown method", dense, func(w *Workload) { w.SpecTokens, w.SpecAccept, w.SpecMethod = 1, acc(0.8), "medusa" }, "spec-method", "must be one of"},
-		{"draft without model", dense, func(w *Workload) { w.SpecTokens, w.SpecAccept, w.SpecMethod = 2, acc(0.8), SpecDraft }, "spec-draft", "needs a draft model"},
+		{"draft without model", dense, func(w *Workload) { w.SpecTokens, w.SpecAccept, w.SpecMethod = 2, acc(0.8), SpecDraft }, "spec-method", "needs --spec-draft"},
 		{"draft for eagle", dense, func(w *Workload) { w.SpecTokens, w.SpecAccept, w.SpecDraft = 2, acc(0.8), &small }, "spec-draft", "not eagle"},
 		{"draft vocabulary", dense, func(w *Workload) {
 			w.SpecTokens, w.SpecAccept, w.SpecMethod, w.SpecDraft = 2, acc(0.8), SpecDraft, &otherVocab

@@ -209,6 +209,10 @@ var modeOnly = []struct {
 	{"engine", model.Infer, "training runs no serving engine"},
 	{"slo-ttft", model.Infer, "training has no latency target"},
 	{"slo-tpot", model.Infer, "training has no latency target"},
+	{"spec-tokens", model.Infer, "training decodes nothing"},
+	{"spec-accept", model.Infer, "training decodes nothing"},
+	{"spec-method", model.Infer, "training decodes nothing"},
+	{"spec-draft", model.Infer, "training decodes nothing"},
 }
 
 // typedWarnings are the flags typed on the command line that the scenario does not read: the

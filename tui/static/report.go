@@ -442,7 +442,17 @@ func renderServing(ew *errWriter, inf *costmodel.Inference) {
 	tt.add("KV cache", Count(inf.KVCacheTokens)+" tokens", fmt.Sprintf("a replica; peak fill %s, %d preemptions, at most %d sequences running",
 		Percent(inf.KVCachePeakFraction), inf.Preemptions, inf.MaxConcurrency))
 	tt.add("decode step", Seconds(inf.DecodeStepS), "one sequence alone, every stage: TPOT's floor")
+	if sp := inf.Spec; sp != nil {
+		tt.add("speculation", fmt.Sprintf("%.2f tokens a step", sp.TokensPerStep), SpecLine(sp))
+	}
 	tt.write(ew)
+}
+
+// SpecLine says what speculative decoding did: K, the method, the acceptance and the drafter's
+// share of a decode step.
+func SpecLine(sp *costmodel.SpecStats) string {
+	return fmt.Sprintf("K=%d %s, acceptance %s (1 + %.2f expected), drafter %s of a decode step", sp.Tokens, sp.Method, sp.Accept,
+		sp.ExpectedAccepted, Percent(sp.DrafterShare))
 }
 
 // renderStagesServed is a rate schedule's table: each stage's rate and requests, its latencies
