@@ -21,9 +21,10 @@ import (
 //
 //   - draft: a forward of the draft model (its own layers, TP as the target's where its heads
 //     divide, its logits), timed as the target's step is, less the engine's per-step overhead;
-//   - mtp and eagle: one layer of the target's most common kind (DeepSeek-V3's MTP module is a
-//     full MoE layer; an EAGLE head one decoder layer of the target's width: U for an EAGLE-3
-//     head on a MoE model, which is dense) and the logits;
+//   - mtp: one layer of the target's most common kind (DeepSeek-V3's MTP module is a full MoE
+//     layer) and the logits; eagle: one dense decoder layer of the target's (its most common
+//     dense kind; the most common kind on a model with none, U) and the logits (EAGLE-3's fusion
+//     of three layers' features, a 3h × h matmul, is left out: U);
 //   - ngram: prompt lookup on the host (vLLM's numba NgramProposer), no GPU time.
 //
 // Not modelled (U): the drafter's first pass over the tokens accepted in the last step (it runs
@@ -48,6 +49,19 @@ func (c *servingCost) newSpecCost() *specCost {
 		return nil
 	}
 	sc := &specCost{k: k, method: w.SpecMethodOr(), head: c.p.mainKind()}
+	if sc.method == model.SpecEAGLE {
+		// An EAGLE head is a dense decoder layer, on a MoE target too: the target's most common
+		// dense kind where it has one.
+		all, best := c.p.k.All(), -1
+		for kind, n := range all {
+			if !c.p.k.Shapes[kind].Kind.MoE && n > 0 && (best < 0 || n > all[best]) {
+				best = kind
+			}
+		}
+		if best >= 0 {
+			sc.head = best
+		}
+	}
 	if sc.method == model.SpecDraft && w.SpecDraft != nil {
 		sc.draft = c.p.draftPlan(*w.SpecDraft).servingCost()
 	}
@@ -94,7 +108,10 @@ func (c *servingCost) drafter(b *serve.Batch) float64 {
 		step = l.Seconds + p.hw.time(logits(p.a, p.l, float64(n), p.e)) +
 			p.hw.time(kernel{bytes: float64(n) * float64(p.a.Hidden) * p.e * 2})
 	}
-	return float64(sc.k) * max(step, 0)
+	// The proposer's own launch: its inputs prepared on the host from the tokens the verify just
+	// accepted (vllm/v1/spec_decode/eagle.py EagleProposer.propose after the rejection sampler),
+	// serial with the GPU, one engine step's overhead (engineStepOverhead's host part).
+	return float64(sc.k)*max(step, 0) + c.stepOverhead
 }
 
 // drafterMemory is what the drafter holds on a GPU of the last stage: its weights, bytes, and
