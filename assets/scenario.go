@@ -132,6 +132,11 @@ const (
 	kSize     // a size in bytes: "512GiB", "512G", or a number of bytes
 	kQuestion // a mapping: see Question
 	kDisagg   // "P:D": the GPUs of the prefill and decode pools (model.ParseDisagg), or off
+	// Speculative decoding (specscenario.go): an acceptance (a rate or a list), a method, a
+	// draft model (a preset or a config.json, as model).
+	kSpecAccept
+	kSpecMethod
+	kSpecDraft
 )
 
 // ScenarioKeys lists every key a scenario file may hold, in the order MarshalScenario writes them.
@@ -164,6 +169,7 @@ var scenarioKeys = []scenarioKey{
 	{"prompt", kInt}, {"gen", kInt}, {"requests", kInt},
 	{"rate", kFloat}, {"concurrency", kInt}, {"seed", kInt}, {"max_seqs", kInt}, {"max_batch_tokens", kInt},
 	{"weights", kWeights}, {"expert_weights", kWeights}, {"kv_cache", kKVCache}, {"engine", kEngine}, {"prefix_hit", kFloat}, {"disagg", kDisagg}, {"prefill_tp", kInt}, {"prefill_pp", kInt}, {"scheduler_recv_interval", kInt}, {"slo_ttft", kDuration}, {"slo_tpot", kDuration},
+	{"spec_tokens", kInt}, {"spec_accept", kSpecAccept}, {"spec_method", kSpecMethod}, {"spec_draft", kSpecDraft},
 	{"reserve_gib", kFloat},
 	{"question", kQuestion}, // the tour's and the lessons', not settings
 	{"caption", kQuestion},  // a lesson step's text (lesson.go)
@@ -192,6 +198,9 @@ type scenarioValues struct {
 	spg    model.SPGather
 	order  model.RankOrder
 	epd    model.EPDispatch
+	// specAcc and specDraft are spec_accept's and spec_draft's values.
+	specAcc   *model.SpecAccept
+	specDraft *model.Arch
 }
 
 // ParseScenario reads a scenario file named name (for messages) against the presets p. Every
@@ -268,6 +277,8 @@ func ParseScenario(name string, data []byte, p *Presets) (ScenarioFile, error) {
 			continue
 		}
 		switch {
+		case n.Kind == yaml.SequenceNode && scenarioKeys[idx].kind == kSpecAccept:
+			// A per-position curve: spec_accept: [0.9, 0.8, 0.7].
 		case n.Kind != yaml.ScalarNode:
 			fail(n.Line, key, "<"+kindName(n)+">", "must be a single value")
 			continue
@@ -356,6 +367,8 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 	case kText:
 		v.title = n.Value
 		return n.Value, true
+	case kSpecAccept, kSpecMethod, kSpecDraft:
+		return v.decodeSpec(p, kind, n, bad)
 	case kWeights:
 		if _, err := model.WeightBits(text); err != nil || n.Kind != yaml.ScalarNode {
 			bad("%s", "must be one of "+strings.Join(model.WeightFormats, ", ")+", or bits per weight from 1 to 32")
@@ -599,7 +612,8 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 		PromptTokens: v.intOr("prompt", model.DefaultPrompt), GenTokens: v.intOr("gen", model.DefaultGen),
 		Requests: sz.Requests, Precision: v.prec, Rate: v.floats["rate"], Concurrency: v.ints["concurrency"],
 		Seed: uint64(max(v.ints["seed"], 0)), MaxSeqs: v.ints["max_seqs"], MaxBatchTokens: v.ints["max_batch_tokens"],
-		Weights: v.texts["weights"], ExpertWeights: v.texts["expert_weights"], KVCache: v.texts["kv_cache"], Engine: v.texts["engine"], SchedulerRecvInterval: v.ints["scheduler_recv_interval"], SLOTTFT: v.floats["slo_ttft"], SLOTPOT: v.floats["slo_tpot"], PrefixHit: v.floats["prefix_hit"]}
+		Weights: v.texts["weights"], ExpertWeights: v.texts["expert_weights"], KVCache: v.texts["kv_cache"], Engine: v.texts["engine"], SchedulerRecvInterval: v.ints["scheduler_recv_interval"], SLOTTFT: v.floats["slo_ttft"], SLOTPOT: v.floats["slo_tpot"], PrefixHit: v.floats["prefix_hit"],
+		SpecTokens: v.ints["spec_tokens"], SpecAccept: v.specAcc, SpecMethod: v.texts["spec_method"], SpecDraft: v.specDraft}
 	return s, nil
 }
 
@@ -790,6 +804,7 @@ func marshalScenario(s model.Scenario, title string, q *Question, caption map[st
 				add(kv.key, kv.v)
 			}
 		}
+		marshalSpec(w, add)
 		if w.PromptDist != nil || w.GenDist != nil || w.SystemPrompt > 0 || w.Stages != nil {
 			notes = append(notes, "the --workload file's length distributions, system prompt and stages are not written: give --workload beside --scenario")
 		}

@@ -30,7 +30,12 @@ func FuzzParseScenario(f *testing.F) {
 	for _, s := range []string{"", "model: llama-3-70b\ngpu: h100-sxm\ntp: 3\n", "tpp: 4\n", "- a\n",
 		"model: llama-3-70b\ngpu: h100-sxm\nreserve_gib: 1e300\ncompute_eff: .nan\n", "a: &x [*x]\n",
 		"model: llama-2-7b\ngpu: l40s\nheads: 16\nmode: infer\nmicro_batch: 3\n", lessonStep,
-		"model: llama-2-7b\ngpu: h100-sxm\ncaption: {en: \"a: b\", fr: \"\\u00e9\"}\ntab: box\n"} {
+		"model: llama-2-7b\ngpu: h100-sxm\ncaption: {en: \"a: b\", fr: \"\\u00e9\"}\ntab: box\n",
+		// Speculative decoding's keys: a rate, a curve, a method, a draft model.
+		"model: llama-3-8b\ngpu: h100-sxm\ngpus: 1\nmode: infer\nspec_tokens: 3\nspec_accept: 0.7\nspec_method: eagle\n",
+		"model: llama-3-8b\ngpu: h100-sxm\ngpus: 1\nmode: infer\nspec_accept: [0.9, 0.8, 0.7]\nspec_method: ngram\n",
+		"model: llama-3-70b\ngpu: h100-sxm\nmode: infer\nspec_tokens: 4\nspec_accept: \"0.8,0.6\"\nspec_method: draft\nspec_draft: llama-3-8b\n",
+		"model: deepseek-v3\ngpu: h200\nmode: infer\nspec_tokens: 1\nspec_accept: [.nan]\nspec_method: mtp\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

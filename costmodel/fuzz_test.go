@@ -94,11 +94,13 @@ func checkFinite(t *testing.T, v reflect.Value, path string) {
 
 // FuzzEvaluateValid maps the fuzzer's bytes onto scenarios that mostly pass validation, so the
 // cost model itself (not the validator) meets odd shapes: one layer, TP above the KV heads,
-// uneven splits, one request, huge micro-batches, every schedule and precision.
+// uneven splits, one request, huge micro-batches, every schedule and precision, speculative
+// decoding by every method.
 func FuzzEvaluateValid(f *testing.F) {
 	f.Add(uint8(79), uint8(7), uint8(3), uint8(0), uint8(2), uint8(1), uint8(0), uint8(5), uint8(0), uint8(0), uint8(1), uint8(9))
 	f.Add(uint8(0), uint8(0), uint8(0), uint8(1), uint8(0), uint8(0), uint8(3), uint8(0), uint8(1), uint8(2), uint8(0), uint8(0))
 	f.Add(uint8(200), uint8(255), uint8(9), uint8(2), uint8(7), uint8(3), uint8(2), uint8(255), uint8(1), uint8(3), uint8(7), uint8(255))
+	f.Add(uint8(31), uint8(7), uint8(5), uint8(1), uint8(1), uint8(1), uint8(0), uint8(69), uint8(33), uint8(130), uint8(2), uint8(14))
 	f.Fuzz(func(t *testing.T, layersB, hiddenB, headsB, kvB, gpusB, tpB, schedB, batchB, modeB, precB, gpnB, genB uint8) {
 		p := presets(t)
 		heads := []int{1, 2, 4, 8, 12, 16, 32, 40, 64, 96}[int(headsB)%10]
@@ -168,6 +170,26 @@ func FuzzEvaluateValid(f *testing.F) {
 				w.Concurrency = 0
 				s.Layout.Disagg = model.Disagg{PrefillGPUs: gpus / 2, PrefillTP: []int{0, 1, 2}[int(headsB)%3]}
 				s.Layout.DP = max(gpus/2/(tp*pp), 1)
+			}
+			if precB >= 128 {
+				// Speculative decoding: K 1 to 8, a rate or a falling curve, each method (draft:
+				// the scenario's own shape cut to one layer, the vocabulary shared).
+				k := 1 + int(precB)%8
+				a := float64(1+int(batchB)%100) / 100
+				acc := model.SpecAccept{a}
+				if genB%2 == 1 {
+					acc = make(model.SpecAccept, k)
+					for i := range acc {
+						acc[i] = a / float64(1+i)
+					}
+				}
+				w.SpecTokens, w.SpecAccept = k, &acc
+				w.SpecMethod = []string{model.SpecEAGLE, model.SpecNGram, model.SpecDraft, model.SpecMTP}[int(modeB/16)%4]
+				if w.SpecMethod == model.SpecDraft {
+					d := s.Arch
+					d.ID, d.Layers = "fuzz-draft", 1
+					w.SpecDraft = &d
+				}
 			}
 		}
 		r, err := Evaluate(s)

@@ -121,6 +121,8 @@ type Inference struct {
 	// Confidence: with Poisson arrivals (--rate), the latencies above are those of the requests
 	// that arrived in the run's steady window; this says which, how sure, and what to fix.
 	Confidence *ServeConfidence `json:"confidence,omitempty"`
+	// Spec is the run's speculative decoding (spec.go); absent without.
+	Spec *SpecStats `json:"spec,omitempty"`
 	// Disagg describes the pools of disaggregated serving (model.Disagg); absent with one pool.
 	Disagg *DisaggDetail `json:"disagg,omitempty"`
 }

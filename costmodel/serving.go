@@ -179,6 +179,8 @@ type servingCost struct {
 	// gemmLatency): each GEMM kernel of a layer (gemmKernels) pays the floor plus it, never
 	// less than nothing. 0 without such a calibration: the floor alone, as fitted.
 	gemmShift float64
+	// spec is the drafter of a speculative engine (spec.go); nil without speculation.
+	spec *specCost
 }
 
 func (p *plan) servingCost() *servingCost {
@@ -225,6 +227,7 @@ func (p *plan) servingCost() *servingCost {
 			c.xferByToken[s] = unknowns(min(maxTokens, maxCachedTokens) + 1)
 		}
 	}
+	c.spec = c.newSpecCost()
 	return c
 }
 
@@ -286,15 +289,18 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 	// token) and the attention reads its top-k.
 	kvTok := sh.KVCacheOnGPU(p.t) - sh.IdxCache
 	decCtx, preCtx, preAttn := b.DecodeCtx, b.PrefillCtx, b.PrefillAttn
-	idx := kernel{flops: sh.IdxPair * (decCtx + preAttn), bytes: (decCtx + preCtx + float64(b.PrefillTokens)) * sh.IdxCache * c.kvb}
+	idx := kernel{flops: sh.IdxPair * (decCtx*float64(1+b.Spec) + preAttn), bytes: (decCtx + preCtx + float64(b.PrefillTokens)) * sh.IdxCache * c.kvb}
 	if w := float64(sh.Keys(math.Inf(1))); sh.Window > 0 || sh.TopKeys > 0 {
 		decCtx = math.Min(decCtx, float64(b.DecodeSeqs)*w)
 		preCtx = math.Min(preCtx, float64(b.PrefillSeqs)*w+float64(b.PrefillTokens))
 		preAttn = math.Min(preAttn, float64(b.PrefillTokens)*w)
 	}
 	state := sh.StateOnGPU(p.t)
-	dec := kernel{flops: sh.DecPair*decCtx/t + sh.StateFLOPs*float64(b.DecodeSeqs)/t,
-		bytes: float64(b.DecodeSeqs)*sh.CoreIO/t*e + decCtx*kvTok*c.kvb + 2*float64(b.DecodeSeqs)*state*c.kvb}
+	// A speculative step's sequences run 1 + Spec queries each over the keys they read once
+	// (spec.go); q is 1 otherwise.
+	q := float64(1 + b.Spec)
+	dec := kernel{flops: sh.DecPair*decCtx*q/t + sh.StateFLOPs*float64(b.DecodeSeqs)*q/t,
+		bytes: float64(b.DecodeSeqs)*q*sh.CoreIO/t*e + decCtx*kvTok*c.kvb + 2*float64(b.DecodeSeqs)*state*c.kvb}
 	pre := kernel{flops: sh.Pair*preAttn/t + sh.StateFLOPs*float64(b.PrefillTokens)/t,
 		bytes: float64(b.PrefillTokens)*sh.CoreIO/t*e + (preCtx+float64(b.PrefillTokens))*kvTok*c.kvb + 2*float64(b.PrefillSeqs)*state*c.kvb}
 	elem := kernel{bytes: tok * (elementwisePerHidden*h + k*sh.ActiveFFN()/t) * e}
@@ -380,6 +386,7 @@ func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 		// The output projection stays in the compute format in a quantized checkpoint
 		// (the ends of a quantized checkpoint, above): its weights are read at that width, its matmul runs at that rate.
 		d += p.hw.time(logits(p.a, p.l, float64(b.Samples), p.e))
+		d += c.drafter(b) // speculative decoding's proposals (spec.go); 0 without
 	}
 	return serve.StageTime{Seconds: d, TP: tp, EP: epc}
 }
@@ -452,6 +459,12 @@ func (p *plan) kvPlan(c *servingCost, maxSeqs, maxTokens int) kvPlan {
 			kp.work[r] += float64(min(maxSeqs, maxTokens)) * float64(p.a.Vocab) / float64(p.t) * 4
 		}
 		perToken := p.k.Sum(c.kinds[r], perTok)
+		if r == p.p-1 {
+			// A drafter's weights and KV cache (spec.go).
+			dw, dt := c.drafterMemory()
+			kp.weights[r] += dw
+			perToken += dt
+		}
 		left := usable - kp.weights[r] - kp.work[r] - p.s.ReserveBytes
 		if perToken > 0 {
 			kp.tokens = math.Min(kp.tokens, math.Max(left, 0)/perToken)
@@ -463,6 +476,10 @@ func (p *plan) kvPlan(c *servingCost, maxSeqs, maxTokens int) kvPlan {
 	kp.blocks = int(math.Min(kp.tokens/model.ServeBlockTokens, 1<<40))
 	for r := range kp.pool {
 		kp.pool[r] = float64(kp.blocks*model.ServeBlockTokens) * p.k.Sum(c.kinds[r], perTok)
+		if r == p.p-1 {
+			_, dt := c.drafterMemory()
+			kp.pool[r] += float64(kp.blocks*model.ServeBlockTokens) * dt
+		}
 	}
 	return kp
 }
@@ -538,7 +555,7 @@ func (p *plan) inferRun(record bool, reqs []serve.Request, spans []serve.Span, o
 	}
 	longest := 0
 	for _, q := range reqs {
-		longest = max(longest, q.Prompt+q.Gen)
+		longest = max(longest, q.Prompt+q.Gen+w.SpecTokensOr()) // and the speculative slots
 	}
 	fits := kp.tokens >= float64(longest)
 	for rk := range stages {
@@ -572,6 +589,9 @@ func (p *plan) inferRun(record bool, reqs []serve.Request, spans []serve.Span, o
 		Record: record, MaxRecord: maxServeTrace, ITL: record, Overlap: eng.Overlap,
 		PrefillFirst: prefillFirst, WholePrompts: whole, FrontEndS: eng.FrontEndS, MultiStep: eng.MultiStep,
 		RecvInterval: w.SchedulerRecvInterval}
+	if k := w.SpecTokensOr(); k > 0 {
+		cfg.SpecTokens, cfg.SpecAccepted = k, model.ExpectedAccepted(k, w.SpecAcceptance())
+	}
 	if offline {
 		cfg.FrontEndS = 0
 	}
@@ -592,6 +612,7 @@ func (p *plan) inferRun(record bool, reqs []serve.Request, spans []serve.Span, o
 		typical.DecodeCtx, typical.Samples = mid*float64(typical.DecodeSeqs), typical.DecodeSeqs
 	}
 	p.serveDetail(&r, c, typical)
+	inf.Spec = c.specReport(res, typical)
 	// Open loop: the latencies of the steady window, with their interval (serve.Window).
 	open := w.Rate
 	if w.Concurrency > 0 || len(spans) > 1 {

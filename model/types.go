@@ -570,6 +570,14 @@ type Workload struct {
 	// goodput objective; it changes no time.
 	SLOTTFT float64 `json:"slo_ttft_s,omitempty"`
 	SLOTPOT float64 `json:"slo_tpot_s,omitempty"`
+	// Speculative decoding (spec.go): SpecTokens proposals a decode step per sequence (0: none;
+	// a curve's length when only SpecAccept's curve is given), their acceptance (one per-token
+	// rate or a per-position curve), the method proposing them (SpecMethods; "" eagle) and, for
+	// draft, the draft model. Pointers: Workload stays comparable.
+	SpecTokens int         `json:"spec_tokens,omitempty"`
+	SpecAccept *SpecAccept `json:"spec_accept,omitempty"`
+	SpecMethod string      `json:"spec_method,omitempty"`
+	SpecDraft  *Arch       `json:"spec_draft,omitempty"`
 }
 
 // Scenario is everything the cost model needs.

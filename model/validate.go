@@ -459,6 +459,7 @@ func (s Scenario) Validate() error {
 			c.add("gen", w.GenTokens, "prompt + gen must be at most %d tokens", MaxSeq)
 		}
 		c.serving(w, s.Cluster.GPU)
+		c.speculation(s)
 	} else {
 		c.intRange("seq", w.Seq)
 		unitsOK = c.intRange("batch", w.GlobalBatch)

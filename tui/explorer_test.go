@@ -166,6 +166,33 @@ func TestGoldenDisagg(t *testing.T) {
 	}
 }
 
+// TestGoldenServeSpec: the Serve view of a speculative engine says what a step yields, the
+// acceptance and the drafter's share of the step (llama-3-8b on one H100 with an EAGLE head).
+func TestGoldenServeSpec(t *testing.T) {
+	spec := func(s *model.Scenario) {
+		s.Workload.Mode = model.Infer
+		s.Workload.Requests, s.Workload.Concurrency = 64, 8
+		s.Workload.SpecTokens, s.Workload.SpecMethod = 3, model.SpecEAGLE
+		acc := model.SpecAccept{0.7}
+		s.Workload.SpecAccept = &acc
+		s.Layout.MicroBatch = 1
+	}
+	for _, size := range []struct{ w, h int }{{80, 24}, {160, 48}} {
+		t.Run(fmt.Sprintf("pipeline_%dx%d", size.w, size.h), func(t *testing.T) {
+			m := ready(t, size.w, size.h, spec)
+			if m.data.Report.Inference == nil || m.data.Report.Inference.Spec == nil {
+				t.Fatal("no speculation in the serving figures")
+			}
+			view := m.View()
+			checkFrame(t, view, size.w, size.h)
+			if !strings.Contains(view, "2.52 tok/step") || !strings.Contains(view, "drafter") {
+				t.Errorf("the view does not say speculation is on:\n%s", view)
+			}
+			golden.RequireEqual(t, []byte(view))
+		})
+	}
+}
+
 // checkFrame asserts a view fills the terminal exactly.
 func checkFrame(t *testing.T, view string, w, h int) {
 	t.Helper()

@@ -367,7 +367,7 @@ func TestWhyJumpsToTheExplanation(t *testing.T) {
 			t.Errorf("w on tab %d: Learn shows line %d, section %s starts at %d", tab, off, sec, start)
 		}
 		v := got.View()
-		head := []string{"Prefill and decode", "The pipeline bubble", "The TP all-reduce", "Ring, NVLS, one-shot", "Where the memory goes", "Why the Compare tab's winner wins"}[sec]
+		head := []string{"Prefill and decode", "Speculative decoding", "The pipeline bubble", "The TP all-reduce", "Ring, NVLS, one-shot", "Where the memory goes", "Why the Compare tab's winner wins"}[sec]
 		if !strings.Contains(v, head) {
 			t.Errorf("w on tab %d: %q is not on screen:\n%s", tab, head, v)
 		}

@@ -7,7 +7,8 @@ import (
 )
 
 // FuzzRun: any deployment and workload the validation lets through (with or without Overlap,
-// PrefillFirst, WholePrompts, a front end, multi-step windows and a recv interval, by the seed's low bits) runs to the end: every
+// PrefillFirst, WholePrompts, a front end, multi-step windows, a recv interval and speculative
+// decoding, by the seed's low bits) runs to the end: every
 // request finishes or is refused, in the order of its own events, Little's law holds, and the
 // steady window's figures are finite.
 func FuzzRun(f *testing.F) {
@@ -15,6 +16,7 @@ func FuzzRun(f *testing.F) {
 	f.Add(uint8(2), uint8(4), uint16(3), uint16(17), uint32(60), uint16(5), uint16(30), 0.0, uint16(90), uint16(300), uint64(9))
 	f.Add(uint8(1), uint8(1), uint16(8), uint16(64), uint32(200), uint16(0), uint16(150), 50.0, uint16(800), uint16(200), uint64(3))
 	f.Add(uint8(1), uint8(3), uint16(64), uint16(512), uint32(300), uint16(12), uint16(120), 0.0, uint16(600), uint16(150), uint64(0x5a23))
+	f.Add(uint8(2), uint8(2), uint16(32), uint16(256), uint32(400), uint16(0), uint16(150), 20.0, uint16(700), uint16(300), uint64(0x7a5340c1))
 	f.Fuzz(func(t *testing.T, replicas, stages uint8, seqs, tokens uint16, blocks uint32, clients, n uint16,
 		rate float64, prompt, gen uint16, seed uint64) {
 		cfg := Config{Replicas: int(replicas%4) + 1, Stages: int(stages%6) + 1, MaxSeqs: int(seqs%512) + 1,
@@ -28,6 +30,11 @@ func FuzzRun(f *testing.F) {
 		}
 		if seed&32 == 32 {
 			cfg.RecvInterval = int(seed>>12%40) + 2
+		}
+		if seed&64 == 64 && cfg.MultiStep == 0 {
+			// Speculative decoding: K from 1 to 16, the expected accepted anywhere in [0, K].
+			cfg.SpecTokens = int(seed>>20%16) + 1
+			cfg.SpecAccepted = float64(cfg.SpecTokens) * float64(seed>>28%1001) / 1000
 		}
 		if rate != rate || rate < 0 || rate > 1e4 {
 			rate = 1

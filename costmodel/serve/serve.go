@@ -35,14 +35,18 @@ type Batch struct {
 	// Samples is the number of sequences that produce a token this step (logits): every decode
 	// sequence, and each prefill whose last chunk this is.
 	Samples int
+	// Spec is the speculative tokens each decode sequence verifies beside its own (Config.SpecTokens):
+	// a decode sequence runs 1 + Spec tokens, and its logits are taken at each of them.
+	Spec int
 	// InSystem is the replica's requests that have reached its scheduler and not yet finished
 	// or been refused when the batch is built: running or waiting (an engine that walks all it
 	// holds every step pays for them, costmodel's trtPPHostPerActive).
 	InSystem int
 }
 
-// Tokens is the batch's tokens: one per decode sequence plus the prefill tokens.
-func (b *Batch) Tokens() int { return b.DecodeSeqs + b.PrefillTokens }
+// Tokens is the batch's tokens: one per decode sequence (1 + Spec with speculation) plus the
+// prefill tokens.
+func (b *Batch) Tokens() int { return b.DecodeSeqs*(1+b.Spec) + b.PrefillTokens }
 
 // StepCost times an engine step.
 type StepCost interface {
@@ -141,6 +145,11 @@ type Config struct {
 	// between two polls waits for the next: up to that many decode steps. 0 or 1: every step
 	// polls.
 	RecvInterval int
+	// SpecTokens > 0 decodes speculatively (spec.go): every decode sequence of a step verifies
+	// SpecTokens proposals beside its own token (Batch.Spec; the drafter's work is in the step's
+	// cost) and holds their KV slots, and keeps 1 + SpecAccepted tokens a step on average.
+	SpecTokens   int
+	SpecAccepted float64
 }
 
 // MaxRecvInterval is the most decode steps Config.RecvInterval may put between two polls.
@@ -191,7 +200,10 @@ type Result struct {
 	Tokens0, Decodes0 float64
 	DecodeSteps0      int
 	DecodeTokens0     float64
-	Trace             []Step
+	// SpecSeqSteps0 counts replica 0's decode sequences run speculatively (one a sequence a
+	// step), SpecTokens0 the tokens they kept: SpecTokens0/SpecSeqSteps0 is the tokens a step.
+	SpecSeqSteps0, SpecTokens0 float64
+	Trace                      []Step
 	// ITL is every gap between two tokens of a request (with Config.ITL), in runs.
 	ITL Gaps
 }
@@ -295,6 +307,12 @@ func (cfg Config) validate(reqs []Request) error {
 		return fmt.Errorf("serve: multi-step %d: need 0 to 1024 decode steps a window", cfg.MultiStep)
 	case cfg.RecvInterval < 0 || cfg.RecvInterval > MaxRecvInterval:
 		return fmt.Errorf("serve: recv interval %d: need 0 to %d decode steps between polls", cfg.RecvInterval, MaxRecvInterval)
+	case cfg.SpecTokens < 0 || cfg.SpecTokens > model.MaxSpecTokens:
+		return fmt.Errorf("serve: speculative tokens %d: need 0 to %d", cfg.SpecTokens, model.MaxSpecTokens)
+	case math.IsNaN(cfg.SpecAccepted) || cfg.SpecAccepted < 0 || cfg.SpecAccepted > float64(cfg.SpecTokens):
+		return fmt.Errorf("serve: %v accepted tokens a step: need 0 to the %d speculative tokens", cfg.SpecAccepted, cfg.SpecTokens)
+	case cfg.SpecTokens > 0 && cfg.MultiStep > 1:
+		return fmt.Errorf("serve: speculative decoding with multi-step scheduling: an engine runs one or the other")
 	case len(reqs) == 0:
 		return fmt.Errorf("serve: no requests")
 	}
@@ -326,6 +344,8 @@ type seq struct {
 	started  bool    // its first token has come
 	admitted int     // when it was (last) admitted, in the replica's order: the newest is preempted first
 	last     float64 // when its last token came
+	// credit is the accepted proposals it is owed (Config.SpecAccepted a step, whole ones taken).
+	credit float64
 }
 
 // engine is one scheduler with one batch in flight at most (a replica has one per stage).
@@ -519,7 +539,7 @@ func (r *replica) run() error {
 func (r *replica) step(e int, t float64) {
 	en := &r.engines[e]
 	cfg := r.cfg
-	r.batch = Batch{InSystem: r.inSys}
+	r.batch = Batch{InSystem: r.inSys, Spec: cfg.SpecTokens}
 	r.sched, r.chunks = r.sched[:0], r.chunks[:0]
 	// The queue this batch sees: with Overlap and a batch just ended (the engine busy until t),
 	// what had arrived when that batch started and this one was built; otherwise what is here.
@@ -645,6 +665,19 @@ func (r *replica) complete(e int) {
 			tok = min(en.window, s.gen)
 			c = tok
 		}
+		if r.cfg.SpecTokens > 0 && s.computed >= s.prompt {
+			// A speculative step: its own token and the proposals accepted, the expectation
+			// taken whole proposals at a time (deterministic; the fraction carried on).
+			s.credit += r.cfg.SpecAccepted
+			n := math.Floor(s.credit)
+			s.credit -= n
+			tok = min(1+int(n), s.gen)
+			c = tok
+			if r.idx == 0 {
+				r.res.SpecSeqSteps0++
+				r.res.SpecTokens0 += float64(tok)
+			}
+		}
 		s.computed += c
 		if s.computed < s.prompt {
 			continue
@@ -710,6 +743,8 @@ func (r *replica) fill(e int, t, seen float64, prefillOnly bool) (preempted, blo
 			continue
 		} else if cfg.MultiStep > 1 {
 			look = min(cfg.MultiStep, s.gen) // the blocks of a window's tokens (lookahead slots)
+		} else if cfg.SpecTokens > 0 {
+			look = 1 + cfg.SpecTokens // the speculative tokens' slots
 		}
 		need := max(blocksFor(s.computed+look, bt)-s.blocks, 0)
 		for need > r.free && !blocked {
@@ -730,6 +765,9 @@ func (r *replica) fill(e int, t, seen float64, prefillOnly bool) (preempted, blo
 		s.blocks += need
 		r.add(s, want)
 		budget -= want
+		if s.computed >= s.prompt {
+			budget -= cfg.SpecTokens // the verified proposals count in the budget
+		}
 	}
 	// Then the queue, in order, while a sequence slot, the budget and the KV cache allow; not
 	// in a step that had to preempt (vLLM V1 leaves the queue alone then).
@@ -738,7 +776,7 @@ func (r *replica) fill(e int, t, seen float64, prefillOnly bool) (preempted, blo
 		if s.arrival > seen {
 			break // it came after this batch was built: the next one takes it
 		}
-		if blocksFor(s.prompt+s.gen, bt) > r.blocks {
+		if blocksFor(r.whole(s), bt) > r.blocks {
 			// It can never fit, not even alone: refuse it, as an engine does.
 			en.waiting = en.waiting[1:]
 			r.reject(s, t)
@@ -753,7 +791,7 @@ func (r *replica) fill(e int, t, seen float64, prefillOnly bool) (preempted, blo
 		}
 		need := blocksFor(s.computed+want, bt) - s.blocks
 		if cfg.ReserveWhole {
-			need = blocksFor(s.prompt+s.gen, bt) - s.blocks
+			need = blocksFor(r.whole(s), bt) - s.blocks
 		}
 		if need > r.free {
 			break
@@ -799,10 +837,14 @@ func (r *replica) canPrefill(en *engine, seen float64) bool {
 	}
 	need := blocksFor(s.computed+want, bt) - s.blocks
 	if r.cfg.ReserveWhole {
-		need = blocksFor(s.prompt+s.gen, bt) - s.blocks
+		need = blocksFor(r.whole(s), bt) - s.blocks
 	}
-	return need <= r.free || blocksFor(s.prompt+s.gen, bt) > r.blocks
+	return need <= r.free || blocksFor(r.whole(s), bt) > r.blocks
 }
+
+// whole is the tokens s holds at most: its prompt, its output, and the speculative slots of
+// its last step.
+func (r *replica) whole(s *seq) int { return s.prompt + s.gen + r.cfg.SpecTokens }
 
 // add puts want tokens of s into the batch being built.
 func (r *replica) add(s *seq, want int) {
@@ -811,8 +853,8 @@ func (r *replica) add(s *seq, want int) {
 	b := &r.batch
 	if s.computed >= s.prompt {
 		b.DecodeSeqs++
-		b.DecodeCtx += float64(s.computed + 1)
-		b.Samples++
+		b.DecodeCtx += float64(s.computed + 1 + b.Spec) // the proposals' keys too
+		b.Samples += 1 + b.Spec
 		return
 	}
 	c := float64(s.computed)

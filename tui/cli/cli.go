@@ -580,6 +580,11 @@ func runValidate(w io.Writer, asJSON bool) error {
 		return err
 	}
 	checks = append(checks, serve...)
+	spec, err := published.SpecChecks(p)
+	if err != nil {
+		return err
+	}
+	checks = append(checks, spec...)
 	moe, err := published.MoEChecks(p)
 	if err != nil {
 		return err

@@ -86,6 +86,9 @@ type scenarioFlags struct {
 	expertWeights           string
 	engine                  string
 	sloTTFT, sloTPOT        time.Duration
+	// Speculative decoding (specflags.go): --spec-tokens, --spec-accept, --spec-method, --spec-draft.
+	specTokens                        int
+	specAccept, specMethod, specDraft string
 
 	computeEff, memoryEff, intraEff, interEff, reserveGiB float64
 
@@ -195,6 +198,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.engine, "engine", "", "inference: the serving engine whose defaults the simulation follows: "+engineHelp()+"; each read from its engine's source (scheduler, chunk budget, CUDA-graph limits, all-reduce kernels), cited in docs/costmodel.md § Serving (default vllm)")
 	fs.DurationVar(&f.sloTTFT, "slo-ttft", 0, "inference: the latency target for the p90 time to first token, e.g. 500ms; judges the run, report --sweep-rate's goodput and search --objective goodput (default 0: none)")
 	fs.DurationVar(&f.sloTPOT, "slo-tpot", 0, "inference: the latency target for the p90 time per output token, e.g. 50ms (default 0: none)")
+	f.specFlags(fs)
 
 	fs.Float64Var(&f.computeEff, "compute-eff", 0, "calibration: fraction of peak FLOP/s a large matmul reaches, (0, 1] (default 0: the GPU preset's)")
 	fs.Float64Var(&f.memoryEff, "memory-eff", 0, "calibration: fraction of HBM bandwidth a streaming kernel reaches, (0, 1] (default 0: the GPU preset's)")
@@ -347,6 +351,8 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	if f.reserveGiB > 0 {
 		reserve = f.reserveGiB * model.GiB
 	}
+	specAcc, specDraft, specErrs := f.speculation(p)
+	errs = append(errs, specErrs...)
 	if len(errs) > 0 {
 		return s, f.explain(errs, s, forSearch)
 	}
@@ -439,7 +445,8 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,
 		GenTokens: f.gen, Requests: reqs, Precision: prec, Rate: f.rate, Concurrency: f.concurrency, Seed: f.seed,
 		MaxSeqs: f.maxSeqs, MaxBatchTokens: f.maxBatchTokens, Weights: f.weights, ExpertWeights: f.expertWeights, KVCache: f.kvCache, Engine: f.engine,
-		SchedulerRecvInterval: f.recvInterval, SLOTTFT: f.sloTTFT.Seconds(), SLOTPOT: f.sloTPOT.Seconds(), PrefixHit: f.prefixHit}
+		SchedulerRecvInterval: f.recvInterval, SLOTTFT: f.sloTTFT.Seconds(), SLOTPOT: f.sloTPOT.Seconds(), PrefixHit: f.prefixHit,
+		SpecTokens: f.specTokens, SpecAccept: specAcc, SpecMethod: f.specMethod, SpecDraft: specDraft}
 	if f.workload != "" {
 		data, err := readBoundedFile("workload", f.workload, maxInputBytes, "a workload file")
 		if err != nil {

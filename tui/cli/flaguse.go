@@ -212,6 +212,10 @@ var modeOnly = []struct {
 	{"prefix-hit", model.Infer, "training has no prefix cache"},
 	{"prefill-tp", model.Infer, "training has no prefill pool"},
 	{"prefill-pp", model.Infer, "training has no prefill pool"},
+	{"spec-tokens", model.Infer, "training decodes nothing"},
+	{"spec-accept", model.Infer, "training decodes nothing"},
+	{"spec-method", model.Infer, "training decodes nothing"},
+	{"spec-draft", model.Infer, "training decodes nothing"},
 }
 
 // typedWarnings are the flags typed on the command line that the scenario does not read: the

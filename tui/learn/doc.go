@@ -13,6 +13,7 @@ type Section int
 // Sections, in the order the tab shows them.
 const (
 	SecServe Section = iota // prefill and decode (serving only; a pointer to infer mode in training)
+	SecSpec                 // speculative decoding: why it helps at low load and hurts at high (serving only)
 	SecBubble
 	SecAllReduce
 	SecAlgos // which all-reduce algorithm, and why: NVLS, no peer-to-peer, the engine's one-shot
@@ -23,7 +24,7 @@ const (
 	numSections
 )
 
-var sectionNames = [numSections]string{"serve", "bubble", "allreduce", "algos", "memory", "winner", "experts", "mla"}
+var sectionNames = [numSections]string{"serve", "spec", "bubble", "allreduce", "algos", "memory", "winner", "experts", "mla"}
 
 func (s Section) String() string {
 	if s < 0 || s >= numSections {
@@ -123,7 +124,7 @@ func Keys(tourSteps []string) []string {
 		"learn.algos.none", "learn.algos.body",
 		"learn.memory.train", "learn.memory.infer",
 		"learn.winner.wait", "learn.winner.error", "learn.winner.none", "learn.winner.body",
-		"learn.experts.body", "learn.mla.body",
+		"learn.experts.body", "learn.mla.body", "learn.spec.none", "learn.spec.body",
 		"tour.evaluating", "tour.predict.title", "tour.predict.alone", "tour.predict.class", "tour.predict.teacher",
 		"tour.quiz.choose", "tour.quiz.type", "tour.quiz.wait", "tour.quiz.said", "tour.quiz.model")
 	for _, s := range tourSteps {
@@ -161,6 +162,11 @@ func bodyKey(s Section, f *Facts) string {
 		return "learn.algos.body"
 	case SecMemory:
 		return "learn.memory." + mode
+	case SecSpec:
+		if !f.Infer {
+			return "learn.spec.none"
+		}
+		return "learn.spec.body"
 	case SecExperts:
 		if !f.Experts.On {
 			return ""

@@ -34,6 +34,7 @@ type Facts struct {
 	Algos  AlgoFacts // ring against NVLS, no peer-to-peer, NCCL against the engine
 	Mem    MemFacts
 	Serve  ServeFacts
+	Spec   SpecFacts // speculative decoding (specfacts.go)
 	Cmp    CompareFacts
 	// A MoE model's experts across GPUs, an MLA model's latent cache (moefacts.go).
 	Experts ExpertFacts
@@ -230,6 +231,7 @@ func NewFacts(d common.Data, cmp common.Compare, cmpReady bool) Facts {
 	f.Algos = algoFacts(s, r)
 	f.Mem = memFacts(s, r)
 	f.Serve = serveFacts(s, r)
+	f.Spec = specFacts(r)
 	f.Experts = expertFacts(s, r)
 	f.MLA = mlaFacts(s, r)
 	if f.Infer {

@@ -87,7 +87,7 @@ func TestDenseHasNoExpertsOrMLA(t *testing.T) {
 	m := pane(t, "en", 100, 40)
 	m.layout()
 	text := strings.Join(m.lines, "\n")
-	if strings.Contains(text, "7 · ") || !strings.Contains(text, "6 · Why the Compare tab") {
+	if strings.Contains(text, "8 · ") || !strings.Contains(text, "7 · Why the Compare tab") {
 		t.Errorf("dense model's sections:\n%s", text)
 	}
 }

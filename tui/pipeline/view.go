@@ -136,6 +136,18 @@ func (m *Model) headerParts(w int) []string {
 			"serve " + fmtDur(r.StepTime),
 			idle,
 		}
+		if inf := r.Inference; inf != nil && inf.Spec != nil {
+			// Speculative decoding, second so that a narrow panel keeps it: what a step yields,
+			// the acceptance, the drafter's share of a decode step.
+			sp := inf.Spec
+			tok := strconv.FormatFloat(sp.TokensPerStep, 'f', 2, 64) + " tok/step"
+			text := "spec K=" + strconv.Itoa(sp.Tokens) + " " + sp.Method + " accept " + sp.Accept + " · " + tok +
+				" · drafter " + fmtPct(sp.DrafterShare) + " of a step"
+			if cellWidth(text) > w {
+				text = "spec " + tok + " · K=" + strconv.Itoa(sp.Tokens) + " a " + sp.Accept + " · drafter " + fmtPct(sp.DrafterShare)
+			}
+			parts = append(parts[:1], append([]string{text}, parts[1:]...)...)
+		}
 		if live, ok := m.livePercentiles(); ok {
 			parts = append(parts, live...)
 		} else if inf := r.Inference; inf != nil && inf.Completed > 0 {

@@ -453,7 +453,17 @@ func renderServing(ew *errWriter, inf *costmodel.Inference) {
 		tt.add("decode pool", fmt.Sprintf("%d GPUs", d.DecodeGPUs), fmt.Sprintf("%d instances; busiest stage %s busy", d.DecodeInstances, Percent(d.DecodeBusy)))
 		tt.add("KV transfer", Seconds(d.KVTransferMeanS), fmt.Sprintf("a prompt's cache, prefill to decode over %s (mean; queued per prefill instance)", d.Link))
 	}
+	if sp := inf.Spec; sp != nil {
+		tt.add("speculation", fmt.Sprintf("%.2f tokens a step", sp.TokensPerStep), SpecLine(sp))
+	}
 	tt.write(ew)
+}
+
+// SpecLine says what speculative decoding did: K, the method, the acceptance and the drafter's
+// share of a decode step.
+func SpecLine(sp *costmodel.SpecStats) string {
+	return fmt.Sprintf("K=%d %s, acceptance %s (1 + %.2f expected), drafter %s of a decode step", sp.Tokens, sp.Method, sp.Accept,
+		sp.ExpectedAccepted, Percent(sp.DrafterShare))
 }
 
 // renderStagesServed is a rate schedule's table: each stage's rate and requests, its latencies

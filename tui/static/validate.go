@@ -23,6 +23,7 @@ var checkGroups = []struct{ id, title string }{
 	{"serve-more", "Serving on measured runs, other GPUs and engines, not fitted: A100, L4, RTX 3090/4090, H100 PCIe/SXM, H200, MI300X; vLLM, SGLang, LMDeploy, TensorRT-LLM, TGI, each with its engine's profile (LPC, SGL1639, MR4090, ZHJ, SUR, SGL060, H200B, DSTK, TT143, TT125, TT340, R431, §3.6)"},
 	{"serve-disagg", "Disaggregated against aggregated serving, not fitted: the published gain (disaggregated ÷ aggregated mean TTFT and TPOT) beside the model's, within 25% (MCK-A10, §3.7)"},
 	{"serve-disagg-order", "Disaggregated against aggregated serving, direction only: the same side of 1 as published (the note says why; §3.7)"},
+	{"spec", "Speculative decoding: throughput with it over without, published gains on named hardware with their acceptance lengths, not fitted (ISS vllm#20780, ISS vllm#29334, ISS TensorRT-LLM#5146, DSV3, §3.8)"},
 }
 
 // RenderValidation prints the published figures beside the model's predictions, one table a
