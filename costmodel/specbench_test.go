@@ -44,3 +44,19 @@ func BenchmarkServe10kRequestsSpecDraft(b *testing.B) {
 		}
 	}
 }
+
+// The case itself: speculation and disaggregation together, the same 10,000 requests
+// on 8 H100s split 4:4 (TP 4 prefilling, TP 4 decoding with an EAGLE head).
+func BenchmarkServe10kRequestsSpecDisagg(b *testing.B) {
+	s := benchSpecScenario(b, model.SpecEAGLE)
+	s.Layout.TP, s.Layout.DP = 4, 1
+	s.Layout.Disagg = model.Disagg{PrefillGPUs: 4}
+	if err := s.Validate(); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := EvaluateFast(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

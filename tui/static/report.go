@@ -446,7 +446,11 @@ func renderServing(ew *errWriter, inf *costmodel.Inference) {
 	tt.add("requests/s", trimFloat(inf.RequestsPerS), "")
 	tt.add("KV cache", Count(inf.KVCacheTokens)+" tokens", fmt.Sprintf("a replica; peak fill %s, %d preemptions, at most %d sequences running",
 		Percent(inf.KVCachePeakFraction), inf.Preemptions, inf.MaxConcurrency))
-	tt.add("decode step", Seconds(inf.DecodeStepS), "one sequence alone, every stage: TPOT's floor")
+	floor := "one sequence alone, every stage: TPOT's floor"
+	if inf.Spec != nil {
+		floor = "one sequence alone, every stage, without speculation (which yields more than a token a step)"
+	}
+	tt.add("decode step", Seconds(inf.DecodeStepS), floor)
 	if d := inf.Disagg; d != nil {
 		tt.add("prefill pool", fmt.Sprintf("%d GPUs", d.PrefillGPUs), fmt.Sprintf("%d instances of TP %d × PP %d; busiest stage %s busy; its own TTFT %s (prompt alone, before the transfer)",
 			d.PrefillInstances, d.PrefillTP, d.PrefillPP, Percent(d.PrefillBusy), Seconds(d.PrefillTTFTMean)))
