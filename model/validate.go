@@ -469,7 +469,7 @@ func (s Scenario) Validate() error {
 	vOK := c.intRange("chunks", l.Chunks)
 	bOK := c.intRange("micro-batch", l.MicroBatch)
 	c.intRange("zero", l.ZeRO)
-	if l.Schedule < OneFOneB || l.Schedule > ZBH1 {
+	if l.Schedule < OneFOneB || l.Schedule > DualPipeV {
 		c.add("schedule", int(l.Schedule), "must be one of %s", strings.Join(scheduleNames, ", "))
 	}
 	if l.Recompute < RecomputeNone || l.Recompute > RecomputeFull {
