@@ -443,3 +443,8 @@ func CheckScheduleShape(s Schedule, pp, m int) error {
 	}
 	return &FieldError{Field: "micro", Value: m, Allowed: rule, Layout: true}
 }
+
+func scheduleShapeBad(s Schedule, pp, m int) bool {
+	field, _ := ScheduleShapeRule(s, pp, m)
+	return field != ""
+}

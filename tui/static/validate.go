@@ -21,6 +21,7 @@ var checkGroups = []struct{ id, title string }{
 	{"serve-order", "Serving: which of two layouts serves more or answers sooner (§3.6; holds when the same one wins)"},
 	{"serve-vllm", "Serving on measured vLLM runs, not fitted: H100 SXM, Poisson replays of inference-perf stages, means (BLIS, §3.6)"},
 	{"serve-more", "Serving on measured runs, other GPUs and engines, not fitted: A100, L4, RTX 3090/4090, H100 PCIe/SXM, H200, MI300X; vLLM, SGLang, LMDeploy, TensorRT-LLM, TGI, each with its engine's profile (LPC, SGL1639, MR4090, ZHJ, SUR, SGL060, H200B, DSTK, TT143, TT125, TT340, R431, §3.6)"},
+	{"schedule", "Pipeline schedules' published tables, simulated op by op at equal stages: bubbles in F, activations in stages (DP, DSV3 Table 2, ZB, §5)"},
 }
 
 // RenderValidation prints the published figures beside the model's predictions, one table a
@@ -79,6 +80,8 @@ func checkValue(v float64, unit string) string {
 		return fmt.Sprintf("%.2f×", v)
 	case "params":
 		return fmt.Sprintf("%.4gB", v/1e9)
+	case "F", "stages", "micro-batches": // the schedule tables' units
+		return fmt.Sprintf("%.4g %s", v, unit)
 	default:
 		return Percent(v)
 	}
