@@ -108,8 +108,39 @@ func (o *orderOf) dual(v bool) {
 	}
 }
 
-// zbv lays out rank r's part of the ZB-V order.
-func (o *orderOf) zbv(all [][]ref) { o.seq = append(o.seq, all[o.r]...) }
+// zbv lays out rank r's part of the ZB-V order for o.m micro-batches from the greedy's order for
+// base ≤ o.m (zbvBase): past its warm-up, from position 5p − 4 − 3r on, the greedy's order repeats
+// every 6 ops (F, B and W of each chunk), one micro-batch on each time, until its cool-down; more
+// micro-batches insert more such periods (TestZBVSplice checks that this is the greedy's own order
+// for every p ≤ 12 and m ≤ 4p + 8). So the greedy runs once per p, on a short run.
+func (o *orderOf) zbv(all [][]ref, base int) {
+	seq := all[o.r]
+	k := o.m - base
+	if k == 0 {
+		o.seq = append(o.seq, seq...)
+		return
+	}
+	c := zbvFirst(o.p, o.r) + zbvPeriod // the first cut
+	o.seq = append(o.seq, seq[:c]...)
+	for i := 1; i <= k; i++ {
+		for _, x := range seq[c-zbvPeriod : c] {
+			o.seq = append(o.seq, x+ref(i)) // the micro-batch is the low bits
+		}
+	}
+	for _, x := range seq[c:] {
+		o.seq = append(o.seq, x+ref(k))
+	}
+}
+
+// zbvPeriod is the ops of one steady period of ZB-V: F, B and W of both chunks.
+const zbvPeriod = 6
+
+// zbvFirst is where rank r's first steady period starts in ZB-V's order on p ranks.
+func zbvFirst(p, r int) int { return 5*p - 4 - 3*r }
+
+// zbvBase is the micro-batches the greedy is run for when the step has m: m itself up to 2p + 2,
+// else 2p + 2, whose order has a steady period on every rank to repeat.
+func zbvBase(p, m int) int { return min(m, 2*p+2) }
 
 // The ZB-V order is the one sail-sg/zero-bubble-pipeline-parallelism builds
 // (megatron/core/pipeline_parallel/zerobubble/scheduler/zbv.py, PipelineGraph.create_schedule):
@@ -130,8 +161,8 @@ var zbvCache struct {
 
 const zbvCacheSize = 16
 
-// zbvOrders is every rank's ZB-V order for p ranks and m micro-batches (shared: not to be
-// written), or an error when the greedy cannot place them (the repository's asserts).
+// zbvOrders is every rank's ZB-V order the greedy builds for p ranks and m micro-batches
+// (shared: not to be written), or an error when it cannot place them (the repository's asserts).
 func zbvOrders(p, m int) ([][]ref, error) {
 	k := zbvKey{p, m}
 	zbvCache.Lock()

@@ -62,6 +62,11 @@ func periodicOf(s model.Schedule, p, v int) (periodic, bool) {
 	case model.DualPipe, model.DualPipeV:
 		// Step 4's two forward–backward pairs (F B W, F B W), each phase one micro-batch on.
 		return periodic{s: s, p: p, v: v, shift: 1, period: 6, lookback: 1}, true
+	case model.ZBV:
+		// orders2025.go: F, B and W of both chunks. The cuts are 3 ops apart from rank to rank
+		// while an op reads its neighbour's up to 3p − 2 ops before that rank's cut (the V's turn):
+		// (p+1)/2 periods back (TestSteadyCuts).
+		return periodic{s: s, p: p, v: v, shift: 1, period: zbvPeriod, lookback: (p + 1) / 2}, true
 	}
 	return periodic{}, false
 }
@@ -77,6 +82,8 @@ func (pr periodic) fits(m int) bool {
 		return pr.p%2 == 0 && m%2 == 0 && m >= 2*pr.p
 	case model.DualPipeV:
 		return m >= 2*pr.p
+	case model.ZBV:
+		return m > 2*pr.p
 	}
 	return m >= pr.p
 }
@@ -103,6 +110,8 @@ func (pr periodic) first(r int) int {
 		// whose first is not overlapped on the middle ranks.
 		n, hr := pr.dualSteps(r)
 		return 5*(n-hr-1) + 2*(hr+1) + 6
+	case model.ZBV:
+		return zbvFirst(pr.p, r)
 	}
 	return (pr.p-r-1)*2 + (pr.v-1)*pr.p
 }
@@ -116,6 +125,8 @@ func (pr periodic) periods(m int) int {
 	case model.DualPipe: // step 4 runs m/2 − p + hr + 1 times; rank 0 the fewest
 		return m/2 - pr.p
 	case model.DualPipeV:
+		return m - 2*pr.p
+	case model.ZBV:
 		return m - 2*pr.p
 	}
 	return m - pr.p + 1
@@ -204,7 +215,7 @@ func (pr periodic) shortMicro(n int) int {
 		return m
 	case model.DualPipe:
 		return 2 * (pr.p + n)
-	case model.DualPipeV:
+	case model.DualPipeV, model.ZBV:
 		return 2*pr.p + n
 	}
 	return pr.p - 1 + n

@@ -14,7 +14,7 @@ import (
 // to enumerate.
 
 func periodicSchedules() []model.Schedule {
-	return []model.Schedule{model.OneFOneB, model.ZBH1, model.Interleaved, model.DualPipe, model.DualPipeV}
+	return []model.Schedule{model.OneFOneB, model.ZBH1, model.Interleaved, model.DualPipe, model.DualPipeV, model.ZBV}
 }
 
 func chunkRange(s model.Schedule) []int {

@@ -81,7 +81,7 @@ func buildOrder(in *Train) (order []ref, per int, err error) {
 	order = make([]ref, p*per)
 	var zbv [][]ref
 	if in.Schedule == model.ZBV {
-		if zbv, err = zbvOrders(p, m); err != nil {
+		if zbv, err = zbvOrders(p, zbvBase(p, m)); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -97,7 +97,7 @@ func buildOrder(in *Train) (order []ref, per int, err error) {
 		case model.ZBH1:
 			o.zbh1()
 		case model.ZBV:
-			o.zbv(zbv)
+			o.zbv(zbv, zbvBase(p, m))
 		case model.DualPipe:
 			o.dual(false)
 		case model.DualPipeV:
@@ -179,7 +179,7 @@ func checkShape2025(s model.Schedule, p, m int) error {
 		return err
 	}
 	if s == model.ZBV {
-		if _, err := zbvOrders(p, m); err != nil {
+		if _, err := zbvOrders(p, zbvBase(p, m)); err != nil {
 			return &model.FieldError{Field: "micro", Value: m, Allowed: "the ZB-V greedy cannot place this many micro-batches on these stages"}
 		}
 	}
