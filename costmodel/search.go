@@ -176,6 +176,9 @@ func searchMemo(base model.Scenario, opt SearchOptions, refine int, newMemo func
 	ns := make([]int, 0, len(jobs))
 	for _, j := range jobs {
 		ns = append(ns, j.layout.PP*max(j.layout.Chunks, 1))
+		if searchNewSchedules && j.layout.Chunks <= 1 {
+			ns = append(ns, 2*j.layout.PP) // the V schedules' 2·pp stages
+		}
 	}
 	ss := newStageSplits(base.Arch, base.Workload.Seq, base.Cluster, ns)
 	// Each worker remembers the layer costs its splits computed (layerMemo).
@@ -602,6 +605,17 @@ func schedulesFor(base model.Scenario, pp, m, maxV int, infer bool, fix SearchFi
 				out = append(out, schedChoice{s, 1})
 			}
 		}
+		// The 2024–25 schedules where their shape rules hold: two chunks a rank need 2·pp
+		// layers (the V ones), DualPipe an even pp and m, each at least 2·pp micro-batches.
+		for _, s := range []model.Schedule{model.ZBV, model.DualPipe, model.DualPipeV} {
+			if fix.HasSchedule && fix.Schedule != s || !(fix.HasSchedule || searchNewSchedules) {
+				continue
+			}
+			field, _ := model.ScheduleShapeRule(s, pp, m)
+			if field == "" && s.ModelStages(pp, 1) <= base.Arch.Layers {
+				out = append(out, schedChoice{s, 1})
+			}
+		}
 	}
 	switch {
 	case fix.Chunks == 1 || fix.HasSchedule && fix.Schedule != model.Interleaved:
@@ -769,3 +783,9 @@ func e2e(r Report) float64 {
 	}
 	return r.Inference.E2EP90
 }
+
+// searchNewSchedules says whether Search tries ZB-V, DualPipe and DualPipeV unasked (a fixed
+// --schedule is always tried). Off: each of them is simulated even in the first pass (no closed
+// form holds off their papers' equal costs), which would slow Search by more than the bar allows
+// (README, Speed); a fixed schedule searches the rest of the layout.
+const searchNewSchedules = false
