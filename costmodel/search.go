@@ -785,7 +785,8 @@ func e2e(r Report) float64 {
 }
 
 // searchNewSchedules says whether Search tries ZB-V, DualPipe and DualPipeV unasked (a fixed
-// --schedule is always tried). Off: each of them is simulated even in the first pass (no closed
-// form holds off their papers' equal costs), which would slow Search by more than the bar allows
-// (README, Speed); a fixed schedule searches the rest of the layout.
+// --schedule always is). Off: EstimateTrain simulates them (no closed form holds off their
+// papers' equal costs), and on, BenchmarkSearchGPT3175B1024GPU went from 0.37–0.78 s to 5.5–6.2 s
+// (2,078,976 → 2,635,440 configurations; 31 MB → 1.33 GB allocated; 2 cores at load 10, three
+// runs each). A closed-form estimate for them would let Search try them unasked.
 const searchNewSchedules = false
