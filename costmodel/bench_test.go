@@ -176,6 +176,28 @@ func BenchmarkEvaluateFast512GPU(b *testing.B) {
 	}
 }
 
+// BenchmarkEvaluateFast512GPUSchedules is that layout under every schedule (interleaved with 2
+// chunks): the 2025 ones beside the four before.
+func BenchmarkEvaluateFast512GPUSchedules(b *testing.B) {
+	p := presets(b)
+	a, _ := p.Model("gpt3-175b")
+	for _, sched := range model.Schedules() {
+		s := seleneScenario(b, p, a, 8, 8, 512, 1536)
+		s.Layout.Schedule = sched
+		if sched == model.Interleaved {
+			s.Layout.Chunks = 2
+		}
+		b.Run(sched.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := EvaluateFast(s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkEstimate512GPU is the same layout through Search's closed form.
 func BenchmarkEstimate512GPU(b *testing.B) {
 	p := presets(b)

@@ -92,7 +92,7 @@ func (p *plan) p2pUse(what string, bytes, calls float64) []CollectiveUse {
 // trainCollectives lists a training step's collectives on the busiest stage, which holds
 // layers transformer layers (all chunks), kinds[k] of each kind, and params parameters per GPU.
 func (p *plan) trainCollectives(layers int, kinds []int, params float64) []CollectiveUse {
-	m := float64(p.m)
+	m := p.mv
 	k := float64(layers)
 	actBytes := float64(p.b) * float64(p.s.Workload.Seq) * float64(p.a.Hidden) * p.e
 	// Per layer and micro-batch: two in the forward, two in the backward, two more when the
@@ -178,7 +178,7 @@ func (p *plan) syncUses(k comms, n int, kind string, params float64) []Collectiv
 			use(k, "dp", kind+"updated 16-bit weights", collective.AllGather, params*bytesWeights16, 1))
 	}
 	if p.l.ZeRO == 3 {
-		m, v := float64(p.m), float64(p.v)
+		m, v := p.mv, float64(p.v)
 		out = append(out, use(k, "dp", kind+"16-bit weights before each pass", collective.AllGather, params*bytesWeights16/v, 2*m*v))
 	}
 	return out

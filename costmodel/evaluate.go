@@ -6,6 +6,7 @@ import (
 
 	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/costmodel/collective"
+	"github.com/splitscope/splitscope/costmodel/schedule"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -74,8 +75,10 @@ type plan struct {
 	etp, fold int
 	etpc      comms
 	b, m      int
-	e         float64
-	hw        hw
+	// mv is the micro-batches each virtual stage runs: m, or DualPipe's m/2 (a direction's).
+	mv float64
+	e  float64
+	hw hw
 	// layers[vs] is the number of transformer layers of virtual stage vs = chunk·p + rank;
 	// kinds[vs] how many of them are of each of the model's layer kinds (arch).
 	layers []int
@@ -116,6 +119,7 @@ type plan struct {
 	// endBuf holds the stages' pieces around the layers (trainStages).
 	endBuf [4]seg
 	inBuf  []float64
+	ovBuf  []float64 // DualPipe's overlap a virtual stage, rewritten by trainInput
 	// busyBuf, inFlight and inFlightOf are runTrain's estimate: its busy times, and the in-flight
 	// counts of schedule inFlightOf.
 	busyBuf    []float64
@@ -184,25 +188,30 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 	}
 	l := s.Layout
 	spare := p.spare // a pooled plan's arrays (reusePlan)
-	*p = plan{s: s, a: s.Arch, l: l, c: s.Cluster, t: l.TP, p: l.PP, d: l.DP, v: l.Chunks, b: l.MicroBatch, spare: spare}
+	*p = plan{s: s, a: s.Arch, l: l, c: s.Cluster, t: l.TP, p: l.PP, d: l.DP, v: l.Schedule.VirtualChunks(l.Chunks), b: l.MicroBatch, spare: spare}
 	if s.Workload.Mode == model.Infer {
 		p.v = 1
 	}
 	p.m = s.MicroBatches()
+	p.mv = float64(p.m)
+	if schedule.Bidirectional(p.simSchedule()) {
+		p.mv = float64(p.m / 2) // each direction's half through each of a rank's two stages
+	}
 	p.e = s.Workload.Precision.Bytes()
 	p.hw = newHW(s.Cluster.GPU, s.Workload.Precision)
 	p.hostCap = s.Cluster.HostMemoryPerGPU()
 	if ss != nil && ss.seq == s.Workload.Seq && ss.arch == s.Arch {
 		p.k = ss.k
-		if sp, ok := ss.byN[p.p*p.v]; ok {
+		if sp, ok := ss.byN[p.modelStages()]; ok {
 			p.layers, p.kinds = sp.layers, sp.kinds
 		} else {
-			p.layers, p.kinds = stageKinds(p.k, p.p*p.v, s.Workload.Seq)
+			p.layers, p.kinds = stageKinds(p.k, p.modelStages(), s.Workload.Seq)
 		}
 	} else {
 		p.k = arch.Of(s.Arch)
-		p.layers, p.kinds = stageKinds(p.k, p.p*p.v, s.Workload.Seq)
+		p.layers, p.kinds = stageKinds(p.k, p.modelStages(), s.Workload.Seq)
 	}
+	p.placeChains()
 	gpn := s.Cluster.NodeSize()
 	p.tp = newComms(spanGroup(1, p.t, gpn), s.Cluster)
 	p.tp.engine = l.Collectives.UsesEngine(s.Workload.Mode)
@@ -245,10 +254,64 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 	n := p.p * p.v
 	p.crossNode = resize(p.spare.crossNode, max(n-1, 0))
 	p.spare.crossNode = p.crossNode
-	for vs := 0; vs+1 < n; vs++ {
-		r0, r1 := vs%p.p, (vs+1)%p.p
+	sched := p.simSchedule()
+	for vs := 0; vs+1 < n; vs++ { // the boundary after chain position vs (schedule.CostIndex)
+		r0, r1 := schedule.CostIndex(sched, p.p, vs)%p.p, schedule.CostIndex(sched, p.p, vs+1)%p.p
 		p.crossNode[vs] = (r0*ppStride)/gpn != (r1*ppStride)/gpn
 	}
+}
+
+// modelStages is how many stages the model is cut into: p·v, or DualPipe's p (each rank holds
+// two of them, one a direction).
+func (p *plan) modelStages() int {
+	if p.s.Workload.Mode == model.Infer {
+		return p.p
+	}
+	return p.l.Schedule.ModelStages(p.p, p.l.Chunks)
+}
+
+// placeChains puts the model's stages where ZB-V, DualPipe and DualPipeV run them: p.layers
+// and p.kinds, split in model order, become indexed by virtual stage c·p + s (chunk c of rank
+// s) as the simulation's costs are (schedule.CostIndex). The others' are that order already.
+func (p *plan) placeChains() {
+	sched := p.simSchedule()
+	if p.s.Workload.Mode == model.Infer || sched.VirtualChunks(1) != 2 {
+		return
+	}
+	n := p.p * p.v
+	layers, kinds := make([]int, n), make([][]int, n)
+	for q := range n {
+		i, st := schedule.CostIndex(sched, p.p, q), q
+		if schedule.Bidirectional(sched) {
+			st = q % p.p // both directions run the same p stages
+		}
+		if st < len(p.layers) {
+			layers[i], kinds[i] = p.layers[st], p.kinds[st]
+		}
+	}
+	p.layers, p.kinds = layers, kinds
+}
+
+// endsOf says whether virtual stage vs (c·p + s) is the first of a chain (it embeds) and the
+// last (it computes the logits and the loss): DualPipe has two of each, one a direction.
+func (p *plan) endsOf(vs int) (head, tail bool) {
+	sched := p.simSchedule()
+	n := p.p * p.v
+	if brk := schedule.ChainBreak(sched, p.p); brk > 0 {
+		return vs == schedule.CostIndex(sched, p.p, 0) || vs == schedule.CostIndex(sched, p.p, brk),
+			vs == schedule.CostIndex(sched, p.p, brk-1) || vs == schedule.CostIndex(sched, p.p, n-1)
+	}
+	return vs == 0, vs == schedule.CostIndex(sched, p.p, n-1)
+}
+
+// rankEnds says whether rank r holds the embedding and the output layer: rank 0 and p−1 for
+// the one-way schedules, rank 0 both for the V ones, both end ranks both for DualPipe.
+func (p *plan) rankEnds(r int) (embedding, output bool) {
+	for c := 0; c < p.v; c++ {
+		h, t := p.endsOf(c*p.p + r)
+		embedding, output = embedding || h, output || t
+	}
+	return
 }
 
 // stageKinds splits the model's layers over n virtual stages and counts each stage's layers of
@@ -666,10 +729,11 @@ func (p *plan) paramParts(r int, kinds []int) ParamParts {
 		out.Routed += c * routed / t
 		out.Shared += c * (sh.MLPParams - sh.ExpertParams) / t // shared experts and the router
 	}
-	if r == 0 {
+	emb, outp := p.rankEnds(r)
+	if emb {
 		out.Ends += p.k.EmbeddingParams() / t
 	}
-	if r == p.p-1 {
+	if outp {
 		out.Ends += p.k.OutputParams() / t
 	}
 	return out
@@ -721,10 +785,11 @@ func (p *plan) stageParams(r int, kinds []int) (total, layerOnly float64) {
 		return s.Params() - s.ExpertParams*(1-1/float64(p.ep))
 	}) / t
 	total = layerOnly
-	if r == 0 {
+	emb, outp := p.rankEnds(r)
+	if emb {
 		total += p.k.EmbeddingParams() / t
 	}
-	if r == p.p-1 {
+	if outp {
 		total += p.k.OutputParams() / t
 	}
 	return

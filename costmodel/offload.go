@@ -76,7 +76,7 @@ func (p *plan) offloadTimes(rs rankState) (fwd, bwd, down float64) {
 	if off == model.OffloadNone || p.s.Workload.Mode != model.Train {
 		return 0, 0, 0
 	}
-	m := float64(p.m)
+	m := p.mv
 	if off.Optimizer() {
 		down = p.hostSeconds(rs.hostParams * p.trainWeightBytes())
 	}

@@ -72,7 +72,7 @@ func knobIndex(l model.Layout) (int, bool) {
 	k = k*2 + b2i(l.SequenceParallel)
 	k = k*2 + b2i(spKeepsGather(l))
 	k = k*3 + tpo
-	k = k*2 + b2i(l.Schedule == model.ZBH1)
+	k = k*2 + b2i(splitsW(l.Schedule))
 	return k, true
 }
 

@@ -100,7 +100,7 @@ func (p *plan) trainLayerCost(sh arch.Shape, segs bool, tl *trainLayer) layerCos
 		{SegTPComm, tpLabel(l), pt.ar * attnShare},
 		{SegTPComm, "all-gather (wgrad)", regather * attnShare},
 	}
-	zb := l.Schedule == model.ZBH1
+	zb := splitsW(l.Schedule)
 	wPart := seg{SegCompute, "weight grads", wT}
 	// The totals, summed in the segments' order (segTotal of the segments is the same sum).
 	c := layerCost{f: segsDur(fParts[:]), b: segsDur(bParts[:])}
@@ -151,7 +151,8 @@ func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 	lgT := p.hw.time(lg)
 	lgGEMM := p.hw.time(gemm(tokens, float64(a.Hidden), float64(a.Vocab)/float64(p.t), p.e))
 	embT := p.hw.time(kernel{bytes: tokens * float64(a.Hidden) * p.e * 2})
-	zb := l.Schedule == model.ZBH1
+	zb := splitsW(l.Schedule)
+	pairs := l.Schedule == model.DualPipe || l.Schedule == model.DualPipeV
 
 	n := p.p * p.v
 	// The plan's buffer: the stages live until the next call (Search builds many on one plan).
@@ -167,10 +168,11 @@ func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 	for vs := range out {
 		st := &out[vs]
 		st.layers = p.layers[vs]
-		if vs == 0 {
+		head, tail := p.endsOf(vs)
+		if head {
 			st.fHead = ends[0:1:1]
 		}
-		if vs == n-1 {
+		if tail {
 			st.fTail = ends[1:2:2]
 			st.bHead = ends[2:4:4] // the weight gradients inside B
 			if zb {
@@ -186,10 +188,15 @@ func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 			f += k * lc.f
 			b += k * lc.b
 			w += k * lc.w
+			if pairs {
+				st.ep += k * lc.ep // DualPipe's pairs hide it (trainInput)
+			}
 			if !segs {
 				continue
 			}
-			st.ep += k * lc.ep
+			if !pairs {
+				st.ep += k * lc.ep
+			}
 			st.tp += k * lc.tp
 			st.recompute += k * lc.recompute
 			st.modelFLOPs += 3 * k * lc.flops
@@ -204,7 +211,7 @@ func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 			continue
 		}
 		st.compute = st.f + st.b + st.w - st.tp - st.ep - st.recompute
-		if vs == n-1 {
+		if tail {
 			st.modelFLOPs += 3 * lg.flops
 		}
 	}
@@ -293,7 +300,7 @@ func (p *plan) dpSync(dense, expert float64) dpMemo {
 			return c
 		}
 	}
-	m := float64(p.m)
+	m := p.mv
 	c := dpMemo{dense: dense, expert: expert, zero: zk, ok: true}
 	c.sync = p.gradSync(p.dp, p.d, dense) + p.gradSync(p.expDP, p.d/p.ep, expert)
 	if zk == 3 && p.d > 1 {
@@ -321,7 +328,8 @@ func (p *plan) trainTail(st []vstage, res schedule.Result, stages []StageDetail)
 	var memo dpMemo
 	for rk := range stages {
 		sd := &stages[rk]
-		*sd = StageDetail{Layers: ranks[rk].layers, Embedding: rk == 0, Logits: rk == p.p-1}
+		emb, logits := p.rankEnds(rk)
+		*sd = StageDetail{Layers: ranks[rk].layers, Embedding: emb, Logits: logits}
 		sd.F, sd.B, sd.W = p.rankOps(st, rk)
 		sd.Busy = res.Busy[rk]
 		sd.InFlight = res.PeakInFlight[rk]
@@ -487,7 +495,7 @@ func (p *plan) rankTail(rk int, st []vstage, res *schedule.Result, rs *rankState
 	// Offload: the gradients go down after the sync, in the same window; the streamed weights or
 	// activations hide behind the forwards and the backwards (DMA engines: no SMs taken).
 	fwdT, bwdT, down := p.offloadTimes(*rs)
-	m := float64(p.m)
+	m := p.mv
 	stream := max(fwdT-m*f, 0) + max(bwdT-m*(b+w), 0) // not hidden
 	exposed := max(dpT+down-window, 0) + u*min(dpT, window)
 	// ZeRO-3's gathers (over the DP links) and the offload stream (over PCIe) run beside the
@@ -595,7 +603,7 @@ func (p *plan) actSplit(all, largest float64, inFlight int) (gpu, host float64) 
 
 // logitsBytes is the fp32 logits of one micro-batch the last rank holds.
 func (p *plan) logitsBytes(rk int) float64 {
-	if rk != p.p-1 {
+	if _, out := p.rankEnds(rk); !out {
 		return 0
 	}
 	return float64(p.b) * float64(p.s.Workload.Seq) * float64(p.a.Vocab) / float64(p.t) * 4
@@ -647,8 +655,9 @@ func (p *plan) rankClasses() (class, reps []int) {
 	p.class = resize(p.spare.class, len(infos))
 	p.reps = p.spare.reps[:0]
 	for rk, ri := range infos {
-		i := slices.IndexFunc(p.reps, func(r int) bool { return infos[r] == ri && r != p.p-1 })
-		if i < 0 || rk == p.p-1 {
+		logits := func(r int) bool { _, out := p.rankEnds(r); return out }
+		i := slices.IndexFunc(p.reps, func(r int) bool { return infos[r] == ri && !logits(r) })
+		if i < 0 || logits(rk) {
 			i = len(p.reps)
 			p.reps = append(p.reps, rk)
 		}
@@ -804,6 +813,18 @@ func (p *plan) trainInput(st []vstage, record bool) schedule.Train {
 	for vs := range st {
 		in.F[vs], in.B[vs], in.W[vs] = st[vs].f, st[vs].b, st[vs].w
 	}
+	if in.Schedule == model.DualPipe || in.Schedule == model.DualPipeV {
+		// A forward–backward pair of two micro-batches hides one's expert all-to-alls under
+		// the other's compute (DeepSeek-V3 §3.2.1): half of a stage's all-to-all time is its
+		// forward's (dispatch and combine), half its backward's.
+		if cap(p.ovBuf) < n {
+			p.ovBuf = make([]float64, n)
+		}
+		in.Overlap = p.ovBuf[:n]
+		for vs := range st {
+			in.Overlap[vs] = min(st[vs].ep/2, in.F[vs], in.B[vs])
+		}
+	}
 	return in
 }
 
@@ -822,13 +843,14 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	noP2P.Record = false
 	// In estimate mode the makespan is that closed form already (runTrain).
 	withP2P := res.Makespan
-	if mode != modeEstimate {
+	if mode != modeEstimate && !twoChunkSchedule(in.Schedule) {
+		// The 2025 schedules' estimate is their simulation (schedule.EstimateTrain): res has it.
 		withP2P = schedule.EstimateTrain(in)
 	}
 	ppExposed := max(withP2P-schedule.EstimateTrain(noP2P), 0)
 
 	r := Report{Layout: p.layoutSummary()}
-	m := float64(p.m)
+	m := p.mv // each virtual stage's passes
 
 	stages := make([]StageDetail, p.p)
 	tail := p.trainTail(st, res, stages)
@@ -847,8 +869,19 @@ func (p *plan) train(mode evalMode) (Report, error) {
 		epc += x.ep
 	}
 	busy := res.Busy[crit]
+	// DualPipe's pairs hide some of the all-to-alls under compute: the rank's ops cost that less
+	// than their sum (schedule.Train.Overlap); the breakdown counts only what stays exposed.
+	var work float64
+	for c := 0; c < p.v; c++ {
+		x := st[c*p.p+crit]
+		work += m * (x.f + x.b + x.w)
+	}
+	hidden := 0.0
+	if p.l.Schedule == model.DualPipe || p.l.Schedule == model.DualPipeV {
+		hidden = max(work-busy, 0)
+	}
 	bd := Breakdown{
-		Compute: comp * m, Recompute: recomp * m, TPComm: tpc * m, EPComm: epc * m,
+		Compute: comp * m, Recompute: recomp * m, TPComm: tpc * m, EPComm: max(epc*m-hidden, 0),
 		PPComm:    min(ppExposed, max(res.Makespan-busy, 0)),
 		Offload:   tail.offload,
 		DPComm:    max(stepEnd-res.Makespan-tail.offload, 0),
@@ -949,6 +982,30 @@ func (p *plan) closedFormBubble(st []vstage) float64 {
 	switch p.l.Schedule {
 	case model.Interleaved:
 		return pm1 / (v*m + pm1)
+	case model.DualPipe, model.DualPipeV:
+		// (PP/2 − 1)(F&B + B − 3W), PP the stages (DualPipe p, DualPipeV 2p), B the whole
+		// backward, F&B a pair [ZB, DP] (schedule.TestDualPipeBubbleTable).
+		var f, b, w, a float64
+		for vs := range st {
+			f, b, w, a = max(f, st[vs].f), max(b, st[vs].b), max(w, st[vs].w), max(a, st[vs].ep/2)
+		}
+		full := b + w
+		fb := max(f+full-2*a, 2*a)
+		half := float64(p.p)/2 - 1
+		if p.l.Schedule == model.DualPipeV {
+			half = float64(p.p) - 1
+		}
+		idle := max(half*(fb+full-3*w), 0)
+		return ratio(idle, p.mv*float64(p.v)*(f+b+w)+idle)
+	case model.ZBV:
+		// Zero within each rank's span at equal F, B, W [ZB]; the first micro-batch's way to the
+		// last rank, (p−1)·F, before it (schedule.TestZBVPaper).
+		var f, b, w float64
+		for vs := range st {
+			f, b, w = max(f, st[vs].f), max(b, st[vs].b), max(w, st[vs].w)
+		}
+		idle := pm1 * f
+		return ratio(idle, 2*m*(f+b+w)+idle)
 	case model.ZBH1:
 		// (p−1)(F+B−2W) with B the whole backward [ZB, DP]; our B op is the input-gradient part
 		// alone, so the idle time is (p−1)(F+B_in−W), or (p−1)·F when W > F
@@ -1039,7 +1096,7 @@ func (p *plan) runTrain(in schedule.Train, mode evalMode) (schedule.Result, erro
 	}
 	clear(res.Busy)
 	for vs := range in.F {
-		res.Busy[vs%p.p] += float64(p.m) * (in.F[vs] + in.B[vs] + in.W[vs])
+		res.Busy[vs%p.p] += p.mv * (in.F[vs] + in.B[vs] + in.W[vs])
 	}
 	return res, nil
 }
@@ -1056,7 +1113,28 @@ func (p *plan) estimateInFlight(r int, sched model.Schedule) int {
 			return p.m * p.v
 		}
 		return min((p.p-r-1)*2+(p.v-1)*p.p+1, p.m*p.v)
+	case model.ZBV: // 1F1B's p micro-batches: 2p chunks (schedule.TestZBVPaper)
+		return min(2*p.p, 2*p.m)
+	case model.DualPipe: // PP + 1 stages' worth [ZB, DP] (schedule.TestDualPipeBubbleTable)
+		return p.p + 1
+	case model.DualPipeV:
+		return 2*p.p + 1
 	default:
 		return min(p.p-r, p.m)
 	}
+}
+
+// splitsW says whether schedule s runs the weight gradients apart from the backward (W ops):
+// ZB-H1, ZB-V, DualPipe and DualPipeV.
+func splitsW(s model.Schedule) bool {
+	switch s {
+	case model.ZBH1, model.ZBV, model.DualPipe, model.DualPipeV:
+		return true
+	}
+	return false
+}
+
+// twoChunkSchedule says whether s is one of ZB-V, DualPipe and DualPipeV.
+func twoChunkSchedule(s model.Schedule) bool {
+	return s == model.ZBV || s == model.DualPipe || s == model.DualPipeV
 }

@@ -66,20 +66,53 @@ const (
 	GPipe
 	Interleaved // Megatron interleaved 1F1B with Layout.Chunks virtual stages per GPU
 	ZBH1        // zero-bubble H1 (Qi et al.): B and W split, W fills the cool-down
+	// ZBV is zero-bubble V (Qi et al. 2024): two chunks a rank in a V, the first going down the
+	// ranks and the second coming back, B and W split; 1F1B's activation memory.
+	ZBV
+	// DualPipe (DeepSeek-V3): micro-batches fed from both ends, each rank holding two stages
+	// (weights ×2), a forward overlapped with another micro-batch's backward.
+	DualPipe
+	// DualPipeV is DualPipe cut in half (Sea AI Lab): one copy of the weights, two chunks a
+	// rank in a V, fed from rank 0.
+	DualPipeV
 )
 
-var scheduleNames = []string{"1f1b", "gpipe", "interleaved", "zb-h1"}
+var scheduleNames = []string{"1f1b", "gpipe", "interleaved", "zb-h1", "zb-v", "dualpipe", "dualpipev"}
 
 func (s Schedule) String() string { return enumName(scheduleNames, int(s)) }
 
-// ParseSchedule reads "gpipe", "1f1b", "interleaved" or "zb-h1".
+// ParseSchedule reads "gpipe", "1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe" or "dualpipev".
 func ParseSchedule(s string) (Schedule, error) {
 	i, err := parseEnum("schedule", scheduleNames, s)
 	return Schedule(i), err
 }
 
 // Schedules lists every schedule.
-func Schedules() []Schedule { return []Schedule{OneFOneB, GPipe, Interleaved, ZBH1} }
+func Schedules() []Schedule {
+	return []Schedule{OneFOneB, GPipe, Interleaved, ZBH1, ZBV, DualPipe, DualPipeV}
+}
+
+// VirtualChunks is how many model chunks each rank runs under s given the layout's chunks:
+// the layout's for interleaved, two for the V and bidirectional schedules, one otherwise.
+func (s Schedule) VirtualChunks(chunks int) int {
+	switch s {
+	case Interleaved:
+		return chunks
+	case ZBV, DualPipe, DualPipeV:
+		return 2
+	}
+	return 1
+}
+
+// ModelStages is how many stages the model is cut into under s with pp ranks and the layout's
+// chunks: DualPipe keeps pp stages (each rank holds two of them, one per direction); the others
+// pp × their chunks.
+func (s Schedule) ModelStages(pp, chunks int) int {
+	if s == DualPipe {
+		return pp
+	}
+	return pp * s.VirtualChunks(chunks)
+}
 
 // Recompute is the activation recomputation policy.
 type Recompute int
@@ -370,4 +403,48 @@ func parseEnum(field string, names []string, s string) (int, error) {
 		}
 	}
 	return 0, &FieldError{Field: field, Value: s, Allowed: strings.Join(names, ", ")}
+}
+
+// ScheduleShapeRule checks the shape rules of the 2024–25 schedules on pp ranks and m
+// micro-batches (the whole step's): DualPipe wants an even pp (its two directions meet in the
+// middle) and an even m of at least 2·pp, DualPipeV m ≥ 2·pp (deepseek-ai/DualPipe's
+// asserts: num_ranks % 2 == 0, num_chunks % 2 == 0 and num_chunks >= num_ranks * 2; dualpipev.py
+// num_chunks >= num_ranks * 2). It returns the field at fault ("pp" or "micro-batches"), and the
+// rule with the nearest valid value, or "" when the shape is valid.
+func ScheduleShapeRule(s Schedule, pp, m int) (field, rule string) {
+	if pp < 1 {
+		return "", ""
+	}
+	switch s {
+	case DualPipe:
+		if pp%2 != 0 {
+			return "pp", fmt.Sprintf("must be even for dualpipe (its two directions meet in the middle): nearest %d or %d", pp-1, pp+1)
+		}
+		if m%2 != 0 || m < 2*pp {
+			return "micro-batches", fmt.Sprintf("must be even and at least 2 × pp (%d) for dualpipe (half enter at each end, each half at least pp): nearest %d", 2*pp, max(2*pp, m+m%2))
+		}
+	case DualPipeV:
+		if m < 2*pp {
+			return "micro-batches", fmt.Sprintf("must be at least 2 × pp (%d) for %s (its steady step needs every rank's two chunks busy): nearest %d", 2*pp, s, 2*pp)
+		}
+	}
+	return "", ""
+}
+
+// CheckScheduleShape is ScheduleShapeRule as a FieldError (nil when valid), naming the schedule
+// simulation's fields (stages, micro).
+func CheckScheduleShape(s Schedule, pp, m int) error {
+	field, rule := ScheduleShapeRule(s, pp, m)
+	switch field {
+	case "":
+		return nil
+	case "pp":
+		return &FieldError{Field: "stages", Value: pp, Allowed: rule, Layout: true}
+	}
+	return &FieldError{Field: "micro", Value: m, Allowed: rule, Layout: true}
+}
+
+func scheduleShapeBad(s Schedule, pp, m int) bool {
+	field, _ := ScheduleShapeRule(s, pp, m)
+	return field != ""
 }

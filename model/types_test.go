@@ -23,7 +23,7 @@ func TestParseEnumsRoundTrip(t *testing.T) {
 		{"mode", []string{"train", "infer"},
 			func(i int) string { return Mode(i).String() },
 			func(s string) (int, error) { v, err := ParseMode(s); return int(v), err }},
-		{"schedule", []string{"1f1b", "gpipe", "interleaved", "zb-h1"},
+		{"schedule", []string{"1f1b", "gpipe", "interleaved", "zb-h1", "zb-v", "dualpipe", "dualpipev"},
 			func(i int) string { return Schedule(i).String() },
 			func(s string) (int, error) { v, err := ParseSchedule(s); return int(v), err }},
 		{"recompute", []string{"none", "selective", "full"},

@@ -473,7 +473,7 @@ func (s Scenario) Validate() error {
 	vOK := c.intRange("chunks", l.Chunks)
 	bOK := c.intRange("micro-batch", l.MicroBatch)
 	c.intRange("zero", l.ZeRO)
-	if l.Schedule < OneFOneB || l.Schedule > ZBH1 {
+	if l.Schedule < OneFOneB || l.Schedule > DualPipeV {
 		c.add("schedule", int(l.Schedule), "must be one of %s", strings.Join(scheduleNames, ", "))
 	}
 	if l.Recompute < RecomputeNone || l.Recompute > RecomputeFull {
@@ -544,7 +544,10 @@ func (s Scenario) Validate() error {
 	if tpOK && a.FFN >= 1 && a.FFN%l.TP != 0 {
 		c.add("tp", l.TP, "must divide ffn (%d)", a.FFN)
 	}
-	if ppOK && vOK && a.Layers >= 1 && l.PP*l.Chunks > a.Layers {
+	if ppOK && vOK && a.Layers >= 1 && w.Mode == Train && l.PP > 1 && l.Schedule.ModelStages(l.PP, 1) > l.PP && 2*l.PP > a.Layers {
+		// ZB-V and DualPipeV cut the model in 2·pp stages, two a rank.
+		c.add("pp", l.PP, "%s runs two chunks a rank: 2 × pp (%d) must be at most layers (%d); nearest %d", l.Schedule, 2*l.PP, a.Layers, a.Layers/2)
+	} else if ppOK && vOK && a.Layers >= 1 && l.PP*l.Chunks > a.Layers {
 		if l.Chunks > 1 {
 			c.add("chunks", l.Chunks, "pp × chunks (%d × %d) must be at most layers (%d)", l.PP, l.Chunks, a.Layers)
 		} else {
@@ -571,8 +574,15 @@ func (s Scenario) Validate() error {
 			c.add(name, units, "%s must split into micro-batches of %d × dp %d: a multiple of %d", unit, l.MicroBatch, l.DP, per)
 		case w.Mode == Train && l.Schedule == Interleaved && ppOK && l.PP > 1 && s.MicroBatches()%l.PP != 0:
 			c.add("micro-batches", s.MicroBatches(), "must be a multiple of pp (%d) for the interleaved schedule", l.PP)
+		case w.Mode == Train && ppOK && l.PP > 1 && scheduleShapeBad(l.Schedule, l.PP, s.MicroBatches()):
+			field, rule := ScheduleShapeRule(l.Schedule, l.PP, s.MicroBatches())
+			if field == "pp" {
+				c.add("pp", l.PP, "%s", rule)
+			} else {
+				c.add("micro-batches", s.MicroBatches(), "%s", rule)
+			}
 		default:
-			ops := int64(s.MicroBatches()) * int64(max(l.PP, 1)) * int64(max(l.Chunks, 1)) * 3
+			ops := int64(s.MicroBatches()) * int64(max(l.PP, 1)) * int64(max(l.Schedule.VirtualChunks(l.Chunks), 1)) * 3
 			if w.Mode == Infer {
 				ops = int64(s.MicroBatches()) * int64(max(l.PP, 1)) * int64(w.GenTokens+1)
 			}

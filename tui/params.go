@@ -491,7 +491,7 @@ func fields() []field {
 				setMicroBatches(s, v)
 				return nil
 			}},
-		enumField("schedule", "schedule", training, []string{"1f1b", "gpipe", "interleaved", "zb-h1"},
+		enumField("schedule", "schedule", training, []string{"1f1b", "gpipe", "interleaved", "zb-h1", "zb-v", "dualpipe", "dualpipev"},
 			func(s *model.Scenario) int { return int(s.Layout.Schedule) },
 			func(s *model.Scenario, i int) {
 				s.Layout.Schedule = model.Schedule(i)

@@ -15,7 +15,7 @@ func benchTrain(s model.Schedule, p, v, m int, record bool) Train {
 	for i := range n {
 		x := 1 + 0.1*float64(i%3)
 		in.F[i], in.B[i] = x/float64(v), 2*x/float64(v)
-		if s == model.ZBH1 {
+		if splitW(s) {
 			in.B[i], in.W[i] = x/float64(v), x/float64(v)
 		}
 	}
@@ -39,6 +39,13 @@ func BenchmarkSimulateTrain(b *testing.B) {
 		{model.OneFOneB, 64, 1, 512, false},
 		{model.OneFOneB, 64, 1, 512, true},
 		{model.Interleaved, 64, 2, 512, true},
+		{model.ZBV, 8, 2, 64, false},
+		{model.DualPipe, 8, 2, 64, false},
+		{model.DualPipeV, 8, 2, 64, false},
+		{model.ZBV, 64, 2, 512, false},
+		{model.DualPipe, 64, 2, 512, false},
+		{model.DualPipeV, 64, 2, 512, false},
+		{model.DualPipe, 64, 2, 512, true},
 	} {
 		in := benchTrain(c.s, c.p, c.v, c.m, c.record)
 		b.Run(fmt.Sprintf("%v/p=%d/v=%d/m=%d/record=%v", c.s, c.p, c.v, c.m, c.record), func(b *testing.B) {

@@ -38,9 +38,21 @@ import (
 //   - 1F1B with p2p: a block of adjacent ranks passing each micro-batch forward and its gradient
 //     back has a period of its work plus 2Σc over its length; what p2p adds to the slowest block's
 //     period slows every rank's steady state.
+//
+// ZB-V, DualPipe and DualPipeV have no closed form that holds off their papers' equal costs
+// (their bubbles depend on F, B and W apart, and on what a forward–backward pair hides): they
+// are simulated, DualPipe's and DualPipeV's through the steady-state shortcut.
 func EstimateTrain(in Train) float64 {
 	if validateTrain(&in) != nil {
 		return math.Inf(1)
+	}
+	if twoChunk(in.Schedule) {
+		in.Record = false
+		res, err := SimulateTrain(in)
+		if err != nil {
+			return math.Inf(1)
+		}
+		return res.Makespan
 	}
 	if in.Schedule == model.GPipe {
 		maxF, maxB := 0.0, 0.0

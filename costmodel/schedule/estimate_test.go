@@ -10,7 +10,7 @@ import (
 
 func TestEstimateTrainUniformExact(t *testing.T) {
 	costs := []struct{ f, b, w float64 }{{1, 2, 0}, {1.3, 2.9, 0}, {1, 1, 1}, {1.5, 1.2, 0.8}, {1, 2, 1.5}, {2, 1, 1.7}, {1, 1, 3}}
-	for _, s := range model.Schedules() {
+	for _, s := range classicSchedules() {
 		for _, sh := range scheduleShapes(s) {
 			for _, c := range costs {
 				if (s == model.ZBH1) != (c.w > 0) {
@@ -71,7 +71,7 @@ func TestEstimateTrainClose(t *testing.T) {
 				worst[s], where[s] = e, fmt.Sprintf("p=%d v=%d m=%d", p, v, m)
 			}
 		}
-		for _, s := range model.Schedules() {
+		for _, s := range classicSchedules() {
 			t.Logf("%s: %v worst error %.2f%% (%s)", st.name, s, 100*worst[s], where[s])
 			if st.limit > 0 && worst[s] > st.limit {
 				t.Errorf("%s: %v estimate off by %.2f%% at %s", st.name, s, 100*worst[s], where[s])
@@ -81,7 +81,7 @@ func TestEstimateTrainClose(t *testing.T) {
 }
 
 func TestEstimateTrainNoAlloc(t *testing.T) {
-	for _, s := range model.Schedules() {
+	for _, s := range classicSchedules() {
 		in := benchTrain(s, 8, 1, 64, false)
 		if s == model.Interleaved {
 			in = benchTrain(s, 64, 2, 512, false)

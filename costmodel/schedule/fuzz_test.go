@@ -17,8 +17,13 @@ func FuzzSimulateTrain(f *testing.F) {
 	f.Add(uint8(3), uint8(3), uint8(1), uint8(2), int64(3), 2.0, 0.5, 0.0, true)
 	f.Add(uint8(1), uint8(1), uint8(1), uint8(1), int64(7), 1e300, 1e300, math.NaN(), false)
 	f.Add(uint8(4), uint8(0), uint8(0), uint8(0), int64(0), -1.0, -1.0, -1.0, false)
+	f.Add(uint8(4), uint8(4), uint8(2), uint8(8), int64(1), 1.0, 0.1, 1.0, true)  // zb-v
+	f.Add(uint8(5), uint8(4), uint8(2), uint8(16), int64(2), 1.0, 0.1, 1.0, true) // dualpipe
+	f.Add(uint8(5), uint8(3), uint8(2), uint8(16), int64(3), 1.0, 0.1, 1.0, true) // odd stages
+	f.Add(uint8(6), uint8(4), uint8(2), uint8(7), int64(6), 1.0, 0.1, 1.0, false) // too few
+	f.Add(uint8(7), uint8(1), uint8(1), uint8(1), int64(7), 1.0, 0.1, 1.0, false)
 	f.Fuzz(func(t *testing.T, sb, pb, vb, mb uint8, seed int64, scale, p2p, odd float64, record bool) {
-		s := model.Schedule(sb & 0x7f % 5) // 4 is not a schedule
+		s := model.Schedule(sb & 0x7f % 8) // 7 is not a schedule
 		p, v, m := int(pb%9), int(vb%4), int(mb%33)
 		if sb&0x80 != 0 && p > 0 { // let interleaved run, not only fail on m mod p
 			m = p * (m/p + 1)
@@ -30,7 +35,7 @@ func FuzzSimulateTrain(f *testing.F) {
 		for i := range n {
 			in.F[i], in.B[i] = scale*rng.Float64(), scale*rng.Float64()
 		}
-		if s == model.ZBH1 {
+		if splitW(s) {
 			in.W = make([]float64, n)
 			for i := range n {
 				in.W[i] = scale * rng.Float64()
@@ -41,6 +46,15 @@ func FuzzSimulateTrain(f *testing.F) {
 		}
 		if n > 0 && seed%5 == 0 { // one odd value: NaN, Inf, negative, zero or huge
 			in.F[rng.Intn(n)] = odd
+		}
+		if twoChunk(s) && seed%4 == 1 { // DualPipe's overlap of a pair, up to the smaller cost
+			in.Overlap = make([]float64, n)
+			for i := range n {
+				in.Overlap[i] = min(in.F[i], in.B[i]) * rng.Float64()
+			}
+			if n > 0 && seed%3 == 0 {
+				in.Overlap[0] = odd
+			}
 		}
 		res, err := SimulateTrain(in)
 		est := EstimateTrain(in)
@@ -68,7 +82,11 @@ func FuzzSimulateTrain(f *testing.F) {
 			}
 		}
 		if record {
-			checkTrain(t, in, res)
+			if twoChunk(s) {
+				check2025(t, in, res)
+			} else {
+				checkTrain(t, in, res)
+			}
 		}
 	})
 }

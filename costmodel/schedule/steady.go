@@ -59,6 +59,14 @@ func periodicOf(s model.Schedule, p, v int) (periodic, bool) {
 		return periodic{s: s, p: p, v: v, shift: 1, period: 3, lookback: 1}, true
 	case model.Interleaved:
 		return periodic{s: s, p: p, v: v, shift: p, period: 2 * p * v, lookback: 1}, true
+	case model.DualPipe, model.DualPipeV:
+		// Step 4's two forward–backward pairs (F B W, F B W), each phase one micro-batch on.
+		return periodic{s: s, p: p, v: v, shift: 1, period: 6, lookback: 1}, true
+	case model.ZBV:
+		// orders2025.go: F, B and W of both chunks. The cuts are 3 ops apart from rank to rank
+		// while an op reads its neighbour's up to 3p − 2 ops before that rank's cut (the V's turn):
+		// (p+1)/2 periods back (TestSteadyCuts).
+		return periodic{s: s, p: p, v: v, shift: 1, period: zbvPeriod, lookback: (p + 1) / 2}, true
 	}
 	return periodic{}, false
 }
@@ -67,10 +75,26 @@ func periodicOf(s model.Schedule, p, v int) (periodic, bool) {
 // warm-up (1F1B and ZB-H1: m ≥ p; interleaved: m a multiple of p above p, since at m = p
 // Megatron runs every forward first).
 func (pr periodic) fits(m int) bool {
-	if pr.s == model.Interleaved {
+	switch pr.s {
+	case model.Interleaved:
 		return m%pr.p == 0 && m > pr.p
+	case model.DualPipe:
+		return pr.p%2 == 0 && m%2 == 0 && m >= 2*pr.p
+	case model.DualPipeV:
+		return m >= 2*pr.p
+	case model.ZBV:
+		return m > 2*pr.p
 	}
 	return m >= pr.p
+}
+
+// dualSteps is, for DualPipe (n = p/2, hr = min(r, p−1−r)) and DualPipeV (n = p, hr = r), the
+// ranks the steps count and rank r's place.
+func (pr periodic) dualSteps(r int) (n, hr int) {
+	if pr.s == model.DualPipe {
+		return pr.p / 2, min(r, pr.p-1-r)
+	}
+	return pr.p, r
 }
 
 // first is the position of rank r's first steady period: after 1F1B's p−r−1 warm-up forwards,
@@ -81,6 +105,13 @@ func (pr periodic) first(r int) int {
 		return pr.p - r - 1
 	case model.ZBH1:
 		return pr.p - 1 + r
+	case model.DualPipe, model.DualPipeV:
+		// Steps 1–3 (2(n−hr−1) + 2(hr+1) + 3(n−hr−1) ops) and step 4's first pair of pairs,
+		// whose first is not overlapped on the middle ranks.
+		n, hr := pr.dualSteps(r)
+		return 5*(n-hr-1) + 2*(hr+1) + 6
+	case model.ZBV:
+		return zbvFirst(pr.p, r)
 	}
 	return (pr.p-r-1)*2 + (pr.v-1)*pr.p
 }
@@ -88,8 +119,15 @@ func (pr periodic) first(r int) int {
 // periods is how many whole steady periods every rank's order for m micro-batches has (rank 0,
 // with the longest warm-up, has the fewest).
 func (pr periodic) periods(m int) int {
-	if pr.s == model.Interleaved {
+	switch pr.s {
+	case model.Interleaved:
 		return (m*pr.v - pr.first(0)) / (pr.p * pr.v)
+	case model.DualPipe: // step 4 runs m/2 − p + hr + 1 times; rank 0 the fewest
+		return m/2 - pr.p
+	case model.DualPipeV:
+		return m - 2*pr.p
+	case model.ZBV:
+		return m - 2*pr.p
 	}
 	return m - pr.p + 1
 }
@@ -168,12 +206,17 @@ func steadyRun(in *Train) (res Result, jumped, ok bool) {
 // shortMicro is the fewest micro-batches (a multiple of shift, with the repeating shape) whose
 // order has at least n steady periods.
 func (pr periodic) shortMicro(n int) int {
-	if pr.s == model.Interleaved {
+	switch pr.s {
+	case model.Interleaved:
 		m := 2 * pr.p
 		for pr.periods(m) < n {
 			m += pr.p
 		}
 		return m
+	case model.DualPipe:
+		return 2 * (pr.p + n)
+	case model.DualPipeV, model.ZBV:
+		return 2*pr.p + n
 	}
 	return pr.p - 1 + n
 }
@@ -259,11 +302,21 @@ func (pr periodic) jump(e *engine, j, to int, delta float64, busy []float64) {
 func (pr periodic) periodBusy(e *engine, j int) []float64 {
 	out := e.scratch
 	clear(out)
-	costs := [3][]float64{e.in.F, e.in.B, e.w}
+	costs := [3][]float64{e.cf, e.cb, e.cw}
 	for r := range out {
 		c := pr.cut(r, j)
-		for _, x := range e.order[r*e.per+c-pr.period : r*e.per+c] {
-			out[r] += costs[x.kind()][x.vs()]
+		seq := e.order[r*e.per+c-pr.period : r*e.per+c]
+		for k := 0; k < len(seq); k++ {
+			if seq[k]&fuse != 0 { // a group lies within a period
+				g := groupEnd(seq, k)
+				if g < 0 {
+					g = len(seq)
+				}
+				out[r] += e.groupCost(seq[k:g])
+				k = g - 1
+				continue
+			}
+			out[r] += costs[seq[k].kind()][seq[k].vs()]
 		}
 	}
 	return out

@@ -13,14 +13,15 @@ import (
 const maxUnits = 1 << 21
 
 // ref is one entry of a rank's op order, packed so that the hot loop reads 8 bytes per op and
-// divides nothing: kind in the top 2 bits, then the virtual stage (chunk·p + rank), then the
-// micro-batch, 31 bits each.
+// divides nothing: kind in the top 2 bits, then the fuse bit (orders2025.go), then the chain
+// position (chain.go; chunk·p + rank for the schedules before 2024) in 30 bits, then the
+// micro-batch in 31.
 type ref uint64
 
 func mkref(k Kind, vs, micro int) ref { return ref(k)<<62 | ref(vs)<<31 | ref(micro) }
 
-func (x ref) kind() Kind { return Kind(x >> 62) }
-func (x ref) vs() int    { return int(x>>31) & (1<<31 - 1) }
+func (x ref) kind() Kind { return Kind(x >> 62 & 3) }
+func (x ref) vs() int    { return int(x>>31) & (1<<30 - 1) }
 func (x ref) micro() int { return int(x) & (1<<31 - 1) }
 
 // SimulateTrain runs one training step of in.Schedule op by op and returns its makespan, per-rank
@@ -59,10 +60,18 @@ func simulateFull(in *Train) (Result, error) {
 
 // opsPerRank is the length of every rank's order.
 func opsPerRank(in *Train) int {
-	if in.Schedule == model.ZBH1 {
-		return in.Chunks * in.Micro * 3
+	if splitW(in.Schedule) {
+		return in.Chunks * chainMicro(in) * 3
 	}
 	return in.Chunks * in.Micro * 2
+}
+
+// chainMicro is the micro-batches each chain position runs: DualPipe's half a direction.
+func chainMicro(in *Train) int {
+	if Bidirectional(in.Schedule) {
+		return in.Micro / 2
+	}
+	return in.Micro
 }
 
 // buildOrder lays out every rank's op order (per ops each, rank after rank).
@@ -70,8 +79,14 @@ func buildOrder(in *Train) (order []ref, per int, err error) {
 	p, v, m := in.Stages, in.Chunks, in.Micro
 	per = opsPerRank(in)
 	order = make([]ref, p*per)
+	var zbv [][]ref
+	if in.Schedule == model.ZBV {
+		if zbv, err = zbvOrders(p, zbvBase(p, m)); err != nil {
+			return nil, 0, err
+		}
+	}
 	for r := 0; r < p; r++ {
-		o := orderOf{seq: order[r*per : r*per : (r+1)*per], p: p, v: v, m: m, r: r}
+		o := orderOf{seq: order[r*per : r*per : (r+1)*per], p: p, v: v, m: chainMicro(in), r: r}
 		switch in.Schedule {
 		case model.GPipe:
 			o.gpipe()
@@ -81,6 +96,12 @@ func buildOrder(in *Train) (order []ref, per int, err error) {
 			o.interleaved()
 		case model.ZBH1:
 			o.zbh1()
+		case model.ZBV:
+			o.zbv(zbv, zbvBase(p, m))
+		case model.DualPipe:
+			o.dual(false)
+		case model.DualPipeV:
+			o.dual(true)
 		}
 		if len(o.seq) != per { // a bug in an order function, not in the input
 			return nil, 0, fmt.Errorf("schedule: %v order for rank %d has %d ops, want %d", in.Schedule, r, len(o.seq), per)
@@ -95,9 +116,9 @@ func validateTrain(in *Train) error {
 		return &model.FieldError{Field: field, Value: value, Allowed: allowed}
 	}
 	switch in.Schedule {
-	case model.OneFOneB, model.GPipe, model.Interleaved, model.ZBH1:
+	case model.OneFOneB, model.GPipe, model.Interleaved, model.ZBH1, model.ZBV, model.DualPipe, model.DualPipeV:
 	default:
-		return bad("schedule", in.Schedule, "must be 1f1b, gpipe, interleaved or zb-h1")
+		return bad("schedule", in.Schedule, "must be 1f1b, gpipe, interleaved, zb-h1, zb-v, dualpipe or dualpipev")
 	}
 	if in.Stages < 1 {
 		return bad("stages", in.Stages, "must be at least 1")
@@ -105,7 +126,10 @@ func validateTrain(in *Train) error {
 	if in.Chunks < 1 {
 		return bad("chunks", in.Chunks, "must be at least 1")
 	}
-	if in.Chunks != 1 && in.Schedule != model.Interleaved {
+	if twoChunk(in.Schedule) && in.Chunks != 2 {
+		return bad("chunks", in.Chunks, fmt.Sprintf("must be 2 for schedule %v (two stages a rank)", in.Schedule))
+	}
+	if in.Chunks != 1 && in.Schedule != model.Interleaved && !twoChunk(in.Schedule) {
 		return bad("chunks", in.Chunks, fmt.Sprintf("must be 1 for schedule %v", in.Schedule))
 	}
 	if in.Micro < 1 {
@@ -117,6 +141,9 @@ func validateTrain(in *Train) error {
 	if in.Schedule == model.Interleaved && in.Micro%in.Stages != 0 {
 		return bad("micro", in.Micro, fmt.Sprintf("must be a multiple of stages (%d) for interleaved", in.Stages))
 	}
+	if err := checkShape2025(in.Schedule, in.Stages, in.Micro); err != nil {
+		return err
+	}
 	nvs := in.Stages * in.Chunks
 	if err := checkCosts("f", in.F, nvs, false); err != nil {
 		return err
@@ -127,14 +154,36 @@ func validateTrain(in *Train) error {
 	if err := checkCosts("w", in.W, nvs, in.W == nil); err != nil {
 		return err
 	}
-	if in.Schedule != model.ZBH1 {
+	if !splitW(in.Schedule) {
 		for i, w := range in.W {
 			if w != 0 {
 				return bad(fmt.Sprintf("w[%d]", i), w, fmt.Sprintf("must be 0 for schedule %v (B holds the whole backward)", in.Schedule))
 			}
 		}
 	}
+	if err := checkCosts("overlap", in.Overlap, nvs, in.Overlap == nil); err != nil {
+		return err
+	}
+	for i, a := range in.Overlap {
+		if a > in.F[i] || a > in.B[i] {
+			return bad(fmt.Sprintf("overlap[%d]", i), a, "must be at most f and b (communication inside them)")
+		}
+	}
 	return checkCosts("p2p", in.P2P, nvs-1, in.P2P == nil)
+}
+
+// checkShape2025 checks the rules of ZB-V, DualPipe and DualPipeV on p ranks and m
+// micro-batches, naming the nearest valid value.
+func checkShape2025(s model.Schedule, p, m int) error {
+	if err := model.CheckScheduleShape(s, p, m); err != nil {
+		return err
+	}
+	if s == model.ZBV {
+		if _, err := zbvOrders(p, zbvBase(p, m)); err != nil {
+			return &model.FieldError{Field: "micro", Value: m, Allowed: "the ZB-V greedy cannot place this many micro-batches on these stages"}
+		}
+	}
+	return nil
 }
 
 // checkCosts wants want non-negative finite values in xs; nilOK lets a nil slice stand for zeros.
@@ -299,7 +348,13 @@ type engine struct {
 	// does not depend on the number of micro-batches, so that grow keeps it.
 	end    []float64
 	p2p, w []float64 // zeros where in.P2P or in.W is nil
-	res    Result
+	// The costs in chain order (chain.go; the inputs themselves when that is their order), each
+	// position's rank and chunk, and DualPipe's second chain's first and the first chain's last
+	// positions (0 and nvs−1 when there is one chain).
+	cf, cb, cw, cov []float64
+	rankOf, chunkOf []int32
+	head2, tail2    int
+	res             Result
 	// scratch is p floats for the steady-state shortcut's sums.
 	scratch []float64
 	// Per rank: the next op, the forwards in flight, and the position it may not reach yet.
@@ -308,19 +363,19 @@ type engine struct {
 	queue   []int
 	queued  []int // 1 while in the ring
 	head, n int
-	// Only when recording: at[3u + kind] is the op's index in res.Ops; starts and deps (the
+	// Only when recording: at[3u + kind] is the op's index in res.Ops; starts, ends and deps (the
 	// end index of the input that held the op back, or −1) by op index. Ops are written in one
 	// sequential pass at the end: 64-byte writes scattered over p ranks cost more than the step.
-	at, deps []int32
-	starts   []float64
+	at, deps     []int32
+	starts, ends []float64
 }
 
 // init starts a simulation of the orders of in (per ops each, rank after rank).
 func (e *engine) init(in *Train, order []ref, per int) {
 	p := in.Stages
 	nvs := p * in.Chunks
-	units := nvs * in.Micro
-	*e = engine{in: *in, order: order, per: per, nvs: nvs, units: units}
+	units := nvs * chainMicro(in)
+	*e = engine{in: *in, order: order, per: per, nvs: nvs, units: units, head2: 0, tail2: nvs - 1}
 	// One allocation for the end times and the padded costs, one for the result's floats, one
 	// for the ranks' counters.
 	nw := 0
@@ -337,6 +392,10 @@ func (e *engine) init(in *Train, order []ref, per int) {
 	if in.W == nil {
 		e.w = buf[3*units+nvs:]
 	}
+	e.cf, e.cb, e.cw, e.cov = in.F, in.B, e.w, in.Overlap
+	if twoChunk(in.Schedule) {
+		e.chain(in)
+	}
 	out := make([]float64, 3*p)
 	ints := make([]int, 6*p)
 	e.res = Result{Busy: out[:p:p], Finish: out[p : 2*p : 2*p], PeakInFlight: ints[:p:p]}
@@ -348,15 +407,112 @@ func (e *engine) init(in *Train, order []ref, per int) {
 	}
 	e.n = p
 	if in.Record {
-		e.at, e.deps, e.starts = make([]int32, 3*units), make([]int32, p*per), make([]float64, p*per)
+		e.at, e.deps = make([]int32, 3*units), make([]int32, p*per)
+		e.starts, e.ends = make([]float64, p*per), make([]float64, p*per)
 	}
+}
+
+// chain puts the costs of a schedule whose chain is not its cost index in chain order.
+func (e *engine) chain(in *Train) {
+	p, nvs := in.Stages, e.nvs
+	buf := make([]float64, 4*nvs)
+	e.cf, e.cb, e.cw = buf[:nvs], buf[nvs:2*nvs], buf[2*nvs:3*nvs]
+	if in.Overlap != nil {
+		e.cov = buf[3*nvs:]
+	}
+	ints := make([]int32, 2*nvs)
+	e.rankOf, e.chunkOf = ints[:nvs], ints[nvs:]
+	for q := range nvs {
+		i := CostIndex(in.Schedule, p, q)
+		e.cf[q], e.cb[q], e.cw[q] = in.F[i], in.B[i], e.w[i]
+		if in.Overlap != nil {
+			e.cov[q] = in.Overlap[i]
+		}
+		e.rankOf[q], e.chunkOf[q] = int32(i%p), int32(i/p)
+	}
+	if b := ChainBreak(in.Schedule, p); b > 0 {
+		e.head2, e.tail2 = b, b-1
+	}
+}
+
+// depReady says whether the inputs of op x from other ops have arrived and when the latest
+// from another rank's op did (its end index, or −1). A W whose B is the op before it in its group
+// (inGroup) waits for nothing more.
+func (e *engine) depReady(x ref, inGroup bool) (ready float64, dep int, ok bool) {
+	vs, end := x.vs(), e.end
+	i3 := 3 * (x.micro()*e.nvs + vs)
+	switch x.kind() {
+	case F:
+		if vs != 0 && vs != e.head2 {
+			if end[i3-3] < 0 {
+				return 0, -1, false
+			}
+			return end[i3-3] + e.p2p[vs-1], i3 - 3, true
+		}
+	case B:
+		if end[i3] < 0 {
+			return 0, -1, false
+		}
+		if vs != e.nvs-1 && vs != e.tail2 {
+			if end[i3+4] < 0 {
+				return 0, -1, false
+			}
+			return end[i3+4] + e.p2p[vs], i3 + 4, true
+		}
+	default:
+		if !inGroup && end[i3+1] < 0 {
+			return 0, -1, false
+		}
+	}
+	return 0, -1, true
+}
+
+// groupCost is what a fused group of ops takes: the sum of their costs, or with a forward and a
+// backward overlapped, the longer of their compute and their communication.
+func (e *engine) groupCost(g []ref) float64 {
+	costs := [3][]float64{e.cf, e.cb, e.cw}
+	sum, comm, kinds := 0.0, 0.0, 0
+	for _, y := range g {
+		vs := y.vs()
+		sum += costs[y.kind()][vs]
+		if y.kind() != W {
+			kinds |= 1 << y.kind()
+			if e.cov != nil {
+				comm += e.cov[vs]
+			}
+		}
+	}
+	if kinds == 3 {
+		return max(sum-comm, comm)
+	}
+	return sum
+}
+
+// paired says whether a group overlaps a forward with a backward.
+func paired(g []ref) bool {
+	kinds := 0
+	for _, y := range g {
+		kinds |= 1 << y.kind()
+	}
+	return kinds&3 == 3
+}
+
+// groupEnd is the index after the fused group that starts at k in seq, or −1 when seq is cut
+// inside it.
+func groupEnd(seq []ref, k int) int {
+	for ; k < len(seq); k++ {
+		if seq[k]&fuse == 0 {
+			return k + 1
+		}
+	}
+	return -1
 }
 
 // grow moves the simulation on to in, the same schedule with more micro-batches, whose orders
 // begin with the ops run so far (the steady-state shortcut's fact 1): the times and the ranks'
 // positions carry over.
 func (e *engine) grow(in *Train, order []ref, per int) {
-	units := e.nvs * in.Micro
+	units := e.nvs * chainMicro(in)
 	end := make([]float64, 3*units)
 	n := copy(end, e.end)
 	for i := n; i < len(end); i++ {
@@ -387,8 +543,9 @@ func (e *engine) pushAll() {
 // run advances ranks as far as their inputs and limits allow.
 func (e *engine) run() {
 	p, nvs, end := e.in.Stages, e.nvs, e.end
-	fc, bc, p2p, w, record := e.in.F, e.in.B, e.p2p, e.w, e.in.Record
-	at, starts, deps, per := e.at, e.starts, e.deps, e.per // in registers, not reloaded through e
+	fc, bc, p2p, w, record := e.cf, e.cb, e.p2p, e.cw, e.in.Record
+	head2, tail2 := e.head2, e.tail2
+	at, starts, ends, deps, per := e.at, e.starts, e.ends, e.deps, e.per // in registers, not reloaded through e
 	// When each rank is free: at the end, when its last op ends.
 	free := e.res.Finish
 	for e.n > 0 {
@@ -404,6 +561,65 @@ func (e *engine) run() {
 	run:
 		for ; k < len(seq); k++ {
 			x := seq[k]
+			if x&fuse != 0 {
+				g := groupEnd(seq, k)
+				if g < 0 {
+					break run
+				}
+				grp := seq[k:g]
+				ready, dep := 0.0, -1
+				for j, y := range grp {
+					rd, d, ok := e.depReady(y, j > 0 && y.kind() == W && grp[j-1].kind() == B)
+					if !ok {
+						break run
+					}
+					if d >= 0 && (dep < 0 || rd > ready) {
+						ready, dep = rd, d
+					}
+				}
+				cost := e.groupCost(grp)
+				start := t
+				if ready > t {
+					start = ready
+				}
+				t = start + cost
+				busy += cost
+				sum := 0.0
+				if record {
+					for _, y := range grp {
+						sum += [3][]float64{fc, bc, w}[y.kind()][y.vs()]
+					}
+				}
+				at0 := start
+				for j, y := range grp {
+					u3 := 3*(y.micro()*nvs+y.vs()) + int(y.kind())
+					end[u3] = t
+					switch y.kind() {
+					case F:
+						fly++
+						peak = max(peak, fly)
+					case B:
+						fly--
+					}
+					if record {
+						i := r*per + k + j
+						share := cost / float64(len(grp))
+						if sum > 0 {
+							share = [3][]float64{fc, bc, w}[y.kind()][y.vs()] * (cost / sum) // no overflow: cost ≤ sum
+						}
+						at[u3], starts[i], ends[i], deps[i] = int32(i), at0, at0+share, -1
+						at0 += share
+						if j == len(grp)-1 {
+							ends[i] = t
+						}
+						if rd, d, _ := e.depReady(y, true); d >= 0 && rd >= start {
+							deps[i] = int32(d)
+						}
+					}
+				}
+				k = g - 1
+				continue
+			}
 			vs := x.vs()
 			i3 := 3 * (x.micro()*nvs + vs) // F, B and W of this unit: i3, i3+1, i3+2
 			ready, dep := 0.0, -1          // arrival of the cross-stage input, and its index in end
@@ -411,7 +627,7 @@ func (e *engine) run() {
 			var slot *float64
 			switch x.kind() {
 			case F:
-				if vs > 0 {
+				if vs != 0 && vs != head2 {
 					if end[i3-3] < 0 {
 						break run
 					}
@@ -424,7 +640,7 @@ func (e *engine) run() {
 				if end[i3] < 0 {
 					break run
 				}
-				if vs < nvs-1 {
+				if vs != nvs-1 && vs != tail2 {
 					if end[i3+4] < 0 {
 						break run
 					}
@@ -447,7 +663,7 @@ func (e *engine) run() {
 			*slot = t
 			if record {
 				i := r*per + k
-				at[i3+int(x.kind())], starts[i], deps[i] = int32(i), start, -1
+				at[i3+int(x.kind())], starts[i], ends[i], deps[i] = int32(i), start, t, -1
 				if dep >= 0 && ready >= start {
 					deps[i] = int32(dep)
 				}
@@ -493,15 +709,33 @@ func (e *engine) result() (Result, error) {
 	}
 	if in.Record {
 		res.Ops = make([]Op, p*per)
-		costs := [3][]float64{in.F, in.B, e.w}
-		at, starts, deps := e.at, e.starts, e.deps
-		for i, x := range e.order {
-			vs, d := x.vs(), -1
-			if deps[i] >= 0 {
-				d = int(at[deps[i]])
+		at, starts, ends, deps := e.at, e.starts, e.ends, e.deps
+		half := chainMicro(&in)
+		for r := 0; r < p; r++ {
+			seq := e.order[r*per : (r+1)*per]
+			for k := 0; k < per; {
+				g := k + 1
+				if seq[k]&fuse != 0 {
+					g = groupEnd(seq, k)
+				}
+				pair := g-k > 1 && paired(seq[k:g])
+				for ; k < g; k++ {
+					i, x := r*per+k, seq[k]
+					vs, d := x.vs(), -1
+					if deps[i] >= 0 {
+						d = int(at[deps[i]])
+					}
+					op := Op{Stage: vs % p, Chunk: vs / p, Micro: x.micro(), Kind: x.kind(),
+						Start: starts[i], End: ends[i], Dep: d, Paired: pair}
+					if e.rankOf != nil {
+						op.Stage, op.Chunk = int(e.rankOf[vs]), int(e.chunkOf[vs])
+						if Bidirectional(in.Schedule) && vs >= p { // the second direction's
+							op.Micro += half
+						}
+					}
+					res.Ops[i] = op
+				}
 			}
-			res.Ops[i] = Op{Stage: vs % p, Chunk: vs / p, Micro: x.micro(), Kind: x.kind(),
-				Start: starts[i], End: starts[i] + costs[x.kind()][vs], Dep: d}
 		}
 	}
 	return res, nil

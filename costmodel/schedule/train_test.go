@@ -10,6 +10,12 @@ import (
 	"github.com/splitscope/splitscope/model"
 )
 
+// classicSchedules are the schedules before 2024, whose closed forms the oracles below hold;
+// train2025_test.go checks ZB-V, DualPipe and DualPipeV.
+func classicSchedules() []model.Schedule {
+	return []model.Schedule{model.OneFOneB, model.GPipe, model.Interleaved, model.ZBH1}
+}
+
 func fill(n int, x float64) []float64 {
 	xs := make([]float64, n)
 	for i := range xs {
@@ -30,7 +36,7 @@ func relErr(got, want float64) float64 {
 func uniformTrain(s model.Schedule, p, v, m int, tF, tB, tW float64) Train {
 	n := p * v
 	in := Train{Schedule: s, Stages: p, Chunks: v, Micro: m, F: fill(n, tF/float64(v)), B: fill(n, tB/float64(v))}
-	if s == model.ZBH1 {
+	if splitW(s) {
 		in.W = fill(n, tW/float64(v))
 	}
 	return in
@@ -45,7 +51,7 @@ func randomTrain(rng *rand.Rand, s model.Schedule, p, v, m int, spread, maxP2P f
 	for i := range n {
 		in.F[i], in.B[i] = jitter(1), jitter(2)
 	}
-	if s == model.ZBH1 {
+	if splitW(s) {
 		in.W = make([]float64, n)
 		for i := range n {
 			in.B[i], in.W[i] = jitter(1), jitter(0.9)
@@ -89,7 +95,7 @@ func TestSimulateTrainOracles(t *testing.T) {
 		{1, 2, 1.5},     // F < W ≤ B
 		{2, 1, 1.7},     // B < W ≤ F
 	}
-	for _, s := range model.Schedules() {
+	for _, s := range classicSchedules() {
 		for _, sh := range scheduleShapes(s) {
 			for _, c := range costs {
 				if (s == model.ZBH1) != (c.w > 0) {
@@ -166,7 +172,7 @@ func TestZBH1Paper(t *testing.T) {
 
 func TestSimulateTrainInvariants(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
-	for _, s := range model.Schedules() {
+	for _, s := range classicSchedules() {
 		for _, sh := range scheduleShapes(s) {
 			for _, spread := range []float64{0, 0.3, 0.9} {
 				p, v, m := sh[0], sh[1], sh[2]
@@ -341,11 +347,20 @@ func TestBubbleFallsWithMicroBatches(t *testing.T) {
 	for _, s := range model.Schedules() {
 		for _, p := range []int{1, 2, 4, 8} {
 			v := 1
-			if s == model.Interleaved {
+			if s == model.Interleaved || twoChunk(s) {
 				v = 2
 			}
 			for _, spread := range []float64{0, 0.3} {
 				base := randomTrain(rng, s, p, v, 1, spread, 0.05)
+				if twoChunk(s) {
+					// Off free sends (DualPipe on 2 ranks: an odd half pays one more send) and,
+					// for ZB-V, off equal stages (its greedy order is planned for equal costs),
+					// the property fails by a little: TestBubble2025Exceptions.
+					base.P2P = nil
+					if s == model.ZBV && spread > 0 {
+						continue
+					}
+				}
 				t.Run(fmt.Sprintf("%v/p=%d/spread=%g", s, p, spread), func(t *testing.T) {
 					last := math.Inf(1)
 					for m := 1; m <= 12*p; m++ {
@@ -354,6 +369,9 @@ func TestBubbleFallsWithMicroBatches(t *testing.T) {
 						}
 						in := base
 						in.Micro = m
+						if model.CheckScheduleShape(s, p, m) != nil {
+							continue // DualPipe's and DualPipeV's too few micro-batches, DualPipe's odd p
+						}
 						res, err := SimulateTrain(in)
 						if err != nil {
 							t.Fatal(err)

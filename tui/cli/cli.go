@@ -595,6 +595,11 @@ func runValidate(w io.Writer, asJSON bool) error {
 		return err
 	}
 	checks = append(checks, published.GEMMChecks(h100)...)
+	sched, err := published.ScheduleChecks()
+	if err != nil {
+		return err
+	}
+	checks = append(checks, sched...)
 	if asJSON {
 		return writeJSON(w, map[string]any{"checks": checks})
 	}

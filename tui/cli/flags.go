@@ -161,7 +161,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.epImbalance, "ep-imbalance", 0, "with --ep: the busiest GPU's share of the routed tokens over the mean, ≥ 1; it slows that GPU's expert GEMMs and the all-to-alls every GPU waits for (default 0: 1.06, Mixtral 8x22B's dropless routing against forced balance on H100, Megatron-MoE-ModelZoo)")
 	fs.StringVar(&f.epDispatch, "ep-dispatch", "direct", "with --ep across nodes: how the dispatch/combine all-to-alls cross them: direct (one all-to-all, each token copy for a remote expert on the network) or two-hop (DeepEP's internode kernels: each token once over RDMA to the same-rank GPU of each node holding its experts, one rail, then NVLink to them)")
 	fs.IntVar(&f.chunks, "chunks", defaultChunks, "virtual pipeline stages `V` per GPU, interleaved schedule only")
-	fs.StringVar(&f.schedule, "schedule", defaultSchedule, "pipeline schedule: gpipe, 1f1b, interleaved or zb-h1")
+	fs.StringVar(&f.schedule, "schedule", defaultSchedule, "pipeline schedule: gpipe, 1f1b, interleaved, zb-h1, zb-v, dualpipe or dualpipev")
 	fs.StringVar(&f.mode, "mode", defaultMode, "train (one optimizer step) or infer (serve --requests)")
 	fs.IntVar(&f.batch, "batch", 0, "global batch `B` in sequences per optimizer step (default 32, raised to a multiple of micro-batch × dp, × pp for the interleaved schedule, when smaller or not a multiple)")
 	fs.IntVar(&f.microBatch, "micro-batch", defaultMicroBatch, "training: micro-batch size `b`, sequences (serving has none: the engine batches what runs, --max-seqs and --max-batch-tokens)")

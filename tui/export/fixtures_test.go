@@ -27,6 +27,10 @@ var fixtures = []struct {
 	{"gpipe-tp1", func(s *model.Scenario) { s.Layout.TP, s.Layout.PP, s.Layout.Schedule = 1, 8, model.GPipe }, false},
 	{"interleaved", func(s *model.Scenario) { s.Layout.Schedule, s.Layout.Chunks = model.Interleaved, 2 }, false},
 	{"zb-h1", func(s *model.Scenario) { s.Layout.Schedule = model.ZBH1 }, false},
+	// The 2025 schedules: two chunks a rank (the V's, DualPipe's two directions), B and W apart.
+	{"zb-v", func(s *model.Scenario) { s.Layout.Schedule = model.ZBV }, false},
+	{"dualpipe", func(s *model.Scenario) { s.Layout.Schedule = model.DualPipe }, false},
+	{"dualpipev", func(s *model.Scenario) { s.Layout.Schedule = model.DualPipeV }, false},
 	{"no-pipeline", func(s *model.Scenario) { s.Layout.TP, s.Layout.PP = 8, 1 }, false},
 	{"infer", func(s *model.Scenario) { s.Workload.Mode = model.Infer }, false},
 	// 16,384 decode ops a third of a pixel wide: aggregated.

@@ -516,6 +516,12 @@ func closedForm(infer bool, s model.Schedule) string {
 		return "(p−1)/(v·m+p−1)"
 	case s == model.ZBH1:
 		return "(p−1)(F+B−W) / step"
+	case s == model.ZBV:
+		return "(p−1)F / step (none within a rank's span)"
+	case s == model.DualPipe:
+		return "(p/2−1)(F&B+B−3W) / step"
+	case s == model.DualPipeV:
+		return "(p−1)(F&B+B−3W) / step"
 	default:
 		return "(p−1)/(m+p−1)"
 	}
@@ -960,11 +966,18 @@ func (c *svgCanvas) legend(s model.Scenario, r costmodel.Report, y float64) floa
 		pipe = append(pipe, swatch{colPrefill, c.t.get("legend.prefill")}, swatch{colDecode, c.t.get("legend.decode")})
 	} else {
 		pipe = append(pipe, swatch{colF, c.t.get("legend.F")}, swatch{colB, c.t.get("legend.B")})
-		if hasW || s.Layout.Schedule == model.ZBH1 {
+		if hasW || s.Layout.Schedule == model.ZBH1 || s.Layout.Schedule == model.ZBV || s.Layout.Schedule == model.DualPipe || s.Layout.Schedule == model.DualPipeV {
 			pipe = append(pipe, swatch{colW, c.t.get("legend.W")})
 		}
 		if tl := r.Timeline; tl != nil && tl.Chunks > 1 && !c.agg {
-			pipe = append(pipe, swatch{colFOdd, c.t.get("legend.chunk")})
+			key := "legend.chunk"
+			switch s.Layout.Schedule {
+			case model.DualPipe:
+				key = "legend.reverse"
+			case model.ZBV, model.DualPipeV:
+				key = "legend.chunkV"
+			}
+			pipe = append(pipe, swatch{colFOdd, c.t.get(key)})
 		}
 	}
 	pipe = append(pipe, swatch{colIdle, c.t.get("legend.idle")})

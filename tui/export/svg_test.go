@@ -584,3 +584,18 @@ func TestTexts(t *testing.T) {
 		t.Errorf("placeholder fill: %q", got)
 	}
 }
+
+// TestSVG2025Legend: the 2025 schedules' SVGs say what the darker ops are (the V's way back,
+// DualPipe's other direction) and draw W.
+func TestSVG2025Legend(t *testing.T) {
+	for _, c := range []struct {
+		s    model.Schedule
+		want string
+	}{{model.ZBV, "way back"}, {model.DualPipe, "the other direction"}, {model.DualPipeV, "way back"}} {
+		s, r := evaluate(t, func(s *model.Scenario) { s.Layout.Schedule = c.s })
+		raw, _ := renderSVG(t, s, r, SVGOptions{})
+		if !bytes.Contains(raw, []byte(c.want)) || !bytes.Contains(raw, []byte("weight")) {
+			t.Errorf("%v: SVG legend lacks %q or W", c.s, c.want)
+		}
+	}
+}

@@ -80,6 +80,8 @@ var english = map[string]string{
 	"legend.memory":   "memory-bound",
 	"legend.comm":     "TP all-reduce",
 	"legend.chunk":    "darker: odd chunk (interleaved)",
+	"legend.chunkV":   "darker: chunk 1, the V's way back",
+	"legend.reverse":  "darker: the other direction (fed in at the last stage)",
 
 	// Segment labels of the cost model.
 	"seg.attention":                   "attention",
@@ -280,6 +282,8 @@ var french = map[string]string{
 	"legend.memory":   "limité par la mémoire",
 	"legend.comm":     "all-reduce TP",
 	"legend.chunk":    "plus foncé : tronçon impair (entrelacé)",
+	"legend.chunkV":   "plus foncé : tronçon 1, le retour du V",
+	"legend.reverse":  "plus foncé : l'autre sens (entré par le dernier étage)",
 
 	"seg.attention":                   "attention",
 	"seg.mlp":                         "MLP",

@@ -72,6 +72,9 @@ type BubbleFacts struct {
 	// InFlight is the most micro-batches the first stage holds activations for.
 	InFlight                 int
 	GPipe, Interleaved, ZBH1 bool
+	// ZBV, Dual (DualPipe or DualPipeV) and DualV: the 2024–25 schedules; SplitW any schedule
+	// that runs W apart (ZB-H1 and those), whose bubble no "twice m" line sums up.
+	ZBV, Dual, DualV, SplitW bool
 	Fill                     bool // inference with fewer requests than stages: the pipeline never fills
 	// Busiest is the stage with the most busy time, BusiestShareText its share of the step
 	// (Report.StageBusyShare).
@@ -253,7 +256,10 @@ func bubbleFacts(f Facts, s model.Scenario, r costmodel.Report) BubbleFacts {
 		Slots: v*m + p - 1, Idle: p - 1, DoubleM: 2 * m, Double: Percent(closedForm(p, 2*m, v)),
 		GPipe: s.Layout.Schedule == model.GPipe, Interleaved: s.Layout.Schedule == model.Interleaved,
 		ZBH1: s.Layout.Schedule == model.ZBH1, Fill: f.Infer && p > 1 && m < p,
+		ZBV: s.Layout.Schedule == model.ZBV, DualV: s.Layout.Schedule == model.DualPipeV,
+		Dual: s.Layout.Schedule == model.DualPipe || s.Layout.Schedule == model.DualPipeV,
 	}
+	b.SplitW = b.ZBH1 || b.ZBV || b.Dual
 	switch {
 	case f.Infer:
 		b.Formula = "max(p−m, 0)/p"
@@ -261,6 +267,12 @@ func bubbleFacts(f Facts, s model.Scenario, r costmodel.Report) BubbleFacts {
 		b.Formula = "(p−1)/(v·m+p−1)"
 	case b.ZBH1:
 		b.Formula = "(p−1)(F+B−2W)"
+	case b.ZBV:
+		b.Formula = "(p−1)·F"
+	case b.DualV:
+		b.Formula = "(p−1)(F&B+B−3W)"
+	case b.Dual:
+		b.Formula = "(p/2−1)(F&B+B−3W)"
 	default:
 		b.Formula = "(p−1)/(m+p−1)"
 	}

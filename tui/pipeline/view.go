@@ -227,6 +227,12 @@ func closedFormText(infer bool, s model.Schedule) string {
 		return "(p−1)/(v·m+p−1)"
 	case s == model.ZBH1:
 		return "zb-h1 (p−1)(F+B−W)"
+	case s == model.ZBV:
+		return "zb-v 0 within a rank's span, (p−1)F to reach the last"
+	case s == model.DualPipe:
+		return "dualpipe (p/2−1)(F&B+B−3W)"
+	case s == model.DualPipeV:
+		return "dualpipev (p−1)(F&B+B−3W)"
 	default:
 		return "(p−1)/(m+p−1)"
 	}
@@ -360,10 +366,15 @@ func (m *Model) legendItems(mixed uint8, short bool) [][]seg {
 			item(string(theme.GlyphDecode), opCls(kindDecode, stLit), "decode-only step (D7: step 7)", "decode"))
 	} else {
 		out = append(out, item(string(theme.GlyphF), opCls(kindF, stLit), "forward (F3: micro-batch 3)", "forward"))
-		if ix.chunks > 1 {
+		switch {
+		case ix.sched == model.DualPipe:
+			out = append(out, item("f3c1", opCls(kindF, stLit), "the other direction: micro-batches fed in at the last stage, in lower case", "reverse direction"))
+		case ix.sched == model.ZBV || ix.sched == model.DualPipeV:
+			out = append(out, item("f3c1", opCls(kindF, stLit), "chunk 1, coming back up the V (lower case)", "back up the V"))
+		case ix.chunks > 1:
 			out = append(out, item("f3c1", opCls(kindF, stLit), "chunk 1 (odd chunks in lower case)", "chunk 1"))
 		}
-		if ix.sched == model.ZBH1 {
+		if splitW(ix.sched) {
 			out = append(out,
 				item(string(theme.GlyphB), opCls(kindB, stLit), "backward, input grads", "input grads"),
 				item(string(theme.GlyphW), opCls(kindW, stLit), "weight grads", "weight grads"))
@@ -419,7 +430,7 @@ func (m *Model) stageTable() [][]seg {
 		rows = append(rows, []string{"stage", "GPUs", "layers", "busy", "decode step alone"})
 	} else {
 		h := []string{"stage", "GPUs", "layers", "busy", "F per mb", "B per mb"}
-		if ix.sched == model.ZBH1 {
+		if splitW(ix.sched) {
 			h = append(h, "W per mb")
 		}
 		rows = append(rows, append(h, "in flight"))
@@ -437,7 +448,7 @@ func (m *Model) stageTable() [][]seg {
 			r = append(r, fmtDur(sd.B))
 		}
 		if !ix.infer {
-			if ix.sched == model.ZBH1 {
+			if splitW(ix.sched) {
 				r = append(r, fmtDur(sd.W))
 			}
 			r = append(r, strconv.Itoa(sd.InFlight))
@@ -640,4 +651,13 @@ func padRight(s string, w int) string {
 		return s + strings.Repeat(" ", w-n)
 	}
 	return s
+}
+
+// splitW says whether schedule s runs the weight gradients as ops of their own (W).
+func splitW(s model.Schedule) bool {
+	switch s {
+	case model.ZBH1, model.ZBV, model.DualPipe, model.DualPipeV:
+		return true
+	}
+	return false
 }

@@ -24,6 +24,7 @@ var checkGroups = []struct{ id, title string }{
 	{"serve-disagg", "Disaggregated against aggregated serving, not fitted: the published gain (disaggregated ÷ aggregated mean TTFT and TPOT) beside the model's, within 25% (MCK-A10, §3.7)"},
 	{"serve-disagg-order", "Disaggregated against aggregated serving, direction only: the same side of 1 as published (the note says why; §3.7)"},
 	{"spec", "Speculative decoding: throughput with it over without, published gains on named hardware with their acceptance lengths, not fitted (ISS vllm#20780, ISS vllm#29334, ISS TensorRT-LLM#5146, DSV3, §3.8)"},
+	{"schedule", "Pipeline schedules' published tables, simulated op by op at equal stages: bubbles in F, activations in stages (DP, DSV3 Table 2, ZB, §5)"},
 }
 
 // RenderValidation prints the published figures beside the model's predictions, one table a
@@ -82,6 +83,8 @@ func checkValue(v float64, unit string) string {
 		return fmt.Sprintf("%.2f×", v)
 	case "params":
 		return fmt.Sprintf("%.4gB", v/1e9)
+	case "F", "stages", "micro-batches": // the schedule tables' units
+		return fmt.Sprintf("%.4g %s", v, unit)
 	default:
 		return Percent(v)
 	}
