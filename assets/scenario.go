@@ -122,6 +122,7 @@ const (
 	kSPGather
 	kRankOrder
 	kEPDispatch
+	kCPComm
 	kInt
 	kFloat
 	kBool
@@ -155,7 +156,7 @@ var scenarioKeys = []scenarioKey{
 	{"gpus", kInt}, {"gpus_per_node", kInt},
 	{"intra", kLink}, {"intra_eff", kFloat}, {"inter", kLink}, {"inter_eff", kFloat}, {"nics_per_node", kInt},
 	{"host_memory", kSize},
-	{"tp", kInt}, {"pp", kInt}, {"dp", kInt}, {"ep", kInt}, {"ep_imbalance", kFloat}, {"ep_dispatch", kEPDispatch}, {"etp", kInt}, {"chunks", kInt}, {"micro_batch", kInt},
+	{"tp", kInt}, {"pp", kInt}, {"dp", kInt}, {"ep", kInt}, {"ep_imbalance", kFloat}, {"ep_dispatch", kEPDispatch}, {"etp", kInt}, {"cp", kInt}, {"cp_comm", kCPComm}, {"chunks", kInt}, {"micro_batch", kInt},
 	{"schedule", kSchedule},
 	{"mode", kMode}, {"seq", kInt}, {"batch", kInt}, {"precision", kPrecision},
 	{"recompute", kRecompute}, {"sequence_parallel", kBool}, {"zero", kInt},
@@ -191,6 +192,7 @@ type scenarioValues struct {
 	spg    model.SPGather
 	order  model.RankOrder
 	epd    model.EPDispatch
+	cpc    model.CPComm
 }
 
 // ParseScenario reads a scenario file named name (for messages) against the presets p. Every
@@ -435,7 +437,7 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		}
 		v.links[key] = l
 		return l.ID, true
-	case kMode, kSchedule, kPrecision, kRecompute, kCollectives, kTPOverlap, kOffload, kSPGather, kRankOrder, kEPDispatch:
+	case kMode, kSchedule, kPrecision, kRecompute, kCollectives, kTPOverlap, kOffload, kSPGather, kRankOrder, kEPDispatch, kCPComm:
 		var (
 			s   fmt.Stringer
 			err error
@@ -468,6 +470,9 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		case kEPDispatch:
 			v.epd, err = model.ParseEPDispatch(text)
 			s = v.epd
+		case kCPComm:
+			v.cpc, err = model.ParseCPComm(text)
+			s = v.cpc
 		default:
 			v.rc, err = model.ParseRecompute(text)
 			s = v.rc
@@ -570,7 +575,7 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 			NICsPerNode: v.intOr("nics_per_node", perNode), HostMemoryBytes: v.floats["host_memory"]},
 		ReserveBytes: reserve,
 	}
-	sz, _ := model.ResolveSizes(gpus, perNode, arch, v.sched, v.mode,
+	sz, _ := model.ResolveSizes(model.SplitGPUs(gpus, v.ints["cp"]), perNode, arch, v.sched, v.mode,
 		model.Sizes{TP: v.ints["tp"], PP: v.ints["pp"], DP: v.ints["dp"], MicroBatch: v.ints["micro_batch"],
 			Batch: v.ints["batch"], Requests: v.ints["requests"]},
 		model.SizesGiven{TP: v.set["tp"], PP: v.set["pp"], DP: v.set["dp"], MicroBatch: v.set["micro_batch"],
@@ -578,7 +583,7 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: v.intOr("chunks", model.DefaultChunks),
 		MicroBatch: sz.MicroBatch, Schedule: v.sched, SequenceParallel: v.bools["sequence_parallel"],
 		Recompute: v.rc, ZeRO: v.ints["zero"], UnfusedAttention: v.bools["unfused_attention"],
-		SerialDP: v.bools["serial_dp"], Collectives: v.coll, EP: v.ints["ep"], EPImbalance: v.floats["ep_imbalance"], ETP: v.ints["etp"], EPDispatch: v.epd, TPOverlap: v.tpo, Offload: v.off, SPGather: v.spg, RankOrder: v.order}
+		SerialDP: v.bools["serial_dp"], Collectives: v.coll, EP: v.ints["ep"], EPImbalance: v.floats["ep_imbalance"], ETP: v.ints["etp"], EPDispatch: v.epd, CP: v.ints["cp"], CPComm: v.cpc, TPOverlap: v.tpo, Offload: v.off, SPGather: v.spg, RankOrder: v.order}
 	s.Workload = model.Workload{Mode: v.mode, Seq: v.intOr("seq", model.DefaultSeq), GlobalBatch: sz.Batch,
 		PromptTokens: v.intOr("prompt", model.DefaultPrompt), GenTokens: v.intOr("gen", model.DefaultGen),
 		Requests: sz.Requests, Precision: v.prec, Rate: v.floats["rate"], Concurrency: v.ints["concurrency"],
@@ -731,6 +736,10 @@ func marshalScenario(s model.Scenario, title string, q *Question, caption map[st
 	}
 	if l.EPDispatch != model.EPDispatchDirect {
 		add("ep_dispatch", l.EPDispatch.String())
+	}
+	if l.CPSize() > 1 {
+		add("cp", l.CP)
+		add("cp_comm", l.CPComm.String())
 	}
 	add("chunks", l.Chunks)
 	add("micro_batch", l.MicroBatch)

@@ -30,7 +30,8 @@ func FuzzParseScenario(f *testing.F) {
 	for _, s := range []string{"", "model: llama-3-70b\ngpu: h100-sxm\ntp: 3\n", "tpp: 4\n", "- a\n",
 		"model: llama-3-70b\ngpu: h100-sxm\nreserve_gib: 1e300\ncompute_eff: .nan\n", "a: &x [*x]\n",
 		"model: llama-2-7b\ngpu: l40s\nheads: 16\nmode: infer\nmicro_batch: 3\n", lessonStep,
-		"model: llama-2-7b\ngpu: h100-sxm\ncaption: {en: \"a: b\", fr: \"\\u00e9\"}\ntab: box\n"} {
+		"model: llama-2-7b\ngpu: h100-sxm\ncaption: {en: \"a: b\", fr: \"\\u00e9\"}\ntab: box\n",
+		"model: llama-3-8b\ngpu: h100-sxm\ngpus: 16\ntp: 2\ncp: 4\ncp_comm: ulysses\nseq: 32768\n", "cp: 3\ncp_comm: star\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -70,6 +70,9 @@ func LayoutLine(s model.Scenario) string {
 	l := s.Layout
 	var b strings.Builder
 	fmt.Fprintf(&b, "TP=%d PP=%d DP=%d", l.TP, l.PP, l.DP)
+	if l.CPSize() > 1 {
+		fmt.Fprintf(&b, " CP=%d %s", l.CP, l.CPComm)
+	}
 	if l.EP > 1 {
 		fmt.Fprintf(&b, " EP=%d", l.EP)
 	}
@@ -176,6 +179,9 @@ func RenderReport(w io.Writer, s model.Scenario, r costmodel.Report) error {
 		t.add(row.name, Seconds(row.v), shareOfStep(r, row.v), row.note)
 		if row.name == "  tp comm" && (bd.EPComm > 0 || s.Layout.EP > 1) {
 			t.add("  ep comm", Seconds(bd.EPComm), shareOfStep(r, bd.EPComm), "expert all-to-all")
+		}
+		if row.name == "  tp comm" && s.Layout.CPSize() > 1 {
+			t.add("  cp comm", Seconds(bd.CPComm), shareOfStep(r, bd.CPComm), "context-parallel K/V ("+s.Layout.CPComm.String()+"), exposed")
 		}
 	}
 	t.write(ew)

@@ -138,6 +138,9 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 		for _, c := range infeasible[:n] {
 			l := c.Layout
 			name := fmt.Sprintf("TP=%d PP=%d DP=%d", l.TP, l.PP, l.DP)
+			if l.CPSize() > 1 {
+				name += fmt.Sprintf(" CP=%d %s", l.CP, l.CPComm)
+			}
 			if l.EP > 1 {
 				name += fmt.Sprintf(" EP=%d", l.EP)
 			}
