@@ -3,6 +3,7 @@ package costmodel
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/splitscope/splitscope/model"
@@ -30,6 +31,15 @@ func TestCPOneIsToday(t *testing.T) {
 		s.Layout.CP, s.Layout.CPComm = 1, k
 		got := eval(t, s)
 		got.Layout.CPComm = ""
+		if k != model.CPRing {
+			// The one difference: a warning that the exchange does nothing at CP 1.
+			n := len(got.Warnings)
+			if n == 0 || !strings.Contains(got.Warnings[n-1], "has no effect with CP = 1") {
+				t.Errorf("CP 1 %s: no warning that cp-comm does nothing: %q", k, got.Warnings)
+			} else {
+				got.Warnings = got.Warnings[:n-1]
+			}
+		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("CP 1 %s: the report differs from CP unset (step %v vs %v)", k, got.StepTime, want.StepTime)
 		}
@@ -159,5 +169,28 @@ func TestCPShardsOverDPTimesCP(t *testing.T) {
 	r2 := eval(t, s2)
 	if d := r.Memory.Optimizer/r2.Memory.Optimizer - 1; math.Abs(d) > 1e-12 {
 		t.Errorf("ZeRO-1 optimizer with CP 4 × DP 4: %g B, with DP 16: %g B", r.Memory.Optimizer, r2.Memory.Optimizer)
+	}
+}
+
+// FP8 training runs the attention core in BF16 (Transformer Engine's default): at 256K tokens,
+// where the attention is most of the step, FP8 saves little; its GEMMs alone are twice as fast.
+func TestFP8TrainingAttentionInBF16(t *testing.T) {
+	s := cpScenario(t, 64, 4, 8, 262144, model.CPRing)
+	s.Layout.DP, s.Workload.GlobalBatch = 2, 8
+	bf := eval(t, s)
+	s.Workload.Precision = model.FP8
+	f8 := eval(t, s)
+	if r := f8.StepTime / bf.StepTime; r < 0.75 || r >= 1 {
+		t.Errorf("FP8 step %.3g s over BF16's %.3g s = %.2f: want a small saving (attention in BF16)", f8.StepTime, bf.StepTime, r)
+	}
+	s.Workload.Seq = 8192
+	s.Layout.CP, s.Layout.DP = 0, 16
+	s.Workload.GlobalBatch = 64
+	s.Workload.Precision = model.BF16
+	bf = eval(t, s)
+	s.Workload.Precision = model.FP8
+	f8 = eval(t, s)
+	if r := f8.StepTime / bf.StepTime; r > 0.8 {
+		t.Errorf("at 8K FP8 steps in %.2f of BF16's time: the GEMMs should gain more", r)
 	}
 }

@@ -77,6 +77,8 @@ type plan struct {
 	b, m      int
 	e         float64
 	hw        hw
+	// hwAttn is the GPU the attention core runs on: hw, but BF16 in FP8 training.
+	hwAttn hw
 	// layers[vs] is the number of transformer layers of virtual stage vs = chunk·p + rank;
 	// kinds[vs] how many of them are of each of the model's layer kinds (arch).
 	layers []int
@@ -192,6 +194,13 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 	p.m = s.MicroBatches()
 	p.e = s.Workload.Precision.Bytes()
 	p.hw = newHW(s.Cluster.GPU, s.Workload.Precision)
+	p.hwAttn = p.hw
+	if s.Workload.Precision == model.FP8 && s.Workload.Mode == model.Train {
+		// FP8 training runs its GEMMs in FP8 and the attention core (Q·Kᵀ, softmax, P·V) in
+		// BF16: Transformer Engine's default (fp8_dot_product_attention off), which NeMo's and
+		// Megatron's FP8 recipes keep.
+		p.hwAttn = newHW(s.Cluster.GPU, model.BF16)
+	}
 	p.hostCap = s.Cluster.HostMemoryPerGPU()
 	if ss != nil && ss.seq == s.Workload.Seq && ss.arch == s.Arch {
 		p.k = ss.k
@@ -438,7 +447,7 @@ type passTimes struct {
 func (p *plan) passTimes(ps pass) passTimes {
 	pt := passTimes{
 		attn: p.hw.time(ps.attnGEMM),
-		core: p.hw.time(ps.attnCore) + p.hw.time(ps.scores),
+		core: p.hwAttn.time(ps.attnCore) + p.hwAttn.time(ps.scores),
 		mlp:  p.hw.time(ps.mlp.slowed(ps.mlpSlow)),
 		elem: p.hw.time(ps.elem),
 		ar:   p.tpAllReduce(ps.tpBytes),
