@@ -122,6 +122,7 @@ const (
 	kSPGather
 	kRankOrder
 	kEPDispatch
+	kCPComm
 	kInt
 	kFloat
 	kBool
@@ -161,7 +162,7 @@ var scenarioKeys = []scenarioKey{
 	{"gpus", kInt}, {"gpus_per_node", kInt},
 	{"intra", kLink}, {"intra_eff", kFloat}, {"inter", kLink}, {"inter_eff", kFloat}, {"nics_per_node", kInt},
 	{"host_memory", kSize},
-	{"tp", kInt}, {"pp", kInt}, {"dp", kInt}, {"ep", kInt}, {"ep_imbalance", kFloat}, {"ep_dispatch", kEPDispatch}, {"etp", kInt}, {"chunks", kInt}, {"micro_batch", kInt},
+	{"tp", kInt}, {"pp", kInt}, {"dp", kInt}, {"ep", kInt}, {"ep_imbalance", kFloat}, {"ep_dispatch", kEPDispatch}, {"etp", kInt}, {"cp", kInt}, {"cp_comm", kCPComm}, {"chunks", kInt}, {"micro_batch", kInt},
 	{"schedule", kSchedule},
 	{"mode", kMode}, {"seq", kInt}, {"batch", kInt}, {"precision", kPrecision},
 	{"recompute", kRecompute}, {"sequence_parallel", kBool}, {"zero", kInt},
@@ -201,6 +202,7 @@ type scenarioValues struct {
 	// specAcc and specDraft are spec_accept's and spec_draft's values.
 	specAcc   *model.SpecAccept
 	specDraft *model.Arch
+	cpc       model.CPComm
 }
 
 // ParseScenario reads a scenario file named name (for messages) against the presets p. Every
@@ -456,7 +458,7 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		}
 		v.links[key] = l
 		return l.ID, true
-	case kMode, kSchedule, kPrecision, kRecompute, kCollectives, kTPOverlap, kOffload, kSPGather, kRankOrder, kEPDispatch:
+	case kMode, kSchedule, kPrecision, kRecompute, kCollectives, kTPOverlap, kOffload, kSPGather, kRankOrder, kEPDispatch, kCPComm:
 		var (
 			s   fmt.Stringer
 			err error
@@ -489,6 +491,9 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		case kEPDispatch:
 			v.epd, err = model.ParseEPDispatch(text)
 			s = v.epd
+		case kCPComm:
+			v.cpc, err = model.ParseCPComm(text)
+			s = v.cpc
 		default:
 			v.rc, err = model.ParseRecompute(text)
 			s = v.rc
@@ -598,7 +603,7 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 	if prefill > 0 && prefill < gpus {
 		pool = gpus - prefill
 	}
-	sz, _ := model.ResolveSizes(pool, perNode, arch, v.sched, v.mode,
+	sz, _ := model.ResolveSizes(model.SplitGPUs(pool, v.ints["cp"]), perNode, arch, v.sched, v.mode,
 		model.Sizes{TP: v.ints["tp"], PP: v.ints["pp"], DP: v.ints["dp"], MicroBatch: v.ints["micro_batch"],
 			Batch: v.ints["batch"], Requests: v.ints["requests"]},
 		model.SizesGiven{TP: v.set["tp"], PP: v.set["pp"], DP: v.set["dp"], MicroBatch: v.set["micro_batch"],
@@ -606,7 +611,7 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: v.intOr("chunks", model.DefaultChunks),
 		MicroBatch: sz.MicroBatch, Schedule: v.sched, SequenceParallel: v.bools["sequence_parallel"],
 		Recompute: v.rc, ZeRO: v.ints["zero"], UnfusedAttention: v.bools["unfused_attention"],
-		SerialDP: v.bools["serial_dp"], Collectives: v.coll, EP: v.ints["ep"], EPImbalance: v.floats["ep_imbalance"], ETP: v.ints["etp"], EPDispatch: v.epd, TPOverlap: v.tpo, Offload: v.off, SPGather: v.spg, RankOrder: v.order,
+		SerialDP: v.bools["serial_dp"], Collectives: v.coll, EP: v.ints["ep"], EPImbalance: v.floats["ep_imbalance"], ETP: v.ints["etp"], EPDispatch: v.epd, CP: v.ints["cp"], CPComm: v.cpc, TPOverlap: v.tpo, Offload: v.off, SPGather: v.spg, RankOrder: v.order,
 		Disagg: model.Disagg{PrefillGPUs: prefill, PrefillTP: v.ints["prefill_tp"], PrefillPP: v.ints["prefill_pp"]}}
 	s.Workload = model.Workload{Mode: v.mode, Seq: v.intOr("seq", model.DefaultSeq), GlobalBatch: sz.Batch,
 		PromptTokens: v.intOr("prompt", model.DefaultPrompt), GenTokens: v.intOr("gen", model.DefaultGen),
@@ -761,6 +766,10 @@ func marshalScenario(s model.Scenario, title string, q *Question, caption map[st
 	}
 	if l.EPDispatch != model.EPDispatchDirect {
 		add("ep_dispatch", l.EPDispatch.String())
+	}
+	if l.CPSize() > 1 {
+		add("cp", l.CP)
+		add("cp_comm", l.CPComm.String())
 	}
 	add("chunks", l.Chunks)
 	add("micro_batch", l.MicroBatch)

@@ -64,6 +64,11 @@ type SearchFix struct {
 	// ETP fixes expert tensor parallelism (MoE models with TP > 1; 0 tries the experts split over
 	// all of TP and over one GPU, folded into the all-to-all).
 	ETP int
+	// CP fixes context parallelism (0 sweeps it where the sequence is long enough: cpSizes);
+	// CPComm is the only CP exchange tried when HasCPComm.
+	CP        int
+	CPComm    model.CPComm
+	HasCPComm bool
 	// Schedule is the only pipeline schedule tried when HasSchedule.
 	Schedule    model.Schedule
 	HasSchedule bool

@@ -234,3 +234,31 @@ func BenchmarkServeDisagg10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEvaluateFastCP512GPU is Llama 3 70B at 128K tokens on 512 H100s, TP 8 × CP 8 × PP 4 ×
+// DP 2, ring CP, batch 64: the fast path with context parallelism across nodes.
+func BenchmarkEvaluateFastCP512GPU(b *testing.B) {
+	s := scenario(b, "llama-3-70b", "h100-sxm", "nvlink4", 512, 8, 4)
+	s.Cluster.GPUsPerNode = 8
+	s.Layout.CP, s.Layout.DP = 8, 2
+	s.Layout.Recompute = model.RecomputeSelective
+	s.Workload.Seq, s.Workload.GlobalBatch = 131072, 64
+	if _, err := EvaluateFast(s); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := EvaluateFast(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSearchLlama3_70B_128K_1024GPU is Search over Llama 3 70B at 128K tokens on 1024
+// H100s: TP × CP (each exchange) × PP × DP and the knobs.
+func BenchmarkSearchLlama3_70B_128K_1024GPU(b *testing.B) {
+	s := scenario(b, "llama-3-70b", "h100-sxm", "nvlink4", 1024, 8, 1)
+	s.Cluster.GPUsPerNode = 8
+	s.Workload.Seq, s.Workload.GlobalBatch = 131072, 256
+	searchLoop(b, s)
+}

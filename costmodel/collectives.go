@@ -94,7 +94,7 @@ func (p *plan) p2pUse(what string, bytes, calls float64) []CollectiveUse {
 func (p *plan) trainCollectives(layers int, kinds []int, params float64) []CollectiveUse {
 	m := p.mv
 	k := float64(layers)
-	actBytes := float64(p.b) * float64(p.s.Workload.Seq) * float64(p.a.Hidden) * p.e
+	actBytes := p.actBytes()
 	// Per layer and micro-batch: two in the forward, two in the backward, two more when the
 	// backward recomputes the forward; sequence parallelism re-gathers twice in the backward.
 	per := 4.0
@@ -106,8 +106,8 @@ func (p *plan) trainCollectives(layers int, kinds []int, params float64) []Colle
 	out = append(out, p.epUse("tokens to and from their experts", actBytes, p.moeLayers(kinds)*m*per)...)
 	out = append(out, p.p2pUse("activations and their gradients", actBytes, 2*m)...)
 	expert := p.stageExpertParams(kinds)
-	out = append(out, p.syncUses(p.dp, p.d, "", params-expert)...)
-	out = append(out, p.syncUses(p.expDP, p.d/p.ep, "expert ", expert)...)
+	out = append(out, p.syncUses(p.dp, p.dc, "", params-expert)...)
+	out = append(out, p.syncUses(p.expDP, p.dc/p.ep, "expert ", expert)...)
 	return out
 }
 

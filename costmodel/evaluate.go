@@ -65,6 +65,10 @@ type plan struct {
 	l          model.Layout
 	c          model.Cluster
 	t, p, d, v int
+	// dc is d × CP: the GPUs that hold the same weights and sync their gradients (and ZeRO's
+	// shards); d without context parallelism. cpx is the CP group (cp.go).
+	dc  int
+	cpx cpPlan
 	// ep is the expert-parallel size (1 for dense models): ep replicas share each MoE layer's
 	// experts, exchanging tokens over epc; the replicas holding the same experts sync their
 	// gradients over expDP (d/ep of them).
@@ -79,6 +83,8 @@ type plan struct {
 	mv float64
 	e  float64
 	hw hw
+	// hwAttn is the GPU the attention core runs on: hw, but BF16 in FP8 training.
+	hwAttn hw
 	// layers[vs] is the number of transformer layers of virtual stage vs = chunk·p + rank;
 	// kinds[vs] how many of them are of each of the model's layer kinds (arch).
 	layers []int
@@ -199,6 +205,13 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 	}
 	p.e = s.Workload.Precision.Bytes()
 	p.hw = newHW(s.Cluster.GPU, s.Workload.Precision)
+	p.hwAttn = p.hw
+	if s.Workload.Precision == model.FP8 && s.Workload.Mode == model.Train {
+		// FP8 training runs its GEMMs in FP8 and the attention core (Q·Kᵀ, softmax, P·V) in
+		// BF16: Transformer Engine's default (fp8_dot_product_attention off), which NeMo's and
+		// Megatron's FP8 recipes keep.
+		p.hwAttn = newHW(s.Cluster.GPU, model.BF16)
+	}
 	p.hostCap = s.Cluster.HostMemoryPerGPU()
 	if ss != nil && ss.seq == s.Workload.Seq && ss.arch == s.Arch {
 		p.k = ss.k
@@ -219,9 +232,19 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 		p.tp.engine = false // the engine's all-reduce is the library's (TGI's torch.distributed)
 	}
 	// The rank order sets the strides of the DP and PP groups; EP groups are sub-groups of DP.
-	dpStride, ppStride := l.RankOrder.Strides(p.t, p.p, p.d)
+	// CP sits between TP and DP: a TP × CP block of ranks, whose CP ranks hold the same weights
+	// and sync their gradients with the DP replicas (over DP × CP).
+	cp := l.CPSize()
+	p.dc = p.d * cp
+	dpStride, ppStride := l.RankOrder.Strides(p.t*cp, p.p, p.d)
 	p.ppStride = ppStride
-	p.dp = newComms(spanGroup(dpStride, p.d, gpn), s.Cluster)
+	if cp > 1 {
+		p.initCP(s, gpn)
+		p.dp = newComms(composeGroups(spanGroup(p.t, cp, gpn), spanGroup(dpStride, p.d, gpn)), s.Cluster)
+	} else {
+		p.cpx = cpPlan{n: 1, uly: 1, ring: 1}
+		p.dp = newComms(spanGroup(dpStride, p.d, gpn), s.Cluster)
+	}
 	p.ep = 1
 	if s.Arch.Experts > 1 {
 		p.ep = l.EPSize()
@@ -246,8 +269,11 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 		p.etpc = newComms(spanGroup(1, p.etp, gpn), s.Cluster)
 	}
 	p.expDP = newComms(spanGroup(dpStride*p.ep, max(p.d/p.ep, 1), gpn), s.Cluster)
+	if cp > 1 {
+		p.expDP = newComms(composeGroups(spanGroup(p.t, cp, gpn), spanGroup(dpStride*p.ep, max(p.d/p.ep, 1), gpn)), s.Cluster)
+	}
 	if ss != nil && ss.coll.c == s.Cluster {
-		for _, k := range []*comms{&p.tp, &p.dp, &p.epc, &p.etpc, &p.expDP} {
+		for _, k := range []*comms{&p.tp, &p.dp, &p.epc, &p.etpc, &p.expDP, &p.cpx.all, &p.cpx.ulyc} {
 			k.memo = ss.coll
 		}
 	}
@@ -439,6 +465,19 @@ func spanGroup(stride, count, gpn int) group {
 	return group{n: count, nodes: (count + local - 1) / local, local: local}
 }
 
+// composeGroups is the group of an inner group's ranks times an outer group's (the outer's
+// stride a multiple of the inner's span): DP × CP, whose CP ranks are TP apart inside a block
+// the DP replicas repeat. Inside a node it holds the inner ranks there times the outer's.
+func composeGroups(in, out group) group {
+	n := in.n * out.n
+	local := in.local
+	if in.nodes == 1 {
+		local *= out.local
+	}
+	local = max(min(local, n), 1)
+	return group{n: n, nodes: (n + local - 1) / local, local: local}
+}
+
 // p2pLink is the link between two virtual stages' GPUs: across nodes, a GPU's share of its
 // node's NICs (every GPU of the stage sends at once).
 func (p *plan) p2pLink(vs int) model.Link {
@@ -474,7 +513,7 @@ type passTimes struct {
 func (p *plan) passTimes(ps pass) passTimes {
 	pt := passTimes{
 		attn: p.hw.time(ps.attnGEMM),
-		core: p.hw.time(ps.attnCore) + p.hw.time(ps.scores),
+		core: p.hwAttn.time(ps.attnCore) + p.hwAttn.time(ps.scores),
 		mlp:  p.hw.time(ps.mlp.slowed(ps.mlpSlow)),
 		elem: p.hw.time(ps.elem),
 		ar:   p.tpAllReduce(ps.tpBytes),
@@ -624,7 +663,7 @@ func sanitize(r *Report) {
 		}
 	}
 	for _, x := range []*float64{&r.StepTime, &r.Breakdown.Compute, &r.Breakdown.Recompute,
-		&r.Breakdown.TPComm, &r.Breakdown.EPComm, &r.Breakdown.PPComm, &r.Breakdown.DPComm, &r.Breakdown.Bubble,
+		&r.Breakdown.TPComm, &r.Breakdown.EPComm, &r.Breakdown.CPComm, &r.Breakdown.PPComm, &r.Breakdown.DPComm, &r.Breakdown.Bubble,
 		&r.Breakdown.Optimizer, &r.Breakdown.Offload, &r.Memory.Host, &r.Memory.HostCapacity, &r.BubbleFraction, &r.CommFraction, &r.ModelTFLOPS, &r.HWTFLOPS,
 		&r.MFU, &r.TokensPerS, &r.Memory.Weights, &r.Memory.Gradients, &r.Memory.Optimizer,
 		&r.Memory.Activations, &r.Memory.KVCache, &r.Memory.Reserved, &r.Memory.Total,

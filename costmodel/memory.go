@@ -51,6 +51,13 @@ func paramState(params float64, prec model.Precision, zero, d int) (weights, gra
 // + 3 + 2·k·f/h (MLP block, k matrices). The 5·a·s/h term is the s×s scores, softmax and dropout,
 // gone with selective recompute or FlashAttention; full recompute keeps only the layer input.
 func layerActivationBytes(sh arch.Shape, a model.Arch, l model.Layout, s, b float64, prec model.Precision) float64 {
+	return layerActivationBytesCtx(sh, a, l, s, s, b, prec)
+}
+
+// layerActivationBytesCtx is layerActivationBytes for s tokens of each sequence on the GPU whose
+// queries attend to ctx keys (context parallelism: s/c tokens, all ctx keys): the unfused
+// scores are s × ctx.
+func layerActivationBytesCtx(sh arch.Shape, a model.Arch, l model.Layout, s, ctx, b float64, prec model.Precision) float64 {
 	h := float64(a.Hidden)
 	t := float64(l.TP)
 	sbh := s * b * h
@@ -71,8 +78,8 @@ func layerActivationBytes(sh arch.Shape, a model.Arch, l model.Layout, s, b floa
 	total := 4 + 7 + 4*kv/h + 3 + 2*sh.Mats*f/h // 34 for GPT
 	whole := 10.0
 	scores := 0.0
-	if l.UnfusedAttention && l.Recompute != model.RecomputeSelective && sh.Keys(s) > 0 {
-		scores = 5 * float64(a.Heads) * sh.Keys(s) / h
+	if l.UnfusedAttention && l.Recompute != model.RecomputeSelective && sh.Keys(ctx) > 0 {
+		scores = 5 * float64(a.Heads) * sh.Keys(ctx) / h
 	}
 	if l.SequenceParallel {
 		kept := 0.0

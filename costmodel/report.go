@@ -39,6 +39,10 @@ type LayoutSummary struct {
 	SerialDP bool `json:"serial_dp"`
 	// RankOrder is tp-dp-pp or tp-pp-dp: which of DP and PP shares a node with TP.
 	RankOrder string `json:"rank_order"`
+	// CP is the context-parallel size and CPComm its exchange (ring, all-gather, ulysses,
+	// hybrid); absent at CP 1.
+	CP     int    `json:"cp,omitempty"`
+	CPComm string `json:"cp_comm,omitempty"`
 }
 
 // SummaryOf is the layout object of l as given, before any evaluation: the micro-batch count,
@@ -47,7 +51,22 @@ func SummaryOf(l model.Layout) LayoutSummary {
 	return LayoutSummary{TP: l.TP, PP: l.PP, DP: l.DP, EP: l.EP, Chunks: l.Chunks, MicroBatch: l.MicroBatch,
 		Schedule: l.Schedule.String(), Recompute: l.Recompute.String(), SequenceParallel: l.SequenceParallel,
 		ZeRO: l.ZeRO, TPOverlap: l.TPOverlap.String(), Offload: l.Offload.String(), SPGather: l.SPGather.String(),
-		SerialDP: l.SerialDP, RankOrder: l.RankOrder.String()}
+		SerialDP: l.SerialDP, RankOrder: l.RankOrder.String(), CP: cpShown(l), CPComm: cpCommShown(l)}
+}
+
+// cpShown is the CP size a summary shows: 0 (absent) at CP 1.
+func cpShown(l model.Layout) int {
+	if l.CPSize() > 1 {
+		return l.CP
+	}
+	return 0
+}
+
+func cpCommShown(l model.Layout) string {
+	if l.CPSize() > 1 {
+		return l.CPComm.String()
+	}
+	return ""
 }
 
 // Breakdown splits the step time, seconds. Compute, recompute and communication are the
@@ -60,8 +79,10 @@ type Breakdown struct {
 	DPComm    float64 `json:"dp_comm"` // exposed (not hidden behind backward)
 	// Offload is the host traffic (streamed weights or activations) the compute does not hide;
 	// the optimizer step on the CPU is Optimizer.
-	Offload   float64 `json:"offload"`
-	EPComm    float64 `json:"ep_comm"` // expert-parallel all-to-all
+	Offload float64 `json:"offload"`
+	EPComm  float64 `json:"ep_comm"` // expert-parallel all-to-all
+	// CPComm is context parallelism's K/V exchange the attention does not hide (cp.go).
+	CPComm    float64 `json:"cp_comm,omitempty"`
 	Bubble    float64 `json:"bubble"`
 	Optimizer float64 `json:"optimizer"`
 }
@@ -252,6 +273,7 @@ const (
 	SegTPComm              // TP all-reduce (or reduce-scatter/all-gather with sequence parallelism)
 	SegEPComm              // expert-parallel all-to-all (MoE dispatch and combine)
 	SegMemory              // memory-bound work: element-wise ops, decode weight reads
+	SegCPComm              // context parallelism's K/V exchange (ring sends, all-gather, all-to-all)
 )
 
 func (k SegmentKind) String() string {
@@ -264,6 +286,8 @@ func (k SegmentKind) String() string {
 		return "ep-comm"
 	case SegMemory:
 		return "memory"
+	case SegCPComm:
+		return "cp-comm"
 	}
 	return "?"
 }

@@ -90,9 +90,12 @@ func searchMemo(base model.Scenario, opt SearchOptions, refine int, newMemo func
 	// reject lists a TP × PP × DP split that no micro-batch or schedule makes work, as the layout
 	// with the first micro-batch size and the fixed schedule.
 	var dis model.Disagg // the pools of the splits enumerated: none, or a disaggregated split's
-	reject := func(t, pp, d int, reason string) {
+	reject := func(t, cp, pp, d int, reason string) {
 		l := base.Layout
 		l.TP, l.PP, l.DP, l.MicroBatch, l.Disagg = t, pp, d, first, dis
+		if cp > 1 {
+			l.CP = cp
+		}
 		if sc := schedulesFor(base, pp, 0, 2, infer, fix); len(sc) > 0 {
 			l.Schedule, l.Chunks = sc[0].s, sc[0].v
 		}
@@ -114,64 +117,70 @@ func searchMemo(base model.Scenario, opt SearchOptions, refine int, newMemo func
 					pp, d = pool/(t*fix.DP), fix.DP
 				}
 				if t*pp*d == pool && (fix.DP == 0 || d == fix.DP) {
-					reject(t, pp, d, reason)
+					reject(t, 1, pp, d, reason)
 				}
 				continue
 			}
 			lay := base.Layout
 			lay.TP, lay.Disagg = t, dis
-			for _, pp := range model.Divisors(pool / t) {
-				d := pool / (t * pp)
-				if fix.PP > 0 && pp != fix.PP || fix.DP > 0 && d != fix.DP {
-					continue
-				}
-				lay.PP, lay.DP = pp, d
-				if pp > a.Layers {
-					reject(t, pp, d, fmt.Sprintf("PP %d above the %d layers", pp, a.Layers))
-					continue
-				}
-				eps := epSizes(a, d, base.Layout.EP, fix.EP)
-				if len(eps) == 0 {
-					continue // the fixed EP does not divide this DP
-				}
-				tried := 0
-				for _, b := range sizes(d) {
-					if !infer && units%(b*d) != 0 {
+			for _, cp := range cpSizes(base, fix, t) {
+				lay.CP = cp
+				cpc := max(cp, 1)
+				kinds := cpKinds(base, fix, t, cpc)
+				for _, pp := range model.Divisors(pool / (t * cpc)) {
+					d := pool / (t * cpc * pp)
+					if fix.PP > 0 && pp != fix.PP || fix.DP > 0 && d != fix.DP {
 						continue
 					}
-					tried++
-					lay.MicroBatch = b
-					kvs = append(kvs, knobsFor(base, fix, t, pp, d))
-					kv := int32(len(kvs) - 1)
-					for _, sv := range schedulesFor(base, pp, units/(b*d), maxV, infer, fix) {
-						for _, ep := range eps {
-							for _, etp := range etpSizes(a, t, ep, base.Layout.ETP, fix.ETP) {
-								lay.EP, lay.ETP = ep, etp
-								lay.Schedule, lay.Chunks = sv.s, sv.v
-								jobs = append(jobs, splitJob{lay, kv})
+					lay.PP, lay.DP = pp, d
+					if pp > a.Layers {
+						reject(t, cpc, pp, d, fmt.Sprintf("PP %d above the %d layers", pp, a.Layers))
+						continue
+					}
+					eps := epSizes(a, d, base.Layout.EP, fix.EP)
+					if len(eps) == 0 {
+						continue // the fixed EP does not divide this DP
+					}
+					tried := 0
+					for _, b := range sizes(d) {
+						if !infer && units%(b*d) != 0 {
+							continue
+						}
+						tried++
+						lay.MicroBatch = b
+						kvs = append(kvs, knobsFor(base, fix, t, cpc, pp, d))
+						kv := int32(len(kvs) - 1)
+						for _, sv := range schedulesFor(base, pp, units/(b*d), maxV, infer, fix) {
+							for _, ep := range eps {
+								for _, etp := range etpSizes(a, t, ep, base.Layout.ETP, fix.ETP) {
+									for _, k := range kinds {
+										lay.EP, lay.ETP, lay.CPComm = ep, etp, k
+										lay.Schedule, lay.Chunks = sv.s, sv.v
+										jobs = append(jobs, splitJob{lay, kv})
+									}
+								}
 							}
 						}
 					}
-				}
-				if tried == 0 {
-					what := "global batch"
-					if infer {
-						what = "requests"
+					if tried == 0 {
+						what := "global batch"
+						if infer {
+							what = "requests"
+						}
+						of := fmt.Sprintf("1…%d", maxB)
+						switch {
+						case maxB >= model.MaxBatch:
+							of = "any size"
+						case infer:
+							of = "1"
+						case fix.MicroBatch > 0:
+							of = fmt.Sprint(fix.MicroBatch)
+						}
+						reject(t, cpc, pp, d, fmt.Sprintf("%s %d does not split over DP %d in micro-batches of %s", what, units, d, of))
 					}
-					of := fmt.Sprintf("1…%d", maxB)
-					switch {
-					case maxB >= model.MaxBatch:
-						of = "any size"
-					case infer:
-						of = "1"
-					case fix.MicroBatch > 0:
-						of = fmt.Sprint(fix.MicroBatch)
-					}
-					reject(t, pp, d, fmt.Sprintf("%s %d does not split over DP %d in micro-batches of %s", what, units, d, of))
 				}
 			}
 		}
-
 	}
 	// Every split on every core; each writes its own slot, so the order is the enumeration's.
 	// The candidates stay in this one array to the end (feasible and infeasible apart, ranked,
@@ -527,6 +536,16 @@ func checkFix(base model.Scenario, f SearchFix) error {
 			rest, restOf = gpus/f.TP, fmt.Sprintf("gpus / tp (%d / %d)", gpus, f.TP)
 		}
 	}
+	if f.CP > 1 {
+		switch {
+		case base.Workload.Mode == model.Infer:
+			add("cp", f.CP, "must be 1 in serving: context parallelism is modelled for training only")
+		case rest%f.CP != 0:
+			add("cp", f.CP, "must divide %s", restOf)
+		default:
+			rest, restOf = rest/f.CP, fmt.Sprintf("%s / cp (%d)", restOf, f.CP)
+		}
+	}
 	if f.PP > 0 {
 		if f.PP > a.Layers {
 			add("pp", f.PP, "must be at most layers (%d)", a.Layers)
@@ -539,8 +558,10 @@ func checkFix(base model.Scenario, f SearchFix) error {
 	switch {
 	case f.DP > 0 && rest%f.DP != 0:
 		add("dp", f.DP, "must divide %s", restOf)
-	case f.DP > 0 && f.TP > 0 && f.PP > 0 && f.TP*f.PP*f.DP != gpus:
+	case f.DP > 0 && f.TP > 0 && f.PP > 0 && f.CP <= 1 && f.TP*f.PP*f.DP != gpus:
 		add("dp", f.DP, "tp × pp × dp must equal gpus: %d × %d × %d ≠ %d", f.TP, f.PP, f.DP, gpus)
+	case f.DP > 0 && f.TP > 0 && f.PP > 0 && f.CP > 1 && f.TP*f.CP*f.PP*f.DP != gpus:
+		add("dp", f.DP, "tp × cp × pp × dp must equal gpus: %d × %d × %d × %d ≠ %d", f.TP, f.CP, f.PP, f.DP, gpus)
 	}
 	if f.EP > 1 {
 		switch {
@@ -589,7 +610,7 @@ func errsOrNil(errs model.ValidationError) error {
 // checkSearchBase validates everything but the layout.
 func checkSearchBase(base model.Scenario) error {
 	probe := base
-	probe.Layout.TP, probe.Layout.PP, probe.Layout.DP = 1, 1, max(base.Cluster.GPUs, 1)
+	probe.Layout.TP, probe.Layout.PP, probe.Layout.DP, probe.Layout.CP = 1, 1, max(base.Cluster.GPUs, 1), 0
 	probe.Layout.Chunks, probe.Layout.MicroBatch = 1, 1
 	err := probe.Validate()
 	var ve model.ValidationError
@@ -816,3 +837,68 @@ func e2e(r Report) float64 {
 // (2,078,976 → 2,635,440 configurations; 31 MB → 1.33 GB allocated; 2 cores at load 10, three
 // runs each). A closed-form estimate for them would let Search try them unasked.
 const searchNewSchedules = false
+
+// Search tries context parallelism where a sequence is long enough for it to matter: from
+// cpMinSeq tokens, keeping at least cpMinTokens of each sequence on a GPU. Below them the
+// activations CP divides are small beside the weights' state, and the attention work that hides
+// the ring's sends shrinks with the sequence while the sends per token stay the same: CP adds
+// candidates that lose (a pruning rule, not a figure of the model).
+const (
+	cpMinSeq    = 8192
+	cpMinTokens = 1024
+)
+
+// cpSizes are the CP sizes Search tries with TP t: the fixed one alone (0 for 1, as a layout
+// without CP says it); else 1, and in training at sequences of cpMinSeq or more every divisor c
+// of gpus/t that cuts the sequence into 2·c equal chunks of at least cpMinTokens/2 and whose
+// TP × CP block tiles the nodes (model validation's rule). Serving: the base's.
+func cpSizes(base model.Scenario, fix SearchFix, t int) []int {
+	gpus, gpn, seq := base.Cluster.GPUs, base.Cluster.NodeSize(), base.Workload.Seq
+	canon := func(c int) int {
+		if c <= 1 {
+			return 0
+		}
+		return c
+	}
+	switch {
+	case base.Workload.Mode == model.Infer:
+		return []int{0}
+	case fix.CP > 0:
+		if (gpus/t)%fix.CP != 0 {
+			return nil
+		}
+		return []int{canon(fix.CP)}
+	}
+	out := []int{0}
+	if seq < cpMinSeq {
+		return out
+	}
+	for _, c := range model.Divisors(gpus / t) {
+		tc := t * c
+		if c > 1 && seq%(2*c) == 0 && seq/c >= cpMinTokens && (gpus <= gpn || gpn%tc == 0 || tc%gpn == 0) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// cpKinds are the CP exchanges tried at CP c with TP t: the fixed one; else ring and
+// all-gather, Ulysses where the heads allow it, and the hybrid where it splits in two levels on
+// these nodes. At CP 1, the base's (no exchange runs).
+func cpKinds(base model.Scenario, fix SearchFix, t, c int) []model.CPComm {
+	switch {
+	case c <= 1:
+		return []model.CPComm{base.Layout.CPComm}
+	case fix.HasCPComm:
+		return []model.CPComm{fix.CPComm}
+	}
+	out := []model.CPComm{model.CPRing, model.CPAllGather}
+	if model.UlyssesOK(base.Arch, t, c) {
+		out = append(out, model.CPUlysses)
+	}
+	l := model.Layout{TP: t, CP: c, CPComm: model.CPHybrid}
+	if u, r := l.CPSplit(base.Arch, base.Cluster.NodeSize()); u > 1 && r > 1 {
+		out = append(out, model.CPHybrid)
+	}
+	return out
+}

@@ -42,7 +42,7 @@ func TestSearchSeedsChangeNoPick(t *testing.T) {
 	}
 	seeded := 0
 	for i, sc := range splits {
-		kv := knobsFor(s, SearchFix{}, sc.Layout.TP, sc.Layout.PP, sc.Layout.DP)
+		kv := knobsFor(s, SearchFix{}, sc.Layout.TP, sc.Layout.CPSize(), sc.Layout.PP, sc.Layout.DP)
 		want := searchSplitSeeded(sc, kv, ObjTime, nil, nil, nil)
 		for _, seed := range [][]knobs{picks[i : i+1], picks[(i+1)%len(picks) : (i+1)%len(picks)+1], picks} {
 			got := searchSplitSeeded(sc, kv, ObjTime, nil, nil, seed)

@@ -66,17 +66,29 @@ func LayoutWarnings(s model.Scenario) []string {
 	case s.Cluster.IntraLink().Staged:
 		w = append(w, fmt.Sprintf("TP overlap %s has no effect on %s: without peer-to-peer the GPUs cannot reach each other's buffers; set it to none", l.TPOverlap, s.Cluster.GPU.ID))
 	}
-	if l.RankOrder != model.RankOrderTPDPPP && !model.RankOrderMatters(l.TP, l.PP, l.DP, s.Cluster.NodeSize()) {
+	if l.RankOrder != model.RankOrderTPDPPP && !model.RankOrderMatters(l.TP*l.CPSize(), l.PP, l.DP, s.Cluster.NodeSize()) {
 		why := fmt.Sprintf("TP %d fills the nodes of %d GPUs, so every DP and PP group crosses nodes either way", l.TP, s.Cluster.NodeSize())
 		switch {
 		case l.PP == 1:
 			why = "with PP = 1 there is no pipeline to place"
 		case l.DP == 1:
 			why = "with DP = 1 there is one replica to place"
-		case l.TP*l.PP*l.DP <= s.Cluster.NodeSize():
+		case l.GPUs() <= s.Cluster.NodeSize():
 			why = "the job fits in one node, where every group is on the same links either way"
 		}
 		w = append(w, fmt.Sprintf("rank order %s has no effect: %s; set it to tp-dp-pp", l.RankOrder, why))
+	}
+	if l.CPComm != model.CPRing && l.CPSize() <= 1 {
+		w = append(w, fmt.Sprintf("cp-comm %s has no effect with CP = 1: there is no CP group to exchange K/V; raise cp or leave it ring", l.CPComm))
+	}
+	if l.CPComm == model.CPHybrid && l.CPSize() > 1 {
+		if u, r := l.CPSplit(s.Arch, s.Cluster.NodeSize()); u == 1 || r == 1 {
+			kind := "ring"
+			if r == 1 {
+				kind = "Ulysses"
+			}
+			w = append(w, fmt.Sprintf("cp-comm hybrid runs as %s here (Ulysses over %d × ring over %d): the CP group's GPUs in a node and the heads leave no two-level split", kind, u, r))
+		}
 	}
 	if l.SequenceParallel && l.TP == 1 {
 		w = append(w, "sequence parallelism has no effect with TP = 1: it splits activations across the TP group, which is one GPU; raise TP or turn it off")

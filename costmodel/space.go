@@ -87,12 +87,12 @@ func (kv knobValues) size() int {
 // overlap needs TP > 1 inside a node with peer-to-peer (tpOverlapApplies); ZeRO needs DP > 1
 // (it shards over DP); the rank order matters where TP leaves room in a node for both DP and PP
 // (model.RankOrderMatters). Serving has the rank order alone: base's other values stay.
-func knobsFor(base model.Scenario, fix SearchFix, t, pp, d int) knobValues {
+func knobsFor(base model.Scenario, fix SearchFix, t, cp, pp, d int) knobValues {
 	l := base.Layout
 	kv := knobValues{rcs: []model.Recompute{l.Recompute}, sps: []bool{l.SequenceParallel}, zeros: []int{l.ZeRO}, tpos: []model.TPOverlap{l.TPOverlap},
 		offs: []model.Offload{l.Offload}, serials: []bool{l.SerialDP},
 		keeps: []bool{l.SPGather == model.SPGatherKeep}, orders: []model.RankOrder{l.RankOrder}, tp: t}
-	if !fix.HasRankOrder && model.RankOrderMatters(t, pp, d, base.Cluster.NodeSize()) {
+	if !fix.HasRankOrder && model.RankOrderMatters(t*cp, pp, d, base.Cluster.NodeSize()) {
 		kv.orders = []model.RankOrder{model.RankOrderTPDPPP, model.RankOrderTPPPDP}
 	}
 	if base.Workload.Mode == model.Infer {
@@ -103,7 +103,7 @@ func knobsFor(base model.Scenario, fix SearchFix, t, pp, d int) knobValues {
 	}
 	if !fix.HasSequenceParallel {
 		kv.sps = []bool{false}
-		if t > 1 && base.Workload.Seq%t == 0 {
+		if t > 1 && base.Workload.Seq%t == 0 && (base.Workload.Seq/cp)%t == 0 {
 			kv.sps = append(kv.sps, true)
 		}
 	}
@@ -639,7 +639,7 @@ func ResolveAuto(s model.Scenario) (model.Scenario, error) {
 	}
 	if s.Workload.Mode != model.Train {
 		l := s.Layout
-		if auto&model.AutoRankOrder == 0 || !model.RankOrderMatters(l.TP, l.PP, l.DP, s.Cluster.NodeSize()) {
+		if auto&model.AutoRankOrder == 0 || !model.RankOrderMatters(l.TP*l.CPSize(), l.PP, l.DP, s.Cluster.NodeSize()) {
 			return s, nil
 		}
 		best, bestT := s, math.Inf(1)
@@ -656,7 +656,7 @@ func ResolveAuto(s model.Scenario) (model.Scenario, error) {
 		}
 		return best, nil
 	}
-	kv := knobsFor(s, SearchFix{}.KeepKnobsBut(auto), s.Layout.TP, s.Layout.PP, s.Layout.DP)
+	kv := knobsFor(s, SearchFix{}.KeepKnobsBut(auto), s.Layout.TP, s.Layout.CPSize(), s.Layout.PP, s.Layout.DP)
 	c := searchSplit(s, kv, ObjTime, nil, nil).cand
 	c.Layout.Auto = auto
 	s.Layout = c.Layout

@@ -49,14 +49,17 @@ type knobTable [knobSettings][]layerCost
 // interleaving or the schedule but ZB-H1 (knobIndex).
 type splitKey struct {
 	tp, b, ep, etp int
-	epc            collective.Group
-	nics           int
-	interBW        float64
+	// cp and its exchange: the CP groups follow from them and the TP size.
+	cp      int
+	cpComm  model.CPComm
+	epc     collective.Group
+	nics    int
+	interBW float64
 }
 
 func splitKeyOf(p *plan) splitKey {
 	l := p.l
-	return splitKey{tp: l.TP, b: l.MicroBatch, ep: l.EP, etp: l.ETP,
+	return splitKey{tp: l.TP, b: l.MicroBatch, ep: l.EP, etp: l.ETP, cp: l.CPSize(), cpComm: l.CPComm,
 		epc: p.epc.g, nics: p.epc.f.NICs, interBW: p.epc.f.Inter.Bandwidth}
 }
 
@@ -134,7 +137,7 @@ func (m *layerMemo) costs(p *plan) []layerCost {
 func (p *plan) useMemo(m *layerMemo) {
 	p.lcMemo = m
 	if m.coll != nil && m.coll.c == p.c {
-		for _, k := range [...]*comms{&p.tp, &p.dp, &p.epc, &p.etpc, &p.expDP} {
+		for _, k := range [...]*comms{&p.tp, &p.dp, &p.epc, &p.etpc, &p.expDP, &p.cpx.all, &p.cpx.ulyc} {
 			k.memo = m.coll
 		}
 	}

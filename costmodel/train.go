@@ -14,6 +14,7 @@ type vstage struct {
 	f, b, w                 float64 // op times handed to the simulation (w = 0 unless ZB-H1)
 	compute, recompute, tp  float64 // what those op times are made of (f + b + w)
 	ep                      float64 // expert-parallel all-to-alls, also inside f + b
+	cp                      float64 // context parallelism's exposed K/V exchange, also inside f + b
 	layers                  int
 	fHead, fTail, bHead     []seg // embedding / logits pieces around the layers
 	wHead                   []seg
@@ -42,6 +43,7 @@ func (tl trainLayer) ops(st vstage, kinds []int) (f, b, w []Segment) {
 type layerCost struct {
 	f, b, w            float64
 	ep, tp, recompute  float64
+	cp                 float64 // context parallelism's exposed K/V exchange (cp.go)
 	flops, recompFLOPs float64
 }
 
@@ -49,9 +51,11 @@ type layerCost struct {
 func (p *plan) trainLayerCost(sh arch.Shape, segs bool, tl *trainLayer) layerCost {
 	a, l := p.a, p.l
 	seq := float64(p.s.Workload.Seq)
-	tokens := float64(p.b) * seq
+	// With CP each GPU holds s/c of the tokens; its queries attend to all s keys (cp.go).
+	tokens := float64(p.b) * seq / float64(p.cpx.n)
 	ps := layerPass(sh, a, l, tokens, seq, float64(p.b), p.e, l.UnfusedAttention, false)
 	pt := p.passTimes(ps)
+	cpF, cpB := p.cpTimes(sh, tokens, pt.core)
 	fwd := pt.attn + pt.core + pt.mlp + pt.elem
 	wT := pt.attn + pt.mlp
 	var recomp, recompTP, recompEP float64
@@ -64,6 +68,11 @@ func (p *plan) trainLayerCost(sh arch.Shape, segs bool, tl *trainLayer) layerCos
 		recomp = pt.core
 		recompFLOPs = ps.attnCore.flops + ps.scores.flops
 	}
+	// Recomputing the attention (either recompute) exchanges its K/V again.
+	recompCP := 0.0
+	if l.Recompute != model.RecomputeNone {
+		recompCP = cpF
+	}
 
 	// Backward splits into B (input gradients: the GEMMs again, the attention core and the
 	// element-wise work twice) and W (weight gradients: the GEMMs again), so B ≈ W ≈ forward and
@@ -73,6 +82,10 @@ func (p *plan) trainLayerCost(sh arch.Shape, segs bool, tl *trainLayer) layerCos
 	// sequence-parallel re-gather.
 	fwd1, fwd2 := p.tpExposed(pt.attn, pt.ar), p.tpExposed(pt.mlp, pt.arMLP)
 	fParts := forwardParts(pt, tpLabel(l), fwd1, fwd2)
+	cpLabel := p.cpx.kind.String()
+	// The CP exchange before the attention (zero without CP: the sums are today's).
+	fAll := [7]seg{{SegCPComm, cpLabel, cpF}}
+	copy(fAll[1:], fParts[:])
 	// With sequence parallelism each column-parallel GEMM (QKV, MLP up) keeps only its
 	// sequence shard of the input, so the backward all-gathers it again to form the weight
 	// gradient [Korthikanti et al. 2022, §4.2.2]: one more all-gather per GEMM, two per layer, beside the two
@@ -88,6 +101,7 @@ func (p *plan) trainLayerCost(sh arch.Shape, segs bool, tl *trainLayer) layerCos
 	bwdShare := func(gemm, comm float64) float64 { return ratio(p.tpExposed(gemm, comm), comm) }
 	mlpShare, attnShare := bwdShare(pt.mlp, pt.arMLP+regatherMLP), bwdShare(pt.attn, pt.ar+regather)
 	bParts := [...]seg{
+		{SegCPComm, cpLabel, recompCP},
 		{SegCompute, "recompute", recomp},
 		{SegTPComm, tpLabel(l), recompTP},
 		{SegEPComm, "all-to-all", recompEP},
@@ -97,20 +111,21 @@ func (p *plan) trainLayerCost(sh arch.Shape, segs bool, tl *trainLayer) layerCos
 		{SegTPComm, tpLabel(l), pt.arMLP * mlpShare},
 		{SegTPComm, "all-gather (wgrad)", regatherMLP * mlpShare},
 		{SegCompute, "attention bwd", pt.attn + 2*pt.core + pt.elem},
+		{SegCPComm, cpLabel, cpB},
 		{SegTPComm, tpLabel(l), pt.ar * attnShare},
 		{SegTPComm, "all-gather (wgrad)", regather * attnShare},
 	}
 	zb := splitsW(l.Schedule)
 	wPart := seg{SegCompute, "weight grads", wT}
 	// The totals, summed in the segments' order (segTotal of the segments is the same sum).
-	c := layerCost{f: segsDur(fParts[:]), b: segsDur(bParts[:])}
+	c := layerCost{f: segsDur(fAll[:]), b: segsDur(bParts[:])}
 	if zb {
 		c.w = max(wT, 0)
 	} else if wT > 0 {
 		c.b += wT
 	}
 	if segs {
-		f, b := segments(fParts[:]...), segments(bParts[:]...)
+		f, b := segments(fAll[:]...), segments(bParts[:]...)
 		layerW := segments(wPart)
 		var w []Segment
 		if zb {
@@ -123,6 +138,7 @@ func (p *plan) trainLayerCost(sh arch.Shape, segs bool, tl *trainLayer) layerCos
 	c.ep = 4*pt.a2a + recompEP
 	c.tp = fwd1 + fwd2 + (pt.arMLP+regatherMLP)*mlpShare + (pt.ar+regather)*attnShare + recompTP
 	c.recompute = recomp
+	c.cp = cpF + cpB + recompCP
 	c.flops, c.recompFLOPs = ps.forward().flops, recompFLOPs
 	return c
 }
@@ -134,7 +150,7 @@ func (p *plan) trainLayerCost(sh arch.Shape, segs bool, tl *trainLayer) layerCos
 func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 	a, l := p.a, p.l
 	seq := float64(p.s.Workload.Seq)
-	tokens := float64(p.b) * seq
+	tokens := float64(p.b) * seq / float64(p.cpx.n)
 	var tl trainLayer
 	if cap(p.lcBuf) < len(p.k.Shapes) {
 		p.lcBuf = make([]layerCost, len(p.k.Shapes))
@@ -198,6 +214,7 @@ func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 				st.ep += k * lc.ep
 			}
 			st.tp += k * lc.tp
+			st.cp += k * lc.cp
 			st.recompute += k * lc.recompute
 			st.modelFLOPs += 3 * k * lc.flops
 			st.recompFLOPs += k * lc.recompFLOPs
@@ -210,7 +227,7 @@ func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 		if !segs {
 			continue
 		}
-		st.compute = st.f + st.b + st.w - st.tp - st.ep - st.recompute
+		st.compute = st.f + st.b + st.w - st.tp - st.ep - st.cp - st.recompute
 		if tail {
 			st.modelFLOPs += 3 * lg.flops
 		}
@@ -252,7 +269,7 @@ func (p *plan) optimizerSeconds() float64 {
 	}
 	if !p.l.Offload.Optimizer() {
 		if p.l.ZeRO >= 1 {
-			most /= float64(p.d)
+			most /= float64(p.dc)
 		}
 		return p.hw.time(kernel{bytes: most * adamTrafficPerParam})
 	}
@@ -266,7 +283,7 @@ func (p *plan) optimizerSeconds() float64 {
 // hostParams is the parameters of a rank whose optimizer step one GPU runs: its ZeRO-1 shard.
 func (p *plan) hostParams(ri rankInfo) float64 {
 	if p.l.ZeRO >= 1 {
-		return ri.dense/float64(p.d) + ri.expert/float64(max(p.d/p.ep, 1))
+		return ri.dense/float64(p.dc) + ri.expert/float64(max(p.dc/p.ep, 1))
 	}
 	return ri.dense + ri.expert
 }
@@ -302,11 +319,11 @@ func (p *plan) dpSync(dense, expert float64) dpMemo {
 	}
 	m := p.mv
 	c := dpMemo{dense: dense, expert: expert, zero: zk, ok: true}
-	c.sync = p.gradSync(p.dp, p.d, dense) + p.gradSync(p.expDP, p.d/p.ep, expert)
-	if zk == 3 && p.d > 1 {
+	c.sync = p.gradSync(p.dp, p.dc, dense) + p.gradSync(p.expDP, p.dc/p.ep, expert)
+	if zk == 3 && p.dc > 1 {
 		// Each chunk's forward and backward gathers that chunk's 1/v of the weights.
 		c.gather = 2 * m * float64(p.v) * p.dp.half(dense*bytesWeights16/float64(p.v))
-		if p.d/p.ep > 1 {
+		if p.dc/p.ep > 1 {
 			c.gather += 2 * m * float64(p.v) * p.expDP.half(expert*bytesWeights16/float64(p.v))
 		}
 	}
@@ -554,14 +571,14 @@ type paramBytes struct {
 // paramMemory is a rank's parameter state (it depends on the ZeRO stage and the offload only).
 func (p *plan) paramMemory(ri rankInfo) paramBytes {
 	out := paramBytes{rankState: rankState{dense: ri.dense, expert: ri.expert}}
-	prec, zero, de := p.s.Workload.Precision, p.l.ZeRO, p.d/p.ep
+	prec, zero, de := p.s.Workload.Precision, p.l.ZeRO, p.dc/p.ep
 	off := p.l.Offload
-	w, g, o := paramState(ri.dense, prec, zero, p.d)
+	w, g, o := paramState(ri.dense, prec, zero, p.dc)
 	we, ge, oe := paramState(ri.expert, prec, zero, de)
 	w, g, o = w+we, g+ge, o+oe
 	host := 0.0
 	if off.Optimizer() {
-		wd, gd, hd := offloadedState(ri.dense, prec, zero, p.d)
+		wd, gd, hd := offloadedState(ri.dense, prec, zero, p.dc)
 		we, ge, he := offloadedState(ri.expert, prec, zero, de)
 		w, g, o, host = wd+we, gd+ge, 0, hd+he
 		out.hostParams = p.hostParams(ri)
@@ -606,7 +623,7 @@ func (p *plan) logitsBytes(rk int) float64 {
 	if _, out := p.rankEnds(rk); !out {
 		return 0
 	}
-	return float64(p.b) * float64(p.s.Workload.Seq) * float64(p.a.Vocab) / float64(p.t) * 4
+	return float64(p.b) * float64(p.s.Workload.Seq) / float64(p.cpx.n) * float64(p.a.Vocab) / float64(p.t) * 4
 }
 
 // rankInfo is what one pipeline rank holds whatever the knobs: its layers and the parameters
@@ -679,7 +696,8 @@ func (p *plan) layerActBytes() []float64 {
 		}
 		p.act.v = p.act.v[:0]
 		for _, sh := range p.k.Shapes {
-			p.act.v = append(p.act.v, layerActivationBytes(sh, p.a, p.l, float64(p.s.Workload.Seq), float64(p.b), p.s.Workload.Precision))
+			seq := float64(p.s.Workload.Seq)
+			p.act.v = append(p.act.v, layerActivationBytesCtx(sh, p.a, p.l, seq/float64(p.cpx.n), seq, float64(p.b), p.s.Workload.Precision))
 		}
 		p.spare.act = p.act.v
 	}
@@ -761,7 +779,7 @@ func shift(ss []Segment, by float64) []Segment {
 // actBytes is one micro-batch's activations at a layer boundary: what a TP all-reduce reduces
 // and a pipeline send carries.
 func (p *plan) actBytes() float64 {
-	return float64(p.b) * float64(p.s.Workload.Seq) * float64(p.a.Hidden) * p.e
+	return float64(p.b) * float64(p.s.Workload.Seq) / float64(p.cpx.n) * float64(p.a.Hidden) * p.e
 }
 
 // simSchedule is the schedule simulated. One stage is plain gradient accumulation: forward and
@@ -860,13 +878,14 @@ func (p *plan) train(mode evalMode) (Report, error) {
 
 	// Breakdown on the critical (busiest) rank: its work, the pipeline's idle time on it, then
 	// what the gradient sync and the optimizer add to the step.
-	var comp, recomp, tpc, epc float64
+	var comp, recomp, tpc, epc, cpc float64
 	for c := 0; c < p.v; c++ {
 		x := st[c*p.p+crit]
 		comp += x.compute
 		recomp += x.recompute
 		tpc += x.tp
 		epc += x.ep
+		cpc += x.cp
 	}
 	busy := res.Busy[crit]
 	// DualPipe's pairs hide some of the all-to-alls under compute: the rank's ops cost that less
@@ -881,7 +900,7 @@ func (p *plan) train(mode evalMode) (Report, error) {
 		hidden = max(work-busy, 0)
 	}
 	bd := Breakdown{
-		Compute: comp * m, Recompute: recomp * m, TPComm: tpc * m, EPComm: max(epc*m-hidden, 0),
+		Compute: comp * m, Recompute: recomp * m, TPComm: tpc * m, EPComm: max(epc*m-hidden, 0), CPComm: cpc * m,
 		PPComm:    min(ppExposed, max(res.Makespan-busy, 0)),
 		Offload:   tail.offload,
 		DPComm:    max(stepEnd-res.Makespan-tail.offload, 0),
@@ -891,7 +910,7 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	r.Breakdown = bd
 	r.StepTime = step
 	r.BubbleFraction = ratio(bd.Bubble, step)
-	r.CommFraction = ratio(bd.TPComm+bd.EPComm+bd.PPComm+bd.DPComm, step)
+	r.CommFraction = ratio(bd.TPComm+bd.EPComm+bd.CPComm+bd.PPComm+bd.DPComm, step)
 
 	// FLOPs: model FLOPs are 3× the forward of the whole batch; hardware adds recompute.
 	var modelPerGPU, hwPerGPU float64
@@ -901,8 +920,8 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	}
 	// Each GPU holds one rank's share; sum over ranks counts one TP rank of each stage.
 	gpus := float64(p.c.GPUs)
-	totalModel := modelPerGPU * float64(p.t) * float64(p.d)
-	totalHW := hwPerGPU * float64(p.t) * float64(p.d)
+	totalModel := modelPerGPU * float64(p.t) * float64(p.dc)
+	totalHW := hwPerGPU * float64(p.t) * float64(p.dc)
 	r.Detail.ModelFLOPs, r.Detail.HWFLOPs = totalModel, totalHW
 	r.ModelTFLOPS = ratio(totalModel, step*gpus) / 1e12
 	r.HWTFLOPS = ratio(totalHW, step*gpus) / 1e12

@@ -162,3 +162,13 @@ func RoundUpTo(v, per int) int {
 	}
 	return (v + per - 1) / per * per
 }
+
+// SplitGPUs is the GPUs left for TP × PP × DP once context parallelism takes its factor: gpus / cp
+// when cp > 1 divides them (the defaults of the other sizes are found on those), else gpus (and
+// validation names the product that does not hold).
+func SplitGPUs(gpus, cp int) int {
+	if cp > 1 && gpus%cp == 0 {
+		return gpus / cp
+	}
+	return gpus
+}

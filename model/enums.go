@@ -448,3 +448,32 @@ func scheduleShapeBad(s Schedule, pp, m int) bool {
 	field, _ := ScheduleShapeRule(s, pp, m)
 	return field != ""
 }
+
+// CPComm is how context parallelism's ranks exchange attention's keys and values (docs/costmodel.md
+// "Context parallelism"): ring passes K/V blocks peer to peer, overlapped with the attention
+// blocks (ring attention; Megatron-core's p2p); all-gather gathers each layer's K/V once before
+// the attention (Llama 3); ulysses redistributes heads by all-to-all before and after the
+// attention (DeepSpeed-Ulysses); hybrid is Ulysses among a node's CP ranks and ring across the
+// nodes (USP, Fang & Zhao 2024).
+type CPComm int
+
+// CP communication kinds.
+const (
+	CPRing CPComm = iota
+	CPAllGather
+	CPUlysses
+	CPHybrid
+)
+
+var cpCommNames = []string{"ring", "all-gather", "ulysses", "hybrid"}
+
+func (k CPComm) String() string { return enumName(cpCommNames, int(k)) }
+
+// ParseCPComm reads "ring", "all-gather", "ulysses" or "hybrid".
+func ParseCPComm(s string) (CPComm, error) {
+	i, err := parseEnum("cp-comm", cpCommNames, s)
+	return CPComm(i), err
+}
+
+// CPComms lists the CP communication kinds, ring first.
+func CPComms() []CPComm { return []CPComm{CPRing, CPAllGather, CPUlysses, CPHybrid} }

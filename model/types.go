@@ -483,6 +483,55 @@ type Layout struct {
 	// Disagg serves prompts and decodes on separate GPU pools (serving only); TP, PP, DP and EP
 	// above are then the decode pool's. The zero value: one pool (aggregated serving).
 	Disagg Disagg `json:"disagg,omitzero"`
+	// CP is context parallelism (training): each sequence is cut into 2·CP chunks and every GPU
+	// of a CP group holds two of them (the first and the last, for the causal mask's balance),
+	// its activations and its share of the attention; the group exchanges attention's K/V as
+	// CPComm says. CP ranks hold the same weights, so the gradients are synced (and ZeRO-sharded)
+	// over DP × CP. Ranks are numbered TP, CP, then DP and PP in the rank order (Megatron's
+	// tp-cp-ep-dp-pp). 0 or 1: none.
+	CP int `json:"cp,omitempty"`
+	// CPComm is how the CP group exchanges K/V (enums.go); ring by default.
+	CPComm CPComm `json:"cp_comm,omitempty"`
+}
+
+// CPSize is CP, 1 when unset.
+func (l Layout) CPSize() int { return max(l.CP, 1) }
+
+// UlyssesOK says whether u GPUs can share a layer's heads by all-to-all (DeepSpeed-Ulysses)
+// under TP t: u divides the query heads of a TP rank and its KV heads (a KV head is not split,
+// so Ulysses is bounded by the KV heads; KV heads replicated by TP leave one per rank).
+func UlyssesOK(a Arch, t, u int) bool {
+	if u <= 1 {
+		return true
+	}
+	if t < 1 || a.Heads%t != 0 {
+		return false
+	}
+	kv := max(a.KVHeads/max(t, 1), 1)
+	if a.KVHeads < t {
+		kv = 1
+	}
+	return (a.Heads/t)%u == 0 && kv%u == 0
+}
+
+// CPSplit is how the CP group divides its exchange on nodes of gpn GPUs: ulysses GPUs share
+// each layer's heads by all-to-all and ring groups of them pass K/V blocks (ulysses × ring =
+// CP). Ring and all-gather: (1, CP); ulysses: (CP, 1); hybrid: the largest Ulysses degree the
+// heads allow among the CP ranks of one node (CP ranks are TP apart), ring across the rest.
+func (l Layout) CPSplit(a Arch, gpn int) (ulysses, ring int) {
+	cp := l.CPSize()
+	switch l.CPComm {
+	case CPUlysses:
+		return cp, 1
+	case CPHybrid:
+		local := min(cp, max(gpn/max(l.TP, 1), 1))
+		for u := local; u >= 1; u-- {
+			if local%u == 0 && cp%u == 0 && UlyssesOK(a, l.TP, u) {
+				return u, cp / u
+			}
+		}
+	}
+	return 1, cp
 }
 
 // ETPSize is the GPUs each expert's matrices are split over: ETP, TP when unset.
@@ -503,8 +552,8 @@ const MaxEPImbalance = 64
 // EPSize is EP, 1 when unset.
 func (l Layout) EPSize() int { return max(l.EP, 1) }
 
-// GPUs is TP × PP × DP.
-func (l Layout) GPUs() int { return l.TP * l.PP * l.DP }
+// GPUs is TP × CP × PP × DP.
+func (l Layout) GPUs() int { return l.TP * l.CPSize() * l.PP * l.DP }
 
 // Workload is what the GPUs do.
 type Workload struct {

@@ -84,7 +84,7 @@ var intLimits = map[string][2]int{
 	"gpus": {1, MaxGPUs}, "gpus-per-node": {1, MaxGPUsPerNode}, "nics-per-node": {1, MaxGPUsPerNode},
 	"prompt": {1, MaxSeq}, "gen": {1, MaxGenTokens}, "requests": {1, MaxBatch}, "seq": {1, MaxSeq}, "batch": {1, MaxBatch},
 	"tp": {1, MaxGPUs}, "pp": {1, MaxLayers}, "dp": {1, MaxGPUs}, "chunks": {1, 64}, "micro-batch": {1, MaxBatch},
-	"zero": {0, 3}, "ep": {1, MaxGPUs}, "etp": {1, MaxGPUs},
+	"zero": {0, 3}, "ep": {1, MaxGPUs}, "etp": {1, MaxGPUs}, "cp": {1, MaxGPUs},
 	"concurrency": {1, MaxBatch}, "max-seqs": {1, MaxBatch}, "max-batch-tokens": {1, MaxSeq},
 }
 
@@ -518,8 +518,23 @@ func (s Scenario) Validate() error {
 	if l.Collectives < CollectivesAuto || l.Collectives > CollectivesEngine {
 		c.add("collectives", int(l.Collectives), "must be one of %s", strings.Join(collectivesNames, ", "))
 	}
-	if tpOK && ppOK && dpOK && gpusOK && int64(l.TP)*int64(l.PP)*int64(l.DP) != int64(cl.GPUs) {
+	cpOK := l.CP == 0 || c.intRange("cp", l.CP)
+	cp := 1
+	if cpOK {
+		cp = l.CPSize()
+	}
+	if l.CPComm < CPRing || l.CPComm > CPHybrid {
+		c.add("cp-comm", int(l.CPComm), "must be one of %s", strings.Join(cpCommNames, ", "))
+	}
+	switch {
+	case !tpOK || !ppOK || !dpOK || !gpusOK:
+	case cp == 1 && int64(l.TP)*int64(l.PP)*int64(l.DP) != int64(cl.GPUs):
 		c.add("dp", l.DP, "tp × pp × dp must equal gpus: %d × %d × %d ≠ %d", l.TP, l.PP, l.DP, cl.GPUs)
+	case cp > 1 && int64(l.TP)*int64(cp)*int64(l.PP)*int64(l.DP) != int64(cl.GPUs):
+		c.add("dp", l.DP, "tp × cp × pp × dp must equal gpus: %d × %d × %d × %d ≠ %d", l.TP, cp, l.PP, l.DP, cl.GPUs)
+	}
+	if cpOK && cp > 1 {
+		c.contextParallel(s, cp, tpOK)
 	}
 	a := s.Arch
 	if tpOK && a.Heads >= 1 && a.Heads%l.TP != 0 {
@@ -533,10 +548,15 @@ func (s Scenario) Validate() error {
 	// group would straddle two nodes.
 	if tpOK && dpOK && gpusOK && gpnOK && cl.GPUs > cl.GPUsPerNode {
 		gpn := cl.GPUsPerNode
-		td := l.TP * l.DP
+		td := l.TP * cp * l.DP
+		tc := l.TP * cp
 		switch {
 		case gpn%l.TP != 0 && l.TP%gpn != 0:
 			c.add("tp", l.TP, "must divide gpus-per-node (%d) or be a multiple of it, so no TP group straddles two nodes", gpn)
+		case cp > 1 && gpn%tc != 0 && tc%gpn != 0:
+			c.add("cp", cp, "tp × cp (%d) must divide gpus-per-node (%d) or be a multiple of it, so no CP group straddles nodes unevenly", tc, gpn)
+		case l.PP > 1 && cp > 1 && gpn%td != 0 && td%gpn != 0:
+			c.add("dp", l.DP, "tp × cp × dp (%d) must divide gpus-per-node (%d) or be a multiple of it, so no pipeline stage straddles two nodes", td, gpn)
 		case l.PP > 1 && gpn%td != 0 && td%gpn != 0:
 			c.add("dp", l.DP, "tp × dp (%d) must divide gpus-per-node (%d) or be a multiple of it, so no pipeline stage straddles two nodes", td, gpn)
 		}
@@ -557,8 +577,13 @@ func (s Scenario) Validate() error {
 	if vOK && l.Chunks > 1 && l.Schedule != Interleaved {
 		c.add("chunks", l.Chunks, "must be 1 unless schedule is interleaved")
 	}
-	if l.SequenceParallel && w.Mode == Train && tpOK && w.Seq >= 1 && w.Seq%l.TP != 0 {
-		c.add("seq", w.Seq, "must be a multiple of tp (%d) with sequence parallelism", l.TP)
+	if l.SequenceParallel && w.Mode == Train && tpOK && w.Seq >= 1 {
+		switch {
+		case w.Seq%l.TP != 0:
+			c.add("seq", w.Seq, "must be a multiple of tp (%d) with sequence parallelism", l.TP)
+		case cp > 1 && (w.Seq/cp)%l.TP != 0:
+			c.add("seq", w.Seq, "must be a multiple of tp × cp (%d × %d) with sequence parallelism: each CP rank's share splits over TP", l.TP, cp)
+		}
 	}
 
 	// Serving needs no split: the balancer hands requests to the replicas one by one.
@@ -596,4 +621,44 @@ func (s Scenario) Validate() error {
 		return nil
 	}
 	return c.errs
+}
+
+// contextParallel checks CP above 1: training only; the sequence cut into 2·CP equal chunks (one
+// early and one late per rank, so the causal mask's work is balanced; CP chunks for Ulysses,
+// which splits heads, not the attention); Ulysses within the heads.
+func (c *checker) contextParallel(s Scenario, cp int, tpOK bool) {
+	l, w := s.Layout, s.Workload
+	if w.Mode == Infer {
+		c.add("cp", cp, "must be 1 in serving: context parallelism is modelled for training only (use tp or pp for long prompts)")
+		return
+	}
+	if w.Seq >= 1 && w.Seq <= MaxSeq {
+		chunks, rule := 2, "into 2·cp equal chunks (causal load balance)"
+		if l.CPComm == CPUlysses {
+			chunks, rule = 1, "into cp equal shares"
+		}
+		if w.Seq%(chunks*cp) != 0 {
+			ok := func(x int) bool { return w.Seq%(chunks*x) == 0 }
+			c.add("cp", cp, "must split seq (%d) %s: nearest valid cp %d", w.Seq, rule, nearestValid(cp, min(MaxGPUs, w.Seq), ok))
+		}
+	}
+	if l.CPComm == CPUlysses && tpOK && !UlyssesOK(s.Arch, l.TP, cp) {
+		ok := func(x int) bool { return UlyssesOK(s.Arch, l.TP, x) }
+		c.add("cp", cp, "with cp-comm ulysses must divide heads / tp (%d / %d) and kv-heads / tp (%d / %d): Ulysses is bounded by the KV heads; nearest valid cp %d",
+			s.Arch.Heads, l.TP, s.Arch.KVHeads, l.TP, nearestValid(cp, max(s.Arch.Heads, 1), ok))
+	}
+}
+
+// nearestValid is the value in [1, hi] closest to v for which ok holds (the smaller on a tie), 1
+// when none does.
+func nearestValid(v, hi int, ok func(int) bool) int {
+	for d := 0; d <= max(v, hi); d++ {
+		if x := v - d; x >= 1 && x <= hi && ok(x) {
+			return x
+		}
+		if x := v + d; x >= 1 && x <= hi && ok(x) {
+			return x
+		}
+	}
+	return 1
 }

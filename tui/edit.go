@@ -70,6 +70,9 @@ func whyInvalid(err error, s model.Scenario, name string) string {
 		}
 	}
 	l, gpus := s.Layout, s.Cluster.GPUs
+	if cp := l.CPSize(); cp > 1 && l.TP >= 1 && l.PP >= 1 && l.DP >= 1 && l.GPUs() != gpus {
+		return fmt.Sprintf("TP %d × CP %d × PP %d × DP %d is %d GPUs; there are %d", l.TP, cp, l.PP, l.DP, l.GPUs(), gpus)
+	}
 	if l.TP >= 1 && l.PP >= 1 && l.DP >= 1 && l.TP*l.PP*l.DP != gpus {
 		switch {
 		case name == "dp" && gpus%l.DP != 0:
@@ -108,18 +111,43 @@ func nearestValid(t, prev model.Scenario, edited string) (model.Scenario, bool) 
 const maxSplitCandidates = 20000
 
 func searchValid(t, prev model.Scenario, edited string, relax bool) (model.Scenario, bool) {
-	gpus := t.Cluster.GPUs
-	if gpus < 1 || gpus > model.MaxGPUs {
+	all := t.Cluster.GPUs
+	if all < 1 || all > model.MaxGPUs {
 		return t, false
 	}
 	fixed := func(name string) bool { return edited == name && !relax }
+	// CP keeps its value unless it is the edited row relaxed: then every divisor of the GPUs.
+	cps := []int{t.Layout.CP}
+	if edited == "cp" && relax {
+		cps = model.Divisors(all)
+	}
+	var best model.Scenario
+	bestCost := math.Inf(1)
+	tried := 0
+	for _, cp := range cps {
+		if all%max(cp, 1) != 0 {
+			continue
+		}
+		t := t
+		t.Layout.CP = cp
+		b, cost, n := searchSplits(t, prev, edited, fixed, all/max(cp, 1), tried)
+		tried = n
+		if cost < bestCost {
+			best, bestCost = b, cost
+		}
+	}
+	return best, !math.IsInf(bestCost, 1)
+}
+
+// searchSplits is searchValid's search over TP, PP and DP for the gpus that CP leaves (t's CP
+// kept), with tried candidates so far; it returns the best, its cost and the candidates tried.
+func searchSplits(t, prev model.Scenario, edited string, fixed func(string) bool, gpus, tried int) (model.Scenario, float64, int) {
 	tps := model.Divisors(gpus)
 	if fixed("tp") {
 		tps = []int{t.Layout.TP}
 	}
 	var best model.Scenario
 	bestCost := math.Inf(1)
-	tried := 0
 	for _, tp := range tps {
 		if tp < 1 || gpus%tp != 0 {
 			continue
@@ -139,9 +167,9 @@ func searchValid(t, prev model.Scenario, edited string, relax bool) (model.Scena
 				continue
 			}
 			for _, v := range chunkCandidates(t, pp) {
-				for _, units := range unitCandidates(t, tp, pp, v, edited) {
+				for _, units := range unitCandidates(t, tp*t.Layout.CPSize(), pp, v, edited) {
 					if tried++; tried > maxSplitCandidates {
-						return best, !math.IsInf(bestCost, 1)
+						return best, bestCost, tried
 					}
 					c := t
 					c.Layout.TP, c.Layout.PP, c.Layout.DP, c.Layout.Chunks = tp, pp, gpus/(tp*pp), v
@@ -156,7 +184,7 @@ func searchValid(t, prev model.Scenario, edited string, relax bool) (model.Scena
 			}
 		}
 	}
-	return best, !math.IsInf(bestCost, 1)
+	return best, bestCost, tried
 }
 
 // chunkCandidates are the interleaving depths to try: the edit's, then fewer (pp × chunks must

@@ -68,6 +68,24 @@ func intField(name, label string, show func(*model.Scenario) bool, ptr func(*mod
 	}
 }
 
+// cpShown: the CP row shows in training from sequences of 8K tokens (where search tries CP), or
+// when CP is set.
+func cpShown(s *model.Scenario) bool {
+	return training(s) && (s.Workload.Seq >= 8192 || s.Layout.CPSize() > 1)
+}
+
+// setCP sets CP (1 stored as 0) and derives DP from what TP × CP × PP leaves, when it divides.
+func setCP(s *model.Scenario, v int) {
+	if v <= 1 {
+		v = 0
+	}
+	s.Layout.CP = v
+	l := &s.Layout
+	if n := l.TP * l.CPSize() * l.PP; n >= 1 && s.Cluster.GPUs%n == 0 {
+		l.DP = s.Cluster.GPUs / n
+	}
+}
+
 // epChoices are the EP sizes a scenario can have: divisors of DP that divide the experts.
 func epChoices(s *model.Scenario) []int {
 	var out []int
@@ -164,8 +182,8 @@ func deriveDP(s *model.Scenario) {
 	if p := l.Disagg.PrefillGPUs; p > 0 && p < gpus {
 		gpus -= p // disaggregated: the layout is the decode pool's
 	}
-	if l.TP >= 1 && l.PP >= 1 && gpus%(l.TP*l.PP) == 0 {
-		l.DP = gpus / (l.TP * l.PP)
+	if n := l.TP * l.CPSize() * l.PP; l.TP >= 1 && l.PP >= 1 && gpus%n == 0 {
+		l.DP = gpus / n
 	}
 }
 
@@ -432,6 +450,26 @@ func fields() []field {
 			among(divisorsOf(func(s *model.Scenario) int { return s.Cluster.GPUs })), nil),
 		intField("pp", "PP", always, func(s *model.Scenario) *int { return &s.Layout.PP },
 			among(divisorsOf(func(s *model.Scenario) int { return s.Cluster.GPUs })), nil),
+		// CP splits each sequence over a group of GPUs (training): shown from sequences of 8K
+		// tokens, where search tries it too, or once set; 1 is stored as 0. A step that leaves the
+		// split uneven is explained and the nearest split offered, as for TP and PP.
+		{name: "cp", label: "CP (sequence)", show: cpShown,
+			get: func(s *model.Scenario) string { return strconv.Itoa(s.Layout.CPSize()) },
+			step: func(s *model.Scenario, _ *assets.Presets, dir int) {
+				setCP(s, among(divisorsOf(func(s *model.Scenario) int { return s.Cluster.GPUs }))(s, s.Layout.CPSize(), dir))
+			},
+			set: func(s *model.Scenario, _ *assets.Presets, text string) error {
+				v, err := strconv.Atoi(strings.TrimSpace(text))
+				if err != nil || v < 1 {
+					return fmt.Errorf("%q is not a whole number ≥ 1", text)
+				}
+				setCP(s, v)
+				return nil
+			}},
+		enumField("cp-comm", "CP exchange", func(s *model.Scenario) bool { return training(s) && s.Layout.CPSize() > 1 },
+			[]string{"ring", "all-gather", "ulysses", "hybrid"},
+			func(s *model.Scenario) int { return int(s.Layout.CPComm) },
+			func(s *model.Scenario, i int) { s.Layout.CPComm = model.CPComm(i) }),
 		// DP is derived; a step or a typed value asks for that many replicas, and the edit
 		// offers the split that gives them.
 		intField("dp", "DP (derived)", always, func(s *model.Scenario) *int { return &s.Layout.DP },

@@ -590,6 +590,11 @@ func runValidate(w io.Writer, asJSON bool) error {
 		return err
 	}
 	checks = append(checks, moe...)
+	cp, err := published.CPChecks(p)
+	if err != nil {
+		return err
+	}
+	checks = append(checks, cp...)
 	h100, err := p.GPU("h100-sxm")
 	if err != nil {
 		return err

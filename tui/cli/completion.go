@@ -45,6 +45,7 @@ var valueLists = map[string]func(cmd *cobra.Command) []string{
 	"sp-gather":      enumWords(func(i int) string { return model.SPGather(i).String() }, true),
 	"rank-order":     enumWords(func(i int) string { return model.RankOrder(i).String() }, true),
 	"ep-dispatch":    enumWords(func(i int) string { return model.EPDispatch(i).String() }, false),
+	"cp-comm":        enumWords(func(i int) string { return model.CPComm(i).String() }, false),
 	"collectives":    enumWords(func(i int) string { return model.Collectives(i).String() }, false),
 	"zero":           withAuto([]string{"0", "1", "2", "3"}),
 	"lang":           func(*cobra.Command) []string { return append([]string(nil), languages...) },

@@ -57,6 +57,8 @@ type scenarioFlags struct {
 	etp                int
 	epImbalance        float64
 	epDispatch         string
+	cp                 int
+	cpComm             string
 	schedule, mode     string
 	batch, microBatch  int
 	precision          string
@@ -160,6 +162,8 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.etp, "etp", 0, "MoE models: expert tensor parallelism, the GPUs of the TP group each expert's matrices are split over (Megatron-core's --expert-tensor-parallel-size); below --tp the TP group's slices hold different experts, exchanged by all-to-all over ep × tp/etp GPUs, and the MLP's TP all-reduce shrinks to etp GPUs (none at 1); must divide tp (default 0: tp)")
 	fs.Float64Var(&f.epImbalance, "ep-imbalance", 0, "with --ep: the busiest GPU's share of the routed tokens over the mean, ≥ 1; it slows that GPU's expert GEMMs and the all-to-alls every GPU waits for (default 0: 1.06, Mixtral 8x22B's dropless routing against forced balance on H100, Megatron-MoE-ModelZoo)")
 	fs.StringVar(&f.epDispatch, "ep-dispatch", "direct", "with --ep across nodes: how the dispatch/combine all-to-alls cross them: direct (one all-to-all, each token copy for a remote expert on the network) or two-hop (DeepEP's internode kernels: each token once over RDMA to the same-rank GPU of each node holding its experts, one rail, then NVLink to them)")
+	fs.IntVar(&f.cp, "cp", 1, "context parallelism (training): each sequence is cut into 2·cp chunks, two per GPU of a CP group, which hold 1/cp of the activations and of the attention's work and exchange attention's keys and values (--cp-comm); GPUs = tp × cp × pp × dp; cp must split --seq into 2·cp equal chunks")
+	fs.StringVar(&f.cpComm, "cp-comm", "ring", "with --cp: how the CP group exchanges K/V: ring (blocks passed peer to peer, hidden behind the attention's blocks where the link is fast enough), all-gather (once per layer, as Llama 3), ulysses (all-to-alls of Q, K, V and the output; cp must divide the KV heads per TP rank) or hybrid (Ulysses inside a node, ring across nodes)")
 	fs.IntVar(&f.chunks, "chunks", defaultChunks, "virtual pipeline stages `V` per GPU, interleaved schedule only")
 	fs.StringVar(&f.schedule, "schedule", defaultSchedule, "pipeline schedule: gpipe, 1f1b, interleaved, zb-h1, zb-v, dualpipe or dualpipev")
 	fs.StringVar(&f.mode, "mode", defaultMode, "train (one optimizer step) or infer (serve --requests)")
@@ -311,6 +315,10 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	if err != nil {
 		errs = append(errs, enumError("ep-dispatch", f.epDispatch, err))
 	}
+	cpc, err := model.ParseCPComm(f.cpComm)
+	if err != nil {
+		errs = append(errs, enumError("cp-comm", f.cpComm, err))
+	}
 	spg := knobValue("sp-gather", f.spGather, model.ParseSPGather, &errs)
 	off := knobValue("offload", f.offload, model.ParseOffload, &errs)
 	if !forSearch {
@@ -319,6 +327,10 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	if f.ep == 0 {
 		lo, hi, _ := model.IntLimits("ep")
 		errs = append(errs, &model.FieldError{Field: "ep", Value: f.ep, Allowed: fmt.Sprintf("must be between %d and %d", lo, hi)})
+	}
+	if f.cp < 1 {
+		lo, hi, _ := model.IntLimits("cp")
+		errs = append(errs, &model.FieldError{Field: "cp", Value: f.cp, Allowed: fmt.Sprintf("must be between %d and %d", lo, hi)})
 	}
 	coll, err := model.ParseCollectives(f.collectives)
 	if err != nil {
@@ -435,11 +447,15 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 		return s, f.explain(model.ValidationError{derr.(*model.FieldError)}, s, forSearch)
 	}
 	poolGPUs := gpus - prefill
-	sz, split := model.ResolveSizes(poolGPUs, perNode, arch, sched, mode,
+	sz, split := model.ResolveSizes(model.SplitGPUs(poolGPUs, f.cp), perNode, arch, sched, mode,
 		model.Sizes{TP: f.tp, PP: f.pp, DP: f.dp, MicroBatch: f.microBatch, Batch: f.batch, Requests: f.reqs}, given, forSearch)
+	if split != nil && f.cp > 1 {
+		// Name the split with CP's factor and the GPUs as typed.
+		split.Allowed = fmt.Sprintf("tp × cp × pp (%d × %d × %d) must divide gpus (%d)", sz.TP, f.cp, sz.PP, gpus)
+	}
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: f.chunks, MicroBatch: sz.MicroBatch,
 		Schedule: sched, SequenceParallel: f.sequenceParallel.v, Recompute: rc, ZeRO: f.zero.v, TPOverlap: tpo, RankOrder: order, Offload: off, SPGather: spg,
-		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP, Collectives: coll, EP: canonicalEP(f.ep), EPImbalance: f.epImbalance, ETP: f.etp, EPDispatch: epd,
+		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP, Collectives: coll, EP: canonicalEP(f.ep), EPImbalance: f.epImbalance, ETP: f.etp, EPDispatch: epd, CP: canonicalEP(f.cp), CPComm: cpc,
 		Disagg: model.Disagg{PrefillGPUs: prefill, PrefillTP: f.prefillTP, PrefillPP: f.prefillPP}}
 	batch, reqs := sz.Batch, sz.Requests
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,

@@ -264,7 +264,7 @@ func (f *scenarioFlags) searchFix(s model.Scenario) (costmodel.SearchFix, error)
 		name string
 		v    int
 		dst  *int
-	}{{"tp", f.tp, &fix.TP}, {"pp", f.pp, &fix.PP}, {"dp", f.dp, &fix.DP}, {"micro-batch", f.microBatch, &fix.MicroBatch}, {"chunks", f.chunks, &fix.Chunks}, {"ep", f.ep, &fix.EP}, {"etp", f.etp, &fix.ETP}} {
+	}{{"tp", f.tp, &fix.TP}, {"pp", f.pp, &fix.PP}, {"dp", f.dp, &fix.DP}, {"micro-batch", f.microBatch, &fix.MicroBatch}, {"chunks", f.chunks, &fix.Chunks}, {"ep", f.ep, &fix.EP}, {"etp", f.etp, &fix.ETP}, {"cp", f.cp, &fix.CP}} {
 		switch {
 		case !f.typedFlag(x.name):
 		case x.v < 1:
@@ -275,6 +275,9 @@ func (f *scenarioFlags) searchFix(s model.Scenario) (costmodel.SearchFix, error)
 	}
 	if f.typedFlag("schedule") {
 		fix.Schedule, fix.HasSchedule = s.Layout.Schedule, true
+	}
+	if f.typedFlag("cp-comm") {
+		fix.CPComm, fix.HasCPComm = s.Layout.CPComm, true
 	}
 	// The training knobs typed (and not auto) stay; the others are swept.
 	fix.HasRecompute = f.typedFlag("recompute") && !isAuto(f.recompute)

@@ -75,6 +75,9 @@ func LayoutLine(s model.Scenario) string {
 		fmt.Fprintf(&b, "prefill TP=%d PP=%d DP=%d · decode ", pre.Layout.TP, pre.Layout.PP, pre.Layout.DP)
 	}
 	fmt.Fprintf(&b, "TP=%d PP=%d DP=%d", l.TP, l.PP, l.DP)
+	if l.CPSize() > 1 {
+		fmt.Fprintf(&b, " CP=%d %s", l.CP, l.CPComm)
+	}
 	if l.EP > 1 {
 		fmt.Fprintf(&b, " EP=%d", l.EP)
 	}
@@ -181,6 +184,9 @@ func RenderReport(w io.Writer, s model.Scenario, r costmodel.Report) error {
 		t.add(row.name, Seconds(row.v), shareOfStep(r, row.v), row.note)
 		if row.name == "  tp comm" && (bd.EPComm > 0 || s.Layout.EP > 1) {
 			t.add("  ep comm", Seconds(bd.EPComm), shareOfStep(r, bd.EPComm), "expert all-to-all")
+		}
+		if row.name == "  tp comm" && s.Layout.CPSize() > 1 {
+			t.add("  cp comm", Seconds(bd.CPComm), shareOfStep(r, bd.CPComm), "context-parallel K/V ("+s.Layout.CPComm.String()+"), exposed")
 		}
 	}
 	t.write(ew)

@@ -79,7 +79,7 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 	infer := s.Workload.Mode == model.Infer
 	if len(shown) > 0 {
 		ew.line("")
-		moe := s.Arch.Experts > 1
+		moe := layoutCols{moe: s.Arch.Experts > 1, cp: anyCP(res.Candidates)}
 		goodput := slices.ContainsFunc(shown, func(c costmodel.Candidate) bool { return c.Goodput > 0 })
 		pools := slices.ContainsFunc(res.Candidates, func(c costmodel.Candidate) bool { return c.Layout.Disagg.On() })
 		var head []string
@@ -146,6 +146,9 @@ func RenderSearch(w io.Writer, s model.Scenario, res costmodel.SearchResult, top
 		for _, c := range infeasible[:n] {
 			l := c.Layout
 			name := fmt.Sprintf("TP=%d PP=%d DP=%d", l.TP, l.PP, l.DP)
+			if l.CPSize() > 1 {
+				name += fmt.Sprintf(" CP=%d %s", l.CP, l.CPComm)
+			}
 			if l.Disagg.On() {
 				name = "pools " + PoolsCell(l, s.Cluster.GPUs) + " · decode " + name
 			}
@@ -194,20 +197,41 @@ func PoolsCell(l model.Layout, gpus int) string {
 	return out
 }
 
-// layoutHead is the layout columns of the search tables; EP and ETP (the GPUs each expert is
-// split over) only for MoE models.
-func layoutHead(moe bool) []string {
-	head := []string{"rank", "TP", "PP", "DP"}
-	if moe {
+// layoutCols says which optional layout columns the search tables show: EP and ETP (the GPUs
+// each expert is split over) for MoE models, CP (its size and exchange) where a candidate has
+// context parallelism.
+type layoutCols struct{ moe, cp bool }
+
+// anyCP says whether a candidate splits the sequence.
+func anyCP(cands []costmodel.Candidate) bool {
+	return slices.ContainsFunc(cands, func(c costmodel.Candidate) bool { return c.Layout.CPSize() > 1 })
+}
+
+// layoutHead is the layout columns of the search tables.
+func layoutHead(c layoutCols) []string {
+	head := []string{"rank", "TP"}
+	if c.cp {
+		head = append(head, "CP")
+	}
+	head = append(head, "PP", "DP")
+	if c.moe {
 		head = append(head, "EP", "ETP")
 	}
 	return append(head, "schedule", "v", "b", "m")
 }
 
-// layoutCells is a layout's TP, PP, DP (and EP) cells.
-func layoutCells(l model.Layout, moe bool) []string {
-	out := []string{strconv.Itoa(l.TP), strconv.Itoa(l.PP), strconv.Itoa(l.DP)}
-	if moe {
+// layoutCells is a layout's TP, CP, PP, DP (and EP) cells.
+func layoutCells(l model.Layout, c layoutCols) []string {
+	out := []string{strconv.Itoa(l.TP)}
+	if c.cp {
+		cp := "1"
+		if l.CPSize() > 1 {
+			cp = strconv.Itoa(l.CP) + " " + l.CPComm.String()
+		}
+		out = append(out, cp)
+	}
+	out = append(out, strconv.Itoa(l.PP), strconv.Itoa(l.DP))
+	if c.moe {
 		out = append(out, strconv.Itoa(l.EPSize()), strconv.Itoa(min(l.ETPSize(), l.TP)))
 	}
 	return out
@@ -228,7 +252,7 @@ func renderPareto(ew *errWriter, s model.Scenario, ranked, front []costmodel.Can
 	}
 	ew.line("")
 	ew.line(fmt.Sprintf("Pareto front: time vs memory (%d layouts; none of the others is both faster and smaller)", len(front)))
-	moe := s.Arch.Experts > 1
+	moe := layoutCols{moe: s.Arch.Experts > 1, cp: anyCP(ranked)}
 	head := append(append(layoutHead(moe), knobHead...), what, "mem/GPU", "tokens/s")
 	right := make([]bool, len(head))
 	sc := slices.Index(head, "schedule")

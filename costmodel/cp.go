@@ -1,0 +1,110 @@
+package costmodel
+
+import (
+	"math"
+
+	"github.com/splitscope/splitscope/costmodel/arch"
+	"github.com/splitscope/splitscope/costmodel/collective"
+	"github.com/splitscope/splitscope/model"
+)
+
+// Context parallelism (docs/costmodel.md "Context parallelism"). A CP group of c GPUs (TP apart
+// in the rank numbering: tp, cp, then dp and pp) holds one micro-batch's sequence cut into 2·c
+// chunks, two per GPU (chunk i and 2c−1−i), so each GPU has s/c tokens and an equal share of
+// the causal mask's work (Megatron-core's load balancing). Every GPU runs the layer's GEMMs,
+// element-wise work and activations for its s/c tokens; its attention core computes its queries
+// against all s keys, so it needs every other GPU's K and V:
+//
+//   - ring: c−1 steps per layer, each passing one K/V block (s/c tokens) to the next GPU while
+//     the attention computes on the block it holds; a step's exposed time is what its send
+//     takes beyond its block of attention, max(0, send − core/c). The backward passes K/V and
+//     their gradients (two blocks a step) beside twice the attention's work.
+//   - all-gather: K and V all-gathered over the group once per layer before the attention
+//     (Llama 3's CP), their gradients reduce-scattered after the backward's; both exposed.
+//   - ulysses: an all-to-all of Q, K and V before the attention (each GPU then holds all s
+//     tokens of heads/c heads) and one of the output after it, all exposed; the backward the
+//     same on the gradients.
+//   - hybrid: Ulysses over the CP GPUs of one node, ring over the u-groups across nodes.
+//
+// With CP 1 nothing here runs and no number changes.
+
+// cpPlan is a plan's CP group: its size, how it divides the exchange, and the communicators.
+type cpPlan struct {
+	// n is CP; uly × ring = n (model.Layout.CPSplit).
+	n, uly, ring int
+	kind         model.CPComm
+	// all is the whole CP group (all-gather); ulyc the Ulysses group (stride t, uly GPUs).
+	all, ulyc comms
+	// hop is the link a ring step's send crosses: the intra-node link, or across nodes the
+	// sending GPU's NIC share.
+	hop model.Link
+}
+
+// initCP places the CP group of the plan's layout (c > 1) on the cluster.
+func (p *plan) initCP(s model.Scenario, gpn int) {
+	l := s.Layout
+	c := &p.cpx
+	c.n, c.kind = l.CPSize(), l.CPComm
+	c.uly, c.ring = l.CPSplit(s.Arch, gpn)
+	c.all = newComms(spanGroup(p.t, c.n, gpn), s.Cluster)
+	c.ulyc = newComms(spanGroup(p.t, c.uly, gpn), s.Cluster)
+	// The ring's GPUs are t·uly apart; a step waits for its slowest hop, which leaves the node
+	// when the ring spans nodes. Then each CP group of the node has one GPU sending across at a
+	// time, on its nearest NIC (at most one NIC's bandwidth; fewer NICs than senders share).
+	rg := spanGroup(p.t*c.uly, c.ring, gpn)
+	c.hop = s.Cluster.IntraLink()
+	if rg.nodes > 1 {
+		c.hop = s.Cluster.Inter
+		senders := float64(max(gpn/rg.local, 1)) // the rings of a node, one sender across each
+		c.hop.Bandwidth *= math.Min(float64(s.Cluster.NICsPerNode)/senders, 1)
+	}
+}
+
+// cpTimes is one layer's CP exchange for one micro-batch on one GPU, seconds exposed: in the
+// forward (fwd, also what recomputing the attention costs again) and in the backward (bwd).
+// core is the layer's attention core forward on this GPU (its s/c queries against all keys);
+// tokens its s/c·b tokens.
+func (p *plan) cpTimes(sh arch.Shape, tokens, core float64) (fwd, bwd float64) {
+	c := &p.cpx
+	if c.n <= 1 || sh.Keys(1) == 0 {
+		return 0, 0 // no CP, or a linear-attention layer (no K/V to exchange)
+	}
+	t := float64(p.t)
+	kvSplit := float64(sh.KVSplit)
+	if sh.Kind.Attn == arch.MLA {
+		kvSplit = t
+	}
+	kv := sh.KVRead / math.Max(math.Min(t, kvSplit), 1) // K and V elements per token on this GPU
+	block := tokens * kv * p.e                          // one GPU's K/V for its tokens
+	q := sh.CoreIO / 2 / t                              // query (and output) elements per token
+	ring := func(r int, step float64) (f, b float64) {
+		if r <= 1 {
+			return 0, 0
+		}
+		n := float64(r - 1)
+		f = n * max(sendTime(block, c.hop)-step, 0)
+		b = n * max(sendTime(2*block, c.hop)-2*step, 0)
+		return f, b
+	}
+	uly := func() (f, b float64) {
+		if c.uly <= 1 {
+			return 0, 0
+		}
+		before := c.ulyc.run(collective.AllToAll, tokens*(q+kv)*p.e).Seconds
+		after := c.ulyc.run(collective.AllToAll, tokens*q*p.e).Seconds
+		return before + after, before + after
+	}
+	switch c.kind {
+	case model.CPAllGather:
+		// The gathered buffer holds every GPU's block.
+		g := c.all.run(collective.AllGather, float64(c.n)*block).Seconds
+		return g, g
+	case model.CPUlysses:
+		return uly()
+	case model.CPHybrid:
+		uf, ub := uly()
+		rf, rb := ring(c.ring, core/float64(c.ring))
+		return uf + rf, ub + rb
+	}
+	return ring(c.n, core/float64(c.n))
+}

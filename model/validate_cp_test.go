@@ -1,0 +1,76 @@
+package model
+
+import (
+	"strings"
+	"testing"
+)
+
+// cpScenario is validScenario with TP 8 × CP 2 × PP 1 on the two nodes (the CP pair spans them).
+func cpScenarioV() Scenario {
+	s := validScenario()
+	s.Layout.PP, s.Layout.CP = 1, 2
+	return s
+}
+
+func TestValidateCP(t *testing.T) {
+	if err := cpScenarioV().Validate(); err != nil {
+		t.Fatalf("TP 8 × CP 2 on 16 GPUs: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(*Scenario)
+		want string
+	}{
+		{"seq not in 2·cp chunks", func(s *Scenario) { s.Workload.Seq = 4098 },
+			"cp = 2: must split seq (4098) into 2·cp equal chunks (causal load balance): nearest valid cp 1"},
+		{"seq not in 2·cp chunks, nearest above", func(s *Scenario) { s.Workload.Seq = 4100; s.Layout.CP = 4; s.Cluster.GPUs = 32 },
+			"cp = 4: must split seq (4100) into 2·cp equal chunks (causal load balance): nearest valid cp 5"},
+		{"ulysses beyond the KV heads", func(s *Scenario) { s.Layout.TP = 1; s.Layout.CP = 16; s.Layout.CPComm = CPUlysses },
+			"cp = 16: with cp-comm ulysses must divide heads / tp (64 / 1) and kv-heads / tp (8 / 1): Ulysses is bounded by the KV heads; nearest valid cp 8"},
+		{"product", func(s *Scenario) { s.Layout.CP = 4 },
+			"dp = 1: tp × cp × pp × dp must equal gpus: 8 × 4 × 1 × 1 ≠ 16"},
+		{"serving", func(s *Scenario) {
+			s.Workload.Mode, s.Workload.PromptTokens, s.Workload.GenTokens, s.Workload.Requests = Infer, 1024, 128, 8
+		}, "cp = 2: must be 1 in serving"},
+		{"cp range", func(s *Scenario) { s.Layout.CP = -1 }, "cp = -1: must be between 1 and"},
+		{"cp-comm range", func(s *Scenario) { s.Layout.CPComm = 9 }, "cp-comm = 9: must be one of ring, all-gather, ulysses, hybrid"},
+		{"CP group straddles nodes unevenly", func(s *Scenario) {
+			s.Layout.TP = 2
+			s.Layout.CP = 3
+			s.Layout.DP = 1
+			s.Cluster.GPUs = 24
+			s.Workload.Seq = 4098
+		},
+			"cp = 3: tp × cp (6) must divide gpus-per-node (8)"},
+		{"sequence parallel shares", func(s *Scenario) {
+			s.Layout.SequenceParallel = true
+			s.Workload.Seq = 4100
+			s.Layout.TP = 4
+			s.Layout.DP = 2
+		},
+			"seq = 4100: must be a multiple of tp × cp"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := cpScenarioV()
+			c.edit(&s)
+			err := s.Validate()
+			if err == nil {
+				t.Fatalf("valid; want %q", c.want)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v\nwant it to contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestCPGPUs(t *testing.T) {
+	l := Layout{TP: 2, PP: 3, DP: 5}
+	if l.GPUs() != 30 {
+		t.Errorf("CP unset: %d GPUs", l.GPUs())
+	}
+	l.CP = 4
+	if l.GPUs() != 120 {
+		t.Errorf("TP 2 × CP 4 × PP 3 × DP 5: %d GPUs, want 120", l.GPUs())
+	}
+}
