@@ -88,3 +88,17 @@ func TestSharedPrefixUnderPressure(t *testing.T) {
 		t.Errorf("%d completed, %d refused, %d preemptions, KV peak %g, prefix peak %g", s.Completed, s.Rejected, r.Preemptions, r.KVPeak, r.PrefixPeak)
 	}
 }
+
+// Eviction is least recently used: with room for two cached prefixes, groups A B A C A (each
+// request alone) hit at the second and third A: C evicts B, used longer ago than A. Evicting the
+// first cached (A) or the most recently used (A) instead would make the third A miss.
+func TestPrefixEvictionLRU(t *testing.T) {
+	order := []int{1, 2, 1, 3, 1}
+	reqs := sharedPrompt(len(order), 1, 1024, 32, 16, true, func(i int) int { return order[i] })
+	cfg := base()
+	cfg.KVBlocks = 2*64 + 6 // two prefixes of 64 blocks and one request's own
+	r, _ := run(t, cfg, reqs, linear{fixed: 5e-3, perToken: 2e-6, perCtx: 1e-10})
+	if r.CacheHitTokens != 2*1024 || r.PromptTokens != 5*1056 {
+		t.Errorf("%g of %g prompt tokens from the cache, want the two later A's prefixes: 2048 of %d", r.CacheHitTokens, r.PromptTokens, 5*1056)
+	}
+}
