@@ -131,7 +131,8 @@ func inferDisagg(s model.Scenario, record bool) (Report, error) {
 	res := serve.Result{FirstToken: make([]float64, n), Done: make([]float64, n), Arrival: slices.Clone(resP.Arrival),
 		Rejected: slices.Clone(resP.Rejected), Preemptions: resP.Preemptions + resD.Preemptions,
 		MaxRunning: resP.MaxRunning + resD.MaxRunning, KVPeak: math.Max(resP.KVPeak, resD.KVPeak),
-		Steps: resP.Steps + resD.Steps}
+		Steps: resP.Steps + resD.Steps, PromptTokens: resP.PromptTokens, CacheHitTokens: resP.CacheHitTokens,
+		PrefixPeak: resP.PrefixPeak} // the decode pool's prompts came over the link, not from a cache
 	for j, i := range order {
 		res.FirstToken[i], res.Done[i] = resD.FirstToken[j], resD.Done[j]
 		res.Rejected[i] = resD.Rejected[j]

@@ -21,6 +21,13 @@ func TestSystemPromptPrefixCache(t *testing.T) {
 		t.Errorf("mean TTFT cached %.3g s, uncached %.3g s: the cache should save most of 1500 of 1700 prompt tokens' prefill",
 			cached.Inference.TTFT, uncached.Inference.TTFT)
 	}
+	// The report: most prompt tokens (1500 of 1700) from the cache, the prefix held once.
+	if h := cached.Inference.PrefixHitRate; !(h > 0.8 && h < 1500.0/1700) || cached.Inference.PrefixCachePeakFraction <= 0 {
+		t.Errorf("cached: hit rate %.4g (want above 0.8, below 1500/1700), prefix peak %.4g of the blocks", h, cached.Inference.PrefixCachePeakFraction)
+	}
+	if uncached.Inference.PrefixHitRate != 0 || uncached.Inference.PrefixCachePeakFraction != 0 {
+		t.Errorf("uncached: hit rate %g, prefix peak %g, want 0", uncached.Inference.PrefixHitRate, uncached.Inference.PrefixCachePeakFraction)
+	}
 	// prefix_cached says the same of every prompt, the first included.
 	s.Workload.PrefixCached = 1500
 	all := eval(t, s)

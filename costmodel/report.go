@@ -124,6 +124,11 @@ type Inference struct {
 	Preemptions         int     `json:"preemptions"`
 	MaxConcurrency      int     `json:"max_concurrency"`
 	KVCacheTokens       float64 `json:"kv_cache_tokens"`
+	// The prefix cache: the share of the prompt tokens admitted that it served (their prefill
+	// skipped: a shared system prompt's cached blocks, prefix_cached, --prefix-hit), and the
+	// highest fraction of an engine's KV blocks that shared prefixes held (each once a replica).
+	PrefixHitRate           float64 `json:"prefix_hit_rate"`
+	PrefixCachePeakFraction float64 `json:"prefix_cache_peak_fraction"`
 	// The engine's limits used, requests completed and refused, engine steps, and the mean
 	// number of requests in the system (Little's L).
 	// Engine is the serving engine whose defaults the run followed (model.Engines).

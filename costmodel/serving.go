@@ -741,6 +741,8 @@ func (inf *Inference) fill(st serve.Stats, res serve.Result, gpus float64) {
 	inf.OutputTokensPerSPerGPU = ratio(st.OutputTokensPerS, gpus)
 	inf.RequestsPerS = st.RequestsPerS
 	inf.KVCachePeakFraction = res.KVPeak
+	inf.PrefixHitRate = ratio(res.CacheHitTokens, res.PromptTokens)
+	inf.PrefixCachePeakFraction = res.PrefixPeak
 	inf.Preemptions = res.Preemptions
 	inf.MaxConcurrency = res.MaxRunning
 	inf.Completed, inf.Rejected = st.Completed, st.Rejected

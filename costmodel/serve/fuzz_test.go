@@ -7,8 +7,8 @@ import (
 )
 
 // FuzzRun: any deployment and workload the validation lets through (with or without Overlap,
-// PrefillFirst, WholePrompts, a front end, multi-step windows, a recv interval and speculative
-// decoding, by the seed's low bits) runs to the end: every
+// PrefillFirst, WholePrompts, a front end, multi-step windows, a recv interval, speculative
+// decoding and shared prefix groups, by the seed's low bits) runs to the end: every
 // request finishes or is refused, in the order of its own events, Little's law holds, and the
 // steady window's figures are finite.
 func FuzzRun(f *testing.F) {
@@ -17,6 +17,8 @@ func FuzzRun(f *testing.F) {
 	f.Add(uint8(1), uint8(1), uint16(8), uint16(64), uint32(200), uint16(0), uint16(150), 50.0, uint16(800), uint16(200), uint64(3))
 	f.Add(uint8(1), uint8(3), uint16(64), uint16(512), uint32(300), uint16(12), uint16(120), 0.0, uint16(600), uint16(150), uint64(0x5a23))
 	f.Add(uint8(2), uint8(2), uint16(32), uint16(256), uint32(400), uint16(0), uint16(150), 20.0, uint16(700), uint16(300), uint64(0x7a5340c1))
+	f.Add(uint8(1), uint8(2), uint16(64), uint16(512), uint32(300), uint16(0), uint16(150), 30.0, uint16(1500), uint16(200), uint64(0x3_2000_0000_0080))
+	f.Add(uint8(1), uint8(1), uint16(16), uint16(128), uint32(150), uint16(8), uint16(100), 0.0, uint16(2000), uint16(100), uint64(0x1_7000_0000_0083))
 	f.Fuzz(func(t *testing.T, replicas, stages uint8, seqs, tokens uint16, blocks uint32, clients, n uint16,
 		rate float64, prompt, gen uint16, seed uint64) {
 		cfg := Config{Replicas: int(replicas%4) + 1, Stages: int(stages%6) + 1, MaxSeqs: int(seqs%512) + 1,
@@ -45,11 +47,22 @@ func FuzzRun(f *testing.F) {
 		reqs := Generate(Workload{N: int(n%200) + 1, Rate: rate, Seed: seed,
 			Prompt: model.LengthDist{Kind: model.Uniform, Min: 1, Max: int(prompt%3000) + 1},
 			Gen:    model.LengthDist{Kind: model.LogNormal, Mean: float64(gen%400) + 1, Sigma: 0.8, Max: 2000}})
+		if seed&128 == 128 {
+			// Shared prefixes: up to 3 groups, each a prefix of up to 2047 tokens (a prompt
+			// shorter than it shares none), some requests with none.
+			for i := range reqs {
+				reqs[i].Group = int(seed>>40+uint64(i)) % 4
+				reqs[i].Shared = int(seed >> 44 % 2048)
+			}
+		}
 		r, err := Run(cfg, reqs, linear{fixed: 1e-3, perToken: 1e-6, perCtx: 1e-9, xfer: 1e-8})
 		if err != nil {
 			t.Fatal(err)
 		}
 		s := Summarize(reqs, r)
+		if r.KVPeak > 1 || r.PrefixPeak > 1 || r.CacheHitTokens > r.PromptTokens {
+			t.Fatalf("KV peak %g, prefix peak %g, %g of %g prompt tokens hit", r.KVPeak, r.PrefixPeak, r.CacheHitTokens, r.PromptTokens)
+		}
 		if s.Completed+s.Rejected != len(reqs) {
 			t.Fatalf("%d + %d of %d", s.Completed, s.Rejected, len(reqs))
 		}

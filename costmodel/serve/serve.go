@@ -70,9 +70,19 @@ type Request struct {
 	// Cached is how many of the prompt's first tokens the engine's prefix cache already holds
 	// (vLLM's automatic prefix caching, on by default in V1, of a prompt it has served before):
 	// whole blocks of them, never the last token, are not computed; their keys and values are
-	// still read by the sequence's attention and held in its blocks (a cache shared between
-	// requests is counted once per request: the model's cache fills sooner than vLLM's).
+	// still read by the sequence's attention and held in its blocks (a static hit: such a
+	// cache is counted once per request, in its own blocks).
 	Cached int
+	// Group > 0 names a prefix the requests of the group share: their first Shared tokens (a
+	// system prompt). Each replica holds the group's whole blocks of it once, in a pool of
+	// cached blocks with a reference count (vLLM V1's BlockPool: cached blocks that no running
+	// request uses stay cached in a free queue and are evicted least recently used first, when
+	// the pool needs blocks, before anything is preempted). A request admitted while its
+	// group's blocks are cached skips their prefill (a hit); otherwise it prefills them and
+	// they become the group's (a miss); one admitted while another request is still prefilling
+	// them prefills its own copy. 0: no shared prefix.
+	Group  int
+	Shared int
 }
 
 // Config is one deployment and its engine settings.
@@ -200,6 +210,12 @@ type Result struct {
 	Tokens0, Decodes0 float64
 	DecodeSteps0      int
 	DecodeTokens0     float64
+	// PromptTokens is the prompt tokens of every admission (a preempted request's again),
+	// CacheHitTokens those of them the prefix cache served (Request.Cached and groups' hits):
+	// CacheHitTokens/PromptTokens is the prefix cache's hit rate. PrefixPeak is the highest
+	// fraction of an engine's KV blocks that groups' shared prefixes held (referenced or not).
+	PromptTokens, CacheHitTokens float64
+	PrefixPeak                   float64
 	// SpecSeqSteps0 counts replica 0's decode sequences run speculatively (one a sequence a
 	// step), SpecTokens0 the tokens they kept: SpecTokens0/SpecSeqSteps0 is the tokens a step.
 	SpecSeqSteps0, SpecTokens0 float64
@@ -323,6 +339,9 @@ func (cfg Config) validate(reqs []Request) error {
 		if r.Cached < 0 {
 			return fmt.Errorf("serve: request %d: cached %d tokens: need 0 or more", i, r.Cached)
 		}
+		if r.Group < 0 || r.Shared < 0 {
+			return fmt.Errorf("serve: request %d: prefix group %d, %d shared tokens: need 0 or more", i, r.Group, r.Shared)
+		}
 		if math.IsNaN(r.Arrival) || math.IsInf(r.Arrival, 0) || r.Arrival < 0 {
 			return fmt.Errorf("serve: request %d arrives at %v s: need a finite time ≥ 0", i, r.Arrival)
 		}
@@ -346,6 +365,20 @@ type seq struct {
 	last     float64 // when its last token came
 	// credit is the accepted proposals it is owed (Config.SpecAccepted a step, whole ones taken).
 	credit float64
+	// pg is its group's shared prefix (nil: none); pshared the blocks of it that it references
+	// (not in blocks, which are its own).
+	pg      *prefix
+	pshared int
+}
+
+// prefix is one group's shared prefix on a replica: nb whole blocks, cached (resident) or not;
+// ready once its prefill is done; refs running sequences use it; lastUse orders eviction.
+type prefix struct {
+	nb, refs int
+	resident bool
+	ready    bool
+	filler   *seq
+	lastUse  float64
 }
 
 // engine is one scheduler with one batch in flight at most (a replica has one per stage).
@@ -392,13 +425,19 @@ type replica struct {
 	// The KV cache, shared by the replica's engines: free blocks of all; admissions so far.
 	free, blocks int
 	admitted     int
-	area         float64 // ∫ requests in system dt
-	inSys        int
-	lastT        float64
-	running      int
-	batch        Batch
-	sched        []*seq // the sequences of the batch being built, decode first
-	chunks       []int  // tokens each runs
+	// Groups' shared prefixes (Request.Group), in the order first seen; evictable is the blocks
+	// of the cached ones no sequence uses (free to take after an eviction), resident of all
+	// cached ones.
+	groups              map[int]*prefix
+	glist               []*prefix
+	evictable, resident int
+	area                float64 // ∫ requests in system dt
+	inSys               int
+	lastT               float64
+	running             int
+	batch               Batch
+	sched               []*seq // the sequences of the batch being built, decode first
+	chunks              []int  // tokens each runs
 	// maxRunning is the most sequences admitted at once on this replica.
 	maxRunning int
 }
@@ -461,8 +500,112 @@ func (r *replica) deliver(a arrival) {
 	}
 	q := r.reqs[a.id]
 	r.res.Arrival[a.id] = a.sent
-	r.engines[best].waiting = append(r.engines[best].waiting, &seq{id: a.id, arrival: a.t, prompt: q.Prompt, gen: q.Gen,
-		computed: cachedTokens(q, r.cfg.BlockTokens)})
+	s := &seq{id: a.id, arrival: a.t, prompt: q.Prompt, gen: q.Gen, computed: cachedTokens(q, r.cfg.BlockTokens)}
+	if nb := min(q.Shared, q.Prompt-1) / r.cfg.BlockTokens; q.Group > 0 && nb > 0 {
+		if r.groups == nil {
+			r.groups = map[int]*prefix{}
+		}
+		p := r.groups[q.Group]
+		if p == nil {
+			p = &prefix{nb: nb}
+			r.groups[q.Group] = p
+			r.glist = append(r.glist, p)
+		}
+		if p.nb == nb {
+			s.pg = p // a request whose prompt cuts the prefix shorter shares none of it
+		}
+	}
+	r.engines[best].waiting = append(r.engines[best].waiting, s)
+}
+
+// Prefix sharing at admission.
+const (
+	private = iota // no shared prefix, or its blocks are being prefilled by another sequence
+	hit            // the group's blocks are cached: s references them and skips their prefill
+	fill           // they are not: s prefills them into blocks that become the group's
+)
+
+// share is how s, admitted now, shares its group's prefix, and the blocks of it that s takes
+// references to (a hit) or allocates for the group (a fill).
+func (r *replica) share(s *seq) (kind, nb int) {
+	p := s.pg
+	switch {
+	case p == nil:
+		return private, 0
+	case p.resident && p.ready:
+		return hit, p.nb
+	case !p.resident:
+		return fill, p.nb
+	}
+	return private, 0
+}
+
+// admitNeed is the free blocks admitting s with want tokens of its prompt in this step takes,
+// and the blocks it would take from the pool's evictable ones by referencing them (a hit).
+func (r *replica) admitNeed(s *seq, want int) (need, reuse int) {
+	bt := r.cfg.BlockTokens
+	kind, nb := r.share(s)
+	computed := s.computed
+	if kind == hit {
+		computed = max(computed, nb*bt)
+		if s.pg.refs == 0 {
+			reuse = nb
+		}
+		want = min(want, s.prompt-computed)
+	}
+	total := blocksFor(computed+want, bt)
+	if r.cfg.ReserveWhole {
+		total = blocksFor(r.whole(s), bt)
+	}
+	switch kind {
+	case hit:
+		need = max(total-nb, 0)
+	case fill:
+		need = max(total, nb)
+	default:
+		need = total
+	}
+	return need - s.blocks, reuse
+}
+
+// reclaim evicts the least recently used cached prefix no sequence uses (the first seen on a
+// tie) and says whether there was one.
+func (r *replica) reclaim() bool {
+	var v *prefix
+	for _, p := range r.glist {
+		if p.resident && p.ready && p.refs == 0 && (v == nil || p.lastUse < v.lastUse) {
+			v = p
+		}
+	}
+	if v == nil {
+		return false
+	}
+	v.resident = false
+	r.evictable -= v.nb
+	r.resident -= v.nb
+	r.free += v.nb
+	return true
+}
+
+// release drops s's reference to its group's prefix (it finished or was preempted). A prefix
+// still being prefilled by s is lost: its blocks come back free.
+func (r *replica) release(s *seq) {
+	p := s.pg
+	if p == nil || s.pshared == 0 {
+		return
+	}
+	s.pshared = 0
+	p.refs--
+	if !p.ready {
+		p.resident, p.filler = false, nil
+		r.resident -= p.nb
+		r.free += p.nb
+		return
+	}
+	if p.refs == 0 {
+		p.lastUse = r.now
+		r.evictable += p.nb
+	}
 }
 
 // cachedTokens is what of q's prompt the prefix cache serves: whole blocks of its Cached tokens,
@@ -578,7 +721,7 @@ func (r *replica) step(e int, t float64) {
 		// (the engine stalls until then); with the whole cache free it can never start.
 		switch {
 		case preempted && !blocked:
-		case r.free < r.blocks:
+		case r.free+r.evictable < r.blocks:
 			en.stalled = true
 		case len(en.running) == 0 && len(en.waiting) > 0:
 			s := en.waiting[0]
@@ -587,8 +730,11 @@ func (r *replica) step(e int, t float64) {
 		}
 		return
 	}
-	used := 1 - float64(r.free)/float64(max(r.blocks, 1))
+	used := 1 - float64(r.free+r.evictable)/float64(max(r.blocks, 1))
 	r.res.KVPeak = max(r.res.KVPeak, used)
+	if r.resident > 0 {
+		r.res.PrefixPeak = max(r.res.PrefixPeak, float64(r.resident)/float64(r.blocks))
+	}
 	// A batch of decodes only runs a multi-step window: as many steps as its longest sequence
 	// needs, up to Config.MultiStep, each one token longer in every sequence's context.
 	window := 1
@@ -679,6 +825,9 @@ func (r *replica) complete(e int) {
 			}
 		}
 		s.computed += c
+		if p := s.pg; p != nil && p.filler == s && s.computed >= p.nb*r.cfg.BlockTokens {
+			p.ready, p.filler = true, nil // the group's blocks are prefilled: later requests hit
+		}
 		if s.computed < s.prompt {
 			continue
 		}
@@ -746,8 +895,11 @@ func (r *replica) fill(e int, t, seen float64, prefillOnly bool) (preempted, blo
 		} else if cfg.SpecTokens > 0 {
 			look = 1 + cfg.SpecTokens // the speculative tokens' slots
 		}
-		need := max(blocksFor(s.computed+look, bt)-s.blocks, 0)
+		need := max(blocksFor(s.computed+look, bt)-s.blocks-s.pshared, 0)
 		for need > r.free && !blocked {
+			if r.evictable > 0 && r.reclaim() {
+				continue // a cached prefix no one uses goes before a running sequence
+			}
 			v, owner := r.victim(e)
 			switch {
 			case v == s && r.newerInFlight(s):
@@ -782,23 +934,44 @@ func (r *replica) fill(e int, t, seen float64, prefillOnly bool) (preempted, blo
 			r.reject(s, t)
 			continue
 		}
-		want := min(s.prompt-s.computed, budget)
-		if cfg.WholePrompts && want < s.prompt-s.computed {
+		var need, reuse int
+		kind, nb := private, 0
+		if s.pg != nil {
+			kind, nb = r.share(s)
+		}
+		computed := s.computed
+		if kind == hit {
+			computed = max(computed, nb*bt)
+		}
+		want := min(s.prompt-computed, budget)
+		if cfg.WholePrompts && want < s.prompt-computed {
 			if len(r.sched) > 0 {
 				break // it waits for a step with room for all of it
 			}
-			want = s.prompt - s.computed // longer than the whole budget: alone
+			want = s.prompt - computed // longer than the whole budget: alone
 		}
-		need := blocksFor(s.computed+want, bt) - s.blocks
-		if cfg.ReserveWhole {
-			need = blocksFor(r.whole(s), bt) - s.blocks
-		}
-		if need > r.free {
-			break
+		if s.pg == nil {
+			need = blocksFor(s.computed+want, bt) - s.blocks
+			if cfg.ReserveWhole {
+				need = blocksFor(r.whole(s), bt) - s.blocks
+			}
+			if need > r.free {
+				break
+			}
+		} else {
+			need, reuse = r.admitNeed(s, want)
+			if need > r.free+r.evictable-reuse {
+				break
+			}
+			r.take(s, kind, nb, reuse)
+			for need > r.free && r.reclaim() { // cached prefixes no one uses, least recently used first
+			}
 		}
 		en.waiting = en.waiting[1:]
 		r.free -= need
 		s.blocks += need
+		r.res.PromptTokens += float64(s.prompt)
+		r.res.CacheHitTokens += float64(s.computed)
 		r.admitted++
 		s.admitted = r.admitted
 		en.running = append(en.running, s)
@@ -821,7 +994,7 @@ func (r *replica) canPrefill(en *engine, seen float64) bool {
 			// A prompt to go on with, if its next chunk's blocks are free (else the step is
 			// built decodes first, and the oldest sequences get their blocks).
 			want := min(s.prompt-s.computed, r.cfg.MaxBatchTokens)
-			return blocksFor(s.computed+want, bt)-s.blocks <= r.free
+			return blocksFor(s.computed+want, bt)-s.blocks-s.pshared <= r.free+r.evictable
 		}
 	}
 	if len(en.waiting) == 0 || len(en.running) >= r.cfg.MaxSeqs {
@@ -834,6 +1007,10 @@ func (r *replica) canPrefill(en *engine, seen float64) bool {
 	want := min(s.prompt-s.computed, r.cfg.MaxBatchTokens)
 	if r.cfg.WholePrompts {
 		want = s.prompt - s.computed
+	}
+	if s.pg != nil {
+		need, reuse := r.admitNeed(s, want)
+		return need <= r.free+r.evictable-reuse || blocksFor(r.whole(s), bt) > r.blocks
 	}
 	need := blocksFor(s.computed+want, bt) - s.blocks
 	if r.cfg.ReserveWhole {
@@ -909,6 +1086,7 @@ func (r *replica) preempt(en *engine, v *seq) {
 	r.running--
 	r.free += v.blocks
 	v.blocks = 0
+	r.release(v)
 	// Recompute: it prefills again its prompt and every token it generated (the last one
 	// sampled but not yet through the model included), and samples its next token.
 	if v.started {
@@ -918,11 +1096,35 @@ func (r *replica) preempt(en *engine, v *seq) {
 	en.waiting = append([]*seq{v}, en.waiting...)
 }
 
+// take gives s, being admitted, its share of its group's prefix: a hit references the cached
+// blocks (reuse of them evictable until now) and skips their prefill; a fill allocates them for
+// the group (in the admission's need), cached once s has prefilled them.
+func (r *replica) take(s *seq, kind, nb, reuse int) {
+	p := s.pg
+	switch kind {
+	case hit:
+		s.computed = max(s.computed, nb*r.cfg.BlockTokens)
+		r.evictable -= reuse
+	case fill:
+		p.resident, p.ready, p.filler = true, false, s
+		r.resident += nb
+	default:
+		return
+	}
+	p.refs++
+	p.lastUse = r.now
+	s.pshared = nb
+	if kind == fill {
+		s.blocks -= nb // the admission's need counts the group's blocks: they are not s's own
+	}
+}
+
 func (r *replica) finish(en *engine, s *seq, t float64) {
 	en.running = removeSeq(en.running, s)
 	r.running--
 	r.free += s.blocks
 	s.blocks = 0
+	r.release(s)
 	r.res.Done[s.id] = t
 	r.ended[s.id] = true
 	r.inSys--

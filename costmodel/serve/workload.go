@@ -40,10 +40,11 @@ type Workload struct {
 	Prompt, Gen model.LengthDist
 	Seed        uint64
 	// System tokens are prepended to the prompt of a share SystemShare of the requests (0: all):
-	// a shared system prompt. With SystemCached, the engine's prefix cache holds it once the
-	// first request that carries it has been served (vLLM V1's automatic prefix caching and
-	// SGLang's radix cache are on by default): later requests mark it Cached; without, every
-	// request prefills it.
+	// a shared system prompt. With SystemCached, the requests that carry it share it as a prefix
+	// group (Request.Group 1, Shared the system tokens): the engine's prefix cache holds its
+	// blocks once per replica after a request has prefilled them, while the pool keeps them
+	// (vLLM V1's automatic prefix caching and SGLang's radix cache are on by default); without,
+	// every request prefills it.
 	System       int
 	SystemShare  float64
 	SystemCached bool
@@ -75,18 +76,16 @@ func GenerateStages(w Workload) ([]Request, []Span) {
 	lengths := rand.New(rand.NewPCG(w.Seed, 0x5eed1))
 	gaps := rand.New(rand.NewPCG(w.Seed, 0x5eed2))
 	shares := rand.New(rand.NewPCG(w.Seed, 0x5eed3))
-	carried := false // a request has carried the system prompt: the cache holds it from then on
-	drawn := 0       // requests drawn: a List's index
+	drawn := 0 // requests drawn: a List's index
 	one := func(arrival float64, stage int) Request {
 		q := Request{Arrival: arrival, Stage: stage, Prompt: draw(w.Prompt, drawn, lengths)}
 		q.Gen = draw(w.Gen, drawn, lengths)
 		drawn++
 		if w.System > 0 && (w.SystemShare <= 0 || w.SystemShare >= 1 || shares.Float64() < w.SystemShare) {
 			q.Prompt += w.System
-			if w.SystemCached && carried {
-				q.Cached = w.System
+			if w.SystemCached {
+				q.Group, q.Shared = 1, w.System
 			}
-			carried = true
 		}
 		return q
 	}

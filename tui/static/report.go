@@ -452,6 +452,10 @@ func renderServing(ew *errWriter, inf *costmodel.Inference) {
 	tt.add("requests/s", trimFloat(inf.RequestsPerS), "")
 	tt.add("KV cache", Count(inf.KVCacheTokens)+" tokens", fmt.Sprintf("a replica; peak fill %s, %d preemptions, at most %d sequences running",
 		Percent(inf.KVCachePeakFraction), inf.Preemptions, inf.MaxConcurrency))
+	if inf.PrefixHitRate > 0 || inf.PrefixCachePeakFraction > 0 {
+		tt.add("prefix cache", Percent(inf.PrefixHitRate)+" hit", fmt.Sprintf("of the prompt tokens admitted, their prefill skipped; shared prefixes held at most %s of the KV blocks",
+			Percent(inf.PrefixCachePeakFraction)))
+	}
 	floor := "one sequence alone, every stage: TPOT's floor"
 	if inf.Spec != nil {
 		floor = "one sequence alone, every stage, without speculation (which yields more than a token a step)"
