@@ -60,15 +60,16 @@ func (p *plan) initCP(s model.Scenario, gpn int) {
 	}
 }
 
-// cpTimes is one layer's CP exchange for one micro-batch on one GPU, seconds exposed: in the
-// forward (fwd, also what recomputing the attention costs again) and in the backward (bwd).
-// core is the layer's attention core forward on this GPU (its s/c queries against all keys);
-// tokens its s/c·b tokens.
-func (p *plan) cpTimes(sh arch.Shape, tokens, core float64) (fwd, bwd float64) {
+// cpExchange is one layer's CP exchange for one micro-batch on one GPU, with its parts (the
+// report's CPDetail): ExposedS the forward's exposed seconds (also what recomputing the
+// attention costs again), BackwardS the backward's. core is the layer's attention core forward
+// on this GPU (its s/c queries against all keys); tokens its s/c·b tokens.
+func (p *plan) cpExchange(sh arch.Shape, tokens, core float64) (d CPDetail) {
 	c := &p.cpx
 	if c.n <= 1 || sh.Keys(1) == 0 {
-		return 0, 0 // no CP, or a linear-attention layer (no K/V to exchange)
+		return d // no CP, or a linear-attention layer (no K/V to exchange)
 	}
+	d.Kind, d.Ranks, d.Ring, d.Ulysses = c.kind.String(), c.n, c.ring, c.uly
 	t := float64(p.t)
 	kvSplit := float64(sh.KVSplit)
 	if sh.Kind.Attn == arch.MLA {
@@ -76,13 +77,17 @@ func (p *plan) cpTimes(sh arch.Shape, tokens, core float64) (fwd, bwd float64) {
 	}
 	kv := sh.KVRead / math.Max(math.Min(t, kvSplit), 1) // K and V elements per token on this GPU
 	block := tokens * kv * p.e                          // one GPU's K/V for its tokens
-	q := sh.CoreIO / 2 / t                              // query (and output) elements per token
+	d.BlockBytes, d.CoreS = block, core
+	q := sh.CoreIO / 2 / t // query (and output) elements per token
 	ring := func(r int, step float64) (f, b float64) {
 		if r <= 1 {
 			return 0, 0
 		}
 		n := float64(r - 1)
-		f = n * max(sendTime(block, c.hop)-step, 0)
+		send := sendTime(block, c.hop)
+		d.Link, d.Steps, d.SendS, d.BlockS = c.hop.ID, r-1, send, step
+		d.StepExposedS = max(send-step, 0)
+		f = n * d.StepExposedS
 		b = n * max(sendTime(2*block, c.hop)-2*step, 0)
 		return f, b
 	}
@@ -92,19 +97,23 @@ func (p *plan) cpTimes(sh arch.Shape, tokens, core float64) (fwd, bwd float64) {
 		}
 		before := c.ulyc.run(collective.AllToAll, tokens*(q+kv)*p.e).Seconds
 		after := c.ulyc.run(collective.AllToAll, tokens*q*p.e).Seconds
+		d.BeforeS, d.AfterS = before, after
 		return before + after, before + after
 	}
 	switch c.kind {
 	case model.CPAllGather:
 		// The gathered buffer holds every GPU's block.
 		g := c.all.run(collective.AllGather, float64(c.n)*block).Seconds
-		return g, g
+		d.GatherS = g
+		d.ExposedS, d.BackwardS = g, g
 	case model.CPUlysses:
-		return uly()
+		d.ExposedS, d.BackwardS = uly()
 	case model.CPHybrid:
 		uf, ub := uly()
 		rf, rb := ring(c.ring, core/float64(c.ring))
-		return uf + rf, ub + rb
+		d.ExposedS, d.BackwardS = uf+rf, ub+rb
+	default:
+		d.ExposedS, d.BackwardS = ring(c.n, core/float64(c.n))
 	}
-	return ring(c.n, core/float64(c.n))
+	return d
 }

@@ -311,6 +311,31 @@ type LayerDetail struct {
 	Backward []Segment // empty in inference
 	// CommShare is TP communication over the layer's total time.
 	CommShare float64
+	// CP is the layer's context-parallel exchange (nil without CP, or in inference).
+	CP *CPDetail `json:",omitempty"`
+}
+
+// CPDetail is one layer's context-parallel K/V exchange on one GPU for one micro-batch, as the
+// cost model charges it (cp.go): the Tensor tab draws and plays it.
+type CPDetail struct {
+	// Kind is the exchange: ring, all-gather, ulysses or hybrid; Ranks the CP size, split in
+	// Ulysses × Ring GPUs (hybrid; ring: Ulysses 1; ulysses: Ring 1).
+	Kind                 string
+	Ranks, Ring, Ulysses int
+	// BlockBytes is one GPU's K/V for its tokens (one ring step's message); CoreS the layer's
+	// attention core forward on this GPU, all keys.
+	BlockBytes, CoreS float64
+	// The ring (ring and hybrid): Steps = Ring − 1 sends a layer over Link, each SendS beside
+	// BlockS of attention on the block held (CoreS/Ring); StepExposedS = max(0, SendS − BlockS).
+	Link                        string
+	Steps                       int
+	SendS, BlockS, StepExposedS float64
+	// GatherS is all-gather's one K/V all-gather; BeforeS and AfterS Ulysses' all-to-alls (Q, K,
+	// V before the attention, the output after), all exposed.
+	GatherS, BeforeS, AfterS float64
+	// ExposedS is the forward's exposed exchange (the forward's CP segment), BackwardS the
+	// backward's.
+	ExposedS, BackwardS float64
 }
 
 // Timeline is the simulated step: every op, and the TP collectives inside each op.

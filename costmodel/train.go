@@ -26,6 +26,7 @@ type vstage struct {
 // expanded per op when a timeline is recorded.
 type trainLayer struct {
 	f, b, w [][]Segment
+	cp      []CPDetail // each kind's CP exchange (cp.go)
 }
 
 // ops returns a virtual stage's F, B and W segments.
@@ -55,7 +56,8 @@ func (p *plan) trainLayerCost(sh arch.Shape, segs bool, tl *trainLayer) layerCos
 	tokens := float64(p.b) * seq / float64(p.cpx.n)
 	ps := layerPass(sh, a, l, tokens, seq, float64(p.b), p.e, l.UnfusedAttention, false)
 	pt := p.passTimes(ps)
-	cpF, cpB := p.cpTimes(sh, tokens, pt.core)
+	cpd := p.cpExchange(sh, tokens, pt.core)
+	cpF, cpB := cpd.ExposedS, cpd.BackwardS
 	fwd := pt.attn + pt.core + pt.mlp + pt.elem
 	wT := pt.attn + pt.mlp
 	var recomp, recompTP, recompEP float64
@@ -134,6 +136,7 @@ func (p *plan) trainLayerCost(sh arch.Shape, segs bool, tl *trainLayer) layerCos
 			b = append(b, shift(layerW, segTotal(b))...)
 		}
 		tl.f, tl.b, tl.w = append(tl.f, f), append(tl.b, b), append(tl.w, w)
+		tl.cp = append(tl.cp, cpd)
 	}
 	c.ep = 4*pt.a2a + recompEP
 	c.tp = fwd1 + fwd2 + (pt.arMLP+regatherMLP)*mlpShare + (pt.ar+regather)*attnShare + recompTP
@@ -953,6 +956,10 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	mk := p.mainKind()
 	r.Detail.Layer = LayerDetail{Forward: layer.f[mk], Backward: append(shift(layer.b[mk], 0), shift(layer.w[mk], segTotal(layer.b[mk]))...)}
 	r.Detail.Layer.CommShare = commShare(r.Detail.Layer.Forward, r.Detail.Layer.Backward)
+	if mk < len(layer.cp) && layer.cp[mk].Ranks > 1 {
+		cpd := layer.cp[mk]
+		r.Detail.Layer.CP = &cpd
+	}
 
 	if u := p.tpUses("layer activations", actBytes, 1, 0); len(u) > 0 {
 		r.Detail.TPCollective = u[0]

@@ -68,6 +68,7 @@ type Model struct {
 	playing bool
 	pos     float64
 	a2aPos  float64 // the expert-parallel all-to-all's animation, in its steps (a2a.go)
+	cpPos   float64 // context parallelism's exchange, in its phases (cpview.go)
 	speed   int
 	last    time.Time
 
@@ -121,6 +122,9 @@ func (m *Model) SetData(d common.Data) {
 	if !m.has || max(d.Report.Layout.EP, 1) != max(m.data.Report.Layout.EP, 1) {
 		m.a2aPos = 0
 	}
+	if old, nw := m.cpDetail(), d.Report.Detail.Layer.CP; old == nil || nw == nil || old.Kind != nw.Kind || old.Ranks != nw.Ranks || old.Steps != nw.Steps {
+		m.cpPos = 0
+	}
 	m.data, m.has, m.coll = d, true, c
 	m.rev++
 	m.pos = math.Mod(max(m.pos, 0), float64(m.positions()))
@@ -129,9 +133,9 @@ func (m *Model) SetData(d common.Data) {
 // Keys lists the pane's own key bindings.
 func (m *Model) Keys() []key.Binding { return m.keys.ShortHelp() }
 
-// Animating reports whether the all-reduce or the all-to-all is playing (and there is one to
-// play).
-func (m *Model) Animating() bool { return m.playing && (m.tp() > 1 || m.a2aOn()) }
+// Animating reports whether the all-reduce, the all-to-all or the CP exchange is playing (and
+// there is one to play).
+func (m *Model) Animating() bool { return m.playing && (m.tp() > 1 || m.a2aOn() || m.cpOn()) }
 
 // Playing reports whether the all-reduce plays (space toggles it).
 func (m *Model) Playing() bool { return m.playing }
@@ -164,6 +168,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.last = time.Time{}
 			m.pos = math.Mod(math.Floor(m.pos)+1, float64(m.positions()))
 			m.a2aPos = math.Mod(math.Floor(m.a2aPos)+1, float64(m.a2aPositions()))
+			m.cpPos = math.Mod(math.Floor(m.cpPos)+1, float64(m.cpPositions()))
 		case key.Matches(msg, m.keys.Faster):
 			m.speed = min(m.speed+1, len(speeds)-1)
 		case key.Matches(msg, m.keys.Slower):
@@ -189,6 +194,9 @@ func (m *Model) advance(now time.Time) {
 	}
 	if m.a2aOn() {
 		m.advanceA2A(dt.Seconds())
+	}
+	if m.cpOn() {
+		m.advanceCP(dt.Seconds())
 	}
 }
 

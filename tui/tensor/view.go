@@ -57,6 +57,8 @@ type plan struct {
 	gapCurve                     bool
 	// a2a: the all-to-all's drawing, its lines (0: none; a2aMinLines: its header and a strip).
 	a2a int
+	// cp: the CP exchange's drawing, its lines (0: none; cpMinLines or cpFullLines).
+	cp int
 }
 
 // layer is what the pane draws, gathered from the data once a view.
@@ -148,6 +150,10 @@ func (m *Model) draw(cv *canvas) {
 	}
 	if p.a2a > 0 {
 		m.drawA2A(cv, y, y+p.a2a)
+		y += p.a2a
+	}
+	if p.cp > 0 {
+		m.drawCP(cv, y, y+p.cp)
 	}
 }
 
@@ -186,7 +192,7 @@ func (m *Model) plan(ly layer, w, h int) plan {
 		}
 		n += b2i(p.arLine) + b2i(p.noteLine) + b2i(p.legendLine) + b2i(p.gapNums)
 		n += curveRows(p.curve, p.plotH) + b2i(p.gapCurve)
-		n += p.a2a
+		n += p.a2a + p.cp
 		if hasRing {
 			n += 1 + p.ringHeight() // caption and drawing
 			if p.ringHeader {
@@ -218,6 +224,7 @@ func (m *Model) plan(ly layer, w, h int) plan {
 	flag(true, &p.barLabels)
 	a2aFull := a2aLines(m.ep())
 	try(ly.nEP > 0 && m.a2aOn(), func() { p.a2a = a2aMinLines }, func() { p.a2a = 0 })
+	try(m.cpOn(), func() { p.cp = cpMinLines }, func() { p.cp = 0 })
 	curve(curveSpark, 0)
 	flag(hasRing, &p.ringHeader)
 	flag(!hasRing, &p.arLine)
@@ -236,6 +243,7 @@ func (m *Model) plan(ly layer, w, h int) plan {
 	}
 	flag(hasRing, &p.legend) // what the drawing's cells and arrows mean, before more of it
 	try(p.a2a > 0, func() { p.a2a = a2aFull }, func() { p.a2a = a2aMinLines })
+	try(p.cp > 0, func() { p.cp = cpFullLines }, func() { p.cp = cpMinLines })
 	if hasRing {
 		upgrade(ringFull)
 	}
