@@ -55,7 +55,7 @@ keys Tab;  expect "TP only"
 keys Tab;  expect "fullest: stage"
 # The Box tab: the no-GPU panel here, the GPU table on a machine with NVIDIA GPUs.
 keys Tab;  expect_any "No NVIDIA GPU here" "● live, every 1 s"
-keys Tab;  expect "2 · The pipeline bubble"
+keys Tab;  expect "3 · The pipeline bubble"
 keys Tab;  expect "closed form"
 
 echo "== why? and the guided tour"
