@@ -424,20 +424,8 @@ func (v *scenarioValues) decode(p *Presets, kind keyKind, key string, n *yaml.No
 		v.texts[key] = text
 		return text, true
 	case kModel:
-		a, err := p.Model(text)
-		if err != nil && p.ModelFile != nil && LooksLikeConfigPath(text) {
-			// A Hugging Face config.json (or its folder), relative to the scenario file's.
-			path := text
-			if !filepath.IsAbs(path) && v.file != "" {
-				path = filepath.Join(filepath.Dir(v.file), path)
-			}
-			if a, err = p.ModelFile(path); err != nil {
-				bad("%s", err.Error())
-				return "", false
-			}
-			a.ID = p.AddModel(a)
-		} else if err != nil {
-			bad("unknown model preset (known: %s; or a config.json path)", strings.Join(p.ModelIDs(), ", "))
+		a, ok := v.modelOf(p, text, bad)
+		if !ok {
 			return "", false
 		}
 		v.arch = a
@@ -912,3 +900,24 @@ func TourScenarios(p *Presets) ([]ScenarioFile, error) {
 
 // secondsText writes a time in seconds as a duration a scenario file and the flags read back.
 func secondsText(x float64) string { return time.Duration(x * float64(time.Second)).String() }
+
+// modelOf reads a model key's value: a preset, or a Hugging Face config.json (or its folder)
+// relative to the scenario file's folder, added to the presets under its own ID.
+func (v *scenarioValues) modelOf(p *Presets, text string, bad func(string, ...any)) (model.Arch, bool) {
+	a, err := p.Model(text)
+	if err != nil && p.ModelFile != nil && LooksLikeConfigPath(text) {
+		path := text
+		if !filepath.IsAbs(path) && v.file != "" {
+			path = filepath.Join(filepath.Dir(v.file), path)
+		}
+		if a, err = p.ModelFile(path); err != nil {
+			bad("%s", err.Error())
+			return model.Arch{}, false
+		}
+		a.ID = p.AddModel(a)
+	} else if err != nil {
+		bad("unknown model preset (known: %s; or a config.json path)", strings.Join(p.ModelIDs(), ", "))
+		return model.Arch{}, false
+	}
+	return a, true
+}

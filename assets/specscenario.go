@@ -1,7 +1,6 @@
 package assets
 
 import (
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -62,19 +61,8 @@ func (v *scenarioValues) decodeSpec(p *Presets, kind keyKind, n *yaml.Node, bad 
 		return "", false
 	}
 	// kSpecDraft: a preset, or a config.json relative to the scenario file's folder.
-	a, err := p.Model(text)
-	if err != nil && p.ModelFile != nil && LooksLikeConfigPath(text) {
-		path := text
-		if !filepath.IsAbs(path) && v.file != "" {
-			path = filepath.Join(filepath.Dir(v.file), path)
-		}
-		if a, err = p.ModelFile(path); err != nil {
-			bad("%s", err.Error())
-			return "", false
-		}
-		a.ID = p.AddModel(a)
-	} else if err != nil {
-		bad("unknown model preset (known: %s; or a config.json path)", strings.Join(p.ModelIDs(), ", "))
+	a, ok := v.modelOf(p, text, bad)
+	if !ok {
 		return "", false
 	}
 	v.specDraft = &a
