@@ -169,7 +169,7 @@ var scenarioKeys = []scenarioKey{
 	{"unfused_attention", kBool}, {"serial_dp", kBool}, {"collectives", kCollectives}, {"tp_overlap", kTPOverlap}, {"offload", kOffload}, {"sp_gather", kSPGather}, {"rank_order", kRankOrder},
 	{"prompt", kInt}, {"gen", kInt}, {"requests", kInt},
 	{"rate", kFloat}, {"concurrency", kInt}, {"seed", kInt}, {"max_seqs", kInt}, {"max_batch_tokens", kInt},
-	{"weights", kWeights}, {"expert_weights", kWeights}, {"kv_cache", kKVCache}, {"engine", kEngine}, {"prefix_hit", kFloat}, {"disagg", kDisagg}, {"prefill_tp", kInt}, {"prefill_pp", kInt}, {"scheduler_recv_interval", kInt}, {"slo_ttft", kDuration}, {"slo_tpot", kDuration},
+	{"weights", kWeights}, {"expert_weights", kWeights}, {"kv_cache", kKVCache}, {"engine", kEngine}, {"prefix_hit", kFloat}, {"turns", kInt}, {"think", kDuration}, {"kv_host_gib", kFloat}, {"disagg", kDisagg}, {"prefill_tp", kInt}, {"prefill_pp", kInt}, {"scheduler_recv_interval", kInt}, {"slo_ttft", kDuration}, {"slo_tpot", kDuration},
 	{"spec_tokens", kInt}, {"spec_accept", kSpecAccept}, {"spec_method", kSpecMethod}, {"spec_draft", kSpecDraft},
 	{"reserve_gib", kFloat},
 	{"question", kQuestion}, // the tour's and the lessons', not settings
@@ -606,6 +606,7 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 		Requests: sz.Requests, Precision: v.prec, Rate: v.floats["rate"], Concurrency: v.ints["concurrency"],
 		Seed: uint64(max(v.ints["seed"], 0)), MaxSeqs: v.ints["max_seqs"], MaxBatchTokens: v.ints["max_batch_tokens"],
 		Weights: v.texts["weights"], ExpertWeights: v.texts["expert_weights"], KVCache: v.texts["kv_cache"], Engine: v.texts["engine"], SchedulerRecvInterval: v.ints["scheduler_recv_interval"], SLOTTFT: v.floats["slo_ttft"], SLOTPOT: v.floats["slo_tpot"], PrefixHit: v.floats["prefix_hit"],
+		Turns: v.ints["turns"], ThinkS: v.floats["think"], KVHostGiB: v.floats["kv_host_gib"],
 		SpecTokens: v.ints["spec_tokens"], SpecAccept: v.specAcc, SpecMethod: v.texts["spec_method"], SpecDraft: v.specDraft}
 	return s, nil
 }
@@ -795,7 +796,7 @@ func marshalScenario(s model.Scenario, title string, q *Question, caption map[st
 		}{{"rate", w.Rate, w.Rate > 0}, {"concurrency", w.Concurrency, w.Concurrency > 0}, {"seed", w.Seed, w.Seed > 0},
 			{"max_seqs", w.MaxSeqs, w.MaxSeqs > 0}, {"max_batch_tokens", w.MaxBatchTokens, w.MaxBatchTokens > 0},
 			{"weights", w.Weights, w.Weights != ""}, {"expert_weights", w.ExpertWeights, w.ExpertWeights != ""}, {"kv_cache", w.KVCache, w.KVCache != ""}, {"engine", w.Engine, w.Engine != ""},
-			{"prefix_hit", w.PrefixHit, w.PrefixHit > 0}, {"disagg", l.Disagg.String(s.Cluster.GPUs), l.Disagg.On()}, {"prefill_tp", l.Disagg.PrefillTP, l.Disagg.On() && l.Disagg.PrefillTP > 0}, {"prefill_pp", l.Disagg.PrefillPP, l.Disagg.On() && l.Disagg.PrefillPP > 0},
+			{"prefix_hit", w.PrefixHit, w.PrefixHit > 0}, {"turns", w.Turns, w.Turns > 0}, {"think", secondsText(w.ThinkS), w.ThinkS > 0}, {"kv_host_gib", w.KVHostGiB, w.KVHostGiB > 0}, {"disagg", l.Disagg.String(s.Cluster.GPUs), l.Disagg.On()}, {"prefill_tp", l.Disagg.PrefillTP, l.Disagg.On() && l.Disagg.PrefillTP > 0}, {"prefill_pp", l.Disagg.PrefillPP, l.Disagg.On() && l.Disagg.PrefillPP > 0},
 			{"scheduler_recv_interval", w.SchedulerRecvInterval, w.SchedulerRecvInterval > 1}, {"slo_ttft", secondsText(w.SLOTTFT), w.SLOTTFT > 0}, {"slo_tpot", secondsText(w.SLOTPOT), w.SLOTPOT > 0}} {
 			if kv.set {
 				add(kv.key, kv.v)

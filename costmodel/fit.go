@@ -9,7 +9,8 @@ import (
 // Make it fit: when a scenario does not fit in memory, the fastest single change that makes it
 // fit. The changes tried, each evaluated as it would run: more recomputation, sequence
 // parallelism, a higher ZeRO stage, offloading activations, the optimizer or the optimizer and
-// the weights to host memory (training); lighter weights or an fp8 KV cache (serving);
+// the weights to host memory (training); lighter weights, an fp8 KV cache or a KV host tier
+// within the host memory (serving);
 // another split of the same GPUs (Search's fastest layout that fits, the scenario's knobs kept);
 // and only when none of these fits, twice or four times the GPUs (the fastest layout there, the
 // same global batch or requests): more GPUs cost more than any change on the ones there are.
@@ -89,6 +90,12 @@ func MakeItFit(s model.Scenario) (*FitChange, error) {
 			c := s
 			c.Workload.KVCache = "fp8"
 			try("KV cache fp8", c)
+		}
+		if m := r.Memory; w.KVHostGiB > 0 && m.Host > m.HostCapacity {
+			// A host tier larger than a GPU's share of the host memory: the share.
+			c := s
+			c.Workload.KVHostGiB = float64(int(m.HostCapacity / model.GiB))
+			try(fmt.Sprintf("KV host tier %g GiB", c.Workload.KVHostGiB), c)
 		}
 	}
 	// Another split of the same GPUs, then more GPUs: Search's fastest layout that fits.

@@ -129,6 +129,11 @@ type Inference struct {
 	// highest fraction of an engine's KV blocks that shared prefixes held (each once a replica).
 	PrefixHitRate           float64 `json:"prefix_hit_rate"`
 	PrefixCachePeakFraction float64 `json:"prefix_cache_peak_fraction"`
+	// The KV cache's host tier (--kv-host-gib): the tokens one replica's tier holds, and the
+	// share of the prompt tokens admitted that it served (loaded back over PCIe, in
+	// prefix_hit_rate too).
+	KVHostTokens float64 `json:"kv_host_tokens,omitempty"`
+	HostHitRate  float64 `json:"host_hit_rate,omitempty"`
 	// The engine's limits used, requests completed and refused, engine steps, and the mean
 	// number of requests in the system (Little's L).
 	// Engine is the serving engine whose defaults the run followed (model.Engines).

@@ -484,6 +484,23 @@ func (p *plan) kvPlan(c *servingCost, maxSeqs, maxTokens int) kvPlan {
 	return kp
 }
 
+// hostTier is the host tier of a replica's KV cache (serve.Config.HostBlocks) when each GPU
+// keeps bytes of host memory for it: the blocks its fullest stage's share fits, and the time to
+// load one block, each stage its share over its GPUs' own PCIe links at once (the slowest).
+func (kp kvPlan) hostTier(p *plan, bytes float64) (blocks int, load float64) {
+	if bytes <= 0 || kp.blocks <= 0 {
+		return 0, 0
+	}
+	most := 0.0 // bytes a GPU holds of one block, its fullest stage
+	for _, pool := range kp.pool {
+		most = math.Max(most, pool/float64(kp.blocks))
+	}
+	if most <= 0 {
+		return 0, 0
+	}
+	return int(math.Min(bytes/most, 1<<40)), math.Min(p.hostSeconds(most), 1)
+}
+
 // serveLimits are the engine's max-seqs and max-batch-tokens: the workload's, else the
 // engine's defaults (vLLM V0's chunked prefill of long contexts included).
 func (p *plan) serveLimits() (int, int) {
@@ -515,7 +532,8 @@ func (p *plan) infer(record bool) (Report, error) {
 // a rate schedule's stages.
 func serveRequests(w model.Workload) ([]serve.Request, []serve.Span, error) {
 	reqs, spans := serve.GenerateStages(serve.Workload{N: w.Requests, Rate: w.Rate, Prompt: w.Prompts(), Gen: w.Gens(), Seed: w.Seed,
-		System: w.SystemPrompt, SystemShare: w.SystemShare, SystemCached: !w.SystemUncached, Stages: w.StageList()})
+		System: w.SystemPrompt, SystemShare: w.SystemShare, SystemCached: !w.SystemUncached, Stages: w.StageList(),
+		Turns: w.Turns, ThinkS: w.ThinkS})
 	if len(reqs) == 0 {
 		return nil, nil, &model.FieldError{Field: "stages", Value: "drew 0 requests", Allowed: "give a stage more time or requests"}
 	}
@@ -558,8 +576,11 @@ func (p *plan) inferRun(record bool, reqs []serve.Request, spans []serve.Span, o
 		longest = max(longest, q.Prompt+q.Gen+w.SpecTokensOr()) // and the speculative slots
 	}
 	fits := kp.tokens >= float64(longest)
+	hostTier := w.KVHostGiB * model.GiB
 	for rk := range stages {
-		stages[rk].Memory.Fits = fits && stages[rk].Memory.Total <= stages[rk].Memory.Capacity
+		m := &stages[rk].Memory
+		m.Host, m.HostCapacity = hostTier, p.hostCap
+		m.Fits = fits && m.Total <= m.Capacity && m.Host <= m.HostCapacity
 	}
 	r.Memory = stages[full].Memory
 	r.Detail.Stages = stages
@@ -595,6 +616,8 @@ func (p *plan) inferRun(record bool, reqs []serve.Request, spans []serve.Span, o
 	if offline {
 		cfg.FrontEndS = 0
 	}
+	cfg.HostBlocks, cfg.HostLoadS = kp.hostTier(p, hostTier)
+	inf.KVHostTokens = float64(cfg.HostBlocks * model.ServeBlockTokens)
 	if !fits {
 		// Served as if the memory were there (a cache for every request at once, as far as the
 		// engine's limits go), as a training step that does not fit is still timed.
@@ -743,6 +766,7 @@ func (inf *Inference) fill(st serve.Stats, res serve.Result, gpus float64) {
 	inf.KVCachePeakFraction = res.KVPeak
 	inf.PrefixHitRate = ratio(res.CacheHitTokens, res.PromptTokens)
 	inf.PrefixCachePeakFraction = res.PrefixPeak
+	inf.HostHitRate = ratio(res.HostHitTokens, res.PromptTokens)
 	inf.Preemptions = res.Preemptions
 	inf.MaxConcurrency = res.MaxRunning
 	inf.Completed, inf.Rejected = st.Completed, st.Rejected

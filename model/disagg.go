@@ -109,6 +109,9 @@ func (s Scenario) validateDisagg() error {
 	if d.PrefillPP < 0 || d.PrefillPP > intLimits["pp"][1] {
 		c.add("prefill-pp", d.PrefillPP, "must be 0 (one stage) or between 1 and %d", intLimits["pp"][1])
 	}
+	if s.Workload.Turns > 1 {
+		c.add("turns", s.Workload.Turns, "must be 0 or 1 with --disagg: the pools are simulated one after the other, and a conversation's next turn waits for its last")
+	}
 	if s.Workload.Concurrency > 0 {
 		c.add("concurrency", s.Workload.Concurrency, "must be 0 with --disagg: the pools are simulated one after the other, so give a rate (or none: all at once)")
 	}

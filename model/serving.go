@@ -298,6 +298,13 @@ func CheckStages(stages []RateStage) (key string, value any, allowed string) {
 	return "", nil, ""
 }
 
+// MaxTurns bounds a conversation's turns (Workload.Turns); MaxThinkS the mean time between
+// them, seconds.
+const (
+	MaxTurns  = 256
+	MaxThinkS = 86400
+)
+
 // MaxServeTokens bounds the engine steps one simulation may take in the worst case: requests ×
 // (prompt chunks + generated tokens).
 const MaxServeTokens = 1 << 25
@@ -317,6 +324,18 @@ func (c *checker) serving(w Workload, g GPU) {
 	}
 	if w.Rate > 0 && w.Concurrency > 0 {
 		c.add("concurrency", w.Concurrency, "give --rate (open loop) or --concurrency (closed loop), not both")
+	}
+	if w.Turns < 0 || w.Turns > MaxTurns {
+		c.add("turns", w.Turns, "must be 0 or 1 (single requests) to %d turns a conversation", MaxTurns)
+	}
+	switch {
+	case !finite(w.ThinkS) || w.ThinkS < 0 || w.ThinkS > MaxThinkS:
+		c.add("think", w.ThinkS, "must be a time from 0 to %d s between a conversation's turns", MaxThinkS)
+	case w.ThinkS > 0 && w.Turns <= 1:
+		c.add("think", w.ThinkS, "is the time between a conversation's turns: give --turns above 1")
+	}
+	if !finite(w.KVHostGiB) || w.KVHostGiB < 0 || w.KVHostGiB*GiB > MaxHostMemoryBytes {
+		c.add("kv-host-gib", w.KVHostGiB, "must be GiB of host memory per GPU from 0 (no host tier) to %d", MaxHostMemoryBytes/GiB)
 	}
 	for _, x := range []struct {
 		name string
@@ -387,9 +406,15 @@ func (c *checker) serving(w Workload, g GPU) {
 	if len(w.StageList()) > 0 {
 		reqs, key = ExpectedRequests(w.StageList()), "stages"
 	}
-	if steps := reqs * (math.Ceil((w.Prompts().MaxValue()+float64(max(w.SystemPrompt, 0)))/float64(max(budget, 1))) + w.Gens().MaxValue()); reqs > 0 && steps > MaxServeTokens {
+	// A conversation's turns are as many requests, the last one's prompt all of them.
+	turns := float64(max(w.Turns, 1))
+	prompt := w.Prompts().MaxValue() + float64(max(w.SystemPrompt, 0)) + (turns-1)*(w.Prompts().MaxValue()+w.Gens().MaxValue())
+	if steps := reqs * turns * (math.Ceil(prompt/float64(max(budget, 1))) + w.Gens().MaxValue()); reqs > 0 && steps > MaxServeTokens {
 		c.add(key, reqs, "requests × (prompt chunks of max-batch-tokens %d + gen tokens) must be at most %d engine steps to simulate (%.3g here)",
 			budget, MaxServeTokens, steps)
+	}
+	if w.Turns > 1 && prompt+w.Gens().MaxValue() > MaxSeq {
+		c.add("turns", w.Turns, "× (prompt + gen) must be at most %d tokens: the last turn's prompt is the whole conversation", MaxSeq)
 	}
 }
 

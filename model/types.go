@@ -614,6 +614,17 @@ type Workload struct {
 	// whole KV blocks of that many first tokens are not prefilled; 1 leaves the last token only
 	// (0: none). With PrefixCached, the larger of the two.
 	PrefixHit float64 `json:"prefix_hit,omitempty"`
+	// Turns > 1 makes each request the first turn of a conversation of that many turns
+	// (Requests and Rate then count conversations): each later turn's prompt is the whole
+	// conversation so far and a new message of the prompt's length, sent ThinkS seconds on
+	// average (exponential) after the turn before it ended, to the same replica; the engine's
+	// prefix cache keeps the conversation so far while its pool has room (0 or 1: single requests).
+	Turns  int     `json:"turns,omitempty"`
+	ThinkS float64 `json:"think_s,omitempty"`
+	// KVHostGiB is a host-memory tier of the KV cache, GiB per GPU (vLLM's KV offloading
+	// connector, LMCache's CPU backend): cached prefixes evicted from the GPU are kept there and
+	// loaded back over PCIe instead of prefilled again; it counts against the host memory (0: none).
+	KVHostGiB float64 `json:"kv_host_gib,omitempty"`
 	// The latency target of the serving run, seconds (0: none): the p90 time to first token and
 	// the p90 time per output token. It judges the run, the rate sweep's goodput and Search's
 	// goodput objective; it changes no time.

@@ -8,7 +8,8 @@ import (
 
 // FuzzRun: any deployment and workload the validation lets through (with or without Overlap,
 // PrefillFirst, WholePrompts, a front end, multi-step windows, a recv interval, speculative
-// decoding and shared prefix groups, by the seed's low bits) runs to the end: every
+// decoding, shared prefix groups, conversations of several turns and a host tier of the KV
+// cache, by the seed's low bits) runs to the end: every
 // request finishes or is refused, in the order of its own events, Little's law holds, and the
 // steady window's figures are finite.
 func FuzzRun(f *testing.F) {
@@ -19,6 +20,8 @@ func FuzzRun(f *testing.F) {
 	f.Add(uint8(2), uint8(2), uint16(32), uint16(256), uint32(400), uint16(0), uint16(150), 20.0, uint16(700), uint16(300), uint64(0x7a5340c1))
 	f.Add(uint8(1), uint8(2), uint16(64), uint16(512), uint32(300), uint16(0), uint16(150), 30.0, uint16(1500), uint16(200), uint64(0x3_2000_0000_0080))
 	f.Add(uint8(1), uint8(1), uint16(16), uint16(128), uint32(150), uint16(8), uint16(100), 0.0, uint16(2000), uint16(100), uint64(0x1_7000_0000_0083))
+	f.Add(uint8(2), uint8(1), uint16(64), uint16(512), uint32(300), uint16(0), uint16(30), 5.0, uint16(800), uint16(200), uint64(0x0123_0000_0000_0300))
+	f.Add(uint8(1), uint8(2), uint16(32), uint16(256), uint32(500), uint16(4), uint16(20), 0.0, uint16(1200), uint16(100), uint64(0x4567_0000_0000_0381))
 	f.Fuzz(func(t *testing.T, replicas, stages uint8, seqs, tokens uint16, blocks uint32, clients, n uint16,
 		rate float64, prompt, gen uint16, seed uint64) {
 		cfg := Config{Replicas: int(replicas%4) + 1, Stages: int(stages%6) + 1, MaxSeqs: int(seqs%512) + 1,
@@ -54,6 +57,15 @@ func FuzzRun(f *testing.F) {
 				reqs[i].Group = int(seed>>40+uint64(i)) % 4
 				reqs[i].Shared = int(seed >> 44 % 2048)
 			}
+		}
+		if seed&256 == 256 {
+			// Conversations of 2 to 6 turns: their first turns are the requests above.
+			reqs = Generate(Workload{N: int(n%40) + 1, Rate: rate, Seed: seed, Turns: int(seed>>48%5) + 2, ThinkS: float64(seed>>51%4) / 2,
+				Prompt: model.LengthDist{Kind: model.Uniform, Min: 1, Max: int(prompt%1500) + 1},
+				Gen:    model.LengthDist{Kind: model.LogNormal, Mean: float64(gen%300) + 1, Sigma: 0.8, Max: 1000}})
+		}
+		if seed&512 == 512 {
+			cfg.HostBlocks, cfg.HostLoadS = int(seed>>53%4096), 1e-5
 		}
 		r, err := Run(cfg, reqs, linear{fixed: 1e-3, perToken: 1e-6, perCtx: 1e-9, xfer: 1e-8})
 		if err != nil {

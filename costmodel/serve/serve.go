@@ -38,6 +38,9 @@ type Batch struct {
 	// Spec is the speculative tokens each decode sequence verifies beside its own (Config.SpecTokens):
 	// a decode sequence runs 1 + Spec tokens, and its logits are taken at each of them.
 	Spec int
+	// LoadBlocks is the KV blocks the step loads from the host tier before its forward
+	// (Config.HostBlocks): prefixes of the requests it admits.
+	LoadBlocks int
 	// InSystem is the replica's requests that have reached its scheduler and not yet finished
 	// or been refused when the batch is built: running or waiting (an engine that walks all it
 	// holds every step pays for them, costmodel's trtPPHostPerActive).
@@ -83,6 +86,16 @@ type Request struct {
 	// them prefills its own copy. 0: no shared prefix.
 	Group  int
 	Shared int
+	// A conversation's turns (Workload.Turns). After > 0: the request is the next turn of
+	// request After−1, sent Think seconds after that one's last token came (its Arrival is
+	// ignored; it runs on the same replica, as a session-affine router sends it). Then > 0: when
+	// the request finishes, the whole blocks of its context (prompt and output) stay cached as
+	// prefix group Then, for its next turn to hit (vLLM's automatic prefix caching keeps a
+	// finished request's full blocks in the pool's free queue, evicted LRU), taking over the
+	// blocks of the turn before it.
+	After int
+	Think float64
+	Then  int
 }
 
 // Config is one deployment and its engine settings.
@@ -160,6 +173,15 @@ type Config struct {
 	// cost) and holds their KV slots, and keeps 1 + SpecAccepted tokens a step on average.
 	SpecTokens   int
 	SpecAccepted float64
+	// HostBlocks > 0 is a host-memory tier of a replica's KV cache, in blocks (vLLM's KV
+	// offloading connector, LMCache's local CPU backend): a cached prefix evicted from the GPUs
+	// is kept there, least recently used dropped first, and a request whose prefix is there
+	// loads its blocks back instead of prefilling them. HostLoadS is the time to load one block
+	// to the GPUs (every stage loads its layers' share at once over its own host link), paid in
+	// the step that admits the request, before its forward (LMCache's retrieve in start_load_kv,
+	// not layer by layer).
+	HostBlocks int
+	HostLoadS  float64
 }
 
 // MaxRecvInterval is the most decode steps Config.RecvInterval may put between two polls.
@@ -216,6 +238,9 @@ type Result struct {
 	// fraction of an engine's KV blocks that groups' shared prefixes held (referenced or not).
 	PromptTokens, CacheHitTokens float64
 	PrefixPeak                   float64
+	// HostHitTokens is the prompt tokens of CacheHitTokens loaded from the host tier
+	// (Config.HostBlocks) rather than found on the GPUs.
+	HostHitTokens float64
 	// SpecSeqSteps0 counts replica 0's decode sequences run speculatively (one a sequence a
 	// step), SpecTokens0 the tokens they kept: SpecTokens0/SpecSeqSteps0 is the tokens a step.
 	SpecSeqSteps0, SpecTokens0 float64
@@ -264,6 +289,21 @@ func Run(cfg Config, reqs []Request, cost StepCost) (Result, error) {
 	if cfg.Concurrency > 0 {
 		active = min(cfg.Replicas, cfg.Concurrency)
 	}
+	// A conversation's later turns (Request.After) go where its first went and are sent when the
+	// turn before them ends: a replica starts from the first turns only.
+	follow := make([]int, n)
+	home := make([]int, n)
+	roots := 0
+	for i, q := range reqs {
+		follow[i] = -1
+		if q.After > 0 {
+			follow[q.After-1] = i
+			home[i] = home[q.After-1]
+			continue
+		}
+		home[i] = roots % active
+		roots++
+	}
 	for rep := 0; rep < active; rep++ {
 		var ids []int
 		clients := 0
@@ -273,16 +313,22 @@ func Run(cfg Config, reqs []Request, cost StepCost) (Result, error) {
 				clients++
 			}
 		}
-		for i := rep; i < n; i += active {
-			ids = append(ids, i)
+		for i := range reqs {
+			if reqs[i].After == 0 && home[i] == rep {
+				ids = append(ids, i)
+			}
 		}
 		if len(ids) == 0 {
 			continue
 		}
 		r := newReplica(cfg, rep, reqs, ids, clients, cost, &res)
-		r.ended = ended
+		r.ended, r.follow = ended, follow
 		if err := r.run(); err != nil {
 			return Result{}, err
+		}
+		// Every request ended: the blocks are all free or cached for nobody.
+		if r.free+r.evictable != r.blocks || r.hostUsed > max(cfg.HostBlocks, 0) || r.hostUsed < 0 {
+			return Result{}, fmt.Errorf("serve: replica %d ends with %d free and %d cached of %d KV blocks, %d host blocks of %d: blocks lost", rep, r.free, r.evictable, r.blocks, r.hostUsed, cfg.HostBlocks)
 		}
 		inSystemArea += r.area
 		res.MaxRunning += r.maxRunning
@@ -329,9 +375,15 @@ func (cfg Config) validate(reqs []Request) error {
 		return fmt.Errorf("serve: %v accepted tokens a step: need 0 to the %d speculative tokens", cfg.SpecAccepted, cfg.SpecTokens)
 	case cfg.SpecTokens > 0 && cfg.MultiStep > 1:
 		return fmt.Errorf("serve: speculative decoding with multi-step scheduling: an engine runs one or the other")
+	case cfg.HostBlocks < 0:
+		return fmt.Errorf("serve: host KV blocks %d: need 0 or more", cfg.HostBlocks)
+	case math.IsNaN(cfg.HostLoadS) || math.IsInf(cfg.HostLoadS, 0) || cfg.HostLoadS < 0 || cfg.HostLoadS > 1:
+		return fmt.Errorf("serve: host load %v s a block: need a finite time from 0 to 1 s", cfg.HostLoadS)
 	case len(reqs) == 0:
 		return fmt.Errorf("serve: no requests")
 	}
+	prev := -1 // the last request that arrives at its Arrival
+	followed := map[int]bool{}
 	for i, r := range reqs {
 		if r.Prompt < 1 || r.Gen < 1 {
 			return fmt.Errorf("serve: request %d: prompt %d, gen %d tokens: need at least 1 of each", i, r.Prompt, r.Gen)
@@ -342,12 +394,29 @@ func (cfg Config) validate(reqs []Request) error {
 		if r.Group < 0 || r.Shared < 0 {
 			return fmt.Errorf("serve: request %d: prefix group %d, %d shared tokens: need 0 or more", i, r.Group, r.Shared)
 		}
+		if r.Then < 0 {
+			return fmt.Errorf("serve: request %d: keeps its context as prefix group %d: need 0 or more", i, r.Then)
+		}
+		if r.After > 0 {
+			if r.After-1 >= i || followed[r.After-1] {
+				return fmt.Errorf("serve: request %d follows request %d: need an earlier request that no other one follows", i, r.After-1)
+			}
+			if math.IsNaN(r.Think) || math.IsInf(r.Think, 0) || r.Think < 0 {
+				return fmt.Errorf("serve: request %d: think time %v s: need a finite time ≥ 0", i, r.Think)
+			}
+			followed[r.After-1] = true
+			continue
+		}
+		if r.After < 0 {
+			return fmt.Errorf("serve: request %d follows %d: need 0 (none) or 1 + an earlier request", i, r.After)
+		}
 		if math.IsNaN(r.Arrival) || math.IsInf(r.Arrival, 0) || r.Arrival < 0 {
 			return fmt.Errorf("serve: request %d arrives at %v s: need a finite time ≥ 0", i, r.Arrival)
 		}
-		if i > 0 && cfg.Concurrency == 0 && r.Arrival < reqs[i-1].Arrival {
-			return fmt.Errorf("serve: request %d arrives at %g s, before request %d (%g s): arrivals must be in order", i, r.Arrival, i-1, reqs[i-1].Arrival)
+		if prev >= 0 && cfg.Concurrency == 0 && r.Arrival < reqs[prev].Arrival {
+			return fmt.Errorf("serve: request %d arrives at %g s, before request %d (%g s): arrivals must be in order", i, r.Arrival, prev, reqs[prev].Arrival)
 		}
+		prev = i
 	}
 	return nil
 }
@@ -373,12 +442,17 @@ type seq struct {
 
 // prefix is one group's shared prefix on a replica: nb whole blocks, cached (resident) or not;
 // ready once its prefill is done; refs running sequences use it; lastUse orders eviction.
+// chain: a conversation's context kept by the turn before (Request.Then), which a turn whose
+// prompt is longer still hits. host: not resident but in the host tier (Config.HostBlocks).
 type prefix struct {
 	nb, refs int
 	resident bool
 	ready    bool
 	filler   *seq
 	lastUse  float64
+	chain    bool
+	host     bool
+	listed   bool // in replica.glist
 }
 
 // engine is one scheduler with one batch in flight at most (a replica has one per stage).
@@ -422,6 +496,7 @@ type replica struct {
 	clients    int
 	now        float64 // the time of the event being processed
 	ended      []bool  // per request of the workload: it finished or was refused
+	follow     []int   // per request of the workload: the request of its next turn (−1: none)
 	// The KV cache, shared by the replica's engines: free blocks of all; admissions so far.
 	free, blocks int
 	admitted     int
@@ -431,6 +506,7 @@ type replica struct {
 	groups              map[int]*prefix
 	glist               []*prefix
 	evictable, resident int
+	hostUsed            int     // blocks of the host tier holding prefixes
 	area                float64 // ∫ requests in system dt
 	inSys               int
 	lastT               float64
@@ -507,11 +583,10 @@ func (r *replica) deliver(a arrival) {
 		}
 		p := r.groups[q.Group]
 		if p == nil {
-			p = &prefix{nb: nb}
+			p = &prefix{nb: nb, chain: q.After > 0}
 			r.groups[q.Group] = p
-			r.glist = append(r.glist, p)
 		}
-		if p.nb == nb {
+		if p.nb == nb || p.chain && p.nb < nb {
 			s.pg = p // a request whose prompt cuts the prefix shorter shares none of it
 		}
 	}
@@ -523,6 +598,7 @@ const (
 	private = iota // no shared prefix, or its blocks are being prefilled by another sequence
 	hit            // the group's blocks are cached: s references them and skips their prefill
 	fill           // they are not: s prefills them into blocks that become the group's
+	load           // they are in the host tier: s loads them into blocks that become the group's
 )
 
 // share is how s, admitted now, shares its group's prefix, and the blocks of it that s takes
@@ -534,6 +610,8 @@ func (r *replica) share(s *seq) (kind, nb int) {
 		return private, 0
 	case p.resident && p.ready:
 		return hit, p.nb
+	case !p.resident && p.host:
+		return load, p.nb
 	case !p.resident:
 		return fill, p.nb
 	}
@@ -546,9 +624,9 @@ func (r *replica) admitNeed(s *seq, want int) (need, reuse int) {
 	bt := r.cfg.BlockTokens
 	kind, nb := r.share(s)
 	computed := s.computed
-	if kind == hit {
+	if kind == hit || kind == load {
 		computed = max(computed, nb*bt)
-		if s.pg.refs == 0 {
+		if kind == hit && s.pg.refs == 0 {
 			reuse = nb
 		}
 		want = min(want, s.prompt-computed)
@@ -560,7 +638,7 @@ func (r *replica) admitNeed(s *seq, want int) (need, reuse int) {
 	switch kind {
 	case hit:
 		need = max(total-nb, 0)
-	case fill:
+	case fill, load:
 		need = max(total, nb)
 	default:
 		need = total
@@ -568,9 +646,35 @@ func (r *replica) admitNeed(s *seq, want int) (need, reuse int) {
 	return need - s.blocks, reuse
 }
 
+// list puts p among the prefixes held (resident or in the host tier), in the order they came;
+// reclaim and toHost drop those no longer held, so a run of many conversations does not scan
+// every prefix it ever had.
+func (r *replica) list(p *prefix) {
+	if !p.listed {
+		p.listed = true
+		r.glist = append(r.glist, p)
+	}
+}
+
+// held drops from glist the prefixes neither resident nor in the host tier.
+func (r *replica) held() {
+	k := 0
+	for _, p := range r.glist {
+		if p.resident || p.host {
+			r.glist[k] = p
+			k++
+		} else {
+			p.listed = false
+		}
+	}
+	clear(r.glist[k:])
+	r.glist = r.glist[:k]
+}
+
 // reclaim evicts the least recently used cached prefix no sequence uses (the first seen on a
 // tie) and says whether there was one.
 func (r *replica) reclaim() bool {
+	r.held()
 	var v *prefix
 	for _, p := range r.glist {
 		if p.resident && p.ready && p.refs == 0 && (v == nil || p.lastUse < v.lastUse) {
@@ -584,7 +688,31 @@ func (r *replica) reclaim() bool {
 	r.evictable -= v.nb
 	r.resident -= v.nb
 	r.free += v.nb
+	r.toHost(v)
 	return true
+}
+
+// toHost keeps prefix v, just evicted from the GPUs, in the host tier, dropping the least
+// recently used there while it is over its size; one larger than the tier is dropped.
+func (r *replica) toHost(v *prefix) {
+	if r.cfg.HostBlocks <= 0 || v.nb > r.cfg.HostBlocks {
+		return
+	}
+	v.host = true
+	r.hostUsed += v.nb
+	for r.hostUsed > r.cfg.HostBlocks {
+		var o *prefix
+		for _, p := range r.glist {
+			if p.host && p != v && (o == nil || p.lastUse < o.lastUse) {
+				o = p
+			}
+		}
+		if o == nil {
+			return
+		}
+		o.host = false
+		r.hostUsed -= o.nb
+	}
 }
 
 // release drops s's reference to its group's prefix (it finished or was preempted). A prefix
@@ -755,6 +883,7 @@ func (r *replica) step(e int, t float64) {
 			r.start0 = start
 		}
 		st := r.cost.Stage(s, &r.batch)
+		st.Seconds += float64(r.batch.LoadBlocks) * cfg.HostLoadS
 		if window > 1 {
 			b := r.batch
 			for j := 1; j < window; j++ {
@@ -940,7 +1069,7 @@ func (r *replica) fill(e int, t, seen float64, prefillOnly bool) (preempted, blo
 			kind, nb = r.share(s)
 		}
 		computed := s.computed
-		if kind == hit {
+		if kind == hit || kind == load {
 			computed = max(computed, nb*bt)
 		}
 		want := min(s.prompt-computed, budget)
@@ -955,8 +1084,10 @@ func (r *replica) fill(e int, t, seen float64, prefillOnly bool) (preempted, blo
 			if cfg.ReserveWhole {
 				need = blocksFor(r.whole(s), bt) - s.blocks
 			}
-			if need > r.free {
+			if need > r.free+r.evictable {
 				break
+			}
+			for need > r.free && r.reclaim() { // cached prefixes no one uses, least recently used first
 			}
 		} else {
 			need, reuse = r.admitNeed(s, want)
@@ -1016,7 +1147,7 @@ func (r *replica) canPrefill(en *engine, seen float64) bool {
 	if r.cfg.ReserveWhole {
 		need = blocksFor(r.whole(s), bt) - s.blocks
 	}
-	return need <= r.free || blocksFor(r.whole(s), bt) > r.blocks
+	return need <= r.free+r.evictable || blocksFor(r.whole(s), bt) > r.blocks
 }
 
 // whole is the tokens s holds at most: its prompt, its output, and the speculative slots of
@@ -1096,6 +1227,53 @@ func (r *replica) preempt(en *engine, v *seq) {
 	en.waiting = append([]*seq{v}, en.waiting...)
 }
 
+// keep caches finished sequence s's context as its next turn's prefix (Request.Then): the whole
+// blocks of what it computed, its own blocks and those of the conversation's prefix before it,
+// which it takes over when no other sequence uses it (a conversation's prefix is its own). s's
+// blocks it keeps leave s.blocks; the rest go free with them.
+func (r *replica) keep(s *seq) {
+	g := r.reqs[s.id].Then
+	if g <= 0 {
+		return
+	}
+	held := s.blocks
+	if p := s.pg; p != nil && p.chain && p.resident && p.ready && p.refs == 0 {
+		p.resident = false
+		r.evictable -= p.nb
+		r.resident -= p.nb
+		held += p.nb
+	} else if p != nil {
+		return // its prefix is shared or gone: this turn's blocks alone are not its context
+	}
+	nb := min(s.computed/r.cfg.BlockTokens, held)
+	if nb <= 0 {
+		r.free += held - s.blocks
+		return
+	}
+	if r.groups == nil {
+		r.groups = map[int]*prefix{}
+	}
+	q := r.groups[g]
+	if q == nil {
+		q = &prefix{}
+		r.groups[g] = q
+	} else if q.resident || q.refs > 0 {
+		r.free += held - s.blocks
+		return // the group is someone else's already
+	}
+	if q.host {
+		q.host = false
+		r.hostUsed -= q.nb
+	}
+	q.nb, q.chain, q.resident, q.ready, q.filler, q.lastUse = nb, true, true, true, nil, r.now
+	r.list(q)
+	r.resident += nb
+	r.evictable += nb
+	// Of the blocks held, the context's nb stay cached; the rest (the prefix's taken over
+	// first) come back free with s's own.
+	s.blocks = held - nb
+}
+
 // take gives s, being admitted, its share of its group's prefix: a hit references the cached
 // blocks (reuse of them evictable until now) and skips their prefill; a fill allocates them for
 // the group (in the admission's need), cached once s has prefilled them.
@@ -1108,13 +1286,22 @@ func (r *replica) take(s *seq, kind, nb, reuse int) {
 	case fill:
 		p.resident, p.ready, p.filler = true, false, s
 		r.resident += nb
+		r.list(p)
+	case load:
+		// Back from the host tier, in this step (its time in the step's, Batch.LoadBlocks).
+		p.resident, p.ready, p.host = true, true, false
+		r.hostUsed -= nb
+		r.resident += nb
+		s.computed = max(s.computed, nb*r.cfg.BlockTokens)
+		r.batch.LoadBlocks += nb
+		r.res.HostHitTokens += float64(nb * r.cfg.BlockTokens)
 	default:
 		return
 	}
 	p.refs++
 	p.lastUse = r.now
 	s.pshared = nb
-	if kind == fill {
+	if kind == fill || kind == load {
 		s.blocks -= nb // the admission's need counts the group's blocks: they are not s's own
 	}
 }
@@ -1122,13 +1309,14 @@ func (r *replica) take(s *seq, kind, nb, reuse int) {
 func (r *replica) finish(en *engine, s *seq, t float64) {
 	en.running = removeSeq(en.running, s)
 	r.running--
+	r.release(s)
+	r.keep(s)
 	r.free += s.blocks
 	s.blocks = 0
-	r.release(s)
 	r.res.Done[s.id] = t
 	r.ended[s.id] = true
 	r.inSys--
-	r.more(t)
+	r.more(t, s.id)
 }
 
 func (r *replica) reject(s *seq, t float64) {
@@ -1137,11 +1325,17 @@ func (r *replica) reject(s *seq, t float64) {
 	r.res.FirstToken[s.id], r.res.Done[s.id] = t, t
 	r.account(t)
 	r.inSys--
-	r.more(t)
+	r.more(t, s.id)
 }
 
-// more lets a closed loop's client send its next request.
-func (r *replica) more(t float64) {
+// more sends what comes after request id, ended at t: its conversation's next turn after the
+// user's think time, or else a closed loop's client's next request.
+func (r *replica) more(t float64, id int) {
+	if id < len(r.follow) && r.follow[id] >= 0 {
+		f := r.follow[id]
+		r.push(r.sent(t+r.reqs[f].Think, f))
+		return
+	}
 	if r.clients > 0 && r.next < len(r.ids) {
 		r.push(r.sent(t, r.ids[r.next]))
 		r.next++

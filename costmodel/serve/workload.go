@@ -3,6 +3,7 @@ package serve
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/splitscope/splitscope/model"
 )
@@ -51,6 +52,15 @@ type Workload struct {
 	// Stages, when set, replace N and Rate: Poisson arrivals at each stage's rate, for its
 	// duration or its number of requests, one stage after the other.
 	Stages []model.RateStage
+	// Turns > 1 makes each drawn request the first turn of a conversation of that many turns
+	// (N and Rate then count conversations): turn k's prompt is the whole conversation so far
+	// (every earlier turn's prompt and answer) and a new message drawn from Prompt, its answer
+	// drawn from Gen, sent ThinkS seconds on average (exponential) after the turn before it
+	// ended. The conversation so far is a prefix the engine's cache can hold (Request.Then and
+	// Group): the next turn hits it if it was not evicted. The system prompt is part of the
+	// conversation's context (not shared between conversations) with more than one turn.
+	Turns  int
+	ThinkS float64
 }
 
 // Span is one stage of a run as it was drawn: its requests [First, First+N) and the time it
@@ -83,7 +93,7 @@ func GenerateStages(w Workload) ([]Request, []Span) {
 		drawn++
 		if w.System > 0 && (w.SystemShare <= 0 || w.SystemShare >= 1 || shares.Float64() < w.SystemShare) {
 			q.Prompt += w.System
-			if w.SystemCached {
+			if w.SystemCached && w.Turns <= 1 {
 				q.Group, q.Shared = 1, w.System
 			}
 		}
@@ -102,7 +112,7 @@ func GenerateStages(w Workload) ([]Request, []Span) {
 		if len(out) > 0 {
 			span.End = out[len(out)-1].Arrival
 		}
-		return out, []Span{span}
+		return conversations(w, out), []Span{span}
 	}
 	// Each stage is a Poisson process from the end of the one before: arrivals at exponential
 	// gaps while they fall inside its duration, or until it has sent its requests.
@@ -136,5 +146,35 @@ func GenerateStages(w Workload) ([]Request, []Span) {
 		spans = append(spans, sp)
 		start = sp.End
 	}
-	return out, spans
+	return conversations(w, out), spans
+}
+
+// conversations appends every first turn's later turns (Workload.Turns) after all the first
+// turns, from streams of their own: the first turns are the requests a single-turn workload
+// draws. Turn k+1 of request i follows turn k; its prefix group is 2 + its index (group 1 is the
+// shared system prompt).
+func conversations(w Workload, first []Request) []Request {
+	if w.Turns <= 1 || len(first) == 0 {
+		return first
+	}
+	lengths := rand.New(rand.NewPCG(w.Seed, 0x5eed4))
+	think := rand.New(rand.NewPCG(w.Seed, 0x5eed5))
+	out := slices.Grow(first, len(first)*(w.Turns-1))
+	drawn := len(first)
+	for i := range first {
+		prev := i
+		for k := 1; k < w.Turns; k++ {
+			p := out[prev]
+			q := Request{After: prev + 1, Stage: p.Stage, Think: w.ThinkS * think.ExpFloat64()}
+			q.Shared = p.Prompt + p.Gen // the conversation so far
+			q.Prompt = q.Shared + draw(w.Prompt, drawn, lengths)
+			q.Gen = draw(w.Gen, drawn, lengths)
+			drawn++
+			q.Group = 2 + len(out)
+			out[prev].Then = q.Group
+			out = append(out, q)
+			prev = len(out) - 1
+		}
+	}
+	return out
 }

@@ -82,6 +82,9 @@ type scenarioFlags struct {
 	maxSeqs, maxBatchTokens int
 	recvInterval            int
 	prefixHit               float64
+	turns                   int
+	think                   time.Duration
+	kvHostGiB               float64
 	disagg                  string // --disagg P:D (model.ParseDisagg)
 	prefillTP, prefillPP    int
 	weights, kvCache        string
@@ -196,6 +199,9 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.kvCache, "kv-cache", "", "inference: KV cache format: bf16, fp16 or fp8 (default: --precision)")
 	fs.IntVar(&f.recvInterval, "scheduler-recv-interval", 0, fmt.Sprintf("inference: the engine's scheduler takes new requests only every N decode steps, SGLang's --scheduler-recv-interval (a step after a prompt step takes them at once); 0 or 1: every step, 2 to %d (default 0)", model.MaxRecvInterval))
 	fs.Float64Var(&f.prefixHit, "prefix-hit", 0, "inference: the share of each prompt the engine's prefix cache holds when it arrives, 0 to 1 (a multi-turn chat's earlier turns, an agent loop's context): whole KV blocks of it are not prefilled, 1 leaves the last token; with a workload file's prefix_cached, the larger (default 0: none)")
+	fs.IntVar(&f.turns, "turns", 0, fmt.Sprintf("inference: conversations of N turns, 2 to %d: --requests and --rate count conversations; each later turn's prompt is the conversation so far plus a new message of --prompt tokens, sent --think after the turn before it ended, to the same replica; the engine's prefix cache keeps the conversation while its pool has room (default 0: single requests)", model.MaxTurns))
+	fs.DurationVar(&f.think, "think", 0, "inference, with --turns: the user's mean time between a turn's answer and the next turn (exponential), e.g. 30s; the longer, the likelier the conversation was evicted from the GPUs' cache (default 0)")
+	fs.Float64Var(&f.kvHostGiB, "kv-host-gib", 0, "inference: a host-memory tier of the KV cache, GiB per GPU (vLLM's KV offloading connector, LMCache's CPU backend): cached prefixes evicted from the GPU are kept there and loaded back over PCIe instead of prefilled again; counts against --host-memory (default 0: none)")
 	fs.StringVar(&f.disagg, "disagg", "", "inference: disaggregated serving, `P:D` GPUs in the prefill and decode pools (P + D = --gpus, whole nodes when they span nodes): the prefill pool runs the prompts and ships each request's KV cache to a decode instance over the link between them; --tp, --pp, --dp and --ep are the decode pool's; open loops only (--rate, or all at once); search: auto tries one pool and every split (default off: one pool)")
 	fs.IntVar(&f.prefillTP, "prefill-tp", 0, "inference, with --disagg: the prefill pool's tensor-parallel size (default 0: --tp)")
 	fs.IntVar(&f.prefillPP, "prefill-pp", 0, "inference, with --disagg: the prefill pool's pipeline stages (default 0: 1)")
@@ -462,6 +468,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 		GenTokens: f.gen, Requests: reqs, Precision: prec, Rate: f.rate, Concurrency: f.concurrency, Seed: f.seed,
 		MaxSeqs: f.maxSeqs, MaxBatchTokens: f.maxBatchTokens, Weights: f.weights, ExpertWeights: f.expertWeights, KVCache: f.kvCache, Engine: f.engine,
 		SchedulerRecvInterval: f.recvInterval, SLOTTFT: f.sloTTFT.Seconds(), SLOTPOT: f.sloTPOT.Seconds(), PrefixHit: f.prefixHit,
+		Turns: f.turns, ThinkS: f.think.Seconds(), KVHostGiB: f.kvHostGiB,
 		SpecTokens: f.specTokens, SpecAccept: specAcc, SpecMethod: f.specMethod, SpecDraft: specDraft}
 	if f.workload != "" {
 		data, err := readBoundedFile("workload", f.workload, maxInputBytes, "a workload file")

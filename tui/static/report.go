@@ -315,7 +315,11 @@ func renderMemory(ew *errWriter, m costmodel.Memory) {
 	}
 	t.add("total", Bytes(m.Total), "of "+Bytes(m.Capacity)+used+": "+Verdict(m))
 	if m.Host > 0 {
-		t.add("host", Bytes(m.Host), "offloaded, of "+Bytes(m.HostCapacity)+" (the node's host memory over its GPUs)")
+		what := "offloaded"
+		if m.KVCache > 0 {
+			what = "the KV cache's host tier"
+		}
+		t.add("host", Bytes(m.Host), what+", of "+Bytes(m.HostCapacity)+" (the node's host memory over its GPUs)")
 	}
 	t.write(ew)
 }
@@ -455,6 +459,10 @@ func renderServing(ew *errWriter, inf *costmodel.Inference) {
 	if inf.PrefixHitRate > 0 || inf.PrefixCachePeakFraction > 0 {
 		tt.add("prefix cache", Percent(inf.PrefixHitRate)+" hit", fmt.Sprintf("of the prompt tokens admitted, their prefill skipped; shared prefixes held at most %s of the KV blocks",
 			Percent(inf.PrefixCachePeakFraction)))
+	}
+	if inf.KVHostTokens > 0 {
+		tt.add("host tier", Count(inf.KVHostTokens)+" tokens", fmt.Sprintf("a replica's KV in host memory: %s of the prompt tokens admitted loaded back from it over PCIe, not prefilled",
+			Percent(inf.HostHitRate)))
 	}
 	floor := "one sequence alone, every stage: TPOT's floor"
 	if inf.Spec != nil {
