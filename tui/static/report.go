@@ -380,6 +380,9 @@ func WorkloadLabel(wl model.Workload) string {
 		prompt += fmt.Sprintf(" + %d system%s", wl.SystemPrompt, share)
 	}
 	out := fmt.Sprintf("%s prompt %s gen %s requests %d", wl.Precision, prompt, gen, wl.Requests)
+	if wl.Turns > 1 {
+		out = fmt.Sprintf("%s prompt %s gen %s conversations %d of %d turns (think %s)", wl.Precision, prompt, gen, wl.Requests, wl.Turns, Seconds(wl.ThinkS))
+	}
 	if st := wl.StageList(); len(st) > 0 {
 		out = fmt.Sprintf("%s prompt %s gen %s in %d stages:", wl.Precision, prompt, gen, len(st))
 		for i, x := range st {
@@ -399,6 +402,8 @@ func WorkloadLabel(wl model.Workload) string {
 	}
 	switch {
 	case len(wl.StageList()) > 0:
+	case wl.Rate > 0 && wl.Turns > 1:
+		out += fmt.Sprintf(" at %s a second", trimFloat(wl.Rate))
 	case wl.Rate > 0:
 		out += fmt.Sprintf(" at %s req/s", trimFloat(wl.Rate))
 	case wl.Concurrency > 0:
@@ -411,6 +416,9 @@ func WorkloadLabel(wl model.Workload) string {
 	}
 	if wl.KVCache != "" {
 		out += " · KV " + wl.KVCache
+	}
+	if wl.KVHostGiB > 0 {
+		out += " · host KV " + trimFloat(wl.KVHostGiB) + " GiB/GPU"
 	}
 	return out
 }
