@@ -171,6 +171,11 @@ func FuzzEvaluateValid(f *testing.F) {
 				s.Layout.Disagg = model.Disagg{PrefillGPUs: gpus / 2, PrefillTP: []int{0, 1, 2}[int(headsB)%3]}
 				s.Layout.DP = max(gpus/2/(tp*pp), 1)
 			}
+			if layersB%5 == 2 && !s.Layout.Disagg.On() {
+				// Conversations of 2 to 4 turns, and a host tier of the KV cache.
+				w.Turns, w.ThinkS = 2+int(hiddenB)%3, float64(int(batchB)%4)/2
+				w.KVHostGiB = float64(int(headsB) % 3 * 8)
+			}
 			if precB >= 128 {
 				// Speculative decoding: K 1 to 8, a rate or a falling curve, each method (draft:
 				// the scenario's own shape cut to one layer, the vocabulary shared).
