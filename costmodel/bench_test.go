@@ -126,6 +126,18 @@ func BenchmarkServe10kRequests(b *testing.B) {
 	}
 }
 
+// 10,000 requests as 2,500 conversations of 4 turns on 8 H100s (TP 8), a 30 s think time and a
+// 32 GiB host tier per GPU: the prefix pool's eviction and the host tier under load.
+func BenchmarkServeConversations10k(b *testing.B) {
+	s := benchServeScenario(b, "h100-sxm", "nvlink4", 8, 1, 2500, 5)
+	s.Workload.Turns, s.Workload.ThinkS, s.Workload.KVHostGiB = 4, 30, 32
+	for b.Loop() {
+		if _, err := EvaluateFast(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // Serving a rate schedule as `report` does (Evaluate: the ITL of every token, each stage's own
 // steady window): 24,000 requests in three stages at 5, 10 and 15 req/s on 8 H100s (TP 8), with
 // a 512-token system prompt on every prompt.

@@ -653,6 +653,9 @@ func fields() []field {
 				}
 				return nil
 			}},
+		turnsField(),
+		timeField("think", "think time", conversations, "none", []float64{0, 5, 15, 30, 60, 120, 300, 600}, func(s *model.Scenario) *float64 { return &s.Workload.ThinkS }),
+		hostTierField(),
 		disaggField(),
 		prefillTPField(),
 		sloField("slo-ttft", "SLO TTFT p90", []float64{0, 0.1, 0.2, 0.5, 1, 2, 5, 10}, func(s *model.Scenario) *float64 { return &s.Workload.SLOTTFT }),
@@ -692,11 +695,90 @@ func stepRate(v float64, dir int) float64 {
 // sloField is a latency target row (seconds; 0 shows "off"), stepping through steps and taking a
 // typed time ("500ms", "0.5" seconds, "off").
 func sloField(name, label string, steps []float64, ptr func(*model.Scenario) *float64) field {
+	return timeField(name, label, serving, "off", steps, ptr)
+}
+
+// conversations shows the think row: serving conversations of more than one turn.
+func conversations(s *model.Scenario) bool { return serving(s) && s.Workload.Turns > 1 }
+
+// turnsField is the serving panel's turns row: 1 (single requests) to model.MaxTurns; back to 1
+// clears the think time, which means nothing then.
+func turnsField() field {
+	set := func(s *model.Scenario, v int) {
+		if v <= 1 {
+			v, s.Workload.ThinkS = 0, 0
+		}
+		s.Workload.Turns = v
+	}
+	return field{name: "turns", label: "turns (chat)", show: func(s *model.Scenario) bool { return serving(s) && !s.Layout.Disagg.On() },
+		get: func(s *model.Scenario) string { return strconv.Itoa(max(s.Workload.Turns, 1)) },
+		step: func(s *model.Scenario, _ *assets.Presets, dir int) {
+			set(s, among(func(*model.Scenario) []int { return []int{1, 2, 3, 4, 6, 8, 12, 16, 32, 64, 128, model.MaxTurns} })(s, max(s.Workload.Turns, 1), dir))
+		},
+		set: func(s *model.Scenario, _ *assets.Presets, text string) error {
+			v, err := strconv.Atoi(strings.TrimSpace(text))
+			if err != nil || v < 1 || v > model.MaxTurns {
+				return fmt.Errorf("%q is not a number of turns from 1 to %d", text, model.MaxTurns)
+			}
+			set(s, v)
+			return nil
+		}}
+}
+
+// hostTierField is the serving panel's KV host tier row, GiB per GPU (0 shows "off").
+func hostTierField() field {
+	steps := []float64{0, 8, 16, 32, 64, 128, 256, 512, 1024}
+	return field{name: "kv-host-gib", label: "KV host GiB", show: serving,
+		get: func(s *model.Scenario) string {
+			if s.Workload.KVHostGiB == 0 {
+				return "off"
+			}
+			return strconv.FormatFloat(s.Workload.KVHostGiB, 'g', 4, 64)
+		},
+		step: func(s *model.Scenario, _ *assets.Presets, dir int) {
+			v := s.Workload.KVHostGiB
+			next := v
+			if dir > 0 {
+				next = steps[len(steps)-1]
+				for _, x := range steps {
+					if x > v {
+						next = x
+						break
+					}
+				}
+			} else {
+				next = 0
+				for i := len(steps) - 1; i >= 0; i-- {
+					if steps[i] < v {
+						next = steps[i]
+						break
+					}
+				}
+			}
+			s.Workload.KVHostGiB = next
+		},
+		set: func(s *model.Scenario, _ *assets.Presets, text string) error {
+			t := strings.TrimSpace(text)
+			if t == "off" {
+				t = "0"
+			}
+			v, err := strconv.ParseFloat(t, 64)
+			if err != nil || !(v >= 0 && v*model.GiB <= model.MaxHostMemoryBytes) {
+				return fmt.Errorf("%q is not GiB of host memory per GPU from 0 (off) to %d", text, model.MaxHostMemoryBytes/model.GiB)
+			}
+			s.Workload.KVHostGiB = v
+			return nil
+		}}
+}
+
+// timeField is a row over a time in seconds (0 shows zero), stepping through steps and taking a
+// typed time ("500ms", "0.5" seconds, zero's text).
+func timeField(name, label string, show func(*model.Scenario) bool, zero string, steps []float64, ptr func(*model.Scenario) *float64) field {
 	return field{
-		name: name, label: label, show: serving,
+		name: name, label: label, show: show,
 		get: func(s *model.Scenario) string {
 			if *ptr(s) == 0 {
-				return "off"
+				return zero
 			}
 			return static.Seconds(*ptr(s))
 		},
@@ -724,7 +806,7 @@ func sloField(name, label string, steps []float64, ptr func(*model.Scenario) *fl
 		},
 		set: func(s *model.Scenario, _ *assets.Presets, text string) error {
 			t := strings.TrimSpace(text)
-			if t == "off" || t == "0" {
+			if t == zero || t == "0" {
 				*ptr(s) = 0
 				return nil
 			}
@@ -734,7 +816,7 @@ func sloField(name, label string, steps []float64, ptr func(*model.Scenario) *fl
 				v, err = strconv.ParseFloat(t, 64)
 			}
 			if err != nil || !(v >= 0 && v <= 1e6) {
-				return fmt.Errorf("%q is not a time such as 500ms or 2s (off: none)", text)
+				return fmt.Errorf("%q is not a time such as 500ms or 2s (%s: none)", text, zero)
 			}
 			*ptr(s) = v
 			return nil

@@ -130,9 +130,12 @@ func (m *Model) headerParts(w int) []string {
 		if f, ok := r.ClosedFormBubble(); ok {
 			idle += " · closed form " + fmtPct(f) + " (" + closedFormText(true, ix.sched) + ")"
 		}
+		reqs := strconv.Itoa(m.data.Scenario.Workload.Requests) + " requests, "
+		if w := m.data.Scenario.Workload; w.Turns > 1 {
+			reqs = strconv.Itoa(w.Requests) + " chats × " + strconv.Itoa(w.Turns) + " turns, "
+		}
 		parts := []string{
-			"serving  p=" + strconv.Itoa(p) + " · " + strconv.Itoa(m.data.Scenario.Workload.Requests) + " requests, " +
-				inFlight(p),
+			"serving  p=" + strconv.Itoa(p) + " · " + reqs + inFlight(p),
 			"serve " + fmtDur(r.StepTime),
 			idle,
 		}
