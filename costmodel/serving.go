@@ -638,8 +638,10 @@ func (p *plan) inferRun(record bool, reqs []serve.Request, spans []serve.Span, o
 	inf.Spec = c.specReport(res, typical)
 	// Open loop: the latencies of the steady window, with their interval (serve.Window).
 	open := w.Rate
-	if w.Concurrency > 0 || len(spans) > 1 {
-		open = 0 // a closed loop, or a rate schedule (measured stage by stage): the whole run
+	if w.Concurrency > 0 || len(spans) > 1 || w.Turns > 1 {
+		// A closed loop, a rate schedule (measured stage by stage), or conversations (whose later
+		// turns arrive when the turns before them end): the whole run.
+		open = 0
 	}
 	if len(w.StageList()) > 0 {
 		inf.Stages = serve.Stages(reqs, res, spans)

@@ -395,6 +395,9 @@ func (c *checker) serving(w Workload, g GPU) {
 		if w.Concurrency > 0 {
 			c.add("concurrency", w.Concurrency, "a rate schedule (stages) sends Poisson arrivals: leave --concurrency out")
 		}
+		if w.Turns > 1 {
+			c.add("turns", w.Turns, "conversations with a rate schedule (stages) are not modelled: give --rate")
+		}
 	}
 	// The engine steps a run can take: each request's prompt in chunks of the token budget, then
 	// one step a generated token (with a budget of one token, the worst case).
