@@ -101,7 +101,8 @@ const FrontEnd4ms = 4e-3
 // RequestOutput built) after the forward returns and before the scheduler builds the next step,
 // the GPU idle meanwhile. Measured in the proposal that replaced it [ISS vllm#6913] (July 2024:
 // Llama 3 70B on 4 × H100 at 128 prompt tokens): the function took 0.2 ms at batch 1 and 3.4 ms
-// at batch 32, so (3.4 − 0.2) / 31 = 0.103 ms a sequence. Synchronous in every
+// at batch 32, so (3.4 − 0.2) / 31 = 0.103 ms a sequence (its third row, 0.2 ms at batch 1024,
+// contradicts its own expected 20% off the TPOT and is not used: U). Synchronous in every
 // release before the asynchronous output processor (PR #7049, vLLM 0.6.0) and, after it, in any
 // V0 server with pipeline parallelism (vllm/config.py turns it off: "Async output processing can
 // not be enabled with pipeline parallel", as SUR's 0.8.3 server logged, use_async_output_proc=False).

@@ -236,7 +236,7 @@ var MeasuredMore = []MoreRun{
 	{ID: "lpc-l4-vllm-llama31-8b-sharegpt1000", Source: "LPC", Engine: "vLLM (Aug 2024; version not given)",
 		Model: "llama-3-8b", GPU: "l4", TP: 1, Precision: "bf16", Dist: "sharegpt", Prompt: 215.196, Gen: 197.739, Requests: 1000,
 		ReqS: 2.5953591536015312, OutTokS: 513.2037236740132, Profile: "vllm-v0-sync", Context: 131072,
-		Notes: "gpu-benchmarks.json: 385.3 s for 1000 requests; vLLM of August 2024 is V0 (0.5.4 or 0.5.5: outputs processed synchronously, before 0.6.0's asynchronous processor), chunking Llama 3.1's 128K context in 512 tokens"},
+		Notes: "gpu-benchmarks.json: 385.3 s for 1000 requests; vLLM of August 2024 is V0, a 0.5 release (outputs processed synchronously: the asynchronous processor came in 0.6.0), chunking Llama 3.1's 128K context in 512 tokens"},
 	// H100 (Scaleway: H100 PCIe), SGLang, Llama-3.1-8B-Instruct, 1000 ShareGPT prompts at 200 req/s.
 	{ID: "lpc-h100pcie-sglang-llama31-8b-sharegpt1000-r200", Source: "LPC", Engine: "SGLang (Aug 2024; version not given)",
 		Model: "llama-3-8b", GPU: "h100-pcie", TP: 1, Precision: "bf16", Dist: "sharegpt", Prompt: 215.196, Gen: 198.343, Requests: 1000,
