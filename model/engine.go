@@ -95,6 +95,22 @@ func (e EngineProfile) Schedule(maxSeq int) (prefillFirst, wholePrompts bool, bu
 // template, the same project's issue #2173); the model keeps the one measured figure (U).
 const FrontEnd4ms = 4e-3
 
+// HostPerSeqV0Sync is vLLM V0's host time for each sequence of a step when its outputs are
+// processed synchronously: LLMEngine.step runs _process_model_outputs (each sequence's sampled
+// token appended, incrementally detokenized, checked against its stop conditions, its
+// RequestOutput built) after the forward returns and before the scheduler builds the next step,
+// the GPU idle meanwhile. Measured in the proposal that replaced it [ISS vllm#6913] (July 2024:
+// Llama 3 70B on 4 × H100 at 128 prompt tokens): the function took 0.2 ms at batch 1 and 3.4 ms
+// at batch 32, so (3.4 − 0.2) / 31 = 0.103 ms a sequence (its third row, 0.2 ms at batch 1024,
+// contradicts its own expected 20% off the TPOT and is not used: U). Synchronous in every
+// release before the asynchronous output processor (PR #7049, vLLM 0.6.0) and, after it, in any
+// V0 server with pipeline parallelism (vllm/config.py turns it off: "Async output processing can
+// not be enabled with pipeline parallel", as SUR's 0.8.3 server logged, use_async_output_proc=False).
+// Not fitted on any run here. U: the per-step work it leaves out (the sampler's pythonizing of
+// its output, the scheduler's and the input preparation's work per sequence, and in 0.4–0.5 the
+// API server's streaming in the engine's own process) would only add to it.
+const HostPerSeqV0Sync = 0.103e-3
+
 // FrontEndTriton is TensorRT-LLM 0.9's front end behind Triton (trtllm-triton): the request
 // through Triton's HTTP server and the ensemble of the tensorrtllm_backend's inflight_batcher_llm
 // (a Python preprocessing model that tokenizes, the tensorrt_llm model that hands it to the batch
@@ -119,6 +135,13 @@ var Engines = map[string]EngineProfile{
 		Source: "vllm/core/scheduler.py Scheduler._schedule_default (prompts first, decodes in steps with none); " +
 			"without chunked prefill max_num_batched_tokens = max(max_model_len, 2048), max_num_seqs 256 (vllm/config.py SchedulerConfig); " +
 			"chunked prefill turned on with 512 tokens for a context over 32K (arg_utils.py, 0.5.4 to 0.6)",
+		limits: func(_ GPU, maxSeq int) (int, int) { return 256, max(maxSeq, 2048) }},
+	"vllm-v0-sync": {ID: "vllm-v0-sync", Name: "vLLM V0, synchronous output processing", Versions: "0.4 to 0.5, and any V0 server with pipeline parallelism",
+		PrefillFirst: true, WholePrompts: true, LongContextChunks: 512, FrontEndS: FrontEnd4ms, HostPerSeqS: HostPerSeqV0Sync,
+		Source: "vllm-v0's scheduler; LLMEngine.step processes each sequence's output (_process_model_outputs: detokenizing, stop checks, " +
+			"the RequestOutput) after the forward and before the next schedule, nothing overlapped (HostPerSeqV0Sync): every release " +
+			"before the asynchronous output processor (PR #7049, 0.6.0), and later V0 with pipeline parallelism " +
+			"(vllm/config.py: \"Async output processing can not be enabled with pipeline parallel\")",
 		limits: func(_ GPU, maxSeq int) (int, int) { return 256, max(maxSeq, 2048) }},
 	"vllm-v0-ms": {ID: "vllm-v0-ms", Name: "vLLM V0 multi-step", Versions: "0.6 with --num-scheduler-steps 10",
 		PrefillFirst: true, WholePrompts: true, MultiStep: 10, FrontEndS: FrontEnd4ms,

@@ -595,7 +595,7 @@ type Workload struct {
 	ExpertWeights string `json:"expert_weights,omitempty"`
 	KVCache       string `json:"kv_cache,omitempty"`
 	// Engine is the serving engine whose defaults the simulation follows (Engines: vllm, the
-	// default; vllm-v0, vllm-v0-ms, sglang, sglang-0.4, tgi, trtllm, trtllm-triton, lmdeploy): how it builds a step,
+	// default; vllm-v0, vllm-v0-sync, vllm-v0-ms, sglang, sglang-0.4, tgi, trtllm, trtllm-triton, lmdeploy): how it builds a step,
 	// what it admits, its front end.
 	Engine string `json:"engine,omitempty"`
 	// Offline: the benchmark hands the engine token ids (trtllm-bench, an engine's offline

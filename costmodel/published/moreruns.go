@@ -160,8 +160,10 @@ func zhj(engine string, maxSeqs int, rate float64, n, in, out int, reqS, outTokS
 	// puts a step more before a new request's prompt step) LMDeploy's median TTFTs were +33% to
 	// +36% at 1–5 requests/s (a decode step of 21 ms too many); TensorRT-LLM's −20% and −14%
 	// at 1 and 2, its 35 ms more than the other two engines' (the Triton ensemble's front end,
-	// model.FrontEndTriton, fitted on its run at 1 request/s).
-	profile := map[string]string{"vLLM 0.4.1": "vllm-v0", "LMDeploy 0.4.0": "lmdeploy", "TensorRT-LLM 0.9": "trtllm-triton"}[engine]
+	// model.FrontEndTriton, fitted on its run at 1 request/s). vLLM 0.4.1 processes each step's
+	// outputs before it schedules the next (vllm-v0-sync: the asynchronous output processor came
+	// in 0.6.0).
+	profile := map[string]string{"vLLM 0.4.1": "vllm-v0-sync", "LMDeploy 0.4.0": "lmdeploy", "TensorRT-LLM 0.9": "trtllm-triton"}[engine]
 	return MoreRun{ID: "zhj-3090-" + short + "-llama3-8b-sharegpt" + strconv.Itoa(n) + "-r" + strconv.FormatFloat(rate, 'g', -1, 64),
 		Source: "ZHJ", Engine: engine, Model: "llama-3-8b", GPU: "rtx-3090", TP: 1, Precision: "bf16", Dist: "sharegpt",
 		Prompt: float64(in) / float64(n), Gen: float64(out) / float64(n), Requests: n, Rate: rate, MaxSeqs: maxSeqs,
@@ -183,7 +185,7 @@ func zhj(engine string, maxSeqs int, rate float64, n, in, out int, reqS, outTokS
 // Ray distributed executor is not supported by the V1 Engine. Falling back to V0", then "Chunked
 // prefill is enabled with max_num_batched_tokens=2048" (Llama 3.3's 131,072-token context is
 // over 32K) and use_async_output_proc=False: so the PP 2 rows are replayed as vLLM V0 (profile
-// vllm-v0: decodes first with the long context's chunked prefill, no overlap, a scheduler a
+// vllm-v0-sync, model.HostPerSeqV0Sync a sequence a step: decodes first with the long context's chunked prefill, no overlap, a scheduler a
 // pipeline stage as V0's virtual engines), at 2048 tokens a step. (As vLLM V1, before: mean TTFT
 // 77, 57, 65 and 219 ms; now 75, 55, 59 and 219, against 110, 115, 127 and 971 measured: what
 // the PP 2 server pays beyond the model, 35–68 ms a first token at 1–16 requests/s and a decode step about
@@ -201,7 +203,7 @@ func sur(tp, pp int, rate, reqS, outTokS, ttftMS, tpotMS float64) MoreRun {
 	if pp > 1 {
 		r.Inter, r.NICsPerNode = "ib-hdr", 8
 		// V0 (the server's log, above): PP 2 fell back from V1.
-		r.Profile, r.Context, r.MaxBatchTokens = "vllm-v0", 131072, 2048
+		r.Profile, r.Context, r.MaxBatchTokens = "vllm-v0-sync", 131072, 2048
 		r.Engine = "vLLM 0.8.3 (V0: PP falls back from V1)"
 	}
 	return r
@@ -233,8 +235,8 @@ var MeasuredMore = []MoreRun{
 	// L4 (Scaleway), vLLM, Llama-3.1-8B-Instruct, 1000 ShareGPT prompts all at once.
 	{ID: "lpc-l4-vllm-llama31-8b-sharegpt1000", Source: "LPC", Engine: "vLLM (Aug 2024; version not given)",
 		Model: "llama-3-8b", GPU: "l4", TP: 1, Precision: "bf16", Dist: "sharegpt", Prompt: 215.196, Gen: 197.739, Requests: 1000,
-		ReqS: 2.5953591536015312, OutTokS: 513.2037236740132, Profile: "vllm-v0", Context: 131072,
-		Notes: "gpu-benchmarks.json: 385.3 s for 1000 requests; vLLM of August 2024 is V0, chunking Llama 3.1's 128K context in 512 tokens"},
+		ReqS: 2.5953591536015312, OutTokS: 513.2037236740132, Profile: "vllm-v0-sync", Context: 131072,
+		Notes: "gpu-benchmarks.json: 385.3 s for 1000 requests; vLLM of August 2024 is V0, a 0.5 release (outputs processed synchronously: the asynchronous processor came in 0.6.0), chunking Llama 3.1's 128K context in 512 tokens"},
 	// H100 (Scaleway: H100 PCIe), SGLang, Llama-3.1-8B-Instruct, 1000 ShareGPT prompts at 200 req/s.
 	{ID: "lpc-h100pcie-sglang-llama31-8b-sharegpt1000-r200", Source: "LPC", Engine: "SGLang (Aug 2024; version not given)",
 		Model: "llama-3-8b", GPU: "h100-pcie", TP: 1, Precision: "bf16", Dist: "sharegpt", Prompt: 215.196, Gen: 198.343, Requests: 1000,
