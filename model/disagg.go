@@ -11,12 +11,14 @@ import (
 // and Splitwise in the literature). The prefill pool's instances run each request's prompt and
 // ship its KV cache to a decode instance, which generates its tokens. The pools take the first
 // PrefillGPUs GPUs and the rest; the layout's TP, PP, DP and EP are the decode pool's, the
-// prefill pool has its own TP and PP (0: the layout's TP, and one stage) and DP = its GPUs /
-// (TP × PP). The zero value is aggregated serving.
+// prefill pool has its own TP, PP and EP (0: the layout's TP, one stage, and the layout's EP
+// where it divides the pool's DP, else none) and DP = its GPUs / (TP × PP). The zero value is
+// aggregated serving.
 type Disagg struct {
 	PrefillGPUs int `json:"prefill_gpus"`
 	PrefillTP   int `json:"prefill_tp,omitempty"`
 	PrefillPP   int `json:"prefill_pp,omitempty"`
+	PrefillEP   int `json:"prefill_ep,omitempty"`
 }
 
 // On reports whether the deployment is disaggregated.
@@ -81,6 +83,9 @@ func (s Scenario) DisaggPools() (prefill, decode Scenario) {
 	if ep := prefill.Layout.EP; ep > 1 && (prefill.Layout.DP < ep || prefill.Layout.DP%ep != 0) {
 		prefill.Layout.EP = 0
 	}
+	if d.PrefillEP > 0 {
+		prefill.Layout.EP = d.PrefillEP
+	}
 	if prefill.Layout.ETP != 0 && (tp%prefill.Layout.ETP != 0) {
 		prefill.Layout.ETP = 0
 	}
@@ -105,6 +110,9 @@ func (s Scenario) validateDisagg() error {
 	}
 	if d.PrefillTP < 0 || d.PrefillTP > intLimits["tp"][1] {
 		c.add("prefill-tp", d.PrefillTP, "must be 0 (the layout's tp) or between 1 and %d", intLimits["tp"][1])
+	}
+	if d.PrefillEP < 0 || d.PrefillEP > intLimits["ep"][1] {
+		c.add("prefill-ep", d.PrefillEP, "must be 0 (the layout's ep where it divides the prefill pool's dp) or between 1 and %d", intLimits["ep"][1])
 	}
 	if d.PrefillPP < 0 || d.PrefillPP > intLimits["pp"][1] {
 		c.add("prefill-pp", d.PrefillPP, "must be 0 (one stage) or between 1 and %d", intLimits["pp"][1])

@@ -215,6 +215,7 @@ var modeOnly = []struct {
 	{"kv-host-gib", model.Infer, "training keeps no KV cache"},
 	{"prefill-tp", model.Infer, "training has no prefill pool"},
 	{"prefill-pp", model.Infer, "training has no prefill pool"},
+	{"prefill-ep", model.Infer, "training has no prefill pool"},
 	{"spec-tokens", model.Infer, "training decodes nothing"},
 	{"spec-accept", model.Infer, "training decodes nothing"},
 	{"spec-method", model.Infer, "training decodes nothing"},

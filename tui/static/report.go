@@ -72,7 +72,11 @@ func LayoutLine(s model.Scenario) string {
 	if d := l.Disagg; d.On() {
 		// Disaggregated: the prefill pool's split, then the decode pool's (the layout's).
 		pre, _ := s.DisaggPools()
-		fmt.Fprintf(&b, "prefill TP=%d PP=%d DP=%d · decode ", pre.Layout.TP, pre.Layout.PP, pre.Layout.DP)
+		fmt.Fprintf(&b, "prefill TP=%d PP=%d DP=%d", pre.Layout.TP, pre.Layout.PP, pre.Layout.DP)
+		if pre.Layout.EP > 1 {
+			fmt.Fprintf(&b, " EP=%d", pre.Layout.EP)
+		}
+		b.WriteString(" · decode ")
 	}
 	fmt.Fprintf(&b, "TP=%d PP=%d DP=%d", l.TP, l.PP, l.DP)
 	if l.CPSize() > 1 {
