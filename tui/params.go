@@ -736,26 +736,7 @@ func hostTierField() field {
 			return strconv.FormatFloat(s.Workload.KVHostGiB, 'g', 4, 64)
 		},
 		step: func(s *model.Scenario, _ *assets.Presets, dir int) {
-			v := s.Workload.KVHostGiB
-			next := v
-			if dir > 0 {
-				next = steps[len(steps)-1]
-				for _, x := range steps {
-					if x > v {
-						next = x
-						break
-					}
-				}
-			} else {
-				next = 0
-				for i := len(steps) - 1; i >= 0; i-- {
-					if steps[i] < v {
-						next = steps[i]
-						break
-					}
-				}
-			}
-			s.Workload.KVHostGiB = next
+			s.Workload.KVHostGiB = stepAmong(steps, s.Workload.KVHostGiB, dir)
 		},
 		set: func(s *model.Scenario, _ *assets.Presets, text string) error {
 			t := strings.TrimSpace(text)
@@ -771,6 +752,25 @@ func hostTierField() field {
 		}}
 }
 
+// stepAmong is the next of the ascending steps above v (dir > 0, the last at most) or below it
+// (0 at least).
+func stepAmong(steps []float64, v float64, dir int) float64 {
+	if dir > 0 {
+		for _, x := range steps {
+			if x > v {
+				return x
+			}
+		}
+		return steps[len(steps)-1]
+	}
+	for i := len(steps) - 1; i >= 0; i-- {
+		if steps[i] < v {
+			return steps[i]
+		}
+	}
+	return 0
+}
+
 // timeField is a row over a time in seconds (0 shows zero), stepping through steps and taking a
 // typed time ("500ms", "0.5" seconds, zero's text).
 func timeField(name, label string, show func(*model.Scenario) bool, zero string, steps []float64, ptr func(*model.Scenario) *float64) field {
@@ -783,26 +783,7 @@ func timeField(name, label string, show func(*model.Scenario) bool, zero string,
 			return static.Seconds(*ptr(s))
 		},
 		step: func(s *model.Scenario, _ *assets.Presets, dir int) {
-			v := *ptr(s)
-			next := v
-			if dir > 0 {
-				next = steps[len(steps)-1]
-				for _, x := range steps {
-					if x > v {
-						next = x
-						break
-					}
-				}
-			} else {
-				next = 0
-				for i := len(steps) - 1; i >= 0; i-- {
-					if steps[i] < v {
-						next = steps[i]
-						break
-					}
-				}
-			}
-			*ptr(s) = next
+			*ptr(s) = stepAmong(steps, *ptr(s), dir)
 		},
 		set: func(s *model.Scenario, _ *assets.Presets, text string) error {
 			t := strings.TrimSpace(text)
