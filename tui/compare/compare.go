@@ -582,13 +582,13 @@ func knobsCell(l model.Layout) cell {
 			both("SP", "SP")
 		}
 	}
-	if l.ZeRO > 0 && l.DP > 1 {
+	if l.ZeRO > 0 && l.GradGroup() > 1 {
 		both(fmt.Sprintf("ZeRO %d", l.ZeRO), fmt.Sprintf("Z%d", l.ZeRO))
 	}
 	if l.TPOverlap != model.TPOverlapNone && l.TP > 1 {
 		both("TP ovl "+l.TPOverlap.String(), l.TPOverlap.String())
 	}
-	if l.SerialDP && l.DP > 1 {
+	if l.SerialDP && l.GradGroup() > 1 {
 		both("serial DP", "ser")
 	}
 	switch l.Offload {
