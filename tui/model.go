@@ -151,6 +151,8 @@ type Model struct {
 	cmp     common.Compare
 	cmpHave bool
 	cmpOK   bool
+	// sweep is the Compare tab's sequence sweeps (work.go: ensureSweep); shared by copies.
+	sweep *sweepState
 
 	// Teaching: the language of the Learn tab and the tour, the tour, presentation mode (high
 	// contrast, large lanes, no parameter panel), the "why?" key's way back, a footer note.
@@ -355,7 +357,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 		calib: o.calib, calibFit: o.calibFit, renderer: o.renderer, served: o.served, frame: max(o.frame, common.FrameInterval),
 		class: classroom.New(o.lead, o.follow, o.answer, o.reveal),
 		vc:    &viewCache{}, work: o.work, memo: o.memo, newest: &atomic.Int64{}, lesson: o.lesson,
-		readArch: o.readArch,
+		readArch: o.readArch, sweep: &sweepState{cache: map[model.Scenario]common.SeqSweep{}},
 	}
 	if len(o.traces) > 0 {
 		m.trace = &traceState{paths: o.traces, loading: true}
@@ -502,6 +504,15 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.modelRead(msg)
 	case boxtab.UseBoxMsg:
 		return m.useBox(msg.Box)
+	case compare.SeqViewMsg:
+		m.keys.pane = m.panes[m.tab].Keys()
+		return m, m.ensureSweep()
+	case seqMsg:
+		m.sweep.running = false
+		if !msg.skipped {
+			m.sweep.put(msg.key, msg.sw)
+		}
+		return m, m.ensureSweep()
 	case compare.TakeBetterMsg:
 		// The Compare tab's b: search's best layout, knobs included, through the edit path.
 		return m.edit("search's best", func(s *model.Scenario) error {
@@ -727,7 +738,7 @@ func (m Model) setTab(i int) (tea.Model, tea.Cmd) {
 	m.tab = i
 	m.keys.pane = m.panes[i].Keys()
 	m.resize()
-	return m, tea.Batch(m.ensureTick(), m.box.SetActive(i == TabBox), m.box.Recheck())
+	return m, tea.Batch(m.ensureTick(), m.box.SetActive(i == TabBox), m.box.Recheck(), m.ensureSweep())
 }
 
 // useBox makes the probed box the scenario's hardware: the cluster ToCluster infers (GPU preset
@@ -875,7 +886,7 @@ func (m Model) changed() (tea.Model, tea.Cmd) {
 	m.compare.Invalidate() // dimmed, "computing…", until this revision's comparison arrives
 	m.learn.Invalidate()
 	m.cmpOK = false
-	return m, m.evaluateAll()
+	return m, tea.Batch(m.evaluateAll(), m.ensureSweep())
 }
 
 // restart evaluates the current revision when what ran was older and nothing runs for it now.

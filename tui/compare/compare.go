@@ -44,6 +44,10 @@ type Model struct {
 	cmp      common.Compare
 	computed bool // a Compare has arrived
 	pending  bool // the Compare shown is outdated; a new one is being computed
+	// The sequence sweep's page (seqview.go): on (L), the sweep, whether one has arrived and
+	// whether it is outdated.
+	seqOn, seqHave, seqPending bool
+	seq                        common.SeqSweep
 }
 
 var _ common.Pane = (*Model)(nil)
@@ -82,7 +86,10 @@ func (m *Model) canTake() bool {
 
 // Update takes b, the search's best, when there is one: the root applies it (TakeBetterMsg).
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyMsg); ok && key.Matches(k, takeKey) && m.canTake() {
+	if cmd, ok := m.seqUpdate(msg); ok {
+		return cmd
+	}
+	if k, ok := msg.(tea.KeyMsg); ok && key.Matches(k, takeKey) && m.canTake() && !m.SeqView() {
 		l := m.cmp.Better.Layout
 		return func() tea.Msg { return TakeBetterMsg{Layout: l} }
 	}
@@ -92,12 +99,14 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 // Animating is always false.
 func (m *Model) Animating() bool { return false }
 
-// Keys lists b while there is a search's best to take.
+// Keys lists L (the sequence sweep's page, training) and b while there is a search's best to
+// take.
 func (m *Model) Keys() []key.Binding {
-	if m.canTake() {
-		return []key.Binding{takeKey}
+	out := m.seqKeys() // first: the footer shows one pane key, and the contenders' line says b
+	if m.canTake() && !m.SeqView() {
+		out = append(out, takeKey)
 	}
-	return nil
+	return out
 }
 
 // View renders the pane in exactly its size.
@@ -106,6 +115,9 @@ func (m *Model) View() string {
 		return ""
 	}
 	st := m.styles
+	if m.SeqView() {
+		return m.seqView(st)
+	}
 	if m.data.Stale || m.pending {
 		st = dimmed(st)
 	}
