@@ -53,6 +53,7 @@ var tourTabs = map[string]int{
 	"one-gpu": TabMemory, "pp-split": TabPipeline, "bubble": TabPipeline, "micro-batches": TabPipeline,
 	"tp-split": TabTensor, "all-reduce": TabTensor, "pcie": TabTensor,
 	"tp-node-pp-across": TabCompare, "inference": TabCompare, "experts": TabMemory,
+	"long-context": TabTensor, // the CP exchange of one layer, played
 }
 
 // whySections is the Learn section that explains each tab (the "why?" key).
@@ -68,6 +69,7 @@ type resultMsg struct {
 	report  costmodel.Report
 	toFit   *costmodel.FitChange // when the report does not fit
 	knobs   []costmodel.KnobSaving
+	noCP    *common.CompareRow
 	err     error
 }
 
@@ -428,8 +430,32 @@ func evaluate(rev int, s model.Scenario) tea.Cmd {
 		if err == nil {
 			knobs, _ = costmodel.KnobSavings(s) // the Memory tab's list; none on an error
 		}
-		return resultMsg{rev: rev, s: s, report: r, toFit: toFit, knobs: knobs, err: err}
+		var noCP *common.CompareRow
+		if err == nil {
+			noCP = withoutCP(s)
+		}
+		return resultMsg{rev: rev, s: s, report: r, toFit: toFit, knobs: knobs, noCP: noCP, err: err}
 	}
+}
+
+// withoutCP evaluates s (training, CP > 1) with its CP group as data parallelism instead: the
+// same TP and PP, DP × CP replicas, the batch raised to a multiple of them if need be. Nil at
+// CP 1, in serving, or when that layout is invalid.
+func withoutCP(s model.Scenario) *common.CompareRow {
+	c := s.Layout.CPSize()
+	if s.Workload.Mode != model.Train || c <= 1 {
+		return nil
+	}
+	s.Layout.DP *= c
+	s.Layout.CP, s.Layout.CPComm = 0, model.CPRing
+	if unit := s.Layout.DP * max(s.Layout.MicroBatch, 1); s.Workload.GlobalBatch%unit != 0 {
+		s.Workload.GlobalBatch = (s.Workload.GlobalBatch/unit + 1) * unit
+	}
+	r, err := costmodel.EvaluateFast(s)
+	if err != nil {
+		return nil
+	}
+	return &common.CompareRow{Name: "without CP", Layout: s.Layout, Report: r, Feasible: r.Memory.Fits}
 }
 
 // buildCompare computes the Compare tab (it runs Search) off the update loop.
@@ -541,7 +567,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// The panel shows what search chose for the knobs left to it.
 			m.cur.Layout = withAutoKnobs(m.cur.Layout, msg.s.Layout)
 		}
-		m.data = common.Data{Scenario: msg.s, Report: msg.report, ToFit: msg.toFit, Knobs: msg.knobs}
+		m.data = common.Data{Scenario: msg.s, Report: msg.report, ToFit: msg.toFit, Knobs: msg.knobs, NoCP: msg.noCP}
 		m.hasData = true
 		for _, p := range m.panes {
 			p.SetData(m.data)

@@ -28,6 +28,10 @@ type Data struct {
 	ToFit *costmodel.FitChange
 	// Knobs is what each single change of a memory knob does to the fullest GPU (training).
 	Knobs []costmodel.KnobSaving
+	// NoCP is, in training with CP > 1, the same GPUs with the CP group turned into data
+	// parallelism (TP and PP kept, DP × CP replicas): what context parallelism saves. Nil
+	// otherwise, or when that layout is invalid.
+	NoCP *CompareRow
 }
 
 // RowKind says which contender of the Compare tab a row stands for.
