@@ -130,7 +130,7 @@ func (m *Model) seqCellOf(r common.CompareRow) seqCell {
 		if r.Report.Memory.Total <= r.Report.Memory.Capacity {
 			need = "✗ host memory" // over the host's, offloading
 		}
-		sh := "✗" + compactBytes(r.Report.Memory.Total)
+		sh := "✗ needs " + compactBytes(r.Report.Memory.Total)
 		return seqCell{forms: [len(seqForms)][2]string{{split + "  " + need}, {split, need}, {split + " " + sh}, {split, sh}}, bad: true}
 	}
 	return seqCell{forms: [len(seqForms)][2]string{{"—"}, {"—"}, {"—"}, {"—"}}, bad: true}
@@ -188,7 +188,7 @@ func (m *Model) seqTitle(st theme.Styles) string {
 	what := fmt.Sprintf(" · %s on %d× %s, batch %d", s.Arch.Label(), s.Cluster.GPUs, s.Cluster.GPU.ID, m.seq.Batch)
 	forms := []string{
 		"TP vs CP vs both as the sequence grows" + what,
-		"TP vs CP vs both as the sequence grows",
+		"TP vs CP vs both by sequence: tok/s, memory/GPU", // the narrow cells' figures
 		"TP vs CP vs both by sequence",
 	}
 	t := forms[len(forms)-1]
@@ -307,6 +307,11 @@ func (m *Model) seqNotes(st theme.Styles) []string {
 		}
 	}
 	add(st.Value, strings.Join(long, " · "), "fits to: "+strings.Join(short, " · "))
+	if held := m.seqHeld(); len(held) > 0 {
+		add(st.Warn, "✗ with the panel's "+strings.Join(held, ", ")+": set them to auto for search to turn them",
+			"✗ with the panel's "+strings.Join(held, ", ")+"; auto frees them",
+			"held: "+strings.Join(held, ", ")+"; auto frees them")
+	}
 	for _, p := range m.seq.Points {
 		if r := p.Fams[common.FamCP]; r.Layout.TP == 0 && r.Reason != "" {
 			add(st.Dim, "— at "+seqLabel(p.Seq)+": "+r.Reason, "— "+r.Reason)
@@ -317,6 +322,32 @@ func (m *Model) seqNotes(st theme.Styles) []string {
 	add(st.Dim, w+" most tokens/s at that length · ✗ the closest layout's memory per GPU · DP: the GPUs left · panel knobs held (auto: free)",
 		w+" most tokens/s · ✗ the closest's memory/GPU · DP the rest",
 		w+" most tok/s · ✗ closest's memory")
+	return out
+}
+
+// seqHeld names the memory knobs the panel holds (not auto) at their lightest setting while a
+// family does not fit somewhere: what keeps it from fitting that search was not let to turn.
+func (m *Model) seqHeld() []string {
+	miss := false
+	for _, p := range m.seq.Points {
+		for _, r := range p.Fams {
+			miss = miss || (evaluated(r) && !r.Feasible)
+		}
+	}
+	if !miss {
+		return nil
+	}
+	l := m.data.Scenario.Layout
+	var out []string
+	if l.Auto&model.AutoRecompute == 0 && l.Recompute != model.RecomputeFull {
+		out = append(out, "recompute "+l.Recompute.String())
+	}
+	if l.Auto&model.AutoZeRO == 0 && l.ZeRO < 3 {
+		out = append(out, fmt.Sprintf("ZeRO %d", l.ZeRO))
+	}
+	if l.Auto&model.AutoOffload == 0 && l.Offload == model.OffloadNone {
+		out = append(out, "offload none")
+	}
 	return out
 }
 
