@@ -225,7 +225,7 @@ func (m *Model) betterLine(st theme.Styles) string {
 		fig = "TTFT " + static.Seconds(inf.TTFT) + " · TPOT " + static.Seconds(inf.TPOT)
 	}
 	l := b.Layout
-	split := fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP)
+	split := fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP) + cpSuffix(l)
 	key := ""
 	if m.canTake() {
 		key = " · b takes it"
@@ -456,7 +456,7 @@ func (m *Model) tableLines() []tableLine {
 		if l.TP <= 0 {
 			return cell{long: "—"}
 		}
-		c := cell{long: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP), short: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP)}
+		c := cell{long: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP) + cpSuffix(l), short: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP) + cpSuffix(l)}
 		if l.EP > 1 {
 			c.long += fmt.Sprintf(" EP %d", l.EP)
 		}
@@ -630,6 +630,15 @@ func scheduleText(l model.Layout) string {
 		return fmt.Sprintf("interleaved ×%d", l.Chunks)
 	}
 	return l.Schedule.String()
+}
+
+// cpSuffix follows a TP×PP×DP split with its context parallelism, " CP4", which the three
+// sizes leave out ("" at CP 1): 4×1×2 CP4 is 32 GPUs.
+func cpSuffix(l model.Layout) string {
+	if l.CPSize() > 1 {
+		return fmt.Sprintf(" CP%d", l.CP)
+	}
+	return ""
 }
 
 // pad right-pads s with spaces to w cells.

@@ -270,7 +270,11 @@ func (m *mdWriter) compare(s model.Scenario, c common.Compare) {
 		if r.Layout.TP <= 0 {
 			return t.get("cmp.missing")
 		}
-		return fmt.Sprintf("%d × %d × %d", r.Layout.TP, r.Layout.PP, r.Layout.DP)
+		out := fmt.Sprintf("%d × %d × %d", r.Layout.TP, r.Layout.PP, r.Layout.DP)
+		if r.Layout.CPSize() > 1 {
+			out += fmt.Sprintf(", CP %d", r.Layout.CP) // the three sizes leave it out
+		}
+		return out
 	})
 	text(t.get("cmp.split"), func(r common.CompareRow) string { return m.split(s, r) })
 	metric(t.get("cmp.comm"), true, false,
