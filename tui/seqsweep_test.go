@@ -98,6 +98,13 @@ func TestSeqSweepLazyAndKept(t *testing.T) {
 	if strings.Contains(v, "sweeping…") {
 		t.Errorf("still sweeping:\n%s", v)
 	}
+	// The export (served: shown, not written) carries the sweep made.
+	served := m
+	served.served = true
+	sv, _ := served.export()
+	if sheet := strings.Join(sv.(Model).sheet, "\n"); !strings.Contains(sheet, "Sequence sweep, TP vs CP vs both") || !strings.Contains(sheet, "| 131072 |") {
+		t.Errorf("the export lacks the sweep:\n%s", sheet)
+	}
 	// TP is the search's to choose: the same sweep, no new one.
 	next, cmd = m.edit("tp", func(s *model.Scenario) error {
 		s.Layout.TP, s.Layout.CP = 4, 8
