@@ -106,14 +106,14 @@ func TestWanderAndFollow(t *testing.T) {
 	if m.tour.at != 0 {
 		t.Fatalf("step %d, want 0", m.tour.at)
 	}
-	if v := m.View(); !strings.Contains(v, "teacher is on step 2/10 · F to follow") {
+	if v := m.View(); !strings.Contains(v, fmt.Sprintf("teacher is on step 2/%d · F to follow", len(assets.TourSteps()))) {
 		t.Errorf("footer: %q", lineWith(v, "tour"))
 	}
 	m, _ = send(m, tourLead(t, 2))
 	if m.tour.at != 0 {
 		t.Errorf("the teacher's step moved a student who wandered off to %d", m.tour.at)
 	}
-	if v := m.View(); !strings.Contains(v, "teacher is on step 3/10 · F to follow") {
+	if v := m.View(); !strings.Contains(v, fmt.Sprintf("teacher is on step 3/%d · F to follow", len(assets.TourSteps()))) {
 		t.Errorf("footer: %q", lineWith(v, "tour"))
 	}
 	m, _ = send(m, tourLead(t, 0)) // the teacher comes to the student's step
