@@ -2,6 +2,7 @@ package compare
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/splitscope/splitscope/model"
@@ -94,4 +95,20 @@ func TestLayoutCellNamesCP(t *testing.T) {
 		}
 	}
 	t.Fatal("no layout line")
+}
+
+// Where a family does not fit and the panel holds the memory knobs, the page names them, in
+// some form at every width down to the 80-column explorer's pane.
+func TestSeqHeldNamed(t *testing.T) {
+	s := defaultTrain(t)
+	m := New(theme.Default())
+	m.SetData(common.Data{Scenario: s})
+	m.SetSweep(BuildSeq(s))
+	m.SetSeqView(true)
+	for _, w := range []int{50, 80, 122} {
+		m.SetSize(w, 30)
+		if v := m.View(); !strings.Contains(v, "auto frees them") && !strings.Contains(v, "set them to auto") {
+			t.Errorf("%d columns: no word of the held knobs:\n%s", w, v)
+		}
+	}
 }

@@ -308,9 +308,15 @@ func (m *Model) seqNotes(st theme.Styles) []string {
 	}
 	add(st.Value, strings.Join(long, " · "), "fits to: "+strings.Join(short, " · "))
 	if held := m.seqHeld(); len(held) > 0 {
+		var names []string
+		for _, h := range held {
+			names = append(names, strings.Fields(h)[0])
+		}
 		add(st.Warn, "✗ with the panel's "+strings.Join(held, ", ")+": set them to auto for search to turn them",
 			"✗ with the panel's "+strings.Join(held, ", ")+"; auto frees them",
-			"held: "+strings.Join(held, ", ")+"; auto frees them")
+			"held: "+strings.Join(held, ", ")+"; auto frees them",
+			"held: "+strings.Join(names, ", ")+"; auto frees them",
+			"knobs held; auto frees them")
 	}
 	for _, p := range m.seq.Points {
 		if r := p.Fams[common.FamCP]; r.Layout.TP == 0 && r.Reason != "" {
