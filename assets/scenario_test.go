@@ -13,7 +13,7 @@ import (
 )
 
 var wantTour = []string{"one-gpu", "pp-split", "bubble", "micro-batches", "tp-split", "all-reduce", "pcie",
-	"tp-node-pp-across", "inference", "experts"}
+	"tp-node-pp-across", "inference", "experts", "long-context"}
 
 func TestTourSteps(t *testing.T) {
 	if got := TourSteps(); !slices.Equal(got, wantTour) {
@@ -78,6 +78,7 @@ func TestTourLayouts(t *testing.T) {
 		{"pcie", "llama-2-13b", "h100-pcie", "pcie5", 8, 8, 1, 1, 64, 1, model.Train},
 		{"tp-node-pp-across", "llama-2-13b", "h100-sxm", "nvlink4", 16, 8, 2, 1, 64, 1, model.Train},
 		{"inference", "llama-3-70b", "h100-sxm", "nvlink4", 8, 8, 1, 1, 8, 1, model.Infer},
+		{"long-context", "gemma-3-27b", "h100-sxm", "nvlink4", 32, 8, 1, 1, 32, 1, model.Train},
 	} {
 		sf, err := TourScenario(tc.step, p)
 		if err != nil {
@@ -89,6 +90,9 @@ func TestTourLayouts(t *testing.T) {
 		want := fmt.Sprint(tc.model, tc.gpu, tc.intra, tc.gpus, tc.tp, tc.pp, tc.dp, tc.m, tc.microBatch, tc.mode)
 		if got != want {
 			t.Errorf("%s: got %s, want %s", tc.step, got, want)
+		}
+		if tc.step == "long-context" && (s.Layout.CP != 4 || s.Workload.Seq != 131072) {
+			t.Errorf("long-context: CP %d at %d tokens, want CP 4 at 131072", s.Layout.CP, s.Workload.Seq)
 		}
 	}
 }

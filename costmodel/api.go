@@ -74,10 +74,10 @@ type SearchFix struct {
 	HasSchedule bool
 	// The training knobs the user gave keep the base scenario's value; the others are swept:
 	// recompute none, selective and full; sequence parallelism off and on (TP > 1); ZeRO 0–3
-	// (DP > 1); TP overlap none, ring and pipe (TP > 1); offload none, optimizer,
+	// (DP × CP > 1); TP overlap none, ring and pipe (TP > 1); offload none, optimizer,
 	// optimizer+weights, activations. Serving has none of them.
 	HasRecompute, HasSequenceParallel, HasZeRO, HasTPOverlap, HasOffload bool
-	// HasSerialDP keeps the base's DP overlap; otherwise both are tried (DP > 1).
+	// HasSerialDP keeps the base's DP overlap; otherwise both are tried (DP × CP > 1).
 	HasSerialDP bool
 	// HasSPGather keeps the base's sequence-parallel all-gather; otherwise, with SP, redo and
 	// keep are tried.

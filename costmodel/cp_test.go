@@ -194,3 +194,44 @@ func TestFP8TrainingAttentionInBF16(t *testing.T) {
 		t.Errorf("at 8K FP8 steps in %.2f of BF16's time: the GEMMs should gain more", r)
 	}
 }
+
+// At DP 1 with CP > 1, ZeRO and the serial DP sync act on the CP ranks' gradient group (DP × CP,
+// Megatron's data-parallel-with-context-parallel group): neither warns that it has no effect, and
+// each does change a number (ZeRO the memory, serial DP the exposed gradient sync). At CP 1 the
+// warnings stay.
+func TestCPZeROAndSerialDPAtDPOne(t *testing.T) {
+	s := cpScenario(t, 8, 2, 4, 32768, model.CPRing)
+	if s.Layout.DP != 1 {
+		t.Fatalf("DP %d, want 1", s.Layout.DP)
+	}
+	base := eval(t, s)
+	z := s
+	z.Layout.ZeRO = 1
+	rz := eval(t, z)
+	ser := s
+	ser.Layout.SerialDP = true
+	rs := eval(t, ser)
+	for _, w := range append(append([]string{}, rz.Warnings...), rs.Warnings...) {
+		if strings.Contains(w, "no effect with DP = 1") {
+			t.Errorf("at DP 1 × CP 4: %s", w)
+		}
+	}
+	if !(rz.Memory.Optimizer < 0.5*base.Memory.Optimizer) {
+		t.Errorf("ZeRO 1 over CP 4: optimizer %g B, without %g B: want a quarter", rz.Memory.Optimizer, base.Memory.Optimizer)
+	}
+	if !(rs.Breakdown.DPComm > base.Breakdown.DPComm) {
+		t.Errorf("serial DP over CP 4: exposed sync %g s, overlapped %g s: want more", rs.Breakdown.DPComm, base.Breakdown.DPComm)
+	}
+	// CP 1, DP 1: both still warn.
+	one := cpScenario(t, 2, 2, 1, 32768, model.CPRing)
+	one.Layout.ZeRO, one.Layout.SerialDP = 1, true
+	ws := LayoutWarnings(one)
+	if countContaining(ws, "ZeRO 1 has no effect with DP = 1") != 1 || countContaining(ws, "serial DP has no effect with DP = 1") != 1 {
+		t.Errorf("DP 1 × CP 1 warnings: %q", ws)
+	}
+	// Search tries ZeRO at DP 1 × CP 4: the knobs it enumerates there include it.
+	kv := knobsFor(s, SearchFix{}, 2, 4, 1, 1)
+	if len(kv.zeros) != 4 || len(kv.serials) != 2 {
+		t.Errorf("search's knobs at TP 2 × CP 4 × DP 1: ZeRO %v, serial %v", kv.zeros, kv.serials)
+	}
+}

@@ -64,7 +64,7 @@ func MakeItFit(s model.Scenario) (*FitChange, error) {
 			c.Layout.SequenceParallel = true
 			try("sequence parallelism", c)
 		}
-		if l.DP > 1 {
+		if l.GradGroup() > 1 { // ZeRO shards over DP × CP
 			for z := l.ZeRO + 1; z <= 3; z++ {
 				c := s
 				c.Layout.ZeRO = z
@@ -199,7 +199,7 @@ func KnobSavings(s model.Scenario) ([]KnobSaving, error) {
 		}
 		add(what, c)
 	}
-	if l.DP > 1 {
+	if l.GradGroup() > 1 { // ZeRO shards over DP × CP
 		for z := 0; z <= 3; z++ {
 			if z != l.ZeRO {
 				c := s

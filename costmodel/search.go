@@ -848,6 +848,9 @@ const (
 	cpMinTokens = 1024
 )
 
+// CPMinSeq is the shortest sequence Search tries context parallelism on (cpMinSeq).
+const CPMinSeq = cpMinSeq
+
 // cpSizes are the CP sizes Search tries with TP t: the fixed one alone (0 for 1, as a layout
 // without CP says it); else 1, and in training at sequences of cpMinSeq or more every divisor c
 // of gpus/t that cuts the sequence into 2·c equal chunks of at least cpMinTokens/2 and whose

@@ -35,16 +35,18 @@ func ScenarioWarnings(s model.Scenario) []string {
 }
 
 // LayoutWarnings lists the settings of s that its TP, PP or DP size makes moot: ZeRO or serial
-// DP without data parallelism, sequence parallelism without tensor parallelism, a pipeline
+// DP without data or context parallelism, sequence parallelism without tensor parallelism, a pipeline
 // schedule without a pipeline.
 func LayoutWarnings(s model.Scenario) []string {
 	l := s.Layout
 	train := s.Workload.Mode == model.Train
 	var w []string
-	if train && l.ZeRO > 0 && l.DP == 1 {
+	// ZeRO and the gradient sync act over DP × CP (model.Layout.GradGroup): with CP > 1 at DP = 1
+	// the CP ranks still all-reduce gradients and shard the optimizer.
+	if train && l.ZeRO > 0 && l.GradGroup() == 1 {
 		w = append(w, fmt.Sprintf("ZeRO %d has no effect with DP = 1: it shards the training state across data-parallel replicas, and there is one; raise DP or set ZeRO 0", l.ZeRO))
 	}
-	if train && l.SerialDP && l.DP == 1 {
+	if train && l.SerialDP && l.GradGroup() == 1 {
 		w = append(w, "serial DP has no effect with DP = 1: there is no gradient all-reduce to hold back; raise DP or turn serial DP off")
 	}
 	if train && l.SPGather == model.SPGatherKeep && !spKeepsGather(l) {

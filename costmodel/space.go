@@ -84,8 +84,8 @@ func (kv knobValues) size() int {
 
 // knobsFor lists the knob values worth trying on a split with TP t, PP pp and DP d: the fixed
 // ones keep base's value; sequence parallelism needs TP > 1 and a sequence TP divides; TP
-// overlap needs TP > 1 inside a node with peer-to-peer (tpOverlapApplies); ZeRO needs DP > 1
-// (it shards over DP); the rank order matters where TP leaves room in a node for both DP and PP
+// overlap needs TP > 1 inside a node with peer-to-peer (tpOverlapApplies); ZeRO needs DP × CP > 1
+// (it shards over DP × CP); the rank order matters where TP leaves room in a node for both DP and PP
 // (model.RankOrderMatters). Serving has the rank order alone: base's other values stay.
 func knobsFor(base model.Scenario, fix SearchFix, t, cp, pp, d int) knobValues {
 	l := base.Layout
@@ -109,7 +109,7 @@ func knobsFor(base model.Scenario, fix SearchFix, t, cp, pp, d int) knobValues {
 	}
 	if !fix.HasZeRO {
 		kv.zeros = []int{0}
-		if d > 1 {
+		if d*cp > 1 { // ZeRO shards over DP × CP (model.Layout.GradGroup)
 			kv.zeros = []int{0, 1, 2, 3}
 		}
 	}
@@ -118,7 +118,7 @@ func knobsFor(base model.Scenario, fix SearchFix, t, cp, pp, d int) knobValues {
 	}
 	if !fix.HasSerialDP {
 		kv.serials = []bool{false}
-		if d > 1 {
+		if d*cp > 1 { // the gradient all-reduce spans DP × CP
 			kv.serials = []bool{false, true}
 		}
 	}

@@ -28,8 +28,8 @@ func TestTourScenarios(t *testing.T) {
 		t.Logf("%-18s bubble %5.1f%%  comm %5.1f%%  step %7.3f s  memory %6.1f of %5.1f GiB  %v", name,
 			100*r.BubbleFraction, 100*r.CommFraction, r.StepTime, r.Memory.Total/model.GiB, r.Memory.Capacity/model.GiB, r.Warnings)
 	}
-	if len(rep) != 10 {
-		t.Fatalf("%d tour steps, want 10", len(rep))
+	if len(rep) != 11 {
+		t.Fatalf("%d tour steps, want 11", len(rep))
 	}
 
 	// 1: one GPU, a model that does not fit; 2-8 fit.
@@ -102,5 +102,32 @@ func TestTourScenarios(t *testing.T) {
 	if inf.Inference == nil || inf.Inference.TTFT <= 0 || inf.Inference.TPOT <= 0 || inf.Inference.Completed != 8 ||
 		inf.Inference.MaxConcurrency != 8 {
 		t.Errorf("inference: %+v", inf.Inference)
+	}
+
+	// 11: long context. TP × CP fits where the same GPUs with the CP group as data parallelism
+	// do not: CP divides the activations, DP does not; the ring's K/V exchange costs step time,
+	// and ZeRO, over DP × CP, does not warn that it has no effect.
+	lc, ls := rep["long-context"], scen["long-context"]
+	if ls.Layout.CPSize() < 2 || ls.Layout.DP != 1 || ls.Workload.Seq < 65536 {
+		t.Fatalf("long-context: CP %d DP %d at %d tokens", ls.Layout.CP, ls.Layout.DP, ls.Workload.Seq)
+	}
+	noCP := ls
+	noCP.Layout.DP, noCP.Layout.CP = ls.Layout.CPSize(), 0
+	nr, err := Evaluate(noCP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("long-context without CP (DP %d): %.1f GiB, step %.1f s", noCP.Layout.DP, nr.Memory.Total/model.GiB, nr.StepTime)
+	if nr.Memory.Fits || nr.Memory.Activations < 2*lc.Memory.Activations {
+		t.Errorf("long-context: without CP %.1f GiB (activations %.1f GiB), fits %v; with CP %.1f GiB (activations %.1f GiB)",
+			nr.Memory.Total/model.GiB, nr.Memory.Activations/model.GiB, nr.Memory.Fits, lc.Memory.Total/model.GiB, lc.Memory.Activations/model.GiB)
+	}
+	if lc.Breakdown.CPComm <= 0 || lc.Detail.Layer.CP == nil || lc.Detail.Layer.CP.Steps != ls.Layout.CPSize()-1 {
+		t.Errorf("long-context: CP exchange %g s, detail %+v", lc.Breakdown.CPComm, lc.Detail.Layer.CP)
+	}
+	for _, w := range lc.Warnings {
+		if strings.Contains(w, "no effect") {
+			t.Errorf("long-context warns: %s", w)
+		}
 	}
 }

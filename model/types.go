@@ -497,6 +497,12 @@ type Layout struct {
 // CPSize is CP, 1 when unset.
 func (l Layout) CPSize() int { return max(l.CP, 1) }
 
+// GradGroup is the number of ranks that hold the same weights and average their gradients:
+// DP × CP. A CP group's ranks hold the whole model and see different tokens of the same
+// sequences, so they all-reduce gradients like data-parallel replicas, and ZeRO (Megatron's
+// distributed optimizer) shards over this group, its data-parallel-with-context-parallel group.
+func (l Layout) GradGroup() int { return max(l.DP, 1) * l.CPSize() }
+
 // UlyssesOK says whether u GPUs can share a layer's heads by all-to-all (DeepSpeed-Ulysses)
 // under TP t: u divides the query heads of a TP rank and its KV heads (a KV head is not split,
 // so Ulysses is bounded by the KV heads; KV heads replicated by TP leave one per rank).

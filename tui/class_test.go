@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -72,7 +73,7 @@ func TestLeadMovesAFollower(t *testing.T) {
 	if !m.tour.on || m.tour.at != 3 {
 		t.Fatalf("tour %v at %d, want on at step 3", m.tour.on, m.tour.at)
 	}
-	if v := settle(m).View(); !strings.Contains(v, "tour 4/10") || strings.Contains(v, "F to follow") {
+	if v := settle(m).View(); !strings.Contains(v, fmt.Sprintf("tour 4/%d", len(assets.TourSteps()))) || strings.Contains(v, "F to follow") {
 		t.Errorf("footer: %q", lineWith(v, "tour"))
 	}
 	m, _ = send(m, tourLead(t, 5))
@@ -105,14 +106,14 @@ func TestWanderAndFollow(t *testing.T) {
 	if m.tour.at != 0 {
 		t.Fatalf("step %d, want 0", m.tour.at)
 	}
-	if v := m.View(); !strings.Contains(v, "teacher is on step 2/10 · F to follow") {
+	if v := m.View(); !strings.Contains(v, fmt.Sprintf("teacher is on step 2/%d · F to follow", len(assets.TourSteps()))) {
 		t.Errorf("footer: %q", lineWith(v, "tour"))
 	}
 	m, _ = send(m, tourLead(t, 2))
 	if m.tour.at != 0 {
 		t.Errorf("the teacher's step moved a student who wandered off to %d", m.tour.at)
 	}
-	if v := m.View(); !strings.Contains(v, "teacher is on step 3/10 · F to follow") {
+	if v := m.View(); !strings.Contains(v, fmt.Sprintf("teacher is on step 3/%d · F to follow", len(assets.TourSteps()))) {
 		t.Errorf("footer: %q", lineWith(v, "tour"))
 	}
 	m, _ = send(m, tourLead(t, 0)) // the teacher comes to the student's step
@@ -180,7 +181,7 @@ func TestTeacherReports(t *testing.T) {
 		t.Errorf("a tab and another teacher's step: %d reports, step %d; want 2 and 4", m.class.Seq, m.tour.at)
 	}
 	m, _ = send(m, ClassMsg{Following: 2, Connected: 3})
-	if v := m.View(); !strings.Contains(v, "2 follow · 3 connected · tour 5/10") {
+	if v := m.View(); !strings.Contains(v, fmt.Sprintf("2 follow · 3 connected · tour 5/%d", len(assets.TourSteps()))) {
 		t.Errorf("footer: %q", lineWith(v, "tour"))
 	}
 	m, cmd = press(m, "esc")

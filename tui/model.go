@@ -53,6 +53,7 @@ var tourTabs = map[string]int{
 	"one-gpu": TabMemory, "pp-split": TabPipeline, "bubble": TabPipeline, "micro-batches": TabPipeline,
 	"tp-split": TabTensor, "all-reduce": TabTensor, "pcie": TabTensor,
 	"tp-node-pp-across": TabCompare, "inference": TabCompare, "experts": TabMemory,
+	"long-context": TabTensor, // the CP exchange of one layer, played
 }
 
 // whySections is the Learn section that explains each tab (the "why?" key).
@@ -68,6 +69,7 @@ type resultMsg struct {
 	report  costmodel.Report
 	toFit   *costmodel.FitChange // when the report does not fit
 	knobs   []costmodel.KnobSaving
+	noCP    *common.CompareRow
 	err     error
 }
 
@@ -151,6 +153,8 @@ type Model struct {
 	cmp     common.Compare
 	cmpHave bool
 	cmpOK   bool
+	// sweep is the Compare tab's sequence sweeps (work.go: ensureSweep); shared by copies.
+	sweep *sweepState
 
 	// Teaching: the language of the Learn tab and the tour, the tour, presentation mode (high
 	// contrast, large lanes, no parameter panel), the "why?" key's way back, a footer note.
@@ -355,7 +359,7 @@ func New(s model.Scenario, p *assets.Presets, opts ...Option) Model {
 		calib: o.calib, calibFit: o.calibFit, renderer: o.renderer, served: o.served, frame: max(o.frame, common.FrameInterval),
 		class: classroom.New(o.lead, o.follow, o.answer, o.reveal),
 		vc:    &viewCache{}, work: o.work, memo: o.memo, newest: &atomic.Int64{}, lesson: o.lesson,
-		readArch: o.readArch,
+		readArch: o.readArch, sweep: &sweepState{cache: map[model.Scenario]common.SeqSweep{}},
 	}
 	if len(o.traces) > 0 {
 		m.trace = &traceState{paths: o.traces, loading: true}
@@ -426,8 +430,32 @@ func evaluate(rev int, s model.Scenario) tea.Cmd {
 		if err == nil {
 			knobs, _ = costmodel.KnobSavings(s) // the Memory tab's list; none on an error
 		}
-		return resultMsg{rev: rev, s: s, report: r, toFit: toFit, knobs: knobs, err: err}
+		var noCP *common.CompareRow
+		if err == nil {
+			noCP = withoutCP(s)
+		}
+		return resultMsg{rev: rev, s: s, report: r, toFit: toFit, knobs: knobs, noCP: noCP, err: err}
 	}
+}
+
+// withoutCP evaluates s (training, CP > 1) with its CP group as data parallelism instead: the
+// same TP and PP, DP × CP replicas, the batch raised to a multiple of them if need be. Nil at
+// CP 1, in serving, or when that layout is invalid.
+func withoutCP(s model.Scenario) *common.CompareRow {
+	c := s.Layout.CPSize()
+	if s.Workload.Mode != model.Train || c <= 1 {
+		return nil
+	}
+	s.Layout.DP *= c
+	s.Layout.CP, s.Layout.CPComm = 0, model.CPRing
+	if unit := s.Layout.DP * max(s.Layout.MicroBatch, 1); s.Workload.GlobalBatch%unit != 0 {
+		s.Workload.GlobalBatch = (s.Workload.GlobalBatch/unit + 1) * unit
+	}
+	r, err := costmodel.EvaluateFast(s)
+	if err != nil {
+		return nil
+	}
+	return &common.CompareRow{Name: "without CP", Layout: s.Layout, Report: r, Feasible: r.Memory.Fits}
 }
 
 // buildCompare computes the Compare tab (it runs Search) off the update loop.
@@ -502,6 +530,15 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.modelRead(msg)
 	case boxtab.UseBoxMsg:
 		return m.useBox(msg.Box)
+	case compare.SeqViewMsg:
+		m.keys.pane = m.panes[m.tab].Keys()
+		return m, m.ensureSweep()
+	case seqMsg:
+		m.sweep.running = false
+		if !msg.skipped {
+			m.sweep.put(msg.key, msg.sw)
+		}
+		return m, m.ensureSweep()
 	case compare.TakeBetterMsg:
 		// The Compare tab's b: search's best layout, knobs included, through the edit path.
 		return m.edit("search's best", func(s *model.Scenario) error {
@@ -530,7 +567,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// The panel shows what search chose for the knobs left to it.
 			m.cur.Layout = withAutoKnobs(m.cur.Layout, msg.s.Layout)
 		}
-		m.data = common.Data{Scenario: msg.s, Report: msg.report, ToFit: msg.toFit, Knobs: msg.knobs}
+		m.data = common.Data{Scenario: msg.s, Report: msg.report, ToFit: msg.toFit, Knobs: msg.knobs, NoCP: msg.noCP}
 		m.hasData = true
 		for _, p := range m.panes {
 			p.SetData(m.data)
@@ -727,7 +764,7 @@ func (m Model) setTab(i int) (tea.Model, tea.Cmd) {
 	m.tab = i
 	m.keys.pane = m.panes[i].Keys()
 	m.resize()
-	return m, tea.Batch(m.ensureTick(), m.box.SetActive(i == TabBox), m.box.Recheck())
+	return m, tea.Batch(m.ensureTick(), m.box.SetActive(i == TabBox), m.box.Recheck(), m.ensureSweep())
 }
 
 // useBox makes the probed box the scenario's hardware: the cluster ToCluster infers (GPU preset
@@ -875,7 +912,7 @@ func (m Model) changed() (tea.Model, tea.Cmd) {
 	m.compare.Invalidate() // dimmed, "computing…", until this revision's comparison arrives
 	m.learn.Invalidate()
 	m.cmpOK = false
-	return m, m.evaluateAll()
+	return m, tea.Batch(m.evaluateAll(), m.ensureSweep())
 }
 
 // restart evaluates the current revision when what ran was older and nothing runs for it now.

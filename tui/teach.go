@@ -248,6 +248,12 @@ func (m Model) setPresentation(on bool) (tea.Model, tea.Cmd) {
 			cmp.Invalidate()
 		}
 	}
+	cmp.SetSeqView(m.compare.SeqView())
+	if m.sweep != nil {
+		if sw, ok := m.sweep.cache[compare.SeqKey(m.cur)]; ok {
+			cmp.SetSweep(sw)
+		}
+	}
 	m.compare, m.panes = cmp, panes
 	m.keys.pane = m.panes[m.tab].Keys()
 	m.resize()
@@ -362,6 +368,11 @@ func (m Model) export() (tea.Model, tea.Cmd) {
 	var cmp common.Compare
 	if m.cmpOK {
 		cmp = m.cmp
+	}
+	if m.sweep != nil && compare.SeqSweepApplies(m.cur) {
+		if sw, ok := m.sweep.cache[compare.SeqKey(m.cur)]; ok {
+			cmp.Seq = &sw // the sequence sweep, when it was made for this scenario (never made here)
+		}
 	}
 	d, dir, lang := m.data, m.saveDir, m.lang
 	title := ""

@@ -1,12 +1,15 @@
 package tui
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/splitscope/splitscope/model"
+	"github.com/splitscope/splitscope/tui/common"
+	"github.com/splitscope/splitscope/tui/compare"
 )
 
 // The explorer's heavy work, off the update loop: the evaluation of a scenario (the cost model
@@ -45,6 +48,69 @@ func (m *Model) cmpCmd() tea.Cmd {
 		}
 		out.rev = rev
 		return out
+	}
+}
+
+// seqMsg carries the Compare tab's sequence sweep back to Update, for the scenario key (compare.SeqKey).
+type seqMsg struct {
+	key     model.Scenario
+	skipped bool
+	sw      common.SeqSweep
+}
+
+// sweepState is the sequence sweeps made in this session, by compare.SeqKey, and the one being
+// made; shared by the copies of the Model (Update's own goroutine alone touches it).
+type sweepState struct {
+	cache   map[model.Scenario]common.SeqSweep
+	order   []model.Scenario // oldest first
+	running bool
+	at      model.Scenario
+}
+
+// sweepKeep bounds the sweeps a session keeps.
+const sweepKeep = 16
+
+func (s *sweepState) put(k model.Scenario, sw common.SeqSweep) {
+	if _, ok := s.cache[k]; !ok {
+		s.order = append(s.order, k)
+	}
+	s.cache[k] = sw
+	if len(s.order) > sweepKeep {
+		delete(s.cache, s.order[0])
+		s.order = s.order[1:]
+	}
+}
+
+// ensureSweep hands the Compare pane the sequence sweep of the current scenario when its page
+// is on (and the scenario trains): kept from before, or computed now in a tea.Cmd, the pane
+// saying "sweeping…" meanwhile. One sweep runs at a time; its result starts the next.
+func (m *Model) ensureSweep() tea.Cmd {
+	if m.tab != TabCompare || !m.compare.SeqView() || !compare.SeqSweepApplies(m.cur) || m.cur.Validate() != nil {
+		return nil
+	}
+	k := compare.SeqKey(m.cur)
+	if sw, ok := m.sweep.cache[k]; ok {
+		m.compare.SetSweep(sw)
+		return nil
+	}
+	m.compare.InvalidateSweep()
+	if m.sweep.running {
+		return nil
+	}
+	m.sweep.running, m.sweep.at = true, k
+	rev, s, memo, work, newest := m.rev, m.cur, m.memo, m.work, m.newest
+	var mm *memoMap[common.SeqSweep]
+	if memo != nil {
+		mm = &memo.seq
+	}
+	return func() (msg tea.Msg) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg = seqMsg{key: k, sw: common.SeqSweep{Err: fmt.Errorf("sweep panicked: %v", r)}}
+			}
+		}()
+		sw, ok := compute(work, newest, rev, mm, k, func() common.SeqSweep { return compare.BuildSeq(s) })
+		return seqMsg{key: k, skipped: !ok, sw: sw}
 	}
 }
 
@@ -93,6 +159,7 @@ func release(work chan struct{}) {
 type Memo struct {
 	eval memoMap[resultMsg]
 	cmp  memoMap[compareMsg]
+	seq  memoMap[common.SeqSweep] // by compare.SeqKey
 }
 
 // memoSize bounds a Memo: a lesson's steps and what a class tries around them.
@@ -101,7 +168,8 @@ const memoSize = 128
 // NewMemo makes an empty Memo.
 func NewMemo() *Memo {
 	return &Memo{eval: memoMap[resultMsg]{m: map[model.Scenario]*memoEntry[resultMsg]{}},
-		cmp: memoMap[compareMsg]{m: map[model.Scenario]*memoEntry[compareMsg]{}}}
+		cmp: memoMap[compareMsg]{m: map[model.Scenario]*memoEntry[compareMsg]{}},
+		seq: memoMap[common.SeqSweep]{m: map[model.Scenario]*memoEntry[common.SeqSweep]{}}}
 }
 
 // WithMemo shares results with the other explorers given the same Memo.

@@ -223,8 +223,8 @@ func newSearchCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
 pipeline schedule, interleaving chunks and micro-batch size: every divisor of a replica's batch up
 to --max-micro-batch) and, in training, every setting of the knobs not typed: recompute none,
 selective or full; sequence parallelism off or on (TP > 1), its all-gather redone or kept; ZeRO
-0 to 3 (DP > 1); TP overlap
-none, ring or pipe (TP inside a node); the DP sync overlapped or serial (DP > 1); offload none,
+0 to 3 (DP × CP > 1); TP overlap
+none, ring or pipe (TP inside a node); the DP sync overlapped or serial (DP × CP > 1); offload none,
 optimizer, optimizer+weights, activations, optimizer+activations or all three; the rank order
 tp-dp-pp or tp-pp-dp where TP leaves room in a node (in serving too). It keeps for each split the fastest setting that
 fits (at the same time, no offload before one) and ranks the feasible splits by the objective;

@@ -141,7 +141,7 @@ func canonicalEP(ep int) int {
 // default depends on other flags or on a preset say how it is derived.
 func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
-	fs.StringVar(&f.scenarioFile, "scenario", "", "scenario `FILE` (YAML; keys named like these flags, micro_batch for --micro-batch) or tour/NAME, a step of the guided tour (tour/one-gpu … tour/inference), as the base: flags typed on the command line override its keys (default none)")
+	fs.StringVar(&f.scenarioFile, "scenario", "", "scenario `FILE` (YAML; keys named like these flags, micro_batch for --micro-batch) or tour/NAME, a step of the guided tour (tour/one-gpu … tour/long-context), as the base: flags typed on the command line override its keys (default none)")
 	fs.StringVar(&f.model, "model", defaultModel, "model preset `ID` (list: splitscope presets), or a Hugging Face config.json FILE or the folder holding one (model_type "+strings.Join(assets.HFConfigKinds, ", ")+"; a field the model cannot honour is refused by name)")
 	fs.IntVar(&f.layers, "layers", 0, "transformer layers; overrides the preset (default: the model's)")
 	fs.IntVar(&f.hidden, "hidden", 0, "hidden size d_model, elements; overrides the preset (default: the model's)")

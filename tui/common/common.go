@@ -28,6 +28,10 @@ type Data struct {
 	ToFit *costmodel.FitChange
 	// Knobs is what each single change of a memory knob does to the fullest GPU (training).
 	Knobs []costmodel.KnobSaving
+	// NoCP is, in training with CP > 1, the same GPUs with the CP group turned into data
+	// parallelism (TP and PP kept, DP × CP replicas): what context parallelism saves. Nil
+	// otherwise, or when that layout is invalid.
+	NoCP *CompareRow
 }
 
 // RowKind says which contender of the Compare tab a row stands for.
@@ -89,6 +93,9 @@ type Compare struct {
 	Better CompareRow
 	Held   []string
 	Err    error
+	// Seq is the sequence sweep (TP vs CP vs both) when the explorer has made it for this
+	// scenario: the export writes it. Build leaves it nil (the root sweeps apart, lazily).
+	Seq *SeqSweep
 }
 
 // RateSeries is one contender's rate sweep.
@@ -126,7 +133,7 @@ func (c Compare) Twin(i int) int {
 	return i
 }
 
-// SplitName names a layout by its parallel degrees above 1, "TP 2 × PP 4", "TP 2 × PP 2 × DP 2",
+// SplitName names a layout by its parallel degrees above 1, "TP 2 × PP 4", "TP 8 × CP 4", "TP 2 × PP 2 × DP 2",
 // "DP 8"; "1 GPU" for none. It is how the best layout's label says what the layout is.
 func SplitName(l model.Layout) string {
 	pools := ""
@@ -147,7 +154,7 @@ func splitParts(l model.Layout) string {
 	for _, d := range []struct {
 		name string
 		n    int
-	}{{"TP", l.TP}, {"PP", l.PP}, {"DP", l.DP}, {"EP", l.EP}} {
+	}{{"TP", l.TP}, {"CP", l.CP}, {"PP", l.PP}, {"DP", l.DP}, {"EP", l.EP}} {
 		if d.n > 1 {
 			parts = append(parts, d.name+" "+strconv.Itoa(d.n))
 		}

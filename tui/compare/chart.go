@@ -226,7 +226,7 @@ func (m *Model) legend(st theme.Styles, cross, both bool, styles []lipgloss.Styl
 		if l.TP <= 0 {
 			return fallback
 		}
-		out := fmt.Sprintf("%s %d×%d×%d", fallback, l.TP, l.PP, l.DP)
+		out := fmt.Sprintf("%s %d×%d×%d", fallback, l.TP, l.PP, l.DP) + cpSuffix(l)
 		if l.PP > 1 && !m.infer() {
 			out += " " + l.Schedule.String()
 		}

@@ -44,6 +44,10 @@ type Model struct {
 	cmp      common.Compare
 	computed bool // a Compare has arrived
 	pending  bool // the Compare shown is outdated; a new one is being computed
+	// The sequence sweep's page (seqview.go): on (L), the sweep, whether one has arrived and
+	// whether it is outdated.
+	seqOn, seqHave, seqPending bool
+	seq                        common.SeqSweep
 }
 
 var _ common.Pane = (*Model)(nil)
@@ -82,7 +86,10 @@ func (m *Model) canTake() bool {
 
 // Update takes b, the search's best, when there is one: the root applies it (TakeBetterMsg).
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyMsg); ok && key.Matches(k, takeKey) && m.canTake() {
+	if cmd, ok := m.seqUpdate(msg); ok {
+		return cmd
+	}
+	if k, ok := msg.(tea.KeyMsg); ok && key.Matches(k, takeKey) && m.canTake() && !m.SeqView() {
 		l := m.cmp.Better.Layout
 		return func() tea.Msg { return TakeBetterMsg{Layout: l} }
 	}
@@ -92,12 +99,14 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 // Animating is always false.
 func (m *Model) Animating() bool { return false }
 
-// Keys lists b while there is a search's best to take.
+// Keys lists L (the sequence sweep's page, training) and b while there is a search's best to
+// take.
 func (m *Model) Keys() []key.Binding {
-	if m.canTake() {
-		return []key.Binding{takeKey}
+	out := m.seqKeys() // first: the footer shows one pane key, and the contenders' line says b
+	if m.canTake() && !m.SeqView() {
+		out = append(out, takeKey)
 	}
-	return nil
+	return out
 }
 
 // View renders the pane in exactly its size.
@@ -106,6 +115,9 @@ func (m *Model) View() string {
 		return ""
 	}
 	st := m.styles
+	if m.SeqView() {
+		return m.seqView(st)
+	}
 	if m.data.Stale || m.pending {
 		st = dimmed(st)
 	}
@@ -213,7 +225,7 @@ func (m *Model) betterLine(st theme.Styles) string {
 		fig = "TTFT " + static.Seconds(inf.TTFT) + " · TPOT " + static.Seconds(inf.TPOT)
 	}
 	l := b.Layout
-	split := fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP)
+	split := fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP) + cpSuffix(l)
 	key := ""
 	if m.canTake() {
 		key = " · b takes it"
@@ -444,7 +456,7 @@ func (m *Model) tableLines() []tableLine {
 		if l.TP <= 0 {
 			return cell{long: "—"}
 		}
-		c := cell{long: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP), short: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP)}
+		c := cell{long: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP) + cpSuffix(l), short: fmt.Sprintf("%d×%d×%d", l.TP, l.PP, l.DP) + cpSuffix(l)}
 		if l.EP > 1 {
 			c.long += fmt.Sprintf(" EP %d", l.EP)
 		}
@@ -582,13 +594,13 @@ func knobsCell(l model.Layout) cell {
 			both("SP", "SP")
 		}
 	}
-	if l.ZeRO > 0 && l.DP > 1 {
+	if l.ZeRO > 0 && l.GradGroup() > 1 {
 		both(fmt.Sprintf("ZeRO %d", l.ZeRO), fmt.Sprintf("Z%d", l.ZeRO))
 	}
 	if l.TPOverlap != model.TPOverlapNone && l.TP > 1 {
 		both("TP ovl "+l.TPOverlap.String(), l.TPOverlap.String())
 	}
-	if l.SerialDP && l.DP > 1 {
+	if l.SerialDP && l.GradGroup() > 1 {
 		both("serial DP", "ser")
 	}
 	switch l.Offload {
@@ -618,6 +630,15 @@ func scheduleText(l model.Layout) string {
 		return fmt.Sprintf("interleaved ×%d", l.Chunks)
 	}
 	return l.Schedule.String()
+}
+
+// cpSuffix follows a TP×PP×DP split with its context parallelism, " CP4", which the three
+// sizes leave out ("" at CP 1): 4×1×2 CP4 is 32 GPUs.
+func cpSuffix(l model.Layout) string {
+	if l.CPSize() > 1 {
+		return fmt.Sprintf(" CP%d", l.CP)
+	}
+	return ""
 }
 
 // pad right-pads s with spaces to w cells.

@@ -22,12 +22,15 @@ const WinnerMark = "★"
 // Compare tab's contenders under the same labels (TP only, PP only, the best layout, the best
 // hybrid) side by side (what is split, communication per layer, latency, throughput,
 // interconnect needs, memory per GPU, fits), each row's winner among the layouts that fit
-// marked ★.
+// marked ★; then, when c carries it, the sequence sweep (TP vs CP vs both).
 // lang "fr" writes French, anything else English.
 func Markdown(w io.Writer, s model.Scenario, r costmodel.Report, c common.Compare, lang string) error {
 	m := &mdWriter{t: newTexts(lang, nil)}
 	m.report(s, r)
 	m.compare(s, c)
+	if c.Seq != nil && c.Seq.Err == nil && len(c.Seq.Points) > 0 {
+		m.seqSweep(*c.Seq)
+	}
 	// Every number of the document, tables included, in the language's format: "4,67 s",
 	// "18,5 %", "72,0 Gio" in French.
 	_, err := io.WriteString(w, m.t.num(m.b.String()))
@@ -267,7 +270,11 @@ func (m *mdWriter) compare(s model.Scenario, c common.Compare) {
 		if r.Layout.TP <= 0 {
 			return t.get("cmp.missing")
 		}
-		return fmt.Sprintf("%d × %d × %d", r.Layout.TP, r.Layout.PP, r.Layout.DP)
+		out := fmt.Sprintf("%d × %d × %d", r.Layout.TP, r.Layout.PP, r.Layout.DP)
+		if r.Layout.CPSize() > 1 {
+			out += fmt.Sprintf(", CP %d", r.Layout.CP) // the three sizes leave it out
+		}
+		return out
 	})
 	text(t.get("cmp.split"), func(r common.CompareRow) string { return m.split(s, r) })
 	metric(t.get("cmp.comm"), true, false,
@@ -325,6 +332,48 @@ func (m *mdWriter) compare(s model.Scenario, c common.Compare) {
 		}
 		m.table([]string{t.get("cmp.cross.m"), mdEsc(t.get("name.TP only")), mdEsc(t.get("name.PP only"))}, "rrr", cr)
 	}
+}
+
+// seqFamilyKeys are the texts of the sequence sweep's families (common.FamNoCP, FamCP, FamBoth).
+var seqFamilyKeys = [common.NumSeqFamilies]string{"seq.fam.nocp", "seq.fam.cp", "seq.fam.both"}
+
+// seqSweep writes the sequence sweep: a row a length, a cell a family (its layout, tokens/s and
+// memory per GPU; what the closest layout needs where none fits), ★ the most tokens/s.
+func (m *mdWriter) seqSweep(sw common.SeqSweep) {
+	t := m.t
+	m.line("")
+	m.line(t.get("seq.intro", "batch", strconv.Itoa(sw.Batch)))
+	m.line("")
+	head := []string{t.get("seq.len")}
+	for _, k := range seqFamilyKeys {
+		head = append(head, mdEsc(t.get(k)))
+	}
+	var rows [][]string
+	for _, p := range sw.Points {
+		vals := make([]float64, len(p.Fams))
+		ok := make([]bool, len(p.Fams))
+		shown := make([]string, len(p.Fams))
+		for f, r := range p.Fams {
+			vals[f], ok[f], shown[f] = r.Report.TokensPerS, r.Feasible, static.Count(r.Report.TokensPerS)
+		}
+		win := common.Winners(vals, ok, false, shown)
+		row := []string{strconv.Itoa(p.Seq)}
+		for f, r := range p.Fams {
+			cell := t.get("cmp.missing")
+			switch {
+			case r.Feasible:
+				cell = mdEsc(common.SplitName(r.Layout)) + " · " + t.get("cmp.tokens", "n", static.Count(r.Report.TokensPerS)) + " · " + static.Bytes(r.Report.Memory.Total)
+				if win[f] {
+					cell += " " + WinnerMark
+				}
+			case evaluated(r):
+				cell = mdEsc(common.SplitName(r.Layout)) + " · " + t.get("seq.needs", "mem", static.Bytes(r.Report.Memory.Total))
+			}
+			row = append(row, cell)
+		}
+		rows = append(rows, row)
+	}
+	m.table(head, "rlll", rows)
 }
 
 // name is a contender's label, the Compare tab's in the export's language.

@@ -172,6 +172,14 @@ var english = map[string]string{
 	"cmp.cross.m":      "m",
 	"cmp.cross.sched":  "PP only runs {schedule} in this sweep: its interleaved schedule needs m to be a multiple of PP.",
 
+	// The sequence sweep, TP vs CP vs both (when the explorer made it).
+	"seq.intro":    "Sequence sweep, TP vs CP vs both, at a global batch of {batch} sequences: at each length the fastest layout without context parallelism (CP 1), with CP at the least TP that fits, and with both TP and CP above 1, the training knobs as the scenario's (those on auto free). A cell is the layout, its throughput and its memory per GPU, ★ the most tokens/s; where none fits, the closest layout and the memory it needs; — where search tries no such layout (CP from 8K-token sequences).",
+	"seq.len":      "sequence",
+	"seq.fam.nocp": "TP, no CP",
+	"seq.fam.cp":   "CP, least TP",
+	"seq.fam.both": "TP × CP",
+	"seq.needs":    "✗ needs {mem}",
+
 	"cmp.split.tp":   "the matrices of every layer: each GPU holds 1/{t} of each weight matrix",
 	"cmp.split.pp":   "runs of whole layers: each stage holds {lp} of the {L} layers",
 	"cmp.split.both": "both: the matrices across TP groups of {t}, runs of {lp} layers across {p} stages",
@@ -370,6 +378,13 @@ var french = map[string]string{
 	"cmp.cross":        "Débit (jetons/s) quand le nombre de micro-lots m augmente, tout le reste fixé ; — là où le découpage est invalide ou ne tient pas :",
 	"cmp.cross.m":      "m",
 	"cmp.cross.sched":  "PP seul tourne ici en {schedule} : son ordonnancement entrelacé demande que m soit un multiple de PP.",
+
+	"seq.intro":    "Balayage de la longueur de séquence, TP, CP ou les deux, pour un lot global de {batch} séquences : à chaque longueur, le découpage le plus rapide sans parallélisme de contexte (CP 1), avec le CP au plus petit TP qui tient en mémoire, et avec TP et CP tous deux au-delà de 1, les réglages d'entraînement du scénario (ceux en auto libres). Une case donne le découpage, son débit et sa mémoire par GPU, ★ le plus de jetons/s ; là où aucun ne tient, le découpage le plus proche et la mémoire qu'il lui faudrait ; — là où la recherche n'essaie aucun tel découpage (le CP à partir de séquences de 8K jetons).",
+	"seq.len":      "séquence",
+	"seq.fam.nocp": "TP, sans CP",
+	"seq.fam.cp":   "CP, TP minimal",
+	"seq.fam.both": "TP × CP",
+	"seq.needs":    "✗ il faudrait {mem}",
 
 	"cmp.split.tp":   "les matrices de chaque couche : chaque GPU détient 1/{t} de chaque matrice de poids",
 	"cmp.split.pp":   "des suites de couches entières : chaque étage détient {lp} des {L} couches",

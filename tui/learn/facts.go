@@ -39,6 +39,8 @@ type Facts struct {
 	// A MoE model's experts across GPUs, an MLA model's latent cache (moefacts.go).
 	Experts ExpertFacts
 	MLA     MLAFacts
+	// Context parallelism: the sequence split, its exchange, the same GPUs without it.
+	CP CPFacts
 }
 
 // ServeFacts explain a serving run: the KV cache the engine got and how full the run kept it.
@@ -237,6 +239,7 @@ func NewFacts(d common.Data, cmp common.Compare, cmpReady bool) Facts {
 	f.Spec = specFacts(r)
 	f.Experts = expertFacts(s, r)
 	f.MLA = mlaFacts(s, r)
+	f.CP = cpFacts(d)
 	if f.Infer {
 		// Requests a replica: the most batches that can be in flight.
 		f.M = max(s.Workload.Requests/max(s.Layout.DP, 1), 1)

@@ -49,11 +49,11 @@ func TestTeacherLeads(t *testing.T) {
 
 	ma, mb := a.mark(), b.mark()
 	teacher.send("g")
-	teacher.see(0, "tour 1/10")
+	teacher.see(0, "tour 1/11")
 	teacher.send(right)
-	teacher.see(0, "tour 2/10")
-	a.see(ma, "tour 2/10")
-	b.see(mb, "tour 2/10")
+	teacher.see(0, "tour 2/11")
+	a.see(ma, "tour 2/11")
+	b.see(mb, "tour 2/11")
 	if s := a.screen(ma); strings.Contains(s, "F to follow") {
 		t.Errorf("a following student is offered F: %q", s)
 	}
@@ -61,20 +61,20 @@ func TestTeacherLeads(t *testing.T) {
 	// a goes back a step on its own: it stops following; b does not.
 	mt, ma := teacher.mark(), a.mark()
 	a.send(left)
-	a.see(ma, "tour 1/10", "teacher is on step 2/10 · F to follow")
+	a.see(ma, "tour 1/11", "teacher is on step 2/11 · F to follow")
 	teacher.see(mt, "1 follow · 3 connected")
 	ma, mb = a.mark(), b.mark()
 	teacher.send(right)
-	b.see(mb, "tour 3/10")
-	a.see(ma, "teacher is on step 3/10 · F to follow")
-	if s := a.screen(ma); strings.Contains(s, "tour 3/10") {
+	b.see(mb, "tour 3/11")
+	a.see(ma, "teacher is on step 3/11 · F to follow")
+	if s := a.screen(ma); strings.Contains(s, "tour 3/11") {
 		t.Errorf("the student who wandered off moved with the teacher: %q", s)
 	}
 
 	// F: a is back on the teacher's step, and counted.
 	mt, ma = teacher.mark(), a.mark()
 	a.send("F")
-	a.see(ma, "tour 3/10")
+	a.see(ma, "tour 3/11")
 	teacher.see(mt, "2 follow · 3 connected")
 
 	// b leaves: the counts drop.
@@ -88,7 +88,7 @@ func TestTeacherLeads(t *testing.T) {
 	// A student connecting now joins the lesson at its step.
 	mt = teacher.mark()
 	c := openAuth(t, addr, pw, nil, "")
-	c.see(0, "tour 3/10")
+	c.see(0, "tour 3/11")
 	teacher.see(mt, "2 follow · 3 connected")
 
 	// The teacher leaves the tour: the followers leave it too.
@@ -134,11 +134,11 @@ func TestTeacherTallyReveals(t *testing.T) {
 	teacher.see(0, "2 follow · 3 connected")
 	ma, mb := a.mark(), b.mark()
 	teacher.send("g")
-	teacher.see(0, "tour 1/10")
+	teacher.see(0, "tour 1/11")
 	teacher.send(right) // step 2 asks with choices
-	teacher.see(0, "tour 2/10", "0 answered of 2")
-	a.see(ma, "tour 2/10")
-	b.see(mb, "tour 2/10")
+	teacher.see(0, "tour 2/11", "0 answered of 2")
+	a.see(ma, "tour 2/11")
+	b.see(mb, "tour 2/11")
 
 	mt, ma, mb := teacher.mark(), a.mark(), b.mark()
 	a.send("1")
@@ -154,7 +154,7 @@ func TestTeacherTallyReveals(t *testing.T) {
 	b.see(mb, "the model says")
 	teacher.see(mt, "2 answered of 2", "revealed")
 	// The server's log keeps the step's answers beside the model's.
-	want := "class: step 2/10 · 8 stages, the batch as one micro-batch: how much of the step is bubble? · " +
+	want := "class: step 2/11 · 8 stages, the batch as one micro-batch: how much of the step is bubble? · " +
 		"2 answered of 2: about 10% ×1 · about half ×1 · almost all of it ×0 · model: 3 almost all of it\n"
 	for deadline := time.Now().Add(wait); !strings.Contains(logs.String(), want); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -203,9 +203,9 @@ func TestClassNumberTally(t *testing.T) {
 	teacher.see(0, "2 follow · 3 connected")
 	ma, mb := a.mark(), b.mark()
 	teacher.send("g") // step 1 asks for a number of GiB
-	teacher.see(0, "tour 1/10", "0 answered of 2")
-	a.see(ma, "tour 1/10")
-	b.see(mb, "tour 1/10")
+	teacher.see(0, "tour 1/11", "0 answered of 2")
+	a.see(ma, "tour 1/11")
+	b.see(mb, "tour 1/11")
 	mt, ma, mb := teacher.mark(), a.mark(), b.mark()
 	a.send("246\r")
 	b.send("100\r")

@@ -300,7 +300,7 @@ func knobCells(l model.Layout) []string {
 	}
 	dp := "overlap"
 	switch {
-	case l.DP == 1:
+	case l.GradGroup() == 1:
 		dp = "-"
 	case l.SerialDP:
 		dp = "serial"
