@@ -106,7 +106,7 @@ func TestSeqSweepLazyAndKept(t *testing.T) {
 		t.Errorf("the export lacks the sweep:\n%s", sheet)
 	}
 	// TP is the search's to choose: the same sweep, no new one.
-	next, cmd = m.edit("tp", func(s *model.Scenario) error {
+	next, _ = m.edit("tp", func(s *model.Scenario) error {
 		s.Layout.TP, s.Layout.CP = 4, 8
 		return nil
 	})
