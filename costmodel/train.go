@@ -862,10 +862,10 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	noP2P := in
 	noP2P.P2P = nil
 	noP2P.Record = false
-	// In estimate mode the makespan is that closed form already (runTrain).
+	// In estimate mode the makespan is that closed form already (runTrain). The sends' share is
+	// closed form against closed form, for every schedule (the 2025 ones' too, estimate2025).
 	withP2P := res.Makespan
-	if mode != modeEstimate && !twoChunkSchedule(in.Schedule) {
-		// The 2025 schedules' estimate is their simulation (schedule.EstimateTrain): res has it.
+	if mode != modeEstimate {
 		withP2P = schedule.EstimateTrain(in)
 	}
 	ppExposed := max(withP2P-schedule.EstimateTrain(noP2P), 0)
@@ -1158,9 +1158,4 @@ func splitsW(s model.Schedule) bool {
 		return true
 	}
 	return false
-}
-
-// twoChunkSchedule says whether s is one of ZB-V, DualPipe and DualPipeV.
-func twoChunkSchedule(s model.Schedule) bool {
-	return s == model.ZBV || s == model.DualPipe || s == model.DualPipeV
 }
