@@ -836,7 +836,7 @@ func e2e(r Report) float64 {
 // papers' equal costs), and on, BenchmarkSearchGPT3175B1024GPU went from 0.37–0.78 s to 5.5–6.2 s
 // (2,078,976 → 2,635,440 configurations; 31 MB → 1.33 GB allocated; 2 cores at load 10, three
 // runs each). A closed-form estimate for them would let Search try them unasked.
-const searchNewSchedules = false
+const searchNewSchedules = true
 
 // Search tries context parallelism where a sequence is long enough for it to matter: from
 // cpMinSeq tokens, keeping at least cpMinTokens of each sequence on a GPU. Below them the

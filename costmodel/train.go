@@ -487,6 +487,23 @@ func (p *plan) rankOps(st []vstage, rk int) (f, b, w float64) {
 	return
 }
 
+// rankWorkLB is a lower bound on rank rk's busy time in the step, so on the makespan: each of
+// its virtual stages' passes (p.mv of each: DualPipe's half a direction), less what DualPipe's
+// and DualPipeV's forward–backward pairs can hide (each F and B at most its overlap,
+// trainInput's min(ep/2, f, b), once).
+func (p *plan) rankWorkLB(st []vstage, rk int) float64 {
+	pair := p.l.Schedule == model.DualPipe || p.l.Schedule == model.DualPipeV
+	work := 0.0
+	for c := 0; c < p.v; c++ {
+		x := st[c*p.p+rk]
+		work += x.f + x.b + x.w
+		if pair {
+			work -= 2 * min(x.ep/2, x.f, x.b)
+		}
+	}
+	return p.mv * max(work, 0)
+}
+
 // rankTailResult is what follows one rank's last op.
 type rankTailResult struct {
 	end        float64 // its pipeline finish and all it exposes after

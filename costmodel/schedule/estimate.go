@@ -322,28 +322,47 @@ func sum(xs []float64) float64 {
 // the simulation over a grid of p, m and F/B/W ratios; uneven stages with sends are logged.
 func estimate2025(in *Train) float64 {
 	p, n := in.Stages, 2*in.Stages
+	m := float64(chainMicro(in))
 	var f, b, w, a, work, total float64
+	wOf := func(i int) float64 {
+		if in.W == nil {
+			return 0
+		}
+		return in.W[i]
+	}
 	for r := 0; r < p; r++ {
 		rw := 0.0
 		for _, i := range [2]int{r, p + r} {
-			x := in.F[i] + in.B[i]
-			if in.W != nil {
-				x += in.W[i]
-				w += in.W[i]
+			rw += in.F[i] + in.B[i] + wOf(i)
+			f, b, w = f+in.F[i], b+in.B[i], w+wOf(i)
+		}
+		rw *= m // each chunk runs every micro-batch of its chain (DualPipe: half of them)
+		if in.Overlap != nil {
+			// Steps 4 and 5 of the order (orderOf.dual) pair a forward with the other chunk's whole
+			// backward, each pair the longer of its compute and its communication: what the
+			// rank's pairs save, half of them each way.
+			c0, c1 := r, p+r
+			a0, a1 := in.Overlap[c0], in.Overlap[c1]
+			a += a0 + a1
+			save := func(fw, bw int) float64 {
+				sum := in.F[fw] + in.B[bw] + wOf(bw)
+				return sum - max(sum-a0-a1, a0+a1)
 			}
-			rw += x
-			f, b = f+in.F[i], b+in.B[i]
-			if in.Overlap != nil {
-				a += in.Overlap[i]
+			n, hr, middle := p/2, min(r, p-1-r), r == p/2-1 || r == p/2
+			if in.Schedule == model.DualPipeV {
+				n, hr, middle = p, r, r == p-1
 			}
+			pairs := 2*(int(m)-2*n+hr+1) + n - hr - 1
+			if middle {
+				pairs--
+			}
+			rw -= float64(max(pairs, 0)) * (save(c0, c1) + save(c1, c0)) / 2
 		}
 		work, total = max(work, rw), total+rw
 	}
 	// The bubble is the fill and drain of the whole chain: the stages' mean costs.
 	f, b, w, a = f/float64(n), b/float64(n), w/float64(n), a/float64(n)
-	m := float64(chainMicro(in))
-	// Each chunk runs every micro-batch of its chain (DualPipe: half of them).
-	work, mean := work*m, total*m/float64(p)
+	mean := total / float64(p)
 	var sends float64
 	if in.P2P != nil {
 		for q := 0; q < n-1; q++ {

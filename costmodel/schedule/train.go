@@ -179,7 +179,7 @@ func checkShape2025(s model.Schedule, p, m int) error {
 		return err
 	}
 	if s == model.ZBV {
-		if _, err := zbvOrders(p, zbvBase(p, m)); err != nil {
+		if !zbvPlaceable(p, zbvBase(p, m)) {
 			return &model.FieldError{Field: "micro", Value: m, Allowed: "the ZB-V greedy cannot place this many micro-batches on these stages"}
 		}
 	}
