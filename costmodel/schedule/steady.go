@@ -195,7 +195,7 @@ func steadyRun(in *Train) (res Result, jumped, ok bool) {
 			if order, per, err = sharedOrder(&sh); err != nil {
 				return Result{}, false, false
 			}
-			e.grow(&sh, order, per)
+			e.grow(&sh, order, per, chainMicro(in))
 			last = pr.periods(sh.Micro)
 		}
 	}
