@@ -106,6 +106,10 @@ func BenchmarkSearchDeepSeekV3_2048GPU(b *testing.B) {
 }
 func BenchmarkSearchGPT3175B4096GPU(b *testing.B) { benchSearch(b, 4096) }
 
+// BenchmarkSearchGPT3175B16384GPU: the same batch over 16,384 GPUs (every split down to one
+// sequence a replica).
+func BenchmarkSearchGPT3175B16384GPU(b *testing.B) { benchSearch(b, 16384) }
+
 // Serving: 10,000 requests at 20 req/s on 8 H100s (TP 8), lengths drawn from uniform prompts
 // of 128–2048 tokens and lognormal outputs around 256.
 func benchServeScenario(b *testing.B, gpu, intra string, tp, pp, requests int, rate float64) model.Scenario {

@@ -832,11 +832,11 @@ func e2e(r Report) float64 {
 }
 
 // searchNewSchedules says whether Search tries ZB-V, DualPipe and DualPipeV unasked (a fixed
-// --schedule always is). Off: EstimateTrain simulates them (no closed form holds off their
-// papers' equal costs), and on, BenchmarkSearchGPT3175B1024GPU went from 0.37–0.78 s to 5.5–6.2 s
-// (2,078,976 → 2,635,440 configurations; 31 MB → 1.33 GB allocated; 2 cores at load 10, three
-// runs each). A closed-form estimate for them would let Search try them unasked.
-const searchNewSchedules = false
+// --schedule always is). On since their estimate is closed form (schedule.estimate2025): while it
+// simulated them, BenchmarkSearchGPT3175B1024GPU went from 0.37–0.78 s to 5.5–6.2 s with them
+// (1.33 GB allocated); closed form, 0.14–0.24 s against 0.22–0.28 s without them (2 cores under
+// load).
+const searchNewSchedules = true
 
 // Search tries context parallelism where a sequence is long enough for it to matter: from
 // cpMinSeq tokens, keeping at least cpMinTokens of each sequence on a GPU. Below them the

@@ -345,8 +345,7 @@ func searchSplitSeeded(s model.Scenario, kv knobValues, obj Objective, ss *stage
 									po.l.TPOverlap, po.l.RankOrder = tpo, order
 									st, _ = po.trainStages(false)
 									for rk := range po.p {
-										f, b, w := po.rankOps(st, rk)
-										lb = max(lb, float64(po.m)*(f+b+w))
+										lb = max(lb, po.rankWorkLB(st, rk))
 									}
 									lb *= 1 - 1e-9
 									staged = true

@@ -487,6 +487,23 @@ func (p *plan) rankOps(st []vstage, rk int) (f, b, w float64) {
 	return
 }
 
+// rankWorkLB is a lower bound on rank rk's busy time in the step, so on the makespan: each of
+// its virtual stages' passes (p.mv of each: DualPipe's half a direction), less what DualPipe's
+// and DualPipeV's forward–backward pairs can hide (each F and B at most its overlap,
+// trainInput's min(ep/2, f, b), once).
+func (p *plan) rankWorkLB(st []vstage, rk int) float64 {
+	pair := p.l.Schedule == model.DualPipe || p.l.Schedule == model.DualPipeV
+	work := 0.0
+	for c := 0; c < p.v; c++ {
+		x := st[c*p.p+rk]
+		work += x.f + x.b + x.w
+		if pair {
+			work -= 2 * min(x.ep/2, x.f, x.b)
+		}
+	}
+	return p.mv * max(work, 0)
+}
+
 // rankTailResult is what follows one rank's last op.
 type rankTailResult struct {
 	end        float64 // its pipeline finish and all it exposes after
@@ -862,10 +879,10 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	noP2P := in
 	noP2P.P2P = nil
 	noP2P.Record = false
-	// In estimate mode the makespan is that closed form already (runTrain).
+	// In estimate mode the makespan is that closed form already (runTrain). The sends' share is
+	// closed form against closed form, for every schedule (the 2025 ones' too, estimate2025).
 	withP2P := res.Makespan
-	if mode != modeEstimate && !twoChunkSchedule(in.Schedule) {
-		// The 2025 schedules' estimate is their simulation (schedule.EstimateTrain): res has it.
+	if mode != modeEstimate {
 		withP2P = schedule.EstimateTrain(in)
 	}
 	ppExposed := max(withP2P-schedule.EstimateTrain(noP2P), 0)
@@ -1158,9 +1175,4 @@ func splitsW(s model.Schedule) bool {
 		return true
 	}
 	return false
-}
-
-// twoChunkSchedule says whether s is one of ZB-V, DualPipe and DualPipeV.
-func twoChunkSchedule(s model.Schedule) bool {
-	return s == model.ZBV || s == model.DualPipe || s == model.DualPipeV
 }

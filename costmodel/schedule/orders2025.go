@@ -155,8 +155,9 @@ type zbvKey struct{ p, m int }
 
 var zbvCache struct {
 	sync.Mutex
-	orders map[zbvKey][][]ref
-	keys   []zbvKey // oldest first, at most zbvCacheSize
+	orders    map[zbvKey][][]ref
+	placeable map[zbvKey]bool
+	keys      []zbvKey // oldest first, at most zbvCacheSize
 }
 
 const zbvCacheSize = 16
@@ -219,6 +220,30 @@ func zbvOrders(p, m int) ([][]ref, error) {
 	zbvCache.Unlock()
 	return out, nil
 }
+
+// zbvPlaceable says whether the greedy places m micro-batches on p ranks, remembered per
+// (p, m) apart from the orders themselves (whose cache keeps a few): validation asks it for every
+// ZB-V shape Search estimates, and the greedy is far dearer than the closed form.
+func zbvPlaceable(p, m int) bool {
+	k := zbvKey{p, m}
+	zbvCache.Lock()
+	ok, known := zbvCache.placeable[k]
+	zbvCache.Unlock()
+	if known {
+		return ok
+	}
+	_, err := zbvOrders(p, m)
+	zbvCache.Lock()
+	if zbvCache.placeable == nil || len(zbvCache.placeable) >= zbvPlaceableMax {
+		zbvCache.placeable = make(map[zbvKey]bool)
+	}
+	zbvCache.placeable[k] = err == nil
+	zbvCache.Unlock()
+	return err == nil
+}
+
+// zbvPlaceableMax bounds the shapes zbvPlaceable remembers (then it starts afresh).
+const zbvPlaceableMax = 1 << 14
 
 type zbvGraph struct {
 	p, m   int

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"math"
+	"sync"
 
 	"github.com/splitscope/splitscope/model"
 )
@@ -157,7 +158,7 @@ func steadyRun(in *Train) (res Result, jumped, ok bool) {
 	if 2*sh.Micro > in.Micro {
 		return Result{}, false, false
 	}
-	order, per, err := buildOrder(&sh)
+	order, per, err := sharedOrder(&sh)
 	if err != nil {
 		return Result{}, false, false
 	}
@@ -191,10 +192,10 @@ func steadyRun(in *Train) (res Result, jumped, ok bool) {
 				break
 			}
 			sh.Micro = min(pr.shortMicro(4*last), in.Micro)
-			if order, per, err = buildOrder(&sh); err != nil {
+			if order, per, err = sharedOrder(&sh); err != nil {
 				return Result{}, false, false
 			}
-			e.grow(&sh, order, per)
+			e.grow(&sh, order, per, chainMicro(in))
 			last = pr.periods(sh.Micro)
 		}
 	}
@@ -320,4 +321,57 @@ func (pr periodic) periodBusy(e *engine, j int) []float64 {
 		}
 	}
 	return out
+}
+
+// sharedOrder is buildOrder for the steady-state shortcut's runs, kept per shape (schedule, p, v,
+// m): an order depends on nothing else, and Search meets the same few shapes again and again.
+// The orders are shared and never written (the engine writes only end times). Orders of more
+// than orderCacheMax ops are built afresh each time.
+func sharedOrder(in *Train) ([]ref, int, error) {
+	per := opsPerRank(in)
+	if in.Stages*per > orderCacheMax {
+		return buildOrder(in)
+	}
+	k := orderKey{in.Schedule, in.Stages, in.Chunks, in.Micro}
+	orderCache.Lock()
+	if o, ok := orderCache.m[k]; ok {
+		orderCache.Unlock()
+		return o, per, nil
+	}
+	orderCache.Unlock()
+	order, per, err := buildOrder(in)
+	if err != nil {
+		return nil, 0, err
+	}
+	orderCache.Lock()
+	if orderCache.m == nil {
+		orderCache.m = make(map[orderKey][]ref)
+	}
+	if _, ok := orderCache.m[k]; !ok {
+		if len(orderCache.keys) == orderCacheSize {
+			delete(orderCache.m, orderCache.keys[0])
+			orderCache.keys = orderCache.keys[1:]
+		}
+		orderCache.m[k] = order
+		orderCache.keys = append(orderCache.keys, k)
+	}
+	orderCache.Unlock()
+	return order, per, nil
+}
+
+type orderKey struct {
+	s       model.Schedule
+	p, v, m int
+}
+
+// orderCacheSize shapes of at most orderCacheMax ops (8 bytes each): 64 × 1 MiB at the most.
+const (
+	orderCacheSize = 64
+	orderCacheMax  = 1 << 17
+)
+
+var orderCache struct {
+	sync.Mutex
+	m    map[orderKey][]ref
+	keys []orderKey // oldest first
 }

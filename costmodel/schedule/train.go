@@ -179,7 +179,7 @@ func checkShape2025(s model.Schedule, p, m int) error {
 		return err
 	}
 	if s == model.ZBV {
-		if _, err := zbvOrders(p, zbvBase(p, m)); err != nil {
+		if !zbvPlaceable(p, zbvBase(p, m)) {
 			return &model.FieldError{Field: "micro", Value: m, Allowed: "the ZB-V greedy cannot place this many micro-batches on these stages"}
 		}
 	}
@@ -357,6 +357,8 @@ type engine struct {
 	res             Result
 	// scratch is p floats for the steady-state shortcut's sums.
 	scratch []float64
+	// grown: the run has grown once (grow).
+	grown bool
 	// Per rank: the next op, the forwards in flight, and the position it may not reach yet.
 	pos, inflight, limit []int
 	// A ring of the ranks to look at, each at most once; wrapped by compare, not %, which divides.
@@ -510,11 +512,23 @@ func groupEnd(seq []ref, k int) int {
 
 // grow moves the simulation on to in, the same schedule with more micro-batches, whose orders
 // begin with the ops run so far (the steady-state shortcut's fact 1): the times and the ranks'
-// positions carry over.
-func (e *engine) grow(in *Train, order []ref, per int) {
+// positions carry over. A run growing a second time has a long way to settle: its end times get
+// room for most micro-batches (a chain's, at least in's) at once, so that it takes no new buffer
+// after.
+func (e *engine) grow(in *Train, order []ref, per, most int) {
 	units := e.nvs * chainMicro(in)
-	end := make([]float64, 3*units)
-	n := copy(end, e.end)
+	end := e.end
+	if cap(end) < 3*units {
+		room := units
+		if e.grown {
+			room = max(units, e.nvs*most)
+		}
+		end = make([]float64, 3*units, 3*room)
+		copy(end, e.end)
+	}
+	e.grown = true
+	n := len(e.end)
+	end = end[:3*units]
 	for i := n; i < len(end); i++ {
 		end[i] = -1
 	}
