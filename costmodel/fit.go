@@ -136,9 +136,19 @@ func WeightBytesOf(name string) float64 {
 	return model.Workload{Weights: name}.WeightBytes()
 }
 
-// layoutName is a split in words: "TP 8 × PP 2 × DP 4, 1f1b, b 2".
+// layoutName is a split in words: "TP 8 × PP 2 × DP 4, 1f1b, b 2"; CP and EP named where
+// above 1 ("TP 4 × CP 4 × PP 1 × DP 1": the GPUs are the product of the first four).
 func layoutName(l model.Layout) string {
 	out := fmt.Sprintf("TP %d × PP %d × DP %d", l.TP, l.PP, l.DP)
+	if cp := l.CPSize(); cp > 1 {
+		out = fmt.Sprintf("TP %d × CP %d × PP %d × DP %d", l.TP, cp, l.PP, l.DP)
+		if l.CPComm != model.CPRing {
+			out += " (CP " + l.CPComm.String() + ")"
+		}
+	}
+	if l.EP > 1 {
+		out += fmt.Sprintf(", EP %d", l.EP)
+	}
 	if l.PP > 1 {
 		out += ", " + l.Schedule.String()
 		if l.Chunks > 1 {

@@ -1,6 +1,7 @@
 package costmodel
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -106,5 +107,30 @@ func TestKnobSavings(t *testing.T) {
 	s.Workload.Mode = model.Infer
 	if ks, err := KnobSavings(s); err != nil || ks != nil {
 		t.Errorf("serving: %v, %v", ks, err)
+	}
+}
+
+// Split the sequence: Llama 3 8B at 64K tokens on 16 H100s, TP 8 × DP 2 with selective
+// recompute, needs more than a GPU holds; the fastest change that fits splits the sequence over
+// CP ranks, and its name says so, with degrees whose product is the GPUs (it read "TP 4 × PP 1
+// × DP 1" for 16 GPUs before CP was named).
+func TestMakeItFitSplitsTheSequence(t *testing.T) {
+	s := scenario(t, "llama-3-8b", "h100-sxm", "nvlink4", 16, 8, 1)
+	s.Workload.Seq, s.Workload.GlobalBatch = 65536, 16
+	s.Layout.Recompute = model.RecomputeSelective
+	if r := eval(t, s); r.Memory.Fits {
+		t.Fatalf("fits already (%.1f GiB)", r.Memory.Total/model.GiB)
+	}
+	f, err := MakeItFit(s)
+	if err != nil || f == nil {
+		t.Fatalf("no change found: %v", err)
+	}
+	l := f.Scenario.Layout
+	if l.CPSize() < 2 {
+		t.Fatalf("%s: CP %d; want the sequence split", f.What, l.CPSize())
+	}
+	want := fmt.Sprintf("TP %d × CP %d × PP %d × DP %d", l.TP, l.CPSize(), l.PP, l.DP)
+	if !strings.HasPrefix(f.What, want) || l.TP*l.CPSize()*l.PP*l.DP != s.Cluster.GPUs {
+		t.Errorf("%q: want it to start %q, degrees multiplying to %d GPUs", f.What, want, s.Cluster.GPUs)
 	}
 }
