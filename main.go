@@ -1,5 +1,5 @@
-// Command splitscope models how a transformer splits across GPUs: tensor, pipeline and data
-// parallelism, their step time, bubble, communication and memory. The command line lives in
+// Command splitscope models how a transformer splits across GPUs: tensor, context, expert,
+// pipeline and data parallelism, their step time, bubble, communication and memory. The command line lives in
 // tui/cli; see docs/architecture.md for its contract.
 package main
 

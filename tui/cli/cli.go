@@ -60,9 +60,10 @@ func newRootCmd(stdout io.Writer) *cobra.Command {
 	var traces []string
 	root := &cobra.Command{
 		Use:   "splitscope",
-		Short: "Model how a transformer splits across GPUs (tensor, pipeline and data parallel)",
-		Long: `splitscope models how a transformer splits across GPUs: tensor parallelism (TP), pipeline
-parallelism (PP) and data parallelism (DP). It answers with the step time and its breakdown, the
+		Short: "Model how a transformer splits across GPUs (tensor, context, expert, pipeline and data parallel)",
+		Long: `splitscope models how a transformer splits across GPUs: tensor parallelism (TP), context
+parallelism (CP: the sequence split), expert parallelism (EP), pipeline parallelism (PP) and data
+parallelism (DP), in training and in serving. It answers with the step time and its breakdown, the
 pipeline bubble, the exposed communication, throughput, MFU and memory per GPU.
 
 Without a subcommand it opens the explorer on the scenario the flags describe (default:
