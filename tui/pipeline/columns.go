@@ -43,11 +43,19 @@ type column struct {
 	op int32
 }
 
+// glyphPaired underlines, on a lane's bottom row, the columns whose op ran in an overlapped
+// forward–backward pair (DualPipe, DualPipeV): the two ops share the time, one's all-to-all
+// under the other's compute.
+const glyphPaired = '═'
+
 // laneCols is a lane drawn at one width: its columns and their glyphs, plain and with labels.
 type laneCols struct {
 	cols []column
 	base []rune // the glyph of each column
 	top  []rune // base with op labels written over runs of one op
+	// low is base with the columns of paired ops drawn glyphPaired (the lane's bottom row when
+	// it has two rows or more); nil when no op of the lane is paired.
+	low []rune
 }
 
 // colCache holds every lane's columns for one index and width, so that a frame only colours
@@ -59,6 +67,8 @@ type colCache struct {
 	// mixed is the set of kinds (bit k for kind k) that share some mixed column: the legend
 	// explains glyphMixed with them.
 	mixed uint8
+	// paired: some lane has a paired op's column (laneCols.low): the legend explains glyphPaired.
+	paired bool
 }
 
 // columnsFor returns the cache for ix at n columns, building it when the data or the width
@@ -73,6 +83,8 @@ func (cc *colCache) columnsFor(ix *index, n int) *colCache {
 		lc := &cc.lanes[i]
 		lc.cols = summarize(&ix.lanes[i], n, ix.span, &sc)
 		lc.base, lc.top = glyphs(&ix.lanes[i], lc.cols, ix.chunks > 1)
+		lc.low = pairedRow(&ix.lanes[i], lc.cols, lc.base)
+		cc.paired = cc.paired || lc.low != nil
 		for _, c := range lc.cols {
 			if c.class == colMixed {
 				cc.mixed |= 1<<c.major | 1<<c.minor
@@ -194,6 +206,22 @@ func glyphs(ln *lane, cols []column, chunks bool) (base, top []rune) {
 		c = e
 	}
 	return base, top
+}
+
+// pairedRow is base with glyphPaired in the columns whose op (the longest of the column's main
+// kind) ran paired; nil when none did.
+func pairedRow(ln *lane, cols []column, base []rune) []rune {
+	var low []rune
+	for c, col := range cols {
+		if col.class < colOne || !ln.ops[col.op].Paired {
+			continue
+		}
+		if low == nil {
+			low = append([]rune(nil), base...)
+		}
+		low[c] = glyphPaired
+	}
+	return low
 }
 
 // label appends to b the longest of an op's labels that fits in width cells ("F3c1", "F3",

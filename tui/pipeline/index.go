@@ -28,6 +28,9 @@ type span struct {
 	Chunk      int32
 	Micro      int32
 	Token      int32
+	// Paired: the op ran overlapped with another micro-batch's op of its stage (DualPipe's
+	// forward–backward pairs, schedule.Op.Paired).
+	Paired bool
 }
 
 // lane is one pipeline stage's ops sorted by start, their starts and ends, and the gaps where
@@ -80,7 +83,7 @@ func newIndex(tl *costmodel.Timeline) *index {
 		if op.Stage < 0 || !finite(op.Start) || !finite(op.End) || op.End < op.Start {
 			continue
 		}
-		s := span{Start: op.Start, End: op.End, Chunk: int32(op.Chunk), Micro: int32(op.Micro), Token: int32(op.Token)}
+		s := span{Start: op.Start, End: op.End, Chunk: int32(op.Chunk), Micro: int32(op.Micro), Token: int32(op.Token), Paired: op.Paired}
 		s.Kind = kindOf(op, ix.infer)
 		per[op.Stage] = append(per[op.Stage], rec{s, op.Dep >= 0})
 		ix.starts = append(ix.starts, op.Start)

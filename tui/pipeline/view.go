@@ -354,7 +354,7 @@ func speedText(exp int, long bool) string {
 
 // legendItems explain the glyphs, one item per glyph, in fewer words when short; mixed is the
 // set of kinds that share mixed columns (none: no item for glyphMixed).
-func (m *Model) legendItems(mixed uint8, short bool) [][]seg {
+func (m *Model) legendItems(mixed uint8, paired, short bool) [][]seg {
 	ix := m.ix
 	item := func(g string, c cls, long, brief string) []seg {
 		if short {
@@ -384,6 +384,10 @@ func (m *Model) legendItems(mixed uint8, short bool) [][]seg {
 		} else {
 			out = append(out, item(string(theme.GlyphB), opCls(kindB, stLit), "backward", "backward"))
 		}
+	}
+	if paired {
+		out = append(out, item(string(glyphPaired), opCls(kindF, stLit),
+			"under F and B: a forward–backward pair run overlapped, one's all-to-all under the other's compute", "overlapped F–B pair"))
 	}
 	if mixed != 0 {
 		text := mixedText(mixed)
@@ -574,6 +578,9 @@ func (m *Model) chart(out []string, w, h int) []string {
 		for k := range opRows {
 			b.Reset()
 			rs := lc.base
+			if k == opRows-1 && k != labelRow && lc.low != nil {
+				rs = lc.low // the bottom row underlines the paired ops
+			}
 			if k == labelRow {
 				rs = lc.top
 				b.WriteString(p.line([]seg{{padRight(labels[r.Lane], lw), cLabel}}, lw))
@@ -627,9 +634,9 @@ func (m *Model) chart(out []string, w, h int) []string {
 	out = append(out, p.line([]seg{{pad, cPlain}, {strings.TrimRight(string(lab), " "), cAxis}}, w))
 	spare := max(l.rows-laneRows, 0)
 	if l.legend {
-		lines := wrapItems(m.legendItems(cc.mixed, false), w)
+		lines := wrapItems(m.legendItems(cc.mixed, cc.paired && opRows > 1, false), w)
 		if len(lines) > 1+spare { // in fewer words rather than cut
-			lines = wrapItems(m.legendItems(cc.mixed, true), w)
+			lines = wrapItems(m.legendItems(cc.mixed, cc.paired && opRows > 1, true), w)
 		}
 		n := min(len(lines), 1+spare)
 		spare -= n - 1
