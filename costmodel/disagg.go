@@ -2,6 +2,7 @@ package costmodel
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -28,10 +29,12 @@ import (
 //     request reaches it through the proxy and its front end again.
 //
 // TTFT is from the request's sending to the decode instance's first token: prefill, queueing in
-// both pools, the transfer and one decode step (what a client of the proxy sees). Not
-// modelled: a closed loop (the pools are simulated one after the other: a client's next request
-// would depend on the decode pool's answer), prefill blocks held until the transfer ends, and
-// transfers contending at the decode side.
+// both pools, the transfer and one decode step (what a client of the proxy sees). An open loop
+// runs the pools one after the other; a closed loop (Workload.Concurrency), where a client's
+// next request waits for the decode pool's answer to its last, runs both in one clock
+// (serve.RunPools, disaggClosed), the same engines and transfers. Not modelled: conversations
+// (their next turn's prompt would come back to the prefill pool), prefill blocks held until the
+// transfer ends, and transfers contending at the decode side.
 
 // kvShardBytes is the bytes of a prompt of n tokens' KV cache (and its linear layers' state)
 // that the fullest GPU of p's instance holds: the largest stage's share, split over its TP.
@@ -72,58 +75,69 @@ func inferDisagg(s model.Scenario, record bool) (Report, error) {
 		return Report{}, err
 	}
 
-	// 1. Prompts on the prefill pool, one token each.
+	link := disaggLink(s.Cluster)
+	cp, cd := pre.servingCost(), dec.servingCost()
+	replicas := max(pre.d, 1)
+	ready := make([]float64, len(reqs))
+	send := make([]float64, len(reqs))
+	busy := make([]float64, replicas)
+	// transfer sends request i's KV cache from prefill instance rep (the balancer's i mod d),
+	// its prefill done at t, after that instance's earlier sends: when it is on the decode pool.
+	transfer := func(rep, i int, t float64) float64 {
+		n := reqs[i].Prompt
+		bytes := math.Max(pre.kvShardBytes(cp, n), dec.kvShardBytes(cd, n))
+		send[i] = sendTime(bytes, link)
+		start := math.Max(t, busy[rep])
+		busy[rep] = start + send[i]
+		ready[i] = busy[rep]
+		return ready[i]
+	}
 	pr := slices.Clone(reqs)
 	for i := range pr {
 		pr[i].Gen = 1
 	}
-	rp, resP, err := pre.inferRun(false, pr, spans, w.Offline)
-	if err != nil {
-		return Report{}, fmt.Errorf("prefill pool: %w", err)
-	}
-
-	// 2. The KV caches, one prefill instance's sends after another's.
-	link := disaggLink(s.Cluster)
-	cp, cd := pre.servingCost(), dec.servingCost()
-	ready := make([]float64, len(reqs))
-	send := make([]float64, len(reqs))
-	replicas := max(pre.d, 1)
-	order := make([]int, 0, len(reqs))
-	for i := range reqs {
-		if !resP.Rejected[i] {
-			order = append(order, i)
-		}
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(resP.Done[a], resP.Done[b]) })
-	busy := make([]float64, replicas)
-	var sendSum float64
-	for _, i := range order {
-		n := reqs[i].Prompt
-		bytes := math.Max(pre.kvShardBytes(cp, n), dec.kvShardBytes(cd, n))
-		send[i] = sendTime(bytes, link)
-		rep := i % replicas // the balancer's: request i went to prefill instance i mod d
-		start := math.Max(resP.Done[i], busy[rep])
-		busy[rep] = start + send[i]
-		ready[i] = busy[rep]
-		sendSum += send[i]
-	}
-
-	// 3. Decodes on the decode pool, in the order the caches arrive.
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ready[a], ready[b]) })
-	dr := make([]serve.Request, len(order))
-	for j, i := range order {
-		q := reqs[i]
-		dr[j] = serve.Request{Arrival: ready[i], Prompt: q.Prompt, Gen: q.Gen, Cached: q.Prompt, Stage: q.Stage}
-	}
-	var rd Report
-	var resD serve.Result
-	if len(dr) > 0 {
-		rd, resD, err = dec.inferRun(record, dr, nil, w.Offline)
+	var rp, rd Report
+	var resP, resD serve.Result
+	var order []int
+	var dr []serve.Request
+	if w.Concurrency > 0 {
+		rp, resP, rd, resD, order, dr, err = disaggClosed(pre, dec, reqs, pr, spans, record, transfer, ready)
 		if err != nil {
-			return Report{}, fmt.Errorf("decode pool: %w", err)
+			return Report{}, err
 		}
 	} else {
-		rd = rp
+		// 1. Prompts on the prefill pool, one token each.
+		rp, resP, err = pre.inferRun(false, pr, spans, w.Offline)
+		if err != nil {
+			return Report{}, fmt.Errorf("prefill pool: %w", err)
+		}
+
+		// 2. The KV caches, one prefill instance's sends after another's.
+		for i := range reqs {
+			if !resP.Rejected[i] {
+				order = append(order, i)
+			}
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(resP.Done[a], resP.Done[b]) })
+		for _, i := range order {
+			transfer(i%replicas, i, resP.Done[i])
+		}
+
+		// 3. Decodes on the decode pool, in the order the caches arrive.
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ready[a], ready[b]) })
+		dr = decodeRequests(reqs, order, ready)
+		if len(dr) > 0 {
+			rd, resD, err = dec.inferRun(record, dr, nil, w.Offline)
+			if err != nil {
+				return Report{}, fmt.Errorf("decode pool: %w", err)
+			}
+		} else {
+			rd = rp
+		}
+	}
+	var sendSum float64
+	for _, i := range order {
+		sendSum += send[i]
 	}
 
 	// The requests as the client saw them.
@@ -244,6 +258,86 @@ func inferDisagg(s model.Scenario, record bool) (Report, error) {
 	}
 	r.Warnings = warns
 	return r, nil
+}
+
+// decodeRequests are the requests in order as the decode pool receives them: whole prompts
+// cached (the engine computes the last token), arriving when their cache is ready.
+func decodeRequests(reqs []serve.Request, order []int, ready []float64) []serve.Request {
+	dr := make([]serve.Request, len(order))
+	for j, i := range order {
+		q := reqs[i]
+		dr[j] = serve.Request{Arrival: ready[i], Prompt: q.Prompt, Gen: q.Gen, Cached: q.Prompt, Stage: q.Stage}
+	}
+	return dr
+}
+
+// errCaptured stops a pool's inferRun once it has built its engine's configuration.
+var errCaptured = errors.New("serving configuration captured")
+
+// disaggClosed serves a closed loop on the two pools in one clock (serve.RunPools): a client's
+// next request leaves when the decode pool's last token of its last one came. Each pool's
+// engine is configured as inferRun configures it (captured before its run), and its report
+// built by inferRun from its part of the run; the decode pool's part is handed back as the open
+// loop's is: its requests (order, dr) in the order their caches arrived.
+func disaggClosed(pre, dec *plan, reqs, pr []serve.Request, spans []serve.Span, record bool,
+	transfer func(rep, i int, t float64) float64, ready []float64) (rp Report, resP serve.Result, rd Report, resD serve.Result, order []int, dr []serve.Request, err error) {
+	w := pre.s.Workload
+	var pools serve.Pools
+	capture := func(cfg *serve.Config, cost *serve.StepCost) func(serve.Config, []serve.Request, serve.StepCost) (serve.Result, error) {
+		return func(c serve.Config, _ []serve.Request, sc serve.StepCost) (serve.Result, error) {
+			*cfg, *cost = c, sc
+			return serve.Result{}, errCaptured
+		}
+	}
+	all := make([]int, len(reqs))
+	for i := range all {
+		all[i] = i
+	}
+	pre.serveRun = capture(&pools.Prefill, &pools.PrefillCost)
+	if _, _, err = pre.inferRun(false, pr, spans, w.Offline); !errors.Is(err, errCaptured) {
+		return rp, resP, rd, resD, nil, nil, fmt.Errorf("prefill pool: %w", err)
+	}
+	dec.serveRun = capture(&pools.Decode, &pools.DecodeCost)
+	if _, _, err = dec.inferRun(record, decodeRequests(reqs, all, ready), nil, w.Offline); !errors.Is(err, errCaptured) {
+		return rp, resP, rd, resD, nil, nil, fmt.Errorf("decode pool: %w", err)
+	}
+	pools.Concurrency, pools.Ready = w.Concurrency, transfer
+	resP, whole, decoded, err := serve.RunPools(pools, reqs)
+	if err != nil {
+		return rp, resP, rd, resD, nil, nil, fmt.Errorf("costmodel: simulate serving: %w", err)
+	}
+	// Each pool's report from its part of the run.
+	pre.serveRun = func(serve.Config, []serve.Request, serve.StepCost) (serve.Result, error) { return resP, nil }
+	if rp, _, err = pre.inferRun(false, pr, spans, w.Offline); err != nil {
+		return rp, resP, rd, resD, nil, nil, fmt.Errorf("prefill pool: %w", err)
+	}
+	for i, ok := range decoded {
+		if ok {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ready[a], ready[b]) })
+	dr = decodeRequests(reqs, order, ready)
+	if len(dr) == 0 {
+		return rp, resP, rp, resD, order, dr, nil
+	}
+	resD = whole
+	n := len(order)
+	resD.FirstToken, resD.Done, resD.Arrival, resD.Rejected = make([]float64, n), make([]float64, n), make([]float64, n), make([]bool, n)
+	at := make([]int32, len(reqs))
+	for j, i := range order {
+		resD.FirstToken[j], resD.Done[j], resD.Arrival[j], resD.Rejected[j] = whole.FirstToken[i], whole.Done[i], whole.Arrival[i], whole.Rejected[i]
+		at[i] = int32(j)
+	}
+	resD.ITL.IDs = make([]int32, len(whole.ITL.IDs))
+	for k, i := range whole.ITL.IDs {
+		resD.ITL.IDs[k] = at[i]
+	}
+	dec.serveRun = func(serve.Config, []serve.Request, serve.StepCost) (serve.Result, error) { return resD, nil }
+	if rd, _, err = dec.inferRun(record, dr, nil, w.Offline); err != nil {
+		return rp, resP, rd, resD, nil, nil, fmt.Errorf("decode pool: %w", err)
+	}
+	return rp, resP, rd, resD, order, dr, nil
 }
 
 // shifted is GPU ids moved up by n (the decode pool's, after the prefill pool's n GPUs).

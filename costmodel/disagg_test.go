@@ -110,6 +110,41 @@ func TestDisaggDeterministic(t *testing.T) {
 	}
 }
 
+// A closed loop on the pools (one clock for both, serve.RunPools): never more requests in the
+// system than clients (Little's law: requests/s × mean E2E ≤ the clients, near them over a long
+// run), each request's first token after its prefill alone plus its transfer, and with more
+// clients more requests served a second but longer E2E. Deterministic.
+func TestDisaggClosedLoop(t *testing.T) {
+	run := func(clients int) Report {
+		s := withDisagg(disaggScenario(t, 400, 0), 4)
+		s.Workload.Concurrency = clients
+		return eval(t, s)
+	}
+	var last Report
+	for k, c := range []int{8, 32} {
+		r := run(c)
+		inf := r.Inference
+		if inf.Rejected != 0 {
+			t.Fatalf("%d clients: %d refused", c, inf.Rejected)
+		}
+		l := inf.RequestsPerS * inf.E2EMean
+		if !(l <= float64(c)*(1+1e-9) && l >= 0.85*float64(c)) {
+			t.Errorf("%d clients: requests/s %.3g × E2E %.3g s = %.3g in the system; want at most %d, near it", c, inf.RequestsPerS, inf.E2EMean, l, c)
+		}
+		if d := inf.Disagg; d == nil || inf.TTFT < d.PrefillTTFTMean+d.KVTransferMeanS {
+			t.Errorf("%d clients: TTFT %v under the prefill alone plus the transfer (%+v)", c, inf.TTFT, d)
+		}
+		if k > 0 && !(inf.RequestsPerS > last.Inference.RequestsPerS && inf.E2EMean > last.Inference.E2EMean) {
+			t.Errorf("%d clients: %.3g req/s, E2E %.3g s; 8 clients %.3g req/s, %.3g s: want more served, each longer",
+				c, inf.RequestsPerS, inf.E2EMean, last.Inference.RequestsPerS, last.Inference.E2EMean)
+		}
+		last = r
+	}
+	if again := run(32); again.Inference.TTFT != last.Inference.TTFT || again.StepTime != last.StepTime {
+		t.Errorf("two runs differ: TTFT %v vs %v", again.Inference.TTFT, last.Inference.TTFT)
+	}
+}
+
 // Bad splits are refused by name.
 func TestDisaggBadInput(t *testing.T) {
 	base := disaggScenario(t, 100, 5)
@@ -132,10 +167,10 @@ func TestDisaggBadInput(t *testing.T) {
 			*s = withDisagg(*s, 2)
 			s.Layout.Disagg.PrefillTP = 4
 		}, "prefill-tp"},
-		{"closed loop", func(s *model.Scenario) {
+		{"conversations", func(s *model.Scenario) {
 			*s = withDisagg(*s, 4)
-			s.Workload.Rate, s.Workload.Concurrency = 0, 16
-		}, "concurrency"},
+			s.Workload.Turns = 3
+		}, "turns"},
 		{"decode pool split", func(s *model.Scenario) {
 			*s = withDisagg(*s, 4)
 			s.Layout.DP = 3

@@ -7,6 +7,7 @@ import (
 	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/costmodel/schedule"
+	"github.com/splitscope/splitscope/costmodel/serve"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -60,6 +61,10 @@ func finishReport(s model.Scenario, r Report) Report {
 
 // plan is a validated scenario with its derived quantities.
 type plan struct {
+	// serveRun, when set, simulates serving in place of serve.Run (a disaggregated closed loop
+	// runs both pools in one clock and hands each pool's part back: disagg.go).
+	serveRun func(serve.Config, []serve.Request, serve.StepCost) (serve.Result, error)
+
 	s          model.Scenario
 	a          model.Arch
 	l          model.Layout

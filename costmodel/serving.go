@@ -624,7 +624,11 @@ func (p *plan) inferRun(record bool, reqs []serve.Request, spans []serve.Span, o
 		seqs := min(w.Requests, maxSeqs) * p.p
 		cfg.KVBlocks = p.p * seqs * ((longest + model.ServeBlockTokens - 1) / model.ServeBlockTokens)
 	}
-	res, err := serve.Run(cfg, reqs, c)
+	run := serve.Run
+	if p.serveRun != nil {
+		run = p.serveRun
+	}
+	res, err := run(cfg, reqs, c)
 	if err != nil {
 		return Report{}, res, fmt.Errorf("costmodel: simulate serving: %w", err)
 	}

@@ -118,10 +118,7 @@ func (s Scenario) validateDisagg() error {
 		c.add("prefill-pp", d.PrefillPP, "must be 0 (one stage) or between 1 and %d", intLimits["pp"][1])
 	}
 	if s.Workload.Turns > 1 {
-		c.add("turns", s.Workload.Turns, "must be 0 or 1 with --disagg: the pools are simulated one after the other, and a conversation's next turn waits for its last")
-	}
-	if s.Workload.Concurrency > 0 {
-		c.add("concurrency", s.Workload.Concurrency, "must be 0 with --disagg: the pools are simulated one after the other, so give a rate (or none: all at once)")
+		c.add("turns", s.Workload.Turns, "must be 0 or 1 with --disagg: a conversation's later turns are not served on disaggregated pools")
 	}
 	if len(c.errs) > 0 {
 		c.layoutErrors(0)

@@ -99,3 +99,61 @@ func FuzzRun(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRunPools serves a workload on a prefill pool and a decode pool in one clock, open or
+// closed loop: every request ends in one pool or the other, a decoded one's first token after
+// its prefill and transfer, no KV block lost (RunPools checks), and a closed loop never holds
+// more requests than its clients.
+func FuzzRunPools(f *testing.F) {
+	f.Add(uint8(2), uint8(1), uint16(256), uint32(4096), uint16(0), uint16(60), 5.0, uint16(500), uint16(100), uint64(1))
+	f.Add(uint8(1), uint8(3), uint16(8), uint32(300), uint16(12), uint16(90), 0.0, uint16(900), uint16(200), uint64(0x1f))
+	f.Add(uint8(3), uint8(2), uint16(64), uint32(150), uint16(5), uint16(40), 0.0, uint16(2000), uint16(50), uint64(0x2a6))
+	f.Fuzz(func(t *testing.T, preReps, decReps uint8, seqs uint16, blocks uint32, clients, n uint16,
+		rate float64, prompt, gen uint16, seed uint64) {
+		cfg := func(replicas uint8) Config {
+			return Config{Replicas: int(replicas%4) + 1, Stages: 1, MaxSeqs: int(seqs%512) + 1, MaxBatchTokens: 2048,
+				KVBlocks: int(blocks % 100000), BlockTokens: 16, Overlap: seed&1 == 1, PrefillFirst: seed&2 == 2,
+				WholePrompts: seed&4 == 4, FrontEndS: float64(seed>>3&1) * 4e-3}
+		}
+		p := Pools{Prefill: cfg(preReps), Decode: cfg(decReps), Concurrency: int(clients % 64),
+			PrefillCost: linear{fixed: 1e-3, perToken: 1e-6}, DecodeCost: linear{fixed: 1e-3, perToken: 1e-6, perCtx: 1e-9},
+			Ready: func(_, _ int, t float64) float64 { return t + 2e-4 }}
+		if rate != rate || rate < 0 || rate > 1e4 || p.Concurrency > 0 {
+			rate = 0
+		}
+		reqs := Generate(Workload{N: int(n%200) + 1, Rate: rate, Seed: seed,
+			Prompt: model.LengthDist{Kind: model.Uniform, Min: 1, Max: int(prompt%3000) + 1},
+			Gen:    model.LengthDist{Kind: model.LogNormal, Mean: float64(gen%400) + 1, Sigma: 0.8, Max: 2000}})
+		pre, dec, decoded, err := RunPools(p, reqs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range reqs {
+			switch {
+			case pre.Rejected[i] && decoded[i], !pre.Rejected[i] && !decoded[i]:
+				t.Fatalf("request %d: refused by the prefill pool %v, decoded %v", i, pre.Rejected[i], decoded[i])
+			case decoded[i] && !dec.Rejected[i] && !(dec.FirstToken[i] >= pre.Done[i]+2e-4 && dec.Done[i] >= dec.FirstToken[i]):
+				t.Fatalf("request %d: prefilled %g, first token %g, done %g", i, pre.Done[i], dec.FirstToken[i], dec.Done[i])
+			}
+		}
+		if c := p.Concurrency; c > 0 {
+			end := func(i int) float64 {
+				if decoded[i] {
+					return dec.Done[i]
+				}
+				return pre.Done[i]
+			}
+			for i := range reqs {
+				in := 0
+				for j := range reqs {
+					if pre.Arrival[j] <= pre.Arrival[i] && pre.Arrival[i] < end(j) {
+						in++
+					}
+				}
+				if in > c {
+					t.Fatalf("%d requests in the system at %g, %d clients", in, pre.Arrival[i], c)
+				}
+			}
+		}
+	})
+}

@@ -268,19 +268,7 @@ func Run(cfg Config, reqs []Request, cost StepCost) (Result, error) {
 		return Result{}, err
 	}
 	n := len(reqs)
-	res := Result{
-		FirstToken: make([]float64, n), Done: make([]float64, n), Arrival: make([]float64, n),
-		Rejected: make([]bool, n), Busy: make([]float64, cfg.Stages), BusyTP: make([]float64, cfg.Stages),
-		BusyEP: make([]float64, cfg.Stages),
-	}
-	if cfg.ITL {
-		// Every token after a request's first is one gap: sized once, not grown.
-		var gaps int
-		for _, q := range reqs {
-			gaps += q.Gen - 1
-		}
-		res.ITL.IDs = make([]int32, 0, gaps)
-	}
+	res := newResult(cfg, reqs)
 	// The balancer: request i (or client i of a closed loop) goes to replica i mod d; a closed
 	// loop of fewer clients than replicas keeps the extra replicas idle.
 	var inSystemArea float64
@@ -516,6 +504,9 @@ type replica struct {
 	chunks              []int  // tokens each runs
 	// maxRunning is the most sequences admitted at once on this replica.
 	maxRunning int
+	// after, when set, is told of every request that ends here (finished at t, or refused)
+	// in place of the replica's own closed loop and conversations (RunPools).
+	after func(t float64, id int)
 }
 
 // arrival is a request reaching the scheduler at t, sent by its client at sent (earlier by
@@ -762,46 +753,77 @@ func (r *replica) run() error {
 		if steps > maxSimSteps {
 			return fmt.Errorf("serve: more than %d events: the workload makes no progress", maxSimSteps)
 		}
-		// The next event: a batch leaving the last stage (its tokens come out), then an arrival,
-		// then an idle engine with work starting a batch when stage 0 is free for it. At equal
-		// times in that order, so a step sees what arrived and what finished by its start.
-		done, tDone := -1, math.Inf(1)
-		e, t := -1, math.Inf(1)
-		for i := range r.engines {
-			en := &r.engines[i]
-			switch {
-			case en.inFlight:
-				if en.ready < tDone {
-					done, tDone = i, en.ready
-				}
-			case len(en.waiting)+len(en.running) > 0 && !en.stalled:
-				// Not before now: an engine idle since its last batch starts when work comes.
-				if s := max(en.ready, r.stage[0], r.now); s < t {
-					e, t = i, s
-				}
-			}
-		}
-		tArr := math.Inf(1)
-		if len(r.pending) > 0 {
-			tArr = r.pending[0].t
-		}
-		switch {
-		case done >= 0 && tDone <= tArr && tDone <= t:
-			r.now = tDone
-			r.complete(done)
-			r.unstall()
-		case len(r.pending) > 0 && tArr <= t:
-			a := r.pending[0]
-			r.pending = r.pending[1:]
-			r.now = a.t
-			r.deliver(a)
-			r.unstall()
-		case e >= 0:
-			r.step(e, t)
-		default:
+		if !r.advance() {
 			return nil // nothing left
 		}
 	}
+}
+
+// Event kinds of a replica (peek).
+const (
+	evNone     = iota
+	evComplete // a batch leaves the last stage
+	evArrive   // a request reaches the scheduler
+	evStep     // an idle engine with work starts a batch
+)
+
+// peek is the replica's next event, its time and its engine (evNone at +Inf when nothing is
+// left to do until a request is pushed from outside): a batch leaving the last stage (its
+// tokens come out), then an arrival, then an idle engine with work starting a batch when stage
+// 0 is free for it. At equal times in that order, so a step sees what arrived and what
+// finished by its start.
+func (r *replica) peek() (kind int, t float64, e int) {
+	done, tDone := -1, math.Inf(1)
+	e, tStep := -1, math.Inf(1)
+	for i := range r.engines {
+		en := &r.engines[i]
+		switch {
+		case en.inFlight:
+			if en.ready < tDone {
+				done, tDone = i, en.ready
+			}
+		case len(en.waiting)+len(en.running) > 0 && !en.stalled:
+			// Not before now: an engine idle since its last batch starts when work comes.
+			if s := max(en.ready, r.stage[0], r.now); s < tStep {
+				e, tStep = i, s
+			}
+		}
+	}
+	tArr := math.Inf(1)
+	if len(r.pending) > 0 {
+		tArr = r.pending[0].t
+	}
+	switch {
+	case done >= 0 && tDone <= tArr && tDone <= tStep:
+		return evComplete, tDone, done
+	case len(r.pending) > 0 && tArr <= tStep:
+		return evArrive, tArr, -1
+	case e >= 0:
+		return evStep, tStep, e
+	}
+	return evNone, math.Inf(1), -1
+}
+
+// advance runs the replica's next event (peek); false when there is none.
+func (r *replica) advance() bool {
+	kind, t, e := r.peek()
+	switch kind {
+	case evComplete:
+		r.now = t
+		r.complete(e)
+		r.unstall()
+	case evArrive:
+		a := r.pending[0]
+		r.pending = r.pending[1:]
+		r.now = a.t
+		r.deliver(a)
+		r.unstall()
+	case evStep:
+		r.step(e, t)
+	default:
+		return false
+	}
+	return true
 }
 
 // step builds engine e's next batch at time t and runs it through the stages; its tokens come
@@ -1331,6 +1353,10 @@ func (r *replica) reject(s *seq, t float64) {
 // more sends what comes after request id, ended at t: its conversation's next turn after the
 // user's think time, or else a closed loop's client's next request.
 func (r *replica) more(t float64, id int) {
+	if r.after != nil {
+		r.after(t, id)
+		return
+	}
 	if id < len(r.follow) && r.follow[id] >= 0 {
 		f := r.follow[id]
 		r.push(r.sent(t+r.reqs[f].Think, f))

@@ -74,10 +74,10 @@ func Build(s model.Scenario) common.Compare {
 		return out
 	}
 	fix := costmodel.SearchFix{}.KeepKnobsBut(s.Layout.Auto)
-	// Serving in an open loop: the pool splits too, for the disaggregated contender (the other
-	// contenders are one pool's).
+	// Serving: the pool splits too, for the disaggregated contender (the other contenders are
+	// one pool's); not for conversations, which pools do not serve.
 	sfix := fix
-	disagg := s.Workload.Mode == model.Infer && s.Workload.Concurrency == 0 && gpus >= 2
+	disagg := s.Workload.Mode == model.Infer && s.Workload.Turns <= 1 && gpus >= 2
 	sfix.DisaggAuto = disagg
 	res, err := costmodel.Search(s, costmodel.SearchOptions{Objective: objective, Fix: sfix})
 	if err != nil {
