@@ -30,11 +30,12 @@ import (
 //
 // TTFT is from the request's sending to the decode instance's first token: prefill, queueing in
 // both pools, the transfer and one decode step (what a client of the proxy sees). An open loop
-// runs the pools one after the other; a closed loop (Workload.Concurrency), where a client's
-// next request waits for the decode pool's answer to its last, runs both in one clock
-// (serve.RunPools, disaggClosed), the same engines and transfers. Not modelled: conversations
-// (their next turn's prompt would come back to the prefill pool), prefill blocks held until the
-// transfer ends, and transfers contending at the decode side.
+// runs the pools one after the other; a closed loop (Workload.Concurrency) or conversations
+// (Workload.Turns), where a client's next request waits for the decode pool's answer to its
+// last, run both in one clock (serve.RunPools, disaggClosed), the same engines and transfers; a
+// conversation's turns go to one prefill instance, whose prefix cache holds its prompt so far
+// (the answers, decoded on the other pool, are prefilled again). Not modelled: prefill blocks
+// held until the transfer ends, and transfers contending at the decode side.
 
 // kvShardBytes is the bytes of a prompt of n tokens' KV cache (and its linear layers' state)
 // that the fullest GPU of p's instance holds: the largest stage's share, split over its TP.
@@ -100,7 +101,7 @@ func inferDisagg(s model.Scenario, record bool) (Report, error) {
 	var resP, resD serve.Result
 	var order []int
 	var dr []serve.Request
-	if w.Concurrency > 0 {
+	if w.Concurrency > 0 || w.Turns > 1 {
 		rp, resP, rd, resD, order, dr, err = disaggClosed(pre, dec, reqs, pr, spans, record, transfer, ready)
 		if err != nil {
 			return Report{}, err
@@ -203,7 +204,7 @@ func inferDisagg(s model.Scenario, record bool) (Report, error) {
 	}
 	gpus := float64(s.Cluster.GPUs)
 	open := w.Rate
-	if w.Concurrency > 0 || len(spans) > 1 {
+	if w.Concurrency > 0 || len(spans) > 1 || w.Turns > 1 {
 		open = 0
 	}
 	inf.Stages = nil

@@ -145,6 +145,26 @@ func TestDisaggClosedLoop(t *testing.T) {
 	}
 }
 
+// Conversations on the pools: the later turns come back to the prefill pool, which serves part
+// of each from the conversation's cached prompt; more turns per conversation (the same 100
+// conversations) raise the hit rate, and the run is whole (no refusals).
+func TestDisaggConversations(t *testing.T) {
+	hit := func(turns int) float64 {
+		s := withDisagg(disaggScenario(t, 100, 2), 4)
+		s.Workload.PromptTokens, s.Workload.GenTokens = 512, 64
+		s.Workload.Turns, s.Workload.ThinkS = turns, 1
+		inf := eval(t, s).Inference
+		if inf.Rejected != 0 {
+			t.Fatalf("%d turns: %d refused", turns, inf.Rejected)
+		}
+		return inf.PrefixHitRate
+	}
+	two, four := hit(2), hit(4)
+	if !(two > 0.2 && four > two) {
+		t.Errorf("prefix hit rate %.3f with 2 turns, %.3f with 4: want the prompts so far hit, more with more turns", two, four)
+	}
+}
+
 // Bad splits are refused by name.
 func TestDisaggBadInput(t *testing.T) {
 	base := disaggScenario(t, 100, 5)
@@ -167,10 +187,6 @@ func TestDisaggBadInput(t *testing.T) {
 			*s = withDisagg(*s, 2)
 			s.Layout.Disagg.PrefillTP = 4
 		}, "prefill-tp"},
-		{"conversations", func(s *model.Scenario) {
-			*s = withDisagg(*s, 4)
-			s.Workload.Turns = 3
-		}, "turns"},
 		{"decode pool split", func(s *model.Scenario) {
 			*s = withDisagg(*s, 4)
 			s.Layout.DP = 3

@@ -519,8 +519,6 @@ func checkFix(base model.Scenario, f SearchFix) error {
 		switch {
 		case base.Workload.Mode != model.Infer:
 			add("disagg", "auto", "applies to serving only (--mode infer)")
-		case base.Workload.Turns > 1:
-			add("turns", base.Workload.Turns, "must be 0 or 1 with --disagg: a conversation's later turns are not served on disaggregated pools")
 		}
 	}
 	if f.Disagg.On() {

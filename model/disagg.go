@@ -117,9 +117,6 @@ func (s Scenario) validateDisagg() error {
 	if d.PrefillPP < 0 || d.PrefillPP > intLimits["pp"][1] {
 		c.add("prefill-pp", d.PrefillPP, "must be 0 (one stage) or between 1 and %d", intLimits["pp"][1])
 	}
-	if s.Workload.Turns > 1 {
-		c.add("turns", s.Workload.Turns, "must be 0 or 1 with --disagg: a conversation's later turns are not served on disaggregated pools")
-	}
 	if len(c.errs) > 0 {
 		c.layoutErrors(0)
 		return c.errs

@@ -25,18 +25,25 @@ type Pools struct {
 	Ready func(rep, id int, t float64) float64
 }
 
-// RunPools serves reqs on both pools (Pools). Request i goes to prefill instance i mod the
-// prefill replicas (a round-robin proxy) and, when its cache is ready, to the decode instance
-// next in turn. pre is the prefill pool's run (every request as its prompt with one token), dec
-// the decode pool's (Arrival when its cache was ready; FirstToken and Done as the client saw
-// them), both indexed as reqs; decoded[i] says whether request i reached the decode pool (not
-// refused by the prefill pool). Conversations (Request.After) are not served on pools.
+// RunPools serves reqs on both pools (Pools). The k-th request sent goes to prefill instance k
+// mod the prefill replicas (a round-robin proxy), a conversation's later turn (Request.After)
+// to its first turn's instance, whose prefix cache holds the conversation's prompt so far
+// (Request.Then; the answers were generated on the decode pool and are prefilled again), sent
+// its think time after the decode pool's last token of the turn before; each request, when its
+// cache is ready, goes to the decode instance next in turn. pre is the prefill pool's run
+// (every request as its prompt with one token), dec the decode pool's (Arrival when its cache
+// was ready; FirstToken and Done as the client saw them), both indexed as reqs; decoded[i] says
+// whether request i reached the decode pool (not refused by the prefill pool).
 func RunPools(p Pools, reqs []Request) (pre, dec Result, decoded []bool, err error) {
 	n := len(reqs)
 	pr, dr := make([]Request, n), make([]Request, n)
+	follow, home := make([]int, n), make([]int, n)
+	for i := range follow {
+		follow[i] = -1
+	}
 	for i, q := range reqs {
-		if q.After > 0 {
-			return Result{}, Result{}, nil, fmt.Errorf("serve: request %d is a conversation's later turn: not served on disaggregated pools", i)
+		if q.After > 0 && q.After-1 < i {
+			follow[q.After-1] = i
 		}
 		pr[i] = q
 		pr[i].Gen = 1
@@ -61,10 +68,6 @@ func RunPools(p Pools, reqs []Request) (pre, dec Result, decoded []bool, err err
 	pre, dec = newResult(cp, pr), newResult(cd, dr)
 	decoded = make([]bool, n)
 	endP, endD := make([]bool, n), make([]bool, n)
-	follow := make([]int, n)
-	for i := range follow {
-		follow[i] = -1
-	}
 	pool := func(cfg Config, rq []Request, cost StepCost, res *Result, ended []bool) []*replica {
 		reps := make([]*replica, cfg.Replicas)
 		for k := range reps {
@@ -75,21 +78,44 @@ func RunPools(p Pools, reqs []Request) (pre, dec Result, decoded []bool, err err
 	}
 	preReps := pool(cp, pr, p.PrefillCost, &pre, endP)
 	decReps := pool(cd, dr, p.DecodeCost, &dec, endD)
-	next, toDecode := 0, 0
-	send := func(t float64) { // a closed loop's client sends the next request
-		if next < n {
-			r := preReps[next%len(preReps)]
-			r.push(r.sent(t, next))
+	// Requests are sent in workload order, conversations' first turns only (later turns follow
+	// their turn before); sentK counts those sent, for the round robin.
+	next, sentK, toDecode := 0, 0, 0
+	sendNext := func(t float64) bool { // the next first turn, at t (or its Arrival, open loop)
+		for next < n && reqs[next].After > 0 {
 			next++
+		}
+		if next >= n {
+			return false
+		}
+		home[next] = sentK % len(preReps)
+		r := preReps[home[next]]
+		if p.Concurrency == 0 {
+			t = reqs[next].Arrival
+		}
+		r.push(r.sent(t, next))
+		next++
+		sentK++
+		return true
+	}
+	// ended: request id's client has its answer (or a refusal) at t: its conversation's next
+	// turn, or a closed loop's next request.
+	ended := func(t float64, id int) {
+		if f := follow[id]; f >= 0 {
+			home[f] = home[id]
+			r := preReps[home[f]]
+			r.push(r.sent(t+reqs[f].Think, f))
+			return
+		}
+		if p.Concurrency > 0 {
+			sendNext(t)
 		}
 	}
 	for k, r := range preReps {
 		rep := k
 		r.after = func(t float64, id int) {
 			if pre.Rejected[id] {
-				if p.Concurrency > 0 {
-					send(t)
-				}
+				ended(t, id)
 				return
 			}
 			ready := p.Ready(rep, id, t)
@@ -103,21 +129,13 @@ func RunPools(p Pools, reqs []Request) (pre, dec Result, decoded []bool, err err
 		}
 	}
 	for _, r := range decReps {
-		r.after = func(t float64, _ int) {
-			if p.Concurrency > 0 {
-				send(t)
-			}
-		}
+		r.after = ended
 	}
-	if p.Concurrency > 0 {
-		for range min(p.Concurrency, n) {
-			send(0)
-		}
-	} else {
-		for next < n {
-			r := preReps[next%len(preReps)]
-			r.push(r.sent(reqs[next].Arrival, next))
-			next++
+	// The first requests: every one of an open loop (each at its Arrival), one a client of a
+	// closed loop.
+	for k := 0; p.Concurrency == 0 || k < p.Concurrency; k++ {
+		if !sendNext(0) {
+			break
 		}
 	}
 

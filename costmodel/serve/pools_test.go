@@ -3,6 +3,8 @@ package serve
 import (
 	"slices"
 	"testing"
+
+	"github.com/splitscope/splitscope/model"
 )
 
 // poolsWorkload is n requests of uneven prompts and outputs, arriving every gap seconds.
@@ -153,5 +155,35 @@ func TestPoolsClosedLoop(t *testing.T) {
 		if most != clients {
 			t.Errorf("decode pools %d: at most %d requests in the system, want the %d clients'", dec, most, clients)
 		}
+	}
+}
+
+// Conversations on pools: each later turn is sent its think time after the decode pool's last
+// token of the turn before, and the prefill pool serves part of its prompt from the
+// conversation's cached blocks (the prompt so far, not the answers, which were decoded on the
+// other pool).
+func TestPoolsConversations(t *testing.T) {
+	reqs := Generate(Workload{N: 12, Rate: 2, Seed: 7, Turns: 3, ThinkS: 0.5,
+		Prompt: model.LengthDist{Kind: model.Fixed, Mean: 300}, Gen: model.LengthDist{Kind: model.Fixed, Mean: 40}})
+	p := poolsFixture(2)
+	p.Ready = func(_, _ int, t float64) float64 { return t + 1e-4 }
+	pre, dec, decoded, err := RunPools(p, reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := 0
+	for i, q := range reqs {
+		if !decoded[i] || dec.Rejected[i] {
+			t.Fatalf("request %d not served", i)
+		}
+		if q.After > 0 {
+			later++
+			if want := dec.Done[q.After-1] + q.Think; pre.Arrival[i] != want {
+				t.Errorf("turn %d sent at %g, want the turn before's end %g + think %g", i, pre.Arrival[i], dec.Done[q.After-1], q.Think)
+			}
+		}
+	}
+	if later == 0 || !(pre.CacheHitTokens > 0) {
+		t.Errorf("%d later turns, %g prompt tokens hit in the prefill pool: want some of both", later, pre.CacheHitTokens)
 	}
 }

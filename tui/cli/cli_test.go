@@ -62,7 +62,6 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"too many turns", []string{"report", "--mode", "infer", "--turns", "999"}, []string{"--turns 999: ", "to 256 turns"}},
 		{"think without turns", []string{"report", "--mode", "infer", "--think", "30s"}, []string{"--think 30: ", "--turns above 1"}},
 		{"negative host tier", []string{"report", "--mode", "infer", "--kv-host-gib", "-2"}, []string{"--kv-host-gib -2: ", "GiB of host memory per GPU"}},
-		{"turns with disagg", []string{"report", "--mode", "infer", "--gpus", "8", "--disagg", "4:4", "--turns", "3"}, []string{"--turns 3: ", "with --disagg"}},
 		{"prefill ep not dividing", []string{"report", "--mode", "infer", "--model", "mixtral-8x7b", "--gpus", "16", "--tp", "2", "--disagg", "8:8", "--prefill-tp", "2", "--prefill-ep", "3"}, []string{"--prefill-ep 3: ", "must divide"}},
 		{"disagg not P:D", []string{"report", "--mode", "infer", "--gpus", "8", "--disagg", "half"}, []string{"--disagg half: ", "P:D"}},
 		{"disagg pools not the GPUs", []string{"report", "--mode", "infer", "--gpus", "8", "--disagg", "3:4"}, []string{"--disagg 3:4: ", "P + D must equal gpus (8)"}},

@@ -75,9 +75,9 @@ func Build(s model.Scenario) common.Compare {
 	}
 	fix := costmodel.SearchFix{}.KeepKnobsBut(s.Layout.Auto)
 	// Serving: the pool splits too, for the disaggregated contender (the other contenders are
-	// one pool's); not for conversations, which pools do not serve.
+	// one pool's).
 	sfix := fix
-	disagg := s.Workload.Mode == model.Infer && s.Workload.Turns <= 1 && gpus >= 2
+	disagg := s.Workload.Mode == model.Infer && gpus >= 2
 	sfix.DisaggAuto = disagg
 	res, err := costmodel.Search(s, costmodel.SearchOptions{Objective: objective, Fix: sfix})
 	if err != nil {
