@@ -108,6 +108,7 @@ func FuzzRunPools(f *testing.F) {
 	f.Add(uint8(2), uint8(1), uint16(256), uint32(4096), uint16(0), uint16(60), 5.0, uint16(500), uint16(100), uint64(1))
 	f.Add(uint8(1), uint8(3), uint16(8), uint32(300), uint16(12), uint16(90), 0.0, uint16(900), uint16(200), uint64(0x1f))
 	f.Add(uint8(3), uint8(2), uint16(64), uint32(150), uint16(5), uint16(40), 0.0, uint16(2000), uint16(50), uint64(0x2a6))
+	f.Add(uint8(2), uint8(2), uint16(32), uint32(2000), uint16(0), uint16(30), 3.0, uint16(700), uint16(80), uint64(0x3_0000_0000_0100))
 	f.Fuzz(func(t *testing.T, preReps, decReps uint8, seqs uint16, blocks uint32, clients, n uint16,
 		rate float64, prompt, gen uint16, seed uint64) {
 		cfg := func(replicas uint8) Config {
@@ -124,6 +125,12 @@ func FuzzRunPools(f *testing.F) {
 		reqs := Generate(Workload{N: int(n%200) + 1, Rate: rate, Seed: seed,
 			Prompt: model.LengthDist{Kind: model.Uniform, Min: 1, Max: int(prompt%3000) + 1},
 			Gen:    model.LengthDist{Kind: model.LogNormal, Mean: float64(gen%400) + 1, Sigma: 0.8, Max: 2000}})
+		if seed&256 == 256 {
+			// Conversations of 2 to 6 turns, their later turns coming back to the prefill pool.
+			reqs = Generate(Workload{N: int(n%40) + 1, Rate: rate, Seed: seed, Turns: int(seed>>48%5) + 2, ThinkS: float64(seed>>51%4) / 2,
+				Prompt: model.LengthDist{Kind: model.Uniform, Min: 1, Max: int(prompt%1500) + 1},
+				Gen:    model.LengthDist{Kind: model.LogNormal, Mean: float64(gen%300) + 1, Sigma: 0.8, Max: 1000}})
+		}
 		pre, dec, decoded, err := RunPools(p, reqs)
 		if err != nil {
 			t.Fatal(err)
