@@ -100,9 +100,8 @@ func inferDisagg(s model.Scenario, record bool) (Report, error) {
 	var rp, rd Report
 	var resP, resD serve.Result
 	var order []int
-	var dr []serve.Request
 	if w.Concurrency > 0 || w.Turns > 1 {
-		rp, resP, rd, resD, order, dr, err = disaggClosed(pre, dec, reqs, pr, spans, record, transfer, ready)
+		rp, resP, rd, resD, order, err = disaggClosed(pre, dec, reqs, pr, spans, record, transfer, ready)
 		if err != nil {
 			return Report{}, err
 		}
@@ -126,8 +125,7 @@ func inferDisagg(s model.Scenario, record bool) (Report, error) {
 
 		// 3. Decodes on the decode pool, in the order the caches arrive.
 		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ready[a], ready[b]) })
-		dr = decodeRequests(reqs, order, ready)
-		if len(dr) > 0 {
+		if dr := decodeRequests(reqs, order, ready); len(dr) > 0 {
 			rd, resD, err = dec.inferRun(record, dr, nil, w.Offline)
 			if err != nil {
 				return Report{}, fmt.Errorf("decode pool: %w", err)
@@ -279,9 +277,9 @@ var errCaptured = errors.New("serving configuration captured")
 // next request leaves when the decode pool's last token of its last one came. Each pool's
 // engine is configured as inferRun configures it (captured before its run), and its report
 // built by inferRun from its part of the run; the decode pool's part is handed back as the open
-// loop's is: its requests (order, dr) in the order their caches arrived.
+// loop's is: its requests (order) in the order their caches arrived.
 func disaggClosed(pre, dec *plan, reqs, pr []serve.Request, spans []serve.Span, record bool,
-	transfer func(rep, i int, t float64) float64, ready []float64) (rp Report, resP serve.Result, rd Report, resD serve.Result, order []int, dr []serve.Request, err error) {
+	transfer func(rep, i int, t float64) float64, ready []float64) (rp Report, resP serve.Result, rd Report, resD serve.Result, order []int, err error) {
 	w := pre.s.Workload
 	var pools serve.Pools
 	capture := func(cfg *serve.Config, cost *serve.StepCost) func(serve.Config, []serve.Request, serve.StepCost) (serve.Result, error) {
@@ -296,21 +294,21 @@ func disaggClosed(pre, dec *plan, reqs, pr []serve.Request, spans []serve.Span, 
 	}
 	pre.serveRun = capture(&pools.Prefill, &pools.PrefillCost)
 	if _, _, err = pre.inferRun(false, pr, spans, w.Offline); !errors.Is(err, errCaptured) {
-		return rp, resP, rd, resD, nil, nil, fmt.Errorf("prefill pool: %w", err)
+		return rp, resP, rd, resD, nil, fmt.Errorf("prefill pool: %w", err)
 	}
 	dec.serveRun = capture(&pools.Decode, &pools.DecodeCost)
 	if _, _, err = dec.inferRun(record, decodeRequests(reqs, all, ready), nil, w.Offline); !errors.Is(err, errCaptured) {
-		return rp, resP, rd, resD, nil, nil, fmt.Errorf("decode pool: %w", err)
+		return rp, resP, rd, resD, nil, fmt.Errorf("decode pool: %w", err)
 	}
 	pools.Concurrency, pools.Ready = w.Concurrency, transfer
 	resP, whole, decoded, err := serve.RunPools(pools, reqs)
 	if err != nil {
-		return rp, resP, rd, resD, nil, nil, fmt.Errorf("costmodel: simulate serving: %w", err)
+		return rp, resP, rd, resD, nil, fmt.Errorf("costmodel: simulate serving: %w", err)
 	}
 	// Each pool's report from its part of the run.
 	pre.serveRun = func(serve.Config, []serve.Request, serve.StepCost) (serve.Result, error) { return resP, nil }
 	if rp, _, err = pre.inferRun(false, pr, spans, w.Offline); err != nil {
-		return rp, resP, rd, resD, nil, nil, fmt.Errorf("prefill pool: %w", err)
+		return rp, resP, rd, resD, nil, fmt.Errorf("prefill pool: %w", err)
 	}
 	for i, ok := range decoded {
 		if ok {
@@ -318,9 +316,9 @@ func disaggClosed(pre, dec *plan, reqs, pr []serve.Request, spans []serve.Span, 
 		}
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ready[a], ready[b]) })
-	dr = decodeRequests(reqs, order, ready)
+	dr := decodeRequests(reqs, order, ready)
 	if len(dr) == 0 {
-		return rp, resP, rp, resD, order, dr, nil
+		return rp, resP, rp, resD, order, nil
 	}
 	resD = whole
 	n := len(order)
@@ -336,9 +334,9 @@ func disaggClosed(pre, dec *plan, reqs, pr []serve.Request, spans []serve.Span, 
 	}
 	dec.serveRun = func(serve.Config, []serve.Request, serve.StepCost) (serve.Result, error) { return resD, nil }
 	if rd, _, err = dec.inferRun(record, dr, nil, w.Offline); err != nil {
-		return rp, resP, rd, resD, nil, nil, fmt.Errorf("decode pool: %w", err)
+		return rp, resP, rd, resD, nil, fmt.Errorf("decode pool: %w", err)
 	}
-	return rp, resP, rd, resD, order, dr, nil
+	return rp, resP, rd, resD, order, nil
 }
 
 // shifted is GPU ids moved up by n (the decode pool's, after the prefill pool's n GPUs).
