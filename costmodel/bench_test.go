@@ -251,6 +251,20 @@ func BenchmarkServeDisagg10k(b *testing.B) {
 	}
 }
 
+// BenchmarkServeDisaggClosed10k is that deployment under 256 clients (a closed loop: both pools
+// in one clock, serve.RunPools).
+func BenchmarkServeDisaggClosed10k(b *testing.B) {
+	s := benchServeScenario(b, "h100-sxm", "nvlink4", 4, 1, 10000, 0)
+	s.Layout.DP = 1
+	s.Layout.Disagg = model.Disagg{PrefillGPUs: 4}
+	s.Workload.Concurrency = 256
+	for b.Loop() {
+		if _, err := EvaluateFast(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkEvaluateFastCP512GPU is Llama 3 70B at 128K tokens on 512 H100s, TP 8 × CP 8 × PP 4 ×
 // DP 2, ring CP, batch 64: the fast path with context parallelism across nodes.
 func BenchmarkEvaluateFastCP512GPU(b *testing.B) {
