@@ -380,12 +380,8 @@ func (l Layout) StraddleRule(gpn, gpus int) (field, rule string) {
 	size := [4]int{t, c, d, p}
 	ax := l.RankOrder.perm().ax
 	block := 1
-	var label []string
 	for k, a := range ax {
 		block *= size[a]
-		if size[a] > 1 || a == axisTP {
-			label = append(label, axisNames[a])
-		}
 		if size[a] <= 1 && a != axisTP {
 			continue
 		}
@@ -398,6 +394,13 @@ func (l Layout) StraddleRule(gpn, gpus int) (field, rule string) {
 		}
 		if gpn%block == 0 || block%gpn == 0 {
 			continue
+		}
+		// The block's name: its axes of size > 1, and TP.
+		var label []string
+		for _, b := range ax[:k+1] {
+			if size[b] > 1 || b == axisTP {
+				label = append(label, axisNames[b])
+			}
 		}
 		what := "so no " + strings.ToUpper(axisNames[a]) + " group straddles nodes unevenly"
 		switch {
