@@ -17,7 +17,7 @@ import (
 // The value is an index into the table of the 48 orders (4! nestings × the two EP places):
 // 0 is tp-cp-ep-dp-pp, written tp-dp-pp (Megatron's default: DP replicas beside TP in a node,
 // the pipeline across nodes), 1 tp-cp-ep-pp-dp, written tp-pp-dp (Megatron's
-// --use-tp-pp-dp-mapping, and Llama 3's [TP, CP, PP, DP]: pipeline stages beside TP, DP across
+// --use-tp-pp-dp-mapping, and Llama 3's (TP, CP, PP, DP): pipeline stages beside TP, DP across
 // nodes). The table is fixed, so Strides is a lookup without allocation.
 type RankOrder int
 
@@ -128,6 +128,11 @@ func ParseRankOrder(s string) (RankOrder, error) {
 		return 0, &FieldError{Field: "rank-order", Value: s, Allowed: why + RankOrderForm}
 	}
 	parts := strings.Split(strings.ToLower(strings.TrimSpace(s)), "-")
+	if strings.Join(parts, "-") == "tp-cp-ep-pp-dp" {
+		// Megatron's --use-tp-pp-dp-mapping writes ep before pp; splitscope keeps EP inside DP
+		// (tp-pp-dp) as it always has.
+		return RankOrderTPPPDP, nil
+	}
 	seen := map[string]int{}
 	for _, p := range parts {
 		switch p {

@@ -13,7 +13,7 @@ import (
 // a step, TFLOP/s per GPU. Nothing was fitted on these rows: they are hold-outs of the whole
 // model at 8K–16K GPUs, the CP row also of the CP all-gather at 128K tokens.
 //
-// What [L3H] says: the rank order [TP, CP, PP, DP] (§3.3.2: tp-cp-pp-dp, splitscope's
+// What [L3H] says: the rank order (TP, CP, PP, DP) (§3.3.2: tp-cp-pp-dp, splitscope's
 // tp-pp-dp); DP is FSDP that shards the optimizer and the gradients and does not reshard the
 // weights after the forward (one all-gather and one reduce-scatter a step: ZeRO 2 here); the
 // pipeline is an interleaved 1F1B whose stages and virtual stages Meta tuned; CP gathers K and V
