@@ -1,6 +1,7 @@
 package costmodel
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -164,4 +165,43 @@ func TestSearchOrdersMatchEvaluate(t *testing.T) {
 		t.Errorf("best %s: search %g s, Evaluate %g s", best.Layout.RankOrder, best.Report.StepTime, r.StepTime)
 	}
 	t.Logf("orders %v; best %s %.4g s; orders among candidates %v", orders, best.Layout.RankOrder, best.Report.StepTime, seen)
+}
+
+// TestSearchLayerMemoOrders is TestSearchLayerMemoExact where the rank orders move the CP group:
+// Llama 3 8B at 32K tokens on 32 H100s, CP swept, orders such as tp-dp-cp-pp among those tried.
+// A layer key that left out the CP group's place would hand one order's CP exchange to another.
+func TestSearchLayerMemoOrders(t *testing.T) {
+	base := scenario(t, "llama-3-8b", "h100-sxm", "nvlink4", 32, 1, 1)
+	base.Workload.Seq, base.Workload.GlobalBatch = 32768, 32
+	var memos []*layerMemo
+	checked := func() *layerMemo {
+		m := newLayerMemo()
+		m.check = true
+		memos = append(memos, m)
+		return m
+	}
+	opt := SearchOptions{MaxMicroBatch: 1, MaxChunks: 1, Fix: SearchFix{HasCPComm: true, CPComm: model.CPAllGather}}
+	with, err := searchMemo(base, opt, searchRefine, checked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := searchMemo(base, opt, searchRefine, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, bad := 0, 0
+	for _, m := range memos {
+		hits, bad = hits+m.hits, bad+m.mismatch
+	}
+	if hits == 0 || bad > 0 {
+		t.Errorf("%d of %d memo hits differ from the costs computed again", bad, hits)
+	}
+	if !reflect.DeepEqual(with, without) {
+		t.Errorf("the memo moves the result: best %+v / %+v", with.Candidates[0].Layout, without.Candidates[0].Layout)
+	}
+	orders := map[string]bool{}
+	for _, c := range with.Candidates {
+		orders[c.Layout.RankOrder.String()] = true
+	}
+	t.Logf("%d candidates, %d memo hits, orders kept %v", len(with.Candidates), hits, orders)
 }
