@@ -121,12 +121,18 @@ func TestRankOrderStraddleRefused(t *testing.T) {
 	}
 }
 
-// TestSearchOrdersMatchEvaluate: on a split where several orders differ, Search tries them
+// TestSearchOrdersMatchEvaluate: with CP next to TP Search tries tp-dp-pp and tp-pp-dp; with the
+// wider set (searchCPOutside), on a split where several orders differ, Search tries them
 // (its space counts them) and its best candidate's report is Evaluate's on its layout.
 func TestSearchOrdersMatchEvaluate(t *testing.T) {
 	s := scenario(t, "llama-3-8b", "h100-sxm", "nvlink4", 32, 2, 2)
 	s.Layout.CP, s.Layout.DP = 2, 4
 	s.Workload.Seq, s.Workload.GlobalBatch = 16384, 64
+	if o := searchOrders(s.Arch, s.Layout, 8); len(o) != 2 || !o[1].CPNextToTP() {
+		t.Errorf("CP next to TP: orders %v, want tp-dp-pp and tp-pp-dp", o)
+	}
+	searchCPOutside = true // the wider set, to see more than two orders tried
+	defer func() { searchCPOutside = false }()
 	orders := searchOrders(s.Arch, s.Layout, 8)
 	if len(orders) < 3 {
 		t.Fatalf("TP 2 CP 2 PP 2 DP 4 on nodes of 8: orders %v, want at least 3", orders)
@@ -173,6 +179,8 @@ func TestSearchOrdersMatchEvaluate(t *testing.T) {
 func TestSearchLayerMemoOrders(t *testing.T) {
 	base := scenario(t, "llama-3-8b", "h100-sxm", "nvlink4", 32, 1, 1)
 	base.Workload.Seq, base.Workload.GlobalBatch = 32768, 32
+	searchCPOutside = true // orders that move the CP group (tp-dp-cp-pp, …)
+	defer func() { searchCPOutside = false }()
 	var memos []*layerMemo
 	checked := func() *layerMemo {
 		m := newLayerMemo()
@@ -204,4 +212,39 @@ func TestSearchLayerMemoOrders(t *testing.T) {
 		orders[c.Layout.RankOrder.String()] = true
 	}
 	t.Logf("%d candidates, %d memo hits, orders kept %v", len(with.Candidates), hits, orders)
+}
+
+// TestSearchCPOutsideNeverWins: Search keeps CP right outside TP (searchOrders); letting it try
+// CP outside DP or PP as well (tp-dp-cp-pp, tp-pp-cp-dp, …) moves no best layout on CP searches
+// of Llama 3 8B at 32K on 32 H100s and Llama 3 70B at 128K on 128: the per-layer K/V exchange
+// wants the nearer GPUs more than DP's once-a-step sync or PP's sends. Should the model ever
+// prefer CP further out, this fails and the search's set should widen.
+func TestSearchCPOutsideNeverWins(t *testing.T) {
+	small := scenario(t, "llama-3-8b", "h100-sxm", "nvlink4", 32, 1, 1)
+	small.Workload.Seq, small.Workload.GlobalBatch = 32768, 32
+	big := scenario(t, "llama-3-70b", "h100-sxm", "nvlink4", 128, 1, 1)
+	big.Workload.Seq, big.Workload.GlobalBatch = 131072, 16
+	for name, s := range map[string]model.Scenario{"8b-32k-32": small, "70b-128k-128": big} {
+		t.Run(name, func(t *testing.T) {
+			opt := SearchOptions{MaxMicroBatch: 1, MaxChunks: 2}
+			narrow, err := Search(s, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			searchCPOutside = true
+			wide, err := Search(s, opt)
+			searchCPOutside = false
+			if err != nil {
+				t.Fatal(err)
+			}
+			if wide.Counts.Space <= narrow.Counts.Space {
+				t.Errorf("wide space %d, narrow %d: the wider set tried nothing more", wide.Counts.Space, narrow.Counts.Space)
+			}
+			nb, wb := narrow.Candidates[0], wide.Candidates[0]
+			if nb.Report.StepTime != wb.Report.StepTime || nb.Layout != wb.Layout {
+				t.Errorf("CP outside wins: %s %.6g s against %s %.6g s (%+v)", wb.Layout.RankOrder, wb.Report.StepTime, nb.Layout.RankOrder, nb.Report.StepTime, wb.Layout)
+			}
+			t.Logf("best %s CP %d %.5g s; space %d narrow, %d wide", nb.Layout.RankOrder, nb.Layout.CP, nb.Report.StepTime, narrow.Counts.Space, wide.Counts.Space)
+		})
+	}
 }

@@ -721,16 +721,21 @@ func seedStep(k knobs, kv knobValues, p *plan, plans []*plan, params paramTable)
 
 // searchOrders are the rank orders Search tries on a split (l's sizes, its EP left out): those
 // with TP innermost (its all-reduces, a few every layer, are the heaviest traffic; Megatron-core,
-// torchtitan and Llama 3 all keep it on neighbouring GPUs) and EP inside DP (its all-to-all
-// every MoE layer beside neighbours, Megatron-core's default), one of each set that places the
-// groups alike (model.DistinctRankOrders: axes of size 1 do not count), in table order, the
-// default first. Orders under which a group would straddle nodes unevenly are left out.
+// torchtitan and Llama 3 all keep it on neighbouring GPUs), CP right outside it (its K/V
+// exchange runs every layer of every micro-batch, against DP's sync once a step and PP's sends
+// once a micro-batch; Megatron-core's tp-cp-… orders and Llama 3's keep it there) and EP inside
+// DP (its all-to-all every MoE layer beside neighbours, Megatron-core's default), one of each
+// set that places the groups alike (model.DistinctRankOrders: axes of size 1 do not count), in
+// table order, the default first. Orders under which a group would straddle nodes unevenly are
+// left out. searchCPOutside widens the set to CP outside DP or PP too (TestSearchCPOutsideNeverWins:
+// it moves no best on the CP searches tried, at twice their time).
 func searchOrders(a model.Arch, l model.Layout, gpn int) []model.RankOrder {
 	l.EP, l.ETP = 1, 0
 	var out []model.RankOrder
 	var seen [model.NumRankOrders]model.Placement
+	cpNext := l.CPSize() > 1 && !searchCPOutside
 	for o := range model.RankOrder(model.NumRankOrders) {
-		if !o.TPInnermost() || o.EPOutside() {
+		if !o.TPInnermost() || o.EPOutside() || cpNext && !o.CPNextToTP() {
 			continue
 		}
 		l.RankOrder = o
@@ -745,3 +750,6 @@ func searchOrders(a model.Arch, l model.Layout, gpn int) []model.RankOrder {
 	}
 	return out
 }
+
+// searchCPOutside lets searchOrders try CP outside DP or PP (tests only).
+var searchCPOutside = false

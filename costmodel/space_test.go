@@ -235,7 +235,7 @@ func searchable(s model.Scenario, order model.RankOrder) bool {
 	ok := func(o model.RankOrder) bool {
 		l.RankOrder = o
 		f, _ := l.StraddleRule(gpn, l.GPUs())
-		return o.TPInnermost() && !o.EPOutside() && f == ""
+		return o.TPInnermost() && !o.EPOutside() && (l.CPSize() == 1 || o.CPNextToTP()) && f == ""
 	}
 	if !ok(order) {
 		return false

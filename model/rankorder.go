@@ -326,6 +326,9 @@ func composeAxes(a Span, as int, b Span, bs int) Span {
 // TPInnermost says whether TP is the order's first axis (its groups on neighbouring GPUs).
 func (o RankOrder) TPInnermost() bool { return o.perm().ax[0] == axisTP }
 
+// CPNextToTP says whether CP is the order's second axis, right outside a TP innermost.
+func (o RankOrder) CPNextToTP() bool { p := o.perm().ax; return p[0] == axisTP && p[1] == axisCP }
+
 // EPOutside says whether the order puts EP outside the expert-DP replicas (dp-ep).
 func (o RankOrder) EPOutside() bool { return o.perm().epOut }
 
