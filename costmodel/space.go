@@ -751,5 +751,11 @@ func searchOrders(a model.Arch, l model.Layout, gpn int) []model.RankOrder {
 	return out
 }
 
+// SearchRankOrders are the rank orders Search tries on s's split (searchOrders): tp-dp-pp, and
+// tp-pp-dp where it places the split differently.
+func SearchRankOrders(s model.Scenario) []model.RankOrder {
+	return searchOrders(s.Arch, s.Layout, s.Cluster.NodeSize())
+}
+
 // searchCPOutside lets searchOrders try CP outside DP or PP (tests only).
 var searchCPOutside = false

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/static"
 )
@@ -30,13 +31,14 @@ func always(*model.Scenario) bool     { return true }
 func training(s *model.Scenario) bool { return s.Workload.Mode == model.Train }
 func serving(s *model.Scenario) bool  { return s.Workload.Mode == model.Infer }
 
-// rankOrderShown: the rank order's row shows where some order places the split differently,
-// or when set away from its default (auto included), so the panel stays short where it cannot
-// matter.
+// rankOrderShown: the rank order's row shows where the orders Search tries place the split
+// differently (tp-dp-pp against tp-pp-dp: costmodel.SearchRankOrders), or when set away from its
+// default (auto included), so the panel stays short where the usual choice cannot matter; once
+// shown, it steps through every order that places the split differently.
 func rankOrderShown(s *model.Scenario) bool {
 	l := s.Layout
 	return l.RankOrder != model.RankOrderTPDPPP || l.Auto&model.AutoRankOrder != 0 ||
-		len(model.DistinctRankOrders(s.Arch, l, s.Cluster.NodeSize())) > 1
+		len(costmodel.SearchRankOrders(*s)) > 1
 }
 
 // rankOrderField is the rank order's row: ←/→ cycle through the orders that place the current
