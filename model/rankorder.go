@@ -426,10 +426,13 @@ func (l Layout) StraddleRule(gpn, gpus int) (field, rule string) {
 	return "", ""
 }
 
-// evenOrder is the first rank order under which no group of the layout straddles nodes
-// unevenly, or "" when there is none.
+// evenOrder is the first rank order with TP innermost (its groups on neighbouring GPUs) under
+// which no group of the layout straddles nodes unevenly, or "" when there is none.
 func evenOrder(l Layout, gpn, gpus int) string {
 	for o := range RankOrder(NumRankOrders) {
+		if !o.TPInnermost() {
+			continue
+		}
 		l.RankOrder = o
 		if f, _ := l.StraddleRule(gpn, gpus); f == "" {
 			return o.String()
