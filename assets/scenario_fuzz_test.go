@@ -37,6 +37,11 @@ func FuzzParseScenario(f *testing.F) {
 		"model: llama-3-70b\ngpu: h100-sxm\nmode: infer\nspec_tokens: 4\nspec_accept: \"0.8,0.6\"\nspec_method: draft\nspec_draft: llama-3-8b\n",
 		"model: deepseek-v3\ngpu: h200\nmode: infer\nspec_tokens: 1\nspec_accept: [.nan]\nspec_method: mtp\n",
 		"model: llama-3-8b\ngpu: h100-sxm\ngpus: 16\ntp: 2\ncp: 4\ncp_comm: ulysses\nseq: 32768\n", "cp: 3\ncp_comm: star\n",
+		// Rank orders: Llama 3's, a CP-first one, EP outside DP, and bad ones.
+		"model: llama-3-8b\ngpu: h100-sxm\ngpus: 32\ntp: 2\ncp: 2\npp: 2\nseq: 32768\nrank_order: tp-cp-pp-dp\n",
+		"model: llama-3-8b\ngpu: h100-sxm\ngpus: 32\ntp: 2\ncp: 4\nseq: 32768\nrank_order: cp-tp-dp-pp\n",
+		"model: mixtral-8x7b\ngpu: h100-sxm\ngpus: 32\ntp: 2\nep: 4\nrank_order: tp-dp-ep-pp\n",
+		"rank_order: tp-ep-pp-dp\n", "rank_order: tp-tp-dp-pp\n", "rank_order: pp\n",
 		// Conversations and the host tier.
 		"model: llama-3-8b\ngpu: h100-sxm\ngpus: 1\nmode: infer\nturns: 6\nthink: 45s\nkv_host_gib: 64\n", "mode: infer\nturns: -1\nthink: 2\nkv_host_gib: .inf\n"} {
 

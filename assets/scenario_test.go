@@ -143,7 +143,7 @@ func TestScenarioRoundTripRandom(t *testing.T) {
 				MicroBatch: 1 + pick(8), Schedule: model.Schedules()[pick(4)], SequenceParallel: pick(2) == 0,
 				Recompute: model.Recompute(pick(3)), ZeRO: pick(4), UnfusedAttention: pick(2) == 0, SerialDP: pick(2) == 0,
 				TPOverlap: model.TPOverlap(pick(3)), Offload: model.Offload(pick(4)), SPGather: model.SPGather(pick(2)),
-				RankOrder: model.RankOrder(pick(2)), EPDispatch: model.EPDispatch(pick(2))},
+				RankOrder: model.RankOrder(pick(model.NumRankOrders)), EPDispatch: model.EPDispatch(pick(2))},
 			Workload: model.Workload{Mode: model.Mode(pick(2)), Seq: 1 + pick(1<<15), GlobalBatch: 1 + pick(4096),
 				PromptTokens: 1 + pick(8192), GenTokens: 1 + pick(2048), Requests: 1 + pick(256), Precision: model.Precision(pick(4))},
 			ReserveBytes: model.DefaultReserveBytes,

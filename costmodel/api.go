@@ -82,8 +82,8 @@ type SearchFix struct {
 	// HasSPGather keeps the base's sequence-parallel all-gather; otherwise, with SP, redo and
 	// keep are tried.
 	HasSPGather bool
-	// HasRankOrder keeps the base's rank order; otherwise both are tried where they place the
-	// split differently (model.RankOrderMatters), in serving too.
+	// HasRankOrder keeps the base's rank order; otherwise the orders with TP innermost and CP
+	// next to it that place the split differently (searchOrders) are tried, in serving too.
 	HasRankOrder bool
 	// Disagg fixes serving's pools (model.Disagg): with PrefillGPUs > 0 only that pool split is
 	// tried, with its PrefillTP if given (0 sweeps the prefill pool's TP). DisaggAuto tries one

@@ -8,8 +8,8 @@ import (
 	"github.com/splitscope/splitscope/model"
 )
 
-// Context parallelism (docs/costmodel.md "Context parallelism"). A CP group of c GPUs (TP apart
-// in the rank numbering: tp, cp, then dp and pp) holds one micro-batch's sequence cut into 2·c
+// Context parallelism (docs/costmodel.md "Context parallelism"). A CP group of c GPUs (the axes
+// inside CP apart in the rank order: TP in the default tp-cp-dp-pp) holds one micro-batch's sequence cut into 2·c
 // chunks, two per GPU (chunk i and 2c−1−i), so each GPU has s/c tokens and an equal share of
 // the causal mask's work (Megatron-core's load balancing). Every GPU runs the layer's GEMMs,
 // element-wise work and activations for its s/c tokens; its attention core computes its queries
@@ -41,17 +41,17 @@ type cpPlan struct {
 }
 
 // initCP places the CP group of the plan's layout (c > 1) on the cluster.
-func (p *plan) initCP(s model.Scenario, gpn int) {
+func (p *plan) initCP(s model.Scenario, gpn int, pl model.Placement) {
 	l := s.Layout
 	c := &p.cpx
 	c.n, c.kind = l.CPSize(), l.CPComm
 	c.uly, c.ring = l.CPSplit(s.Arch, gpn)
-	c.all = newComms(spanGroup(p.t, c.n, gpn), s.Cluster)
-	c.ulyc = newComms(spanGroup(p.t, c.uly, gpn), s.Cluster)
-	// The ring's GPUs are t·uly apart; a step waits for its slowest hop, which leaves the node
-	// when the ring spans nodes. Then each CP group of the node has one GPU sending across at a
-	// time, on its nearest NIC (at most one NIC's bandwidth; fewer NICs than senders share).
-	rg := spanGroup(p.t*c.uly, c.ring, gpn)
+	c.all = newComms(fromSpan(pl.CP), s.Cluster)
+	c.ulyc = newComms(fromSpan(pl.Uly), s.Cluster)
+	// The ring's GPUs are uly CP ranks apart; a step waits for its slowest hop, which leaves the
+	// node when the ring spans nodes. Then each CP group of the node has one GPU sending across
+	// at a time, on its nearest NIC (at most one NIC's bandwidth; fewer NICs than senders share).
+	rg := fromSpan(pl.Ring)
 	c.hop = s.Cluster.IntraLink()
 	if rg.nodes > 1 {
 		c.hop = s.Cluster.Inter

@@ -100,8 +100,8 @@ type plan struct {
 	epc    comms
 	expDP  comms
 	// ppStride is the distance between the first GPUs of neighbouring pipeline ranks (the rank
-	// order's).
-	ppStride int
+	// order's); tpStride between neighbouring GPUs of a TP group.
+	ppStride, tpStride int
 	// crossNode[vs] says whether the boundary between virtual stages vs and vs+1 leaves the node.
 	crossNode []bool
 	// Computed once and remembered (rankInfos, layerActBytes, dpSync, trainInput's sends).
@@ -231,25 +231,24 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 	}
 	p.placeChains()
 	gpn := s.Cluster.NodeSize()
-	p.tp = newComms(spanGroup(1, p.t, gpn), s.Cluster)
+	// The rank order places every group (model.Layout.Place): each axis' ranks spaced by the
+	// sizes of the axes inside it. CP ranks hold the same weights and sync their gradients
+	// with the DP replicas (over DP × CP); EP groups are sub-groups of DP.
+	pl := l.Place(s.Arch, gpn)
+	p.tp = newComms(fromSpan(pl.TP), s.Cluster)
 	p.tp.engine = l.Collectives.UsesEngine(s.Workload.Mode)
 	if eng, _ := model.Engine(s.Workload.Engine); eng.LibraryAllReduce {
 		p.tp.engine = false // the engine's all-reduce is the library's (TGI's torch.distributed)
 	}
-	// The rank order sets the strides of the DP and PP groups; EP groups are sub-groups of DP.
-	// CP sits between TP and DP: a TP × CP block of ranks, whose CP ranks hold the same weights
-	// and sync their gradients with the DP replicas (over DP × CP).
 	cp := l.CPSize()
 	p.dc = p.d * cp
-	dpStride, ppStride := l.RankOrder.Strides(p.t*cp, p.p, p.d)
-	p.ppStride = ppStride
+	p.ppStride, p.tpStride = pl.PPStride, pl.TPStride
 	if cp > 1 {
-		p.initCP(s, gpn)
-		p.dp = newComms(composeGroups(spanGroup(p.t, cp, gpn), spanGroup(dpStride, p.d, gpn)), s.Cluster)
+		p.initCP(s, gpn, pl)
 	} else {
 		p.cpx = cpPlan{n: 1, uly: 1, ring: 1}
-		p.dp = newComms(spanGroup(dpStride, p.d, gpn), s.Cluster)
 	}
+	p.dp = newComms(fromSpan(pl.DP), s.Cluster)
 	p.ep = 1
 	if s.Arch.Experts > 1 {
 		p.ep = l.EPSize()
@@ -258,25 +257,11 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 	if s.Arch.Experts > 1 {
 		p.etp, p.fold = min(l.ETPSize(), p.t), l.FoldSize()
 	}
-	switch {
-	case p.fold == p.ep:
-		p.epc = newComms(spanGroup(dpStride, p.ep, gpn), s.Cluster)
-	case p.ep == 1 || dpStride == p.t:
-		// MoE parallel folding: the TP group's t/etp slices (stride etp) and, TP first, the EP
-		// replicas after them (stride t) make one run of stride etp.
-		p.epc = newComms(spanGroup(p.etp, p.fold, gpn), s.Cluster)
-	default:
-		// The EP replicas further apart than the TP group (rank order tp-pp-dp): the group's
-		// span is the EP replicas'; its size, the fold's.
-		p.epc = newComms(spanGroup(dpStride*p.ep/p.fold, p.fold, gpn), s.Cluster)
-	}
+	p.epc = newComms(fromSpan(pl.Fold), s.Cluster)
 	if p.etp > 1 && p.etp < p.t {
-		p.etpc = newComms(spanGroup(1, p.etp, gpn), s.Cluster)
+		p.etpc = newComms(fromSpan(pl.ETP), s.Cluster)
 	}
-	p.expDP = newComms(spanGroup(dpStride*p.ep, max(p.d/p.ep, 1), gpn), s.Cluster)
-	if cp > 1 {
-		p.expDP = newComms(composeGroups(spanGroup(p.t, cp, gpn), spanGroup(dpStride*p.ep, max(p.d/p.ep, 1), gpn)), s.Cluster)
-	}
+	p.expDP = newComms(fromSpan(pl.ExpDP), s.Cluster)
 	if ss != nil && ss.coll.c == s.Cluster {
 		for _, k := range []*comms{&p.tp, &p.dp, &p.epc, &p.etpc, &p.expDP, &p.cpx.all, &p.cpx.ulyc} {
 			k.memo = ss.coll
@@ -288,7 +273,7 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 	sched := p.simSchedule()
 	for vs := 0; vs+1 < n; vs++ { // the boundary after chain position vs (schedule.CostIndex)
 		r0, r1 := schedule.CostIndex(sched, p.p, vs)%p.p, schedule.CostIndex(sched, p.p, vs+1)%p.p
-		p.crossNode[vs] = (r0*ppStride)/gpn != (r1*ppStride)/gpn
+		p.crossNode[vs] = (r0*p.ppStride)/gpn != (r1*p.ppStride)/gpn
 	}
 }
 
@@ -457,31 +442,11 @@ func splitLayers(layers, n int) []int {
 	return out
 }
 
-// spanGroup places a communicator of `count` ranks spaced `stride` apart (ranks are numbered TP
-// first, then DP and PP in the layout's rank order, and fill nodes of gpn GPUs in order).
-func spanGroup(stride, count, gpn int) group {
-	if count <= 1 {
-		return group{n: max(count, 1), nodes: 1, local: 1}
-	}
-	if stride >= gpn {
-		return group{n: count, nodes: count, local: 1}
-	}
-	local := min(count, max(gpn/stride, 1))
-	return group{n: count, nodes: (count + local - 1) / local, local: local}
-}
+// spanGroup places a communicator of `count` ranks spaced `stride` apart (model.SpanOf).
+func spanGroup(stride, count, gpn int) group { return fromSpan(model.SpanOf(stride, count, gpn)) }
 
-// composeGroups is the group of an inner group's ranks times an outer group's (the outer's
-// stride a multiple of the inner's span): DP × CP, whose CP ranks are TP apart inside a block
-// the DP replicas repeat. Inside a node it holds the inner ranks there times the outer's.
-func composeGroups(in, out group) group {
-	n := in.n * out.n
-	local := in.local
-	if in.nodes == 1 {
-		local *= out.local
-	}
-	local = max(min(local, n), 1)
-	return group{n: n, nodes: (n + local - 1) / local, local: local}
-}
+// fromSpan is a placed group as the communicators take it.
+func fromSpan(g model.Span) group { return group{n: g.N, nodes: g.Nodes, local: g.Local} }
 
 // p2pLink is the link between two virtual stages' GPUs: across nodes, a GPU's share of its
 // node's NICs (every GPU of the stage sends at once).
@@ -720,7 +685,7 @@ func (p *plan) stageGPUs() [][]int {
 	for r := range out {
 		ids := all[r*p.t : (r+1)*p.t : (r+1)*p.t]
 		for i := range ids {
-			ids[i] = r*p.ppStride + i
+			ids[i] = r*p.ppStride + i*p.tpStride
 		}
 		out[r] = ids
 	}

@@ -30,7 +30,7 @@ func FuzzEvaluate(f *testing.F) {
 				SequenceParallel: sp, Collectives: model.Collectives(sched / 4),
 				// The knobs of issue 11, from the same inputs (the corpus keeps its shape).
 				Offload: model.Offload(recomp / 3 % 6), TPOverlap: model.TPOverlap(zero / 4 % 3),
-				SPGather: model.SPGather(prec / 4 % 2), RankOrder: model.RankOrder(mb / 7 % 2)},
+				SPGather: model.SPGather(prec / 4 % 2), RankOrder: model.RankOrder(mb / 7 % model.NumRankOrders)},
 			Workload: model.Workload{Mode: model.Mode(mode), Seq: seq, GlobalBatch: batch,
 				PromptTokens: prompt, GenTokens: gen, Requests: requests, Precision: model.Precision(prec)},
 			ReserveBytes: model.DefaultReserveBytes,
@@ -101,6 +101,8 @@ func FuzzEvaluateValid(f *testing.F) {
 	f.Add(uint8(0), uint8(0), uint8(0), uint8(1), uint8(0), uint8(0), uint8(3), uint8(0), uint8(1), uint8(2), uint8(0), uint8(0))
 	f.Add(uint8(200), uint8(255), uint8(9), uint8(2), uint8(7), uint8(3), uint8(2), uint8(255), uint8(1), uint8(3), uint8(7), uint8(255))
 	f.Add(uint8(31), uint8(7), uint8(5), uint8(1), uint8(1), uint8(1), uint8(0), uint8(69), uint8(33), uint8(130), uint8(2), uint8(14))
+	// 32 GPUs on nodes of 8 under rank order 10 (gpnB / 8 % NumRankOrders): a nesting other than the two of old.
+	f.Add(uint8(31), uint8(7), uint8(5), uint8(1), uint8(5), uint8(17), uint8(1), uint8(8), uint8(0), uint8(0), uint8(83), uint8(3))
 	f.Fuzz(func(t *testing.T, layersB, hiddenB, headsB, kvB, gpusB, tpB, schedB, batchB, modeB, precB, gpnB, genB uint8) {
 		p := presets(t)
 		heads := []int{1, 2, 4, 8, 12, 16, 32, 40, 64, 96}[int(headsB)%10]
@@ -129,7 +131,7 @@ func FuzzEvaluateValid(f *testing.F) {
 				SequenceParallel: batchB%2 == 1, UnfusedAttention: genB%2 == 0, SerialDP: genB%3 == 0,
 				Collectives: model.Collectives(int(modeB/2) % 3),
 				Offload:     model.Offload(int(hiddenB/16) % 6), TPOverlap: model.TPOverlap(int(headsB/16) % 3),
-				SPGather: model.SPGather(int(layersB/128) % 2), RankOrder: model.RankOrder(int(gpnB/8) % 2)},
+				SPGather: model.SPGather(int(layersB/128) % 2), RankOrder: model.RankOrder(int(gpnB/8) % model.NumRankOrders)},
 			Workload: model.Workload{Mode: model.Mode(int(modeB) % 2), Seq: 16 * (1 + int(batchB)%64),
 				Precision: model.Precision(int(precB) % 4), PromptTokens: 1 + int(batchB)*8, GenTokens: 1 + int(genB),
 				Requests: 1},

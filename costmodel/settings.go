@@ -68,15 +68,19 @@ func LayoutWarnings(s model.Scenario) []string {
 	case s.Cluster.IntraLink().Staged:
 		w = append(w, fmt.Sprintf("TP overlap %s has no effect on %s: without peer-to-peer the GPUs cannot reach each other's buffers; set it to none", l.TPOverlap, s.Cluster.GPU.ID))
 	}
-	if l.RankOrder != model.RankOrderTPDPPP && !model.RankOrderMatters(l.TP*l.CPSize(), l.PP, l.DP, s.Cluster.NodeSize()) {
-		why := fmt.Sprintf("TP %d fills the nodes of %d GPUs, so every DP and PP group crosses nodes either way", l.TP, s.Cluster.NodeSize())
+	if l.RankOrder != model.RankOrderTPDPPP && model.SameRankPlacement(s.Arch, l, l.RankOrder, model.RankOrderTPDPPP, s.Cluster.NodeSize()) {
+		why := "it places every group on the same nodes as tp-dp-pp"
 		switch {
-		case l.PP == 1:
-			why = "with PP = 1 there is no pipeline to place"
-		case l.DP == 1:
-			why = "with DP = 1 there is one replica to place"
 		case l.GPUs() <= s.Cluster.NodeSize():
 			why = "the job fits in one node, where every group is on the same links either way"
+		case l.TP >= s.Cluster.NodeSize():
+			why = fmt.Sprintf("TP %d fills the nodes of %d GPUs, so every DP and PP group crosses nodes either way", l.TP, s.Cluster.NodeSize())
+		case l.TP*l.CPSize() >= s.Cluster.NodeSize() && l.RankOrder == model.RankOrderTPPPDP:
+			why = fmt.Sprintf("TP × CP (%d × %d) fills the nodes of %d GPUs, so every DP and PP group crosses nodes either way", l.TP, l.CPSize(), s.Cluster.NodeSize())
+		case l.PP == 1 && l.CPSize() == 1:
+			why = "with PP = 1 there is no pipeline to place"
+		case l.DP == 1 && l.CPSize() == 1:
+			why = "with DP = 1 there is one replica to place"
 		}
 		w = append(w, fmt.Sprintf("rank order %s has no effect: %s; set it to tp-dp-pp", l.RankOrder, why))
 	}

@@ -63,7 +63,7 @@ type knobValues struct {
 	// keeps are the sequence-parallel all-gather's settings: redo (false), keep (true); keep
 	// counts only where it does something (gatherApplies).
 	keeps []bool
-	// orders are the rank orders, both where they place the split differently.
+	// orders are the rank orders, every one that places the split differently (searchOrders).
 	orders []model.RankOrder
 	tp     int
 }
@@ -85,15 +85,19 @@ func (kv knobValues) size() int {
 // knobsFor lists the knob values worth trying on a split with TP t, PP pp and DP d: the fixed
 // ones keep base's value; sequence parallelism needs TP > 1 and a sequence TP divides; TP
 // overlap needs TP > 1 inside a node with peer-to-peer (tpOverlapApplies); ZeRO needs DP × CP > 1
-// (it shards over DP × CP); the rank order matters where TP leaves room in a node for both DP and PP
-// (model.RankOrderMatters). Serving has the rank order alone: base's other values stay.
+// (it shards over DP × CP); the rank orders are those that place the split's groups differently
+// (searchOrders). Serving has the rank order alone: base's other values stay.
 func knobsFor(base model.Scenario, fix SearchFix, t, cp, pp, d int) knobValues {
 	l := base.Layout
 	kv := knobValues{rcs: []model.Recompute{l.Recompute}, sps: []bool{l.SequenceParallel}, zeros: []int{l.ZeRO}, tpos: []model.TPOverlap{l.TPOverlap},
 		offs: []model.Offload{l.Offload}, serials: []bool{l.SerialDP},
 		keeps: []bool{l.SPGather == model.SPGatherKeep}, orders: []model.RankOrder{l.RankOrder}, tp: t}
-	if !fix.HasRankOrder && model.RankOrderMatters(t*cp, pp, d, base.Cluster.NodeSize()) {
-		kv.orders = []model.RankOrder{model.RankOrderTPDPPP, model.RankOrderTPPPDP}
+	if !fix.HasRankOrder {
+		sl := l
+		sl.TP, sl.CP, sl.PP, sl.DP = t, cp, pp, d
+		if o := searchOrders(base.Arch, sl, base.Cluster.NodeSize()); len(o) > 1 {
+			kv.orders = o
+		}
 	}
 	if base.Workload.Mode == model.Infer {
 		return kv
@@ -638,11 +642,12 @@ func ResolveAuto(s model.Scenario) (model.Scenario, error) {
 	}
 	if s.Workload.Mode != model.Train {
 		l := s.Layout
-		if auto&model.AutoRankOrder == 0 || !model.RankOrderMatters(l.TP*l.CPSize(), l.PP, l.DP, s.Cluster.NodeSize()) {
+		orders := searchOrders(s.Arch, l, s.Cluster.NodeSize())
+		if auto&model.AutoRankOrder == 0 || len(orders) <= 1 {
 			return s, nil
 		}
 		best, bestT := s, math.Inf(1)
-		for _, o := range []model.RankOrder{model.RankOrderTPDPPP, model.RankOrderTPPPDP} {
+		for _, o := range orders {
 			so := s
 			so.Layout.RankOrder = o
 			r, err := EvaluateFast(so)
@@ -713,3 +718,44 @@ func seedStep(k knobs, kv knobValues, p *plan, plans []*plan, params paramTable)
 	step := po.stepSeconds(st, &res, params.get(k.zero, k.off), po.tailRanks(st, res), opt)
 	return step, isFinite(step)
 }
+
+// searchOrders are the rank orders Search tries on a split (l's sizes, its EP left out): those
+// with TP innermost (its all-reduces, a few every layer, are the heaviest traffic; Megatron-core,
+// torchtitan and Llama 3 all keep it on neighbouring GPUs), CP right outside it (its K/V
+// exchange runs every layer of every micro-batch, against DP's sync once a step and PP's sends
+// once a micro-batch; Megatron-core's tp-cp-… orders and Llama 3's keep it there) and EP inside
+// DP (its all-to-all every MoE layer beside neighbours, Megatron-core's default), one of each
+// set that places the groups alike (model.DistinctRankOrders: axes of size 1 do not count), in
+// table order, the default first. Orders under which a group would straddle nodes unevenly are
+// left out. searchCPOutside widens the set to CP outside DP or PP too (TestSearchCPOutsideNeverWins:
+// it moves no best on the CP searches tried, at twice their time).
+func searchOrders(a model.Arch, l model.Layout, gpn int) []model.RankOrder {
+	l.EP, l.ETP = 1, 0
+	var out []model.RankOrder
+	var seen [model.NumRankOrders]model.Placement
+	cpNext := l.CPSize() > 1 && !searchCPOutside
+	for o := range model.RankOrder(model.NumRankOrders) {
+		if !o.TPInnermost() || o.EPOutside() || cpNext && !o.CPNextToTP() {
+			continue
+		}
+		l.RankOrder = o
+		if f, _ := l.StraddleRule(gpn, l.GPUs()); f != "" {
+			continue
+		}
+		pl := l.Place(a, gpn)
+		if !slices.ContainsFunc(seen[:len(out)], func(q model.Placement) bool { return model.SamePlacement(q, pl) }) {
+			seen[len(out)] = pl
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// SearchRankOrders are the rank orders Search tries on s's split (searchOrders): tp-dp-pp, and
+// tp-pp-dp where it places the split differently.
+func SearchRankOrders(s model.Scenario) []model.RankOrder {
+	return searchOrders(s.Arch, s.Layout, s.Cluster.NodeSize())
+}
+
+// searchCPOutside lets searchOrders try CP outside DP or PP (tests only).
+var searchCPOutside = false

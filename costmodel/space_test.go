@@ -48,8 +48,10 @@ func allKnobs(s model.Scenario) []knobs {
 								if keep && (!sp || s.Layout.TP == 1 || rc == model.RecomputeFull) {
 									continue
 								}
-								for _, order := range []model.RankOrder{model.RankOrderTPDPPP, model.RankOrderTPPPDP} {
-									if order != model.RankOrderTPDPPP && !model.RankOrderMatters(s.Layout.TP, s.Layout.PP, s.Layout.DP, s.Cluster.NodeSize()) {
+								for _, order := range model.RankOrders() {
+									// The orders that place the split differently, TP innermost:
+									// each placement once (searchOrders' rule, written out).
+									if !searchable(s, order) {
 										continue
 									}
 									out = append(out, knobs{rc, sp, z, tpo, off, serial, keep, order})
@@ -222,4 +224,26 @@ func TestResolveAutoTakesTheSplitsBest(t *testing.T) {
 	if back, err := ResolveAuto(inf); err != nil || back.Layout != inf.Layout {
 		t.Errorf("serving: %v, %+v", err, back.Layout)
 	}
+}
+
+// searchable says whether Search should try order on s's split: TP innermost, EP inside DP, no
+// group straddling nodes, and no earlier such order placing every group alike.
+func searchable(s model.Scenario, order model.RankOrder) bool {
+	l := s.Layout
+	l.EP, l.ETP = 1, 0
+	gpn := s.Cluster.NodeSize()
+	ok := func(o model.RankOrder) bool {
+		l.RankOrder = o
+		f, _ := l.StraddleRule(gpn, l.GPUs())
+		return o.TPInnermost() && !o.EPOutside() && (l.CPSize() == 1 || o.CPNextToTP()) && f == ""
+	}
+	if !ok(order) {
+		return false
+	}
+	for o := range order {
+		if ok(o) && model.SameRankPlacement(s.Arch, l, o, order, gpn) {
+			return false
+		}
+	}
+	return true
 }

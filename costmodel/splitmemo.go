@@ -42,24 +42,35 @@ type knobTable [knobSettings][]layerCost
 
 // splitKey is everything of a plan that trainLayerCost reads and a search varies, but the knobs:
 // the TP, EP and ETP sizes, the micro-batch size, and the EP communicator's place (its ranks,
-// nodes and share of the NICs: the rank order and the PP size move the EP group; the TP and ETP
-// groups follow from the sizes). The rest of the layout (the user's settings: the EP imbalance
+// nodes and share of the NICs: the rank order and the PP size move the EP group), and the TP and
+// CP groups' places, which the rank order moves too. The rest of the layout (the user's settings: the EP imbalance
 // and dispatch, unfused attention, the collectives), the model, the cluster and the workload are
 // the search's, and a memo serves one search. Not the PP or DP sizes as such, nor the
 // interleaving or the schedule but ZB-H1 (knobIndex).
 type splitKey struct {
 	tp, b, ep, etp int
-	// cp and its exchange: the CP groups follow from them and the TP size.
-	cp      int
-	cpComm  model.CPComm
-	epc     collective.Group
-	nics    int
-	interBW float64
+	// cp and its exchange; the CP groups' places (all, Ulysses, the ring's hop), which the rank
+	// order moves (tp-cp-dp-pp against tp-dp-cp-pp), and the TP group's.
+	cp       int
+	cpComm   model.CPComm
+	cpAll    collective.Group
+	cpUly    collective.Group
+	cpNICs   [2]int
+	hop      float64
+	tpg      collective.Group
+	tpNICs   int
+	epc      collective.Group
+	nics     int
+	interBW  float64
+	cpInterB [2]float64
 }
 
 func splitKeyOf(p *plan) splitKey {
 	l := p.l
 	return splitKey{tp: l.TP, b: l.MicroBatch, ep: l.EP, etp: l.ETP, cp: l.CPSize(), cpComm: l.CPComm,
+		cpAll: p.cpx.all.g, cpUly: p.cpx.ulyc.g, cpNICs: [2]int{p.cpx.all.f.NICs, p.cpx.ulyc.f.NICs},
+		cpInterB: [2]float64{p.cpx.all.f.Inter.Bandwidth, p.cpx.ulyc.f.Inter.Bandwidth},
+		hop:      p.cpx.hop.Bandwidth, tpg: p.tp.g, tpNICs: p.tp.f.NICs,
 		epc: p.epc.g, nics: p.epc.f.NICs, interBW: p.epc.f.Inter.Bandwidth}
 }
 

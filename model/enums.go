@@ -184,30 +184,6 @@ func ParseTPOverlap(s string) (TPOverlap, error) {
 	return TPOverlap(i), err
 }
 
-// RankOrder is how the ranks of the job are numbered over the GPUs, which the nodes fill in
-// order: TP always first (its group on neighbouring GPUs), then DP and PP last (Megatron-core's
-// default order tp-cp-ep-dp-pp), or PP before DP (Megatron's --use-tp-pp-dp-mapping,
-// tp-cp-ep-pp-dp). Where TP leaves room in a node, the first puts DP replicas side by side in it
-// (the gradient sync on NVLink, the pipeline's sends across nodes), the second pipeline stages
-// (the sends on NVLink, the gradient sync across nodes).
-type RankOrder int
-
-// Rank orders.
-const (
-	RankOrderTPDPPP RankOrder = iota
-	RankOrderTPPPDP
-)
-
-var rankOrderNames = []string{"tp-dp-pp", "tp-pp-dp"}
-
-func (o RankOrder) String() string { return enumName(rankOrderNames, int(o)) }
-
-// ParseRankOrder reads "tp-dp-pp" or "tp-pp-dp".
-func ParseRankOrder(s string) (RankOrder, error) {
-	i, err := parseEnum("rank-order", rankOrderNames, s)
-	return RankOrder(i), err
-}
-
 // EPDispatch is how a MoE layer's tokens reach their experts on other GPUs (docs/costmodel.md
 // §Experts across GPUs). Direct: one all-to-all over the EP group, every copy of a token to a
 // remote expert crossing the network on its own (NCCL's all-to-all, Megatron-core's alltoall
@@ -230,23 +206,6 @@ func (d EPDispatch) String() string { return enumName(epDispatchNames, int(d)) }
 func ParseEPDispatch(s string) (EPDispatch, error) {
 	i, err := parseEnum("ep-dispatch", epDispatchNames, s)
 	return EPDispatch(i), err
-}
-
-// RankOrderMatters says whether the two orders place a layout of TP t, PP p and DP d differently
-// on nodes of gpn GPUs: only where the job spans several nodes, TP leaves room in a node and
-// both DP and PP have more than one rank (with TP filling the node, every DP and PP group
-// crosses nodes either way; on one node, neither does).
-func RankOrderMatters(t, p, d, gpn int) bool {
-	return t < gpn && p > 1 && d > 1 && t*p*d > gpn
-}
-
-// Strides are the distances between neighbouring ranks of a DP group and of a PP group for a
-// layout of TP t, PP p and DP d under the order.
-func (o RankOrder) Strides(t, p, d int) (dp, pp int) {
-	if o == RankOrderTPPPDP {
-		return t * p, t
-	}
-	return t, t * d
 }
 
 // Offload says what training keeps in host memory instead of the GPU's, moved over the GPU's

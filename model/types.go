@@ -523,14 +523,16 @@ func UlyssesOK(a Arch, t, u int) bool {
 // CPSplit is how the CP group divides its exchange on nodes of gpn GPUs: ulysses GPUs share
 // each layer's heads by all-to-all and ring groups of them pass K/V blocks (ulysses × ring =
 // CP). Ring and all-gather: (1, CP); ulysses: (CP, 1); hybrid: the largest Ulysses degree the
-// heads allow among the CP ranks of one node (CP ranks are TP apart), ring across the rest.
+// heads allow among the CP ranks of one node (CP ranks are the axes inside CP apart: TP in the
+// default order), ring across the rest.
 func (l Layout) CPSplit(a Arch, gpn int) (ulysses, ring int) {
 	cp := l.CPSize()
 	switch l.CPComm {
 	case CPUlysses:
 		return cp, 1
 	case CPHybrid:
-		local := min(cp, max(gpn/max(l.TP, 1), 1))
+		_, stride, _, _ := l.RankOrder.Strides(l.TP, cp, l.DP, l.PP)
+		local := min(cp, max(gpn/stride, 1))
 		for u := local; u >= 1; u-- {
 			if local%u == 0 && cp%u == 0 && UlyssesOK(a, l.TP, u) {
 				return u, cp / u

@@ -512,8 +512,8 @@ func (s Scenario) Validate() error {
 	if l.TPOverlap < TPOverlapNone || l.TPOverlap > TPOverlapPipe {
 		c.add("tp-overlap", int(l.TPOverlap), "must be one of %s", strings.Join(tpOverlapNames, ", "))
 	}
-	if l.RankOrder < RankOrderTPDPPP || l.RankOrder > RankOrderTPPPDP {
-		c.add("rank-order", int(l.RankOrder), "must be one of %s", strings.Join(rankOrderNames, ", "))
+	if !l.RankOrder.valid() {
+		c.add("rank-order", int(l.RankOrder), "must be one of the %d orders: %s", NumRankOrders, RankOrderForm)
 	}
 	if l.Collectives < CollectivesAuto || l.Collectives > CollectivesEngine {
 		c.add("collectives", int(l.Collectives), "must be one of %s", strings.Join(collectivesNames, ", "))
@@ -543,22 +543,16 @@ func (s Scenario) Validate() error {
 	if tpOK && a.KVHeads >= 1 && a.KVHeads%l.TP != 0 && l.TP%a.KVHeads != 0 {
 		c.add("tp", l.TP, "must divide kv-heads (%d) or be a multiple of it (KV heads then replicate)", a.KVHeads)
 	}
-	// Ranks fill TP groups, then DP replicas, then pipeline stages, node after node: across
-	// nodes, a TP group and a stage's block of TP × DP ranks must each tile the node size, or some
-	// group would straddle two nodes.
-	if tpOK && dpOK && gpusOK && gpnOK && cl.GPUs > cl.GPUsPerNode {
-		gpn := cl.GPUsPerNode
-		td := l.TP * cp * l.DP
-		tc := l.TP * cp
-		switch {
-		case gpn%l.TP != 0 && l.TP%gpn != 0:
-			c.add("tp", l.TP, "must divide gpus-per-node (%d) or be a multiple of it, so no TP group straddles two nodes", gpn)
-		case cp > 1 && gpn%tc != 0 && tc%gpn != 0:
-			c.add("cp", cp, "tp × cp (%d) must divide gpus-per-node (%d) or be a multiple of it, so no CP group straddles nodes unevenly", tc, gpn)
-		case l.PP > 1 && cp > 1 && gpn%td != 0 && td%gpn != 0:
-			c.add("dp", l.DP, "tp × cp × dp (%d) must divide gpus-per-node (%d) or be a multiple of it, so no pipeline stage straddles two nodes", td, gpn)
-		case l.PP > 1 && gpn%td != 0 && td%gpn != 0:
-			c.add("dp", l.DP, "tp × dp (%d) must divide gpus-per-node (%d) or be a multiple of it, so no pipeline stage straddles two nodes", td, gpn)
+	// Ranks fill the axes in the rank order (TP groups, then CP, then DP replicas, then pipeline
+	// stages by default), node after node: across nodes, every axis' block of ranks with those
+	// inside it must tile the node size, or some group would straddle two nodes.
+	if tpOK && dpOK && ppOK && cpOK && gpusOK && gpnOK && cl.GPUs > cl.GPUsPerNode && l.RankOrder.valid() {
+		if f, rule := l.StraddleRule(cl.GPUsPerNode, cl.GPUs); f != "" {
+			v := map[string]int{"tp": l.TP, "cp": cp, "dp": l.DP, "pp": l.PP}[f]
+			if near := evenOrder(l, cl.GPUsPerNode, cl.GPUs); near != "" {
+				rule += "; rank order " + near + " places it evenly"
+			}
+			c.add(f, v, "%s", rule)
 		}
 	}
 	if tpOK && a.FFN >= 1 && a.FFN%l.TP != 0 {

@@ -2,11 +2,13 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/splitscope/splitscope/assets"
+	"github.com/splitscope/splitscope/costmodel"
 	"github.com/splitscope/splitscope/model"
 	"github.com/splitscope/splitscope/tui/static"
 )
@@ -29,12 +31,62 @@ func always(*model.Scenario) bool     { return true }
 func training(s *model.Scenario) bool { return s.Workload.Mode == model.Train }
 func serving(s *model.Scenario) bool  { return s.Workload.Mode == model.Infer }
 
-// rankOrderShown: the rank order's row shows where it places the split differently, or when set
-// away from its default (auto included), so the panel stays short where it cannot matter.
+// rankOrderShown: the rank order's row shows where the orders Search tries place the split
+// differently (tp-dp-pp against tp-pp-dp: costmodel.SearchRankOrders), or when set away from its
+// default (auto included), so the panel stays short where the usual choice cannot matter; once
+// shown, it steps through every order that places the split differently.
 func rankOrderShown(s *model.Scenario) bool {
 	l := s.Layout
 	return l.RankOrder != model.RankOrderTPDPPP || l.Auto&model.AutoRankOrder != 0 ||
-		model.RankOrderMatters(l.TP, l.PP, l.DP, s.Cluster.NodeSize())
+		len(costmodel.SearchRankOrders(*s)) > 1
+}
+
+// rankOrderField is the rank order's row: ←/→ cycle through the orders that place the current
+// split differently (model.DistinctRankOrders, one of each alike set, the default first) and
+// auto after them; typing takes any order ParseRankOrder reads, or auto.
+func rankOrderField() field {
+	bit := model.AutoRankOrder
+	isAuto := func(s *model.Scenario) bool { return s.Layout.Auto&bit != 0 }
+	return field{name: "rank-order", label: "rank order", show: rankOrderShown,
+		get: func(s *model.Scenario) string {
+			if isAuto(s) {
+				return autoValue + " → " + s.Layout.RankOrder.String()
+			}
+			return s.Layout.RankOrder.String()
+		},
+		step: func(s *model.Scenario, _ *assets.Presets, dir int) {
+			orders := model.DistinctRankOrders(s.Arch, s.Layout, s.Cluster.NodeSize())
+			cur := len(orders)
+			if !isAuto(s) {
+				// The current order's place: its own, or that of the order placing it alike.
+				cur = slices.IndexFunc(orders, func(o model.RankOrder) bool {
+					return model.SameRankPlacement(s.Arch, s.Layout, o, s.Layout.RankOrder, s.Cluster.NodeSize())
+				})
+				if cur < 0 {
+					cur = 0
+				}
+			}
+			next := cycle(cur, len(orders)+1, dir)
+			if next == len(orders) {
+				s.Layout.Auto |= bit
+				return
+			}
+			s.Layout.Auto &^= bit
+			s.Layout.RankOrder = orders[next]
+		},
+		set: func(s *model.Scenario, _ *assets.Presets, text string) error {
+			if strings.EqualFold(strings.TrimSpace(text), autoValue) {
+				s.Layout.Auto |= bit
+				return nil
+			}
+			o, err := model.ParseRankOrder(text)
+			if err != nil {
+				return fmt.Errorf("%q: %s, or %s", text, model.RankOrderForm, autoValue)
+			}
+			s.Layout.RankOrder = o
+			s.Layout.Auto &^= bit
+			return nil
+		}}
 }
 
 // interleaving shows the chunks row only where it means something: the interleaved schedule.
@@ -580,9 +632,7 @@ func fields() []field {
 				return 0
 			},
 			func(s *model.Scenario, i int) { s.Layout.SerialDP = i == 1 }),
-		autoEnumField("rank-order", "rank order", rankOrderShown, []string{"tp-dp-pp", "tp-pp-dp"}, model.AutoRankOrder,
-			func(s *model.Scenario) int { return int(s.Layout.RankOrder) },
-			func(s *model.Scenario, i int) { s.Layout.RankOrder = model.RankOrder(i) }),
+		rankOrderField(),
 		autoEnumField("tp-overlap", "TP overlap", training, []string{"none", "ring", "pipe"}, model.AutoTPOverlap,
 			func(s *model.Scenario) int { return int(s.Layout.TPOverlap) },
 			func(s *model.Scenario, i int) { s.Layout.TPOverlap = model.TPOverlap(i) }),

@@ -596,6 +596,11 @@ func runValidate(w io.Writer, asJSON bool) error {
 		return err
 	}
 	checks = append(checks, cp...)
+	l3, err := published.Llama3Checks(p)
+	if err != nil {
+		return err
+	}
+	checks = append(checks, l3...)
 	h100, err := p.GPU("h100-sxm")
 	if err != nil {
 		return err

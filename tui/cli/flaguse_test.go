@@ -447,9 +447,25 @@ func TestRankOrderFlag(t *testing.T) {
 	if !orders["tp-pp-dp"] || !orders["tp-dp-pp"] {
 		t.Errorf("serving: orders %v among the feasible", orders)
 	}
-	for _, tc := range []struct{ args []string }{{[]string{"report", "--rank-order", "pp-tp-dp"}}, {[]string{"report", "--rank-order", "auto"}}} {
-		if code, _, errs := runArgs(t, tc.args...); code != 2 || !strings.Contains(errs, "--rank-order") {
-			t.Errorf("%q: exit %d, %q", tc.args, code, errs)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", "--rank-order", "pp-tp-pp"}, "pp is given twice"},
+		{[]string{"report", "--rank-order", "tp-ep-pp-dp"}, "ep must be next to dp (nearest valid tp-pp-ep-dp)"},
+		{[]string{"report", "--rank-order", "tp-xp-dp-pp"}, `"xp" is not an axis`},
+		{[]string{"report", "--rank-order", "tp-cp-dp"}, "pp is missing"},
+		{[]string{"report", "--rank-order", "auto"}, "auto is for search"},
+	} {
+		if code, _, errs := runArgs(t, tc.args...); code != 2 || !strings.Contains(errs, "--rank-order") || !strings.Contains(errs, tc.want) {
+			t.Errorf("%q: exit %d, %q; want %q", tc.args, code, errs, tc.want)
+		}
+	}
+	// Any nesting reads: CP-first and Llama 3's tp-cp-pp-dp (the same as tp-pp-dp).
+	for _, o := range []struct{ in, out string }{{"tp-cp-pp-dp", "tp-pp-dp"}, {"tp-cp-ep-dp-pp", "tp-dp-pp"}, {"pp-tp-dp", "pp-tp-cp-dp"}} {
+		code, out, errs := runArgs(t, append([]string{"report", "--json", "--tp", "2", "--pp", "4", "--rank-order", o.in}, base...)...)
+		if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || doc.Layout.RankOrder != o.out {
+			t.Errorf("report --rank-order %s: exit %d, %v, layout %+v (want %s): %s", o.in, code, err, doc.Layout, o.out, errs)
 		}
 	}
 }

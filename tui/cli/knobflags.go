@@ -109,7 +109,7 @@ func (f *scenarioFlags) knobAutoErrors() model.ValidationError {
 		errs = append(errs, &model.FieldError{Field: "offload", Value: f.offload, Allowed: "auto is for search, which tries each; give none, optimizer, optimizer+weights, activations, optimizer+activations or optimizer+weights+activations"})
 	}
 	if isAuto(f.rankOrder) {
-		errs = append(errs, &model.FieldError{Field: "rank-order", Value: f.rankOrder, Allowed: "auto is for search, which tries both; give tp-dp-pp or tp-pp-dp"})
+		errs = append(errs, &model.FieldError{Field: "rank-order", Value: f.rankOrder, Allowed: "auto is for search, which tries tp-dp-pp and tp-pp-dp where they place the split differently; give " + model.RankOrderForm})
 	}
 	if isAuto(f.tpOverlap) {
 		errs = append(errs, &model.FieldError{Field: "tp-overlap", Value: f.tpOverlap, Allowed: "auto is for search, which tries each; give none, ring or pipe"})

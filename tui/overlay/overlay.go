@@ -105,11 +105,9 @@ func rankOf(t model.Trace, i int) int {
 
 // StageOf is the pipeline stage of a global rank under the layout's rank order.
 func StageOf(l model.Layout, rank int) int {
-	tp, dp, pp := max(l.TP, 1), max(l.DP, 1), max(l.PP, 1)
-	if l.RankOrder == model.RankOrderTPPPDP {
-		return (rank / tp) % pp
-	}
-	return min(rank/(tp*dp), pp-1)
+	pp := max(l.PP, 1)
+	_, _, _, stride := l.RankOrder.Strides(l.TP, l.CPSize(), l.DP, pp)
+	return min((rank/stride)%pp, pp-1)
 }
 
 // Shares is where a rank's time went, as fractions of the time drawn: compute (every kernel
