@@ -5,6 +5,7 @@ import (
 
 	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/costmodel/collective"
+	"github.com/splitscope/splitscope/costmodel/serve"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -116,4 +117,69 @@ func (p *plan) cpExchange(sh arch.Shape, tokens, core float64) (d CPDetail) {
 		d.ExposedS, d.BackwardS = ring(c.n, core/float64(c.n))
 	}
 	return d
+}
+
+// cpServe is one layer's CP communication in a serving step on one GPU (docs/costmodel.md
+// § Context parallelism in serving): preCtx is the context the step's prompt chunks attend to
+// (Σ tokens before a chunk + the chunk, a window's worth at most), preCore the rank's prefill
+// attention core, which the ring's sends hide behind.
+//
+//   - Prefill (pass-KV, Yang et al. 2024 [CPI]): each rank holds 1/cp of every prompt's keys and
+//     values, the chunks before this step's included (the cache is sharded by token), and the
+//     exchange of cp.go's kinds passes or gathers them: blocks of preCtx/cp tokens. A window
+//     bounds preCtx, so no key beyond a window is sent. A linear-attention layer has no keys to
+//     pass: each rank scans its chunk and the ranks hand their chunks' states down the ring in
+//     turn, cp − 1 sends of the prompts' states, exposed.
+//   - Decode: each rank attends its queries to its 1/cp of the cached keys, and the partial
+//     outputs with their log-sum-exps are gathered over the CP group and merged (vLLM's decode
+//     context parallelism [VLLM-DCP]; Helix's all-to-all [HELIX]): an all-gather of cp partials of
+//     the decode tokens' outputs (heads/tp × head_dim, compute format) and LSEs (heads/tp, fp32).
+//     Small and latency-bound: why CP slows a decode step.
+func (c *servingCost) cpServe(sh arch.Shape, b *serve.Batch, preCtx, preCore float64) float64 {
+	p := c.p
+	x := &p.cpx
+	if x.n <= 1 {
+		return 0
+	}
+	n := float64(x.n)
+	var s float64
+	if b.PrefillTokens > 0 {
+		if sh.Keys(1) == 0 {
+			if st := sh.StateOnGPU(p.t); st > 0 {
+				s += (n - 1) * sendTime(float64(b.PrefillSeqs)*st*c.kvb, x.hop)
+			}
+		} else {
+			s += p.cpExchange(sh, math.Ceil(preCtx/n), preCore).ExposedS
+		}
+	}
+	if dt := b.DecodeSeqs * (1 + b.Spec); dt > 0 && sh.Keys(1) != 0 {
+		s += c.cpMerge(sh, dt)
+	}
+	return s
+}
+
+// cpMerge is the all-gather of tok decode tokens' partial attention outputs and LSEs over the CP
+// group (cpServe), cached by layer shape and token count.
+func (c *servingCost) cpMerge(sh arch.Shape, tok int) float64 {
+	key := cpMergeKey{q: sh.CoreIO, tok: tok}
+	if v, ok := c.cpMerges[key]; ok {
+		return v
+	}
+	p := c.p
+	t := float64(p.t)
+	q := sh.CoreIO / 2 / t // output elements per token on this GPU
+	heads := math.Max(float64(p.a.Heads)/t, 1)
+	part := float64(tok) * (q*p.e + heads*4)
+	v := p.cpx.all.run(collective.AllGather, float64(p.cpx.n)*part).Seconds
+	if c.cpMerges == nil {
+		c.cpMerges = map[cpMergeKey]float64{}
+	}
+	c.cpMerges[key] = v
+	return v
+}
+
+// cpMergeKey is cpMerge's cache key.
+type cpMergeKey struct {
+	q   float64
+	tok int
 }

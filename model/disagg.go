@@ -117,6 +117,9 @@ func (s Scenario) validateDisagg() error {
 	if d.PrefillPP < 0 || d.PrefillPP > intLimits["pp"][1] {
 		c.add("prefill-pp", d.PrefillPP, "must be 0 (one stage) or between 1 and %d", intLimits["pp"][1])
 	}
+	if s.Layout.CP > 1 {
+		c.add("cp", s.Layout.CP, "must be 1 with --disagg: context parallelism is modelled for aggregated serving only (use it without --disagg, or tp for the prefill pool)")
+	}
 	if s.Workload.Turns > 1 {
 		c.add("turns", s.Workload.Turns, "must be 0 or 1 with --disagg: the pools are simulated one after the other, and a conversation's next turn waits for its last")
 	}

@@ -595,6 +595,11 @@ func runValidate(w io.Writer, asJSON bool) error {
 		return err
 	}
 	checks = append(checks, cp...)
+	cpServe, err := published.CPServeChecks(p)
+	if err != nil {
+		return err
+	}
+	checks = append(checks, cpServe...)
 	h100, err := p.GPU("h100-sxm")
 	if err != nil {
 		return err
