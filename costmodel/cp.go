@@ -127,7 +127,8 @@ func (p *plan) cpExchange(sh arch.Shape, tokens, core float64) (d CPDetail) {
 //   - Prefill (pass-KV, Yang et al. 2024 [CPI]): each rank holds 1/cp of every prompt's keys and
 //     values, the chunks before this step's included (the cache is sharded by token), and the
 //     exchange of cp.go's kinds passes or gathers them: blocks of preCtx/cp tokens. A window
-//     bounds preCtx, so no key beyond a window is sent. A linear-attention layer has no keys to
+//     shorter than a block needs only its neighbour's last window of keys: one step of a
+//     window a prompt, so no key beyond a window is sent. A linear-attention layer has no keys to
 //     pass: each rank scans its chunk and the ranks hand their chunks' states down the ring in
 //     turn, cp − 1 sends of the prompts' states, exposed.
 //   - Decode: each rank attends its queries to its 1/cp of the cached keys, and the partial
@@ -149,7 +150,13 @@ func (c *servingCost) cpServe(sh arch.Shape, b *serve.Batch, preCtx, preCore flo
 				s += (n - 1) * sendTime(float64(b.PrefillSeqs)*st*c.kvb, x.hop)
 			}
 		} else {
-			s += p.cpExchange(sh, math.Ceil(preCtx/n), preCore).ExposedS
+			tokens, share := math.Ceil(preCtx/n), 1.0
+			if w := float64(b.PrefillSeqs) * float64(sh.Window); sh.Window > 0 && w < tokens {
+				// A window's queries need only the last window of keys before their block: the
+				// neighbour's, one step of at most a window a prompt, not the whole ring.
+				tokens, share = w, 1/(n-1)
+			}
+			s += share * p.cpExchange(sh, tokens, preCore).ExposedS
 		}
 	}
 	if dt := b.DecodeSeqs * (1 + b.Spec); dt > 0 && sh.Keys(1) != 0 {
