@@ -101,6 +101,9 @@ func FuzzEvaluateValid(f *testing.F) {
 	f.Add(uint8(0), uint8(0), uint8(0), uint8(1), uint8(0), uint8(0), uint8(3), uint8(0), uint8(1), uint8(2), uint8(0), uint8(0))
 	f.Add(uint8(200), uint8(255), uint8(9), uint8(2), uint8(7), uint8(3), uint8(2), uint8(255), uint8(1), uint8(3), uint8(7), uint8(255))
 	f.Add(uint8(31), uint8(7), uint8(5), uint8(1), uint8(1), uint8(1), uint8(0), uint8(69), uint8(33), uint8(130), uint8(2), uint8(14))
+	// Serving with CP 2 (ring; Ulysses with speculation).
+	f.Add(uint8(10), uint8(0), uint8(3), uint8(1), uint8(3), uint8(1), uint8(0), uint8(40), uint8(1), uint8(0), uint8(3), uint8(1))
+	f.Add(uint8(10), uint8(2), uint8(3), uint8(1), uint8(3), uint8(1), uint8(0), uint8(200), uint8(1), uint8(130), uint8(3), uint8(2))
 	f.Fuzz(func(t *testing.T, layersB, hiddenB, headsB, kvB, gpusB, tpB, schedB, batchB, modeB, precB, gpnB, genB uint8) {
 		p := presets(t)
 		heads := []int{1, 2, 4, 8, 12, 16, 32, 40, 64, 96}[int(headsB)%10]
@@ -170,6 +173,12 @@ func FuzzEvaluateValid(f *testing.F) {
 				w.Concurrency = 0
 				s.Layout.Disagg = model.Disagg{PrefillGPUs: gpus / 2, PrefillTP: []int{0, 1, 2}[int(headsB)%3]}
 				s.Layout.DP = max(gpus/2/(tp*pp), 1)
+			}
+			if layersB%7 == 3 && !s.Layout.Disagg.On() && s.Layout.DP%2 == 0 {
+				// Context parallelism: each replica's prompts split over 2 GPUs, its KV cache
+				// sharded by token, by each exchange.
+				s.Layout.CP, s.Layout.DP = 2, s.Layout.DP/2
+				s.Layout.CPComm = model.CPComm(int(hiddenB) % 4)
 			}
 			if layersB%5 == 2 && !s.Layout.Disagg.On() {
 				// Conversations of 2 to 4 turns, and a host tier of the KV cache.
