@@ -356,12 +356,14 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 		fixed = (shapeKernels(sh)-g)*c.kernelFloor + g*math.Max(c.kernelFloor+c.gemmShift, 0)
 	}
 	if p.cpx.n > 1 {
-		// The CP exchange is communication beside the TP all-reduces (the breakdown's TP comm,
-		// as in training).
-		out.TP += c.cpServe(sh, b, preCtx, p.hw.time(pre))
+		// The CP exchange, exposed: the breakdown's CP comm, as in training.
+		out.CP = c.cpServe(sh, b, preCtx, p.hw.time(pre))
 	}
 	out.Seconds = c.gemm.time(attn) + c.gemm.time(mlp.slowed(mlpSlow)) + p.hw.time(dec) + p.hw.time(pre) + p.hw.time(idx) + p.hw.time(elem) + out.TP + out.EP +
 		fixed
+	if out.CP > 0 {
+		out.Seconds += out.CP
+	}
 	return out
 }
 
@@ -382,13 +384,14 @@ func kernelFloorOn(g model.GPU) float64 {
 // the sampled positions on the last, and the engine's step overhead on the first.
 func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 	p := c.p
-	var d, tp, epc float64
+	var d, tp, epc, cpc float64
 	for kind, n := range c.kinds[s] {
 		if n > 0 {
 			l, k := c.layer(kind, b), float64(n)
 			d += k * l.Seconds
 			tp += k * l.TP
 			epc += k * l.EP
+			cpc += k * l.CP
 		}
 	}
 	if b.PrefillTokens > 0 || c.eng.GraphMaxBatch > 0 && b.DecodeSeqs > c.eng.GraphMaxBatch {
@@ -415,7 +418,7 @@ func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 		d += p.hw.time(logits(p.a, p.l, float64(b.Samples), p.e))
 		d += c.drafter(b) // speculative decoding's proposals (spec.go); 0 without
 	}
-	return serve.StageTime{Seconds: d, TP: tp, EP: epc}
+	return serve.StageTime{Seconds: d, TP: tp, EP: epc, CP: cpc}
 }
 
 // activeRequests is TensorRT-LLM's active_requests when batch b is built: every request that
@@ -718,10 +721,17 @@ func (p *plan) inferRun(record bool, reqs []serve.Request, spans []serve.Span, o
 		}
 		stages[s].Busy = res.Busy[s]
 	}
-	busy, tpc, epc := res.Busy[crit], res.BusyTP[crit], res.BusyEP[crit]
+	busy, tpc, epc, cpc := res.Busy[crit], res.BusyTP[crit], res.BusyEP[crit], res.BusyCP[crit]
 	r.Breakdown = Breakdown{Compute: busy - tpc - epc, TPComm: tpc, EPComm: epc, Bubble: max(res.Duration-busy, 0)}
+	if cpc > 0 {
+		r.Breakdown.Compute -= cpc
+		r.Breakdown.CPComm = cpc
+	}
 	r.BubbleFraction = ratio(r.Breakdown.Bubble, res.Duration)
 	r.CommFraction = ratio(tpc+epc, res.Duration)
+	if cpc > 0 {
+		r.CommFraction = ratio(tpc+epc+cpc, res.Duration)
+	}
 
 	var prompt, gen float64
 	for i, q := range reqs {

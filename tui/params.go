@@ -68,10 +68,16 @@ func intField(name, label string, show func(*model.Scenario) bool, ptr func(*mod
 	}
 }
 
-// cpShown: the CP row shows in training from sequences of 8K tokens (where search tries CP), or
-// when CP is set.
+// cpShown: the CP row shows from sequences (training) or prompts (serving, aggregated) of 8K
+// tokens, where search tries CP, or when CP is set.
 func cpShown(s *model.Scenario) bool {
-	return training(s) && (s.Workload.Seq >= 8192 || s.Layout.CPSize() > 1)
+	if s.Layout.CPSize() > 1 {
+		return true
+	}
+	if training(s) {
+		return s.Workload.Seq >= 8192
+	}
+	return !s.Layout.Disagg.On() && s.Workload.Prompts().Mean >= 8192
 }
 
 // setCP sets CP (1 stored as 0) and derives DP from what TP × CP × PP leaves, when it divides.
@@ -466,7 +472,7 @@ func fields() []field {
 				setCP(s, v)
 				return nil
 			}},
-		enumField("cp-comm", "CP exchange", func(s *model.Scenario) bool { return training(s) && s.Layout.CPSize() > 1 },
+		enumField("cp-comm", "CP exchange", func(s *model.Scenario) bool { return s.Layout.CPSize() > 1 },
 			[]string{"ring", "all-gather", "ulysses", "hybrid"},
 			func(s *model.Scenario) int { return int(s.Layout.CPComm) },
 			func(s *model.Scenario, i int) { s.Layout.CPComm = model.CPComm(i) }),
