@@ -124,7 +124,8 @@ func (p *plan) cpExchange(sh arch.Shape, tokens, core float64) (d CPDetail) {
 // (Σ tokens before a chunk + the chunk, a window's worth at most), preCore the rank's prefill
 // attention core, which the ring's sends hide behind.
 //
-//   - Prefill (pass-KV, Yang et al. 2024 [CPI]): each rank holds 1/cp of every prompt's keys and
+//   - Prefill (pass-KV or, for the ring, pass-Q where it is cheaper: passQ; Yang et al. 2024
+//     [CPI]): each rank holds 1/cp of every prompt's keys and
 //     values, the chunks before this step's included (the cache is sharded by token), and the
 //     exchange of cp.go's kinds passes or gathers them: blocks of preCtx/cp tokens. A window
 //     shorter than a block needs only its neighbour's last window of keys: one step of a
@@ -156,13 +157,37 @@ func (c *servingCost) cpServe(sh arch.Shape, b *serve.Batch, preCtx, preCore flo
 				// neighbour's, one step of at most a window a prompt, not the whole ring.
 				tokens, share = w, 1/(n-1)
 			}
-			s += share * p.cpExchange(sh, tokens, preCore).ExposedS
+			kv := share * p.cpExchange(sh, tokens, preCore).ExposedS
+			if x.kind == model.CPRing {
+				kv = math.Min(kv, c.passQ(sh, math.Ceil(float64(b.PrefillTokens)/n), preCore))
+			}
+			s += kv
 		}
 	}
 	if dt := b.DecodeSeqs * (1 + b.Spec); dt > 0 && sh.Keys(1) != 0 {
 		s += c.cpMerge(sh, dt)
 	}
 	return s
+}
+
+// passQ is the ring's other form for a prompt's chunk [CPI]: the queries travel instead of the
+// keys and values. Each rank's block of tokens queries (its ⌈chunk/cp⌉ tokens × heads/tp ×
+// head_dim) passes round the ring, cp − 1 sends each beside 1/cp of the attention (against the
+// rank's own share of the keys), exposed max(0, send − block); then an all-to-all returns each
+// block's partial outputs and LSEs to the rank that owns it, exposed. Meta's engine picks pass-Q
+// when a chunk's new tokens are few beside the cached context that pass-KV would send (a
+// persistent-KV prefill, a later chunk of a long prompt); the model takes the cheaper of the two.
+func (c *servingCost) passQ(sh arch.Shape, tokens, core float64) float64 {
+	p := c.p
+	x := &p.cpx
+	n := float64(x.n)
+	t := float64(p.t)
+	q := sh.CoreIO / 2 / t // query (and output) elements per token on this GPU
+	heads := math.Max(float64(p.a.Heads)/t, 1)
+	send := sendTime(tokens*q*p.e, x.hop)
+	ring := (n - 1) * math.Max(send-core/n, 0)
+	back := x.all.run(collective.AllToAll, n*tokens*(q*p.e+heads*4)).Seconds
+	return ring + back
 }
 
 // cpMerge is the all-gather of tok decode tokens' partial attention outputs and LSEs over the CP

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/splitscope/splitscope/costmodel/serve"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -217,5 +218,32 @@ func TestServeCPSearch(t *testing.T) {
 	_, err := Search(s, SearchOptions{Fix: SearchFix{CP: 2, Disagg: model.Disagg{PrefillGPUs: 8}}})
 	if err == nil || !strings.Contains(err.Error(), "cp") {
 		t.Errorf("CP 2 with --disagg: %v", err)
+	}
+}
+
+// Pass-Q: a chunk of few new tokens behind a long cached context sends its queries round the
+// ring, not the context's keys and values, when that is cheaper; a whole prompt of GQA keys
+// passes K/V (fewer elements a token than the queries).
+func TestServeCPPassQ(t *testing.T) {
+	s := cpServeScenario(t, 65536, 2)
+	s.Cluster.Inter.Bandwidth = 5e9 // a slow link: the exchange shows
+	p := newPlan(s)
+	c := p.servingCost()
+	sh := p.k.Shapes[0]
+	const core = 1e-4
+	// 1K new tokens after 63K cached.
+	late := serve.Batch{PrefillTokens: 1024, PrefillSeqs: 1, PrefillCtx: 65536}
+	got := c.cpServe(sh, &late, late.PrefillCtx, core)
+	kv := p.cpExchange(sh, late.PrefillCtx/2, core).ExposedS
+	q := c.passQ(sh, 512, core)
+	if !(q < kv) || got != q {
+		t.Errorf("1K chunk after 63K: exchange %.4g s, pass-KV %.4g, pass-Q %.4g", got, kv, q)
+	}
+	// A whole 64K prompt: pass-KV.
+	whole := serve.Batch{PrefillTokens: 65536, PrefillSeqs: 1, PrefillCtx: 65536}
+	got = c.cpServe(sh, &whole, whole.PrefillCtx, core)
+	kv = p.cpExchange(sh, whole.PrefillCtx/2, core).ExposedS
+	if q := c.passQ(sh, 32768, core); !(kv < q) || got != kv {
+		t.Errorf("whole 64K prompt: exchange %.4g s, pass-KV %.4g, pass-Q %.4g", got, kv, q)
 	}
 }
