@@ -530,6 +530,8 @@ func (s Scenario) Validate() error {
 	case !tpOK || !ppOK || !dpOK || !gpusOK:
 	case cp == 1 && int64(l.TP)*int64(l.PP)*int64(l.DP) != int64(cl.GPUs):
 		c.add("dp", l.DP, "tp × pp × dp must equal gpus: %d × %d × %d ≠ %d", l.TP, l.PP, l.DP, cl.GPUs)
+	case cp > 1 && cl.GPUs%cp != 0:
+		c.add("cp", cp, "must divide gpus (%d): tp × cp × pp × dp = gpus; one of %s", cl.GPUs, joinInts(Divisors(cl.GPUs)))
 	case cp > 1 && int64(l.TP)*int64(cp)*int64(l.PP)*int64(l.DP) != int64(cl.GPUs):
 		c.add("dp", l.DP, "tp × cp × pp × dp must equal gpus: %d × %d × %d × %d ≠ %d", l.TP, cp, l.PP, l.DP, cl.GPUs)
 	}

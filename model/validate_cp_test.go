@@ -36,7 +36,7 @@ func TestValidateCP(t *testing.T) {
 		{"serving: cp not dividing the gpus", func(s *Scenario) {
 			s.Workload.Mode, s.Workload.PromptTokens, s.Workload.GenTokens, s.Workload.Requests = Infer, 1024, 128, 8
 			s.Layout.CP = 3
-		}, "dp = 1: tp × cp × pp × dp must equal gpus: 8 × 3 × 1 × 1 ≠ 16"},
+		}, "cp = 3: must divide gpus (16): tp × cp × pp × dp = gpus; one of 1, 2, 4, 8, 16"},
 		{"serving: cp with disagg", func(s *Scenario) {
 			s.Workload.Mode, s.Workload.PromptTokens, s.Workload.GenTokens, s.Workload.Requests = Infer, 1024, 128, 8
 			s.Layout.TP, s.Layout.Disagg = 4, Disagg{PrefillGPUs: 8}
