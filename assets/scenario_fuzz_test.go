@@ -37,6 +37,9 @@ func FuzzParseScenario(f *testing.F) {
 		"model: llama-3-70b\ngpu: h100-sxm\nmode: infer\nspec_tokens: 4\nspec_accept: \"0.8,0.6\"\nspec_method: draft\nspec_draft: llama-3-8b\n",
 		"model: deepseek-v3\ngpu: h200\nmode: infer\nspec_tokens: 1\nspec_accept: [.nan]\nspec_method: mtp\n",
 		"model: llama-3-8b\ngpu: h100-sxm\ngpus: 16\ntp: 2\ncp: 4\ncp_comm: ulysses\nseq: 32768\n", "cp: 3\ncp_comm: star\n",
+		// Serving with CP: prompts split over the CP GPUs, the KV cache sharded; with --disagg refused.
+		"model: llama-3-70b\ngpu: h100-sxm\ngpus: 32\ntp: 8\npp: 1\ncp: 4\nmode: infer\nprompt: 65536\ngen: 64\nrequests: 8\n",
+		"model: llama-3-8b\ngpu: h100-sxm\ngpus: 16\ntp: 2\ncp: 2\nmode: infer\ndisagg: \"8:8\"\n",
 		// Conversations and the host tier.
 		"model: llama-3-8b\ngpu: h100-sxm\ngpus: 1\nmode: infer\nturns: 6\nthink: 45s\nkv_host_gib: 64\n", "mode: infer\nturns: -1\nthink: 2\nkv_host_gib: .inf\n"} {
 
