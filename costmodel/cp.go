@@ -134,7 +134,7 @@ func (p *plan) cpExchange(sh arch.Shape, tokens, core float64) (d CPDetail) {
 //     turn, cp − 1 sends of the prompts' states, exposed.
 //   - Decode: each rank attends its queries to its 1/cp of the cached keys, and the partial
 //     outputs with their log-sum-exps are gathered over the CP group and merged (decode context
-//     parallelism, DCP, in vLLM [VLLM-CP] and SGLang [SGL-CP]): an all-gather of cp partials of
+//     parallelism, DCP, in vLLM [VLLMCP] and SGLang [SGLCP]): an all-gather of cp partials of
 //     the decode tokens' outputs (heads/tp × head_dim, compute format) and LSEs (heads/tp, fp32).
 //     Small and latency-bound: why CP slows a decode step.
 func (c *servingCost) cpServe(sh arch.Shape, b *serve.Batch, preCtx, preCore float64) float64 {

@@ -247,3 +247,27 @@ func TestServeCPPassQ(t *testing.T) {
 		t.Errorf("whole 64K prompt: exchange %.4g s, pass-KV %.4g, pass-Q %.4g", got, kv, q)
 	}
 }
+
+// Disaggregated serving with a CP prefill pool: long prompts' TTFT falls with the prefill pool's
+// CP while the decode pool (no CP) keeps its TPOT; the report names the prefill CP.
+func TestServeCPDisaggPrefill(t *testing.T) {
+	run := func(pcp int) Report {
+		s := cpServeScenario(t, 65536, 1)
+		s.Cluster.GPUs = 64
+		s.Layout.CP, s.Layout.DP = 0, 4
+		s.Layout.Disagg = model.Disagg{PrefillGPUs: 32, PrefillTP: 8, PrefillCP: pcp}
+		s.Workload.GenTokens, s.Workload.Requests, s.Workload.Rate = 64, 16, 0.3
+		s.Workload.MaxBatchTokens = 0
+		return eval(t, s)
+	}
+	one, four := run(0), run(4)
+	if d := four.Inference.Disagg; d == nil || d.PrefillCP != 4 || d.PrefillInstances != 1 {
+		t.Fatalf("prefill CP 4: %+v", four.Inference.Disagg)
+	}
+	if !(four.Inference.TTFT < 0.6*one.Inference.TTFT) {
+		t.Errorf("64K prompts: TTFT %.3g s with prefill CP 4, %.3g without", four.Inference.TTFT, one.Inference.TTFT)
+	}
+	if r := four.Inference.TPOT / one.Inference.TPOT; r < 0.95 || r > 1.05 {
+		t.Errorf("TPOT %.4g s with prefill CP 4, %.4g without: the decode pool has no CP", four.Inference.TPOT, one.Inference.TPOT)
+	}
+}

@@ -104,6 +104,8 @@ func FuzzEvaluateValid(f *testing.F) {
 	// Serving with CP 2 (ring; Ulysses with speculation).
 	f.Add(uint8(10), uint8(0), uint8(3), uint8(1), uint8(3), uint8(1), uint8(0), uint8(40), uint8(1), uint8(0), uint8(3), uint8(1))
 	f.Add(uint8(10), uint8(2), uint8(3), uint8(1), uint8(3), uint8(1), uint8(0), uint8(200), uint8(1), uint8(130), uint8(3), uint8(2))
+	// Disaggregated, the prefill pool with CP 2.
+	f.Add(uint8(5), uint8(0), uint8(3), uint8(1), uint8(4), uint8(1), uint8(0), uint8(40), uint8(1), uint8(0), uint8(3), uint8(1))
 	f.Fuzz(func(t *testing.T, layersB, hiddenB, headsB, kvB, gpusB, tpB, schedB, batchB, modeB, precB, gpnB, genB uint8) {
 		p := presets(t)
 		heads := []int{1, 2, 4, 8, 12, 16, 32, 40, 64, 96}[int(headsB)%10]
@@ -172,6 +174,9 @@ func FuzzEvaluateValid(f *testing.F) {
 				// decode pool keeps the layout's TP and PP on the other half.
 				w.Concurrency = 0
 				s.Layout.Disagg = model.Disagg{PrefillGPUs: gpus / 2, PrefillTP: []int{0, 1, 2}[int(headsB)%3]}
+				if layersB%7 == 5 {
+					s.Layout.Disagg.PrefillCP = 2 // a CP prefill pool
+				}
 				s.Layout.DP = max(gpus/2/(tp*pp), 1)
 			}
 			if layersB%7 == 3 && !s.Layout.Disagg.On() && s.Layout.DP%2 == 0 {

@@ -66,6 +66,7 @@ func TestCPFlagsBadInput(t *testing.T) {
 		{[]string{"--cp", "16", "--cp-comm", "ulysses", "--tp", "1", "--gpus", "16", "--seq", "65536"}, []string{"--cp 16", "kv-heads", "nearest valid cp 8"}},
 		{[]string{"--cp", "2", "--mode", "infer", "--gpus", "16", "--disagg", "8:8"}, []string{"--cp 2", "--disagg"}},
 		{[]string{"--cp", "3", "--mode", "infer", "--gpus", "16", "--tp", "8"}, []string{"--cp 3", "must divide gpus (16)"}},
+		{[]string{"--mode", "infer", "--gpus", "16", "--tp", "8", "--disagg", "8:8", "--prefill-cp", "3"}, []string{"--prefill-cp 3", "must divide the prefill pool's 8 GPUs"}},
 		{[]string{"--cp", "16", "--cp-comm", "ulysses", "--mode", "infer", "--tp", "1", "--pp", "1", "--gpus", "16"}, []string{"--cp 16", "kv-heads", "nearest valid cp 8"}},
 		{[]string{"--cp", "4", "--gpus", "16", "--tp", "8"}, []string{"--tp 8", "tp × cp × pp (8 × 4 × 1) must divide gpus (16)"}},
 	} {

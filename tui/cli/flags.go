@@ -87,6 +87,7 @@ type scenarioFlags struct {
 	kvHostGiB               float64
 	disagg                  string // --disagg P:D (model.ParseDisagg)
 	prefillTP, prefillPP    int
+	prefillCP               int
 	prefillEP               int
 	weights, kvCache        string
 	expertWeights           string
@@ -206,6 +207,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.disagg, "disagg", "", "inference: disaggregated serving, `P:D` GPUs in the prefill and decode pools (P + D = --gpus, whole nodes when they span nodes): the prefill pool runs the prompts and ships each request's KV cache to a decode instance over the link between them; --tp, --pp, --dp and --ep are the decode pool's; open loops only (--rate, or all at once); search: auto tries one pool and every split (default off: one pool)")
 	fs.IntVar(&f.prefillTP, "prefill-tp", 0, "inference, with --disagg: the prefill pool's tensor-parallel size (default 0: --tp)")
 	fs.IntVar(&f.prefillPP, "prefill-pp", 0, "inference, with --disagg: the prefill pool's pipeline stages (default 0: 1)")
+	fs.IntVar(&f.prefillCP, "prefill-cp", 0, "inference, with --disagg: the prefill pool's context parallelism, each prompt split over that many GPUs of an instance (TP × CP × PP), its KV cache sharded by token (--cp-comm: the exchange; default 0: none)")
 	fs.IntVar(&f.prefillEP, "prefill-ep", 0, "inference, with --disagg, MoE models: the prefill pool's expert-parallel size, dividing its DP (default 0: --ep where it divides the pool's DP, else none)")
 	fs.StringVar(&f.engine, "engine", "", "inference: the serving engine whose defaults the simulation follows: "+engineHelp()+"; each read from its engine's source (scheduler, chunk budget, CUDA-graph limits, all-reduce kernels), cited in docs/costmodel.md § Serving (default vllm)")
 	fs.DurationVar(&f.sloTTFT, "slo-ttft", 0, "inference: the latency target for the p90 time to first token, e.g. 500ms; judges the run, report --sweep-rate's goodput and search --objective goodput (default 0: none)")
@@ -464,7 +466,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: f.chunks, MicroBatch: sz.MicroBatch,
 		Schedule: sched, SequenceParallel: f.sequenceParallel.v, Recompute: rc, ZeRO: f.zero.v, TPOverlap: tpo, RankOrder: order, Offload: off, SPGather: spg,
 		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP, Collectives: coll, EP: canonicalEP(f.ep), EPImbalance: f.epImbalance, ETP: f.etp, EPDispatch: epd, CP: canonicalEP(f.cp), CPComm: cpc,
-		Disagg: model.Disagg{PrefillGPUs: prefill, PrefillTP: f.prefillTP, PrefillPP: f.prefillPP, PrefillEP: f.prefillEP}}
+		Disagg: model.Disagg{PrefillGPUs: prefill, PrefillTP: f.prefillTP, PrefillPP: f.prefillPP, PrefillEP: f.prefillEP, PrefillCP: f.prefillCP}}
 	batch, reqs := sz.Batch, sz.Requests
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,
 		GenTokens: f.gen, Requests: reqs, Precision: prec, Rate: f.rate, Concurrency: f.concurrency, Seed: f.seed,
@@ -493,8 +495,8 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	}
 
 	f.flagWarnings = append(f.typedWarnings(s), f.calibrationWarnings(s)...)
-	if prefill == 0 && (f.prefillTP != 0 || f.prefillPP != 0 || f.prefillEP != 0) {
-		f.flagWarnings = append(f.flagWarnings, "--prefill-tp, --prefill-pp and --prefill-ep have no effect without --disagg")
+	if prefill == 0 && (f.prefillTP != 0 || f.prefillPP != 0 || f.prefillEP != 0 || f.prefillCP != 0) {
+		f.flagWarnings = append(f.flagWarnings, "--prefill-tp, --prefill-pp, --prefill-ep and --prefill-cp have no effect without --disagg")
 	}
 	if s.Workload.Stages != nil {
 		for _, name := range []string{"rate", "requests"} {
