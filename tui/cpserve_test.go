@@ -24,7 +24,8 @@ func TestCPRowServing(t *testing.T) {
 		t.Errorf("CP row hidden for 16K prompts")
 	}
 	d := s
-	d.Layout.Disagg = model.Disagg{PrefillGPUs: 4}
+	d.Cluster.GPUs, d.Layout.TP, d.Layout.PP, d.Layout.DP = 16, 4, 1, 2
+	d.Layout.Disagg = model.Disagg{PrefillGPUs: 8, PrefillTP: 4}
 	if f.show(&d) {
 		t.Errorf("CP row shown with --disagg")
 	}
@@ -32,6 +33,15 @@ func TestCPRowServing(t *testing.T) {
 	next, o, err := tryEdit(s, "cp", func(x *model.Scenario) error { f.step(x, p, +1); return nil })
 	if err != nil || o != nil || next.Layout.CP != 2 || next.Validate() != nil {
 		t.Fatalf("CP up in serving: CP %d DP %d, offer %v, %v", next.Layout.CP, next.Layout.DP, o, err)
+	}
+	// With pools, the prefill pool's CP row instead.
+	pcp := fieldNamed(t, "prefill-cp")
+	if !pcp.show(&d) || pcp.get(&d) != "1" {
+		t.Errorf("pools, 16K prompts: prefill CP row shown %v, %q", pcp.show(&d), pcp.get(&d))
+	}
+	pcp.step(&d, p, +1)
+	if d.Layout.Disagg.PrefillCP != 2 || d.Validate() != nil {
+		t.Errorf("prefill CP up: %d, %v", d.Layout.Disagg.PrefillCP, d.Validate())
 	}
 	if comm := fieldNamed(t, "cp-comm"); !comm.show(&next) {
 		t.Errorf("CP 2 in serving: no exchange row")

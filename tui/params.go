@@ -240,6 +240,37 @@ func prefillTPField() field {
 		}}
 }
 
+// prefillCPField is the prefill pool's CP (with pools only, from 8K-token prompts or once
+// set): stepped through the divisors of the prefill pool's GPUs over its TP; 1 stored as 0.
+func prefillCPField() field {
+	cp := func(s *model.Scenario) int { return max(s.Layout.Disagg.PrefillCP, 1) }
+	set := func(s *model.Scenario, v int) {
+		if v <= 1 {
+			v = 0
+		}
+		s.Layout.Disagg.PrefillCP = v
+	}
+	return field{name: "prefill-cp", label: "prefill CP",
+		show: func(s *model.Scenario) bool {
+			return serving(s) && s.Layout.Disagg.On() && (s.Layout.Disagg.PrefillCP > 1 || s.Workload.Prompts().Mean >= 8192)
+		},
+		get: func(s *model.Scenario) string { return strconv.Itoa(cp(s)) },
+		step: func(s *model.Scenario, _ *assets.Presets, dir int) {
+			set(s, among(func(s *model.Scenario) []int {
+				tp, pp := s.PrefillSizes()
+				return model.Divisors(max(s.Layout.Disagg.PrefillGPUs/max(tp*pp, 1), 1))
+			})(s, cp(s), dir))
+		},
+		set: func(s *model.Scenario, _ *assets.Presets, text string) error {
+			v, err := strconv.Atoi(strings.TrimSpace(text))
+			if err != nil || v < 1 {
+				return fmt.Errorf("%q is not a whole number ≥ 1", text)
+			}
+			set(s, v)
+			return nil
+		}}
+}
+
 // disaggField is the panel's pools row: off, or P:D GPUs prefilling and decoding.
 func disaggField() field {
 	return field{name: "disagg", label: "pools (P:D)", show: serving,
@@ -664,6 +695,7 @@ func fields() []field {
 		hostTierField(),
 		disaggField(),
 		prefillTPField(),
+		prefillCPField(),
 		sloField("slo-ttft", "SLO TTFT p90", []float64{0, 0.1, 0.2, 0.5, 1, 2, 5, 10}, func(s *model.Scenario) *float64 { return &s.Workload.SLOTTFT }),
 		sloField("slo-tpot", "SLO TPOT p90", []float64{0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2}, func(s *model.Scenario) *float64 { return &s.Workload.SLOTPOT }),
 		withDefault(textEnumField("weights", "weights", serving, []string{"", "fp8", "int8", "int4", "fp4", "mxfp4"},
