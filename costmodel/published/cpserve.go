@@ -43,9 +43,13 @@ func CPServeRuns() []CPServeRun {
 // layers at 128K, not the CP exchange: solving the two 16-host rows for two rates (the
 // attention's and the FP8 linear layers') gives about 660 TFLOP/s for the attention, near the
 // model's, and about 280 for the FP8 linears, a seventh of H100's FP8 peak, where the model
-// runs them at its FP8 GEMM rate (about 1400 at these shapes). Not fitted: whether [CPI]'s
-// 128K runs used FP8 (its 1M run's "63% FLOPS utilization" reads as a BF16 peak) or a host
-// count other than 16 for the 3.8 s could not be read from the paper here (U).
+// runs them at its FP8 GEMM rate (about 1400 at these shapes). Two differences of setup, read
+// in a public summary of the paper's method (not the paper, U), explain part of it and are not
+// expressible here: row-wise FP8 for the feed-forward layers only (the attention projections,
+// about a fifth of the linear FLOPs, in BF16), and hosts of 96 GB H100s (the model's h100-sxm is
+// the 80 GB part). The bound: with every linear layer in BF16 the model gives 39.0 s at 1 host
+// and 2.47 s at 16 (−35%), so the FP8 split alone does not close the gap. Not fitted: whether the
+// 3.8 s was on 16 hosts, and the 96 GB parts' clocks, could not be read here (U).
 
 // cpServeTolerance is the cp-serve group's tolerance on TTFT: the serving groups' 25%.
 const cpServeTolerance = 0.25
