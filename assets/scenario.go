@@ -169,7 +169,7 @@ var scenarioKeys = []scenarioKey{
 	{"unfused_attention", kBool}, {"serial_dp", kBool}, {"collectives", kCollectives}, {"tp_overlap", kTPOverlap}, {"offload", kOffload}, {"sp_gather", kSPGather}, {"rank_order", kRankOrder},
 	{"prompt", kInt}, {"gen", kInt}, {"requests", kInt},
 	{"rate", kFloat}, {"concurrency", kInt}, {"seed", kInt}, {"max_seqs", kInt}, {"max_batch_tokens", kInt},
-	{"weights", kWeights}, {"expert_weights", kWeights}, {"kv_cache", kKVCache}, {"engine", kEngine}, {"prefix_hit", kFloat}, {"turns", kInt}, {"think", kDuration}, {"kv_host_gib", kFloat}, {"disagg", kDisagg}, {"prefill_tp", kInt}, {"prefill_pp", kInt}, {"prefill_ep", kInt}, {"scheduler_recv_interval", kInt}, {"slo_ttft", kDuration}, {"slo_tpot", kDuration},
+	{"weights", kWeights}, {"expert_weights", kWeights}, {"kv_cache", kKVCache}, {"engine", kEngine}, {"prefix_hit", kFloat}, {"turns", kInt}, {"think", kDuration}, {"kv_host_gib", kFloat}, {"disagg", kDisagg}, {"prefill_tp", kInt}, {"prefill_pp", kInt}, {"prefill_ep", kInt}, {"prefill_cp", kInt}, {"scheduler_recv_interval", kInt}, {"slo_ttft", kDuration}, {"slo_tpot", kDuration},
 	{"spec_tokens", kInt}, {"spec_accept", kSpecAccept}, {"spec_method", kSpecMethod}, {"spec_draft", kSpecDraft},
 	{"reserve_gib", kFloat},
 	{"question", kQuestion}, // the tour's and the lessons', not settings
@@ -600,7 +600,7 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 		MicroBatch: sz.MicroBatch, Schedule: v.sched, SequenceParallel: v.bools["sequence_parallel"],
 		Recompute: v.rc, ZeRO: v.ints["zero"], UnfusedAttention: v.bools["unfused_attention"],
 		SerialDP: v.bools["serial_dp"], Collectives: v.coll, EP: v.ints["ep"], EPImbalance: v.floats["ep_imbalance"], ETP: v.ints["etp"], EPDispatch: v.epd, CP: v.ints["cp"], CPComm: v.cpc, TPOverlap: v.tpo, Offload: v.off, SPGather: v.spg, RankOrder: v.order,
-		Disagg: model.Disagg{PrefillGPUs: prefill, PrefillTP: v.ints["prefill_tp"], PrefillPP: v.ints["prefill_pp"], PrefillEP: v.ints["prefill_ep"]}}
+		Disagg: model.Disagg{PrefillGPUs: prefill, PrefillTP: v.ints["prefill_tp"], PrefillPP: v.ints["prefill_pp"], PrefillEP: v.ints["prefill_ep"], PrefillCP: v.ints["prefill_cp"]}}
 	s.Workload = model.Workload{Mode: v.mode, Seq: v.intOr("seq", model.DefaultSeq), GlobalBatch: sz.Batch,
 		PromptTokens: v.intOr("prompt", model.DefaultPrompt), GenTokens: v.intOr("gen", model.DefaultGen),
 		Requests: sz.Requests, Precision: v.prec, Rate: v.floats["rate"], Concurrency: v.ints["concurrency"],
@@ -796,7 +796,7 @@ func marshalScenario(s model.Scenario, title string, q *Question, caption map[st
 		}{{"rate", w.Rate, w.Rate > 0}, {"concurrency", w.Concurrency, w.Concurrency > 0}, {"seed", w.Seed, w.Seed > 0},
 			{"max_seqs", w.MaxSeqs, w.MaxSeqs > 0}, {"max_batch_tokens", w.MaxBatchTokens, w.MaxBatchTokens > 0},
 			{"weights", w.Weights, w.Weights != ""}, {"expert_weights", w.ExpertWeights, w.ExpertWeights != ""}, {"kv_cache", w.KVCache, w.KVCache != ""}, {"engine", w.Engine, w.Engine != ""},
-			{"prefix_hit", w.PrefixHit, w.PrefixHit > 0}, {"turns", w.Turns, w.Turns > 0}, {"think", secondsText(w.ThinkS), w.ThinkS > 0}, {"kv_host_gib", w.KVHostGiB, w.KVHostGiB > 0}, {"disagg", l.Disagg.String(s.Cluster.GPUs), l.Disagg.On()}, {"prefill_tp", l.Disagg.PrefillTP, l.Disagg.On() && l.Disagg.PrefillTP > 0}, {"prefill_pp", l.Disagg.PrefillPP, l.Disagg.On() && l.Disagg.PrefillPP > 0}, {"prefill_ep", l.Disagg.PrefillEP, l.Disagg.On() && l.Disagg.PrefillEP > 0},
+			{"prefix_hit", w.PrefixHit, w.PrefixHit > 0}, {"turns", w.Turns, w.Turns > 0}, {"think", secondsText(w.ThinkS), w.ThinkS > 0}, {"kv_host_gib", w.KVHostGiB, w.KVHostGiB > 0}, {"disagg", l.Disagg.String(s.Cluster.GPUs), l.Disagg.On()}, {"prefill_tp", l.Disagg.PrefillTP, l.Disagg.On() && l.Disagg.PrefillTP > 0}, {"prefill_pp", l.Disagg.PrefillPP, l.Disagg.On() && l.Disagg.PrefillPP > 0}, {"prefill_ep", l.Disagg.PrefillEP, l.Disagg.On() && l.Disagg.PrefillEP > 0}, {"prefill_cp", l.Disagg.PrefillCP, l.Disagg.On() && l.Disagg.PrefillCP > 1},
 			{"scheduler_recv_interval", w.SchedulerRecvInterval, w.SchedulerRecvInterval > 1}, {"slo_ttft", secondsText(w.SLOTTFT), w.SLOTTFT > 0}, {"slo_tpot", secondsText(w.SLOTPOT), w.SLOTPOT > 0}} {
 			if kv.set {
 				add(kv.key, kv.v)

@@ -42,6 +42,9 @@ func FuzzParseScenario(f *testing.F) {
 		"model: llama-3-8b\ngpu: h100-sxm\ngpus: 32\ntp: 2\ncp: 4\nseq: 32768\nrank_order: cp-tp-dp-pp\n",
 		"model: mixtral-8x7b\ngpu: h100-sxm\ngpus: 32\ntp: 2\nep: 4\nrank_order: tp-dp-ep-pp\n",
 		"rank_order: tp-ep-pp-dp\n", "rank_order: tp-tp-dp-pp\n", "rank_order: pp\n",
+		// Serving with CP: prompts split over the CP GPUs, the KV cache sharded; with --disagg refused.
+		"model: llama-3-70b\ngpu: h100-sxm\ngpus: 32\ntp: 8\npp: 1\ncp: 4\nmode: infer\nprompt: 65536\ngen: 64\nrequests: 8\n",
+		"model: llama-3-8b\ngpu: h100-sxm\ngpus: 16\ntp: 2\ncp: 2\nmode: infer\ndisagg: \"8:8\"\n",
 		// Conversations and the host tier.
 		"model: llama-3-8b\ngpu: h100-sxm\ngpus: 1\nmode: infer\nturns: 6\nthink: 45s\nkv_host_gib: 64\n", "mode: infer\nturns: -1\nthink: 2\nkv_host_gib: .inf\n"} {
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/costmodel/collective"
+	"github.com/splitscope/splitscope/costmodel/serve"
 	"github.com/splitscope/splitscope/model"
 )
 
@@ -116,4 +117,101 @@ func (p *plan) cpExchange(sh arch.Shape, tokens, core float64) (d CPDetail) {
 		d.ExposedS, d.BackwardS = ring(c.n, core/float64(c.n))
 	}
 	return d
+}
+
+// cpServe is one layer's CP communication in a serving step on one GPU (docs/costmodel.md
+// § Context parallelism in serving): preCtx is the context the step's prompt chunks attend to
+// (Σ tokens before a chunk + the chunk, a window's worth at most), preCore the rank's prefill
+// attention core, which the ring's sends hide behind.
+//
+//   - Prefill (pass-KV or, for the ring, pass-Q where it is cheaper: passQ; Yang et al. 2024
+//     [CPI]): each rank holds 1/cp of every prompt's keys and
+//     values, the chunks before this step's included (the cache is sharded by token), and the
+//     exchange of cp.go's kinds passes or gathers them: blocks of preCtx/cp tokens. A window
+//     shorter than a block needs only its neighbour's last window of keys: one step of a
+//     window a prompt, so no key beyond a window is sent. A linear-attention layer has no keys to
+//     pass: each rank scans its chunk and the ranks hand their chunks' states down the ring in
+//     turn, cp − 1 sends of the prompts' states, exposed.
+//   - Decode: each rank attends its queries to its 1/cp of the cached keys, and the partial
+//     outputs with their log-sum-exps are gathered over the CP group and merged (decode context
+//     parallelism, DCP, in vLLM [VLLMCP] and SGLang [SGLCP]): an all-gather of cp partials of
+//     the decode tokens' outputs (heads/tp × head_dim, compute format) and LSEs (heads/tp, fp32).
+//     Small and latency-bound: why CP slows a decode step.
+func (c *servingCost) cpServe(sh arch.Shape, b *serve.Batch, preCtx, preCore float64) float64 {
+	p := c.p
+	x := &p.cpx
+	if x.n <= 1 {
+		return 0
+	}
+	n := float64(x.n)
+	var s float64
+	if b.PrefillTokens > 0 {
+		if sh.Keys(1) == 0 {
+			if st := sh.StateOnGPU(p.t); st > 0 {
+				s += (n - 1) * sendTime(float64(b.PrefillSeqs)*st*c.kvb, x.hop)
+			}
+		} else {
+			tokens, share := math.Ceil(preCtx/n), 1.0
+			if w := float64(b.PrefillSeqs) * float64(sh.Window); sh.Window > 0 && w < tokens {
+				// A window's queries need only the last window of keys before their block: the
+				// neighbour's, one step of at most a window a prompt, not the whole ring.
+				tokens, share = w, 1/(n-1)
+			}
+			kv := share * p.cpExchange(sh, tokens, preCore).ExposedS
+			if x.kind == model.CPRing {
+				kv = math.Min(kv, c.passQ(sh, math.Ceil(float64(b.PrefillTokens)/n), preCore))
+			}
+			s += kv
+		}
+	}
+	if dt := b.DecodeSeqs * (1 + b.Spec); dt > 0 && sh.Keys(1) != 0 {
+		s += c.cpMerge(sh, dt)
+	}
+	return s
+}
+
+// passQ is the ring's other form for a prompt's chunk [CPI]: the queries travel instead of the
+// keys and values. Each rank's block of tokens queries (its ⌈chunk/cp⌉ tokens × heads/tp ×
+// head_dim) passes round the ring, cp − 1 sends each beside 1/cp of the attention (against the
+// rank's own share of the keys), exposed max(0, send − block); then an all-to-all returns each
+// block's partial outputs and LSEs to the rank that owns it, exposed. Meta's engine picks pass-Q
+// when a chunk's new tokens are few beside the cached context that pass-KV would send (a
+// persistent-KV prefill, a later chunk of a long prompt); the model takes the cheaper of the two.
+func (c *servingCost) passQ(sh arch.Shape, tokens, core float64) float64 {
+	p := c.p
+	x := &p.cpx
+	n := float64(x.n)
+	t := float64(p.t)
+	q := sh.CoreIO / 2 / t // query (and output) elements per token on this GPU
+	heads := math.Max(float64(p.a.Heads)/t, 1)
+	send := sendTime(tokens*q*p.e, x.hop)
+	ring := (n - 1) * math.Max(send-core/n, 0)
+	back := x.all.run(collective.AllToAll, n*tokens*(q*p.e+heads*4)).Seconds
+	return ring + back
+}
+
+// cpMerge is the all-gather of tok decode tokens' partial attention outputs and LSEs over the CP
+// group (cpServe), cached by layer shape and token count.
+func (c *servingCost) cpMerge(sh arch.Shape, tok int) float64 {
+	key := cpMergeKey{q: sh.CoreIO, tok: tok}
+	if v, ok := c.cpMerges[key]; ok {
+		return v
+	}
+	p := c.p
+	t := float64(p.t)
+	q := sh.CoreIO / 2 / t // output elements per token on this GPU
+	heads := math.Max(float64(p.a.Heads)/t, 1)
+	part := float64(tok) * (q*p.e + heads*4)
+	v := p.cpx.all.run(collective.AllGather, float64(p.cpx.n)*part).Seconds
+	if c.cpMerges == nil {
+		c.cpMerges = map[cpMergeKey]float64{}
+	}
+	c.cpMerges[key] = v
+	return v
+}
+
+// cpMergeKey is cpMerge's cache key.
+type cpMergeKey struct {
+	q   float64
+	tok int
 }

@@ -46,6 +46,10 @@ func (p *plan) kvShardBytes(c *servingCost, n int) float64 {
 		if w := float64(sh.Window); w > 0 {
 			keep = math.Min(tok, w)
 		}
+		if p.cpx.n > 1 {
+			// The cache is sharded by token over the CP ranks, each sending its own share.
+			keep /= float64(p.cpx.n)
+		}
 		return (sh.KVCacheOnGPU(p.t)*keep + sh.StateOnGPU(p.t)) * c.kvb
 	}
 	most := 0.0
@@ -229,7 +233,7 @@ func inferDisagg(s model.Scenario, record bool) (Report, error) {
 	}
 	ptp, ppp := s.PrefillSizes()
 	inf.Disagg = &DisaggDetail{PrefillGPUs: preS.Cluster.GPUs, DecodeGPUs: decS.Cluster.GPUs,
-		PrefillTP: ptp, PrefillPP: ppp, PrefillInstances: pre.d, DecodeInstances: dec.d,
+		PrefillTP: ptp, PrefillPP: ppp, PrefillCP: cpShown(preS.Layout), PrefillInstances: pre.d, DecodeInstances: dec.d,
 		Link: link.ID, KVTransferMeanS: ratio(sendSum, float64(len(order))),
 		PrefillBusy: busyShare(resP), DecodeBusy: busyShare(resD),
 		PrefillTTFTMean: serve.Summarize(pr, resP).TTFTMean}
@@ -399,10 +403,11 @@ func disaggOptions(base model.Scenario, fix SearchFix) []model.Disagg {
 	}
 	for _, p := range sizes {
 		for _, t := range model.Divisors(min(p, gpn)) {
-			if fix.Disagg.PrefillTP > 0 && t != fix.Disagg.PrefillTP || p%t != 0 || tpProblem(base.Arch, t) != "" {
+			cp := max(fix.Disagg.PrefillCP, 1) // a prefill CP is tried only as given
+			if fix.Disagg.PrefillTP > 0 && t != fix.Disagg.PrefillTP || p%(t*cp) != 0 || tpProblem(base.Arch, t) != "" {
 				continue
 			}
-			out = append(out, model.Disagg{PrefillGPUs: p, PrefillTP: t})
+			out = append(out, model.Disagg{PrefillGPUs: p, PrefillTP: t, PrefillCP: fix.Disagg.PrefillCP})
 		}
 	}
 	return out

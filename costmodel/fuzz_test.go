@@ -103,6 +103,11 @@ func FuzzEvaluateValid(f *testing.F) {
 	f.Add(uint8(31), uint8(7), uint8(5), uint8(1), uint8(1), uint8(1), uint8(0), uint8(69), uint8(33), uint8(130), uint8(2), uint8(14))
 	// 32 GPUs on nodes of 8 under rank order 10 (gpnB / 8 % NumRankOrders): a nesting other than the two of old.
 	f.Add(uint8(31), uint8(7), uint8(5), uint8(1), uint8(5), uint8(17), uint8(1), uint8(8), uint8(0), uint8(0), uint8(83), uint8(3))
+	// Serving with CP 2 (ring; Ulysses with speculation).
+	f.Add(uint8(10), uint8(0), uint8(3), uint8(1), uint8(3), uint8(1), uint8(0), uint8(40), uint8(1), uint8(0), uint8(3), uint8(1))
+	f.Add(uint8(10), uint8(2), uint8(3), uint8(1), uint8(3), uint8(1), uint8(0), uint8(200), uint8(1), uint8(130), uint8(3), uint8(2))
+	// Disaggregated, the prefill pool with CP 2.
+	f.Add(uint8(5), uint8(0), uint8(3), uint8(1), uint8(4), uint8(1), uint8(0), uint8(40), uint8(1), uint8(0), uint8(3), uint8(1))
 	f.Fuzz(func(t *testing.T, layersB, hiddenB, headsB, kvB, gpusB, tpB, schedB, batchB, modeB, precB, gpnB, genB uint8) {
 		p := presets(t)
 		heads := []int{1, 2, 4, 8, 12, 16, 32, 40, 64, 96}[int(headsB)%10]
@@ -171,7 +176,16 @@ func FuzzEvaluateValid(f *testing.F) {
 				// decode pool keeps the layout's TP and PP on the other half.
 				w.Concurrency = 0
 				s.Layout.Disagg = model.Disagg{PrefillGPUs: gpus / 2, PrefillTP: []int{0, 1, 2}[int(headsB)%3]}
+				if layersB%7 == 5 {
+					s.Layout.Disagg.PrefillCP = 2 // a CP prefill pool
+				}
 				s.Layout.DP = max(gpus/2/(tp*pp), 1)
+			}
+			if layersB%7 == 3 && !s.Layout.Disagg.On() && s.Layout.DP%2 == 0 {
+				// Context parallelism: each replica's prompts split over 2 GPUs, its KV cache
+				// sharded by token, by each exchange.
+				s.Layout.CP, s.Layout.DP = 2, s.Layout.DP/2
+				s.Layout.CPComm = model.CPComm(int(hiddenB) % 4)
 			}
 			if layersB%5 == 2 && !s.Layout.Disagg.On() {
 				// Conversations of 2 to 4 turns, and a host tier of the KV cache.

@@ -166,6 +166,7 @@ type DisaggDetail struct {
 	DecodeGPUs       int     `json:"decode_gpus"`
 	PrefillTP        int     `json:"prefill_tp"`
 	PrefillPP        int     `json:"prefill_pp"`
+	PrefillCP        int     `json:"prefill_cp,omitempty"` // 0: none
 	PrefillInstances int     `json:"prefill_instances"`
 	DecodeInstances  int     `json:"decode_instances"`
 	Link             string  `json:"link"`

@@ -123,7 +123,7 @@ func searchMemo(base model.Scenario, opt SearchOptions, refine int, newMemo func
 			}
 			lay := base.Layout
 			lay.TP, lay.Disagg = t, dis
-			for _, cp := range cpSizes(base, fix, t) {
+			for _, cp := range cpSizes(base, fix, t, dis.On()) {
 				lay.CP = cp
 				cpc := max(cp, 1)
 				kinds := cpKinds(base, fix, t, cpc)
@@ -536,8 +536,8 @@ func checkFix(base model.Scenario, f SearchFix) error {
 	}
 	if f.CP > 1 {
 		switch {
-		case base.Workload.Mode == model.Infer:
-			add("cp", f.CP, "must be 1 in serving: context parallelism is modelled for training only")
+		case base.Workload.Mode == model.Infer && (f.DisaggAuto || f.Disagg.On()):
+			add("cp", f.CP, "must be 1 with --disagg: context parallelism is modelled for aggregated serving only")
 		case rest%f.CP != 0:
 			add("cp", f.CP, "must divide %s", restOf)
 		default:
@@ -852,8 +852,10 @@ const CPMinSeq = cpMinSeq
 // cpSizes are the CP sizes Search tries with TP t: the fixed one alone (0 for 1, as a layout
 // without CP says it); else 1, and in training at sequences of cpMinSeq or more every divisor c
 // of gpus/t that cuts the sequence into 2·c equal chunks of at least cpMinTokens/2 and whose
-// TP × CP block tiles the nodes (model validation's rule). Serving: the base's.
-func cpSizes(base model.Scenario, fix SearchFix, t int) []int {
+// TP × CP block tiles the nodes (model validation's rule). Serving: CP 1 with --disagg (the
+// pools have none); else the fixed one, or 1 and, where the mean prompt is cpMinSeq tokens or
+// more, every divisor whose block tiles the nodes (each prompt is cut as it comes).
+func cpSizes(base model.Scenario, fix SearchFix, t int, disagg bool) []int {
 	gpus, gpn, seq := base.Cluster.GPUs, base.Cluster.NodeSize(), base.Workload.Seq
 	canon := func(c int) int {
 		if c <= 1 {
@@ -861,8 +863,9 @@ func cpSizes(base model.Scenario, fix SearchFix, t int) []int {
 		}
 		return c
 	}
+	infer := base.Workload.Mode == model.Infer
 	switch {
-	case base.Workload.Mode == model.Infer:
+	case infer && disagg:
 		return []int{0}
 	case fix.CP > 0:
 		if (gpus/t)%fix.CP != 0 {
@@ -871,12 +874,15 @@ func cpSizes(base model.Scenario, fix SearchFix, t int) []int {
 		return []int{canon(fix.CP)}
 	}
 	out := []int{0}
+	if infer {
+		seq = int(base.Workload.Prompts().Mean)
+	}
 	if seq < cpMinSeq {
 		return out
 	}
 	for _, c := range model.Divisors(gpus / t) {
 		tc := t * c
-		if c > 1 && seq%(2*c) == 0 && seq/c >= cpMinTokens && (gpus <= gpn || gpn%tc == 0 || tc%gpn == 0) {
+		if c > 1 && (infer || seq%(2*c) == 0) && seq/c >= cpMinTokens && (gpus <= gpn || gpn%tc == 0 || tc%gpn == 0) {
 			out = append(out, c)
 		}
 	}
@@ -892,6 +898,10 @@ func cpKinds(base model.Scenario, fix SearchFix, t, c int) []model.CPComm {
 		return []model.CPComm{base.Layout.CPComm}
 	case fix.HasCPComm:
 		return []model.CPComm{fix.CPComm}
+	case base.Workload.Mode == model.Infer:
+		// Serving tries the ring alone: each candidate is a simulated run, and a long prompt's
+		// attention hides the ring's sends (pass-KV, docs/costmodel.md).
+		return []model.CPComm{model.CPRing}
 	}
 	out := []model.CPComm{model.CPRing, model.CPAllGather}
 	if model.UlyssesOK(base.Arch, t, c) {

@@ -181,6 +181,8 @@ type servingCost struct {
 	gemmShift float64
 	// spec is the drafter of a speculative engine (spec.go); nil without speculation.
 	spec *specCost
+	// cpMerges caches the CP merge of decode outputs (cpMerge); nil without CP.
+	cpMerges map[cpMergeKey]float64
 }
 
 func (p *plan) servingCost() *servingCost {
@@ -276,6 +278,15 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 	k := sh.Mats
 	e := p.e
 	tok := float64(b.Tokens())
+	// Context parallelism (cp.go; docs/costmodel.md § Context parallelism in serving): each of
+	// the replica's cp GPUs runs the linear layers on every decode token (the weights are read
+	// by every rank anyway) and on its 1/cp of the prompt tokens, the largest share gating.
+	cp := float64(p.cpx.n)
+	tokKey := b.Tokens()
+	if p.cpx.n > 1 {
+		tok = float64(b.DecodeSeqs*(1+b.Spec)) + math.Ceil(float64(b.PrefillTokens)/cp)
+		tokKey = int(tok)
+	}
 
 	// Projections: the weights once, the tokens' activations in and out.
 	projW := sh.ProjSplit/t + sh.ProjRep
@@ -303,8 +314,19 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 		bytes: float64(b.DecodeSeqs)*q*sh.CoreIO/t*e + decCtx*kvTok*c.kvb + 2*float64(b.DecodeSeqs)*state*c.kvb}
 	pre := kernel{flops: sh.Pair*preAttn/t + sh.StateFLOPs*float64(b.PrefillTokens)/t,
 		bytes: float64(b.PrefillTokens)*sh.CoreIO/t*e + (preCtx+float64(b.PrefillTokens))*kvTok*c.kvb + 2*float64(b.PrefillSeqs)*state*c.kvb}
+	if p.cpx.n > 1 {
+		// Decode: a rank's queries (every decode token's) read its 1/cp of each sequence's keys
+		// and values; a linear layer's state is whole on every rank. Prefill: the 2·cp chunks
+		// balance the causal work, 1/cp of it a rank; its attention reads every block of the
+		// context as the ring (or the gather) brings it, and writes its own 1/cp.
+		preTok := math.Ceil(float64(b.PrefillTokens) / cp)
+		dec = kernel{flops: sh.DecPair*decCtx*q/t/cp + sh.StateFLOPs*float64(b.DecodeSeqs)*q/t,
+			bytes: float64(b.DecodeSeqs)*q*sh.CoreIO/t*e + decCtx*kvTok*c.kvb/cp + 2*float64(b.DecodeSeqs)*state*c.kvb}
+		pre = kernel{flops: sh.Pair*preAttn/t/cp + sh.StateFLOPs*preTok/t,
+			bytes: preTok*sh.CoreIO/t*e + (preCtx+preTok)*kvTok*c.kvb + 2*float64(b.PrefillSeqs)*state*c.kvb}
+	}
 	elem := kernel{bytes: tok * (elementwisePerHidden*h + k*sh.ActiveFFN()/t) * e}
-	ar := c.allReduce(b.Tokens(), tok*h*e)
+	ar := c.allReduce(tokKey, tok*h*e)
 	arMLP := ar
 	if sh.Kind.MoE && p.etp < p.t {
 		// Experts split over etp < t GPUs: their output is reduced over those alone.
@@ -333,8 +355,15 @@ func (c *servingCost) layerTime(sh arch.Shape, b *serve.Batch) serve.StageTime {
 		g := gemmKernels(sh)
 		fixed = (shapeKernels(sh)-g)*c.kernelFloor + g*math.Max(c.kernelFloor+c.gemmShift, 0)
 	}
+	if p.cpx.n > 1 {
+		// The CP exchange, exposed: the breakdown's CP comm, as in training.
+		out.CP = c.cpServe(sh, b, preCtx, p.hw.time(pre))
+	}
 	out.Seconds = c.gemm.time(attn) + c.gemm.time(mlp.slowed(mlpSlow)) + p.hw.time(dec) + p.hw.time(pre) + p.hw.time(idx) + p.hw.time(elem) + out.TP + out.EP +
 		fixed
+	if out.CP > 0 {
+		out.Seconds += out.CP
+	}
 	return out
 }
 
@@ -355,13 +384,14 @@ func kernelFloorOn(g model.GPU) float64 {
 // the sampled positions on the last, and the engine's step overhead on the first.
 func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 	p := c.p
-	var d, tp, epc float64
+	var d, tp, epc, cpc float64
 	for kind, n := range c.kinds[s] {
 		if n > 0 {
 			l, k := c.layer(kind, b), float64(n)
 			d += k * l.Seconds
 			tp += k * l.TP
 			epc += k * l.EP
+			cpc += k * l.CP
 		}
 	}
 	if b.PrefillTokens > 0 || c.eng.GraphMaxBatch > 0 && b.DecodeSeqs > c.eng.GraphMaxBatch {
@@ -388,7 +418,7 @@ func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 		d += p.hw.time(logits(p.a, p.l, float64(b.Samples), p.e))
 		d += c.drafter(b) // speculative decoding's proposals (spec.go); 0 without
 	}
-	return serve.StageTime{Seconds: d, TP: tp, EP: epc}
+	return serve.StageTime{Seconds: d, TP: tp, EP: epc, CP: cpc}
 }
 
 // activeRequests is TensorRT-LLM's active_requests when batch b is built: every request that
@@ -431,10 +461,17 @@ func (p *plan) kvPlan(c *servingCost, maxSeqs, maxTokens int) kvPlan {
 	// per token of the pool it costs that over L (vLLM's hybrid allocator frees a window's old
 	// blocks and gives each request one state).
 	meanLen := max(p.s.Workload.Prompts().Mean+p.s.Workload.Gens().Mean, 1)
+	// Under CP each GPU of the replica keeps 1/cp of every sequence's keys and values (the cache
+	// is sharded by token), so the replica holds cp times the tokens; a linear layer's state is
+	// whole on every GPU.
+	cp := float64(p.cpx.n)
 	perTok := func(sh arch.Shape) float64 {
 		kv := sh.KVCacheOnGPU(p.t)
 		if w := float64(sh.Window); w > 0 {
 			kv *= math.Min(1, w/meanLen)
+		}
+		if p.cpx.n > 1 {
+			kv /= cp
 		}
 		return (kv + sh.StateOnGPU(p.t)/meanLen) * c.kvb
 	}
@@ -454,7 +491,12 @@ func (p *plan) kvPlan(c *servingCost, maxSeqs, maxTokens int) kvPlan {
 				f = math.Max(f, (sh.FFN+sh.Shared)*sh.Mats/float64(p.t))
 			}
 		}
-		kp.work[r] = float64(maxTokens) * (4*h + f) * p.e
+		work := float64(maxTokens)
+		if p.cpx.n > 1 {
+			// A rank's share of the step's prompt tokens, and every decode token.
+			work = math.Ceil(work/cp) + float64(min(maxSeqs, maxTokens))
+		}
+		kp.work[r] = work * (4*h + f) * p.e
 		if r == p.p-1 {
 			kp.work[r] += float64(min(maxSeqs, maxTokens)) * float64(p.a.Vocab) / float64(p.t) * 4
 		}
@@ -512,6 +554,11 @@ func (p *plan) serveLimits() (int, int) {
 	}
 	if w.MaxSeqs > 0 {
 		seqs = w.MaxSeqs
+	}
+	if cp := p.l.CPSize(); cp > 1 {
+		// Each CP rank runs 1/cp of a step's prompt tokens: the engine's default budget is a
+		// GPU's, so the replica's is cp of them (the workload's own budget is the replica's).
+		toks *= cp
 	}
 	if w.MaxBatchTokens > 0 {
 		toks = w.MaxBatchTokens
@@ -678,10 +725,17 @@ func (p *plan) inferRun(record bool, reqs []serve.Request, spans []serve.Span, o
 		}
 		stages[s].Busy = res.Busy[s]
 	}
-	busy, tpc, epc := res.Busy[crit], res.BusyTP[crit], res.BusyEP[crit]
+	busy, tpc, epc, cpc := res.Busy[crit], res.BusyTP[crit], res.BusyEP[crit], res.BusyCP[crit]
 	r.Breakdown = Breakdown{Compute: busy - tpc - epc, TPComm: tpc, EPComm: epc, Bubble: max(res.Duration-busy, 0)}
+	if cpc > 0 {
+		r.Breakdown.Compute -= cpc
+		r.Breakdown.CPComm = cpc
+	}
 	r.BubbleFraction = ratio(r.Breakdown.Bubble, res.Duration)
 	r.CommFraction = ratio(tpc+epc, res.Duration)
+	if cpc > 0 {
+		r.CommFraction = ratio(tpc+epc+cpc, res.Duration)
+	}
 
 	var prompt, gen float64
 	for i, q := range reqs {

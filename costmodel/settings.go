@@ -84,7 +84,7 @@ func LayoutWarnings(s model.Scenario) []string {
 		}
 		w = append(w, fmt.Sprintf("rank order %s has no effect: %s; set it to tp-dp-pp", l.RankOrder, why))
 	}
-	if l.CPComm != model.CPRing && l.CPSize() <= 1 {
+	if l.CPComm != model.CPRing && l.CPSize() <= 1 && l.Disagg.PrefillCP <= 1 { // a CP prefill pool uses it
 		w = append(w, fmt.Sprintf("cp-comm %s has no effect with CP = 1: there is no CP group to exchange K/V; raise cp or leave it ring", l.CPComm))
 	}
 	if l.CPComm == model.CPHybrid && l.CPSize() > 1 {

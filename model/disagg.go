@@ -19,6 +19,11 @@ type Disagg struct {
 	PrefillTP   int `json:"prefill_tp,omitempty"`
 	PrefillPP   int `json:"prefill_pp,omitempty"`
 	PrefillEP   int `json:"prefill_ep,omitempty"`
+	// PrefillCP is the prefill pool's context parallelism (0 or 1: none): its instances are
+	// TP × CP × PP GPUs, each prompt split over the CP ranks, its KV cache sharded by token and
+	// each shard sent to the decode pool by its own rank (docs/costmodel.md § Context
+	// parallelism in serving). The decode pool has none.
+	PrefillCP int `json:"prefill_cp,omitempty"`
 }
 
 // On reports whether the deployment is disaggregated.
@@ -77,8 +82,12 @@ func (s Scenario) DisaggPools() (prefill, decode Scenario) {
 	prefill.Cluster.GPUs = d.PrefillGPUs
 	tp, pp := s.PrefillSizes()
 	prefill.Layout.TP, prefill.Layout.PP, prefill.Layout.Chunks = tp, pp, 1
-	if tp > 0 && pp > 0 {
-		prefill.Layout.DP = d.PrefillGPUs / (tp * pp)
+	prefill.Layout.CP = 0
+	if d.PrefillCP > 1 {
+		prefill.Layout.CP = d.PrefillCP
+	}
+	if cp := prefill.Layout.CPSize(); tp > 0 && pp > 0 {
+		prefill.Layout.DP = d.PrefillGPUs / (tp * cp * pp)
 	}
 	if ep := prefill.Layout.EP; ep > 1 && (prefill.Layout.DP < ep || prefill.Layout.DP%ep != 0) {
 		prefill.Layout.EP = 0
@@ -114,8 +123,14 @@ func (s Scenario) validateDisagg() error {
 	if d.PrefillEP < 0 || d.PrefillEP > intLimits["ep"][1] {
 		c.add("prefill-ep", d.PrefillEP, "must be 0 (the layout's ep where it divides the prefill pool's dp) or between 1 and %d", intLimits["ep"][1])
 	}
+	if d.PrefillCP < 0 || d.PrefillCP > intLimits["cp"][1] {
+		c.add("prefill-cp", d.PrefillCP, "must be 0 (none) or between 1 and %d", intLimits["cp"][1])
+	}
 	if d.PrefillPP < 0 || d.PrefillPP > intLimits["pp"][1] {
 		c.add("prefill-pp", d.PrefillPP, "must be 0 (one stage) or between 1 and %d", intLimits["pp"][1])
+	}
+	if s.Layout.CP > 1 {
+		c.add("cp", s.Layout.CP, "must be 1 with --disagg: the decode pool has no context parallelism (--prefill-cp gives the prefill pool its own)")
 	}
 	if len(c.errs) > 0 {
 		c.layoutErrors(0)
@@ -125,6 +140,11 @@ func (s Scenario) validateDisagg() error {
 	tp, pp := s.PrefillSizes()
 	if n := tp * pp; d.PrefillGPUs%n != 0 {
 		c.add("prefill-tp", tp, "prefill-tp × prefill-pp (%d × %d) must divide the prefill pool's %d GPUs", tp, pp, d.PrefillGPUs)
+		c.layoutErrors(0)
+		return c.errs
+	}
+	if cp := max(d.PrefillCP, 1); cp > 1 && d.PrefillGPUs%(tp*cp*pp) != 0 {
+		c.add("prefill-cp", cp, "prefill-tp × prefill-cp × prefill-pp (%d × %d × %d) must divide the prefill pool's %d GPUs", tp, cp, pp, d.PrefillGPUs)
 		c.layoutErrors(0)
 		return c.errs
 	}
@@ -138,7 +158,7 @@ func (s Scenario) validateDisagg() error {
 		}
 		for _, e := range ve {
 			switch e.Field {
-			case "tp", "pp", "dp", "chunks", "ep", "etp":
+			case "tp", "pp", "dp", "chunks", "ep", "etp", "cp":
 				e.Field = "prefill-" + e.Field
 			case "gpus":
 				e.Field = "disagg"

@@ -530,6 +530,8 @@ func (s Scenario) Validate() error {
 	case !tpOK || !ppOK || !dpOK || !gpusOK:
 	case cp == 1 && int64(l.TP)*int64(l.PP)*int64(l.DP) != int64(cl.GPUs):
 		c.add("dp", l.DP, "tp × pp × dp must equal gpus: %d × %d × %d ≠ %d", l.TP, l.PP, l.DP, cl.GPUs)
+	case cp > 1 && cl.GPUs%cp != 0:
+		c.add("cp", cp, "must divide gpus (%d): tp × cp × pp × dp = gpus; one of %s", cl.GPUs, joinInts(Divisors(cl.GPUs)))
 	case cp > 1 && int64(l.TP)*int64(cp)*int64(l.PP)*int64(l.DP) != int64(cl.GPUs):
 		c.add("dp", l.DP, "tp × cp × pp × dp must equal gpus: %d × %d × %d × %d ≠ %d", l.TP, cp, l.PP, l.DP, cl.GPUs)
 	}
@@ -617,16 +619,14 @@ func (s Scenario) Validate() error {
 	return c.errs
 }
 
-// contextParallel checks CP above 1: training only; the sequence cut into 2·CP equal chunks (one
+// contextParallel checks CP above 1: in training the sequence cut into 2·CP equal chunks (one
 // early and one late per rank, so the causal mask's work is balanced; CP chunks for Ulysses,
-// which splits heads, not the attention); Ulysses within the heads.
+// which splits heads, not the attention); Ulysses within the heads. Serving cuts each prompt
+// as it comes (the engine pads its last chunk, docs/costmodel.md § Context parallelism in
+// serving), so only the heads bound it there.
 func (c *checker) contextParallel(s Scenario, cp int, tpOK bool) {
 	l, w := s.Layout, s.Workload
-	if w.Mode == Infer {
-		c.add("cp", cp, "must be 1 in serving: context parallelism is modelled for training only (use tp or pp for long prompts)")
-		return
-	}
-	if w.Seq >= 1 && w.Seq <= MaxSeq {
+	if w.Mode == Train && w.Seq >= 1 && w.Seq <= MaxSeq {
 		chunks, rule := 2, "into 2·cp equal chunks (causal load balance)"
 		if l.CPComm == CPUlysses {
 			chunks, rule = 1, "into cp equal shares"

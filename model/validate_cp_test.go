@@ -29,9 +29,33 @@ func TestValidateCP(t *testing.T) {
 			"cp = 16: with cp-comm ulysses must divide heads / tp (64 / 1) and kv-heads / tp (8 / 1): Ulysses is bounded by the KV heads; nearest valid cp 8"},
 		{"product", func(s *Scenario) { s.Layout.CP = 4 },
 			"dp = 1: tp × cp × pp × dp must equal gpus: 8 × 4 × 1 × 1 ≠ 16"},
-		{"serving", func(s *Scenario) {
+		{"serving: ulysses beyond the KV heads", func(s *Scenario) {
 			s.Workload.Mode, s.Workload.PromptTokens, s.Workload.GenTokens, s.Workload.Requests = Infer, 1024, 128, 8
-		}, "cp = 2: must be 1 in serving"},
+			s.Layout.TP, s.Layout.CP, s.Layout.CPComm = 1, 16, CPUlysses
+		}, "cp = 16: with cp-comm ulysses must divide heads / tp (64 / 1) and kv-heads / tp (8 / 1)"},
+		{"serving: cp not dividing the gpus", func(s *Scenario) {
+			s.Workload.Mode, s.Workload.PromptTokens, s.Workload.GenTokens, s.Workload.Requests = Infer, 1024, 128, 8
+			s.Layout.CP = 3
+		}, "cp = 3: must divide gpus (16): tp × cp × pp × dp = gpus; one of 1, 2, 4, 8, 16"},
+		{"serving: cp with disagg", func(s *Scenario) {
+			s.Workload.Mode, s.Workload.PromptTokens, s.Workload.GenTokens, s.Workload.Requests = Infer, 1024, 128, 8
+			s.Layout.TP, s.Layout.Disagg = 4, Disagg{PrefillGPUs: 8}
+		}, "cp = 2: must be 1 with --disagg"},
+		{"serving: prefill-cp not dividing the prefill pool", func(s *Scenario) {
+			s.Workload.Mode, s.Workload.PromptTokens, s.Workload.GenTokens, s.Workload.Requests = Infer, 1024, 128, 8
+			s.Layout.CP, s.Layout.DP, s.Layout.Disagg = 0, 1, Disagg{PrefillGPUs: 8, PrefillCP: 3}
+		}, "prefill-cp = 3: prefill-tp × prefill-cp × prefill-pp (8 × 3 × 1) must divide the prefill pool's 8 GPUs"},
+		{"serving: prefill-cp out of range", func(s *Scenario) {
+			s.Workload.Mode, s.Workload.PromptTokens, s.Workload.GenTokens, s.Workload.Requests = Infer, 1024, 128, 8
+			s.Layout.CP, s.Layout.DP, s.Layout.Disagg = 0, 1, Disagg{PrefillGPUs: 8, PrefillCP: -2}
+		}, "prefill-cp = -2: must be 0 (none) or between 1 and"},
+		{"serving: prefill ulysses beyond the KV heads", func(s *Scenario) {
+			s.Workload.Mode, s.Workload.PromptTokens, s.Workload.GenTokens, s.Workload.Requests = Infer, 1024, 128, 8
+			s.Layout.CP, s.Layout.DP, s.Layout.CPComm = 0, 1, CPUlysses
+			s.Layout.Disagg = Disagg{PrefillGPUs: 16, PrefillTP: 1, PrefillCP: 16}
+			s.Cluster.GPUs = 32
+			s.Layout.TP, s.Layout.DP = 8, 2
+		}, "prefill-cp = 16: with cp-comm ulysses must divide heads / tp (64 / 1) and kv-heads / tp (8 / 1)"},
 		{"cp range", func(s *Scenario) { s.Layout.CP = -1 }, "cp = -1: must be between 1 and"},
 		{"cp-comm range", func(s *Scenario) { s.Layout.CPComm = 9 }, "cp-comm = 9: must be one of ring, all-gather, ulysses, hybrid"},
 		{"CP group straddles nodes unevenly", func(s *Scenario) {
@@ -61,6 +85,31 @@ func TestValidateCP(t *testing.T) {
 				t.Errorf("got %v\nwant it to contain %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestValidateCPServing: a serving CP needs no 2·cp split of the prompt (the engine pads its
+// chunks), so a prompt of any length is valid.
+func TestValidateCPServing(t *testing.T) {
+	s := cpScenarioV()
+	s.Workload.Mode, s.Workload.PromptTokens, s.Workload.GenTokens, s.Workload.Requests = Infer, 1023, 128, 8
+	if err := s.Validate(); err != nil {
+		t.Fatalf("serving TP 8 × CP 2 on 16 GPUs, a 1023-token prompt: %v", err)
+	}
+}
+
+// A prefill pool with CP: its instances are TP × CP × PP, DP what is left; the decode pool has
+// none.
+func TestDisaggPrefillCP(t *testing.T) {
+	s := cpScenarioV()
+	s.Workload.Mode, s.Workload.PromptTokens, s.Workload.GenTokens, s.Workload.Requests = Infer, 16384, 128, 8
+	s.Layout.CP, s.Layout.DP, s.Layout.Disagg = 0, 1, Disagg{PrefillGPUs: 8, PrefillTP: 4, PrefillCP: 2}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	pre, dec := s.DisaggPools()
+	if pre.Layout.TP != 4 || pre.Layout.CP != 2 || pre.Layout.DP != 1 || dec.Layout.CPSize() != 1 || dec.Layout.DP != 1 {
+		t.Errorf("prefill %+v; decode %+v", pre.Layout, dec.Layout)
 	}
 }
 

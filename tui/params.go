@@ -120,10 +120,16 @@ func intField(name, label string, show func(*model.Scenario) bool, ptr func(*mod
 	}
 }
 
-// cpShown: the CP row shows in training from sequences of 8K tokens (where search tries CP), or
-// when CP is set.
+// cpShown: the CP row shows from sequences (training) or prompts (serving, aggregated) of 8K
+// tokens, where search tries CP, or when CP is set.
 func cpShown(s *model.Scenario) bool {
-	return training(s) && (s.Workload.Seq >= 8192 || s.Layout.CPSize() > 1)
+	if s.Layout.CPSize() > 1 {
+		return true
+	}
+	if training(s) {
+		return s.Workload.Seq >= 8192
+	}
+	return !s.Layout.Disagg.On() && s.Workload.Prompts().Mean >= 8192
 }
 
 // setCP sets CP (1 stored as 0) and derives DP from what TP × CP × PP leaves, when it divides.
@@ -282,6 +288,37 @@ func prefillTPField() field {
 				return fmt.Errorf("%q is not a whole number ≥ 1", text)
 			}
 			s.Layout.Disagg.PrefillTP = v
+			return nil
+		}}
+}
+
+// prefillCPField is the prefill pool's CP (with pools only, from 8K-token prompts or once
+// set): stepped through the divisors of the prefill pool's GPUs over its TP; 1 stored as 0.
+func prefillCPField() field {
+	cp := func(s *model.Scenario) int { return max(s.Layout.Disagg.PrefillCP, 1) }
+	set := func(s *model.Scenario, v int) {
+		if v <= 1 {
+			v = 0
+		}
+		s.Layout.Disagg.PrefillCP = v
+	}
+	return field{name: "prefill-cp", label: "prefill CP",
+		show: func(s *model.Scenario) bool {
+			return serving(s) && s.Layout.Disagg.On() && (s.Layout.Disagg.PrefillCP > 1 || s.Workload.Prompts().Mean >= 8192)
+		},
+		get: func(s *model.Scenario) string { return strconv.Itoa(cp(s)) },
+		step: func(s *model.Scenario, _ *assets.Presets, dir int) {
+			set(s, among(func(s *model.Scenario) []int {
+				tp, pp := s.PrefillSizes()
+				return model.Divisors(max(s.Layout.Disagg.PrefillGPUs/max(tp*pp, 1), 1))
+			})(s, cp(s), dir))
+		},
+		set: func(s *model.Scenario, _ *assets.Presets, text string) error {
+			v, err := strconv.Atoi(strings.TrimSpace(text))
+			if err != nil || v < 1 {
+				return fmt.Errorf("%q is not a whole number ≥ 1", text)
+			}
+			set(s, v)
 			return nil
 		}}
 }
@@ -518,7 +555,7 @@ func fields() []field {
 				setCP(s, v)
 				return nil
 			}},
-		enumField("cp-comm", "CP exchange", func(s *model.Scenario) bool { return training(s) && s.Layout.CPSize() > 1 },
+		enumField("cp-comm", "CP exchange", func(s *model.Scenario) bool { return s.Layout.CPSize() > 1 },
 			[]string{"ring", "all-gather", "ulysses", "hybrid"},
 			func(s *model.Scenario) int { return int(s.Layout.CPComm) },
 			func(s *model.Scenario, i int) { s.Layout.CPComm = model.CPComm(i) }),
@@ -708,6 +745,7 @@ func fields() []field {
 		hostTierField(),
 		disaggField(),
 		prefillTPField(),
+		prefillCPField(),
 		sloField("slo-ttft", "SLO TTFT p90", []float64{0, 0.1, 0.2, 0.5, 1, 2, 5, 10}, func(s *model.Scenario) *float64 { return &s.Workload.SLOTTFT }),
 		sloField("slo-tpot", "SLO TPOT p90", []float64{0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2}, func(s *model.Scenario) *float64 { return &s.Workload.SLOTPOT }),
 		withDefault(textEnumField("weights", "weights", serving, []string{"", "fp8", "int8", "int4", "fp4", "mxfp4"},

@@ -95,6 +95,11 @@ func stripParts(s model.Scenario, r costmodel.Report) (tp, pp stripPart) {
 	if l.EP > 1 {
 		tp.cost += fmt.Sprintf(" · EP %d all-to-alls %s", l.EP, static.Seconds(r.Breakdown.EPComm))
 	}
+	if l.CPSize() > 1 && s.Workload.Mode == model.Infer {
+		// Serving CP: the prompts' K/V exchange and decode's merges, exposed (training's tour
+		// and figures name CP on their own).
+		tp.cost += fmt.Sprintf(" · CP %d %s %s", l.CPSize(), l.CPComm, static.Seconds(r.Breakdown.CPComm))
+	}
 	return tp, pp
 }
 

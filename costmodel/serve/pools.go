@@ -194,7 +194,7 @@ func newResult(cfg Config, reqs []Request) Result {
 	res := Result{
 		FirstToken: make([]float64, n), Done: make([]float64, n), Arrival: make([]float64, n),
 		Rejected: make([]bool, n), Busy: make([]float64, cfg.Stages), BusyTP: make([]float64, cfg.Stages),
-		BusyEP: make([]float64, cfg.Stages),
+		BusyEP: make([]float64, cfg.Stages), BusyCP: make([]float64, cfg.Stages),
 	}
 	if cfg.ITL {
 		var gaps int

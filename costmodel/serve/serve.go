@@ -62,7 +62,7 @@ type StepCost interface {
 
 // StageTime is one step on one stage, seconds: in all, and its TP and expert (all-to-all)
 // communication.
-type StageTime struct{ Seconds, TP, EP float64 }
+type StageTime struct{ Seconds, TP, EP, CP float64 }
 
 // Request is one request of the workload.
 type Request struct {
@@ -223,9 +223,9 @@ type Result struct {
 	// MeanInSystem is the time average of requests arrived and not yet done (all replicas).
 	MeanInSystem float64
 	// Steps counts engine steps (all replicas); Busy[s] is stage s's busy time on replica 0,
-	// BusyTP[s] and BusyEP[s] the communication in it.
-	Steps                int
-	Busy, BusyTP, BusyEP []float64
+	// BusyTP[s], BusyEP[s] and BusyCP[s] the communication in it.
+	Steps                        int
+	Busy, BusyTP, BusyEP, BusyCP []float64
 	// Replica 0's steps, the tokens they ran and their decode sequences, in all; of them the
 	// steps with no prompt token (decode only) and their tokens.
 	Steps0            int
@@ -911,7 +911,7 @@ func (r *replica) step(e int, t float64) {
 			for j := 1; j < window; j++ {
 				b.DecodeCtx += float64(b.DecodeSeqs)
 				x := r.cost.Stage(s, &b)
-				st.Seconds, st.TP, st.EP = st.Seconds+x.Seconds, st.TP+x.TP, st.EP+x.EP
+				st.Seconds, st.TP, st.EP, st.CP = st.Seconds+x.Seconds, st.TP+x.TP, st.EP+x.EP, st.CP+x.CP
 			}
 		}
 		end := start + st.Seconds
@@ -920,6 +920,7 @@ func (r *replica) step(e int, t float64) {
 			r.res.Busy[s] += st.Seconds
 			r.res.BusyTP[s] += st.TP
 			r.res.BusyEP[s] += st.EP
+			r.res.BusyCP[s] += st.CP
 		}
 		if cfg.Record && r.idx == 0 && len(r.res.Trace) < cfg.MaxRecord*cfg.Stages {
 			r.res.Trace = append(r.res.Trace, Step{Index: r.res.Steps0 + 1, Replica: r.idx, Engine: e, Stage: s, Start: start, End: end,

@@ -601,6 +601,11 @@ func runValidate(w io.Writer, asJSON bool) error {
 		return err
 	}
 	checks = append(checks, l3...)
+	cpServe, err := published.CPServeChecks(p)
+	if err != nil {
+		return err
+	}
+	checks = append(checks, cpServe...)
 	h100, err := p.GPU("h100-sxm")
 	if err != nil {
 		return err

@@ -64,7 +64,10 @@ func TestCPFlagsBadInput(t *testing.T) {
 		{[]string{"--cp", "x"}, []string{"--cp"}},
 		{[]string{"--cp-comm", "star"}, []string{"--cp-comm star", "ring, all-gather, ulysses, hybrid"}},
 		{[]string{"--cp", "16", "--cp-comm", "ulysses", "--tp", "1", "--gpus", "16", "--seq", "65536"}, []string{"--cp 16", "kv-heads", "nearest valid cp 8"}},
-		{[]string{"--cp", "2", "--mode", "infer", "--gpus", "16"}, []string{"--cp 2", "serving"}},
+		{[]string{"--cp", "2", "--mode", "infer", "--gpus", "16", "--disagg", "8:8"}, []string{"--cp 2", "--disagg"}},
+		{[]string{"--cp", "3", "--mode", "infer", "--gpus", "16", "--tp", "8"}, []string{"--cp 3", "must divide gpus (16)"}},
+		{[]string{"--mode", "infer", "--gpus", "16", "--tp", "8", "--disagg", "8:8", "--prefill-cp", "3"}, []string{"--prefill-cp 3", "must divide the prefill pool's 8 GPUs"}},
+		{[]string{"--cp", "16", "--cp-comm", "ulysses", "--mode", "infer", "--tp", "1", "--pp", "1", "--gpus", "16"}, []string{"--cp 16", "kv-heads", "nearest valid cp 8"}},
 		{[]string{"--cp", "4", "--gpus", "16", "--tp", "8"}, []string{"--tp 8", "tp × cp × pp (8 × 4 × 1) must divide gpus (16)"}},
 	} {
 		args := append([]string{"report", "--model", "llama-3-8b"}, c.args...)
@@ -109,4 +112,36 @@ func FuzzCPFlags(f *testing.F) {
 			t.Fatalf("%v: exit %d: %s", args, code, errs)
 		}
 	})
+}
+
+// --mode infer --cp 2: a serving replica of TP × CP GPUs, DP what is left; the exchange exposed
+// in the breakdown; a larger KV cache a replica than CP 1's.
+func TestCPFlagsServing(t *testing.T) {
+	run := func(args ...string) (cpDoc, float64) {
+		t.Helper()
+		base := []string{"report", "--json", "--model", "llama-3-8b", "--mode", "infer", "--gpus", "16", "--tp", "2", "--pp", "1",
+			"--prompt", "16384", "--gen", "32", "--requests", "8"}
+		code, out, errs := runArgs(t, append(base, args...)...)
+		var v cpDoc
+		var inf struct {
+			Inference struct {
+				KV float64 `json:"kv_cache_tokens"`
+			} `json:"inference"`
+		}
+		if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil {
+			t.Fatalf("%v: exit %d, %v: %s", args, code, err, errs)
+		}
+		if err := json.Unmarshal([]byte(out), &inf); err != nil {
+			t.Fatal(err)
+		}
+		return v, inf.Inference.KV
+	}
+	one, kv1 := run()
+	two, kv2 := run("--cp", "2")
+	if one.Layout.DP != 8 || two.Layout.CP != 2 || two.Layout.DP != 4 || !(two.Breakdown.CPComm > 0) {
+		t.Errorf("CP 1 layout %+v; CP 2 layout %+v, exposed %v", one.Layout, two.Layout, two.Breakdown.CPComm)
+	}
+	if !(kv2 > 1.9*kv1) {
+		t.Errorf("KV cache a replica: CP 2 %.0f tokens, CP 1 %.0f", kv2, kv1)
+	}
 }

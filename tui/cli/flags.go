@@ -87,6 +87,7 @@ type scenarioFlags struct {
 	kvHostGiB               float64
 	disagg                  string // --disagg P:D (model.ParseDisagg)
 	prefillTP, prefillPP    int
+	prefillCP               int
 	prefillEP               int
 	weights, kvCache        string
 	expertWeights           string
@@ -166,7 +167,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.etp, "etp", 0, "MoE models: expert tensor parallelism, the GPUs of the TP group each expert's matrices are split over (Megatron-core's --expert-tensor-parallel-size); below --tp the TP group's slices hold different experts, exchanged by all-to-all over ep × tp/etp GPUs, and the MLP's TP all-reduce shrinks to etp GPUs (none at 1); must divide tp (default 0: tp)")
 	fs.Float64Var(&f.epImbalance, "ep-imbalance", 0, "with --ep: the busiest GPU's share of the routed tokens over the mean, ≥ 1; it slows that GPU's expert GEMMs and the all-to-alls every GPU waits for (default 0: 1.06, Mixtral 8x22B's dropless routing against forced balance on H100, Megatron-MoE-ModelZoo)")
 	fs.StringVar(&f.epDispatch, "ep-dispatch", "direct", "with --ep across nodes: how the dispatch/combine all-to-alls cross them: direct (one all-to-all, each token copy for a remote expert on the network) or two-hop (DeepEP's internode kernels: each token once over RDMA to the same-rank GPU of each node holding its experts, one rail, then NVLink to them)")
-	fs.IntVar(&f.cp, "cp", 1, "context parallelism (training): each sequence is cut into 2·cp chunks, two per GPU of a CP group, which hold 1/cp of the activations and of the attention's work and exchange attention's keys and values (--cp-comm); GPUs = tp × cp × pp × dp; cp must split --seq into 2·cp equal chunks")
+	fs.IntVar(&f.cp, "cp", 1, "context parallelism: each sequence is cut into 2·cp chunks, two per GPU of a CP group, which hold 1/cp of the activations and of the attention's work and exchange attention's keys and values (--cp-comm); GPUs = tp × cp × pp × dp; in training cp must split --seq into 2·cp equal chunks; in serving (not with --disagg) a replica's prompts are split so, its KV cache sharded by token over the cp GPUs, and decode merges partial attention over them")
 	fs.StringVar(&f.cpComm, "cp-comm", "ring", "with --cp: how the CP group exchanges K/V: ring (blocks passed peer to peer, hidden behind the attention's blocks where the link is fast enough), all-gather (once per layer, as Llama 3), ulysses (all-to-alls of Q, K, V and the output; cp must divide the KV heads per TP rank) or hybrid (Ulysses inside a node, ring across nodes)")
 	fs.IntVar(&f.chunks, "chunks", defaultChunks, "virtual pipeline stages `V` per GPU, interleaved schedule only")
 	fs.StringVar(&f.schedule, "schedule", defaultSchedule, "pipeline schedule: gpipe, 1f1b, interleaved, zb-h1, zb-v, dualpipe or dualpipev")
@@ -206,6 +207,7 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.disagg, "disagg", "", "inference: disaggregated serving, `P:D` GPUs in the prefill and decode pools (P + D = --gpus, whole nodes when they span nodes): the prefill pool runs the prompts and ships each request's KV cache to a decode instance over the link between them; --tp, --pp, --dp and --ep are the decode pool's; an open loop (--rate, or all at once), a closed one (--concurrency) or conversations (--turns); search: auto tries one pool and every split (default off: one pool)")
 	fs.IntVar(&f.prefillTP, "prefill-tp", 0, "inference, with --disagg: the prefill pool's tensor-parallel size (default 0: --tp)")
 	fs.IntVar(&f.prefillPP, "prefill-pp", 0, "inference, with --disagg: the prefill pool's pipeline stages (default 0: 1)")
+	fs.IntVar(&f.prefillCP, "prefill-cp", 0, "inference, with --disagg: the prefill pool's context parallelism, each prompt split over that many GPUs of an instance (TP × CP × PP), its KV cache sharded by token (--cp-comm: the exchange; default 0: none)")
 	fs.IntVar(&f.prefillEP, "prefill-ep", 0, "inference, with --disagg, MoE models: the prefill pool's expert-parallel size, dividing its DP (default 0: --ep where it divides the pool's DP, else none)")
 	fs.StringVar(&f.engine, "engine", "", "inference: the serving engine whose defaults the simulation follows: "+engineHelp()+"; each read from its engine's source (scheduler, chunk budget, CUDA-graph limits, all-reduce kernels), cited in docs/costmodel.md § Serving (default vllm)")
 	fs.DurationVar(&f.sloTTFT, "slo-ttft", 0, "inference: the latency target for the p90 time to first token, e.g. 500ms; judges the run, report --sweep-rate's goodput and search --objective goodput (default 0: none)")
@@ -464,7 +466,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	s.Layout = model.Layout{TP: sz.TP, PP: sz.PP, DP: sz.DP, Chunks: f.chunks, MicroBatch: sz.MicroBatch,
 		Schedule: sched, SequenceParallel: f.sequenceParallel.v, Recompute: rc, ZeRO: f.zero.v, TPOverlap: tpo, RankOrder: order, Offload: off, SPGather: spg,
 		UnfusedAttention: f.unfusedAttention, SerialDP: f.serialDP, Collectives: coll, EP: canonicalEP(f.ep), EPImbalance: f.epImbalance, ETP: f.etp, EPDispatch: epd, CP: canonicalEP(f.cp), CPComm: cpc,
-		Disagg: model.Disagg{PrefillGPUs: prefill, PrefillTP: f.prefillTP, PrefillPP: f.prefillPP, PrefillEP: f.prefillEP}}
+		Disagg: model.Disagg{PrefillGPUs: prefill, PrefillTP: f.prefillTP, PrefillPP: f.prefillPP, PrefillEP: f.prefillEP, PrefillCP: f.prefillCP}}
 	batch, reqs := sz.Batch, sz.Requests
 	s.Workload = model.Workload{Mode: mode, Seq: f.seq, GlobalBatch: batch, PromptTokens: f.prompt,
 		GenTokens: f.gen, Requests: reqs, Precision: prec, Rate: f.rate, Concurrency: f.concurrency, Seed: f.seed,
@@ -493,8 +495,8 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 	}
 
 	f.flagWarnings = append(f.typedWarnings(s), f.calibrationWarnings(s)...)
-	if prefill == 0 && (f.prefillTP != 0 || f.prefillPP != 0 || f.prefillEP != 0) {
-		f.flagWarnings = append(f.flagWarnings, "--prefill-tp, --prefill-pp and --prefill-ep have no effect without --disagg")
+	if prefill == 0 && (f.prefillTP != 0 || f.prefillPP != 0 || f.prefillEP != 0 || f.prefillCP != 0) {
+		f.flagWarnings = append(f.flagWarnings, "--prefill-tp, --prefill-pp, --prefill-ep and --prefill-cp have no effect without --disagg")
 	}
 	if s.Workload.Stages != nil {
 		for _, name := range []string{"rate", "requests"} {

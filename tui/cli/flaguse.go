@@ -216,6 +216,7 @@ var modeOnly = []struct {
 	{"prefill-tp", model.Infer, "training has no prefill pool"},
 	{"prefill-pp", model.Infer, "training has no prefill pool"},
 	{"prefill-ep", model.Infer, "training has no prefill pool"},
+	{"prefill-cp", model.Infer, "training has no prefill pool"},
 	{"spec-tokens", model.Infer, "training decodes nothing"},
 	{"spec-accept", model.Infer, "training decodes nothing"},
 	{"spec-method", model.Infer, "training decodes nothing"},

@@ -144,6 +144,9 @@ func SplitName(l model.Layout) string {
 			tp = l.TP
 		}
 		pools = fmt.Sprintf("%d prefill (TP %d) + ", d.PrefillGPUs, tp)
+		if d.PrefillCP > 1 {
+			pools = fmt.Sprintf("%d prefill (TP %d × CP %d) + ", d.PrefillGPUs, tp, d.PrefillCP)
+		}
 	}
 	return pools + splitParts(l)
 }

@@ -73,6 +73,9 @@ func LayoutLine(s model.Scenario) string {
 		// Disaggregated: the prefill pool's split, then the decode pool's (the layout's).
 		pre, _ := s.DisaggPools()
 		fmt.Fprintf(&b, "prefill TP=%d PP=%d DP=%d", pre.Layout.TP, pre.Layout.PP, pre.Layout.DP)
+		if pre.Layout.CPSize() > 1 {
+			fmt.Fprintf(&b, " CP=%d %s", pre.Layout.CP, pre.Layout.CPComm)
+		}
 		if pre.Layout.EP > 1 {
 			fmt.Fprintf(&b, " EP=%d", pre.Layout.EP)
 		}
@@ -482,8 +485,12 @@ func renderServing(ew *errWriter, inf *costmodel.Inference) {
 	}
 	tt.add("decode step", Seconds(inf.DecodeStepS), floor)
 	if d := inf.Disagg; d != nil {
-		tt.add("prefill pool", fmt.Sprintf("%d GPUs", d.PrefillGPUs), fmt.Sprintf("%d instances of TP %d × PP %d; busiest stage %s busy; its own TTFT %s (prompt alone, before the transfer)",
-			d.PrefillInstances, d.PrefillTP, d.PrefillPP, Percent(d.PrefillBusy), Seconds(d.PrefillTTFTMean)))
+		split := fmt.Sprintf("TP %d × PP %d", d.PrefillTP, d.PrefillPP)
+		if d.PrefillCP > 1 {
+			split = fmt.Sprintf("TP %d × CP %d × PP %d", d.PrefillTP, d.PrefillCP, d.PrefillPP)
+		}
+		tt.add("prefill pool", fmt.Sprintf("%d GPUs", d.PrefillGPUs), fmt.Sprintf("%d instances of %s; busiest stage %s busy; its own TTFT %s (prompt alone, before the transfer)",
+			d.PrefillInstances, split, Percent(d.PrefillBusy), Seconds(d.PrefillTTFTMean)))
 		tt.add("decode pool", fmt.Sprintf("%d GPUs", d.DecodeGPUs), fmt.Sprintf("%d instances; busiest stage %s busy", d.DecodeInstances, Percent(d.DecodeBusy)))
 		tt.add("KV transfer", Seconds(d.KVTransferMeanS), fmt.Sprintf("a prompt's cache, prefill to decode over %s (mean; queued per prefill instance)", d.Link))
 	}

@@ -194,6 +194,9 @@ func PoolsCell(l model.Layout, gpus int) string {
 	if pp := l.Disagg.PrefillPP; pp > 1 {
 		out += fmt.Sprintf(" pp%d", pp)
 	}
+	if cp := l.Disagg.PrefillCP; cp > 1 {
+		out += fmt.Sprintf(" cp%d", cp)
+	}
 	return out
 }
 

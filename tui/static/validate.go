@@ -20,6 +20,7 @@ var checkGroups = []struct{ id, title string }{
 	{"moe", "MoE training, Megatron-core and NeMo on H100 SXM, model TFLOP/s and tokens/s per GPU (MCR, MMZ, NAM, §0; the Mixtral 8×22B pair is fitted: the default --ep-imbalance)"},
 	{"cp", "Context parallelism, NeMo on DGX-H100: Llama 2 7B FP8 at 32K–1M tokens, CP 2–32, model TFLOP/s per GPU, not fitted (NLS, §0)"},
 	{"llama3", "Llama 3 405B pre-training at 8K–16K H100s on RoCE, BF16, TP 8 PP 16, CP 1 and 16, Meta's rank order tp-cp-pp-dp, model TFLOP/s per GPU, not fitted (L3H Table 4, §0)"},
+	{"cp-serve", "Context parallelism in serving, Meta's CP inference on H100 hosts: Llama 3 405B FP8 prefill at 128K and 1M tokens over 1 and 16 hosts (TP 8 × CP hosts), TTFT, not fitted (CPI, §3.9)"},
 	{"serve-order", "Serving: which of two layouts serves more or answers sooner (§3.6; holds when the same one wins)"},
 	{"serve-vllm", "Serving on measured vLLM runs, not fitted: H100 SXM, Poisson replays of inference-perf stages, means (BLIS, §3.6)"},
 	{"serve-more", "Serving on measured runs, other GPUs and engines, not fitted: A100, L4, RTX 3090/4090, H100 PCIe/SXM, H200, MI300X; vLLM, SGLang, LMDeploy, TensorRT-LLM, TGI, each with its engine's profile (LPC, SGL1639, MR4090, ZHJ, SUR, SGL060, H200B, DSTK, TT143, TT125, TT340, R431, §3.6)"},
