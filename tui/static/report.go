@@ -489,9 +489,9 @@ func renderServing(ew *errWriter, inf *costmodel.Inference) {
 		if d.PrefillCP > 1 {
 			split = fmt.Sprintf("TP %d × CP %d × PP %d", d.PrefillTP, d.PrefillCP, d.PrefillPP)
 		}
-		tt.add("prefill pool", fmt.Sprintf("%d GPUs", d.PrefillGPUs), fmt.Sprintf("%d instances of %s; busiest stage %s busy; its own TTFT %s (prompt alone, before the transfer)",
-			d.PrefillInstances, split, Percent(d.PrefillBusy), Seconds(d.PrefillTTFTMean)))
-		tt.add("decode pool", fmt.Sprintf("%d GPUs", d.DecodeGPUs), fmt.Sprintf("%d instances; busiest stage %s busy", d.DecodeInstances, Percent(d.DecodeBusy)))
+		tt.add("prefill pool", fmt.Sprintf("%d GPUs", d.PrefillGPUs), fmt.Sprintf("%s of %s; busiest stage %s busy; its own TTFT %s (prompt alone, before the transfer)",
+			fmt.Sprintf("%d %s", d.PrefillInstances, plural(d.PrefillInstances, "instance", "instances")), split, Percent(d.PrefillBusy), Seconds(d.PrefillTTFTMean)))
+		tt.add("decode pool", fmt.Sprintf("%d GPUs", d.DecodeGPUs), fmt.Sprintf("%s; busiest stage %s busy", fmt.Sprintf("%d %s", d.DecodeInstances, plural(d.DecodeInstances, "instance", "instances")), Percent(d.DecodeBusy)))
 		tt.add("KV transfer", Seconds(d.KVTransferMeanS), fmt.Sprintf("a prompt's cache, prefill to decode over %s (mean; queued per prefill instance)", d.Link))
 	}
 	if sp := inf.Spec; sp != nil {
