@@ -169,7 +169,7 @@ func (a Arch) LayerPattern() []string {
 }
 
 // MoELayer says whether layer i has routed experts (false for every layer of a dense model).
-func (a Arch) MoELayer(i int) bool {
+func (a *Arch) MoELayer(i int) bool {
 	if a.Experts <= 1 || i < a.DenseLayers {
 		return false
 	}

@@ -102,12 +102,23 @@ func Of(a model.Arch) Model {
 	m := Model{Arch: a}
 	n := max(a.Layers, 0)
 	m.Of = make([]uint8, n)
+	// The pattern is split once and the Arch (a large struct) is not copied a layer: Of runs on
+	// every Evaluate that is not memoised (96 layers of GPT-3 took a fifth of one before).
+	pat := a.LayerPattern()
+	mla := a.MLA.On()
+	last, lastJ := Kind{}, -1
 	for i := range n {
-		k := Kind{Attn: a.LayerType(i), MoE: a.MoELayer(i)}
-		if a.MLA.On() && k.Attn == model.AttnFull {
+		k := Kind{Attn: model.AttnFull, MoE: a.MoELayer(i)}
+		if len(pat) > 0 {
+			k.Attn = pat[i%len(pat)]
+		}
+		if mla && k.Attn == model.AttnFull {
 			k.Attn = MLA
 		}
-		j := m.index(k)
+		j := lastJ
+		if j < 0 || k != last {
+			j = m.index(k)
+		}
 		if j < 0 {
 			if len(m.Shapes) >= MaxKinds {
 				j = 0 // unreachable for a validated Arch: the kinds are few
@@ -117,6 +128,7 @@ func Of(a model.Arch) Model {
 			}
 		}
 		m.Of[i] = uint8(j)
+		last, lastJ = k, j
 	}
 	if len(m.Shapes) == 0 {
 		m.Shapes = []Shape{shape(a, Kind{Attn: model.AttnFull})}
@@ -124,7 +136,7 @@ func Of(a model.Arch) Model {
 	return m
 }
 
-func (m Model) index(k Kind) int {
+func (m *Model) index(k Kind) int {
 	for j, s := range m.Shapes {
 		if s.Kind == k {
 			return j

@@ -164,6 +164,7 @@ func steadyRun(in *Train) (res Result, jumped, ok bool) {
 	}
 	var e engine
 	e.init(&sh, order, per)
+	defer e.release()
 	whole := pr.periods(in.Micro)
 	last := pr.periods(sh.Micro)
 	// Stopping at a cut and checking its window cost about as much as simulating the period, so
