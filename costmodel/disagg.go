@@ -143,11 +143,13 @@ func inferDisagg(s model.Scenario, record bool) (Report, error) {
 		sendSum += send[i]
 	}
 
-	// The requests as the client saw them.
+	// The requests as the client saw them. The sequences running are the decode pool's (its
+	// batch, which sets TPOT): a request is in the prefill pool only for its prompt, and the two
+	// pools' peaks added counted a request twice (more than a closed loop's clients).
 	n := len(reqs)
 	res := serve.Result{FirstToken: make([]float64, n), Done: make([]float64, n), Arrival: slices.Clone(resP.Arrival),
 		Rejected: slices.Clone(resP.Rejected), Preemptions: resP.Preemptions + resD.Preemptions,
-		MaxRunning: resP.MaxRunning + resD.MaxRunning, KVPeak: math.Max(resP.KVPeak, resD.KVPeak),
+		MaxRunning: resD.MaxRunning, KVPeak: math.Max(resP.KVPeak, resD.KVPeak),
 		Steps: resP.Steps + resD.Steps, PromptTokens: resP.PromptTokens, CacheHitTokens: resP.CacheHitTokens,
 		PrefixPeak: resP.PrefixPeak} // the decode pool's prompts came over the link, not from a cache
 	for j, i := range order {

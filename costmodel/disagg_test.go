@@ -131,6 +131,9 @@ func TestDisaggClosedLoop(t *testing.T) {
 		if !(l <= float64(c)*(1+1e-9) && l >= 0.85*float64(c)) {
 			t.Errorf("%d clients: requests/s %.3g × E2E %.3g s = %.3g in the system; want at most %d, near it", c, inf.RequestsPerS, inf.E2EMean, l, c)
 		}
+		if inf.MaxConcurrency < 1 || inf.MaxConcurrency > c {
+			t.Errorf("%d clients: at most %d sequences running; want 1 to %d (the decode pool's batch)", c, inf.MaxConcurrency, c)
+		}
 		if d := inf.Disagg; d == nil || inf.TTFT < d.PrefillTTFTMean+d.KVTransferMeanS {
 			t.Errorf("%d clients: TTFT %v under the prefill alone plus the transfer (%+v)", c, inf.TTFT, d)
 		}
