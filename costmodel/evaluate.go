@@ -827,9 +827,6 @@ func (p *plan) commonWarnings(r *Report) []string {
 		w = append(w, fmt.Sprintf("TP=%d over %s: every layer's all-reduces cross PCIe, %.1f%% of %s (search ranks the other splits)",
 			p.t, p.c.Intra.ID, 100*r.Share(r.Breakdown.TPComm), what))
 	}
-	if p.a.MaxSeq > 0 && p.s.TokensPerSequence() > p.a.MaxSeq {
-		w = append(w, fmt.Sprintf("sequence of %d tokens exceeds %s's context of %d", p.s.TokensPerSequence(), p.a.ID, p.a.MaxSeq))
-	}
 	if p.t > p.a.KVHeads {
 		w = append(w, fmt.Sprintf("TP=%d exceeds the %d KV heads: KV heads are replicated %d×", p.t, p.a.KVHeads, p.t/p.a.KVHeads))
 	}

@@ -333,9 +333,16 @@ func confidenceWarning(cands []Candidate) string {
 		}
 		if n == 0 {
 			l := c.Layout
-			first = fmt.Sprintf("TP=%d PP=%d DP=%d: %s", l.TP, l.PP, l.DP, inf.Confidence.Warning)
+			split := fmt.Sprintf("TP=%d PP=%d DP=%d", l.TP, l.PP, l.DP)
+			if l.CPSize() > 1 { // as the tables name it (the split read TP=4 PP=1 DP=1 for TP 4 × CP 8)
+				split += fmt.Sprintf(" CP=%d %s", l.CP, l.CPComm)
+			}
+			if l.EP > 1 {
+				split += fmt.Sprintf(" EP=%d", l.EP)
+			}
+			first = split + ": " + inf.Confidence.Warning
 			if l.Disagg.On() {
-				first = fmt.Sprintf("%d GPUs prefilling, decode TP=%d PP=%d DP=%d: %s", l.Disagg.PrefillGPUs, l.TP, l.PP, l.DP, inf.Confidence.Warning)
+				first = fmt.Sprintf("%d GPUs prefilling, decode %s: %s", l.Disagg.PrefillGPUs, split, inf.Confidence.Warning)
 			}
 		}
 		n++

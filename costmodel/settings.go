@@ -22,6 +22,11 @@ func ScenarioWarnings(s model.Scenario) []string {
 	var w []string
 	w = append(w, precisionWarnings(s.Cluster.GPU, s.Workload.Precision)...)
 	w = append(w, clusterWarnings(s.Cluster)...)
+	// The model's context, whatever the layout: search and Compare say it too (it was a
+	// report's alone, and a disaggregated report's twice, once a pool).
+	if n := s.TokensPerSequence(); s.Arch.MaxSeq > 0 && n > s.Arch.MaxSeq {
+		w = append(w, fmt.Sprintf("sequence of %d tokens exceeds %s's context of %d", n, s.Arch.ID, s.Arch.MaxSeq))
+	}
 	if s.Workload.Mode == model.Infer {
 		w = append(w, inferenceWarnings(s.Layout)...)
 		if s.Workload.Weights == "fp4" && !s.Cluster.GPU.FP4 {
