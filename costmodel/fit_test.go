@@ -134,3 +134,31 @@ func TestMakeItFitSplitsTheSequence(t *testing.T) {
 		t.Errorf("%q: want it to start %q, degrees multiplying to %d GPUs", f.What, want, s.Cluster.GPUs)
 	}
 }
+
+// "To fit" is never slower than Search's fastest layout that fits (with every knob free): the
+// single changes could be twice as slow (recompute full at 32K tokens where CP with ZeRO 3
+// fits), and the answer then names the knobs the layout changes beside the split.
+func TestMakeItFitNoSlowerThanSearch(t *testing.T) {
+	s := scenario(t, "llama-3-8b", "h100-sxm", "nvlink4", 16, 8, 1)
+	s.Workload.Seq, s.Workload.GlobalBatch = 65536, 16
+	f, err := MakeItFit(s)
+	if err != nil || f == nil {
+		t.Fatalf("no change found: %v", err)
+	}
+	res, err := Search(s, SearchOptions{Objective: ObjTime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Candidates {
+		if c.Feasible {
+			if f.StepTime > c.Report.StepTime*(1+1e-12) {
+				t.Errorf("to fit: %s, %.4g s; search's best %+v runs %.4g s", f.What, f.StepTime, c.Layout, c.Report.StepTime)
+			}
+			break
+		}
+	}
+	if f.Scenario.Layout.ZeRO != s.Layout.ZeRO && !strings.Contains(f.What, fmt.Sprintf("ZeRO %d", f.Scenario.Layout.ZeRO)) {
+		t.Errorf("%q changes ZeRO to %d without saying so", f.What, f.Scenario.Layout.ZeRO)
+	}
+	t.Logf("%s: %.3g s", f.What, f.StepTime)
+}
