@@ -89,7 +89,7 @@ type reportOutput struct {
 	Model modelOutput `json:"model"`
 	static.ReportJSON
 	Capacity *capacityOutput `json:"capacity,omitempty"`
-	// ToFit is, for a scenario that does not fit, the fastest single change that makes it fit
+	// ToFit is, for a scenario that does not fit, the fastest change that makes it fit
 	// (null when none of those tried does); absent when it fits.
 	ToFit *costmodel.FitChange `json:"to_fit,omitempty"`
 }

@@ -23,7 +23,7 @@ type Data struct {
 	// Stale is set while the scenario being edited is invalid: the panes show this last valid
 	// result dimmed.
 	Stale bool
-	// ToFit is, when the scenario does not fit, the fastest single change that makes it fit (nil
+	// ToFit is, when the scenario does not fit, the fastest change that makes it fit (nil
 	// when none of those tried does, or when it fits).
 	ToFit *costmodel.FitChange
 	// Knobs is what each single change of a memory knob does to the fullest GPU (training).
