@@ -405,11 +405,38 @@ func disaggOptions(base model.Scenario, fix SearchFix) []model.Disagg {
 	}
 	for _, p := range sizes {
 		for _, t := range model.Divisors(min(p, gpn)) {
-			cp := max(fix.Disagg.PrefillCP, 1) // a prefill CP is tried only as given
-			if fix.Disagg.PrefillTP > 0 && t != fix.Disagg.PrefillTP || p%(t*cp) != 0 || tpProblem(base.Arch, t) != "" {
+			if fix.Disagg.PrefillTP > 0 && t != fix.Disagg.PrefillTP || tpProblem(base.Arch, t) != "" {
 				continue
 			}
-			out = append(out, model.Disagg{PrefillGPUs: p, PrefillTP: t, PrefillCP: fix.Disagg.PrefillCP})
+			for _, cp := range prefillCPs(base, fix, p, t, gpn) {
+				out = append(out, model.Disagg{PrefillGPUs: p, PrefillTP: t, PrefillCP: cp})
+			}
+		}
+	}
+	return out
+}
+
+// prefillCPs are the prefill pool's CP sizes a search tries on p GPUs at TP t: the fixed one
+// (0 for none) where it divides them; else none, and where the mean prompt is cpMinSeq tokens or
+// more (as aggregated serving's cpSizes), every divisor c of p/t that keeps cpMinTokens of a
+// prompt on a GPU and whose TP × CP block tiles the nodes. The prefill pool is where a long
+// prompt's time goes: CP there cuts TTFT, and the decode pool is untouched.
+func prefillCPs(base model.Scenario, fix SearchFix, p, t, gpn int) []int {
+	if c := fix.Disagg.PrefillCP; c > 0 {
+		if p%(t*c) != 0 {
+			return nil
+		}
+		return []int{c}
+	}
+	out := []int{0}
+	prompt := int(base.Workload.Prompts().Mean)
+	if prompt < cpMinSeq {
+		return out
+	}
+	for _, c := range model.Divisors(p / t) {
+		tc := t * c
+		if c > 1 && prompt/c >= cpMinTokens && (p <= gpn || gpn%tc == 0 || tc%gpn == 0) {
+			out = append(out, c)
 		}
 	}
 	return out

@@ -292,3 +292,38 @@ func TestPrefixHitSkipsPrefill(t *testing.T) {
 		t.Errorf("prefix hit 1.5: %v, want an error naming prefix-hit", err)
 	}
 }
+
+// Search tries the prefill pool's CP where prompts are long (as aggregated serving's CP), only
+// as given where they are short, and with CP a long prompt's first token comes sooner.
+func TestDisaggSearchTriesPrefillCP(t *testing.T) {
+	long := disaggScenario(t, 200, 1)
+	long.Workload.PromptTokens, long.Workload.GenTokens = 16384, 64
+	hasCP := func(opts []model.Disagg) bool {
+		for _, o := range opts {
+			if o.PrefillCP > 1 {
+				if o.PrefillGPUs%(o.PrefillTP*o.PrefillCP) != 0 {
+					t.Errorf("%+v: TP × CP does not divide the prefill pool", o)
+				}
+				return true
+			}
+		}
+		return false
+	}
+	if !hasCP(disaggOptions(long, SearchFix{DisaggAuto: true})) {
+		t.Error("16K-token prompts: no prefill CP tried")
+	}
+	short := disaggScenario(t, 200, 1)
+	if hasCP(disaggOptions(short, SearchFix{DisaggAuto: true})) {
+		t.Error("2K-token prompts: prefill CP tried")
+	}
+	if opts := disaggOptions(short, SearchFix{Disagg: model.Disagg{PrefillGPUs: 4, PrefillTP: 1, PrefillCP: 2}}); !hasCP(opts) || len(opts) != 1 {
+		t.Errorf("a fixed prefill CP: %+v", opts)
+	}
+	// The same split with and without CP 4 in the prefill pool: CP cuts the prefill's TTFT.
+	with, without := withDisagg(long, 4), withDisagg(long, 4)
+	with.Layout.Disagg.PrefillCP = 4
+	a, b := eval(t, with).Inference, eval(t, without).Inference
+	if !(a.Disagg.PrefillTTFTMean < b.Disagg.PrefillTTFTMean) {
+		t.Errorf("prefill TTFT with CP 4 %.3g s, without %.3g s", a.Disagg.PrefillTTFTMean, b.Disagg.PrefillTTFTMean)
+	}
+}
