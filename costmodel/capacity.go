@@ -91,7 +91,10 @@ func Capacity(base model.Scenario, models []model.Arch, opt SearchOptions) Capac
 
 	order := make([]model.Arch, len(models))
 	copy(order, models)
-	sort.SliceStable(order, func(i, j int) bool { return arch.Of(order[i]).Params() > arch.Of(order[j]).Params() })
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := arch.Of(order[i]), arch.Of(order[j])
+		return a.Params() > b.Params()
+	})
 
 	scenarioFor := func(a model.Arch, mode model.Mode) model.Scenario {
 		s := base

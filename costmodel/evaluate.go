@@ -353,9 +353,11 @@ func stageKinds(m arch.Model, n, seq int) ([]int, [][]int) {
 		layers = balanceLayers(w, n)
 	}
 	kinds := make([][]int, n)
+	nk := len(m.Shapes)
+	all := make([]int, n*nk) // one allocation for every stage's counts
 	at := 0
 	for vs, c := range layers {
-		kinds[vs] = m.Counts(at, at+c, nil)
+		kinds[vs] = m.Counts(at, at+c, all[vs*nk:vs*nk:(vs+1)*nk])
 		at += c
 	}
 	return layers, kinds

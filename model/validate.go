@@ -401,11 +401,16 @@ func (l Link) check(c *checker, field string) {
 	if l.Kind < NVLink || l.Kind > XGMI {
 		c.add(field+".kind", int(l.Kind), "must be one of %s", strings.Join(linkKindNames, ", "))
 	}
-	c.positive(field+".bandwidth", l.Bandwidth)
+	// The field names are built only for a problem: every evaluation validates its two links.
+	if !finite(l.Bandwidth) || l.Bandwidth <= 0 {
+		c.positive(field+".bandwidth", l.Bandwidth)
+	}
 	if !finite(l.Latency) || l.Latency < 0 || l.Latency > 1 {
 		c.add(field+".latency", l.Latency, "must be between 0 and 1 second")
 	}
-	c.fraction(field+"-eff", l.Efficiency)
+	if !finite(l.Efficiency) || l.Efficiency <= 0 || l.Efficiency > 1 {
+		c.fraction(field+"-eff", l.Efficiency)
+	}
 	if l.PCIePath < PathSwitch || l.PCIePath > PathSocket {
 		c.add(field+".pcie_path", int(l.PCIePath), "must be one of %s", strings.Join(pciePathNames, ", "))
 	} else if l.PCIePath != PathSwitch && l.Kind != PCIe {

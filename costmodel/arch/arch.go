@@ -146,11 +146,16 @@ func (m *Model) index(k Kind) int {
 }
 
 // Uniform says every layer is one kind (every model before 2025).
-func (m Model) Uniform() bool { return len(m.Shapes) == 1 }
+func (m *Model) Uniform() bool { return len(m.Shapes) == 1 }
 
 // Counts is how many layers of each kind lie in [from, to), into dst (grown as needed).
-func (m Model) Counts(from, to int, dst []int) []int {
-	dst = append(dst[:0], make([]int, len(m.Shapes))...)
+func (m *Model) Counts(from, to int, dst []int) []int {
+	if cap(dst) >= len(m.Shapes) {
+		dst = dst[:len(m.Shapes)]
+		clear(dst)
+	} else {
+		dst = make([]int, len(m.Shapes))
+	}
 	from, to = max(from, 0), min(to, len(m.Of))
 	for i := from; i < to; i++ {
 		dst[m.Of[i]]++
@@ -159,7 +164,7 @@ func (m Model) Counts(from, to int, dst []int) []int {
 }
 
 // Sum is Σ counts[k] · f(shape k).
-func (m Model) Sum(counts []int, f func(Shape) float64) float64 {
+func (m *Model) Sum(counts []int, f func(Shape) float64) float64 {
 	s := 0.0
 	for k, n := range counts {
 		if n > 0 && k < len(m.Shapes) {
