@@ -31,7 +31,15 @@ import (
 // Z_j − Z_{j−1} is δ only to within a few ulps (η); max-plus maps do not widen a difference
 // (|Φ(x) − Φ(y)|∞ ≤ |x − y|∞), so the extrapolated times are within K·η of the ones the K periods
 // would have given, and a cut counts as steady only when that is below steadyTol of every result.
-// A short run with no steady cut grows until it is the whole run, simulated op by op. GPipe
+// A short run with no steady cut grows until it is the whole run, simulated op by op.
+//
+// Uneven stages can take most of a run to settle: ranks with a lead run at their own pace until
+// they lock onto a slower one's, one after another (ZB-V at 512 GPUs: rank 0 holds the
+// embedding and the head, and ranks 1–7 lock onto it some 29 periods apart, the last one never).
+// Between two locks every rank's ops move on linearly, each rank at a pace of its own, and each
+// op keeps waiting for the same input until a faster-moving one catches up with it: regime finds
+// how many periods that holds and jump skips them (max-plus maps are piecewise linear; this
+// follows one linear piece to its end), after which the run goes on op by op. GPipe
 // (whose forwards and backwards repeat separately), runs too short to gain, and Record (the
 // timeline wants every op as simulated) take the full simulation.
 
@@ -144,33 +152,41 @@ func simulateSteady(in *Train) (Result, bool) {
 	return res, ok
 }
 
-// steadyRun is simulateSteady that also says whether it found a steady cut (the tests check
-// that it does where it should).
-func steadyRun(in *Train) (res Result, jumped, ok bool) {
+// steadyHow is what steadyRun did (the tests check that it takes its shortcuts where it should).
+type steadyHow struct {
+	jumped  bool // found a steady cut
+	regimes int  // periods skipped at the ranks' own paces (regime)
+}
+
+// steadyRun is simulateSteady that also says which shortcuts it took.
+func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 	pr, ok := periodicOf(in.Schedule, in.Stages, in.Chunks)
 	if !ok || !pr.fits(in.Micro) {
-		return Result{}, false, false
+		return Result{}, how, false
 	}
 	// Even stages settle within a period or two, uneven ones can take dozens: start with a few
 	// periods past the first cut that can be checked (lookback + 1).
 	sh := *in
 	sh.Micro = pr.shortMicro(pr.lookback + 1 + steadyExtra)
 	if 2*sh.Micro > in.Micro {
-		return Result{}, false, false
+		return Result{}, how, false
 	}
 	order, per, err := sharedOrder(&sh)
 	if err != nil {
-		return Result{}, false, false
+		return Result{}, how, false
 	}
 	var e engine
 	e.init(&sh, order, per)
+	e.trust = true // the built-in orders (TestOrdersOwnFirst)
 	defer e.release()
 	whole := pr.periods(in.Micro)
 	last := pr.periods(sh.Micro)
 	// Stopping at a cut and checking its window cost about as much as simulating the period, so
 	// the cuts checked thin out: lookback + 1, then each half as far again as the one before. A
-	// steady state is found at most half as late as it sets in.
-	for j := pr.lookback + 1; ; j = max(j+1, j+j/2) {
+	// steady state is found at most half as late as it sets in. Where each rank keeps a pace of
+	// its own (regime), the cuts are checked one after another until a few checks in a row fail.
+	eager := 0
+	for j := pr.lookback + 1; ; {
 		j = min(j, last)
 		for r := range e.limit {
 			e.limit[r] = pr.cut(r, j)
@@ -179,14 +195,44 @@ func steadyRun(in *Train) (res Result, jumped, ok bool) {
 		e.run()
 		for r, k := range e.pos {
 			if k != e.limit[r] { // cannot happen (fact 2); the full simulation will tell
-				return Result{}, false, false
+				return Result{}, how, false
 			}
 		}
 		if delta, ok := pr.steady(&e, j, whole-j); ok {
 			busy := pr.periodBusy(&e, j)
-			pr.jump(&e, j, last, delta, busy)
+			for r := range e.deltas {
+				e.deltas[r] = delta
+			}
+			pr.jump(&e, j, last, busy)
 			res, ok := pr.finish(&e, whole-last, busy, delta)
-			return res, true, ok
+			how.jumped = true
+			return res, how, ok
+		}
+		step := max(1, j/2)
+		if j >= 2 && j < last {
+			k, ok := pr.regime(&e, j, whole-j)
+			if ok {
+				if k > last-j && sh.Micro < in.Micro {
+					// The paces hold past the short run's end: go on with the whole run (the
+					// short run's settling would take as long).
+					sh.Micro = in.Micro
+					if order, per, err = sharedOrder(&sh); err != nil {
+						return Result{}, how, false
+					}
+					e.grow(&sh, order, per, chainMicro(in))
+					last = pr.periods(sh.Micro)
+				}
+				if k = min(k, last-j); k > 0 {
+					pr.jump(&e, j, j+k, pr.periodBusy(&e, j))
+					j += k
+					how.regimes += k
+				}
+				eager = regimeEager
+			}
+			if eager > 0 {
+				eager--
+				step = 1
+			}
 		}
 		if j == last {
 			if sh.Micro == in.Micro {
@@ -194,15 +240,16 @@ func steadyRun(in *Train) (res Result, jumped, ok bool) {
 			}
 			sh.Micro = min(pr.shortMicro(4*last), in.Micro)
 			if order, per, err = sharedOrder(&sh); err != nil {
-				return Result{}, false, false
+				return Result{}, how, false
 			}
 			e.grow(&sh, order, per, chainMicro(in))
 			last = pr.periods(sh.Micro)
 		}
+		j += step
 	}
 	// No steady cut: the whole run, simulated op by op.
 	res, ok = pr.finish(&e, 0, nil, 0)
-	return res, false, ok
+	return res, how, ok
 }
 
 // shortMicro is the fewest micro-batches (a multiple of shift, with the repeating shape) whose
@@ -281,16 +328,32 @@ func (pr periodic) steady(e *engine, j, k int) (float64, bool) {
 	return delta, true
 }
 
-// jump moves every rank from cut j on to cut `to`: each skipped op ends δ after the same op of
-// the period before, and each rank is busy[r] longer a period.
-func (pr periodic) jump(e *engine, j, to int, delta float64, busy []float64) {
+// jump moves every rank from cut j on to cut `to`: each skipped op ends e.deltas[r] (its rank's
+// pace) after the same op of the period before, and each rank is busy[r] longer a period. Only
+// the last lookback + 1 periods before cut `to` are written: nothing after the cut reads further
+// back (fact 3; a steady period reads one period back, TestSteadyReach), and the engine trusts
+// the orders for an op's own forward or backward before it (engine.trust), so the ops skipped
+// before them keep their −1.
+func (pr periodic) jump(e *engine, j, to int, busy []float64) {
+	P := pr.period
+	from := max(j, to-pr.lookback-1)
+	stride := 3 * e.nvs * pr.shift // a period on, an op's end time lies this far on in e.end
 	for r := 0; r < pr.p; r++ {
 		seq := e.order[r*e.per : (r+1)*e.per]
-		c, C := pr.cut(r, j), pr.cut(r, to)
-		for i := c; i < C; i++ {
-			*e.endOf(seq[i]) = *e.endOf(seq[i-pr.period]) + delta
+		c := pr.cut(r, j)
+		delta := e.deltas[r]
+		// Each op q periods after its base (the period before cut j) ends q·δ after it: one
+		// rounding, where adding δ period after period would round q times (and the ops of a
+		// period differently, which the next check would see).
+		for _, x := range seq[c-P : c] {
+			b := 3*(x.micro()*e.nvs+x.vs()) + int(x.kind())
+			base := e.end[b]
+			for q := from - j + 1; q <= to-j; q++ {
+				e.end[b+q*stride] = base + float64(q)*delta
+			}
 		}
 		e.res.Busy[r] += float64(to-j) * busy[r]
+		C := pr.cut(r, to)
 		e.pos[r] = C
 		if C > 0 {
 			e.res.Finish[r] = *e.endOf(seq[C-1])
@@ -298,6 +361,124 @@ func (pr periodic) jump(e *engine, j, to int, delta float64, busy []float64) {
 		// In flight: a period runs as many forwards as backwards, so the count at the cut and
 		// the peak stay.
 	}
+}
+
+// regimeEager is how many cuts in a row are checked after a regime (each rank at a pace of its
+// own) was found: a rank locking onto another's pace takes a period or two.
+const regimeEager = 4
+
+// regime looks for the periods after cut j (every rank there, j ≥ 2, k periods left in the whole
+// run) that move on linearly, each rank at a pace of its own. Where the stages are uneven, ranks
+// with a lead run at their own pace (their ops back to back) until the lead is used up and they
+// lock onto a slower neighbour's, one after another: a long run can take most of its periods to
+// settle into one pace, and until then the steady check fails.
+//
+// The period before cut j (period j−1) moves on linearly when it is the period before it moved on
+// by one δ_r on each rank r (the deltas, into e.deltas) and each of its ops waited for an input
+// that moves on at its own rank's pace. Steady ops read nothing more than a period before their
+// input's cut (TestSteadyReach): then every input of the next periods moves on linearly too, and
+// the inputs that held the ops back keep holding them back until an input that moves on faster
+// catches up with one (then the simulation goes on op by op). An op's start is the max of its
+// inputs: while each op's latest input stays its latest, the period q periods on is the period
+// j−1 moved on by q·δ_r, exactly but for rounding. regime returns how many periods after cut j
+// that holds (at least 0, at most k); false when period j−1 did not move on linearly. Paces and
+// shifts closer than a k-periods' drift within steadyTol count as equal, as in steady.
+func (pr periodic) regime(e *engine, j, k int) (int, bool) {
+	P, p := pr.period, pr.p
+	d := e.deltas
+	lower, dmin := math.Inf(1), math.Inf(1)
+	for r := 0; r < p; r++ {
+		c := r*e.per + pr.cut(r, j)
+		last := *e.endOf(e.order[c-1])
+		d[r] = last - *e.endOf(e.order[c-1-P])
+		lower, dmin = min(lower, last), min(dmin, d[r])
+	}
+	K := float64(k)
+	tol := steadyTol * (lower + K*dmin)
+	// Ranks at one pace (one locked onto another's) move on by one δ: measured on each rank's
+	// last op, their δ differ by a few ulps, which would take them apart over the periods
+	// skipped.
+	for r := 1; r < p; r++ {
+		for s := 0; s < r; s++ {
+			if K*math.Abs(d[r]-d[s]) <= tol {
+				d[r] = d[s]
+				break
+			}
+		}
+	}
+	for r := 0; r < p; r++ {
+		seq := e.order[r*e.per : (r+1)*e.per]
+		c := pr.cut(r, j)
+		for i := c - P; i < c; i++ {
+			if !(K*math.Abs(*e.endOf(seq[i])-*e.endOf(seq[i-P])-d[r]) <= tol) {
+				return 0, false
+			}
+		}
+	}
+	end, nvs := e.end, e.nvs
+	rankOf := func(q int) int {
+		if e.rankOf != nil {
+			return int(e.rankOf[q])
+		}
+		return q % p
+	}
+	most := k
+	for r := 0; r < p; r++ {
+		seq := e.order[r*e.per : (r+1)*e.per]
+		c := pr.cut(r, j)
+		for i := c - P; i < c; i++ {
+			g := i + 1
+			if seq[i]&fuse != 0 {
+				if g = groupEnd(seq[:c], i); g < 0 { // a group lies within a period
+					return 0, false
+				}
+			}
+			// The inputs of the op (or group) at i: when its rank is free, and when each input
+			// from another op arrived, with the pace each moves on at.
+			var at, pace [4]float64
+			n := 1
+			at[0], pace[0] = *e.endOf(seq[i-1]), d[r]
+			for _, y := range seq[i:g] {
+				if n == len(at) {
+					return 0, false
+				}
+				vs := y.vs()
+				i3 := 3 * (y.micro()*nvs + vs)
+				switch y.kind() {
+				case F:
+					if vs != 0 && vs != e.head2 {
+						at[n], pace[n] = end[i3-3]+e.p2p[vs-1], d[rankOf(vs-1)]
+						n++
+					}
+				case B:
+					if vs != nvs-1 && vs != e.tail2 {
+						at[n], pace[n] = end[i3+4]+e.p2p[vs], d[rankOf(vs+1)]
+						n++
+					}
+				}
+			}
+			// The latest (of equal ones, the fastest), which must move on at the rank's pace.
+			b := 0
+			for t := 1; t < n; t++ {
+				if at[t] > at[b] || at[t] == at[b] && pace[t] > pace[b] {
+					b = t
+				}
+			}
+			if !(K*math.Abs(pace[b]-d[r]) <= tol) {
+				return 0, false
+			}
+			for t := 0; t < n; t++ {
+				if rate := pace[t] - pace[b]; t != b && K*rate > tol {
+					// Input t catches up with b after (at[b] − at[t]) / rate periods.
+					if q := (at[b] - at[t]) / rate; q < float64(most) {
+						most = int(q)
+					}
+				}
+			}
+			i = g - 1
+		}
+	}
+	return most, true
 }
 
 // periodBusy is the cost of each rank's period before cut j, summed in order.

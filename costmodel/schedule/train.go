@@ -408,10 +408,15 @@ type engine struct {
 	rankOf, chunkOf []int32
 	head2, tail2    int
 	res             Result
-	// scratch is p floats for the steady-state shortcut's sums.
-	scratch []float64
+	// scratch is p floats for the steady-state shortcut's sums, deltas p for each rank's pace.
+	scratch, deltas []float64
 	// grown: the run has grown once (grow).
 	grown bool
+	// trust: each rank's order runs an op's own forward before its backward and its backward
+	// before its W (the built-in orders do), so those are not checked: the steady-state shortcut
+	// leaves the end times of the ops it skips unwritten. Otherwise an order that runs them the
+	// other way round is a deadlock.
+	trust bool
 	// pooled is the buffer init took from floatPool (release gives it back); nil when recording.
 	pooled, grownBuf *[]float64
 	// Per rank: the next op, the forwards in flight, and the position it may not reach yet.
@@ -454,10 +459,10 @@ func (e *engine) init(in *Train, order []ref, per int) {
 	if twoChunk(in.Schedule) {
 		e.chain(in)
 	}
-	out := make([]float64, 3*p)
+	out := make([]float64, 4*p)
 	ints := make([]int, 6*p)
 	e.res = Result{Busy: out[:p:p], Finish: out[p : 2*p : 2*p], PeakInFlight: ints[:p:p]}
-	e.scratch = out[2*p:]
+	e.scratch, e.deltas = out[2*p:3*p:3*p], out[3*p:]
 	e.pos, e.inflight, e.limit = ints[p:2*p], ints[2*p:3*p], ints[3*p:4*p]
 	e.queue, e.queued = ints[4*p:5*p], ints[5*p:]
 	for r := range e.queue {
@@ -508,7 +513,7 @@ func (e *engine) depReady(x ref, inGroup bool) (ready float64, dep int, ok bool)
 			return end[i3-3] + e.p2p[vs-1], i3 - 3, true
 		}
 	case B:
-		if end[i3] < 0 {
+		if !e.trust && end[i3] < 0 {
 			return 0, -1, false
 		}
 		if vs != e.nvs-1 && vs != e.tail2 {
@@ -518,7 +523,7 @@ func (e *engine) depReady(x ref, inGroup bool) (ready float64, dep int, ok bool)
 			return end[i3+4] + e.p2p[vs], i3 + 4, true
 		}
 	default:
-		if !inGroup && end[i3+1] < 0 {
+		if !inGroup && !e.trust && end[i3+1] < 0 {
 			return 0, -1, false
 		}
 	}
@@ -614,7 +619,7 @@ func (e *engine) pushAll() {
 func (e *engine) run() {
 	p, nvs, end := e.in.Stages, e.nvs, e.end
 	fc, bc, p2p, w, record := e.cf, e.cb, e.p2p, e.cw, e.in.Record
-	head2, tail2 := e.head2, e.tail2
+	head2, tail2, trust := e.head2, e.tail2, e.trust
 	at, starts, ends, deps, per := e.at, e.starts, e.ends, e.deps, e.per // in registers, not reloaded through e
 	// When each rank is free: at the end, when its last op ends.
 	free := e.res.Finish
@@ -707,7 +712,7 @@ func (e *engine) run() {
 				fly++
 				peak = max(peak, fly)
 			case B:
-				if end[i3] < 0 {
+				if !trust && end[i3] < 0 {
 					break run
 				}
 				if vs != nvs-1 && vs != tail2 {
@@ -719,7 +724,7 @@ func (e *engine) run() {
 				cost, slot = bc[vs], &end[i3+1]
 				fly--
 			default:
-				if end[i3+1] < 0 {
+				if !trust && end[i3+1] < 0 {
 					break run
 				}
 				cost, slot = w[vs], &end[i3+2]
