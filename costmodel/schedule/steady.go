@@ -54,8 +54,9 @@ const steadyExtra = 2
 type periodic struct {
 	s             model.Schedule
 	p, v          int
-	shift, period int // micro-batches and ops per rank a period moves on
-	lookback      int // periods before a cut that ops after it read
+	shift, period int   // micro-batches and ops per rank a period moves on
+	lookback      int   // periods before a cut that ops after it read
+	firsts        []int // first(r) for every rank, where steadyRun has worked them out once
 }
 
 // periodicOf is the repetition of schedule s on p ranks with v chunks, or false when its orders
@@ -179,6 +180,10 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 	e.init(&sh, order, per)
 	e.trust = true // the built-in orders (TestOrdersOwnFirst)
 	defer e.release()
+	pr.firsts = e.firsts
+	for r := range pr.firsts {
+		pr.firsts[r] = pr.first(r)
+	}
 	whole := pr.periods(in.Micro)
 	last := pr.periods(sh.Micro)
 	// Stopping at a cut and checking its window cost about as much as simulating the period, so
@@ -271,7 +276,12 @@ func (pr periodic) shortMicro(n int) int {
 }
 
 // cut is where cut j falls on rank r.
-func (pr periodic) cut(r, j int) int { return pr.first(r) + j*pr.period }
+func (pr periodic) cut(r, j int) int {
+	if pr.firsts != nil {
+		return pr.firsts[r] + j*pr.period
+	}
+	return pr.first(r) + j*pr.period
+}
 
 // finish runs every rank to its end and moves the result on by `more` periods of δ, each rank
 // busy for busy[r] more a period.
@@ -316,6 +326,12 @@ func (pr periodic) steady(e *engine, j, k int) (float64, bool) {
 	// within steadyTol of the earliest of them.
 	K := float64(k)
 	tol := steadyTol * (lower + K*delta)
+	for r := 1; r < pr.p; r++ { // each rank's last op first: a rank at a pace of its own fails fast
+		c := r*e.per + pr.cut(r, j)
+		if !(K*math.Abs(*e.endOf(e.order[c-1])-*e.endOf(e.order[c-1-P])-delta) <= tol) {
+			return 0, false
+		}
+	}
 	for r := 0; r < pr.p; r++ {
 		seq := e.order[r*e.per : (r+1)*e.per]
 		c := pr.cut(r, j)

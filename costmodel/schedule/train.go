@@ -424,6 +424,7 @@ type engine struct {
 	// A ring of the ranks to look at, each at most once; wrapped by compare, not %, which divides.
 	queue   []int
 	queued  []int // 1 while in the ring
+	firsts  []int // p ints for the steady-state shortcut (periodic.firsts)
 	head, n int
 	// Only when recording: at[3u + kind] is the op's index in res.Ops; starts, ends and deps (the
 	// end index of the input that held the op back, or −1) by op index. Ops are written in one
@@ -460,11 +461,11 @@ func (e *engine) init(in *Train, order []ref, per int) {
 		e.chain(in)
 	}
 	out := make([]float64, 4*p)
-	ints := make([]int, 6*p)
+	ints := make([]int, 7*p)
 	e.res = Result{Busy: out[:p:p], Finish: out[p : 2*p : 2*p], PeakInFlight: ints[:p:p]}
 	e.scratch, e.deltas = out[2*p:3*p:3*p], out[3*p:]
 	e.pos, e.inflight, e.limit = ints[p:2*p], ints[2*p:3*p], ints[3*p:4*p]
-	e.queue, e.queued = ints[4*p:5*p], ints[5*p:]
+	e.queue, e.queued, e.firsts = ints[4*p:5*p], ints[5*p:6*p], ints[6*p:]
 	for r := range e.queue {
 		e.queue[r], e.queued[r], e.limit[r] = r, 1, per
 	}
@@ -618,7 +619,7 @@ func (e *engine) pushAll() {
 // run advances ranks as far as their inputs and limits allow.
 func (e *engine) run() {
 	p, nvs, end := e.in.Stages, e.nvs, e.end
-	fc, bc, p2p, w, record := e.cf, e.cb, e.p2p, e.cw, e.in.Record
+	fc, bc, p2p, w, cov, record := e.cf, e.cb, e.p2p, e.cw, e.cov, e.in.Record
 	head2, tail2, trust := e.head2, e.tail2, e.trust
 	at, starts, ends, deps, per := e.at, e.starts, e.ends, e.deps, e.per // in registers, not reloaded through e
 	// When each rank is free: at the end, when its last op ends.
@@ -637,34 +638,75 @@ func (e *engine) run() {
 		for ; k < len(seq); k++ {
 			x := seq[k]
 			if x&fuse != 0 {
-				g := groupEnd(seq, k)
-				if g < 0 {
-					break run
-				}
-				grp := seq[k:g]
+				// A group (engine.groupCost, depReady) in one pass: where it ends, when its
+				// latest input from another op arrived, and its cost.
 				ready, dep := 0.0, -1
-				for j, y := range grp {
-					rd, d, ok := e.depReady(y, j > 0 && y.kind() == W && grp[j-1].kind() == B)
-					if !ok {
+				sum, comm, kinds := 0.0, 0.0, 0
+				g := k
+				for prevB := false; ; {
+					if g == len(seq) { // cut inside the group
 						break run
 					}
-					if d >= 0 && (dep < 0 || rd > ready) {
-						ready, dep = rd, d
+					y := seq[g]
+					g++
+					yvs := y.vs()
+					y3 := 3 * (y.micro()*nvs + yvs)
+					switch y.kind() {
+					case F:
+						if yvs != 0 && yvs != head2 {
+							if end[y3-3] < 0 {
+								break run
+							}
+							if rd := end[y3-3] + p2p[yvs-1]; dep < 0 || rd > ready {
+								ready, dep = rd, y3-3
+							}
+						}
+						sum += fc[yvs]
+						kinds |= 1
+						if cov != nil {
+							comm += cov[yvs]
+						}
+						prevB = false
+					case B:
+						if !trust && end[y3] < 0 {
+							break run
+						}
+						if yvs != nvs-1 && yvs != tail2 {
+							if end[y3+4] < 0 {
+								break run
+							}
+							if rd := end[y3+4] + p2p[yvs]; dep < 0 || rd > ready {
+								ready, dep = rd, y3+4
+							}
+						}
+						sum += bc[yvs]
+						kinds |= 2
+						if cov != nil {
+							comm += cov[yvs]
+						}
+						prevB = true
+					default:
+						if !prevB && !trust && end[y3+1] < 0 {
+							break run
+						}
+						sum += w[yvs]
+						prevB = false
+					}
+					if y&fuse == 0 {
+						break
 					}
 				}
-				cost := e.groupCost(grp)
+				grp := seq[k:g]
+				cost := sum
+				if kinds == 3 {
+					cost = max(sum-comm, comm)
+				}
 				start := t
 				if ready > t {
 					start = ready
 				}
 				t = start + cost
 				busy += cost
-				sum := 0.0
-				if record {
-					for _, y := range grp {
-						sum += [3][]float64{fc, bc, w}[y.kind()][y.vs()]
-					}
-				}
 				at0 := start
 				for j, y := range grp {
 					u3 := 3*(y.micro()*nvs+y.vs()) + int(y.kind())
