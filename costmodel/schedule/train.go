@@ -386,6 +386,10 @@ func (e *engine) release() {
 		floatPool.Put(e.grownBuf)
 		e.grownBuf = nil
 	}
+	if e.pooledInts != nil {
+		intPool.Put(e.pooledInts)
+		e.pooledInts = nil
+	}
 }
 
 // engine is a simulation under way: the orders, when each op ended and how far each rank got.
@@ -419,6 +423,7 @@ type engine struct {
 	trust bool
 	// pooled is the buffer init took from floatPool (release gives it back); nil when recording.
 	pooled, grownBuf *[]float64
+	pooledInts       *[]int
 	// Per rank: the next op, the forwards in flight, and the position it may not reach yet.
 	pos, inflight, limit []int
 	// A ring of the ranks to look at, each at most once; wrapped by compare, not %, which divides.
@@ -439,35 +444,43 @@ func (e *engine) init(in *Train, order []ref, per int) {
 	nvs := p * in.Chunks
 	units := nvs * chainMicro(in)
 	*e = engine{in: *in, order: order, per: per, nvs: nvs, units: units, head2: 0, tail2: nvs - 1}
-	// One allocation for the end times and the padded costs, one for the result's floats, one
-	// for the ranks' counters.
-	nw := 0
+	// One buffer for the end times, the padded costs (in chain order where that is not their
+	// order) and the shortcut's sums, one for the ranks' counters (both pooled when recording
+	// nothing), one each for the result's floats and counts.
+	nw, nc := 0, 0
 	if in.W == nil {
 		nw = nvs
 	}
-	buf := e.floats(3*units + nvs + nw)
+	two := twoChunk(in.Schedule)
+	if two {
+		nc = 4 * nvs
+	}
+	buf := e.floats(3*units + nvs + nw + nc + 2*p)
 	e.end, e.p2p = buf[:3*units:3*units], buf[3*units:3*units+nvs]
 	for i := range e.end {
 		e.end[i] = -1
 	}
-	clear(buf[3*units:]) // a pooled buffer's sends and W costs: zeros where in.P2P or in.W is nil
+	rest := buf[3*units:]
+	clear(rest) // a pooled buffer's sends and W costs: zeros where in.P2P or in.W is nil
 	copy(e.p2p, in.P2P)
+	rest = rest[nvs:]
 	e.w = in.W
 	if in.W == nil {
-		e.w = buf[3*units+nvs:]
+		e.w, rest = rest[:nw:nw], rest[nw:]
 	}
 	e.cf, e.cb, e.cw, e.cov = in.F, in.B, e.w, in.Overlap
-	if twoChunk(in.Schedule) {
-		e.chain(in)
+	if two {
+		e.chain(in, rest[:nc:nc])
+		rest = rest[nc:]
 	}
-	out := make([]float64, 4*p)
-	ints := make([]int, 7*p)
-	e.res = Result{Busy: out[:p:p], Finish: out[p : 2*p : 2*p], PeakInFlight: ints[:p:p]}
-	e.scratch, e.deltas = out[2*p:3*p:3*p], out[3*p:]
-	e.pos, e.inflight, e.limit = ints[p:2*p], ints[2*p:3*p], ints[3*p:4*p]
-	e.queue, e.queued, e.firsts = ints[4*p:5*p], ints[5*p:6*p], ints[6*p:]
+	e.scratch, e.deltas = rest[:p:p], rest[p:2*p:2*p]
+	out := make([]float64, 2*p)
+	e.res = Result{Busy: out[:p:p], Finish: out[p:], PeakInFlight: make([]int, p)}
+	ints := e.counters(6 * p)
+	e.pos, e.inflight, e.limit = ints[:p:p], ints[p:2*p:2*p], ints[2*p:3*p:3*p]
+	e.queue, e.queued, e.firsts = ints[3*p:4*p:4*p], ints[4*p:5*p:5*p], ints[5*p:]
 	for r := range e.queue {
-		e.queue[r], e.queued[r], e.limit[r] = r, 1, per
+		e.queue[r], e.queued[r], e.limit[r], e.pos[r], e.inflight[r] = r, 1, per, 0, 0
 	}
 	e.n = p
 	if in.Record {
@@ -476,27 +489,65 @@ func (e *engine) init(in *Train, order []ref, per int) {
 	}
 }
 
-// chain puts the costs of a schedule whose chain is not its cost index in chain order.
-func (e *engine) chain(in *Train) {
+// chain puts the costs of a schedule whose chain is not its cost index in chain order, into buf
+// (4·nvs floats).
+func (e *engine) chain(in *Train, buf []float64) {
 	p, nvs := in.Stages, e.nvs
-	buf := make([]float64, 4*nvs)
 	e.cf, e.cb, e.cw = buf[:nvs], buf[nvs:2*nvs], buf[2*nvs:3*nvs]
 	if in.Overlap != nil {
 		e.cov = buf[3*nvs:]
 	}
-	ints := make([]int32, 2*nvs)
-	e.rankOf, e.chunkOf = ints[:nvs], ints[nvs:]
+	e.rankOf, e.chunkOf = chainPlaces(in.Schedule, p)
 	for q := range nvs {
 		i := CostIndex(in.Schedule, p, q)
 		e.cf[q], e.cb[q], e.cw[q] = in.F[i], in.B[i], e.w[i]
 		if in.Overlap != nil {
 			e.cov[q] = in.Overlap[i]
 		}
-		e.rankOf[q], e.chunkOf[q] = int32(i%p), int32(i/p)
 	}
 	if b := ChainBreak(in.Schedule, p); b > 0 {
 		e.head2, e.tail2 = b, b-1
 	}
+}
+
+// chainPlaces is each chain position's rank and chunk under schedule s on p ranks: worked out
+// once per shape and shared (never written).
+func chainPlaces(s model.Schedule, p int) (rankOf, chunkOf []int32) {
+	k := orderKey{s: s, p: p}
+	if t, ok := placesCache.Load(k); ok {
+		t := t.([]int32)
+		return t[:2*p], t[2*p:]
+	}
+	nvs := 2 * p
+	t := make([]int32, 2*nvs)
+	for q := range nvs {
+		i := CostIndex(s, p, q)
+		t[q], t[nvs+q] = int32(i%p), int32(i/p)
+	}
+	placesCache.Store(k, t)
+	return t[:nvs], t[nvs:]
+}
+
+// placesCache holds chainPlaces' tables by schedule and p (a few kilobytes for every p up to
+// the largest).
+var placesCache sync.Map
+
+// intPool holds the ranks' counters of runs that record nothing, as floatPool the end times.
+var intPool sync.Pool
+
+// counters is n ints for the ranks' counters, from intPool when the run records nothing (init
+// sets every one it reads).
+func (e *engine) counters(n int) []int {
+	if !e.in.Record {
+		if b, ok := intPool.Get().(*[]int); ok && cap(*b) >= n {
+			e.pooledInts = b
+			return (*b)[:n]
+		}
+		b := make([]int, n)
+		e.pooledInts = &b
+		return b
+	}
+	return make([]int, n)
 }
 
 // depReady says whether the inputs of op x from other ops have arrived and when the latest
