@@ -56,12 +56,38 @@ type periodic struct {
 	p, v          int
 	shift, period int   // micro-batches and ops per rank a period moves on
 	lookback      int   // periods before a cut that ops after it read
-	firsts        []int // first(r) for every rank, where steadyRun has worked them out once
+	firsts        []int // first(r) for every rank (periodicOf)
 }
 
 // periodicOf is the repetition of schedule s on p ranks with v chunks, or false when its orders
 // have none the shortcut uses.
 func periodicOf(s model.Schedule, p, v int) (periodic, bool) {
+	pr, ok := periodicShape(s, p, v)
+	if ok {
+		pr.firsts = firstsOf(pr)
+	}
+	return pr, ok
+}
+
+// firstsOf is pr.first(r) for every rank, worked out once per shape and shared (never written).
+func firstsOf(pr periodic) []int {
+	k := orderKey{s: pr.s, p: pr.p, v: pr.v}
+	if f, ok := firstsCache.Load(k); ok {
+		return f.([]int)
+	}
+	f := make([]int, pr.p)
+	for r := range f {
+		f[r] = pr.first(r)
+	}
+	firstsCache.Store(k, f)
+	return f
+}
+
+// firstsCache holds firstsOf's tables by schedule, p and v.
+var firstsCache sync.Map
+
+// periodicShape is periodicOf without the first positions.
+func periodicShape(s model.Schedule, p, v int) (periodic, bool) {
 	switch s {
 	case model.OneFOneB:
 		return periodic{s: s, p: p, v: v, shift: 1, period: 2, lookback: 1}, true
@@ -180,10 +206,6 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 	e.init(&sh, order, per)
 	e.trust = true // the built-in orders (TestOrdersOwnFirst)
 	defer e.release()
-	pr.firsts = e.firsts
-	for r := range pr.firsts {
-		pr.firsts[r] = pr.first(r)
-	}
 	whole := pr.periods(in.Micro)
 	last := pr.periods(sh.Micro)
 	// Stopping at a cut and checking its window cost about as much as simulating the period, so
@@ -276,12 +298,7 @@ func (pr periodic) shortMicro(n int) int {
 }
 
 // cut is where cut j falls on rank r.
-func (pr periodic) cut(r, j int) int {
-	if pr.firsts != nil {
-		return pr.firsts[r] + j*pr.period
-	}
-	return pr.first(r) + j*pr.period
-}
+func (pr periodic) cut(r, j int) int { return pr.firsts[r] + j*pr.period }
 
 // finish runs every rank to its end and moves the result on by `more` periods of δ, each rank
 // busy for busy[r] more a period.

@@ -429,7 +429,6 @@ type engine struct {
 	// A ring of the ranks to look at, each at most once; wrapped by compare, not %, which divides.
 	queue   []int
 	queued  []int // 1 while in the ring
-	firsts  []int // p ints for the steady-state shortcut (periodic.firsts)
 	head, n int
 	// Only when recording: at[3u + kind] is the op's index in res.Ops; starts, ends and deps (the
 	// end index of the input that held the op back, or −1) by op index. Ops are written in one
@@ -476,9 +475,9 @@ func (e *engine) init(in *Train, order []ref, per int) {
 	e.scratch, e.deltas = rest[:p:p], rest[p:2*p:2*p]
 	out := make([]float64, 2*p)
 	e.res = Result{Busy: out[:p:p], Finish: out[p:], PeakInFlight: make([]int, p)}
-	ints := e.counters(6 * p)
+	ints := e.counters(5 * p)
 	e.pos, e.inflight, e.limit = ints[:p:p], ints[p:2*p:2*p], ints[2*p:3*p:3*p]
-	e.queue, e.queued, e.firsts = ints[3*p:4*p:4*p], ints[4*p:5*p:5*p], ints[5*p:]
+	e.queue, e.queued = ints[3*p:4*p:4*p], ints[4*p:]
 	for r := range e.queue {
 		e.queue[r], e.queued[r], e.limit[r], e.pos[r], e.inflight[r] = r, 1, per, 0, 0
 	}
