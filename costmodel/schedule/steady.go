@@ -212,7 +212,8 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 	// the cuts checked thin out: lookback + 1, then each half as far again as the one before. A
 	// steady state is found at most half as late as it sets in. Where each rank keeps a pace of
 	// its own (regime), the cuts are checked one after another until a few checks in a row fail.
-	eager := 0
+	// The periods before `exact` may hold ops a regime jump left unwritten.
+	eager, exact := 0, 0
 	for j := pr.lookback + 1; ; {
 		j = min(j, last)
 		for r := range e.limit {
@@ -225,12 +226,12 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 				return Result{}, how, false
 			}
 		}
-		if delta, ok := pr.steady(&e, j, whole-j); ok {
+		if delta, ok := pr.steady(&e, j, whole-j, exact); ok {
 			busy := pr.periodBusy(&e, j)
 			for r := range e.deltas {
 				e.deltas[r] = delta
 			}
-			pr.jump(&e, j, last, busy)
+			pr.jump(&e, j, last, pr.lookback+1, busy)
 			res, ok := pr.finish(&e, whole-last, busy, delta)
 			how.jumped = true
 			return res, how, ok
@@ -250,7 +251,12 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 					last = pr.periods(sh.Micro)
 				}
 				if k = min(k, last-j); k > 0 {
-					pr.jump(&e, j, j+k, pr.periodBusy(&e, j))
+					keep := 2
+					if j+k == last {
+						keep = pr.lookback + 1
+					}
+					pr.jump(&e, j, j+k, keep, pr.periodBusy(&e, j))
+					exact = max(exact, j+k-keep)
 					j += k
 					how.regimes += k
 				}
@@ -330,9 +336,13 @@ func (pr periodic) finish(e *engine, more int, busy []float64, delta float64) (R
 }
 
 // steady says whether window j is window j−1 moved on by one δ (rank 0's last period) closely
-// enough that moving on k more periods keeps every end time within steadyTol, and returns δ.
-func (pr periodic) steady(e *engine, j, k int) (float64, bool) {
+// enough that moving on k more periods keeps every end time within steadyTol, and returns δ;
+// false where they reach before period `exact` (a regime jump may have left those unwritten).
+func (pr periodic) steady(e *engine, j, k, exact int) (float64, bool) {
 	P, L := pr.period, pr.lookback
+	if j-L-1 < exact { // the window and the period before it are not all written
+		return 0, false
+	}
 	c0 := pr.cut(0, j)
 	delta := *e.endOf(e.order[c0-1]) - *e.endOf(e.order[c0-1-P])
 	lower := math.Inf(1)
@@ -363,13 +373,15 @@ func (pr periodic) steady(e *engine, j, k int) (float64, bool) {
 
 // jump moves every rank from cut j on to cut `to`: each skipped op ends e.deltas[r] (its rank's
 // pace) after the same op of the period before, and each rank is busy[r] longer a period. Only
-// the last lookback + 1 periods before cut `to` are written: nothing after the cut reads further
-// back (fact 3; a steady period reads one period back, TestSteadyReach), and the engine trusts
-// the orders for an op's own forward or backward before it (engine.trust), so the ops skipped
-// before them keep their −1.
-func (pr periodic) jump(e *engine, j, to int, busy []float64) {
+// the last `keep` periods before cut `to` are written: lookback + 1 where the cool-down follows
+// (fact 3), else 2, which the steady periods after the cut and regime read (a steady period
+// reads one period back, TestSteadyReach; steadyRun checks a window of lookback + 1 periods only
+// once that many lie after the periods left unwritten). The engine trusts the orders for an
+// op's own forward or backward before it (engine.trust), so the ops skipped before them keep
+// their −1.
+func (pr periodic) jump(e *engine, j, to, keep int, busy []float64) {
 	P := pr.period
-	from := max(j, to-pr.lookback-1)
+	from := max(j, to-keep)
 	stride := 3 * e.nvs * pr.shift // a period on, an op's end time lies this far on in e.end
 	for r := 0; r < pr.p; r++ {
 		seq := e.order[r*e.per : (r+1)*e.per]

@@ -386,10 +386,6 @@ func (e *engine) release() {
 		floatPool.Put(e.grownBuf)
 		e.grownBuf = nil
 	}
-	if e.pooledInts != nil {
-		intPool.Put(e.pooledInts)
-		e.pooledInts = nil
-	}
 }
 
 // engine is a simulation under way: the orders, when each op ended and how far each rank got.
@@ -423,7 +419,6 @@ type engine struct {
 	trust bool
 	// pooled is the buffer init took from floatPool (release gives it back); nil when recording.
 	pooled, grownBuf *[]float64
-	pooledInts       *[]int
 	// Per rank: the next op, the forwards in flight, and the position it may not reach yet.
 	pos, inflight, limit []int
 	// A ring of the ranks to look at, each at most once; wrapped by compare, not %, which divides.
@@ -444,8 +439,8 @@ func (e *engine) init(in *Train, order []ref, per int) {
 	units := nvs * chainMicro(in)
 	*e = engine{in: *in, order: order, per: per, nvs: nvs, units: units, head2: 0, tail2: nvs - 1}
 	// One buffer for the end times, the padded costs (in chain order where that is not their
-	// order) and the shortcut's sums, one for the ranks' counters (both pooled when recording
-	// nothing), one each for the result's floats and counts.
+	// order) and the shortcut's sums (pooled when recording nothing), one for the result's
+	// floats, one for the ranks' counters.
 	nw, nc := 0, 0
 	if in.W == nil {
 		nw = nvs
@@ -473,13 +468,12 @@ func (e *engine) init(in *Train, order []ref, per int) {
 		rest = rest[nc:]
 	}
 	e.scratch, e.deltas = rest[:p:p], rest[p:2*p:2*p]
-	out := make([]float64, 2*p)
-	e.res = Result{Busy: out[:p:p], Finish: out[p:], PeakInFlight: make([]int, p)}
-	ints := e.counters(5 * p)
-	e.pos, e.inflight, e.limit = ints[:p:p], ints[p:2*p:2*p], ints[2*p:3*p:3*p]
-	e.queue, e.queued = ints[3*p:4*p:4*p], ints[4*p:]
+	out, ints := make([]float64, 2*p), make([]int, 6*p)
+	e.res = Result{Busy: out[:p:p], Finish: out[p:], PeakInFlight: ints[:p:p]}
+	e.pos, e.inflight, e.limit = ints[p:2*p:2*p], ints[2*p:3*p:3*p], ints[3*p:4*p:4*p]
+	e.queue, e.queued = ints[4*p:5*p:5*p], ints[5*p:]
 	for r := range e.queue {
-		e.queue[r], e.queued[r], e.limit[r], e.pos[r], e.inflight[r] = r, 1, per, 0, 0
+		e.queue[r], e.queued[r], e.limit[r] = r, 1, per
 	}
 	e.n = p
 	if in.Record {
@@ -530,24 +524,6 @@ func chainPlaces(s model.Schedule, p int) (rankOf, chunkOf []int32) {
 // placesCache holds chainPlaces' tables by schedule and p (a few kilobytes for every p up to
 // the largest).
 var placesCache sync.Map
-
-// intPool holds the ranks' counters of runs that record nothing, as floatPool the end times.
-var intPool sync.Pool
-
-// counters is n ints for the ranks' counters, from intPool when the run records nothing (init
-// sets every one it reads).
-func (e *engine) counters(n int) []int {
-	if !e.in.Record {
-		if b, ok := intPool.Get().(*[]int); ok && cap(*b) >= n {
-			e.pooledInts = b
-			return (*b)[:n]
-		}
-		b := make([]int, n)
-		e.pooledInts = &b
-		return b
-	}
-	return make([]int, n)
-}
 
 // depReady says whether the inputs of op x from other ops have arrived and when the latest
 // from another rank's op did (its end index, or −1). A W whose B is the op before it in its group
