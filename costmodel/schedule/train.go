@@ -425,11 +425,6 @@ type engine struct {
 	queue   []int
 	queued  []int // 1 while in the ring
 	head, n int
-	// Only when recording: at[3u + kind] is the op's index in res.Ops; starts, ends and deps (the
-	// end index of the input that held the op back, or −1) by op index. Ops are written in one
-	// sequential pass at the end: 64-byte writes scattered over p ranks cost more than the step.
-	at, deps     []int32
-	starts, ends []float64
 }
 
 // init starts a simulation of the orders of in (per ops each, rank after rank).
@@ -476,10 +471,6 @@ func (e *engine) init(in *Train, order []ref, per int) {
 		e.queue[r], e.queued[r], e.limit[r] = r, 1, per
 	}
 	e.n = p
-	if in.Record {
-		e.at, e.deps = make([]int32, 3*units), make([]int32, p*per)
-		e.starts, e.ends = make([]float64, p*per), make([]float64, p*per)
-	}
 }
 
 // chain puts the costs of a schedule whose chain is not its cost index in chain order, into buf
@@ -645,9 +636,8 @@ func (e *engine) pushAll() {
 // run advances ranks as far as their inputs and limits allow.
 func (e *engine) run() {
 	p, nvs, end := e.in.Stages, e.nvs, e.end
-	fc, bc, p2p, w, cov, record := e.cf, e.cb, e.p2p, e.cw, e.cov, e.in.Record
-	head2, tail2, trust := e.head2, e.tail2, e.trust
-	at, starts, ends, deps, per := e.at, e.starts, e.ends, e.deps, e.per // in registers, not reloaded through e
+	fc, bc, p2p, w, cov := e.cf, e.cb, e.p2p, e.cw, e.cov
+	head2, tail2, trust, per := e.head2, e.tail2, e.trust, e.per // in registers, not reloaded through e
 	// When each rank is free: at the end, when its last op ends.
 	free := e.res.Finish
 	for e.n > 0 {
@@ -666,8 +656,7 @@ func (e *engine) run() {
 			if x&fuse != 0 {
 				// A group (engine.groupCost, depReady) in one pass: where it ends, when its
 				// latest input from another op arrived, and its cost.
-				ready, dep := 0.0, -1
-				sum, comm, kinds := 0.0, 0.0, 0
+				ready, sum, comm, kinds := 0.0, 0.0, 0.0, 0
 				g := k
 				for prevB := false; ; {
 					if g == len(seq) { // cut inside the group
@@ -683,9 +672,7 @@ func (e *engine) run() {
 							if end[y3-3] < 0 {
 								break run
 							}
-							if rd := end[y3-3] + p2p[yvs-1]; dep < 0 || rd > ready {
-								ready, dep = rd, y3-3
-							}
+							ready = max(ready, end[y3-3]+p2p[yvs-1])
 						}
 						sum += fc[yvs]
 						kinds |= 1
@@ -701,9 +688,7 @@ func (e *engine) run() {
 							if end[y3+4] < 0 {
 								break run
 							}
-							if rd := end[y3+4] + p2p[yvs]; dep < 0 || rd > ready {
-								ready, dep = rd, y3+4
-							}
+							ready = max(ready, end[y3+4]+p2p[yvs])
 						}
 						sum += bc[yvs]
 						kinds |= 2
@@ -733,10 +718,8 @@ func (e *engine) run() {
 				}
 				t = start + cost
 				busy += cost
-				at0 := start
-				for j, y := range grp {
-					u3 := 3*(y.micro()*nvs+y.vs()) + int(y.kind())
-					end[u3] = t
+				for _, y := range grp {
+					end[3*(y.micro()*nvs+y.vs())+int(y.kind())] = t
 					switch y.kind() {
 					case F:
 						fly++
@@ -744,28 +727,13 @@ func (e *engine) run() {
 					case B:
 						fly--
 					}
-					if record {
-						i := r*per + k + j
-						share := cost / float64(len(grp))
-						if sum > 0 {
-							share = [3][]float64{fc, bc, w}[y.kind()][y.vs()] * (cost / sum) // no overflow: cost ≤ sum
-						}
-						at[u3], starts[i], ends[i], deps[i] = int32(i), at0, at0+share, -1
-						at0 += share
-						if j == len(grp)-1 {
-							ends[i] = t
-						}
-						if rd, d, _ := e.depReady(y, true); d >= 0 && rd >= start {
-							deps[i] = int32(d)
-						}
-					}
 				}
 				k = g - 1
 				continue
 			}
 			vs := x.vs()
 			i3 := 3 * (x.micro()*nvs + vs) // F, B and W of this unit: i3, i3+1, i3+2
-			ready, dep := 0.0, -1          // arrival of the cross-stage input, and its index in end
+			ready := 0.0                   // arrival of the cross-stage input
 			var cost float64
 			var slot *float64
 			switch x.kind() {
@@ -774,7 +742,7 @@ func (e *engine) run() {
 					if end[i3-3] < 0 {
 						break run
 					}
-					ready, dep = end[i3-3]+p2p[vs-1], i3-3
+					ready = end[i3-3] + p2p[vs-1]
 				}
 				cost, slot = fc[vs], &end[i3]
 				fly++
@@ -787,7 +755,7 @@ func (e *engine) run() {
 					if end[i3+4] < 0 {
 						break run
 					}
-					ready, dep = end[i3+4]+p2p[vs], i3+4
+					ready = end[i3+4] + p2p[vs]
 				}
 				cost, slot = bc[vs], &end[i3+1]
 				fly--
@@ -804,13 +772,6 @@ func (e *engine) run() {
 			t = start + cost
 			busy += cost
 			*slot = t
-			if record {
-				i := r*per + k
-				at[i3+int(x.kind())], starts[i], ends[i], deps[i] = int32(i), start, t, -1
-				if dep >= 0 && ready >= start {
-					deps[i] = int32(dep)
-				}
-			}
 		}
 		if k > e.pos[r] {
 			e.pos[r], free[r] = k, t
@@ -828,6 +789,81 @@ func (e *engine) run() {
 			e.push(prev)
 		}
 	}
+}
+
+// ops lays out every op of a finished run in order, rank after rank, replaying each rank's order
+// with the end times: an op (or group) started when its rank was free and its inputs had
+// arrived, the max the simulation took; a group's time is shared between its ops in proportion
+// to their costs (evenly when they cost nothing). Dep is the op on another position whose input
+// came last, when it held the op back.
+func (e *engine) ops() []Op {
+	in, p, per := &e.in, e.in.Stages, e.per
+	out := make([]Op, p*per)
+	at := make([]int32, 3*e.units) // each op's index in out, by its end time's
+	for i, x := range e.order {
+		at[3*(x.micro()*e.nvs+x.vs())+int(x.kind())] = int32(i)
+	}
+	costs := [3][]float64{e.cf, e.cb, e.cw}
+	half := chainMicro(in)
+	for r := 0; r < p; r++ {
+		seq := e.order[r*per : (r+1)*per]
+		t := 0.0
+		for k := 0; k < per; {
+			g := k + 1
+			if seq[k]&fuse != 0 {
+				g = groupEnd(seq, k)
+			}
+			grp := seq[k:g]
+			ready := 0.0
+			for _, y := range grp {
+				if rd, d, _ := e.depReady(y, true); d >= 0 && rd > ready {
+					ready = rd
+				}
+			}
+			start := t
+			if ready > t {
+				start = ready
+			}
+			t = *e.endOf(grp[0])
+			cost, sum := 0.0, 0.0
+			if len(grp) > 1 {
+				cost = e.groupCost(grp)
+				for _, y := range grp {
+					sum += costs[y.kind()][y.vs()]
+				}
+			}
+			pair := len(grp) > 1 && paired(grp)
+			at0 := start
+			for j, y := range grp {
+				i, vs := r*per+k+j, y.vs()
+				op := Op{Stage: vs % p, Chunk: vs / p, Micro: y.micro(), Kind: y.kind(),
+					Start: start, End: t, Dep: -1, Paired: pair}
+				if len(grp) > 1 {
+					share := cost / float64(len(grp))
+					if sum > 0 {
+						share = costs[y.kind()][vs] * (cost / sum) // no overflow: cost ≤ sum
+					}
+					op.Start, op.End = at0, at0+share
+					at0 += share
+					if j == len(grp)-1 {
+						op.End = t
+					}
+				}
+				if rd, d, _ := e.depReady(y, true); d >= 0 && rd >= start {
+					op.Dep = int(at[d])
+				}
+				if e.rankOf != nil {
+					op.Stage, op.Chunk = int(e.rankOf[vs]), int(e.chunkOf[vs])
+					if Bidirectional(in.Schedule) && vs >= p { // the second direction's
+						op.Micro += half
+					}
+				}
+				out[i] = op
+			}
+			k = g
+		}
+	}
+	return out
 }
 
 // endOf is when op x ended (−1: not yet).
@@ -851,35 +887,7 @@ func (e *engine) result() (Result, error) {
 		return Result{}, fmt.Errorf("schedule: costs overflow: makespan is %v", res.Makespan)
 	}
 	if in.Record {
-		res.Ops = make([]Op, p*per)
-		at, starts, ends, deps := e.at, e.starts, e.ends, e.deps
-		half := chainMicro(&in)
-		for r := 0; r < p; r++ {
-			seq := e.order[r*per : (r+1)*per]
-			for k := 0; k < per; {
-				g := k + 1
-				if seq[k]&fuse != 0 {
-					g = groupEnd(seq, k)
-				}
-				pair := g-k > 1 && paired(seq[k:g])
-				for ; k < g; k++ {
-					i, x := r*per+k, seq[k]
-					vs, d := x.vs(), -1
-					if deps[i] >= 0 {
-						d = int(at[deps[i]])
-					}
-					op := Op{Stage: vs % p, Chunk: vs / p, Micro: x.micro(), Kind: x.kind(),
-						Start: starts[i], End: ends[i], Dep: d, Paired: pair}
-					if e.rankOf != nil {
-						op.Stage, op.Chunk = int(e.rankOf[vs]), int(e.chunkOf[vs])
-						if Bidirectional(in.Schedule) && vs >= p { // the second direction's
-							op.Micro += half
-						}
-					}
-					res.Ops[i] = op
-				}
-			}
-		}
+		res.Ops = e.ops()
 	}
 	return res, nil
 }
