@@ -429,49 +429,58 @@ const regimeEager = 4
 // that holds (at least 0, at most k); false when period j−1 did not move on linearly. Paces and
 // shifts closer than a k-periods' drift within steadyTol count as equal, as in steady.
 func (pr periodic) regime(e *engine, j, k int) (int, bool) {
-	P, p := pr.period, pr.p
+	P, p, nvs, end := pr.period, pr.p, e.nvs, e.end
+	stride := 3 * nvs * pr.shift // a period on, an op's end time lies this far on in end
+	slot := func(x ref) int { return 3*(x.micro()*nvs+x.vs()) + int(x.kind()) }
 	d := e.deltas
 	lower, dmin := math.Inf(1), math.Inf(1)
 	for r := 0; r < p; r++ {
-		c := r*e.per + pr.cut(r, j)
-		last := *e.endOf(e.order[c-1])
-		d[r] = last - *e.endOf(e.order[c-1-P])
-		lower, dmin = min(lower, last), min(dmin, d[r])
+		b := slot(e.order[r*e.per+pr.cut(r, j)-1])
+		d[r] = end[b] - end[b-stride]
+		lower, dmin = min(lower, end[b]), min(dmin, d[r])
 	}
+	// Every δ, shift and catching up is compared per period: within eps over the k periods left
+	// keeps every end time within steadyTol, as in steady.
 	K := float64(k)
-	tol := steadyTol * (lower + K*dmin)
+	eps := steadyTol * (lower + K*dmin) / K
 	// Ranks at one pace (one locked onto another's) move on by one δ: measured on each rank's
 	// last op, their δ differ by a few ulps, which would take them apart over the periods
 	// skipped.
 	for r := 1; r < p; r++ {
 		for s := 0; s < r; s++ {
-			if K*math.Abs(d[r]-d[s]) <= tol {
+			if math.Abs(d[r]-d[s]) <= eps {
 				d[r] = d[s]
 				break
 			}
 		}
 	}
 	for r := 0; r < p; r++ {
-		seq := e.order[r*e.per : (r+1)*e.per]
-		c := pr.cut(r, j)
-		for i := c - P; i < c; i++ {
-			if !(K*math.Abs(*e.endOf(seq[i])-*e.endOf(seq[i-P])-d[r]) <= tol) {
+		c := r*e.per + pr.cut(r, j)
+		for _, x := range e.order[c-P : c] {
+			b := slot(x)
+			if !(math.Abs(end[b]-end[b-stride]-d[r]) <= eps) {
 				return 0, false
 			}
 		}
 	}
-	end, nvs := e.end, e.nvs
-	rankOf := func(q int) int {
+	// The rank each input comes from: the neighbour, or the chain's place.
+	from := func(q, r, dr int) int {
 		if e.rankOf != nil {
 			return int(e.rankOf[q])
 		}
-		return q % p
+		if r += dr; r == p {
+			return 0
+		} else if r < 0 {
+			return p - 1
+		}
+		return r
 	}
 	most := k
 	for r := 0; r < p; r++ {
 		seq := e.order[r*e.per : (r+1)*e.per]
 		c := pr.cut(r, j)
-		for i := c - P; i < c; i++ {
+		free := end[slot(seq[c-P-1])] // when the rank is free for the next op
+		for i := c - P; i < c; {
 			g := i + 1
 			if seq[i]&fuse != 0 {
 				if g = groupEnd(seq[:c], i); g < 0 { // a group lies within a period
@@ -482,7 +491,7 @@ func (pr periodic) regime(e *engine, j, k int) (int, bool) {
 			// from another op arrived, with the pace each moves on at.
 			var at, pace [4]float64
 			n := 1
-			at[0], pace[0] = *e.endOf(seq[i-1]), d[r]
+			at[0], pace[0] = free, d[r]
 			for _, y := range seq[i:g] {
 				if n == len(at) {
 					return 0, false
@@ -492,12 +501,12 @@ func (pr periodic) regime(e *engine, j, k int) (int, bool) {
 				switch y.kind() {
 				case F:
 					if vs != 0 && vs != e.head2 {
-						at[n], pace[n] = end[i3-3]+e.p2p[vs-1], d[rankOf(vs-1)]
+						at[n], pace[n] = end[i3-3]+e.p2p[vs-1], d[from(vs-1, r, -1)]
 						n++
 					}
 				case B:
 					if vs != nvs-1 && vs != e.tail2 {
-						at[n], pace[n] = end[i3+4]+e.p2p[vs], d[rankOf(vs+1)]
+						at[n], pace[n] = end[i3+4]+e.p2p[vs], d[from(vs+1, r, 1)]
 						n++
 					}
 				}
@@ -509,18 +518,19 @@ func (pr periodic) regime(e *engine, j, k int) (int, bool) {
 					b = t
 				}
 			}
-			if !(K*math.Abs(pace[b]-d[r]) <= tol) {
+			if !(math.Abs(pace[b]-d[r]) <= eps) {
 				return 0, false
 			}
 			for t := 0; t < n; t++ {
-				if rate := pace[t] - pace[b]; t != b && K*rate > tol {
+				if rate := pace[t] - pace[b]; t != b && rate > eps {
 					// Input t catches up with b after (at[b] − at[t]) / rate periods.
 					if q := (at[b] - at[t]) / rate; q < float64(most) {
 						most = int(q)
 					}
 				}
 			}
-			i = g - 1
+			free = end[slot(seq[g-1])]
+			i = g
 		}
 	}
 	return most, true
