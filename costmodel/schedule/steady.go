@@ -454,15 +454,6 @@ func (pr periodic) regime(e *engine, j, k int) (int, bool) {
 			}
 		}
 	}
-	for r := 0; r < p; r++ {
-		c := r*e.per + pr.cut(r, j)
-		for _, x := range e.order[c-P : c] {
-			b := slot(x)
-			if !(math.Abs(end[b]-end[b-stride]-d[r]) <= eps) {
-				return 0, false
-			}
-		}
-	}
 	// The rank each input comes from: the neighbour, or the chain's place.
 	from := func(q, r, dr int) int {
 		if e.rankOf != nil {
@@ -475,41 +466,88 @@ func (pr periodic) regime(e *engine, j, k int) (int, bool) {
 		}
 		return r
 	}
+	// Each op of period j−1 (or group) must be the op a period before moved on by its rank's δ,
+	// and wait for an input (its rank free, or its input from another position) that moves on
+	// at that pace; the inputs moving on faster catch up after `most` periods.
 	most := k
 	for r := 0; r < p; r++ {
 		seq := e.order[r*e.per : (r+1)*e.per]
 		c := pr.cut(r, j)
+		dr := d[r]
 		free := end[slot(seq[c-P-1])] // when the rank is free for the next op
-		for i := c - P; i < c; {
-			g := i + 1
-			if seq[i]&fuse != 0 {
-				if g = groupEnd(seq[:c], i); g < 0 { // a group lies within a period
+		for i := c - P; i < c; i++ {
+			x := seq[i]
+			if x&fuse == 0 { // one op: its rank free (0) or its input (1) held it back
+				b := slot(x)
+				if !(math.Abs(end[b]-end[b-stride]-dr) <= eps) {
 					return 0, false
 				}
+				vs := x.vs()
+				var at1, pace1 float64
+				switch x.kind() {
+				case F:
+					if vs == 0 || vs == e.head2 {
+						free = end[b]
+						continue
+					}
+					at1, pace1 = end[b-3]+e.p2p[vs-1], d[from(vs-1, r, -1)]
+				case B:
+					if vs == nvs-1 || vs == e.tail2 {
+						free = end[b]
+						continue
+					}
+					at1, pace1 = end[b+3]+e.p2p[vs], d[from(vs+1, r, 1)]
+				default:
+					free = end[b]
+					continue
+				}
+				atB, paceB, atO, paceO := free, dr, at1, pace1
+				if at1 > free || at1 == free && pace1 > dr {
+					atB, paceB, atO, paceO = at1, pace1, free, dr
+				}
+				if !(math.Abs(paceB-dr) <= eps) {
+					return 0, false
+				}
+				if rate := paceO - paceB; rate > eps {
+					// The other catches up after (atB − atO) / rate periods.
+					if q := (atB - atO) / rate; q < float64(most) {
+						most = int(q)
+					}
+				}
+				free = end[b]
+				continue
 			}
-			// The inputs of the op (or group) at i: when its rank is free, and when each input
-			// from another op arrived, with the pace each moves on at.
+			g := groupEnd(seq[:c], i)
+			if g < 0 { // a group lies within a period
+				return 0, false
+			}
+			// A group: when its rank is free, and when each input from another op arrived,
+			// with the pace each moves on at.
 			var at, pace [4]float64
 			n := 1
-			at[0], pace[0] = free, d[r]
+			at[0], pace[0] = free, dr
 			for _, y := range seq[i:g] {
 				if n == len(at) {
 					return 0, false
 				}
+				b := slot(y)
+				if !(math.Abs(end[b]-end[b-stride]-dr) <= eps) {
+					return 0, false
+				}
 				vs := y.vs()
-				i3 := 3 * (y.micro()*nvs + vs)
 				switch y.kind() {
 				case F:
 					if vs != 0 && vs != e.head2 {
-						at[n], pace[n] = end[i3-3]+e.p2p[vs-1], d[from(vs-1, r, -1)]
+						at[n], pace[n] = end[b-3]+e.p2p[vs-1], d[from(vs-1, r, -1)]
 						n++
 					}
 				case B:
 					if vs != nvs-1 && vs != e.tail2 {
-						at[n], pace[n] = end[i3+4]+e.p2p[vs], d[from(vs+1, r, 1)]
+						at[n], pace[n] = end[b+3]+e.p2p[vs], d[from(vs+1, r, 1)]
 						n++
 					}
 				}
+				free = end[b]
 			}
 			// The latest (of equal ones, the fastest), which must move on at the rank's pace.
 			b := 0
@@ -518,7 +556,7 @@ func (pr periodic) regime(e *engine, j, k int) (int, bool) {
 					b = t
 				}
 			}
-			if !(math.Abs(pace[b]-d[r]) <= eps) {
+			if !(math.Abs(pace[b]-dr) <= eps) {
 				return 0, false
 			}
 			for t := 0; t < n; t++ {
@@ -529,8 +567,7 @@ func (pr periodic) regime(e *engine, j, k int) (int, bool) {
 					}
 				}
 			}
-			free = end[slot(seq[g-1])]
-			i = g
+			i = g - 1
 		}
 	}
 	return most, true
