@@ -45,7 +45,7 @@ func TestSteadyReach(t *testing.T) {
 }
 
 // TestOrdersOwnFirst: every rank's order runs an op's own forward before its backward and its
-// backward before its W, which the steady-state shortcut's engine trusts (engine.trust).
+// backward before its W, which the steady-state shortcut's loop trusts (runFast).
 func TestOrdersOwnFirst(t *testing.T) {
 	for _, s := range model.Schedules() {
 		for p := 1; p <= 9; p++ {
@@ -180,6 +180,50 @@ func TestRegime512GPU(t *testing.T) {
 		pr, _ := periodicOf(s, in.Stages, in.Chunks)
 		if whole := pr.periods(in.Micro); float64(how.regimes) < most*float64(whole) {
 			t.Errorf("%v: %d of %d periods skipped at the ranks' own paces", s, how.regimes, whole)
+		}
+	}
+}
+
+// TestRunFastSameAsRun: the compiled loop (runFast) times every op as the engine's loop does, to
+// the bit, on whole runs of every schedule with uneven costs, sends and overlaps.
+func TestRunFastSameAsRun(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	for _, s := range model.Schedules() {
+		for _, p := range []int{1, 2, 3, 4, 8} {
+			for _, v := range chunkRange(s) {
+				for _, m := range []int{p, 2 * p, 4*p + 2, 24} {
+					in := randomTrain(rng, s, p, v, m, 0.3, 0.05)
+					if twoChunk(s) && rng.Intn(2) == 0 {
+						in.Overlap = make([]float64, p*v)
+						for i := range in.Overlap {
+							in.Overlap[i] = min(in.F[i], in.B[i]) * rng.Float64()
+						}
+					}
+					if validateTrain(&in) != nil {
+						continue
+					}
+					want, err := simulateFull(&in)
+					if err != nil {
+						t.Fatal(err)
+					}
+					order, ops, per, err := sharedOrder(&in)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var e engine
+					e.init(&in, order, per)
+					e.ops = ops
+					e.runFast()
+					got, err := e.result()
+					e.release()
+					if err != nil {
+						t.Fatalf("%v p=%d m=%d: %v", s, p, m, err)
+					}
+					if d := sameResult(got, want, 0); d != "" {
+						t.Fatalf("%v p=%d v=%d m=%d: %s", s, p, v, m, d)
+					}
+				}
+			}
 		}
 	}
 }

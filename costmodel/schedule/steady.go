@@ -198,13 +198,13 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 	if 2*sh.Micro > in.Micro {
 		return Result{}, how, false
 	}
-	order, per, err := sharedOrder(&sh)
+	order, ops, per, err := sharedOrder(&sh)
 	if err != nil {
 		return Result{}, how, false
 	}
 	var e engine
 	e.init(&sh, order, per)
-	e.trust = true // the built-in orders (TestOrdersOwnFirst)
+	e.ops = ops
 	defer e.release()
 	whole := pr.periods(in.Micro)
 	last := pr.periods(sh.Micro)
@@ -220,7 +220,7 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 			e.limit[r] = pr.cut(r, j)
 		}
 		e.pushAll()
-		e.run()
+		e.runFast()
 		for r, k := range e.pos {
 			if k != e.limit[r] { // cannot happen (fact 2); the full simulation will tell
 				return Result{}, how, false
@@ -244,10 +244,11 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 					// The paces hold past the short run's end: go on with the whole run (the
 					// short run's settling would take as long).
 					sh.Micro = in.Micro
-					if order, per, err = sharedOrder(&sh); err != nil {
+					if order, ops, per, err = sharedOrder(&sh); err != nil {
 						return Result{}, how, false
 					}
 					e.grow(&sh, order, per, chainMicro(in))
+					e.ops = ops
 					last = pr.periods(sh.Micro)
 				}
 				if k = min(k, last-j); k > 0 {
@@ -272,10 +273,11 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 				break
 			}
 			sh.Micro = min(pr.shortMicro(4*last), in.Micro)
-			if order, per, err = sharedOrder(&sh); err != nil {
+			if order, ops, per, err = sharedOrder(&sh); err != nil {
 				return Result{}, how, false
 			}
 			e.grow(&sh, order, per, chainMicro(in))
+			e.ops = ops
 			last = pr.periods(sh.Micro)
 		}
 		j += step
@@ -313,7 +315,7 @@ func (pr periodic) finish(e *engine, more int, busy []float64, delta float64) (R
 		e.limit[r] = e.per
 	}
 	e.pushAll()
-	e.run()
+	e.runFast()
 	res, err := e.result()
 	if err != nil { // let the full simulation report it
 		return Result{}, false
@@ -376,8 +378,8 @@ func (pr periodic) steady(e *engine, j, k, exact int) (float64, bool) {
 // the last `keep` periods before cut `to` are written: lookback + 1 where the cool-down follows
 // (fact 3), else 2, which the steady periods after the cut and regime read (a steady period
 // reads one period back, TestSteadyReach; steadyRun checks a window of lookback + 1 periods only
-// once that many lie after the periods left unwritten). The engine trusts the orders for an
-// op's own forward or backward before it (engine.trust), so the ops skipped before them keep
+// once that many lie after the periods left unwritten). The compiled loop trusts the orders for
+// an op's own forward or backward before it (runFast), so the ops skipped before them keep
 // their −1.
 func (pr periodic) jump(e *engine, j, to, keep int, busy []float64) {
 	P := pr.period
@@ -601,36 +603,47 @@ func (pr periodic) periodBusy(e *engine, j int) []float64 {
 // m): an order depends on nothing else, and Search meets the same few shapes again and again.
 // The orders are shared and never written (the engine writes only end times). Orders of more
 // than orderCacheMax ops are built afresh each time.
-func sharedOrder(in *Train) ([]ref, int, error) {
+func sharedOrder(in *Train) ([]ref, []cop, int, error) {
 	per := opsPerRank(in)
 	if in.Stages*per > orderCacheMax {
-		return buildOrder(in)
+		order, per, err := buildOrder(in)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		return order, compile(in, order), per, nil
 	}
 	k := orderKey{in.Schedule, in.Stages, in.Chunks, in.Micro}
 	orderCache.Lock()
 	if o, ok := orderCache.m[k]; ok {
 		orderCache.Unlock()
-		return o, per, nil
+		return o.order, o.ops, per, nil
 	}
 	orderCache.Unlock()
 	order, per, err := buildOrder(in)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
+	o := compiled{order, compile(in, order)}
 	orderCache.Lock()
 	if orderCache.m == nil {
-		orderCache.m = make(map[orderKey][]ref)
+		orderCache.m = make(map[orderKey]compiled)
 	}
 	if _, ok := orderCache.m[k]; !ok {
 		if len(orderCache.keys) == orderCacheSize {
 			delete(orderCache.m, orderCache.keys[0])
 			orderCache.keys = orderCache.keys[1:]
 		}
-		orderCache.m[k] = order
+		orderCache.m[k] = o
 		orderCache.keys = append(orderCache.keys, k)
 	}
 	orderCache.Unlock()
-	return order, per, nil
+	return o.order, o.ops, per, nil
+}
+
+// compiled is an order and its compiled form.
+type compiled struct {
+	order []ref
+	ops   []cop
 }
 
 type orderKey struct {
@@ -638,7 +651,8 @@ type orderKey struct {
 	p, v, m int
 }
 
-// orderCacheSize shapes of at most orderCacheMax ops (8 bytes each): 64 × 1 MiB at the most.
+// orderCacheSize shapes of at most orderCacheMax ops (8 bytes each, 20 compiled): 64 × 3.5 MiB at
+// the most.
 const (
 	orderCacheSize = 64
 	orderCacheMax  = 1 << 17
@@ -646,6 +660,6 @@ const (
 
 var orderCache struct {
 	sync.Mutex
-	m    map[orderKey][]ref
+	m    map[orderKey]compiled
 	keys []orderKey // oldest first
 }

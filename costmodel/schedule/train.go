@@ -410,13 +410,13 @@ type engine struct {
 	res             Result
 	// scratch is p floats for the steady-state shortcut's sums, deltas p for each rank's pace.
 	scratch, deltas []float64
+	// The compiled order (fast.go) when the steady-state shortcut runs it (runFast), and the costs
+	// it reads: F, B and W costs in chain order one after the other, and the communication of
+	// each F and B (nil when nothing overlaps).
+	ops         []cop
+	cost3, cov3 []float64
 	// grown: the run has grown once (grow).
 	grown bool
-	// trust: each rank's order runs an op's own forward before its backward and its backward
-	// before its W (the built-in orders do), so those are not checked: the steady-state shortcut
-	// leaves the end times of the ops it skips unwritten. Otherwise an order that runs them the
-	// other way round is a deadlock.
-	trust bool
 	// pooled is the buffer init took from floatPool (release gives it back); nil when recording.
 	pooled, grownBuf *[]float64
 	// Per rank: the next op, the forwards in flight, and the position it may not reach yet.
@@ -444,7 +444,11 @@ func (e *engine) init(in *Train, order []ref, per int) {
 	if two {
 		nc = 4 * nvs
 	}
-	buf := e.floats(3*units + nvs + nw + nc + 2*p)
+	nc3 := 3 * nvs // cost3, and cov3 when something overlaps
+	if in.Overlap != nil {
+		nc3 = 6 * nvs
+	}
+	buf := e.floats(3*units + nvs + nw + nc + 2*p + nc3)
 	e.end, e.p2p = buf[:3*units:3*units], buf[3*units:3*units+nvs]
 	for i := range e.end {
 		e.end[i] = -1
@@ -463,6 +467,16 @@ func (e *engine) init(in *Train, order []ref, per int) {
 		rest = rest[nc:]
 	}
 	e.scratch, e.deltas = rest[:p:p], rest[p:2*p:2*p]
+	rest = rest[2*p:]
+	e.cost3 = rest[: 3*nvs : 3*nvs]
+	copy(e.cost3, e.cf)
+	copy(e.cost3[nvs:], e.cb)
+	copy(e.cost3[2*nvs:], e.cw)
+	if e.cov != nil {
+		e.cov3 = rest[3*nvs : 6*nvs : 6*nvs]
+		copy(e.cov3, e.cov)
+		copy(e.cov3[nvs:], e.cov) // the W third stays zero (cleared above)
+	}
 	out, ints := make([]float64, 2*p), make([]int, 6*p)
 	e.res = Result{Busy: out[:p:p], Finish: out[p:], PeakInFlight: ints[:p:p]}
 	e.pos, e.inflight, e.limit = ints[p:2*p:2*p], ints[2*p:3*p:3*p], ints[3*p:4*p:4*p]
@@ -531,7 +545,7 @@ func (e *engine) depReady(x ref, inGroup bool) (ready float64, dep int, ok bool)
 			return end[i3-3] + e.p2p[vs-1], i3 - 3, true
 		}
 	case B:
-		if !e.trust && end[i3] < 0 {
+		if end[i3] < 0 {
 			return 0, -1, false
 		}
 		if vs != e.nvs-1 && vs != e.tail2 {
@@ -541,7 +555,7 @@ func (e *engine) depReady(x ref, inGroup bool) (ready float64, dep int, ok bool)
 			return end[i3+4] + e.p2p[vs], i3 + 4, true
 		}
 	default:
-		if !inGroup && !e.trust && end[i3+1] < 0 {
+		if !inGroup && end[i3+1] < 0 {
 			return 0, -1, false
 		}
 	}
@@ -612,6 +626,7 @@ func (e *engine) grow(in *Train, order []ref, per, most int) {
 		end[i] = -1
 	}
 	e.in, e.order, e.per, e.units, e.end = *in, order, per, units, end
+	e.ops = nil
 }
 
 func (e *engine) push(r int) {
@@ -637,7 +652,7 @@ func (e *engine) pushAll() {
 func (e *engine) run() {
 	p, nvs, end := e.in.Stages, e.nvs, e.end
 	fc, bc, p2p, w, cov := e.cf, e.cb, e.p2p, e.cw, e.cov
-	head2, tail2, trust, per := e.head2, e.tail2, e.trust, e.per // in registers, not reloaded through e
+	head2, tail2, per := e.head2, e.tail2, e.per // in registers, not reloaded through e
 	// When each rank is free: at the end, when its last op ends.
 	free := e.res.Finish
 	for e.n > 0 {
@@ -681,7 +696,7 @@ func (e *engine) run() {
 						}
 						prevB = false
 					case B:
-						if !trust && end[y3] < 0 {
+						if end[y3] < 0 {
 							break run
 						}
 						if yvs != nvs-1 && yvs != tail2 {
@@ -697,7 +712,7 @@ func (e *engine) run() {
 						}
 						prevB = true
 					default:
-						if !prevB && !trust && end[y3+1] < 0 {
+						if !prevB && end[y3+1] < 0 {
 							break run
 						}
 						sum += w[yvs]
@@ -748,7 +763,7 @@ func (e *engine) run() {
 				fly++
 				peak = max(peak, fly)
 			case B:
-				if !trust && end[i3] < 0 {
+				if end[i3] < 0 {
 					break run
 				}
 				if vs != nvs-1 && vs != tail2 {
@@ -760,7 +775,7 @@ func (e *engine) run() {
 				cost, slot = bc[vs], &end[i3+1]
 				fly--
 			default:
-				if !trust && end[i3+1] < 0 {
+				if end[i3+1] < 0 {
 					break run
 				}
 				cost, slot = w[vs], &end[i3+2]
@@ -791,12 +806,12 @@ func (e *engine) run() {
 	}
 }
 
-// ops lays out every op of a finished run in order, rank after rank, replaying each rank's order
+// timeline lays out every op of a finished run in order, rank after rank, replaying each rank's order
 // with the end times: an op (or group) started when its rank was free and its inputs had
 // arrived, the max the simulation took; a group's time is shared between its ops in proportion
 // to their costs (evenly when they cost nothing). Dep is the op on another position whose input
 // came last, when it held the op back.
-func (e *engine) ops() []Op {
+func (e *engine) timeline() []Op {
 	in, p, per := &e.in, e.in.Stages, e.per
 	out := make([]Op, p*per)
 	at := make([]int32, 3*e.units) // each op's index in out, by its end time's
@@ -887,7 +902,7 @@ func (e *engine) result() (Result, error) {
 		return Result{}, fmt.Errorf("schedule: costs overflow: makespan is %v", res.Makespan)
 	}
 	if in.Record {
-		res.Ops = e.ops()
+		res.Ops = e.timeline()
 	}
 	return res, nil
 }
