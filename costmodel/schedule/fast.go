@@ -80,7 +80,9 @@ func (e *engine) runFast() {
 						if d < 0 {
 							break run
 						}
-						ready = max(ready, d+p2p[y.send])
+						if rd := d + p2p[y.send]; rd > ready { // no NaN or −0 to care for
+							ready = rd
+						}
 					}
 					sum += cost3[y.cost]
 					if y.kind != W {
@@ -95,7 +97,9 @@ func (e *engine) runFast() {
 				}
 				cost := sum
 				if kinds == 3 {
-					cost = max(sum-comm, comm)
+					if cost = sum - comm; comm > cost {
+						cost = comm
+					}
 				}
 				start := t
 				if ready > t {
