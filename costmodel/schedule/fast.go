@@ -1,39 +1,54 @@
 package schedule
 
 // The steady-state shortcut's loop runs each order compiled (cop): what the engine's loop
-// decodes from an op's ref at every op — where its end time lies, its input's and the send
-// before it, its cost — worked out once per shape and kept with the order (sharedOrder).
+// decodes from an op's ref at every op — where its end time lies, where its input's lies and
+// whether that has run, its cost — worked out once per shape and kept with the order
+// (sharedOrder). An input has run when its rank has gone past it, so the end times need no −1
+// for the ops still to run: the shortcut leaves them as its pooled buffer had them.
 
 // cop is one op of a compiled order.
 type cop struct {
 	slot int32 // its end time's index in engine.end: 3·(micro·nvs + position) + kind
-	in   int32 // the end time's index of its input from another position, or −1 when none
-	cost int32 // its cost's index in engine.cost3 (kind·nvs + position)
-	send int32 // the send before its input, an index in engine.p2p (when in ≥ 0)
-	kind Kind
-	fuse bool // runs together with the op after it (fuse)
+	cost int32 // its cost's index in engine.cost3 and the send's before its input in engine.send3
+	// Its input from another position (F: the forward before it, 3 slots down; B: the backward
+	// after it, 3 slots up): its place in its rank's order, or −1 when none, and its rank, or −1
+	// when the same (earlier in the order: the V's turn).
+	inPos, inRank int32
+	kind          Kind
+	fuse          bool // runs together with the op after it (fuse)
 }
 
 // compile is order (p ranks of per ops, for in's shape) compiled.
-func compile(in *Train, order []ref) []cop {
-	nvs := in.Stages * in.Chunks
+func compile(in *Train, order []ref, per int) []cop {
+	p, nvs := in.Stages, in.Stages*in.Chunks
 	head2, tail2 := 0, nvs-1
-	if b := ChainBreak(in.Schedule, in.Stages); b > 0 {
+	if b := ChainBreak(in.Schedule, p); b > 0 {
 		head2, tail2 = b, b-1
+	}
+	slot := func(x ref) int { return 3*(x.micro()*nvs+x.vs()) + int(x.kind()) }
+	at := make([]int32, 3*nvs*chainMicro(in)) // each op's index in order, by its slot
+	for i, x := range order {
+		at[slot(x)] = int32(i)
 	}
 	ops := make([]cop, len(order))
 	for i, x := range order {
 		vs, k := x.vs(), x.kind()
-		slot := 3*(x.micro()*nvs+vs) + int(k)
-		c := cop{slot: int32(slot), in: -1, cost: int32(int(k)*nvs + vs), kind: k, fuse: x&fuse != 0}
+		c := cop{slot: int32(slot(x)), cost: int32(int(k)*nvs + vs), inPos: -1, inRank: -1, kind: k, fuse: x&fuse != 0}
+		from := -1
 		switch k {
 		case F:
 			if vs != 0 && vs != head2 {
-				c.in, c.send = int32(slot-3), int32(vs-1)
+				from = int(at[c.slot-3])
 			}
 		case B:
 			if vs != nvs-1 && vs != tail2 {
-				c.in, c.send = int32(slot+3), int32(vs)
+				from = int(at[c.slot+3])
+			}
+		}
+		if from >= 0 {
+			c.inPos = int32(from % per)
+			if from/per != i/per {
+				c.inRank = int32(from / per)
 			}
 		}
 		ops[i] = c
@@ -46,8 +61,8 @@ func compile(in *Train, order []ref) []cop {
 // do: TestOrdersOwnFirst), which run checks, so that the steady-state shortcut may leave the
 // end times of the ops it skips unwritten (jump).
 func (e *engine) runFast() {
-	p, end, ops := e.in.Stages, e.end, e.ops
-	p2p, cost3, cov3, per := e.p2p, e.cost3, e.cov3, e.per // in registers, not reloaded through e
+	p, end, ops, pos := e.in.Stages, e.end, e.ops, e.pos
+	send3, cost3, cov3, per := e.send3, e.cost3, e.cov3, e.per // in registers, not reloaded through e
 	// When each rank is free: at the end, when its last op ends.
 	free := e.res.Finish
 	for e.n > 0 {
@@ -75,12 +90,12 @@ func (e *engine) runFast() {
 					}
 					y := &seq[g]
 					g++
-					if y.in >= 0 {
-						d := end[y.in]
-						if d < 0 {
+					if y.inPos >= 0 {
+						if y.inRank >= 0 && pos[y.inRank] <= int(y.inPos) {
 							break run
 						}
-						if rd := d + p2p[y.send]; rd > ready { // no NaN or −0 to care for
+						// F's input 3 slots down, B's 3 up; no NaN or −0 to care for.
+						if rd := end[int(y.slot)+6*int(y.kind)-3] + send3[y.cost]; rd > ready {
 							ready = rd
 						}
 					}
@@ -121,12 +136,11 @@ func (e *engine) runFast() {
 				continue
 			}
 			start := t // max(t, ready) without the builtin's NaN and ±0 care: costs are validated
-			if c.in >= 0 {
-				d := end[c.in]
-				if d < 0 {
+			if c.inPos >= 0 {
+				if c.inRank >= 0 && pos[c.inRank] <= int(c.inPos) {
 					break run
 				}
-				if ready := d + p2p[c.send]; ready > t {
+				if ready := end[int(c.slot)+6*int(c.kind)-3] + send3[c.cost]; ready > t {
 					start = ready
 				}
 			}

@@ -211,7 +211,7 @@ func TestRunFastSameAsRun(t *testing.T) {
 						t.Fatal(err)
 					}
 					var e engine
-					e.init(&in, order, per)
+					e.init(&in, order, per, false)
 					e.ops = ops
 					e.runFast()
 					got, err := e.result()

@@ -203,7 +203,7 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 		return Result{}, how, false
 	}
 	var e engine
-	e.init(&sh, order, per)
+	e.init(&sh, order, per, false)
 	e.ops = ops
 	defer e.release()
 	whole := pr.periods(in.Micro)
@@ -610,7 +610,7 @@ func sharedOrder(in *Train) ([]ref, []cop, int, error) {
 		if err != nil {
 			return nil, nil, 0, err
 		}
-		return order, compile(in, order), per, nil
+		return order, compile(in, order, per), per, nil
 	}
 	k := orderKey{in.Schedule, in.Stages, in.Chunks, in.Micro}
 	orderCache.Lock()
@@ -623,7 +623,7 @@ func sharedOrder(in *Train) ([]ref, []cop, int, error) {
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	o := compiled{order, compile(in, order)}
+	o := compiled{order, compile(in, order, per)}
 	orderCache.Lock()
 	if orderCache.m == nil {
 		orderCache.m = make(map[orderKey]compiled)

@@ -331,7 +331,7 @@ func (o *orderOf) zbh1() {
 // simulate runs the per-rank orders (per ops each, rank after rank in order) and fills a Result.
 func simulate(in *Train, order []ref, per int) (Result, error) {
 	var e engine
-	e.init(in, order, per)
+	e.init(in, order, per, true)
 	defer e.release()
 	e.run()
 	return e.result()
@@ -411,10 +411,10 @@ type engine struct {
 	// scratch is p floats for the steady-state shortcut's sums, deltas p for each rank's pace.
 	scratch, deltas []float64
 	// The compiled order (fast.go) when the steady-state shortcut runs it (runFast), and the costs
-	// it reads: F, B and W costs in chain order one after the other, and the communication of
-	// each F and B (nil when nothing overlaps).
-	ops         []cop
-	cost3, cov3 []float64
+	// it reads: F, B and W costs in chain order one after the other, the send before each one's
+	// input (0 where none) and the communication of each F and B (nil when nothing overlaps).
+	ops                []cop
+	cost3, send3, cov3 []float64
 	// grown: the run has grown once (grow).
 	grown bool
 	// pooled is the buffer init took from floatPool (release gives it back); nil when recording.
@@ -428,7 +428,7 @@ type engine struct {
 }
 
 // init starts a simulation of the orders of in (per ops each, rank after rank).
-func (e *engine) init(in *Train, order []ref, per int) {
+func (e *engine) init(in *Train, order []ref, per int, fill bool) {
 	p := in.Stages
 	nvs := p * in.Chunks
 	units := nvs * chainMicro(in)
@@ -444,14 +444,16 @@ func (e *engine) init(in *Train, order []ref, per int) {
 	if two {
 		nc = 4 * nvs
 	}
-	nc3 := 3 * nvs // cost3, and cov3 when something overlaps
+	nc3 := 6 * nvs // cost3 and send3, and cov3 when something overlaps
 	if in.Overlap != nil {
-		nc3 = 6 * nvs
+		nc3 = 9 * nvs
 	}
 	buf := e.floats(3*units + nvs + nw + nc + 2*p + nc3)
 	e.end, e.p2p = buf[:3*units:3*units], buf[3*units:3*units+nvs]
-	for i := range e.end {
-		e.end[i] = -1
+	if fill { // else the compiled loop, which reads no end time of an op still to run
+		for i := range e.end {
+			e.end[i] = -1
+		}
 	}
 	rest := buf[3*units:]
 	clear(rest) // a pooled buffer's sends and W costs: zeros where in.P2P or in.W is nil
@@ -472,8 +474,11 @@ func (e *engine) init(in *Train, order []ref, per int) {
 	copy(e.cost3, e.cf)
 	copy(e.cost3[nvs:], e.cb)
 	copy(e.cost3[2*nvs:], e.cw)
+	e.send3 = rest[3*nvs : 6*nvs : 6*nvs] // zeros where an op has no such input (cleared above)
+	copy(e.send3[1:nvs], e.p2p)           // F of position q: the send from q − 1
+	copy(e.send3[nvs:2*nvs], e.p2p)       // B of position q: the send from q + 1
 	if e.cov != nil {
-		e.cov3 = rest[3*nvs : 6*nvs : 6*nvs]
+		e.cov3 = rest[6*nvs : 9*nvs : 9*nvs]
 		copy(e.cov3, e.cov)
 		copy(e.cov3[nvs:], e.cov) // the W third stays zero (cleared above)
 	}
@@ -620,11 +625,7 @@ func (e *engine) grow(in *Train, order []ref, per, most int) {
 		copy(end, e.end)
 	}
 	e.grown = true
-	n := len(e.end)
-	end = end[:3*units]
-	for i := n; i < len(end); i++ {
-		end[i] = -1
-	}
+	end = end[:3*units] // the ops still to run need no −1: the shortcut runs compiled (runFast)
 	e.in, e.order, e.per, e.units, e.end = *in, order, per, units, end
 	e.ops = nil
 }
