@@ -212,8 +212,10 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 	// the cuts checked thin out: lookback + 1, then each half as far again as the one before. A
 	// steady state is found at most half as late as it sets in. Where each rank keeps a pace of
 	// its own (regime), the cuts are checked one after another until a few checks in a row fail.
-	// The periods before `exact` may hold ops a regime jump left unwritten.
+	// The periods before `exact` may hold ops a regime jump left unwritten. Every period costs
+	// each rank the same (busy, summed once).
 	eager, exact := 0, 0
+	var busy []float64
 	for j := pr.lookback + 1; ; {
 		j = min(j, last)
 		for r := range e.limit {
@@ -227,7 +229,9 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 			}
 		}
 		if delta, ok := pr.steady(&e, j, whole-j, exact); ok {
-			busy := pr.periodBusy(&e, j)
+			if busy == nil {
+				busy = pr.periodBusy(&e, j)
+			}
 			for r := range e.deltas {
 				e.deltas[r] = delta
 			}
@@ -256,7 +260,10 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 					if j+k == last {
 						keep = pr.lookback + 1
 					}
-					pr.jump(&e, j, j+k, keep, pr.periodBusy(&e, j))
+					if busy == nil {
+						busy = pr.periodBusy(&e, j)
+					}
+					pr.jump(&e, j, j+k, keep, busy)
 					exact = max(exact, j+k-keep)
 					j += k
 					how.regimes += k
@@ -575,7 +582,8 @@ func (pr periodic) regime(e *engine, j, k int) (int, bool) {
 	return most, true
 }
 
-// periodBusy is the cost of each rank's period before cut j, summed in order.
+// periodBusy is the cost of each rank's period before cut j, summed in order: the same for every
+// steady period (the same ops, each a micro-batch on).
 func (pr periodic) periodBusy(e *engine, j int) []float64 {
 	out := e.scratch
 	clear(out)
