@@ -64,17 +64,29 @@ func (e *engine) runFast() {
 	p, end, ops, pos := e.in.Stages, e.end, e.ops, e.pos
 	send3, cost3, cov3, per := e.send3, e.cost3, e.cov3, e.per // in registers, not reloaded through e
 	// When each rank is free: at the end, when its last op ends.
-	free := e.res.Finish
-	for e.n > 0 {
-		r := e.queue[e.head]
-		if e.head++; e.head == p {
-			e.head = 0
+	free, busies, flies, peaks, limit := e.res.Finish, e.res.Busy, e.inflight, e.res.PeakInFlight, e.limit
+	queue, queued, head, n := e.queue, e.queued, e.head, e.n // the ring in registers (push)
+	push := func(r int) {
+		if queued[r] == 0 {
+			queued[r] = 1
+			tail := head + n
+			if tail >= p {
+				tail -= p
+			}
+			queue[tail] = r
+			n++
 		}
-		e.n--
-		e.queued[r] = 0
-		k, t := e.pos[r], free[r]
-		busy, fly, peak := e.res.Busy[r], e.inflight[r], e.res.PeakInFlight[r]
-		seq := ops[r*per : r*per+e.limit[r]]
+	}
+	for n > 0 {
+		r := queue[head]
+		if head++; head == p {
+			head = 0
+		}
+		n--
+		queued[r] = 0
+		k, t := pos[r], free[r]
+		busy, fly, peak := busies[r], flies[r], peaks[r]
+		seq := ops[r*per : r*per+limit[r]]
 	run:
 		for ; k < len(seq); k++ {
 			c := &seq[k]
@@ -156,9 +168,9 @@ func (e *engine) runFast() {
 				fly--
 			}
 		}
-		if k > e.pos[r] {
-			e.pos[r], free[r] = k, t
-			e.res.Busy[r], e.inflight[r], e.res.PeakInFlight[r] = busy, fly, peak
+		if k > pos[r] {
+			pos[r], free[r] = k, t
+			busies[r], flies[r], peaks[r] = busy, fly, peak
 			// What r just finished can unblock only its neighbours.
 			next, prev := r+1, r-1
 			if next == p {
@@ -167,8 +179,9 @@ func (e *engine) runFast() {
 			if prev < 0 {
 				prev = p - 1
 			}
-			e.push(next)
-			e.push(prev)
+			push(next)
+			push(prev)
 		}
 	}
+	e.head, e.n = head, n
 }
