@@ -15,7 +15,12 @@ type cop struct {
 	// when the same (earlier in the order: the V's turn).
 	inPos, inRank int32
 	kind          Kind
-	fuse          bool // runs together with the op after it (fuse)
+	// The group this op starts (fuse): its ops (1: the op alone; 0: inside a group, where the
+	// loop never stops), whether it overlaps a forward with a backward, and the forwards in
+	// flight it adds: the most on the way through its ops, and in all.
+	glen    uint8
+	paired  bool
+	up, net int8
 }
 
 // compile is order (p ranks of per ops, for in's shape) compiled.
@@ -33,7 +38,7 @@ func compile(in *Train, order []ref, per int) []cop {
 	ops := make([]cop, len(order))
 	for i, x := range order {
 		vs, k := x.vs(), x.kind()
-		c := cop{slot: int32(slot(x)), cost: int32(int(k)*nvs + vs), inPos: -1, inRank: -1, kind: k, fuse: x&fuse != 0}
+		c := cop{slot: int32(slot(x)), cost: int32(int(k)*nvs + vs), inPos: -1, inRank: -1, kind: k}
 		from := -1
 		switch k {
 		case F:
@@ -52,6 +57,34 @@ func compile(in *Train, order []ref, per int) []cop {
 			}
 		}
 		ops[i] = c
+	}
+	for r := range in.Stages { // the groups, which lie within a rank's order
+		seq := order[r*per : (r+1)*per]
+		for k := 0; k < per; {
+			g := k + 1
+			if seq[k]&fuse != 0 {
+				if g = groupEnd(seq, k); g < 0 {
+					g = per // cut by the order's end: cannot happen
+				}
+			}
+			c := &ops[r*per+k]
+			c.glen, c.paired = uint8(g-k), paired(seq[k:g])
+			fly := 0
+			for _, y := range seq[k:g] {
+				switch y.kind() {
+				case F:
+					fly++
+					c.up = max(c.up, int8(fly))
+				case B:
+					fly--
+				}
+			}
+			c.net = int8(fly)
+			if c.up == 0 {
+				c.up = c.net // the formula in runFast takes max(peak, fly + up)
+			}
+			k = g
+		}
 	}
 	return ops
 }
@@ -90,18 +123,17 @@ func (e *engine) runFast() {
 	run:
 		for ; k < len(seq); k++ {
 			c := &seq[k]
-			if c.fuse {
-				// A group: where it ends, when its latest input arrived, and its cost (the sum,
-				// or with a forward and a backward overlapped, the longer of their compute and
-				// their communication), as run takes them.
-				ready, sum, comm, kinds := 0.0, 0.0, 0.0, 0
-				g := k
-				for {
-					if g == len(seq) { // cut inside the group
-						break run
-					}
-					y := &seq[g]
-					g++
+			if c.glen > 1 {
+				// A group: when its latest input arrived, and its cost (the sum, or with a
+				// forward and a backward overlapped, the longer of their compute and their
+				// communication), as run takes them.
+				g := k + int(c.glen)
+				if g > len(seq) { // cut inside the group
+					break run
+				}
+				ready, sum, comm := 0.0, 0.0, 0.0
+				for i := k; i < g; i++ {
+					y := &seq[i]
 					if y.inPos >= 0 {
 						if y.inRank >= 0 && pos[y.inRank] <= int(y.inPos) {
 							break run
@@ -112,18 +144,12 @@ func (e *engine) runFast() {
 						}
 					}
 					sum += cost3[y.cost]
-					if y.kind != W {
-						kinds |= 1 << y.kind
-						if cov3 != nil {
-							comm += cov3[y.cost]
-						}
-					}
-					if !y.fuse {
-						break
+					if cov3 != nil {
+						comm += cov3[y.cost] // a W's is 0
 					}
 				}
 				cost := sum
-				if kinds == 3 {
+				if c.paired {
 					if cost = sum - comm; comm > cost {
 						cost = comm
 					}
@@ -134,16 +160,13 @@ func (e *engine) runFast() {
 				}
 				t = start + cost
 				busy += cost
-				for _, y := range seq[k:g] {
-					end[y.slot] = t
-					switch y.kind {
-					case F:
-						fly++
-						peak = max(peak, fly)
-					case B:
-						fly--
-					}
+				for i := k; i < g; i++ {
+					end[seq[i].slot] = t
 				}
+				if v := fly + int(c.up); v > peak {
+					peak = v
+				}
+				fly += int(c.net)
 				k = g - 1
 				continue
 			}
@@ -160,13 +183,10 @@ func (e *engine) runFast() {
 			t = start + cost
 			busy += cost
 			end[c.slot] = t
-			switch c.kind {
-			case F:
-				fly++
-				peak = max(peak, fly)
-			case B:
-				fly--
+			if v := fly + int(c.up); v > peak {
+				peak = v
 			}
+			fly += int(c.net)
 		}
 		if k > pos[r] {
 			pos[r], free[r] = k, t
