@@ -438,13 +438,12 @@ const regimeEager = 4
 // that holds (at least 0, at most k); false when period j−1 did not move on linearly. Paces and
 // shifts closer than a k-periods' drift within steadyTol count as equal, as in steady.
 func (pr periodic) regime(e *engine, j, k int) (int, bool) {
-	P, p, nvs, end := pr.period, pr.p, e.nvs, e.end
-	stride := 3 * nvs * pr.shift // a period on, an op's end time lies this far on in end
-	slot := func(x ref) int { return 3*(x.micro()*nvs+x.vs()) + int(x.kind()) }
+	P, p, end, send3 := pr.period, pr.p, e.end, e.send3
+	stride := int32(3 * e.nvs * pr.shift) // a period on, an op's end time lies this far on in end
 	d := e.deltas
 	lower, dmin := math.Inf(1), math.Inf(1)
 	for r := 0; r < p; r++ {
-		b := slot(e.order[r*e.per+pr.cut(r, j)-1])
+		b := e.ops[r*e.per+pr.cut(r, j)-1].slot
 		d[r] = end[b] - end[b-stride]
 		lower, dmin = min(lower, end[b]), min(dmin, d[r])
 	}
@@ -463,52 +462,31 @@ func (pr periodic) regime(e *engine, j, k int) (int, bool) {
 			}
 		}
 	}
-	// The rank each input comes from: the neighbour, or the chain's place.
-	from := func(q, r, dr int) int {
-		if e.rankOf != nil {
-			return int(e.rankOf[q])
-		}
-		if r += dr; r == p {
-			return 0
-		} else if r < 0 {
-			return p - 1
-		}
-		return r
-	}
 	// Each op of period j−1 (or group) must be the op a period before moved on by its rank's δ,
 	// and wait for an input (its rank free, or its input from another position) that moves on
-	// at that pace; the inputs moving on faster catch up after `most` periods.
+	// at that pace; the inputs moving on faster catch up after `most` periods. The compiled
+	// order (fast.go) says where each op's input lies and on which rank.
 	most := k
 	for r := 0; r < p; r++ {
-		seq := e.order[r*e.per : (r+1)*e.per]
+		seq := e.ops[r*e.per : (r+1)*e.per]
 		c := pr.cut(r, j)
 		dr := d[r]
-		free := end[slot(seq[c-P-1])] // when the rank is free for the next op
-		for i := c - P; i < c; i++ {
-			x := seq[i]
-			if x&fuse == 0 { // one op: its rank free (0) or its input (1) held it back
-				b := slot(x)
+		free := end[seq[c-P-1].slot] // when the rank is free for the next op
+		for i := c - P; i < c; {
+			x := &seq[i]
+			if x.glen == 1 { // one op: its rank free (0) or its input (1) held it back
+				b := x.slot
 				if !(math.Abs(end[b]-end[b-stride]-dr) <= eps) {
 					return 0, false
 				}
-				vs := x.vs()
-				var at1, pace1 float64
-				switch x.kind() {
-				case F:
-					if vs == 0 || vs == e.head2 {
-						free = end[b]
-						continue
-					}
-					at1, pace1 = end[b-3]+e.p2p[vs-1], d[from(vs-1, r, -1)]
-				case B:
-					if vs == nvs-1 || vs == e.tail2 {
-						free = end[b]
-						continue
-					}
-					at1, pace1 = end[b+3]+e.p2p[vs], d[from(vs+1, r, 1)]
-				default:
+				i++
+				if x.inPos < 0 {
 					free = end[b]
 					continue
+				}
+				at1, pace1 := end[int(b)+6*int(x.kind)-3]+send3[x.cost], dr
+				if x.inRank >= 0 {
+					pace1 = d[x.inRank]
 				}
 				atB, paceB, atO, paceO := free, dr, at1, pace1
 				if at1 > free || at1 == free && pace1 > dr {
@@ -526,8 +504,8 @@ func (pr periodic) regime(e *engine, j, k int) (int, bool) {
 				free = end[b]
 				continue
 			}
-			g := groupEnd(seq[:c], i)
-			if g < 0 { // a group lies within a period
+			g := i + int(x.glen)
+			if x.glen == 0 || g > c { // a group lies within a period
 				return 0, false
 			}
 			// A group: when its rank is free, and when each input from another op arrived,
@@ -539,22 +517,16 @@ func (pr periodic) regime(e *engine, j, k int) (int, bool) {
 				if n == len(at) {
 					return 0, false
 				}
-				b := slot(y)
+				b := y.slot
 				if !(math.Abs(end[b]-end[b-stride]-dr) <= eps) {
 					return 0, false
 				}
-				vs := y.vs()
-				switch y.kind() {
-				case F:
-					if vs != 0 && vs != e.head2 {
-						at[n], pace[n] = end[b-3]+e.p2p[vs-1], d[from(vs-1, r, -1)]
-						n++
+				if y.inPos >= 0 {
+					at[n], pace[n] = end[int(b)+6*int(y.kind)-3]+send3[y.cost], dr
+					if y.inRank >= 0 {
+						pace[n] = d[y.inRank]
 					}
-				case B:
-					if vs != nvs-1 && vs != e.tail2 {
-						at[n], pace[n] = end[b+3]+e.p2p[vs], d[from(vs+1, r, 1)]
-						n++
-					}
+					n++
 				}
 				free = end[b]
 			}
@@ -576,7 +548,7 @@ func (pr periodic) regime(e *engine, j, k int) (int, bool) {
 					}
 				}
 			}
-			i = g - 1
+			i = g
 		}
 	}
 	return most, true
