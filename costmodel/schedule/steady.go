@@ -438,6 +438,12 @@ const regimeEager = 4
 // that holds (at least 0, at most k); false when period j−1 did not move on linearly. Paces and
 // shifts closer than a k-periods' drift within steadyTol count as equal, as in steady.
 func (pr periodic) regime(e *engine, j, k int) (int, bool) {
+	if pr.s == model.DualPipe || pr.s == model.DualPipeV {
+		// They settle into one pace within a few periods: a regime that followed their pairs
+		// found no periods to skip in TestRegimeMatchesFull's runs nor in 600 more with one
+		// rank slower by up to 2%. The steady check's.
+		return 0, false
+	}
 	P, p, end, send3 := pr.period, pr.p, e.end, e.send3
 	stride := int32(3 * e.nvs * pr.shift) // a period on, an op's end time lies this far on in end
 	d := e.deltas
@@ -474,7 +480,7 @@ func (pr periodic) regime(e *engine, j, k int) (int, bool) {
 		free := end[seq[c-P-1].slot] // when the rank is free for the next op
 		for i := c - P; i < c; {
 			x := &seq[i]
-			if x.glen == 1 { // one op: its rank free (0) or its input (1) held it back
+			if x.glen == 1 { // one op: its rank free or its input held it back
 				b := x.slot
 				if !(math.Abs(end[b]-end[b-stride]-dr) <= eps) {
 					return 0, false
@@ -504,51 +510,7 @@ func (pr periodic) regime(e *engine, j, k int) (int, bool) {
 				free = end[b]
 				continue
 			}
-			g := i + int(x.glen)
-			if x.glen == 0 || g > c { // a group lies within a period
-				return 0, false
-			}
-			// A group: when its rank is free, and when each input from another op arrived,
-			// with the pace each moves on at.
-			var at, pace [4]float64
-			n := 1
-			at[0], pace[0] = free, dr
-			for _, y := range seq[i:g] {
-				if n == len(at) {
-					return 0, false
-				}
-				b := y.slot
-				if !(math.Abs(end[b]-end[b-stride]-dr) <= eps) {
-					return 0, false
-				}
-				if y.inPos >= 0 {
-					at[n], pace[n] = end[int(b)+6*int(y.kind)-3]+send3[y.cost], dr
-					if y.inRank >= 0 {
-						pace[n] = d[y.inRank]
-					}
-					n++
-				}
-				free = end[b]
-			}
-			// The latest (of equal ones, the fastest), which must move on at the rank's pace.
-			b := 0
-			for t := 1; t < n; t++ {
-				if at[t] > at[b] || at[t] == at[b] && pace[t] > pace[b] {
-					b = t
-				}
-			}
-			if !(math.Abs(pace[b]-dr) <= eps) {
-				return 0, false
-			}
-			for t := 0; t < n; t++ {
-				if rate := pace[t] - pace[b]; t != b && rate > eps {
-					// Input t catches up with b after (at[b] − at[t]) / rate periods.
-					if q := (at[b] - at[t]) / rate; q < float64(most) {
-						most = int(q)
-					}
-				}
-			}
-			i = g
+			return 0, false // a group: DualPipe's pairs (above)
 		}
 	}
 	return most, true
