@@ -348,31 +348,31 @@ func (pr periodic) finish(e *engine, more int, busy []float64, delta float64) (R
 // enough that moving on k more periods keeps every end time within steadyTol, and returns δ;
 // false where they reach before period `exact` (a regime jump may have left those unwritten).
 func (pr periodic) steady(e *engine, j, k, exact int) (float64, bool) {
-	P, L := pr.period, pr.lookback
+	P, L, end := pr.period, pr.lookback, e.end
 	if j-L-1 < exact { // the window and the period before it are not all written
 		return 0, false
 	}
-	c0 := pr.cut(0, j)
-	delta := *e.endOf(e.order[c0-1]) - *e.endOf(e.order[c0-1-P])
+	stride := int32(3 * e.nvs * pr.shift) // a period on, an op's end time lies this far on in end
+	b0 := e.ops[pr.cut(0, j)-1].slot
+	delta := end[b0] - end[b0-stride]
 	lower := math.Inf(1)
 	for r := 0; r < pr.p; r++ {
-		lower = min(lower, *e.endOf(e.order[r*e.per+pr.cut(r, j)-1])) // nothing later on r ends before
+		lower = min(lower, end[e.ops[r*e.per+pr.cut(r, j)-1].slot]) // nothing later on r ends before
 	}
 	// After k periods an end time strays at most k·η from the full run's, which must stay
 	// within steadyTol of the earliest of them.
 	K := float64(k)
 	tol := steadyTol * (lower + K*delta)
 	for r := 1; r < pr.p; r++ { // each rank's last op first: a rank at a pace of its own fails fast
-		c := r*e.per + pr.cut(r, j)
-		if !(K*math.Abs(*e.endOf(e.order[c-1])-*e.endOf(e.order[c-1-P])-delta) <= tol) {
+		b := e.ops[r*e.per+pr.cut(r, j)-1].slot
+		if !(K*math.Abs(end[b]-end[b-stride]-delta) <= tol) {
 			return 0, false
 		}
 	}
 	for r := 0; r < pr.p; r++ {
-		seq := e.order[r*e.per : (r+1)*e.per]
-		c := pr.cut(r, j)
-		for i := c - L*P; i < c; i++ {
-			if !(K*math.Abs(*e.endOf(seq[i])-*e.endOf(seq[i-P])-delta) <= tol) {
+		c := r*e.per + pr.cut(r, j)
+		for _, x := range e.ops[c-L*P : c] {
+			if !(K*math.Abs(end[x.slot]-end[x.slot-stride]-delta) <= tol) {
 				return 0, false
 			}
 		}
@@ -521,24 +521,37 @@ func (pr periodic) regime(e *engine, j, k int) (int, bool) {
 func (pr periodic) periodBusy(e *engine, j int) []float64 {
 	out := e.scratch
 	clear(out)
-	costs := [3][]float64{e.cf, e.cb, e.cw}
 	for r := range out {
-		c := pr.cut(r, j)
-		seq := e.order[r*e.per+c-pr.period : r*e.per+c]
-		for k := 0; k < len(seq); k++ {
-			if seq[k]&fuse != 0 { // a group lies within a period
-				g := groupEnd(seq, k)
-				if g < 0 {
-					g = len(seq)
-				}
-				out[r] += e.groupCost(seq[k:g])
-				k = g - 1
+		c := r*e.per + pr.cut(r, j)
+		seq := e.ops[c-pr.period : c]
+		for k := 0; k < len(seq); {
+			x := &seq[k]
+			if x.glen <= 1 {
+				out[r] += e.cost3[x.cost]
+				k++
 				continue
 			}
-			out[r] += costs[seq[k].kind()][seq[k].vs()]
+			g := min(k+int(x.glen), len(seq)) // a group lies within a period
+			out[r] += e.groupCost3(seq[k:g])
+			k = g
 		}
 	}
 	return out
+}
+
+// groupCost3 is groupCost of a compiled group.
+func (e *engine) groupCost3(g []cop) float64 {
+	sum, comm := 0.0, 0.0
+	for _, y := range g {
+		sum += e.cost3[y.cost]
+		if e.cov3 != nil {
+			comm += e.cov3[y.cost] // a W's is 0
+		}
+	}
+	if g[0].paired {
+		return max(sum-comm, comm)
+	}
+	return sum
 }
 
 // sharedOrder is buildOrder for the steady-state shortcut's runs, kept per shape (schedule, p, v,
