@@ -393,14 +393,14 @@ func (pr periodic) jump(e *engine, j, to, keep int, busy []float64) {
 	from := max(j, to-keep)
 	stride := 3 * e.nvs * pr.shift // a period on, an op's end time lies this far on in e.end
 	for r := 0; r < pr.p; r++ {
-		seq := e.order[r*e.per : (r+1)*e.per]
+		seq := e.ops[r*e.per : (r+1)*e.per]
 		c := pr.cut(r, j)
 		delta := e.deltas[r]
 		// Each op q periods after its base (the period before cut j) ends q·δ after it: one
 		// rounding, where adding δ period after period would round q times (and the ops of a
 		// period differently, which the next check would see).
 		for _, x := range seq[c-P : c] {
-			b := 3*(x.micro()*e.nvs+x.vs()) + int(x.kind())
+			b := int(x.slot)
 			base := e.end[b]
 			for q := from - j + 1; q <= to-j; q++ {
 				e.end[b+q*stride] = base + float64(q)*delta
@@ -410,7 +410,7 @@ func (pr periodic) jump(e *engine, j, to, keep int, busy []float64) {
 		C := pr.cut(r, to)
 		e.pos[r] = C
 		if C > 0 {
-			e.res.Finish[r] = *e.endOf(seq[C-1])
+			e.res.Finish[r] = e.end[seq[C-1].slot]
 		}
 		// In flight: a period runs as many forwards as backwards, so the count at the cut and
 		// the peak stay.
