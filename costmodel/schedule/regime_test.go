@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"math"
 	"math/rand"
 	"testing"
 
@@ -225,5 +226,67 @@ func TestRunFastSameAsRun(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRegimeRandom compares the shortcut with the full simulation on random shapes of every
+// schedule it takes: one slow rank, slightly uneven stages, and one slow rank with costs on a
+// coarse binary grid (sums exact, ties between inputs common), free sends a quarter of the time.
+func TestRegimeRandom(t *testing.T) {
+	rng := rand.New(rand.NewSource(42))
+	skipped, runs, worst := 0, 0, 0.0
+	for trial := 0; trial < 800; trial++ {
+		s := periodicSchedules()[rng.Intn(6)]
+		p := 2 + rng.Intn(15)
+		v := chunkRange(s)[rng.Intn(len(chunkRange(s)))]
+		m := 2*p + rng.Intn(400)
+		if s == model.Interleaved {
+			m = p * (1 + m/p)
+		}
+		var in Train
+		switch rng.Intn(3) {
+		case 0:
+			in = oneSlowTrain(rng, s, p, v, m)
+		case 1:
+			in = randomTrain(rng, s, p, v, m, 0.05*rng.Float64(), 0.02*rng.Float64())
+		default:
+			in = oneSlowTrain(rng, s, p, v, m)
+			for _, xs := range [][]float64{in.F, in.B, in.W, in.P2P} {
+				for i := range xs {
+					xs[i] = math.Round(xs[i]*64) / 64
+				}
+			}
+		}
+		if rng.Intn(4) == 0 {
+			in.P2P = nil
+		}
+		if validateTrain(&in) != nil {
+			continue
+		}
+		want, err := simulateFull(&in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, how, ok := steadyRun(&in)
+		if !ok {
+			continue
+		}
+		runs++
+		skipped += how.regimes
+		e := relErr(got.Makespan, want.Makespan)
+		for r := range want.Busy {
+			e = max(e, relErr(got.Busy[r], want.Busy[r]), relErr(got.Finish[r], want.Finish[r]))
+			if got.PeakInFlight[r] != want.PeakInFlight[r] {
+				t.Fatalf("%v p=%d v=%d m=%d: rank %d holds %d in flight, full %d", s, p, v, m, r, got.PeakInFlight[r], want.PeakInFlight[r])
+			}
+		}
+		worst = max(worst, e)
+		if e > 1e-12 {
+			t.Fatalf("%v p=%d v=%d m=%d: relative error %g", s, p, v, m, e)
+		}
+	}
+	t.Logf("%d runs, %d periods skipped by regime, worst relative error %g", runs, skipped, worst)
+	if skipped == 0 {
+		t.Error("regime skipped no period")
 	}
 }
