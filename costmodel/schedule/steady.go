@@ -436,7 +436,7 @@ const regimeEager = 4
 // inputs: while each op's latest input stays its latest, the period q periods on is the period
 // j−1 moved on by q·δ_r, exactly but for rounding. regime returns how many periods after cut j
 // that holds (at least 0, at most k); false when period j−1 did not move on linearly. Paces and
-// shifts closer than a k-periods' drift within steadyTol count as equal, as in steady.
+// shifts closer than steadyTol of the slowest pace count as equal (see eps below).
 func (pr periodic) regime(e *engine, j, k int) (int, bool) {
 	if pr.s == model.DualPipe || pr.s == model.DualPipeV {
 		// They settle into one pace within a few periods: a regime that followed their pairs
@@ -447,16 +447,17 @@ func (pr periodic) regime(e *engine, j, k int) (int, bool) {
 	P, p, end, send3 := pr.period, pr.p, e.end, e.send3
 	stride := int32(3 * e.nvs * pr.shift) // a period on, an op's end time lies this far on in end
 	d := e.deltas
-	lower, dmin := math.Inf(1), math.Inf(1)
+	dmin := math.Inf(1)
 	for r := 0; r < p; r++ {
 		b := e.ops[r*e.per+pr.cut(r, j)-1].slot
 		d[r] = end[b] - end[b-stride]
-		lower, dmin = min(lower, end[b]), min(dmin, d[r])
+		dmin = min(dmin, d[r])
 	}
-	// Every δ, shift and catching up is compared per period: within eps over the k periods left
-	// keeps every end time within steadyTol, as in steady.
-	K := float64(k)
-	eps := steadyTol * (lower + K*dmin) / K
+	// Every δ, shift and catching up is compared per period, within eps: the periods skipped
+	// stray at most eps each, and every rank's time moves on by at least dmin a period, so
+	// however many jumps a run takes, what they add up to stays within steadyTol of the end
+	// times after them (and the final steady jump adds as much again at the most).
+	eps := steadyTol * dmin
 	// Ranks at one pace (one locked onto another's) move on by one δ: measured on each rank's
 	// last op, their δ differ by a few ulps, which would take them apart over the periods
 	// skipped.
