@@ -343,7 +343,8 @@ var floatPool sync.Pool
 
 // floats is n floats for the end times, padded costs and sends: from floatPool when the run
 // records nothing (its end times are not kept past result), else new; a pooled one holds
-// another run's values, which init overwrites (the end times with −1, the rest with zeros).
+// another run's values, which init overwrites (the end times with −1 for the engine's loop, the
+// rest with zeros); the compiled loop reads no end time of an op still to run (fast.go).
 func (e *engine) floats(n int) []float64 {
 	if !e.in.Record {
 		if b, ok := floatPool.Get().(*[]float64); ok && cap(*b) >= n {
@@ -396,7 +397,8 @@ type engine struct {
 	order      []ref
 	per        int
 	nvs, units int
-	// When op (kind, u = micro·nvs + vs) finished, −1 until it has run: end[3u + kind]. Micro-
+	// When op (kind, u = micro·nvs + vs) finished, −1 until it has run (for the engine's loop;
+	// anything for the compiled loop, which tells by position): end[3u + kind]. Micro-
 	// major, so that an op's inputs (virtual stage ± 1) sit next to it, and the index of an op
 	// does not depend on the number of micro-batches, so that grow keeps it.
 	end    []float64
