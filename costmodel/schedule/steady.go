@@ -273,6 +273,11 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 			if eager > 0 {
 				eager--
 				step = 1
+				if ok && k > 0 {
+					// An input caught up in the period after the jump: that period is not the
+					// one before moved on, and a rank locking onto another's pace takes two.
+					step = 2
+				}
 			}
 		}
 		if j == last {
