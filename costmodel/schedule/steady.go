@@ -275,8 +275,9 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 				step = 1
 				if ok && k > 0 {
 					// An input caught up in the period after the jump: that period is not the
-					// one before moved on, and a rank locking onto another's pace takes two.
-					step = 2
+					// one before moved on, and a rank locking onto another's pace takes two,
+					// the check a third.
+					step = 3
 				}
 			}
 		}
