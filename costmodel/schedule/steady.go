@@ -211,7 +211,8 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 	// Stopping at a cut and checking its window cost about as much as simulating the period, so
 	// the cuts checked thin out: lookback + 1, then each half as far again as the one before. A
 	// steady state is found at most half as late as it sets in. Where each rank keeps a pace of
-	// its own (regime), the cuts are checked one after another until a few checks in a row fail.
+	// its own (regime), the cuts are checked one after another (three periods on after a jump)
+	// until a few checks in a row fail.
 	// The periods before `exact` may hold ops a regime jump left unwritten. Every period costs
 	// each rank the same (busy, summed once).
 	eager, exact := 0, 0
