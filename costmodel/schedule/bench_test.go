@@ -73,3 +73,20 @@ func BenchmarkEstimateTrain(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSimulate512GPU is the simulation of costmodel's BenchmarkEvaluateFast512GPUSchedules
+// (gpt3-175b, TP 8 × PP 8 × DP 8, 192 micro-batches) alone: its inputs, as EvaluateFast passes
+// them, in testdata/gpt3-512.
+func BenchmarkSimulate512GPU(b *testing.B) {
+	for _, s := range model.Schedules() {
+		in := gpt3Train(b, s)
+		b.Run(s.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := SimulateTrain(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

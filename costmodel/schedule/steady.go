@@ -31,7 +31,15 @@ import (
 // Z_j − Z_{j−1} is δ only to within a few ulps (η); max-plus maps do not widen a difference
 // (|Φ(x) − Φ(y)|∞ ≤ |x − y|∞), so the extrapolated times are within K·η of the ones the K periods
 // would have given, and a cut counts as steady only when that is below steadyTol of every result.
-// A short run with no steady cut grows until it is the whole run, simulated op by op. GPipe
+// A short run with no steady cut grows until it is the whole run, simulated op by op.
+//
+// Uneven stages can take most of a run to settle: ranks with a lead run at their own pace until
+// they lock onto a slower one's, one after another (ZB-V at 512 GPUs: rank 0 holds the
+// embedding and the head, and ranks 1–7 lock onto it some 29 periods apart, the last one never).
+// Between two locks every rank's ops move on linearly, each rank at a pace of its own, and each
+// op keeps waiting for the same input until a faster-moving one catches up with it: regime finds
+// how many periods that holds and jump skips them (max-plus maps are piecewise linear; this
+// follows one linear piece to its end), after which the run goes on op by op. GPipe
 // (whose forwards and backwards repeat separately), runs too short to gain, and Record (the
 // timeline wants every op as simulated) take the full simulation.
 
@@ -46,13 +54,40 @@ const steadyExtra = 2
 type periodic struct {
 	s             model.Schedule
 	p, v          int
-	shift, period int // micro-batches and ops per rank a period moves on
-	lookback      int // periods before a cut that ops after it read
+	shift, period int   // micro-batches and ops per rank a period moves on
+	lookback      int   // periods before a cut that ops after it read
+	firsts        []int // first(r) for every rank (periodicOf)
 }
 
 // periodicOf is the repetition of schedule s on p ranks with v chunks, or false when its orders
 // have none the shortcut uses.
 func periodicOf(s model.Schedule, p, v int) (periodic, bool) {
+	pr, ok := periodicShape(s, p, v)
+	if ok {
+		pr.firsts = firstsOf(pr)
+	}
+	return pr, ok
+}
+
+// firstsOf is pr.first(r) for every rank, worked out once per shape and shared (never written).
+func firstsOf(pr periodic) []int {
+	k := orderKey{s: pr.s, p: pr.p, v: pr.v}
+	if f, ok := firstsCache.Load(k); ok {
+		return f.([]int)
+	}
+	f := make([]int, pr.p)
+	for r := range f {
+		f[r] = pr.first(r)
+	}
+	firstsCache.Store(k, f)
+	return f
+}
+
+// firstsCache holds firstsOf's tables by schedule, p and v.
+var firstsCache sync.Map
+
+// periodicShape is periodicOf without the first positions.
+func periodicShape(s model.Schedule, p, v int) (periodic, bool) {
 	switch s {
 	case model.OneFOneB:
 		return periodic{s: s, p: p, v: v, shift: 1, period: 2, lookback: 1}, true
@@ -144,65 +179,126 @@ func simulateSteady(in *Train) (Result, bool) {
 	return res, ok
 }
 
-// steadyRun is simulateSteady that also says whether it found a steady cut (the tests check
-// that it does where it should).
-func steadyRun(in *Train) (res Result, jumped, ok bool) {
+// steadyHow is what steadyRun did (the tests check that it takes its shortcuts where it should).
+type steadyHow struct {
+	jumped  bool // found a steady cut
+	regimes int  // periods skipped at the ranks' own paces (regime)
+}
+
+// steadyRun is simulateSteady that also says which shortcuts it took.
+func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 	pr, ok := periodicOf(in.Schedule, in.Stages, in.Chunks)
 	if !ok || !pr.fits(in.Micro) {
-		return Result{}, false, false
+		return Result{}, how, false
 	}
 	// Even stages settle within a period or two, uneven ones can take dozens: start with a few
 	// periods past the first cut that can be checked (lookback + 1).
 	sh := *in
 	sh.Micro = pr.shortMicro(pr.lookback + 1 + steadyExtra)
 	if 2*sh.Micro > in.Micro {
-		return Result{}, false, false
+		return Result{}, how, false
 	}
-	order, per, err := sharedOrder(&sh)
+	order, ops, per, err := sharedOrder(&sh)
 	if err != nil {
-		return Result{}, false, false
+		return Result{}, how, false
 	}
 	var e engine
-	e.init(&sh, order, per)
+	e.init(&sh, order, per, false)
+	e.ops = ops
 	defer e.release()
 	whole := pr.periods(in.Micro)
 	last := pr.periods(sh.Micro)
 	// Stopping at a cut and checking its window cost about as much as simulating the period, so
 	// the cuts checked thin out: lookback + 1, then each half as far again as the one before. A
-	// steady state is found at most half as late as it sets in.
-	for j := pr.lookback + 1; ; j = max(j+1, j+j/2) {
+	// steady state is found at most half as late as it sets in. Where each rank keeps a pace of
+	// its own (regime), the cuts are checked one after another (three periods on after a jump)
+	// until a few checks in a row fail.
+	// The periods before `exact` may hold ops a regime jump left unwritten. Every period costs
+	// each rank the same (busy, summed once).
+	eager, exact := 0, 0
+	var busy []float64
+	for j := pr.lookback + 1; ; {
 		j = min(j, last)
 		for r := range e.limit {
 			e.limit[r] = pr.cut(r, j)
 		}
 		e.pushAll()
-		e.run()
+		e.runFast()
 		for r, k := range e.pos {
 			if k != e.limit[r] { // cannot happen (fact 2); the full simulation will tell
-				return Result{}, false, false
+				return Result{}, how, false
 			}
 		}
-		if delta, ok := pr.steady(&e, j, whole-j); ok {
-			busy := pr.periodBusy(&e, j)
-			pr.jump(&e, j, last, delta, busy)
+		if delta, ok := pr.steady(&e, j, whole-j, exact); ok {
+			if busy == nil {
+				busy = pr.periodBusy(&e, j)
+			}
+			for r := range e.deltas {
+				e.deltas[r] = delta
+			}
+			pr.jump(&e, j, last, pr.lookback+1, busy)
 			res, ok := pr.finish(&e, whole-last, busy, delta)
-			return res, true, ok
+			how.jumped = true
+			return res, how, ok
+		}
+		step := max(1, j/2)
+		if j >= 2 && j < last {
+			k, ok := pr.regime(&e, j, whole-j)
+			if ok {
+				if k > last-j && sh.Micro < in.Micro {
+					// The paces hold past the short run's end: go on with the whole run (the
+					// short run's settling would take as long).
+					sh.Micro = in.Micro
+					if order, ops, per, err = sharedOrder(&sh); err != nil {
+						return Result{}, how, false
+					}
+					e.grow(&sh, order, per, chainMicro(in))
+					e.ops = ops
+					last = pr.periods(sh.Micro)
+				}
+				if k = min(k, last-j); k > 0 {
+					keep := 2
+					if j+k == last {
+						keep = pr.lookback + 1
+					}
+					if busy == nil {
+						busy = pr.periodBusy(&e, j)
+					}
+					pr.jump(&e, j, j+k, keep, busy)
+					exact = max(exact, j+k-keep)
+					j += k
+					how.regimes += k
+				}
+				eager = regimeEager
+			}
+			if eager > 0 {
+				eager--
+				step = 1
+				if ok && k > 0 {
+					// An input caught up in the period after the jump: that period is not the
+					// one before moved on, and a rank locking onto another's pace takes two,
+					// the check a third.
+					step = 3
+				}
+			}
 		}
 		if j == last {
 			if sh.Micro == in.Micro {
 				break
 			}
 			sh.Micro = min(pr.shortMicro(4*last), in.Micro)
-			if order, per, err = sharedOrder(&sh); err != nil {
-				return Result{}, false, false
+			if order, ops, per, err = sharedOrder(&sh); err != nil {
+				return Result{}, how, false
 			}
 			e.grow(&sh, order, per, chainMicro(in))
+			e.ops = ops
 			last = pr.periods(sh.Micro)
 		}
+		j += step
 	}
 	// No steady cut: the whole run, simulated op by op.
 	res, ok = pr.finish(&e, 0, nil, 0)
-	return res, false, ok
+	return res, how, ok
 }
 
 // shortMicro is the fewest micro-batches (a multiple of shift, with the repeating shape) whose
@@ -224,7 +320,7 @@ func (pr periodic) shortMicro(n int) int {
 }
 
 // cut is where cut j falls on rank r.
-func (pr periodic) cut(r, j int) int { return pr.first(r) + j*pr.period }
+func (pr periodic) cut(r, j int) int { return pr.firsts[r] + j*pr.period }
 
 // finish runs every rank to its end and moves the result on by `more` periods of δ, each rank
 // busy for busy[r] more a period.
@@ -233,7 +329,7 @@ func (pr periodic) finish(e *engine, more int, busy []float64, delta float64) (R
 		e.limit[r] = e.per
 	}
 	e.pushAll()
-	e.run()
+	e.runFast()
 	res, err := e.result()
 	if err != nil { // let the full simulation report it
 		return Result{}, false
@@ -256,24 +352,34 @@ func (pr periodic) finish(e *engine, more int, busy []float64, delta float64) (R
 }
 
 // steady says whether window j is window j−1 moved on by one δ (rank 0's last period) closely
-// enough that moving on k more periods keeps every end time within steadyTol, and returns δ.
-func (pr periodic) steady(e *engine, j, k int) (float64, bool) {
-	P, L := pr.period, pr.lookback
-	c0 := pr.cut(0, j)
-	delta := *e.endOf(e.order[c0-1]) - *e.endOf(e.order[c0-1-P])
+// enough that moving on k more periods keeps every end time within steadyTol, and returns δ;
+// false where they reach before period `exact` (a regime jump may have left those unwritten).
+func (pr periodic) steady(e *engine, j, k, exact int) (float64, bool) {
+	P, L, end := pr.period, pr.lookback, e.end
+	if j-L-1 < exact { // the window and the period before it are not all written
+		return 0, false
+	}
+	stride := int32(3 * e.nvs * pr.shift) // a period on, an op's end time lies this far on in end
+	b0 := e.ops[pr.cut(0, j)-1].slot
+	delta := end[b0] - end[b0-stride]
 	lower := math.Inf(1)
 	for r := 0; r < pr.p; r++ {
-		lower = min(lower, *e.endOf(e.order[r*e.per+pr.cut(r, j)-1])) // nothing later on r ends before
+		lower = min(lower, end[e.ops[r*e.per+pr.cut(r, j)-1].slot]) // nothing later on r ends before
 	}
 	// After k periods an end time strays at most k·η from the full run's, which must stay
 	// within steadyTol of the earliest of them.
 	K := float64(k)
 	tol := steadyTol * (lower + K*delta)
+	for r := 1; r < pr.p; r++ { // each rank's last op first: a rank at a pace of its own fails fast
+		b := e.ops[r*e.per+pr.cut(r, j)-1].slot
+		if !(K*math.Abs(end[b]-end[b-stride]-delta) <= tol) {
+			return 0, false
+		}
+	}
 	for r := 0; r < pr.p; r++ {
-		seq := e.order[r*e.per : (r+1)*e.per]
-		c := pr.cut(r, j)
-		for i := c - L*P; i < c; i++ {
-			if !(K*math.Abs(*e.endOf(seq[i])-*e.endOf(seq[i-P])-delta) <= tol) {
+		c := r*e.per + pr.cut(r, j)
+		for _, x := range e.ops[c-L*P : c] {
+			if !(K*math.Abs(end[x.slot]-end[x.slot-stride]-delta) <= tol) {
 				return 0, false
 			}
 		}
@@ -281,83 +387,226 @@ func (pr periodic) steady(e *engine, j, k int) (float64, bool) {
 	return delta, true
 }
 
-// jump moves every rank from cut j on to cut `to`: each skipped op ends δ after the same op of
-// the period before, and each rank is busy[r] longer a period.
-func (pr periodic) jump(e *engine, j, to int, delta float64, busy []float64) {
+// jump moves every rank from cut j on to cut `to`: each skipped op ends e.deltas[r] (its rank's
+// pace) after the same op of the period before, and each rank is busy[r] longer a period. Only
+// the last `keep` periods before cut `to` are written: lookback + 1 where the cool-down follows
+// (fact 3), else 2, which the steady periods after the cut and regime read (a steady period
+// reads one period back, TestSteadyReach; steadyRun checks a window of lookback + 1 periods only
+// once that many lie after the periods left unwritten). The compiled loop trusts the orders for
+// an op's own forward or backward before it (runFast), so the ops skipped before them keep
+// their −1.
+func (pr periodic) jump(e *engine, j, to, keep int, busy []float64) {
+	P := pr.period
+	from := max(j, to-keep)
+	stride := 3 * e.nvs * pr.shift // a period on, an op's end time lies this far on in e.end
 	for r := 0; r < pr.p; r++ {
-		seq := e.order[r*e.per : (r+1)*e.per]
-		c, C := pr.cut(r, j), pr.cut(r, to)
-		for i := c; i < C; i++ {
-			*e.endOf(seq[i]) = *e.endOf(seq[i-pr.period]) + delta
+		seq := e.ops[r*e.per : (r+1)*e.per]
+		c := pr.cut(r, j)
+		delta := e.deltas[r]
+		// Each op q periods after its base (the period before cut j) ends q·δ after it: one
+		// rounding, where adding δ period after period would round q times (and the ops of a
+		// period differently, which the next check would see).
+		for _, x := range seq[c-P : c] {
+			b := int(x.slot)
+			base := e.end[b]
+			for q := from - j + 1; q <= to-j; q++ {
+				e.end[b+q*stride] = base + float64(q)*delta
+			}
 		}
 		e.res.Busy[r] += float64(to-j) * busy[r]
+		C := pr.cut(r, to)
 		e.pos[r] = C
 		if C > 0 {
-			e.res.Finish[r] = *e.endOf(seq[C-1])
+			e.res.Finish[r] = e.end[seq[C-1].slot]
 		}
 		// In flight: a period runs as many forwards as backwards, so the count at the cut and
 		// the peak stay.
 	}
 }
 
-// periodBusy is the cost of each rank's period before cut j, summed in order.
+// regimeEager is how many cuts in a row are checked after a regime (each rank at a pace of its
+// own) was found: a rank locking onto another's pace takes a period or two.
+const regimeEager = 4
+
+// regime looks for the periods after cut j (every rank there, j ≥ 2, k periods left in the whole
+// run) that move on linearly, each rank at a pace of its own. Where the stages are uneven, ranks
+// with a lead run at their own pace (their ops back to back) until the lead is used up and they
+// lock onto a slower neighbour's, one after another: a long run can take most of its periods to
+// settle into one pace, and until then the steady check fails.
+//
+// The period before cut j (period j−1) moves on linearly when it is the period before it moved on
+// by one δ_r on each rank r (the deltas, into e.deltas) and each of its ops waited for an input
+// that moves on at its own rank's pace. Steady ops read nothing more than a period before their
+// input's cut (TestSteadyReach): then every input of the next periods moves on linearly too, and
+// the inputs that held the ops back keep holding them back until an input that moves on faster
+// catches up with one (then the simulation goes on op by op). An op's start is the max of its
+// inputs: while each op's latest input stays its latest, the period q periods on is the period
+// j−1 moved on by q·δ_r, exactly but for rounding. regime returns how many periods after cut j
+// that holds (at least 0, at most k); false when period j−1 did not move on linearly. Paces and
+// shifts closer than steadyTol of the slowest pace count as equal (see eps below).
+func (pr periodic) regime(e *engine, j, k int) (int, bool) {
+	if pr.s == model.DualPipe || pr.s == model.DualPipeV {
+		// They settle into one pace within a few periods: a regime that followed their pairs
+		// found no periods to skip in TestRegimeMatchesFull's runs nor in 600 more with one
+		// rank slower by up to 2%. The steady check's.
+		return 0, false
+	}
+	P, p, end, send3 := pr.period, pr.p, e.end, e.send3
+	stride := int32(3 * e.nvs * pr.shift) // a period on, an op's end time lies this far on in end
+	d := e.deltas
+	dmin := math.Inf(1)
+	for r := 0; r < p; r++ {
+		b := e.ops[r*e.per+pr.cut(r, j)-1].slot
+		d[r] = end[b] - end[b-stride]
+		dmin = min(dmin, d[r])
+	}
+	// Every δ, shift and catching up is compared per period, within eps: the periods skipped
+	// stray at most eps each, and every rank's time moves on by at least dmin a period, so
+	// however many jumps a run takes, what they add up to stays within steadyTol of the end
+	// times after them (and the final steady jump adds as much again at the most).
+	eps := steadyTol * dmin
+	// Ranks at one pace (one locked onto another's) move on by one δ: measured on each rank's
+	// last op, their δ differ by a few ulps, which would take them apart over the periods
+	// skipped.
+	for r := 1; r < p; r++ {
+		for s := 0; s < r; s++ {
+			if math.Abs(d[r]-d[s]) <= eps {
+				d[r] = d[s]
+				break
+			}
+		}
+	}
+	// Each op of period j−1 (or group) must be the op a period before moved on by its rank's δ,
+	// and wait for an input (its rank free, or its input from another position) that moves on
+	// at that pace; the inputs moving on faster catch up after `most` periods. The compiled
+	// order (fast.go) says where each op's input lies and on which rank.
+	most := k
+	for r := 0; r < p; r++ {
+		seq := e.ops[r*e.per : (r+1)*e.per]
+		c := pr.cut(r, j)
+		dr := d[r]
+		free := end[seq[c-P-1].slot] // when the rank is free for the next op
+		for i := c - P; i < c; {
+			x := &seq[i]
+			if x.glen == 1 { // one op: its rank free or its input held it back
+				b := x.slot
+				if !(math.Abs(end[b]-end[b-stride]-dr) <= eps) {
+					return 0, false
+				}
+				i++
+				if x.inPos < 0 {
+					free = end[b]
+					continue
+				}
+				at1, pace1 := end[int(b)+6*int(x.kind)-3]+send3[x.cost], dr
+				if x.inRank >= 0 {
+					pace1 = d[x.inRank]
+				}
+				atB, paceB, atO, paceO := free, dr, at1, pace1
+				if at1 > free || at1 == free && pace1 > dr {
+					atB, paceB, atO, paceO = at1, pace1, free, dr
+				}
+				if !(math.Abs(paceB-dr) <= eps) {
+					return 0, false
+				}
+				if rate := paceO - paceB; rate > eps {
+					// The other catches up after (atB − atO) / rate periods.
+					if q := (atB - atO) / rate; q < float64(most) {
+						most = int(q)
+					}
+				}
+				free = end[b]
+				continue
+			}
+			return 0, false // a group: DualPipe's pairs (above)
+		}
+	}
+	return most, true
+}
+
+// periodBusy is the cost of each rank's period before cut j, summed in order: the same for every
+// steady period (the same ops, each a micro-batch on).
 func (pr periodic) periodBusy(e *engine, j int) []float64 {
 	out := e.scratch
 	clear(out)
-	costs := [3][]float64{e.cf, e.cb, e.cw}
 	for r := range out {
-		c := pr.cut(r, j)
-		seq := e.order[r*e.per+c-pr.period : r*e.per+c]
-		for k := 0; k < len(seq); k++ {
-			if seq[k]&fuse != 0 { // a group lies within a period
-				g := groupEnd(seq, k)
-				if g < 0 {
-					g = len(seq)
-				}
-				out[r] += e.groupCost(seq[k:g])
-				k = g - 1
+		c := r*e.per + pr.cut(r, j)
+		seq := e.ops[c-pr.period : c]
+		for k := 0; k < len(seq); {
+			x := &seq[k]
+			if x.glen <= 1 {
+				out[r] += e.cost3[x.cost]
+				k++
 				continue
 			}
-			out[r] += costs[seq[k].kind()][seq[k].vs()]
+			g := min(k+int(x.glen), len(seq)) // a group lies within a period
+			out[r] += e.groupCost3(seq[k:g])
+			k = g
 		}
 	}
 	return out
+}
+
+// groupCost3 is groupCost of a compiled group.
+func (e *engine) groupCost3(g []cop) float64 {
+	sum, comm := 0.0, 0.0
+	for _, y := range g {
+		sum += e.cost3[y.cost]
+		if e.cov3 != nil {
+			comm += e.cov3[y.cost] // a W's is 0
+		}
+	}
+	if g[0].paired {
+		return max(sum-comm, comm)
+	}
+	return sum
 }
 
 // sharedOrder is buildOrder for the steady-state shortcut's runs, kept per shape (schedule, p, v,
 // m): an order depends on nothing else, and Search meets the same few shapes again and again.
 // The orders are shared and never written (the engine writes only end times). Orders of more
 // than orderCacheMax ops are built afresh each time.
-func sharedOrder(in *Train) ([]ref, int, error) {
+func sharedOrder(in *Train) ([]ref, []cop, int, error) {
 	per := opsPerRank(in)
 	if in.Stages*per > orderCacheMax {
-		return buildOrder(in)
+		order, per, err := buildOrder(in)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		return order, compile(in, order, per), per, nil
 	}
 	k := orderKey{in.Schedule, in.Stages, in.Chunks, in.Micro}
 	orderCache.Lock()
 	if o, ok := orderCache.m[k]; ok {
 		orderCache.Unlock()
-		return o, per, nil
+		return o.order, o.ops, per, nil
 	}
 	orderCache.Unlock()
 	order, per, err := buildOrder(in)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
+	o := compiled{order, compile(in, order, per)}
 	orderCache.Lock()
 	if orderCache.m == nil {
-		orderCache.m = make(map[orderKey][]ref)
+		orderCache.m = make(map[orderKey]compiled)
 	}
 	if _, ok := orderCache.m[k]; !ok {
 		if len(orderCache.keys) == orderCacheSize {
 			delete(orderCache.m, orderCache.keys[0])
 			orderCache.keys = orderCache.keys[1:]
 		}
-		orderCache.m[k] = order
+		orderCache.m[k] = o
 		orderCache.keys = append(orderCache.keys, k)
 	}
 	orderCache.Unlock()
-	return order, per, nil
+	return o.order, o.ops, per, nil
+}
+
+// compiled is an order and its compiled form.
+type compiled struct {
+	order []ref
+	ops   []cop
 }
 
 type orderKey struct {
@@ -365,7 +614,8 @@ type orderKey struct {
 	p, v, m int
 }
 
-// orderCacheSize shapes of at most orderCacheMax ops (8 bytes each): 64 × 1 MiB at the most.
+// orderCacheSize shapes of at most orderCacheMax ops (8 bytes each, 20 compiled): 64 × 3.5 MiB at
+// the most.
 const (
 	orderCacheSize = 64
 	orderCacheMax  = 1 << 17
@@ -373,6 +623,6 @@ const (
 
 var orderCache struct {
 	sync.Mutex
-	m    map[orderKey][]ref
+	m    map[orderKey]compiled
 	keys []orderKey // oldest first
 }

@@ -205,7 +205,7 @@ func TestSteadyMatchesFull(t *testing.T) {
 						if d := sameResult(got, want, 1e-12); d != "" {
 							t.Fatalf("%v p=%d v=%d m=%d spread %g: %s", s, p, v, m, spread, d)
 						}
-						if _, jumped, _ := steadyRun(&in); jumped {
+						if _, how, _ := steadyRun(&in); how.jumped {
 							taken++
 						}
 						if pr, ok := periodicOf(s, p, v); ok && pr.fits(m) && 2*pr.shortMicro(pr.lookback+1+steadyExtra) <= m {

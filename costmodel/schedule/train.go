@@ -331,7 +331,7 @@ func (o *orderOf) zbh1() {
 // simulate runs the per-rank orders (per ops each, rank after rank in order) and fills a Result.
 func simulate(in *Train, order []ref, per int) (Result, error) {
 	var e engine
-	e.init(in, order, per)
+	e.init(in, order, per, true)
 	defer e.release()
 	e.run()
 	return e.result()
@@ -343,7 +343,8 @@ var floatPool sync.Pool
 
 // floats is n floats for the end times, padded costs and sends: from floatPool when the run
 // records nothing (its end times are not kept past result), else new; a pooled one holds
-// another run's values, which init overwrites (the end times with −1, the rest with zeros).
+// another run's values, which init overwrites (the end times with −1 for the engine's loop, the
+// rest with zeros); the compiled loop reads no end time of an op still to run (fast.go).
 func (e *engine) floats(n int) []float64 {
 	if !e.in.Record {
 		if b, ok := floatPool.Get().(*[]float64); ok && cap(*b) >= n {
@@ -396,7 +397,8 @@ type engine struct {
 	order      []ref
 	per        int
 	nvs, units int
-	// When op (kind, u = micro·nvs + vs) finished, −1 until it has run: end[3u + kind]. Micro-
+	// When op (kind, u = micro·nvs + vs) finished, −1 until it has run (for the engine's loop;
+	// anything for the compiled loop, which tells by position): end[3u + kind]. Micro-
 	// major, so that an op's inputs (virtual stage ± 1) sit next to it, and the index of an op
 	// does not depend on the number of micro-batches, so that grow keeps it.
 	end    []float64
@@ -408,8 +410,13 @@ type engine struct {
 	rankOf, chunkOf []int32
 	head2, tail2    int
 	res             Result
-	// scratch is p floats for the steady-state shortcut's sums.
-	scratch []float64
+	// scratch is p floats for the steady-state shortcut's sums, deltas p for each rank's pace.
+	scratch, deltas []float64
+	// The compiled order (fast.go) when the steady-state shortcut runs it (runFast), and the costs
+	// it reads: F, B and W costs in chain order one after the other, the send before each one's
+	// input (0 where none) and the communication of each F and B (nil when nothing overlaps).
+	ops                []cop
+	cost3, send3, cov3 []float64
 	// grown: the run has grown once (grow).
 	grown bool
 	// pooled is the buffer init took from floatPool (release gives it back); nil when recording.
@@ -420,78 +427,115 @@ type engine struct {
 	queue   []int
 	queued  []int // 1 while in the ring
 	head, n int
-	// Only when recording: at[3u + kind] is the op's index in res.Ops; starts, ends and deps (the
-	// end index of the input that held the op back, or −1) by op index. Ops are written in one
-	// sequential pass at the end: 64-byte writes scattered over p ranks cost more than the step.
-	at, deps     []int32
-	starts, ends []float64
 }
 
 // init starts a simulation of the orders of in (per ops each, rank after rank).
-func (e *engine) init(in *Train, order []ref, per int) {
+func (e *engine) init(in *Train, order []ref, per int, fill bool) {
 	p := in.Stages
 	nvs := p * in.Chunks
 	units := nvs * chainMicro(in)
 	*e = engine{in: *in, order: order, per: per, nvs: nvs, units: units, head2: 0, tail2: nvs - 1}
-	// One allocation for the end times and the padded costs, one for the result's floats, one
-	// for the ranks' counters.
-	nw := 0
+	// One buffer for the end times, the padded costs (in chain order where that is not their
+	// order) and the shortcut's sums (pooled when recording nothing), one for the result's
+	// floats, one for the ranks' counters.
+	nw, nc := 0, 0
 	if in.W == nil {
 		nw = nvs
 	}
-	buf := e.floats(3*units + nvs + nw)
-	e.end, e.p2p = buf[:3*units:3*units], buf[3*units:3*units+nvs]
-	for i := range e.end {
-		e.end[i] = -1
+	two := twoChunk(in.Schedule)
+	if two {
+		nc = 4 * nvs
 	}
-	clear(buf[3*units:]) // a pooled buffer's sends and W costs: zeros where in.P2P or in.W is nil
+	nc3 := 6 * nvs // cost3 and send3, and cov3 when something overlaps
+	if in.Overlap != nil {
+		nc3 = 9 * nvs
+	}
+	buf := e.floats(3*units + nvs + nw + nc + 2*p + nc3)
+	e.end, e.p2p = buf[:3*units:3*units], buf[3*units:3*units+nvs]
+	if fill { // else the compiled loop, which reads no end time of an op still to run
+		for i := range e.end {
+			e.end[i] = -1
+		}
+	}
+	rest := buf[3*units:]
+	clear(rest) // a pooled buffer's sends and W costs: zeros where in.P2P or in.W is nil
 	copy(e.p2p, in.P2P)
+	rest = rest[nvs:]
 	e.w = in.W
 	if in.W == nil {
-		e.w = buf[3*units+nvs:]
+		e.w, rest = rest[:nw:nw], rest[nw:]
 	}
 	e.cf, e.cb, e.cw, e.cov = in.F, in.B, e.w, in.Overlap
-	if twoChunk(in.Schedule) {
-		e.chain(in)
+	if two {
+		e.chain(in, rest[:nc:nc])
+		rest = rest[nc:]
 	}
-	out := make([]float64, 3*p)
-	ints := make([]int, 6*p)
-	e.res = Result{Busy: out[:p:p], Finish: out[p : 2*p : 2*p], PeakInFlight: ints[:p:p]}
-	e.scratch = out[2*p:]
-	e.pos, e.inflight, e.limit = ints[p:2*p], ints[2*p:3*p], ints[3*p:4*p]
-	e.queue, e.queued = ints[4*p:5*p], ints[5*p:]
+	e.scratch, e.deltas = rest[:p:p], rest[p:2*p:2*p]
+	rest = rest[2*p:]
+	e.cost3 = rest[: 3*nvs : 3*nvs]
+	copy(e.cost3, e.cf)
+	copy(e.cost3[nvs:], e.cb)
+	copy(e.cost3[2*nvs:], e.cw)
+	e.send3 = rest[3*nvs : 6*nvs : 6*nvs] // zeros where an op has no such input (cleared above)
+	copy(e.send3[1:nvs], e.p2p)           // F of position q: the send from q − 1
+	copy(e.send3[nvs:2*nvs], e.p2p)       // B of position q: the send from q + 1
+	if e.cov != nil {
+		e.cov3 = rest[6*nvs : 9*nvs : 9*nvs]
+		copy(e.cov3, e.cov)
+		copy(e.cov3[nvs:], e.cov) // the W third stays zero (cleared above)
+	}
+	out, ints := make([]float64, 2*p), make([]int, 6*p)
+	e.res = Result{Busy: out[:p:p], Finish: out[p:], PeakInFlight: ints[:p:p]}
+	e.pos, e.inflight, e.limit = ints[p:2*p:2*p], ints[2*p:3*p:3*p], ints[3*p:4*p:4*p]
+	e.queue, e.queued = ints[4*p:5*p:5*p], ints[5*p:]
 	for r := range e.queue {
 		e.queue[r], e.queued[r], e.limit[r] = r, 1, per
 	}
 	e.n = p
-	if in.Record {
-		e.at, e.deps = make([]int32, 3*units), make([]int32, p*per)
-		e.starts, e.ends = make([]float64, p*per), make([]float64, p*per)
-	}
 }
 
-// chain puts the costs of a schedule whose chain is not its cost index in chain order.
-func (e *engine) chain(in *Train) {
+// chain puts the costs of a schedule whose chain is not its cost index in chain order, into buf
+// (4·nvs floats).
+func (e *engine) chain(in *Train, buf []float64) {
 	p, nvs := in.Stages, e.nvs
-	buf := make([]float64, 4*nvs)
 	e.cf, e.cb, e.cw = buf[:nvs], buf[nvs:2*nvs], buf[2*nvs:3*nvs]
 	if in.Overlap != nil {
 		e.cov = buf[3*nvs:]
 	}
-	ints := make([]int32, 2*nvs)
-	e.rankOf, e.chunkOf = ints[:nvs], ints[nvs:]
+	e.rankOf, e.chunkOf = chainPlaces(in.Schedule, p)
 	for q := range nvs {
 		i := CostIndex(in.Schedule, p, q)
 		e.cf[q], e.cb[q], e.cw[q] = in.F[i], in.B[i], e.w[i]
 		if in.Overlap != nil {
 			e.cov[q] = in.Overlap[i]
 		}
-		e.rankOf[q], e.chunkOf[q] = int32(i%p), int32(i/p)
 	}
 	if b := ChainBreak(in.Schedule, p); b > 0 {
 		e.head2, e.tail2 = b, b-1
 	}
 }
+
+// chainPlaces is each chain position's rank and chunk under schedule s on p ranks: worked out
+// once per shape and shared (never written).
+func chainPlaces(s model.Schedule, p int) (rankOf, chunkOf []int32) {
+	k := orderKey{s: s, p: p}
+	if t, ok := placesCache.Load(k); ok {
+		t := t.([]int32)
+		return t[:2*p], t[2*p:]
+	}
+	nvs := 2 * p
+	t := make([]int32, 2*nvs)
+	for q := range nvs {
+		i := CostIndex(s, p, q)
+		t[q], t[nvs+q] = int32(i%p), int32(i/p)
+	}
+	placesCache.Store(k, t)
+	return t[:nvs], t[nvs:]
+}
+
+// placesCache holds chainPlaces' tables by schedule and p (a few kilobytes for every p up to
+// the largest).
+var placesCache sync.Map
 
 // depReady says whether the inputs of op x from other ops have arrived and when the latest
 // from another rank's op did (its end index, or −1). A W whose B is the op before it in its group
@@ -583,12 +627,9 @@ func (e *engine) grow(in *Train, order []ref, per, most int) {
 		copy(end, e.end)
 	}
 	e.grown = true
-	n := len(e.end)
-	end = end[:3*units]
-	for i := n; i < len(end); i++ {
-		end[i] = -1
-	}
+	end = end[:3*units] // the ops still to run need no −1: the shortcut runs compiled (runFast)
 	e.in, e.order, e.per, e.units, e.end = *in, order, per, units, end
+	e.ops = nil
 }
 
 func (e *engine) push(r int) {
@@ -613,9 +654,8 @@ func (e *engine) pushAll() {
 // run advances ranks as far as their inputs and limits allow.
 func (e *engine) run() {
 	p, nvs, end := e.in.Stages, e.nvs, e.end
-	fc, bc, p2p, w, record := e.cf, e.cb, e.p2p, e.cw, e.in.Record
-	head2, tail2 := e.head2, e.tail2
-	at, starts, ends, deps, per := e.at, e.starts, e.ends, e.deps, e.per // in registers, not reloaded through e
+	fc, bc, p2p, w, cov := e.cf, e.cb, e.p2p, e.cw, e.cov
+	head2, tail2, per := e.head2, e.tail2, e.per // in registers, not reloaded through e
 	// When each rank is free: at the end, when its last op ends.
 	free := e.res.Finish
 	for e.n > 0 {
@@ -632,38 +672,72 @@ func (e *engine) run() {
 		for ; k < len(seq); k++ {
 			x := seq[k]
 			if x&fuse != 0 {
-				g := groupEnd(seq, k)
-				if g < 0 {
-					break run
-				}
-				grp := seq[k:g]
-				ready, dep := 0.0, -1
-				for j, y := range grp {
-					rd, d, ok := e.depReady(y, j > 0 && y.kind() == W && grp[j-1].kind() == B)
-					if !ok {
+				// A group (engine.groupCost, depReady) in one pass: where it ends, when its
+				// latest input from another op arrived, and its cost.
+				ready, sum, comm, kinds := 0.0, 0.0, 0.0, 0
+				g := k
+				for prevB := false; ; {
+					if g == len(seq) { // cut inside the group
 						break run
 					}
-					if d >= 0 && (dep < 0 || rd > ready) {
-						ready, dep = rd, d
+					y := seq[g]
+					g++
+					yvs := y.vs()
+					y3 := 3 * (y.micro()*nvs + yvs)
+					switch y.kind() {
+					case F:
+						if yvs != 0 && yvs != head2 {
+							if end[y3-3] < 0 {
+								break run
+							}
+							ready = max(ready, end[y3-3]+p2p[yvs-1])
+						}
+						sum += fc[yvs]
+						kinds |= 1
+						if cov != nil {
+							comm += cov[yvs]
+						}
+						prevB = false
+					case B:
+						if end[y3] < 0 {
+							break run
+						}
+						if yvs != nvs-1 && yvs != tail2 {
+							if end[y3+4] < 0 {
+								break run
+							}
+							ready = max(ready, end[y3+4]+p2p[yvs])
+						}
+						sum += bc[yvs]
+						kinds |= 2
+						if cov != nil {
+							comm += cov[yvs]
+						}
+						prevB = true
+					default:
+						if !prevB && end[y3+1] < 0 {
+							break run
+						}
+						sum += w[yvs]
+						prevB = false
+					}
+					if y&fuse == 0 {
+						break
 					}
 				}
-				cost := e.groupCost(grp)
+				grp := seq[k:g]
+				cost := sum
+				if kinds == 3 {
+					cost = max(sum-comm, comm)
+				}
 				start := t
 				if ready > t {
 					start = ready
 				}
 				t = start + cost
 				busy += cost
-				sum := 0.0
-				if record {
-					for _, y := range grp {
-						sum += [3][]float64{fc, bc, w}[y.kind()][y.vs()]
-					}
-				}
-				at0 := start
-				for j, y := range grp {
-					u3 := 3*(y.micro()*nvs+y.vs()) + int(y.kind())
-					end[u3] = t
+				for _, y := range grp {
+					end[3*(y.micro()*nvs+y.vs())+int(y.kind())] = t
 					switch y.kind() {
 					case F:
 						fly++
@@ -671,28 +745,13 @@ func (e *engine) run() {
 					case B:
 						fly--
 					}
-					if record {
-						i := r*per + k + j
-						share := cost / float64(len(grp))
-						if sum > 0 {
-							share = [3][]float64{fc, bc, w}[y.kind()][y.vs()] * (cost / sum) // no overflow: cost ≤ sum
-						}
-						at[u3], starts[i], ends[i], deps[i] = int32(i), at0, at0+share, -1
-						at0 += share
-						if j == len(grp)-1 {
-							ends[i] = t
-						}
-						if rd, d, _ := e.depReady(y, true); d >= 0 && rd >= start {
-							deps[i] = int32(d)
-						}
-					}
 				}
 				k = g - 1
 				continue
 			}
 			vs := x.vs()
 			i3 := 3 * (x.micro()*nvs + vs) // F, B and W of this unit: i3, i3+1, i3+2
-			ready, dep := 0.0, -1          // arrival of the cross-stage input, and its index in end
+			ready := 0.0                   // arrival of the cross-stage input
 			var cost float64
 			var slot *float64
 			switch x.kind() {
@@ -701,7 +760,7 @@ func (e *engine) run() {
 					if end[i3-3] < 0 {
 						break run
 					}
-					ready, dep = end[i3-3]+p2p[vs-1], i3-3
+					ready = end[i3-3] + p2p[vs-1]
 				}
 				cost, slot = fc[vs], &end[i3]
 				fly++
@@ -714,7 +773,7 @@ func (e *engine) run() {
 					if end[i3+4] < 0 {
 						break run
 					}
-					ready, dep = end[i3+4]+p2p[vs], i3+4
+					ready = end[i3+4] + p2p[vs]
 				}
 				cost, slot = bc[vs], &end[i3+1]
 				fly--
@@ -731,13 +790,6 @@ func (e *engine) run() {
 			t = start + cost
 			busy += cost
 			*slot = t
-			if record {
-				i := r*per + k
-				at[i3+int(x.kind())], starts[i], ends[i], deps[i] = int32(i), start, t, -1
-				if dep >= 0 && ready >= start {
-					deps[i] = int32(dep)
-				}
-			}
 		}
 		if k > e.pos[r] {
 			e.pos[r], free[r] = k, t
@@ -755,6 +807,81 @@ func (e *engine) run() {
 			e.push(prev)
 		}
 	}
+}
+
+// timeline lays out every op of a finished run in order, rank after rank, replaying each rank's order
+// with the end times: an op (or group) started when its rank was free and its inputs had
+// arrived, the max the simulation took; a group's time is shared between its ops in proportion
+// to their costs (evenly when they cost nothing). Dep is the op on another position whose input
+// came last, when it held the op back.
+func (e *engine) timeline() []Op {
+	in, p, per := &e.in, e.in.Stages, e.per
+	out := make([]Op, p*per)
+	at := make([]int32, 3*e.units) // each op's index in out, by its end time's
+	for i, x := range e.order {
+		at[3*(x.micro()*e.nvs+x.vs())+int(x.kind())] = int32(i)
+	}
+	costs := [3][]float64{e.cf, e.cb, e.cw}
+	half := chainMicro(in)
+	for r := 0; r < p; r++ {
+		seq := e.order[r*per : (r+1)*per]
+		t := 0.0
+		for k := 0; k < per; {
+			g := k + 1
+			if seq[k]&fuse != 0 {
+				g = groupEnd(seq, k)
+			}
+			grp := seq[k:g]
+			ready := 0.0
+			for _, y := range grp {
+				if rd, d, _ := e.depReady(y, true); d >= 0 && rd > ready {
+					ready = rd
+				}
+			}
+			start := t
+			if ready > t {
+				start = ready
+			}
+			t = *e.endOf(grp[0])
+			cost, sum := 0.0, 0.0
+			if len(grp) > 1 {
+				cost = e.groupCost(grp)
+				for _, y := range grp {
+					sum += costs[y.kind()][y.vs()]
+				}
+			}
+			pair := len(grp) > 1 && paired(grp)
+			at0 := start
+			for j, y := range grp {
+				i, vs := r*per+k+j, y.vs()
+				op := Op{Stage: vs % p, Chunk: vs / p, Micro: y.micro(), Kind: y.kind(),
+					Start: start, End: t, Dep: -1, Paired: pair}
+				if len(grp) > 1 {
+					share := cost / float64(len(grp))
+					if sum > 0 {
+						share = costs[y.kind()][vs] * (cost / sum) // no overflow: cost ≤ sum
+					}
+					op.Start, op.End = at0, at0+share
+					at0 += share
+					if j == len(grp)-1 {
+						op.End = t
+					}
+				}
+				if rd, d, _ := e.depReady(y, true); d >= 0 && rd >= start {
+					op.Dep = int(at[d])
+				}
+				if e.rankOf != nil {
+					op.Stage, op.Chunk = int(e.rankOf[vs]), int(e.chunkOf[vs])
+					if Bidirectional(in.Schedule) && vs >= p { // the second direction's
+						op.Micro += half
+					}
+				}
+				out[i] = op
+			}
+			k = g
+		}
+	}
+	return out
 }
 
 // endOf is when op x ended (−1: not yet).
@@ -778,35 +905,7 @@ func (e *engine) result() (Result, error) {
 		return Result{}, fmt.Errorf("schedule: costs overflow: makespan is %v", res.Makespan)
 	}
 	if in.Record {
-		res.Ops = make([]Op, p*per)
-		at, starts, ends, deps := e.at, e.starts, e.ends, e.deps
-		half := chainMicro(&in)
-		for r := 0; r < p; r++ {
-			seq := e.order[r*per : (r+1)*per]
-			for k := 0; k < per; {
-				g := k + 1
-				if seq[k]&fuse != 0 {
-					g = groupEnd(seq, k)
-				}
-				pair := g-k > 1 && paired(seq[k:g])
-				for ; k < g; k++ {
-					i, x := r*per+k, seq[k]
-					vs, d := x.vs(), -1
-					if deps[i] >= 0 {
-						d = int(at[deps[i]])
-					}
-					op := Op{Stage: vs % p, Chunk: vs / p, Micro: x.micro(), Kind: x.kind(),
-						Start: starts[i], End: ends[i], Dep: d, Paired: pair}
-					if e.rankOf != nil {
-						op.Stage, op.Chunk = int(e.rankOf[vs]), int(e.chunkOf[vs])
-						if Bidirectional(in.Schedule) && vs >= p { // the second direction's
-							op.Micro += half
-						}
-					}
-					res.Ops[i] = op
-				}
-			}
-		}
+		res.Ops = e.timeline()
 	}
 	return res, nil
 }

@@ -1,9 +1,12 @@
 package schedule
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -463,4 +466,20 @@ func TestNoAllocPerOp(t *testing.T) {
 			t.Errorf("%v: %v allocations for m = 8, 512, 4096", s, allocs)
 		}
 	}
+}
+
+// gpt3Train is the step costmodel simulates for gpt3-175b on 512 GPUs (TP 8 × PP 8 × DP 8, 192
+// micro-batches; interleaved with 2 chunks) under schedule s: uneven stages (rank 0 holds the
+// embedding and the head) and uneven sends.
+func gpt3Train(t testing.TB, s model.Schedule) Train {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "gpt3-512", s.String()+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in Train
+	if err := json.Unmarshal(b, &in); err != nil {
+		t.Fatal(err)
+	}
+	return in
 }
