@@ -63,15 +63,7 @@ func CPServeScenario(r CPServeRun, p ServePresets) (model.Scenario, error) {
 	if err != nil {
 		return model.Scenario{}, err
 	}
-	g, err := p.GPU("h100-sxm")
-	if err != nil {
-		return model.Scenario{}, err
-	}
-	intra, err := p.Link("nvlink4")
-	if err != nil {
-		return model.Scenario{}, err
-	}
-	inter, err := p.Link("ib-ndr")
+	g, intra, inter, err := parts(p, "h100-sxm", "nvlink4", "ib-ndr")
 	if err != nil {
 		return model.Scenario{}, err
 	}

@@ -57,15 +57,7 @@ func Llama3Scenario(r Llama3Run, p ServePresets, o model.RankOrder) (model.Scena
 	if err != nil {
 		return model.Scenario{}, err
 	}
-	g, err := p.GPU("h100-sxm")
-	if err != nil {
-		return model.Scenario{}, err
-	}
-	intra, err := p.Link("nvlink4")
-	if err != nil {
-		return model.Scenario{}, err
-	}
-	inter, err := p.Link("roce-400")
+	g, intra, inter, err := parts(p, "h100-sxm", "nvlink4", "roce-400")
 	if err != nil {
 		return model.Scenario{}, err
 	}

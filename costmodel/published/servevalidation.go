@@ -23,6 +23,23 @@ type ServePresets interface {
 	Link(id string) (model.Link, error)
 }
 
+// parts looks up a row's GPU and the links inside and across its nodes.
+func parts(p ServePresets, gpu, intra, inter string) (model.GPU, model.Link, model.Link, error) {
+	g, err := p.GPU(gpu)
+	if err != nil {
+		return model.GPU{}, model.Link{}, model.Link{}, err
+	}
+	in, err := p.Link(intra)
+	if err != nil {
+		return model.GPU{}, model.Link{}, model.Link{}, err
+	}
+	out, err := p.Link(inter)
+	if err != nil {
+		return model.GPU{}, model.Link{}, model.Link{}, err
+	}
+	return g, in, out, nil
+}
+
 // servingFitted are the runs the serving constants were fitted on.
 var servingFitted = map[string]bool{"iog-h100pcie-8b-r1": true, "iog-4090-8b-r1": true, "nim-h100x2-70b-fp8-c1": true}
 
