@@ -23,12 +23,7 @@ func TestSteadyReach(t *testing.T) {
 					order, per := orderFor(t, s, p, v, m)
 					nvs := p * v
 					units := nvs * m / microStep(s)
-					pos := make([]int, 3*units)
-					for r := range p {
-						for i, x := range order[r*per : (r+1)*per] {
-							pos[int(x.kind())*units+x.micro()*nvs+x.vs()] = i
-						}
-					}
+					pos := opPositions(order, per, p, nvs, units)
 					for j := 1; j < pr.periods(m); j++ {
 						for r := range p {
 							for i := pr.cut(r, j); i < pr.cut(r, j+1); i++ {

@@ -124,12 +124,7 @@ func TestSteadyCuts(t *testing.T) {
 					order, per := orderFor(t, s, p, v, m)
 					nvs := p * v
 					units := nvs * m / microStep(s)
-					pos := make([]int, 3*units) // each op's position on its rank
-					for r := range p {
-						for i, x := range order[r*per : (r+1)*per] {
-							pos[int(x.kind())*units+x.micro()*nvs+x.vs()] = i
-						}
-					}
+					pos := opPositions(order, per, p, nvs, units)
 					for j := 0; j <= pr.periods(m); j++ {
 						cut := func(r int) int { return pr.first(r) + j*pr.period }
 						for r := range p {
@@ -287,4 +282,15 @@ func TestSteadyOverflow(t *testing.T) {
 			t.Errorf("%v: err = %v, want an overflow", s, err)
 		}
 	}
+}
+
+// opPositions is each op's position on its rank's order, indexed kind·units + micro·nvs + vs.
+func opPositions(order []ref, per, p, nvs, units int) []int {
+	pos := make([]int, 3*units)
+	for r := range p {
+		for i, x := range order[r*per : (r+1)*per] {
+			pos[int(x.kind())*units+x.micro()*nvs+x.vs()] = i
+		}
+	}
+	return pos
 }
