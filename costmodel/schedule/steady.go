@@ -209,7 +209,9 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 	whole := pr.periods(in.Micro)
 	last := pr.periods(sh.Micro)
 	// Stopping at a cut and checking its window cost about as much as simulating the period, so
-	// the cuts checked thin out: lookback + 1, then each half as far again as the one before. A
+	// the cuts checked thin out: the second (the first regime can check; ZB-V's first steady
+	// window lies lookback + 1 on, and its regime, found at the second, saves the periods
+	// between), then each half as far again as the one before. A
 	// steady state is found at most half as late as it sets in. Where each rank keeps a pace of
 	// its own (regime), the cuts are checked one after another (three periods on after a jump)
 	// until a few checks in a row fail.
@@ -217,7 +219,7 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 	// each rank the same (busy, summed once).
 	eager, exact := 0, 0
 	var busy []float64
-	for j := pr.lookback + 1; ; {
+	for j := min(pr.lookback+1, 2); ; {
 		j = min(j, last)
 		for r := range e.limit {
 			e.limit[r] = pr.cut(r, j)
