@@ -654,7 +654,7 @@ func (p *plan) inferRun(record bool, reqs []serve.Request, spans []serve.Span, o
 	prefillFirst, whole, _ := eng.Schedule(p.a.MaxSeq)
 	cfg := serve.Config{Replicas: p.d, Stages: p.p, MaxSeqs: maxSeqs, MaxBatchTokens: maxTokens,
 		KVBlocks: kp.blocks, BlockTokens: model.ServeBlockTokens, Concurrency: w.Concurrency, ReserveWhole: eng.ReserveWhole,
-		Record: record, MaxRecord: maxServeTrace, ITL: record, Overlap: eng.Overlap,
+		Record: record, MaxRecord: maxServeTrace, ITL: record, Overlap: eng.Overlap, HostAsync: eng.HostLoadAsync,
 		PrefillFirst: prefillFirst, WholePrompts: whole, FrontEndS: eng.FrontEndS, MultiStep: eng.MultiStep,
 		RecvInterval: w.SchedulerRecvInterval}
 	if k := w.SpecTokensOr(); k > 0 {

@@ -61,6 +61,13 @@ type EngineProfile struct {
 	// torch.distributed.all_reduce). false: the engine's kernels where they apply
 	// (collective.TimeEngine), as vLLM, SGLang and TensorRT-LLM have.
 	LibraryAllReduce bool
+	// HostLoadAsync: with a host tier of the KV cache (--kv-host-gib), a request whose prefix is
+	// there waits for its blocks out of the batches while they are copied over the host link
+	// beside the steps (vLLM's OffloadingConnector, 0.11 and later, on the asynchronous connector
+	// API of 0.9: the request waits in WAITING_FOR_REMOTE_KVS, the steps go on). false: the
+	// step that admits it loads them before its forward (a synchronous connector, as LMCache's
+	// start_load_kv).
+	HostLoadAsync bool
 	// Source says where each default comes from.
 	Source string
 	// limits are max sequences and max batched tokens a step on the GPU, for a model whose
@@ -126,10 +133,11 @@ const FrontEndTriton = 40e-3
 // Engines are the serving engines the simulator follows, by id; "" is vllm.
 var Engines = map[string]EngineProfile{
 	"vllm": {ID: "vllm", Name: "vLLM V1", Versions: "0.11 and later",
-		Overlap: true, FrontEndS: FrontEnd4ms,
+		Overlap: true, FrontEndS: FrontEnd4ms, HostLoadAsync: true,
 		Source: "vllm/v1/core/sched/scheduler.py (decodes first, chunked prefill always on); " +
 			"vllm/engine/arg_utils.py get_batch_defaults (1024 sequences and 8192 tokens on GPUs of 70 GiB or more but the A100, else 256 and 2048); " +
-			"async scheduling on by default since PR #27614 (EngineCore.step_with_batch_queue)"},
+			"async scheduling on by default since PR #27614 (EngineCore.step_with_batch_queue); " +
+			"the KV offloading connector loads a host-tier prefix beside the steps, its request in WAITING_FOR_REMOTE_KVS meanwhile (VLLM-OFF)"},
 	"vllm-v0": {ID: "vllm-v0", Name: "vLLM V0", Versions: "0.4 to 0.7",
 		PrefillFirst: true, WholePrompts: true, LongContextChunks: 512, FrontEndS: FrontEnd4ms,
 		Source: "vllm/core/scheduler.py Scheduler._schedule_default (prompts first, decodes in steps with none); " +

@@ -182,6 +182,12 @@ type Config struct {
 	// not layer by layer).
 	HostBlocks int
 	HostLoadS  float64
+	// HostAsync loads the host tier's blocks beside the steps instead (vLLM's OffloadingConnector
+	// since 0.11, on the asynchronous connector API of 0.9): the request admitted with them
+	// holds its blocks and waits, out of the batches, until its transfer is done, the replica's
+	// transfers one after another over its host link; a request hitting the prefix meanwhile
+	// waits for it too; no step is held.
+	HostAsync bool
 }
 
 // MaxRecvInterval is the most decode steps Config.RecvInterval may put between two polls.
@@ -426,6 +432,9 @@ type seq struct {
 	// (not in blocks, which are its own).
 	pg      *prefix
 	pshared int
+	// loadAt is when its prefix's blocks are back from the host tier (Config.HostAsync): until
+	// then it is in no batch and never preempted.
+	loadAt float64
 }
 
 // prefix is one group's shared prefix on a replica: nb whole blocks, cached (resident) or not;
@@ -440,7 +449,8 @@ type prefix struct {
 	lastUse  float64
 	chain    bool
 	host     bool
-	listed   bool // in replica.glist
+	listed   bool    // in replica.glist
+	loadAt   float64 // when its blocks are back from the host tier (Config.HostAsync)
 }
 
 // engine is one scheduler with one batch in flight at most (a replica has one per stage).
@@ -465,6 +475,9 @@ type engine struct {
 	// the last batch built, and the time up to which the last poll saw arrivals.
 	recvCount, lastWeight int
 	polled                float64
+	// wake: with nothing to run but sequences waiting for the host tier (Config.HostAsync), the
+	// engine's next step is when the first of them is loaded.
+	wake float64
 }
 
 type replica struct {
@@ -483,6 +496,8 @@ type replica struct {
 	next       int // closed loop: the next request a client sends
 	clients    int
 	now        float64 // the time of the event being processed
+	stepT      float64 // the time the batch being built starts (step)
+	hostFree   float64 // when the host link is free for the next load (Config.HostAsync)
 	ended      []bool  // per request of the workload: it finished or was refused
 	follow     []int   // per request of the workload: the request of its next turn (−1: none)
 	// The KV cache, shared by the replica's engines: free blocks of all; admissions so far.
@@ -542,6 +557,7 @@ func (r *replica) sent(t float64, id int) arrival {
 func (r *replica) unstall() {
 	for i := range r.engines {
 		r.engines[i].stalled = false
+		r.engines[i].wake = 0 // and what came may run before the host tier's next load is done
 	}
 }
 
@@ -784,7 +800,7 @@ func (r *replica) peek() (kind int, t float64, e int) {
 			}
 		case len(en.waiting)+len(en.running) > 0 && !en.stalled:
 			// Not before now: an engine idle since its last batch starts when work comes.
-			if s := max(en.ready, r.stage[0], r.now); s < tStep {
+			if s := max(en.ready, en.wake, r.stage[0], r.now); s < tStep {
 				e, tStep = i, s
 			}
 		}
@@ -832,6 +848,7 @@ func (r *replica) advance() bool {
 func (r *replica) step(e int, t float64) {
 	en := &r.engines[e]
 	cfg := r.cfg
+	r.stepT = t
 	r.batch = Batch{InSystem: r.inSys, Spec: cfg.SpecTokens}
 	r.sched, r.chunks = r.sched[:0], r.chunks[:0]
 	// The queue this batch sees: with Overlap and a batch just ended (the engine busy until t),
@@ -868,9 +885,18 @@ func (r *replica) step(e int, t float64) {
 	if len(r.sched) == 0 {
 		// Nothing ran. After a preemption the next step tries again. Otherwise the head of the
 		// queue waits for blocks: those another engine holds come back when its batches finish
-		// (the engine stalls until then); with the whole cache free it can never start.
+		// (the engine stalls until then); with the whole cache free it can never start. With
+		// sequences waiting for the host tier, the engine steps again when the first is loaded.
+		wake := math.Inf(1)
+		for _, s := range en.running {
+			if s.loadAt > t {
+				wake = min(wake, s.loadAt)
+			}
+		}
 		switch {
 		case preempted && !blocked:
+		case !math.IsInf(wake, 1):
+			en.wake = wake
 		case r.free+r.evictable < r.blocks:
 			en.stalled = true
 		case len(en.running) == 0 && len(en.waiting) > 0:
@@ -1036,6 +1062,9 @@ func (r *replica) fill(e int, t, seen float64, prefillOnly bool) (preempted, blo
 	preempted, blocked = false, false
 	for i := 0; i < len(en.running) && budget > 0; i++ {
 		s := en.running[i]
+		if s.loadAt > t {
+			continue // its blocks are still on their way from the host tier
+		}
 		want, look := 1, 1
 		if s.computed < s.prompt {
 			want = min(s.prompt-s.computed, budget)
@@ -1131,6 +1160,9 @@ func (r *replica) fill(e int, t, seen float64, prefillOnly bool) (preempted, blo
 		en.running = append(en.running, s)
 		r.running++
 		r.maxRunning = max(r.maxRunning, r.running)
+		if s.loadAt > t {
+			continue // it waits for its blocks from the host tier, out of this batch
+		}
 		r.add(s, want)
 		budget -= want
 	}
@@ -1144,7 +1176,7 @@ func (r *replica) fill(e int, t, seen float64, prefillOnly bool) (preempted, blo
 func (r *replica) canPrefill(en *engine, seen float64) bool {
 	bt := r.cfg.BlockTokens
 	for _, s := range en.running {
-		if s.computed < s.prompt {
+		if s.computed < s.prompt && s.loadAt <= r.stepT {
 			// A prompt to go on with, if its next chunk's blocks are free (else the step is
 			// built decodes first, and the oldest sequences get their blocks).
 			want := min(s.prompt-s.computed, r.cfg.MaxBatchTokens)
@@ -1210,6 +1242,9 @@ func (r *replica) victim(e int) (*seq, *engine) {
 			continue
 		}
 		for _, s := range en.running {
+			if s.loadAt > r.stepT {
+				continue // waiting for the host tier: out of the running batch (vLLM's WAITING_FOR_REMOTE_KVS)
+			}
 			if v == nil || s.admitted > v.admitted {
 				v, owner = s, en
 			}
@@ -1306,17 +1341,27 @@ func (r *replica) take(s *seq, kind, nb, reuse int) {
 	case hit:
 		s.computed = max(s.computed, nb*r.cfg.BlockTokens)
 		r.evictable -= reuse
+		if p.loadAt > r.stepT {
+			s.loadAt = p.loadAt // still on its way from the host tier: s waits for it too
+		}
 	case fill:
 		p.resident, p.ready, p.filler = true, false, s
 		r.resident += nb
 		r.list(p)
 	case load:
-		// Back from the host tier, in this step (its time in the step's, Batch.LoadBlocks).
+		// Back from the host tier: in this step (its time in the step's, Batch.LoadBlocks), or
+		// beside the steps (Config.HostAsync).
 		p.resident, p.ready, p.host = true, true, false
 		r.hostUsed -= nb
 		r.resident += nb
 		s.computed = max(s.computed, nb*r.cfg.BlockTokens)
-		r.batch.LoadBlocks += nb
+		if r.cfg.HostAsync {
+			// Over the host link beside the steps, after the loads before it.
+			r.hostFree = max(r.hostFree, r.stepT) + float64(nb)*r.cfg.HostLoadS
+			s.loadAt, p.loadAt = r.hostFree, r.hostFree
+		} else {
+			r.batch.LoadBlocks += nb
+		}
 		r.res.HostHitTokens += float64(nb * r.cfg.BlockTokens)
 	default:
 		return

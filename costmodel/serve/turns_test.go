@@ -136,3 +136,85 @@ func TestConversationsUnderPressure(t *testing.T) {
 	}
 	t.Logf("cached prompt tokens %g GPU only, %g with a host tier", hits[0], hits[1])
 }
+
+// With the host tier's loads asynchronous (vLLM's OffloadingConnector), an isolated request's
+// first token comes as with them in its step (its load, then its new tokens' prefill: the same
+// sum), with loads that take no time the two are the same run, and a sequence decoding while
+// another's history is loaded is not held by the load: it ends earlier by the load's time,
+// while the loading request waits for it out of the batches and then for the next step.
+func TestHostTierAsyncLoads(t *testing.T) {
+	c := linear{fixed: 5e-3, perToken: 1e-5}
+	cfg := base()
+	cfg.KVBlocks, cfg.HostBlocks, cfg.HostLoadS = 100, 200, 2e-5
+	load := 64 * cfg.HostLoadS
+	reqs := twoConversations()
+	async := cfg
+	async.HostAsync = true
+	a, _ := run(t, async, reqs, c)
+	if a.HostHitTokens != 2048 {
+		t.Errorf("%g tokens loaded from the host tier, want both second turns' 1024", a.HostHitTokens)
+	}
+	for _, i := range []int{2, 3} {
+		if got, want := a.FirstToken[i]-a.Arrival[i], load+c.fixed+c.perToken*48; !near(got, want) {
+			t.Errorf("request %d alone: TTFT %.6g s, want its load then its 48 tokens' step %.6g s", i, got, want)
+		}
+	}
+	free, freeAsync := cfg, async
+	free.HostLoadS, freeAsync.HostLoadS = 0, 0
+	f1, _ := run(t, free, reqs, c)
+	f2, _ := run(t, freeAsync, reqs, c)
+	for i := range reqs {
+		if f1.FirstToken[i] != f2.FirstToken[i] || f1.Done[i] != f2.Done[i] {
+			t.Fatalf("loads of no time: request %d differs (TTFT %g against %g)", i, f1.FirstToken[i], f2.FirstToken[i])
+		}
+	}
+
+	// X decodes from 19.9 s on; A's second turn comes at about 20.1 s with its history in the
+	// host tier.
+	busy := append(twoConversations()[:2], Request{Arrival: 19.9, Prompt: 16, Gen: 400}, twoConversations()[2])
+	busy[3].Group = 10
+	s, _ := run(t, cfg, busy, c)
+	b, _ := run(t, async, busy, c)
+	if s.HostHitTokens != 1024 || b.HostHitTokens != 1024 {
+		t.Fatalf("tokens loaded %g and %g, want A's 1024 history in both runs", s.HostHitTokens, b.HostHitTokens)
+	}
+	if !(s.FirstToken[3] < s.Done[2] && b.FirstToken[3] < b.Done[2]) {
+		t.Fatalf("A's second turn answered after X ended: the test's timing is off")
+	}
+	if gain := s.Done[2] - b.Done[2]; !(gain > 0.99*load && gain < 1.01*load) {
+		t.Errorf("X ends %.4g s earlier with asynchronous loads, want the load's %.4g s", gain, load)
+	}
+	if wait := b.FirstToken[3] - b.Arrival[3]; !(wait >= load+c.fixed+c.perToken*48) {
+		t.Errorf("A's second turn: TTFT %.4g s, want at least its load and its step, %.4g s", wait, load+c.fixed+c.perToken*48)
+	}
+}
+
+// Asynchronous loads go over the host link one after another: of two histories loaded for
+// second turns sent at the same time, the second is back a load after the first, so the first
+// turn's prefill runs alone once its load is done and the second's in the step after.
+func TestHostTierAsyncLoadsQueue(t *testing.T) {
+	c := linear{fixed: 5e-3, perToken: 1e-5}
+	cfg := base()
+	cfg.KVBlocks, cfg.HostBlocks, cfg.HostLoadS, cfg.HostAsync = 200, 200, 2e-5, true
+	load := 64 * cfg.HostLoadS
+	reqs := []Request{
+		{Arrival: 0, Prompt: 1024, Gen: 16, Then: 10},
+		{Arrival: 0, Prompt: 1024, Gen: 16, Then: 11},
+		{Arrival: 10, Prompt: 2300, Gen: 16}, // 144 blocks: evicts both histories to the host tier
+		{After: 1, Think: 20, Prompt: 1072, Shared: 1040, Group: 10, Gen: 16},
+		{After: 2, Think: 20, Prompt: 1072, Shared: 1040, Group: 11, Gen: 16},
+	}
+	r, _ := run(t, cfg, reqs, c)
+	if r.HostHitTokens != 2048 || r.Arrival[3] != r.Arrival[4] {
+		t.Fatalf("%g tokens loaded, second turns sent at %g and %g: want 2048 at one time", r.HostHitTokens, r.Arrival[3], r.Arrival[4])
+	}
+	step := c.fixed + c.perToken*48
+	if got := r.FirstToken[3] - r.Arrival[3]; !near(got, load+step) {
+		t.Errorf("first loaded turn: TTFT %.6g s, want its load and its step %.6g s", got, load+step)
+	}
+	// Its load, second on the link, ends inside the first's step; its own carries the first
+	// turn's first decode too.
+	if got, want := r.FirstToken[4]-r.Arrival[4], load+2*step+c.perToken; !near(got, want) {
+		t.Errorf("second loaded turn: TTFT %.6g s, want the first's load, its step and its own step %.6g s", got, want)
+	}
+}
