@@ -78,6 +78,26 @@ import (
 // their all-at-once requests/s went from +25% and +31% to −29% and −23%, and 0.6.0 shipped the
 // asynchronous output processor combined with multi-step (vllm PRs #7921 and #8050), which
 // overlaps that work with the GPU: no cost of its own to charge.
+// Tried and not taken on 3 December 2026, on the same 100 figures: the front end's tokenizing
+// charged by the prompt's tokens (2 or 10 µs a token over FrontEnd4ms; tt-inference-server
+// #2173 logged 10–21 µs a token for 131 tokens with a chat template) 25.1% / 25.3% (a burst's
+// shorter prompts then reach the scheduler first: SGLang's |median| 16.7% → 21.2% / 23.6%); a
+// longer front end for every engine (6 or 8 ms in place of 4) 23.4% / 24.0% (vLLM V1's first
+// tokens one request at a time, TT340's, TT125's and TT143's, sit 2–11 ms over their prefill,
+// but SGLang's go 16.7% → 20.4% / 22.7%), with no measured gap between online and offline at
+// one request beside tt-inference-server #190's 4 ms at 32; vLLM 0.4.1's OpenAI server sharing
+// the engine's process and event loop (vLLM PR #6883 moved it out: TPOT 70.74 → 57.35 ms on
+// Llama-3-8B, one H100, 10 requests/s, about 112 sequences in flight by Little's law: 0.1 ms a
+// sequence a step) charged on ZHJ's vLLM 0.4.1 runs as host time: TTFT 23.4%, TPOT 9.5%, but
+// req/s 9.6% → 10.3% (its 8 requests/s run, served 9% under already, −18%; req/s 10.3% even
+// at 0.03 ms a sequence: that run sits at the median); CDNA 3's prefill, the MI300X's
+// compute_eff at 0.42 or 0.36 in place of SA's MAMF 0.511: 21.5% / 19.4% (TGI's first tokens
+// −32.5% → −21.5% / −10.6%, output tok/s 9.9% → 9.4% / 8.9%, the rest unmoved), the largest
+// lever found, but no published rate is that low (ROCm/TransformerEngine #78: a Llama 3 70B
+// proxy trained in bf16 at about 522 TFLOP/s a MI300X in October 2024, 0.78 of the MAMF, where
+// the model sustains 0.85 of it; TGI's ROCm image tunes its GEMMs with PyTorch's TunableOp only
+// for the decode batch sizes it captures, flash_causal_lm.py's warmup, so its prefill GEMMs
+// run the library's untuned choice: U by how much).
 func TestMeasuredMoreRuns(t *testing.T) {
 	xs, err := ReplayMore(presets(t))
 	if err != nil {
