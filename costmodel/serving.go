@@ -664,6 +664,12 @@ func (p *plan) inferRun(record bool, reqs []serve.Request, spans []serve.Span, o
 		cfg.FrontEndS = 0
 	}
 	cfg.HostBlocks, cfg.HostLoadS = kp.hostTier(p, hostTier)
+	if eng.HostLoadLayerwise && !eng.HostLoadAsync && cfg.HostBlocks > 0 {
+		// Each stage loads its own layers' share beside them: the fullest stage's layers.
+		for _, n := range p.rankLayers() {
+			cfg.HostLayers = max(cfg.HostLayers, n)
+		}
+	}
 	inf.KVHostTokens = float64(cfg.HostBlocks * model.ServeBlockTokens)
 	if !fits {
 		// Served as if the memory were there (a cache for every request at once, as far as the

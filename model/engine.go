@@ -68,6 +68,12 @@ type EngineProfile struct {
 	// step that admits it loads them before its forward (a synchronous connector, as LMCache's
 	// start_load_kv).
 	HostLoadAsync bool
+	// HostLoadLayerwise (HostLoadAsync off): the admitting step's load runs beside its forward
+	// layer by layer, each layer's attention waiting for its own KV (SGLang's HiCache: the KV
+	// pool's get_key_buffer waits on layer_transfer_counter.wait_until(layer), the load thread
+	// copying layer after layer on its own stream; mem_cache/memory_pool.py, managers/
+	// cache_controller.py).
+	HostLoadLayerwise bool
 	// Source says where each default comes from.
 	Source string
 	// limits are max sequences and max batched tokens a step on the GPU, for a model whose
@@ -159,11 +165,12 @@ var Engines = map[string]EngineProfile{
 			"10 steps as vLLM 0.6's benchmarks and SGLang's comparison with it ran it (sgl-project/sglang benchmark/benchmark_vllm_060)",
 		limits: func(_ GPU, maxSeq int) (int, int) { return 256, max(maxSeq, 2048) }},
 	"sglang": {ID: "sglang", Name: "SGLang", Versions: "0.4 of 2025 and later (sglang-0.4: December 2024's)",
-		PrefillFirst: true, Overlap: true, FrontEndS: FrontEnd4ms, EagerLayerS: EagerPrefill,
+		PrefillFirst: true, Overlap: true, FrontEndS: FrontEnd4ms, EagerLayerS: EagerPrefill, HostLoadLayerwise: true,
 		Source: "python/sglang/srt/managers/scheduler.py get_next_batch_to_run (a new prefill batch whenever one can be built, else decode); " +
 			"server_args.py chunked_prefill_size 2048 under 35 GiB, 8192 under 160 GiB, else 16384; " +
 			"max_running_requests bounded by the KV cache (4096 here: U); " +
-			"prefill (EXTEND) batches outside CUDA graphs (forward_batch_info.py is_cuda_graph: DECODE, TARGET_VERIFY, IDLE), EagerPrefill",
+			"prefill (EXTEND) batches outside CUDA graphs (forward_batch_info.py is_cuda_graph: DECODE, TARGET_VERIFY, IDLE), EagerPrefill; " +
+			"HiCache loads a host-tier prefix layer by layer beside the forward (mem_cache/memory_pool.py: wait_until(layer) before the attention reads it)",
 		limits: func(g GPU, _ int) (int, int) {
 			switch {
 			case g.MemoryBytes < 35*GiB:

@@ -9,7 +9,7 @@ import (
 // FuzzRun: any deployment and workload the validation lets through (with or without Overlap,
 // PrefillFirst, WholePrompts, a front end, multi-step windows, a recv interval, speculative
 // decoding, shared prefix groups, conversations of several turns and a host tier of the KV
-// cache, its loads in the steps or beside them, by the seed's low bits) runs to the end: every
+// cache, its loads in the steps (layer by layer or not) or beside them, by the seed's low bits) runs to the end: every
 // request finishes or is refused, in the order of its own events, Little's law holds, and the
 // steady window's figures are finite.
 func FuzzRun(f *testing.F) {
@@ -24,6 +24,7 @@ func FuzzRun(f *testing.F) {
 	f.Add(uint8(1), uint8(2), uint16(32), uint16(256), uint32(500), uint16(4), uint16(20), 0.0, uint16(1200), uint16(100), uint64(0x4567_0000_0000_0381))
 	f.Add(uint8(1), uint8(1), uint16(64), uint16(512), uint32(300), uint16(0), uint16(30), 5.0, uint16(800), uint16(200), uint64(0x0123_0000_0000_0700))
 	f.Add(uint8(2), uint8(2), uint16(32), uint16(256), uint32(500), uint16(6), uint16(20), 0.0, uint16(1200), uint16(100), uint64(0x4567_0000_0000_0781))
+	f.Add(uint8(1), uint8(3), uint16(32), uint16(256), uint32(500), uint16(0), uint16(30), 8.0, uint16(1200), uint16(100), uint64(0x4567_0020_0000_0b00))
 	f.Fuzz(func(t *testing.T, replicas, stages uint8, seqs, tokens uint16, blocks uint32, clients, n uint16,
 		rate float64, prompt, gen uint16, seed uint64) {
 		cfg := Config{Replicas: int(replicas%4) + 1, Stages: int(stages%6) + 1, MaxSeqs: int(seqs%512) + 1,
@@ -69,6 +70,9 @@ func FuzzRun(f *testing.F) {
 		if seed&512 == 512 {
 			cfg.HostBlocks, cfg.HostLoadS = int(seed>>53%4096), 1e-5
 			cfg.HostAsync = seed&1024 == 1024
+			if seed&2048 == 2048 {
+				cfg.HostLayers = int(seed>>32%80) + 1
+			}
 		}
 		r, err := Run(cfg, reqs, linear{fixed: 1e-3, perToken: 1e-6, perCtx: 1e-9, xfer: 1e-8})
 		if err != nil {

@@ -188,6 +188,11 @@ type Config struct {
 	// transfers one after another over its host link; a request hitting the prefix meanwhile
 	// waits for it too; no step is held.
 	HostAsync bool
+	// HostLayers > 0 (and HostAsync off): the step's load runs beside its forward layer by layer,
+	// over this many layers a stage, each layer's attention waiting for its own KV (SGLang's
+	// HiCache: the attention backend reads layer i's KV after layer_transfer_counter.wait_until(i)):
+	// a stage's forward C and load L take max(C + L/n, L + C/n), not C + L.
+	HostLayers int
 }
 
 // MaxRecvInterval is the most decode steps Config.RecvInterval may put between two polls.
@@ -373,6 +378,8 @@ func (cfg Config) validate(reqs []Request) error {
 		return fmt.Errorf("serve: host KV blocks %d: need 0 or more", cfg.HostBlocks)
 	case math.IsNaN(cfg.HostLoadS) || math.IsInf(cfg.HostLoadS, 0) || cfg.HostLoadS < 0 || cfg.HostLoadS > 1:
 		return fmt.Errorf("serve: host load %v s a block: need a finite time from 0 to 1 s", cfg.HostLoadS)
+	case cfg.HostLayers < 0 || cfg.HostLayers > 1<<20:
+		return fmt.Errorf("serve: %d host-tier layers a stage: need 0 (no layer-wise overlap) to %d", cfg.HostLayers, 1<<20)
 	case len(reqs) == 0:
 		return fmt.Errorf("serve: no requests")
 	}
@@ -931,7 +938,7 @@ func (r *replica) step(e int, t float64) {
 			r.start0 = start
 		}
 		st := r.cost.Stage(s, &r.batch)
-		st.Seconds += float64(r.batch.LoadBlocks) * cfg.HostLoadS
+		st.Seconds = withLoad(st.Seconds, float64(r.batch.LoadBlocks)*cfg.HostLoadS, cfg.HostLayers)
 		if window > 1 {
 			b := r.batch
 			for j := 1; j < window; j++ {
@@ -973,6 +980,21 @@ func (r *replica) step(e int, t float64) {
 	en.chunks = append(en.chunks[:0], r.chunks...)
 	en.window = window
 	r.res.Steps += window
+}
+
+// withLoad is a stage's time c with a load of l from the host tier before its forward (n = 0) or
+// beside it layer by layer over n layers (Config.HostLayers): each layer's forward starts when
+// the one before it is done and its own KV is in, the loads back to back, so the last layer ends
+// at the latest of (i+1)·l/n + (n−i)·c/n over the layers i, that is max(c + l/n, l + c/n).
+func withLoad(c, l float64, n int) float64 {
+	if l <= 0 {
+		return c
+	}
+	if n <= 0 {
+		return c + l
+	}
+	k := float64(n)
+	return max(c+l/k, l+c/k)
 }
 
 // complete applies engine e's batch as it leaves the last stage: prompt chunks are in the

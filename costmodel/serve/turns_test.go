@@ -218,3 +218,26 @@ func TestHostTierAsyncLoadsQueue(t *testing.T) {
 		t.Errorf("second loaded turn: TTFT %.6g s, want the first's load, its step and its own step %.6g s", got, want)
 	}
 }
+
+// SGLang's HiCache loads a history layer by layer beside the forward that reads it: the
+// isolated second turn's step of C = 5.48 ms with 1.28 ms of load over 32 layers takes
+// max(C + L/32, L + C/32) = 5.52 ms, not C + L; a load longer than the forward leaves it
+// load-bound, L + C/32.
+func TestHostTierLayerwiseLoads(t *testing.T) {
+	c := linear{fixed: 5e-3, perToken: 1e-5}
+	cfg := base()
+	cfg.KVBlocks, cfg.HostBlocks, cfg.HostLoadS, cfg.HostLayers = 100, 200, 2e-5, 32
+	r, _ := run(t, cfg, twoConversations(), c)
+	step, load := c.fixed+c.perToken*48, 64*cfg.HostLoadS
+	if got, want := r.FirstToken[2]-r.Arrival[2], max(step+load/32, load+step/32); !near(got, want) || !(got < step+load) {
+		t.Errorf("layer-wise load: TTFT %.6g s, want %.6g s (in the step, one after the other: %.6g s)", got, want, step+load)
+	}
+	cfg.HostLoadS = 2e-4 // 12.8 ms of load against the 5.48 ms forward
+	r, _ = run(t, cfg, twoConversations(), c)
+	if got, want := r.FirstToken[2]-r.Arrival[2], 64*cfg.HostLoadS+step/32; !near(got, want) {
+		t.Errorf("load-bound: TTFT %.6g s, want the load and one layer's forward %.6g s", got, want)
+	}
+	if withLoad(3, 0, 32) != 3 || withLoad(3, 1, 0) != 4 {
+		t.Errorf("withLoad: no load must leave the step, no layers must add the load")
+	}
+}
