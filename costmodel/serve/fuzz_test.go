@@ -108,7 +108,8 @@ func FuzzRun(f *testing.F) {
 }
 
 // FuzzRunPools serves a workload on a prefill pool and a decode pool in one clock, open or
-// closed loop: every request ends in one pool or the other, a decoded one's first token after
+// closed loop, conversations or single requests, the prefill pool with or without a host tier
+// (its loads in the step, layer by layer, or beside the steps): every request ends in one pool or the other, a decoded one's first token after
 // its prefill and transfer, no KV block lost (RunPools checks), and a closed loop never holds
 // more requests than its clients.
 func FuzzRunPools(f *testing.F) {
@@ -116,6 +117,8 @@ func FuzzRunPools(f *testing.F) {
 	f.Add(uint8(1), uint8(3), uint16(8), uint32(300), uint16(12), uint16(90), 0.0, uint16(900), uint16(200), uint64(0x1f))
 	f.Add(uint8(3), uint8(2), uint16(64), uint32(150), uint16(5), uint16(40), 0.0, uint16(2000), uint16(50), uint64(0x2a6))
 	f.Add(uint8(2), uint8(2), uint16(32), uint32(2000), uint16(0), uint16(30), 3.0, uint16(700), uint16(80), uint64(0x3_0000_0000_0100))
+	f.Add(uint8(2), uint8(1), uint16(32), uint32(300), uint16(0), uint16(30), 3.0, uint16(700), uint16(80), uint64(0x3_0000_0000_0700))
+	f.Add(uint8(1), uint8(2), uint16(32), uint32(300), uint16(6), uint16(30), 0.0, uint16(700), uint16(80), uint64(0x3_0020_0000_0b01))
 	f.Fuzz(func(t *testing.T, preReps, decReps uint8, seqs uint16, blocks uint32, clients, n uint16,
 		rate float64, prompt, gen uint16, seed uint64) {
 		cfg := func(replicas uint8) Config {
@@ -126,6 +129,15 @@ func FuzzRunPools(f *testing.F) {
 		p := Pools{Prefill: cfg(preReps), Decode: cfg(decReps), Concurrency: int(clients % 64),
 			PrefillCost: linear{fixed: 1e-3, perToken: 1e-6}, DecodeCost: linear{fixed: 1e-3, perToken: 1e-6, perCtx: 1e-9},
 			Ready: func(_, _ int, t float64) float64 { return t + 2e-4 }}
+		if seed&512 == 512 {
+			// A host tier on the prefill pool, where conversations come back: its loads in the
+			// step, layer by layer or beside the steps.
+			p.Prefill.HostBlocks, p.Prefill.HostLoadS = int(seed>>53%4096), 1e-5
+			p.Prefill.HostAsync = seed&1024 == 1024
+			if seed&2048 == 2048 {
+				p.Prefill.HostLayers = int(seed>>32%80) + 1
+			}
+		}
 		if rate != rate || rate < 0 || rate > 1e4 || p.Concurrency > 0 {
 			rate = 0
 		}
