@@ -229,11 +229,14 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 		if sp, ok := ss.byN[p.modelStages()]; ok {
 			p.layers, p.kinds = sp.layers, sp.kinds
 		} else {
-			p.layers, p.kinds = stageKinds(p.k, p.modelStages(), s.Workload.Seq)
+			p.layers, p.kinds = stageKindsInto(p.k, p.modelStages(), s.Workload.Seq, &p.spare.split)
 		}
 	} else {
-		p.k = arch.Of(s.Arch)
-		p.layers, p.kinds = stageKinds(p.k, p.modelStages(), s.Workload.Seq)
+		// In the pooled plan's arrays: the model and its split are the plan's alone (the
+		// report copies what it shows of them).
+		p.k = arch.OfInto(s.Arch, p.spare.shapes, p.spare.of)
+		p.spare.shapes, p.spare.of = p.k.Shapes, p.k.Of
+		p.layers, p.kinds = stageKindsInto(p.k, p.modelStages(), s.Workload.Seq, &p.spare.split)
 	}
 	p.placeChains()
 	gpn := s.Cluster.NodeSize()
@@ -301,7 +304,9 @@ func (p *plan) placeChains() {
 		return
 	}
 	n := p.p * p.v
-	layers, kinds := make([]int, n), make([][]int, n)
+	// In the plan's arrays (not stageKinds', which it reads).
+	layers, kinds := resize(p.spare.chain.layers, n), resize(p.spare.chain.kinds, n)
+	p.spare.chain.layers, p.spare.chain.kinds = layers, kinds
 	for q := range n {
 		i, st := schedule.CostIndex(sched, p.p, q), q
 		if schedule.Bidirectional(sched) {
@@ -341,20 +346,36 @@ func (p *plan) rankEnds(r int) (embedding, output bool) {
 // balance each stage's work, a layer's forward FLOPs per token at the workload's context, not its
 // layer count (a stage of dense layers and one of MoE layers differ).
 func stageKinds(m arch.Model, n, seq int) ([]int, [][]int) {
+	var b splitBufs
+	return stageKindsInto(m, n, seq, &b)
+}
+
+// splitBufs are the backing arrays of a stage split (stageKindsInto), which a pooled plan keeps
+// for its next evaluation.
+type splitBufs struct {
+	layers []int
+	kinds  [][]int
+	counts []int
+}
+
+// stageKindsInto is stageKinds in b's arrays where they are large enough (b keeps the arrays
+// used): the split holds b's memory until the next call on b.
+func stageKindsInto(m arch.Model, n, seq int, b *splitBufs) ([]int, [][]int) {
 	n = max(n, 1)
 	var layers []int
 	if m.Uniform() {
-		layers = splitLayers(len(m.Of), n)
+		layers = splitLayersInto(len(m.Of), resize(b.layers, n))
 	} else {
 		w := make([]float64, len(m.Of))
 		for i, k := range m.Of {
 			w[i] = layerWork(m.Shapes[k], float64(seq))
 		}
-		layers = balanceLayers(w, n)
+		layers = balanceLayers(w, resize(b.layers, n))
 	}
-	kinds := make([][]int, n)
+	kinds := resize(b.kinds, n)
 	nk := len(m.Shapes)
-	all := make([]int, n*nk) // one allocation for every stage's counts
+	all := resize(b.counts, n*nk) // one array for every stage's counts
+	b.layers, b.kinds, b.counts = layers, kinds, all
 	at := 0
 	for vs, c := range layers {
 		kinds[vs] = m.Counts(at, at+c, all[vs*nk:vs*nk:(vs+1)*nk])
@@ -369,11 +390,11 @@ func layerWork(s arch.Shape, ctx float64) float64 {
 	return 2*(s.AttnParams+s.ActiveParams) + s.Pair*s.Keys(ctx) + s.StateFLOPs + s.IdxPair*ctx
 }
 
-// balanceLayers cuts the weights w into n contiguous non-empty runs whose heaviest is as light as
-// a bisection on it finds, and returns the runs' lengths (n ≤ len(w); with fewer layers than
-// stages the last stages are empty, which validation refuses before).
-func balanceLayers(w []float64, n int) []int {
-	out := make([]int, n)
+// balanceLayers cuts the weights w into n = len(out) contiguous non-empty runs whose heaviest is
+// as light as a bisection on it finds, and returns the runs' lengths in out (n ≤ len(w); with
+// fewer layers than stages the last stages are empty, which validation refuses before).
+func balanceLayers(w []float64, out []int) []int {
+	n := len(out)
 	if len(w) == 0 {
 		return out
 	}
@@ -430,8 +451,11 @@ func balanceLayers(w []float64, n int) []int {
 
 // splitLayers spreads L layers over n virtual stages as evenly as possible. Extra layers go to
 // the middle stages first: the first stage also holds the embedding, the last the logits.
-func splitLayers(layers, n int) []int {
-	out := make([]int, n)
+func splitLayers(layers, n int) []int { return splitLayersInto(layers, make([]int, n)) }
+
+// splitLayersInto is splitLayers into out, n = len(out).
+func splitLayersInto(layers int, out []int) []int {
+	n := len(out)
 	base, extra := layers/n, layers%n
 	for i := range out {
 		out[i] = base

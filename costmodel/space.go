@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/costmodel/schedule"
 	"github.com/splitscope/splitscope/model"
 )
@@ -434,6 +435,15 @@ type planSpare struct {
 	crossNode                           []bool
 	params                              []paramBytes
 	act                                 []float64
+	// The model's kinds and layers (arch.OfInto), its stage split (stageKindsInto) and the
+	// split placed on the chains (placeChains).
+	shapes []arch.Shape
+	of     []uint8
+	split  splitBufs
+	chain  struct {
+		layers []int
+		kinds  [][]int
+	}
 }
 
 // resize is buf with length n, its values zero, reallocated only when too small.
