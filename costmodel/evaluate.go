@@ -710,6 +710,18 @@ func OverMemory(r Report) string {
 	return "over memory"
 }
 
+// fillStageGPUs sets each rank's GPUs to stageGPUs' ids, in one array.
+func (p *plan) fillStageGPUs(stages []StageDetail) {
+	all := make([]int, p.p*p.t)
+	for r := range stages {
+		ids := all[r*p.t : (r+1)*p.t : (r+1)*p.t]
+		for i := range ids {
+			ids[i] = r*p.ppStride + i*p.tpStride
+		}
+		stages[r].GPUs = ids
+	}
+}
+
 // stageGPUs lists the GPU ids of DP replica 0's TP group on each pipeline rank.
 func (p *plan) stageGPUs() [][]int {
 	out := make([][]int, p.p)

@@ -348,7 +348,7 @@ func searchSplitSeeded(s model.Scenario, kv knobValues, obj Objective, ss *stage
 								if !staged {
 									po.l = p.l // the recompute, SP and its all-gather set above
 									po.l.TPOverlap, po.l.RankOrder = tpo, order
-									st, _ = po.trainStages(false)
+									st, _ = po.trainStages(false, false)
 									for rk := range po.p {
 										lb = max(lb, po.rankWorkLB(st, rk))
 									}
@@ -444,6 +444,8 @@ type planSpare struct {
 		layers []int
 		kinds  [][]int
 	}
+	// main is the main layer kind's pieces (trainStages, mainParts).
+	main *layerParts
 }
 
 // resize is buf with length n, its values zero, reallocated only when too small.
@@ -719,7 +721,7 @@ func seedStep(k knobs, kv knobValues, p *plan, plans []*plan, params paramTable)
 	}
 	po := plans[oi]
 	po.l = p.l
-	st, _ := po.trainStages(false)
+	st, _ := po.trainStages(false, false)
 	res, err := po.runTrain(po.trainInput(st, false), modeEstimate)
 	if err != nil {
 		return 0, false
