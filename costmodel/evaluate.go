@@ -244,7 +244,8 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 	// sizes of the axes inside it. CP ranks hold the same weights and sync their gradients
 	// with the DP replicas (over DP × CP); EP groups are sub-groups of DP.
 	pl := l.Place(s.Arch, gpn)
-	p.tp = newComms(fromSpan(pl.TP), s.Cluster)
+	fab := collective.FabricOf(s.Cluster) // every group's, before its share of the NICs
+	p.tp = newCommsOn(fromSpan(pl.TP), fab, gpn)
 	p.tp.engine = l.Collectives.UsesEngine(s.Workload.Mode)
 	if eng, _ := model.Engine(s.Workload.Engine); eng.LibraryAllReduce {
 		p.tp.engine = false // the engine's all-reduce is the library's (TGI's torch.distributed)
@@ -257,7 +258,7 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 	} else {
 		p.cpx = cpPlan{n: 1, uly: 1, ring: 1}
 	}
-	p.dp = newComms(fromSpan(pl.DP), s.Cluster)
+	p.dp = newCommsOn(fromSpan(pl.DP), fab, gpn)
 	p.ep = 1
 	if s.Arch.Experts > 1 {
 		p.ep = l.EPSize()
@@ -266,11 +267,11 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 	if s.Arch.Experts > 1 {
 		p.etp, p.fold = min(l.ETPSize(), p.t), l.FoldSize()
 	}
-	p.epc = newComms(fromSpan(pl.Fold), s.Cluster)
+	p.epc = newCommsOn(fromSpan(pl.Fold), fab, gpn)
 	if p.etp > 1 && p.etp < p.t {
-		p.etpc = newComms(fromSpan(pl.ETP), s.Cluster)
+		p.etpc = newCommsOn(fromSpan(pl.ETP), fab, gpn)
 	}
-	p.expDP = newComms(fromSpan(pl.ExpDP), s.Cluster)
+	p.expDP = newCommsOn(fromSpan(pl.ExpDP), fab, gpn)
 	if ss != nil && ss.coll.c == s.Cluster {
 		for _, k := range []*comms{&p.tp, &p.dp, &p.epc, &p.etpc, &p.expDP, &p.cpx.all, &p.cpx.ulyc} {
 			k.memo = ss.coll
@@ -520,7 +521,9 @@ func (p *plan) passTimes(ps pass) passTimes {
 		elem: p.hw.time(ps.elem),
 		ar:   p.tpAllReduce(ps.tpBytes),
 	}
-	if p.t > 1 {
+	if p.t > 1 && p.l.SequenceParallel {
+		// Only sequence parallelism's re-gathers read it (trainLayerCost): one collective
+		// fewer to time on every other layout.
 		pt.ag = p.tpRun(collective.ReduceScatter, ps.tpBytes).Seconds
 	}
 	pt.arMLP, pt.agMLP = pt.ar, pt.ag

@@ -115,6 +115,17 @@ func OfInto(a model.Arch, shapes []Shape, of []uint8) Model {
 	// every Evaluate that is not memoised (96 layers of GPT-3 took a fifth of one before).
 	pat := a.LayerPattern()
 	mla := a.MLA.On()
+	if n > 0 && len(pat) == 0 && a.Experts <= 1 {
+		// Every layer the one kind (MoELayer is false throughout): what the loop below finds,
+		// without asking each layer.
+		k := Kind{Attn: model.AttnFull}
+		if mla {
+			k.Attn = MLA
+		}
+		m.Shapes = append(m.Shapes, shape(a, k))
+		clear(m.Of)
+		return m
+	}
 	last, lastJ := Kind{}, -1
 	for i := range n {
 		k := Kind{Attn: model.AttnFull, MoE: a.MoELayer(i)}
