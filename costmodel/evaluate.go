@@ -641,7 +641,11 @@ type seg struct {
 }
 
 func segments(parts ...seg) []Segment {
-	out := make([]Segment, 0, len(parts))
+	return appendSegments(make([]Segment, 0, len(parts)), parts...)
+}
+
+// appendSegments is segments appended to out (the first starting at 0).
+func appendSegments(out []Segment, parts ...seg) []Segment {
 	at := 0.0
 	for _, x := range parts {
 		if x.dur <= 0 {

@@ -60,13 +60,17 @@ type layerParts struct {
 	cp CPDetail
 }
 
-// backward is the layer's backward segments as the report shows them: B, then W after it (inside
-// B or apart, the same segments).
-func (lp *layerParts) backward() []Segment {
-	var all [len(lp.b) + 1]seg
-	copy(all[:], lp.b[:])
-	all[len(lp.b)] = lp.w
-	return segments(all[:]...)
+// detail is the layer's forward and backward segments as the report shows them, in one array:
+// the backward is B, then W after it (inside B or apart, the same segments).
+func (lp *layerParts) detail() (fwd, bwd []Segment) {
+	var b [len(lp.b) + 1]seg
+	copy(b[:], lp.b[:])
+	b[len(lp.b)] = lp.w
+	all := make([]Segment, 0, len(lp.f)+len(b))
+	fwd = appendSegments(all, lp.f[:]...)
+	fwd = fwd[:len(fwd):len(fwd)]
+	bwd = appendSegments(all[len(fwd):len(fwd)], b[:]...)
+	return fwd, bwd
 }
 
 // trainLayerCost is one layer of kind sh in training: its costs, with parts its pieces and with tl
@@ -913,16 +917,17 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	if err != nil {
 		return Report{}, fmt.Errorf("costmodel: simulate %s: %w", p.l.Schedule, err)
 	}
-	noP2P := in
-	noP2P.P2P = nil
-	noP2P.Record = false
 	// In estimate mode the makespan is that closed form already (runTrain). The sends' share is
 	// closed form against closed form, for every schedule (the 2025 ones' too, estimate2025).
-	withP2P := res.Makespan
+	var withP2P, noSends float64
 	if mode != modeEstimate {
-		withP2P = schedule.EstimateTrain(in)
+		withP2P, noSends = schedule.EstimateTrainSends(in)
+	} else {
+		noP2P := in
+		noP2P.P2P = nil
+		withP2P, noSends = res.Makespan, schedule.EstimateTrain(noP2P)
 	}
-	ppExposed := max(withP2P-schedule.EstimateTrain(noP2P), 0)
+	ppExposed := max(withP2P-noSends, 0)
 
 	r := Report{Layout: p.layoutSummary()}
 	m := p.mv // each virtual stage's passes
@@ -1006,7 +1011,7 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	}
 	// The main layer kind's (trainStages kept its pieces).
 	mp := p.mainParts()
-	r.Detail.Layer = LayerDetail{Forward: segments(mp.f[:]...), Backward: mp.backward()}
+	r.Detail.Layer.Forward, r.Detail.Layer.Backward = mp.detail()
 	r.Detail.Layer.CommShare = commShare(r.Detail.Layer.Forward, r.Detail.Layer.Backward)
 	if mp.cp.Ranks > 1 {
 		cpd := mp.cp
