@@ -446,6 +446,8 @@ type planSpare struct {
 	}
 	// main is the main layer kind's pieces (trainStages, mainParts).
 	main *layerParts
+	// sim is the simulation's per-rank storage (trainInput).
+	sim *schedule.Scratch
 }
 
 // resize is buf with length n, its values zero, reallocated only when too small.

@@ -868,6 +868,14 @@ func (p *plan) trainInput(st []vstage, record bool) schedule.Train {
 		P2P: buf[3*n : 3*n+max(n-1, 0) : 3*n+max(n-1, 0)], Record: record,
 	}
 	in.Schedule = p.simSchedule()
+	if !record {
+		// The simulation's per-rank results in the plan's storage: train and Search read them
+		// before the plan's next run, and the report copies what it shows.
+		if p.spare.sim == nil {
+			p.spare.sim = new(schedule.Scratch)
+		}
+		in.Scratch = p.spare.sim
+	}
 	if p.sends == nil {
 		// The sends depend on the split alone: computed once per plan.
 		p.sends = p.inBuf[4*n : 4*n+max(n-1, 0)]
