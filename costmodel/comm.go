@@ -35,8 +35,13 @@ type comms struct {
 // channel per rail; a fraction of a NIC (fewer NICs than GPUs) is one rail at that fraction of
 // the port's bandwidth.
 func newComms(g group, c model.Cluster) comms {
-	f := collective.FabricOf(c)
-	share := min(float64(max(g.local, 1))/float64(c.NodeSize()), 1)
+	return newCommsOn(g, collective.FabricOf(c), c.NodeSize())
+}
+
+// newCommsOn is newComms on the cluster's fabric f (collective.FabricOf) with gpn GPUs a node:
+// a plan places its several groups on one fabric.
+func newCommsOn(g group, f collective.Fabric, gpn int) comms {
+	share := min(float64(max(g.local, 1))/float64(gpn), 1)
 	rails := float64(f.NICs) * share
 	f.NICs = max(int(math.Round(rails)), 1)
 	f.Inter.Bandwidth *= rails / float64(f.NICs)

@@ -229,11 +229,14 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 		if sp, ok := ss.byN[p.modelStages()]; ok {
 			p.layers, p.kinds = sp.layers, sp.kinds
 		} else {
-			p.layers, p.kinds = stageKinds(p.k, p.modelStages(), s.Workload.Seq)
+			p.layers, p.kinds = stageKindsInto(p.k, p.modelStages(), s.Workload.Seq, &p.spare.split)
 		}
 	} else {
-		p.k = arch.Of(s.Arch)
-		p.layers, p.kinds = stageKinds(p.k, p.modelStages(), s.Workload.Seq)
+		// In the pooled plan's arrays: the model and its split are the plan's alone (the
+		// report copies what it shows of them).
+		p.k = arch.OfInto(s.Arch, p.spare.shapes, p.spare.of)
+		p.spare.shapes, p.spare.of = p.k.Shapes, p.k.Of
+		p.layers, p.kinds = stageKindsInto(p.k, p.modelStages(), s.Workload.Seq, &p.spare.split)
 	}
 	p.placeChains()
 	gpn := s.Cluster.NodeSize()
@@ -241,7 +244,8 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 	// sizes of the axes inside it. CP ranks hold the same weights and sync their gradients
 	// with the DP replicas (over DP × CP); EP groups are sub-groups of DP.
 	pl := l.Place(s.Arch, gpn)
-	p.tp = newComms(fromSpan(pl.TP), s.Cluster)
+	fab := collective.FabricOf(s.Cluster) // every group's, before its share of the NICs
+	p.tp = newCommsOn(fromSpan(pl.TP), fab, gpn)
 	p.tp.engine = l.Collectives.UsesEngine(s.Workload.Mode)
 	if eng, _ := model.Engine(s.Workload.Engine); eng.LibraryAllReduce {
 		p.tp.engine = false // the engine's all-reduce is the library's (TGI's torch.distributed)
@@ -254,7 +258,7 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 	} else {
 		p.cpx = cpPlan{n: 1, uly: 1, ring: 1}
 	}
-	p.dp = newComms(fromSpan(pl.DP), s.Cluster)
+	p.dp = newCommsOn(fromSpan(pl.DP), fab, gpn)
 	p.ep = 1
 	if s.Arch.Experts > 1 {
 		p.ep = l.EPSize()
@@ -263,11 +267,11 @@ func (p *plan) initSplit(s model.Scenario, ss *stageSplits) {
 	if s.Arch.Experts > 1 {
 		p.etp, p.fold = min(l.ETPSize(), p.t), l.FoldSize()
 	}
-	p.epc = newComms(fromSpan(pl.Fold), s.Cluster)
+	p.epc = newCommsOn(fromSpan(pl.Fold), fab, gpn)
 	if p.etp > 1 && p.etp < p.t {
-		p.etpc = newComms(fromSpan(pl.ETP), s.Cluster)
+		p.etpc = newCommsOn(fromSpan(pl.ETP), fab, gpn)
 	}
-	p.expDP = newComms(fromSpan(pl.ExpDP), s.Cluster)
+	p.expDP = newCommsOn(fromSpan(pl.ExpDP), fab, gpn)
 	if ss != nil && ss.coll.c == s.Cluster {
 		for _, k := range []*comms{&p.tp, &p.dp, &p.epc, &p.etpc, &p.expDP, &p.cpx.all, &p.cpx.ulyc} {
 			k.memo = ss.coll
@@ -301,7 +305,9 @@ func (p *plan) placeChains() {
 		return
 	}
 	n := p.p * p.v
-	layers, kinds := make([]int, n), make([][]int, n)
+	// In the plan's arrays (not stageKinds', which it reads).
+	layers, kinds := resize(p.spare.chain.layers, n), resize(p.spare.chain.kinds, n)
+	p.spare.chain.layers, p.spare.chain.kinds = layers, kinds
 	for q := range n {
 		i, st := schedule.CostIndex(sched, p.p, q), q
 		if schedule.Bidirectional(sched) {
@@ -341,20 +347,36 @@ func (p *plan) rankEnds(r int) (embedding, output bool) {
 // balance each stage's work, a layer's forward FLOPs per token at the workload's context, not its
 // layer count (a stage of dense layers and one of MoE layers differ).
 func stageKinds(m arch.Model, n, seq int) ([]int, [][]int) {
+	var b splitBufs
+	return stageKindsInto(m, n, seq, &b)
+}
+
+// splitBufs are the backing arrays of a stage split (stageKindsInto), which a pooled plan keeps
+// for its next evaluation.
+type splitBufs struct {
+	layers []int
+	kinds  [][]int
+	counts []int
+}
+
+// stageKindsInto is stageKinds in b's arrays where they are large enough (b keeps the arrays
+// used): the split holds b's memory until the next call on b.
+func stageKindsInto(m arch.Model, n, seq int, b *splitBufs) ([]int, [][]int) {
 	n = max(n, 1)
 	var layers []int
 	if m.Uniform() {
-		layers = splitLayers(len(m.Of), n)
+		layers = splitLayersInto(len(m.Of), resize(b.layers, n))
 	} else {
 		w := make([]float64, len(m.Of))
 		for i, k := range m.Of {
 			w[i] = layerWork(m.Shapes[k], float64(seq))
 		}
-		layers = balanceLayers(w, n)
+		layers = balanceLayers(w, resize(b.layers, n))
 	}
-	kinds := make([][]int, n)
+	kinds := resize(b.kinds, n)
 	nk := len(m.Shapes)
-	all := make([]int, n*nk) // one allocation for every stage's counts
+	all := resize(b.counts, n*nk) // one array for every stage's counts
+	b.layers, b.kinds, b.counts = layers, kinds, all
 	at := 0
 	for vs, c := range layers {
 		kinds[vs] = m.Counts(at, at+c, all[vs*nk:vs*nk:(vs+1)*nk])
@@ -369,11 +391,11 @@ func layerWork(s arch.Shape, ctx float64) float64 {
 	return 2*(s.AttnParams+s.ActiveParams) + s.Pair*s.Keys(ctx) + s.StateFLOPs + s.IdxPair*ctx
 }
 
-// balanceLayers cuts the weights w into n contiguous non-empty runs whose heaviest is as light as
-// a bisection on it finds, and returns the runs' lengths (n ≤ len(w); with fewer layers than
-// stages the last stages are empty, which validation refuses before).
-func balanceLayers(w []float64, n int) []int {
-	out := make([]int, n)
+// balanceLayers cuts the weights w into n = len(out) contiguous non-empty runs whose heaviest is
+// as light as a bisection on it finds, and returns the runs' lengths in out (n ≤ len(w); with
+// fewer layers than stages the last stages are empty, which validation refuses before).
+func balanceLayers(w []float64, out []int) []int {
+	n := len(out)
 	if len(w) == 0 {
 		return out
 	}
@@ -430,8 +452,11 @@ func balanceLayers(w []float64, n int) []int {
 
 // splitLayers spreads L layers over n virtual stages as evenly as possible. Extra layers go to
 // the middle stages first: the first stage also holds the embedding, the last the logits.
-func splitLayers(layers, n int) []int {
-	out := make([]int, n)
+func splitLayers(layers, n int) []int { return splitLayersInto(layers, make([]int, n)) }
+
+// splitLayersInto is splitLayers into out, n = len(out).
+func splitLayersInto(layers int, out []int) []int {
+	n := len(out)
 	base, extra := layers/n, layers%n
 	for i := range out {
 		out[i] = base
@@ -496,7 +521,9 @@ func (p *plan) passTimes(ps pass) passTimes {
 		elem: p.hw.time(ps.elem),
 		ar:   p.tpAllReduce(ps.tpBytes),
 	}
-	if p.t > 1 {
+	if p.t > 1 && p.l.SequenceParallel {
+		// Only sequence parallelism's re-gathers read it (trainLayerCost): one collective
+		// fewer to time on every other layout.
 		pt.ag = p.tpRun(collective.ReduceScatter, ps.tpBytes).Seconds
 	}
 	pt.arMLP, pt.agMLP = pt.ar, pt.ag
@@ -614,7 +641,11 @@ type seg struct {
 }
 
 func segments(parts ...seg) []Segment {
-	out := make([]Segment, 0, len(parts))
+	return appendSegments(make([]Segment, 0, len(parts)), parts...)
+}
+
+// appendSegments is segments appended to out (the first starting at 0).
+func appendSegments(out []Segment, parts ...seg) []Segment {
 	at := 0.0
 	for _, x := range parts {
 		if x.dur <= 0 {
@@ -684,6 +715,18 @@ func OverMemory(r Report) string {
 		}
 	}
 	return "over memory"
+}
+
+// fillStageGPUs sets each rank's GPUs to stageGPUs' ids, in one array.
+func (p *plan) fillStageGPUs(stages []StageDetail) {
+	all := make([]int, p.p*p.t)
+	for r := range stages {
+		ids := all[r*p.t : (r+1)*p.t : (r+1)*p.t]
+		for i := range ids {
+			ids[i] = r*p.ppStride + i*p.tpStride
+		}
+		stages[r].GPUs = ids
+	}
 }
 
 // stageGPUs lists the GPU ids of DP replica 0's TP group on each pipeline rank.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/costmodel/schedule"
 	"github.com/splitscope/splitscope/model"
 )
@@ -347,7 +348,7 @@ func searchSplitSeeded(s model.Scenario, kv knobValues, obj Objective, ss *stage
 								if !staged {
 									po.l = p.l // the recompute, SP and its all-gather set above
 									po.l.TPOverlap, po.l.RankOrder = tpo, order
-									st, _ = po.trainStages(false)
+									st, _ = po.trainStages(false, false)
 									for rk := range po.p {
 										lb = max(lb, po.rankWorkLB(st, rk))
 									}
@@ -434,6 +435,19 @@ type planSpare struct {
 	crossNode                           []bool
 	params                              []paramBytes
 	act                                 []float64
+	// The model's kinds and layers (arch.OfInto), its stage split (stageKindsInto) and the
+	// split placed on the chains (placeChains).
+	shapes []arch.Shape
+	of     []uint8
+	split  splitBufs
+	chain  struct {
+		layers []int
+		kinds  [][]int
+	}
+	// main is the main layer kind's pieces (trainStages, mainParts).
+	main *layerParts
+	// sim is the simulation's per-rank storage (trainInput).
+	sim *schedule.Scratch
 }
 
 // resize is buf with length n, its values zero, reallocated only when too small.
@@ -709,7 +723,7 @@ func seedStep(k knobs, kv knobValues, p *plan, plans []*plan, params paramTable)
 	}
 	po := plans[oi]
 	po.l = p.l
-	st, _ := po.trainStages(false)
+	st, _ := po.trainStages(false, false)
 	res, err := po.runTrain(po.trainInput(st, false), modeEstimate)
 	if err != nil {
 		return 0, false

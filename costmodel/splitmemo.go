@@ -106,7 +106,7 @@ func (m *layerMemo) costs(p *plan) []layerCost {
 	if !ok {
 		out := p.lcBuf[:nk]
 		for i, sh := range p.k.Shapes {
-			out[i] = p.trainLayerCost(sh, false, nil)
+			out[i] = p.trainLayerCost(sh, nil, nil)
 		}
 		return out
 	}
@@ -123,7 +123,7 @@ func (m *layerMemo) costs(p *plan) []layerCost {
 		if m.check {
 			m.hits++
 			for i, sh := range p.k.Shapes {
-				if p.trainLayerCost(sh, false, nil) != c[i] {
+				if p.trainLayerCost(sh, nil, nil) != c[i] {
 					m.mismatch++
 					break
 				}
@@ -137,7 +137,7 @@ func (m *layerMemo) costs(p *plan) []layerCost {
 	c := m.arena[:nk:nk]
 	m.arena = m.arena[nk:]
 	for i, sh := range p.k.Shapes {
-		c[i] = p.trainLayerCost(sh, false, nil)
+		c[i] = p.trainLayerCost(sh, nil, nil)
 	}
 	p.lcTable[k] = c
 	return c

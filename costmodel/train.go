@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/splitscope/splitscope/costmodel/arch"
+	"github.com/splitscope/splitscope/costmodel/collective"
 	"github.com/splitscope/splitscope/costmodel/schedule"
 	"github.com/splitscope/splitscope/model"
 )
@@ -48,8 +49,33 @@ type layerCost struct {
 	flops, recompFLOPs float64
 }
 
-// trainLayerCost is one layer of kind sh in training: its costs and, with segs, its segments.
-func (p *plan) trainLayerCost(sh arch.Shape, segs bool, tl *trainLayer) layerCost {
+// layerParts are one layer kind's pieces in training, before they are laid end to end: its
+// forward's, its backward's and its weight gradients', and its CP exchange. The report shows the
+// main kind's alone (train), so the fast path keeps its pieces here rather than every kind's
+// segments.
+type layerParts struct {
+	f  [7]seg
+	b  [13]seg
+	w  seg
+	cp CPDetail
+}
+
+// detail is the layer's forward and backward segments as the report shows them, in one array:
+// the backward is B, then W after it (inside B or apart, the same segments).
+func (lp *layerParts) detail() (fwd, bwd []Segment) {
+	var b [len(lp.b) + 1]seg
+	copy(b[:], lp.b[:])
+	b[len(lp.b)] = lp.w
+	all := make([]Segment, 0, len(lp.f)+len(b))
+	fwd = appendSegments(all, lp.f[:]...)
+	fwd = fwd[:len(fwd):len(fwd)]
+	bwd = appendSegments(all[len(fwd):len(fwd)], b[:]...)
+	return fwd, bwd
+}
+
+// trainLayerCost is one layer of kind sh in training: its costs, with parts its pieces and with tl
+// its segments (the timeline's).
+func (p *plan) trainLayerCost(sh arch.Shape, parts *layerParts, tl *trainLayer) layerCost {
 	a, l := p.a, p.l
 	seq := float64(p.s.Workload.Seq)
 	// With CP each GPU holds s/c of the tokens; its queries attend to all s keys (cp.go).
@@ -126,7 +152,10 @@ func (p *plan) trainLayerCost(sh arch.Shape, segs bool, tl *trainLayer) layerCos
 	} else if wT > 0 {
 		c.b += wT
 	}
-	if segs {
+	if parts != nil {
+		*parts = layerParts{f: fAll, b: bParts, w: wPart, cp: cpd}
+	}
+	if tl != nil {
 		f, b := segments(fAll[:]...), segments(bParts[:]...)
 		layerW := segments(wPart)
 		var w []Segment
@@ -146,11 +175,11 @@ func (p *plan) trainLayerCost(sh arch.Shape, segs bool, tl *trainLayer) layerCos
 	return c
 }
 
-// trainStages builds every virtual stage's op costs and, with segs, each layer kind's segments
-// and what each stage's ops are made of (the report's and the timeline's). Without segs it fills
-// the op times (f, b, w) and layers alone, all Search's inner loop reads; those are the same
-// sums either way.
-func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
+// trainStages builds every virtual stage's op costs and, with segs, what each stage's ops are made
+// of and the main layer kind's pieces (the report's: mainParts), and with timeline each layer
+// kind's segments. Without segs it fills the op times (f, b, w) and layers alone, all Search's
+// inner loop reads; those are the same sums either way.
+func (p *plan) trainStages(segs, timeline bool) ([]vstage, trainLayer) {
 	a, l := p.a, p.l
 	seq := float64(p.s.Workload.Seq)
 	tokens := float64(p.b) * seq / float64(p.cpx.n)
@@ -162,8 +191,20 @@ func (p *plan) trainStages(segs bool) ([]vstage, trainLayer) {
 	if m := p.lcMemo; m != nil && !segs {
 		costs = m.costs(p)
 	} else {
+		mk, main := -1, (*layerParts)(nil)
+		if segs {
+			mk, main = p.mainKind(), p.mainParts()
+		}
+		var segsOf *trainLayer
+		if timeline {
+			segsOf = &tl
+		}
 		for k, sh := range p.k.Shapes {
-			costs[k] = p.trainLayerCost(sh, segs, &tl)
+			parts := main
+			if k != mk {
+				parts = nil
+			}
+			costs[k] = p.trainLayerCost(sh, parts, segsOf)
 		}
 	}
 	lg := logits(a, l, tokens, p.e)
@@ -827,6 +868,14 @@ func (p *plan) trainInput(st []vstage, record bool) schedule.Train {
 		P2P: buf[3*n : 3*n+max(n-1, 0) : 3*n+max(n-1, 0)], Record: record,
 	}
 	in.Schedule = p.simSchedule()
+	if !record {
+		// The simulation's per-rank results in the plan's storage: train and Search read them
+		// before the plan's next run, and the report copies what it shows.
+		if p.spare.sim == nil {
+			p.spare.sim = new(schedule.Scratch)
+		}
+		in.Scratch = p.spare.sim
+	}
 	if p.sends == nil {
 		// The sends depend on the split alone: computed once per plan.
 		p.sends = p.inBuf[4*n : 4*n+max(n-1, 0)]
@@ -869,23 +918,24 @@ func (p *plan) trainInput(st []vstage, record bool) schedule.Train {
 // train evaluates one optimizer step.
 func (p *plan) train(mode evalMode) (Report, error) {
 	record := mode == modeTimeline
-	st, layer := p.trainStages(true)
+	st, layer := p.trainStages(true, record)
 	in := p.trainInput(st, record)
 	actBytes := p.actBytes()
 	res, err := p.runTrain(in, mode)
 	if err != nil {
 		return Report{}, fmt.Errorf("costmodel: simulate %s: %w", p.l.Schedule, err)
 	}
-	noP2P := in
-	noP2P.P2P = nil
-	noP2P.Record = false
 	// In estimate mode the makespan is that closed form already (runTrain). The sends' share is
 	// closed form against closed form, for every schedule (the 2025 ones' too, estimate2025).
-	withP2P := res.Makespan
+	var withP2P, noSends float64
 	if mode != modeEstimate {
-		withP2P = schedule.EstimateTrain(in)
+		withP2P, noSends = schedule.EstimateTrainSends(in)
+	} else {
+		noP2P := in
+		noP2P.P2P = nil
+		withP2P, noSends = res.Makespan, schedule.EstimateTrain(noP2P)
 	}
-	ppExposed := max(withP2P-schedule.EstimateTrain(noP2P), 0)
+	ppExposed := max(withP2P-noSends, 0)
 
 	r := Report{Layout: p.layoutSummary()}
 	m := p.mv // each virtual stage's passes
@@ -956,10 +1006,7 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	}
 
 	// Detail for the renderers.
-	gpus0 := p.stageGPUs()
-	for rk := range stages {
-		stages[rk].GPUs = gpus0[rk]
-	}
+	p.fillStageGPUs(stages)
 	r.Detail.Stages = stages
 	r.Detail.BubbleClosedForm = p.closedFormBubble(st)
 	r.Detail.TPAllReduceBytes = actBytes
@@ -970,16 +1017,22 @@ func (p *plan) train(mode evalMode) (Report, error) {
 	if len(in.P2P) > 0 {
 		r.Detail.P2PS = maxFloat(in.P2P)
 	}
-	mk := p.mainKind()
-	r.Detail.Layer = LayerDetail{Forward: layer.f[mk], Backward: append(shift(layer.b[mk], 0), shift(layer.w[mk], segTotal(layer.b[mk]))...)}
+	// The main layer kind's (trainStages kept its pieces).
+	mp := p.mainParts()
+	r.Detail.Layer.Forward, r.Detail.Layer.Backward = mp.detail()
 	r.Detail.Layer.CommShare = commShare(r.Detail.Layer.Forward, r.Detail.Layer.Backward)
-	if mk < len(layer.cp) && layer.cp[mk].Ranks > 1 {
-		cpd := layer.cp[mk]
+	if mp.cp.Ranks > 1 {
+		cpd := mp.cp
 		r.Detail.Layer.CP = &cpd
 	}
 
-	if u := p.tpUses("layer activations", actBytes, 1, 0); len(u) > 0 {
-		r.Detail.TPCollective = u[0]
+	// The first of tpUses("layer activations", actBytes, 1, 0), without the list.
+	if p.t > 1 {
+		op := collective.AllReduce
+		if p.l.SequenceParallel {
+			op = collective.ReduceScatter
+		}
+		r.Detail.TPCollective = p.tpUse("layer activations", op, actBytes, 1)
 	}
 	r.Warnings = append(p.commonWarnings(&r), p.trainWarnings(r)...)
 	if record {
@@ -991,6 +1044,15 @@ func (p *plan) train(mode evalMode) (Report, error) {
 		r.Collectives = p.trainCollectives(stages[crit].Layers, p.rankInfos()[crit].kinds[:len(p.k.Shapes)], maxParams)
 	}
 	return r, nil
+}
+
+// mainParts is where trainStages keeps the main layer kind's pieces: the pooled plan's, rewritten
+// by each call with segs.
+func (p *plan) mainParts() *layerParts {
+	if p.spare.main == nil {
+		p.spare.main = new(layerParts)
+	}
+	return p.spare.main
 }
 
 func commShare(fwd, bwd []Segment) float64 {

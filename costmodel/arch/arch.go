@@ -98,14 +98,34 @@ const MaxKinds = 10
 
 // Of compiles a into its layer kinds. It never fails: an Arch that validation would refuse
 // still gives finite figures (zero sizes count as zero).
-func Of(a model.Arch) Model {
-	m := Model{Arch: a}
+func Of(a model.Arch) Model { return OfInto(a, nil, nil) }
+
+// OfInto is Of with its kinds and layers in the backing arrays of shapes and of (their
+// contents overwritten) where they are large enough: a pooled plan compiles every evaluation's
+// model into the arrays its last one left.
+func OfInto(a model.Arch, shapes []Shape, of []uint8) Model {
+	m := Model{Arch: a, Shapes: shapes[:0]}
 	n := max(a.Layers, 0)
-	m.Of = make([]uint8, n)
+	if of != nil && cap(of) >= n {
+		m.Of = of[:n]
+	} else {
+		m.Of = make([]uint8, n)
+	}
 	// The pattern is split once and the Arch (a large struct) is not copied a layer: Of runs on
 	// every Evaluate that is not memoised (96 layers of GPT-3 took a fifth of one before).
 	pat := a.LayerPattern()
 	mla := a.MLA.On()
+	if n > 0 && len(pat) == 0 && a.Experts <= 1 {
+		// Every layer the one kind (MoELayer is false throughout): what the loop below finds,
+		// without asking each layer.
+		k := Kind{Attn: model.AttnFull}
+		if mla {
+			k.Attn = MLA
+		}
+		m.Shapes = append(m.Shapes, shape(a, k))
+		clear(m.Of)
+		return m
+	}
 	last, lastJ := Kind{}, -1
 	for i := range n {
 		k := Kind{Attn: model.AttnFull, MoE: a.MoELayer(i)}
@@ -131,7 +151,7 @@ func Of(a model.Arch) Model {
 		last, lastJ = k, j
 	}
 	if len(m.Shapes) == 0 {
-		m.Shapes = []Shape{shape(a, Kind{Attn: model.AttnFull})}
+		m.Shapes = append(m.Shapes, shape(a, Kind{Attn: model.AttnFull}))
 	}
 	return m
 }

@@ -59,6 +59,19 @@ func EstimateTrain(in Train) float64 {
 	return pipeEstimate(&in)
 }
 
+// EstimateTrainSends is EstimateTrain of in and of in without its sends (P2P nil): the sends'
+// exposed share is the difference. ZB-V, DualPipe and DualPipeV add the sends to a closed form
+// that does not read them (estimate2025), which is computed once for both.
+func EstimateTrainSends(in Train) (with, without float64) {
+	if !twoChunk(in.Schedule) || validateTrain(&in) != nil {
+		noP2P := in
+		noP2P.P2P = nil
+		return EstimateTrain(in), EstimateTrain(noP2P)
+	}
+	base, sends := estimate2025Parts(&in)
+	return base + 2*sends, base + 2*0
+}
+
 func pipeEstimate(in *Train) float64 {
 	p, v, m := in.Stages, in.Chunks, in.Micro
 	nvs := p * v
@@ -321,6 +334,13 @@ func sum(xs []float64) float64 {
 // Equal stages with free sends and m ≥ 2p: TestEstimate2025 holds it within its tolerance of
 // the simulation over a grid of p, m and F/B/W ratios; uneven stages with sends are logged.
 func estimate2025(in *Train) float64 {
+	base, sends := estimate2025Parts(in)
+	return base + 2*sends
+}
+
+// estimate2025Parts is estimate2025 in its two parts: the step without the sends, and the sends
+// over one chain (zero without P2P).
+func estimate2025Parts(in *Train) (base, sends float64) {
 	p, n := in.Stages, 2*in.Stages
 	m := float64(chainMicro(in))
 	var f, b, w, a, work, total float64
@@ -363,7 +383,6 @@ func estimate2025(in *Train) float64 {
 	// The bubble is the fill and drain of the whole chain: the stages' mean costs.
 	f, b, w, a = f/float64(n), b/float64(n), w/float64(n), a/float64(n)
 	mean := total / float64(p)
-	var sends float64
 	if in.P2P != nil {
 		for q := 0; q < n-1; q++ {
 			if brk := ChainBreak(in.Schedule, p); brk > 0 && q == brk-1 {
@@ -390,5 +409,5 @@ func estimate2025(in *Train) float64 {
 	}
 	// A rank busier than the others fills their bubble with its own work: the step is the
 	// longer of its work and the mean rank's with the bubble.
-	return max(work, mean+idle) + 2*sends
+	return max(work, mean+idle), sends
 }

@@ -337,6 +337,16 @@ func simulate(in *Train, order []ref, per int) (Result, error) {
 	return e.result()
 }
 
+// zeroed is buf with length n, its values zero, reallocated only when too small.
+func zeroed[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n)
+	}
+	buf = buf[:n]
+	clear(buf)
+	return buf
+}
+
 // floatPool holds the end-time buffers of runs that record nothing: a 512-GPU ZB-V run's is
 // some 100 KB, and allocating and collecting it was a quarter of the run's time.
 var floatPool sync.Pool
@@ -484,7 +494,14 @@ func (e *engine) init(in *Train, order []ref, per int, fill bool) {
 		copy(e.cov3, e.cov)
 		copy(e.cov3[nvs:], e.cov) // the W third stays zero (cleared above)
 	}
-	out, ints := make([]float64, 2*p), make([]int, 6*p)
+	var out []float64
+	var ints []int
+	if sc := in.Scratch; sc != nil && !in.Record {
+		sc.floats, sc.ints = zeroed(sc.floats, 2*p), zeroed(sc.ints, 6*p)
+		out, ints = sc.floats, sc.ints
+	} else {
+		out, ints = make([]float64, 2*p), make([]int, 6*p)
+	}
 	e.res = Result{Busy: out[:p:p], Finish: out[p:], PeakInFlight: ints[:p:p]}
 	e.pos, e.inflight, e.limit = ints[p:2*p:2*p], ints[2*p:3*p:3*p], ints[3*p:4*p:4*p]
 	e.queue, e.queued = ints[4*p:5*p:5*p], ints[5*p:]

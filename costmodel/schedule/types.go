@@ -69,6 +69,16 @@ type Train struct {
 	Overlap []float64
 	// Record keeps every op in Result.Ops (for the timeline); off for the fast path.
 	Record bool
+	// Scratch, when not nil and Record is off, holds the result's per-rank slices (Busy, Finish,
+	// PeakInFlight) and the run's per-rank counters from one run to the next: the result is
+	// then the caller's until its next run on the same Scratch. Nil: fresh slices.
+	Scratch *Scratch
+}
+
+// Scratch is the per-rank storage a caller lends its runs (Train.Scratch).
+type Scratch struct {
+	floats []float64
+	ints   []int
 }
 
 // Result is the outcome of a simulation.
