@@ -9,6 +9,7 @@ package schedule
 // cop is one op of a compiled order.
 type cop struct {
 	slot int32 // its end time's index in engine.end: 3·(micro·nvs + position) + kind
+	in   int32 // its input's (when inPos ≥ 0): slot − 3 for an F, slot + 3 for a B
 	cost int32 // its cost's index in engine.cost3 and the send's before its input in engine.send3
 	// Its input from another position (F: the forward before it, 3 slots down; B: the backward
 	// after it, 3 slots up): its place in its rank's order, or −1 when none, and its rank, or −1
@@ -51,6 +52,7 @@ func compile(in *Train, order []ref, per int) []cop {
 			}
 		}
 		if from >= 0 {
+			c.in = c.slot + 6*int32(k) - 3 // F (0): 3 slots down; B (1): 3 up
 			c.inPos = int32(from % per)
 			if from/per != i/per {
 				c.inRank = int32(from / per)
@@ -138,8 +140,8 @@ func (e *engine) runFast() {
 						if y.inRank >= 0 && pos[y.inRank] <= int(y.inPos) {
 							break run
 						}
-						// F's input 3 slots down, B's 3 up; no NaN or −0 to care for.
-						if rd := end[int(y.slot)+6*int(y.kind)-3] + send3[y.cost]; rd > ready {
+						// No NaN or −0 to care for.
+						if rd := end[y.in] + send3[y.cost]; rd > ready {
 							ready = rd
 						}
 					}
@@ -175,7 +177,7 @@ func (e *engine) runFast() {
 				if c.inRank >= 0 && pos[c.inRank] <= int(c.inPos) {
 					break run
 				}
-				if ready := end[int(c.slot)+6*int(c.kind)-3] + send3[c.cost]; ready > t {
+				if ready := end[c.in] + send3[c.cost]; ready > t {
 					start = ready
 				}
 			}

@@ -500,7 +500,7 @@ func (pr periodic) regime(e *engine, j, k int) (int, bool) {
 					free = end[b]
 					continue
 				}
-				at1, pace1 := end[int(b)+6*int(x.kind)-3]+send3[x.cost], dr
+				at1, pace1 := end[x.in]+send3[x.cost], dr
 				if x.inRank >= 0 {
 					pace1 = d[x.inRank]
 				}
