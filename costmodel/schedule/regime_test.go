@@ -104,6 +104,21 @@ func oneSlowTrain(rng *rand.Rand, s model.Schedule, p, v, m int) Train {
 	return in
 }
 
+// shortcutAndFull is in run by the steady-state shortcut (got, how) and in full (want); false
+// where in is invalid or the shortcut does not take it.
+func shortcutAndFull(t *testing.T, in *Train) (got, want Result, how steadyHow, ok bool) {
+	t.Helper()
+	if validateTrain(in) != nil {
+		return got, want, how, false
+	}
+	want, err := simulateFull(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, how, ok = steadyRun(in)
+	return got, want, how, ok
+}
+
 // TestRegimeMatchesFull compares the shortcut with the full simulation on steps with one slow
 // rank (and with uneven stages), where it skips the periods while ranks keep paces of their
 // own, and checks that it does skip there.
@@ -122,14 +137,7 @@ func TestRegimeMatchesFull(t *testing.T) {
 						if trial == 2 {
 							in = randomTrain(rng, s, p, v, m, 0.02, 0.01)
 						}
-						if validateTrain(&in) != nil {
-							continue
-						}
-						want, err := simulateFull(&in)
-						if err != nil {
-							t.Fatal(err)
-						}
-						got, how, ok := steadyRun(&in)
+						got, want, how, ok := shortcutAndFull(t, &in)
 						if !ok {
 							continue
 						}
@@ -255,14 +263,7 @@ func TestRegimeRandom(t *testing.T) {
 		if rng.Intn(4) == 0 {
 			in.P2P = nil
 		}
-		if validateTrain(&in) != nil {
-			continue
-		}
-		want, err := simulateFull(&in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, how, ok := steadyRun(&in)
+		got, want, how, ok := shortcutAndFull(t, &in)
 		if !ok {
 			continue
 		}
