@@ -25,7 +25,7 @@ type cop struct {
 }
 
 // compile is order (p ranks of per ops, for in's shape) compiled.
-func compile(in *Train, order []ref, per int) []cop {
+func compile(in *Train, order []ref, per int) compiled {
 	p, nvs := in.Stages, in.Stages*in.Chunks
 	head2, tail2 := 0, nvs-1
 	if b := ChainBreak(in.Schedule, p); b > 0 {
@@ -83,12 +83,26 @@ func compile(in *Train, order []ref, per int) []cop {
 			}
 			c.net = int8(fly)
 			if c.up == 0 {
-				c.up = c.net // the formula in runFast takes max(peak, fly + up)
+				c.up = c.net
 			}
 			k = g
 		}
 	}
-	return ops
+	// The forwards in flight depend on the order alone: each rank's most, over its whole order
+	// (the shortcut's jumps skip periods that go through the same counts as the ones run).
+	peaks := make([]int, in.Stages)
+	for r := range peaks {
+		fly, peak := 0, 0
+		for _, c := range ops[r*per : (r+1)*per] {
+			if c.glen == 0 { // inside a group: counted at its first op
+				continue
+			}
+			peak = max(peak, fly+int(c.up))
+			fly += int(c.net)
+		}
+		peaks[r] = peak
+	}
+	return compiled{order, ops, peaks}
 }
 
 // runFast is run on the compiled order e.ops: the same times. It trusts each rank's order to run
@@ -99,7 +113,7 @@ func (e *engine) runFast() {
 	p, end, ops, pos := e.in.Stages, e.end, e.ops, e.pos
 	send3, cost3, cov3, per := e.send3, e.cost3, e.cov3, e.per // in registers, not reloaded through e
 	// When each rank is free: at the end, when its last op ends.
-	free, busies, flies, peaks, limit := e.res.Finish, e.res.Busy, e.inflight, e.res.PeakInFlight, e.limit
+	free, busies, limit := e.res.Finish, e.res.Busy, e.limit
 	queue, queued, head, n := e.queue, e.queued, e.head, e.n // the ring in registers (push)
 	push := func(r int) {
 		if queued[r] == 0 {
@@ -120,7 +134,7 @@ func (e *engine) runFast() {
 		n--
 		queued[r] = 0
 		k, t := pos[r], free[r]
-		busy, fly, peak := busies[r], flies[r], peaks[r]
+		busy := busies[r]
 		seq := ops[r*per : r*per+limit[r]]
 	run:
 		for ; k < len(seq); k++ {
@@ -165,10 +179,6 @@ func (e *engine) runFast() {
 				for i := k; i < g; i++ {
 					end[seq[i].slot] = t
 				}
-				if v := fly + int(c.up); v > peak {
-					peak = v
-				}
-				fly += int(c.net)
 				k = g - 1
 				continue
 			}
@@ -185,14 +195,10 @@ func (e *engine) runFast() {
 			t = start + cost
 			busy += cost
 			end[c.slot] = t
-			if v := fly + int(c.up); v > peak {
-				peak = v
-			}
-			fly += int(c.net)
 		}
 		if k > pos[r] {
 			pos[r], free[r] = k, t
-			busies[r], flies[r], peaks[r] = busy, fly, peak
+			busies[r] = busy
 			// What r just finished can unblock only its neighbours.
 			next, prev := r+1, r-1
 			if next == p {
@@ -206,4 +212,16 @@ func (e *engine) runFast() {
 		}
 	}
 	e.head, e.n = head, n
+}
+
+// useCompiled makes c the order the compiled loop runs.
+func (e *engine) useCompiled(c compiled) {
+	e.ops, e.peaks = c.ops, c.peaks
+}
+
+// resultFast is result for a run of the compiled loop, which counts no forwards in flight: each
+// rank's most over its order (compile).
+func (e *engine) resultFast() (Result, error) {
+	copy(e.res.PeakInFlight, e.peaks)
+	return e.result()
 }

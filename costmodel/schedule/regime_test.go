@@ -210,15 +210,15 @@ func TestRunFastSameAsRun(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					order, ops, per, err := sharedOrder(&in)
+					co, per, err := sharedOrder(&in)
 					if err != nil {
 						t.Fatal(err)
 					}
 					var e engine
-					e.init(&in, order, per, false)
-					e.ops = ops
+					e.init(&in, co.order, per, false)
+					e.useCompiled(co)
 					e.runFast()
-					got, err := e.result()
+					got, err := e.resultFast()
 					e.release()
 					if err != nil {
 						t.Fatalf("%v p=%d m=%d: %v", s, p, m, err)

@@ -198,13 +198,13 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 	if 2*sh.Micro > in.Micro {
 		return Result{}, how, false
 	}
-	order, ops, per, err := sharedOrder(&sh)
+	co, per, err := sharedOrder(&sh)
 	if err != nil {
 		return Result{}, how, false
 	}
 	var e engine
-	e.init(&sh, order, per, false)
-	e.ops = ops
+	e.init(&sh, co.order, per, false)
+	e.useCompiled(co)
 	defer e.release()
 	whole := pr.periods(in.Micro)
 	last := pr.periods(sh.Micro)
@@ -251,11 +251,11 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 					// The paces hold past the short run's end: go on with the whole run (the
 					// short run's settling would take as long).
 					sh.Micro = in.Micro
-					if order, ops, per, err = sharedOrder(&sh); err != nil {
+					if co, per, err = sharedOrder(&sh); err != nil {
 						return Result{}, how, false
 					}
-					e.grow(&sh, order, per, chainMicro(in))
-					e.ops = ops
+					e.grow(&sh, co.order, per, chainMicro(in))
+					e.useCompiled(co)
 					last = pr.periods(sh.Micro)
 				}
 				if k = min(k, last-j); k > 0 {
@@ -289,11 +289,11 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 				break
 			}
 			sh.Micro = min(pr.shortMicro(4*last), in.Micro)
-			if order, ops, per, err = sharedOrder(&sh); err != nil {
+			if co, per, err = sharedOrder(&sh); err != nil {
 				return Result{}, how, false
 			}
-			e.grow(&sh, order, per, chainMicro(in))
-			e.ops = ops
+			e.grow(&sh, co.order, per, chainMicro(in))
+			e.useCompiled(co)
 			last = pr.periods(sh.Micro)
 		}
 		j += step
@@ -332,7 +332,7 @@ func (pr periodic) finish(e *engine, more int, busy []float64, delta float64) (R
 	}
 	e.pushAll()
 	e.runFast()
-	res, err := e.result()
+	res, err := e.resultFast()
 	if err != nil { // let the full simulation report it
 		return Result{}, false
 	}
@@ -568,27 +568,27 @@ func (e *engine) groupCost3(g []cop) float64 {
 // m): an order depends on nothing else, and Search meets the same few shapes again and again.
 // The orders are shared and never written (the engine writes only end times). Orders of more
 // than orderCacheMax ops are built afresh each time.
-func sharedOrder(in *Train) ([]ref, []cop, int, error) {
+func sharedOrder(in *Train) (compiled, int, error) {
 	per := opsPerRank(in)
 	if in.Stages*per > orderCacheMax {
 		order, per, err := buildOrder(in)
 		if err != nil {
-			return nil, nil, 0, err
+			return compiled{}, 0, err
 		}
-		return order, compile(in, order, per), per, nil
+		return compile(in, order, per), per, nil
 	}
 	k := orderKey{in.Schedule, in.Stages, in.Chunks, in.Micro}
 	orderCache.Lock()
 	if o, ok := orderCache.m[k]; ok {
 		orderCache.Unlock()
-		return o.order, o.ops, per, nil
+		return o, per, nil
 	}
 	orderCache.Unlock()
 	order, per, err := buildOrder(in)
 	if err != nil {
-		return nil, nil, 0, err
+		return compiled{}, 0, err
 	}
-	o := compiled{order, compile(in, order, per)}
+	o := compile(in, order, per)
 	orderCache.Lock()
 	if orderCache.m == nil {
 		orderCache.m = make(map[orderKey]compiled)
@@ -602,13 +602,14 @@ func sharedOrder(in *Train) ([]ref, []cop, int, error) {
 		orderCache.keys = append(orderCache.keys, k)
 	}
 	orderCache.Unlock()
-	return o.order, o.ops, per, nil
+	return o, per, nil
 }
 
-// compiled is an order and its compiled form.
+// compiled is an order, its compiled form and each rank's most forwards in flight.
 type compiled struct {
 	order []ref
 	ops   []cop
+	peaks []int
 }
 
 type orderKey struct {

@@ -426,6 +426,7 @@ type engine struct {
 	// it reads: F, B and W costs in chain order one after the other, the send before each one's
 	// input (0 where none) and the communication of each F and B (nil when nothing overlaps).
 	ops                []cop
+	peaks              []int // each rank's most forwards in flight over the compiled order
 	cost3, send3, cov3 []float64
 	// grown: the run has grown once (grow).
 	grown bool
