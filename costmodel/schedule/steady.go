@@ -408,18 +408,18 @@ func (pr periodic) jump(e *engine, j, to, keep int, busy []float64) {
 		// Each op q periods after its base (the period before cut j) ends q·δ after it: one
 		// rounding, where adding δ period after period would round q times (and the ops of a
 		// period differently, which the next check would see).
+		base := 0.0
 		for _, x := range seq[c-P : c] {
 			b := int(x.slot)
-			base := e.end[b]
+			base = e.end[b]
 			for q := from - j + 1; q <= to-j; q++ {
 				e.end[b+q*stride] = base + float64(q)*delta
 			}
 		}
 		e.res.Busy[r] += float64(to-j) * busy[r]
-		C := pr.cut(r, to)
-		e.pos[r] = C
-		if C > 0 {
-			e.res.Finish[r] = e.end[seq[C-1].slot]
+		e.pos[r] = pr.cut(r, to)
+		if P > 0 && to > j { // its last op: the period's last moved on, as written above
+			e.res.Finish[r] = base + float64(to-j)*delta
 		}
 		// In flight: a period runs as many forwards as backwards, so the count at the cut and
 		// the peak stay.
