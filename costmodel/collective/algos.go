@@ -2,6 +2,7 @@ package collective
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/splitscope/splitscope/model"
 )
@@ -61,10 +62,11 @@ func newCase(op Op, bytes float64, g Group, f Fabric) caseData {
 	c.ll128 = f.Intra.Kind == model.NVLink
 	c.pluginLatency = f.Inter.PluginLatency
 	c.gen = generation(f.Intra)
-	c.depth = math.Ceil(math.Log2(float64(max(c.nodes, 1))))
+	c.depth = float64(bits.Len(uint(max(c.nodes, 1) - 1))) // ⌈log2 nodes⌉
 	c.sizeClass = -1
 	if units := bytes / 64; units >= 1 && !math.IsInf(units, 0) {
-		c.sizeClass = int(math.Floor(math.Log2(units)))
+		_, e := math.Frexp(units) // units = f·2^e, ½ ≤ f < 1: ⌊log2 units⌋ = e − 1
+		c.sizeClass = e - 1
 	}
 	c.netSimpleOnly, c.nvlsChannels, c.rails = f.Inter.SimpleOnly, nvlsNetChannels(f.Intra), float64(max(f.NICs, 1))
 	good := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) && !math.IsNaN(x) }

@@ -293,3 +293,25 @@ func BenchmarkSweep32(b *testing.B) {
 		Sweep(AllReduce, 8, 16<<30, 2, g, f, Auto, AnyProto)
 	}
 }
+
+// newCase's size class and tree depth by integer arithmetic are ⌊log2(bytes/64)⌋ and
+// ⌈log2 nodes⌉ (NCCL's log2i of nBytes >> 6; the tree's depth).
+func TestCaseLogs(t *testing.T) {
+	f := node(nvlink4)
+	for n := 1; n <= 4096; n++ {
+		c := newCase(AllReduce, 1<<20, Group{Ranks: n, Nodes: n}, f)
+		if want := math.Ceil(math.Log2(float64(n))); c.depth != want {
+			t.Fatalf("%d nodes: depth %g, want %g", n, c.depth, want)
+		}
+	}
+	for _, b := range []float64{1, 63, 64, 65, 127, 128, 129, 4095, 4096, 1 << 20, 3 << 20, 1e9, 1.5e12} {
+		c := newCase(AllReduce, b, Group{Ranks: 8, Nodes: 1}, f)
+		want := -1
+		if b >= 64 {
+			want = int(math.Floor(math.Log2(b / 64)))
+		}
+		if c.sizeClass != want {
+			t.Errorf("%g bytes: size class %d, want %d", b, c.sizeClass, want)
+		}
+	}
+}
