@@ -91,6 +91,7 @@ type Model struct {
 	Arch   model.Arch
 	Shapes []Shape
 	Of     []uint8
+	all    [MaxKinds]int // layers of each kind (All), counted as Of is filled
 }
 
 // MaxKinds bounds the kinds a model can have (attention kinds × dense or MoE).
@@ -124,6 +125,7 @@ func OfInto(a model.Arch, shapes []Shape, of []uint8) Model {
 		}
 		m.Shapes = append(m.Shapes, shape(a, k))
 		clear(m.Of)
+		m.all[0] = n
 		return m
 	}
 	last, lastJ := Kind{}, -1
@@ -148,6 +150,7 @@ func OfInto(a model.Arch, shapes []Shape, of []uint8) Model {
 			}
 		}
 		m.Of[i] = uint8(j)
+		m.all[j]++
 		last, lastJ = k, j
 	}
 	if len(m.Shapes) == 0 {
@@ -195,7 +198,12 @@ func (m *Model) Sum(counts []int, f func(Shape) float64) float64 {
 }
 
 // All is the count of every kind over the whole model.
-func (m Model) All() []int { return m.Counts(0, len(m.Of), nil) }
+func (m *Model) All() []int {
+	if len(m.Shapes) > MaxKinds { // cannot happen: OfInto keeps to MaxKinds
+		return m.Counts(0, len(m.Of), nil)
+	}
+	return m.all[:len(m.Shapes):len(m.Shapes)]
+}
 
 // LayerParams is every layer's parameters, summed.
 func (m Model) LayerParams() float64 { return m.Sum(m.All(), Shape.Params) }

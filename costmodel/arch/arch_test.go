@@ -210,3 +210,26 @@ func TestQKNorm(t *testing.T) {
 		}
 	}
 }
+
+// All, counted while OfInto fills Of, is Counts over every layer: one kind, MoE every other
+// layer, dense layers first, and a model compiled into the arrays of a larger one.
+func TestAllCounts(t *testing.T) {
+	maverick := model.Arch{Layers: 7, Hidden: 64, Heads: 4, KVHeads: 4, FFN: 128, Vocab: 10, Experts: 4, TopK: 1, MoEEvery: 2, DenseFFN: 256}
+	dense := model.Arch{Layers: 5, Hidden: 64, Heads: 4, KVHeads: 4, FFN: 128, Vocab: 10}
+	var shapes []Shape
+	var of []uint8
+	for _, a := range []model.Arch{maverick, deepseekV3(), dense, maverick} {
+		m := OfInto(a, shapes, of)
+		shapes, of = m.Shapes, m.Of
+		want := m.Counts(0, len(m.Of), nil)
+		got := m.All()
+		if len(got) != len(want) {
+			t.Fatalf("%s: All %v, Counts %v", a.ID, got, want)
+		}
+		for k := range want {
+			if got[k] != want[k] {
+				t.Fatalf("%s: All %v, Counts %v", a.ID, got, want)
+			}
+		}
+	}
+}
