@@ -387,6 +387,7 @@ func (p *plan) trainTail(st []vstage, res schedule.Result, stages []StageDetail)
 	var out trainTailResult
 	ranks := p.rankInfos()
 	var memo dpMemo
+	var pm paramMemo
 	for rk := range stages {
 		sd := &stages[rk]
 		emb, logits := p.rankEnds(rk)
@@ -394,7 +395,7 @@ func (p *plan) trainTail(st []vstage, res schedule.Result, stages []StageDetail)
 		sd.F, sd.B, sd.W = p.rankOps(st, rk)
 		sd.Busy = res.Busy[rk]
 		sd.InFlight = res.PeakInFlight[rk]
-		rs := p.rankMemory(rk, sd)
+		rs := p.rankMemory(rk, sd, &pm)
 		rt := p.rankTail(rk, st, &res, &rs, sd.F, sd.B, sd.W, &memo)
 		out.offload = max(out.offload, rt.offExposed)
 		out.stepEnd = max(out.stepEnd, rt.end)
@@ -604,13 +605,27 @@ type rankState struct {
 	actMicro      float64
 }
 
-// rankMemory fills a rank's parameters and memory (sd's Layers and InFlight set), the GPU's and,
-// with offload, the host's.
-func (p *plan) rankMemory(rk int, sd *StageDetail) rankState {
+// paramMemo is a rank's parameters by part and their memory, kept for the next ranks with the
+// same rankInfo and ends (the middle of a pipeline).
+type paramMemo struct {
+	info         int // sameInfo's first rank
+	emb, out, ok bool
+	parts        ParamParts
+	ps           paramBytes
+}
+
+// rankMemory fills a rank's parameters and memory (sd's Layers, Embedding, Logits and InFlight
+// set), the GPU's and, with offload, the host's; memo carries the parameters from one rank to the
+// next.
+func (p *plan) rankMemory(rk int, sd *StageDetail, memo *paramMemo) rankState {
 	ri := p.rankInfos()[rk]
 	sd.ParamsOnGPU, sd.LayerParams = ri.params, ri.layerParams
-	sd.Parts = p.paramParts(rk, ri.kinds[:len(p.k.Shapes)])
-	ps := p.paramMemory(ri)
+	if info := p.sameInfo()[rk]; !memo.ok || memo.info != info || memo.emb != sd.Embedding || memo.out != sd.Logits {
+		*memo = paramMemo{info: info, emb: sd.Embedding, out: sd.Logits, ok: true,
+			parts: p.paramParts(rk, ri.kinds[:len(p.k.Shapes)]), ps: p.paramMemory(ri)}
+	}
+	sd.Parts = memo.parts
+	ps := memo.ps
 	rs := ps.rankState
 	act, actHost := p.actMemory(ri, sd.InFlight, &rs)
 	sd.LayerActBytes = act
