@@ -124,7 +124,7 @@ func shortcutAndFull(t *testing.T, in *Train) (got, want Result, how steadyHow, 
 // own, and checks that it does skip there.
 func TestRegimeMatchesFull(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
-	skipped, periods := map[model.Schedule]int{}, map[model.Schedule]int{}
+	skipped, periods, locks := map[model.Schedule]int{}, map[model.Schedule]int{}, map[model.Schedule]int{}
 	for _, s := range periodicSchedules() {
 		for _, p := range []int{2, 3, 4, 6, 8, 12, 16} {
 			for _, v := range chunkRange(s) {
@@ -147,19 +147,23 @@ func TestRegimeMatchesFull(t *testing.T) {
 						pr, _ := periodicOf(s, p, v)
 						skipped[s] += how.regimes
 						periods[s] += pr.periods(m)
+						locks[s] += how.transitions
 					}
 				}
 			}
 		}
 	}
 	for _, s := range periodicSchedules() {
-		t.Logf("%v: %d of %d periods skipped at the ranks' own paces", s, skipped[s], periods[s])
+		t.Logf("%v: %d of %d periods skipped at the ranks' own paces, %d locks run on their rank alone", s, skipped[s], periods[s], locks[s])
 	}
 	// The schedules whose ranks lock onto a slow one slowly (the steady check alone simulates
 	// most of their periods) skip a good part of them.
 	for _, s := range []model.Schedule{model.ZBV, model.ZBH1} {
 		if skipped[s] < periods[s]/5 {
 			t.Errorf("%v: %d of %d periods skipped at the ranks' own paces", s, skipped[s], periods[s])
+		}
+		if locks[s] == 0 {
+			t.Errorf("%v: no lock run on its rank alone (transition)", s)
 		}
 	}
 }
@@ -184,6 +188,10 @@ func TestRegime512GPU(t *testing.T) {
 		pr, _ := periodicOf(s, in.Stages, in.Chunks)
 		if whole := pr.periods(in.Micro); float64(how.regimes) < most*float64(whole) {
 			t.Errorf("%v: %d of %d periods skipped at the ranks' own paces", s, how.regimes, whole)
+		}
+		// Each rank's lock onto rank 0's pace is run on that rank alone (transition).
+		if how.transitions < 5 {
+			t.Errorf("%v: %d locks run on their rank alone", s, how.transitions)
 		}
 	}
 }
@@ -237,7 +245,7 @@ func TestRunFastSameAsRun(t *testing.T) {
 // coarse binary grid (sums exact, ties between inputs common), free sends a quarter of the time.
 func TestRegimeRandom(t *testing.T) {
 	rng := rand.New(rand.NewSource(42))
-	skipped, runs, worst := 0, 0, 0.0
+	skipped, locks, runs, worst := 0, 0, 0, 0.0
 	for trial := 0; trial < 800; trial++ {
 		s := periodicSchedules()[rng.Intn(6)]
 		p := 2 + rng.Intn(15)
@@ -269,6 +277,7 @@ func TestRegimeRandom(t *testing.T) {
 		}
 		runs++
 		skipped += how.regimes
+		locks += how.transitions
 		e := relErr(got.Makespan, want.Makespan)
 		for r := range want.Busy {
 			e = max(e, relErr(got.Busy[r], want.Busy[r]), relErr(got.Finish[r], want.Finish[r]))
@@ -281,8 +290,56 @@ func TestRegimeRandom(t *testing.T) {
 			t.Fatalf("%v p=%d v=%d m=%d: relative error %g", s, p, v, m, e)
 		}
 	}
-	t.Logf("%d runs, %d periods skipped by regime, worst relative error %g", runs, skipped, worst)
-	if skipped == 0 {
-		t.Error("regime skipped no period")
+	t.Logf("%d runs, %d periods skipped by regime, %d locks run on their rank alone, worst relative error %g", runs, skipped, locks, worst)
+	if skipped == 0 || locks == 0 {
+		t.Errorf("regime skipped %d periods, transition ran %d locks", skipped, locks)
+	}
+}
+
+// TestTransitionRandom compares the shortcut with the full simulation where every rank has a
+// pace of its own (each stage's costs scaled by up to 2%): ranks lock onto others' paces one
+// after another, some run on their rank alone (transition) and some, where a neighbour already
+// follows the locking rank, back on every rank (fallbacks). Both kinds must happen.
+func TestTransitionRandom(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	locks, backs, declined := 0, 0, 0
+	for range 600 {
+		s := []model.Schedule{model.ZBV, model.ZBH1, model.Interleaved}[rng.Intn(3)]
+		p := 5 + rng.Intn(8)
+		v := chunkRange(s)[rng.Intn(len(chunkRange(s)))]
+		m := 4*p + rng.Intn(200)
+		if s == model.Interleaved {
+			m = p * (1 + m/p)
+		}
+		in := randomTrain(rng, s, p, v, m, 0, 0)
+		pace := make([]float64, p)
+		for r := range pace {
+			pace[r] = 1 + 0.02*rng.Float64()
+		}
+		for i := range in.F {
+			f := pace[i%p]
+			in.F[i] *= f
+			in.B[i] *= f
+			if in.W != nil {
+				in.W[i] *= f
+			}
+		}
+		if validateTrain(&in) != nil {
+			continue
+		}
+		got, want, how, ok := shortcutAndFull(t, &in)
+		if !ok {
+			declined++
+			continue
+		}
+		if d := sameResult(got, want, 1e-12); d != "" {
+			t.Fatalf("%v p=%d v=%d m=%d: %s", s, p, v, m, d)
+		}
+		locks += how.transitions
+		backs += how.fallbacks
+	}
+	t.Logf("%d locks run on their rank alone, %d back on every rank, %d runs declined", locks, backs, declined)
+	if locks == 0 || backs == 0 {
+		t.Errorf("%d locks run on their rank alone, %d back on every rank: both paths must be taken", locks, backs)
 	}
 }

@@ -39,9 +39,12 @@ import (
 // Between two locks every rank's ops move on linearly, each rank at a pace of its own, and each
 // op keeps waiting for the same input until a faster-moving one catches up with it: regime finds
 // how many periods that holds and jump skips them (max-plus maps are piecewise linear; this
-// follows one linear piece to its end), after which the run goes on op by op. GPipe
-// (whose forwards and backwards repeat separately), runs too short to gain, and Record (the
-// timeline wants every op as simulated) take the full simulation.
+// follows one linear piece to its end), after which the run goes on op by op. Where one rank
+// alone locks, the three periods of its lock run on it alone while the others keep their paces
+// (transition), and regime checks only it and its neighbours after them (at 512 GPUs ZB-V
+// simulates 1,074 ops where it simulated 1,776). GPipe (whose forwards and backwards repeat
+// separately), runs too short to gain, and Record (the timeline wants every op as simulated)
+// take the full simulation.
 
 // steadyTol bounds the relative error the shortcut may add to any end time: 1e-13, well inside
 // the 1e-12 the shortcut is tested to and far below anything a report shows.
@@ -183,6 +186,9 @@ func simulateSteady(in *Train) (Result, bool) {
 type steadyHow struct {
 	jumped  bool // found a steady cut
 	regimes int  // periods skipped at the ranks' own paces (regime)
+	// locks run on the locking rank alone (transition), and the ones that went back to every
+	// rank (a neighbour held back, or the periods after not linear)
+	transitions, fallbacks int
 }
 
 // steadyRun is simulateSteady that also says which shortcuts it took.
@@ -219,33 +225,52 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 	// each rank the same (busy, summed once).
 	eager, exact := 0, 0
 	var busy []float64
+	// After a regime jump to cut lockAt that stopped where one rank's input catches up (lock,
+	// −1: none), the three periods after it run on that rank alone (transition).
+	lock, lockAt := -1, 0
 	for j := min(pr.lookback+1, 2); ; {
 		j = min(j, last)
-		for r := range e.limit {
-			e.limit[r] = pr.cut(r, j)
-		}
-		e.pushAll()
-		e.runFast()
-		for r, k := range e.pos {
-			if k != e.limit[r] { // cannot happen (fact 2); the full simulation will tell
+		who := -1 // the rank transition ran alone, every rank at cut j when −1
+		if lock >= 0 && j == lockAt+3 && pr.transition(&e, lockAt, lock, busy) {
+			who = lock
+			how.transitions++
+		} else {
+			if lock >= 0 && j == lockAt+3 {
+				how.fallbacks++
+			}
+			if !pr.runTo(&e, j) {
 				return Result{}, how, false
 			}
 		}
-		if delta, ok := pr.steady(&e, j, whole-j, exact); ok {
-			if busy == nil {
-				busy = pr.periodBusy(&e, j)
+		lock = -1
+		if who < 0 {
+			if delta, ok := pr.steady(&e, j, whole-j, exact); ok {
+				if busy == nil {
+					busy = pr.periodBusy(&e, j)
+				}
+				for r := range e.deltas {
+					e.deltas[r] = delta
+				}
+				pr.jump(&e, last, pr.lookback+1, busy)
+				res, ok := pr.finish(&e, whole-last, busy, delta)
+				how.jumped = true
+				return res, how, ok
 			}
-			for r := range e.deltas {
-				e.deltas[r] = delta
-			}
-			pr.jump(&e, j, last, pr.lookback+1, busy)
-			res, ok := pr.finish(&e, whole-last, busy, delta)
-			how.jumped = true
-			return res, how, ok
 		}
 		step := max(1, j/2)
+		if who >= 0 && j == last {
+			step = 0 // the others to cut j by the loop's next run (then it ends)
+		}
 		if j >= 2 && j < last {
-			k, ok := pr.regime(&e, j, whole-j)
+			k, ok := pr.regime(&e, j, whole-j, who)
+			if !ok && who >= 0 {
+				// Not linear after the lock: every rank to cut j, checked as any cut.
+				how.fallbacks++
+				if !pr.runTo(&e, j) {
+					return Result{}, how, false
+				}
+				k, ok = pr.regime(&e, j, whole-j, -1)
+			}
 			if ok {
 				if k > last-j && sh.Micro < in.Micro {
 					// The paces hold past the short run's end: go on with the whole run (the
@@ -266,10 +291,13 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 					if busy == nil {
 						busy = pr.periodBusy(&e, j)
 					}
-					pr.jump(&e, j, j+k, keep, busy)
+					pr.jump(&e, j+k, keep, busy)
 					exact = max(exact, j+k-keep)
 					j += k
 					how.regimes += k
+					if j+3 <= last {
+						lock, lockAt = pr.lockOf(&e, j), j
+					}
 				}
 				eager = regimeEager
 			}
@@ -301,6 +329,23 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 	// No steady cut: the whole run, simulated op by op.
 	res, ok = pr.finish(&e, 0, nil, 0)
 	return res, how, ok
+}
+
+// runTo runs every rank to cut j; false where one could not get there (cannot happen: fact 2;
+// the full simulation will tell).
+func (pr periodic) runTo(e *engine, j int) bool {
+	for r := range e.limit {
+		e.limit[r] = pr.cut(r, j)
+	}
+	e.pushAll()
+	e.runFast()
+	for r, k := range e.pos {
+		if k != e.limit[r] {
+			return false
+		}
+		e.at[r] = j
+	}
+	return true
 }
 
 // shortMicro is the fewest micro-batches (a multiple of shift, with the repeating shape) whose
@@ -380,8 +425,9 @@ func (pr periodic) steady(e *engine, j, k, exact int) (float64, bool) {
 	}
 	for r := 0; r < pr.p; r++ {
 		c := r*e.per + pr.cut(r, j)
-		for _, x := range e.ops[c-L*P : c] {
-			if !(K*math.Abs(end[x.slot]-end[x.slot-stride]-delta) <= tol) {
+		for i := c - L*P; i < c; i++ { // by index: ranging would copy each op
+			b := e.ops[i].slot
+			if !(K*math.Abs(end[b]-end[b-stride]-delta) <= tol) {
 				return 0, false
 			}
 		}
@@ -389,41 +435,119 @@ func (pr periodic) steady(e *engine, j, k, exact int) (float64, bool) {
 	return delta, true
 }
 
-// jump moves every rank from cut j on to cut `to`: each skipped op ends e.deltas[r] (its rank's
-// pace) after the same op of the period before, and each rank is busy[r] longer a period. Only
-// the last `keep` periods before cut `to` are written: lookback + 1 where the cool-down follows
-// (fact 3), else 2, which the steady periods after the cut and regime read (a steady period
-// reads one period back, TestSteadyReach; steadyRun checks a window of lookback + 1 periods only
-// once that many lie after the periods left unwritten). The compiled loop trusts the orders for
-// an op's own forward or backward before it (runFast), so the ops skipped before them keep
-// their −1.
-func (pr periodic) jump(e *engine, j, to, keep int, busy []float64) {
-	P := pr.period
+// jump moves every rank from the cut it is at (e.at) on to cut `to`: each skipped op ends
+// e.deltas[r] (its rank's pace) after the same op of the period before, and each rank is busy[r]
+// longer a period. Only the last `keep` periods before cut `to` are written: lookback + 1 where
+// the cool-down follows (fact 3), else 2, which the steady periods after the cut and regime read
+// (a steady period reads one period back, TestSteadyReach; steadyRun checks a window of
+// lookback + 1 periods only once that many lie after the periods left unwritten). The compiled
+// loop trusts the orders for an op's own forward or backward before it (runFast), so the ops
+// skipped before them keep their −1.
+func (pr periodic) jump(e *engine, to, keep int, busy []float64) {
+	for r := 0; r < pr.p; r++ {
+		pr.jumpRank(e, r, to, keep, busy)
+	}
+}
+
+// jumpRank is jump for rank r alone, from the cut it is at (e.at[r]).
+func (pr periodic) jumpRank(e *engine, r, to, keep int, busy []float64) {
+	P, j, first := pr.period, e.at[r], pr.firsts[r]
 	from := max(j, to-keep)
 	stride := 3 * e.nvs * pr.shift // a period on, an op's end time lies this far on in e.end
-	for r := 0; r < pr.p; r++ {
+	c := r*e.per + first + j*P     // cut j in e.ops
+	end, delta := e.end, e.deltas[r]
+	// Each op q periods after its base (the period before cut j) ends q·δ after it: one
+	// rounding, where adding δ period after period would round q times (and the ops of a
+	// period differently, which the next check would see).
+	base := 0.0
+	for i := c - P; i < c; i++ {
+		b := int(e.ops[i].slot)
+		base = end[b]
+		for q := from - j + 1; q <= to-j; q++ {
+			end[b+q*stride] = base + float64(q)*delta
+		}
+	}
+	e.res.Busy[r] += float64(to-j) * busy[r]
+	e.pos[r], e.at[r] = first+to*P, to
+	if P > 0 && to > j { // its last op: the period's last moved on, as written above
+		e.res.Finish[r] = base + float64(to-j)*delta
+	}
+	// In flight: a period runs as many forwards as backwards, so the count at the cut and the
+	// peak stay.
+}
+
+// transition runs the three periods after cut J (every rank there, after a regime jump that
+// stopped where an input of rank who catches up, in period J, and no other rank's in the three)
+// on rank who alone. Its neighbours and theirs move on at their paces as a jump moves them (who's
+// ops read its neighbours', theirs read theirs', which regime reads next), the other ranks stay at
+// cut J. That is the full simulation's run unless who's ops, now later, hold back a neighbour's
+// op that reads one: checked on each (within regime's eps); false, with every rank back at cut
+// J, where one does (the caller then simulates every rank). Rings of at least five ranks (a
+// neighbour's neighbour that is not who's).
+func (pr periodic) transition(e *engine, J, who int, busy []float64) bool {
+	p := pr.p
+	if p < 5 || busy == nil || e.at[who] != J {
+		return false
+	}
+	near := [4]int{(who + 1) % p, (who + p - 1) % p, (who + 2) % p, (who + p - 2) % p}
+	var busy0, fin0 [5]float64
+	for i, r := range near {
+		if e.at[r] != J {
+			return false
+		}
+		busy0[i], fin0[i] = e.res.Busy[r], e.res.Finish[r]
+	}
+	busy0[4], fin0[4] = e.res.Busy[who], e.res.Finish[who]
+	back := func() bool {
+		for i, r := range near {
+			e.pos[r], e.at[r], e.res.Busy[r], e.res.Finish[r] = pr.cut(r, J), J, busy0[i], fin0[i]
+		}
+		e.pos[who], e.res.Busy[who], e.res.Finish[who] = pr.cut(who, J), busy0[4], fin0[4]
+		return false
+	}
+	for _, r := range near {
+		pr.jumpRank(e, r, J+3, 3, busy)
+	}
+	for r := range p {
+		e.limit[r] = e.pos[r]
+	}
+	e.limit[who] = pr.cut(who, J+3)
+	e.push(who)
+	e.runFast()
+	if e.pos[who] != e.limit[who] {
+		return back()
+	}
+	dmin := math.Inf(1)
+	for _, x := range e.deltas {
+		dmin = min(dmin, x)
+	}
+	eps := steadyTol * dmin
+	end, send3, cost3 := e.end, e.send3, e.cost3
+	for _, r := range near[:2] {
 		seq := e.ops[r*e.per : (r+1)*e.per]
-		c := pr.cut(r, j)
-		delta := e.deltas[r]
-		// Each op q periods after its base (the period before cut j) ends q·δ after it: one
-		// rounding, where adding δ period after period would round q times (and the ops of a
-		// period differently, which the next check would see).
-		base := 0.0
-		for _, x := range seq[c-P : c] {
-			b := int(x.slot)
-			base = e.end[b]
-			for q := from - j + 1; q <= to-j; q++ {
-				e.end[b+q*stride] = base + float64(q)*delta
+		for i := pr.cut(r, J); i < pr.cut(r, J+3); i++ {
+			if x := &seq[i]; x.inPos >= 0 && int(x.inRank) == who && end[x.in]+send3[x.cost] > end[x.slot]-cost3[x.cost]+eps {
+				return back()
 			}
 		}
-		e.res.Busy[r] += float64(to-j) * busy[r]
-		e.pos[r] = pr.cut(r, to)
-		if P > 0 && to > j { // its last op: the period's last moved on, as written above
-			e.res.Finish[r] = base + float64(to-j)*delta
-		}
-		// In flight: a period runs as many forwards as backwards, so the count at the cut and
-		// the peak stay.
 	}
+	e.at[who] = J + 3
+	return true
+}
+
+// lockOf is the rank whose input catches up in period J, right after a regime jump to cut J, when
+// it is the only one and no other rank's does in the two periods after (transition); −1 if none.
+func (pr periodic) lockOf(e *engine, J int) int {
+	who := -1
+	for r, c := range e.catchAt {
+		switch {
+		case c == J && who < 0:
+			who = r
+		case c < J+3:
+			return -1
+		}
+	}
+	return who
 }
 
 // regimeEager is how many cuts in a row are checked after a regime (each rank at a pace of its
@@ -445,22 +569,33 @@ const regimeEager = 4
 // inputs: while each op's latest input stays its latest, the period q periods on is the period
 // j−1 moved on by q·δ_r, exactly but for rounding. regime returns how many periods after cut j
 // that holds (at least 0, at most k); false when period j−1 did not move on linearly. Paces and
-// shifts closer than steadyTol of the slowest pace count as equal (see eps below).
-func (pr periodic) regime(e *engine, j, k int) (int, bool) {
+// shifts closer than steadyTol of the slowest pace count as equal (see eps below). Each rank's
+// first period that an input catches up in goes into e.catchAt (j + k where none does).
+//
+// With who ≥ 0 (after transition: rank who and its neighbours at cut j, the others where the
+// last jump left them), only who's pace is measured and only who and its neighbours are checked
+// (the others' inputs did not change, and neither did their paces or catching up).
+func (pr periodic) regime(e *engine, j, k, who int) (int, bool) {
 	if pr.s == model.DualPipe || pr.s == model.DualPipeV {
 		// They settle into one pace within a few periods: a regime that followed their pairs
 		// found no periods to skip in TestRegimeMatchesFull's runs nor in 600 more with one
 		// rank slower by up to 2%. The steady check's.
 		return 0, false
 	}
-	P, p, end, send3 := pr.period, pr.p, e.end, e.send3
+	p, end := pr.p, e.end
 	stride := int32(3 * e.nvs * pr.shift) // a period on, an op's end time lies this far on in end
 	d := e.deltas
-	dmin := math.Inf(1)
-	for r := 0; r < p; r++ {
+	lo, hi := 0, p-1 // the ranks measured
+	if who >= 0 {
+		lo, hi = who, who
+	}
+	for r := lo; r <= hi; r++ {
 		b := e.ops[r*e.per+pr.cut(r, j)-1].slot
 		d[r] = end[b] - end[b-stride]
-		dmin = min(dmin, d[r])
+	}
+	dmin := math.Inf(1)
+	for _, x := range d {
+		dmin = min(dmin, x)
 	}
 	// Every δ, shift and catching up is compared per period, within eps: the periods skipped
 	// stray at most eps each, and every rank's time moves on by at least dmin a period, so
@@ -470,60 +605,87 @@ func (pr periodic) regime(e *engine, j, k int) (int, bool) {
 	// Ranks at one pace (one locked onto another's) move on by one δ: measured on each rank's
 	// last op, their δ differ by a few ulps, which would take them apart over the periods
 	// skipped.
-	for r := 1; r < p; r++ {
-		for s := 0; s < r; s++ {
+	for r := lo; r <= hi; r++ {
+		for s := 0; s < p; s++ {
+			if s == r || who < 0 && s > r {
+				continue
+			}
 			if math.Abs(d[r]-d[s]) <= eps {
 				d[r] = d[s]
 				break
 			}
 		}
 	}
+	if who < 0 {
+		for r := 0; r < p; r++ {
+			if !pr.regimeRank(e, r, j, k, eps) {
+				return 0, false
+			}
+		}
+	} else {
+		for _, r := range [3]int{(who + p - 1) % p, who, (who + 1) % p} {
+			if !pr.regimeRank(e, r, j, k, eps) {
+				return 0, false
+			}
+		}
+	}
+	most := k
+	for _, c := range e.catchAt {
+		most = min(most, c-j)
+	}
+	return max(most, 0), true
+}
+
+// regimeRank is regime's check of rank r's period before cut j (its pace in e.deltas), and its
+// first period an input catches up in (e.catchAt[r]); false where the period did not move on
+// linearly.
+func (pr periodic) regimeRank(e *engine, r, j, k int, eps float64) bool {
+	P, end, send3, d := pr.period, e.end, e.send3, e.deltas
+	stride := int32(3 * e.nvs * pr.shift)
 	// Each op of period j−1 (or group) must be the op a period before moved on by its rank's δ,
 	// and wait for an input (its rank free, or its input from another position) that moves on
 	// at that pace; the inputs moving on faster catch up after `most` periods. The compiled
 	// order (fast.go) says where each op's input lies and on which rank.
 	most := k
-	for r := 0; r < p; r++ {
-		seq := e.ops[r*e.per : (r+1)*e.per]
-		c := pr.cut(r, j)
-		dr := d[r]
-		free := end[seq[c-P-1].slot] // when the rank is free for the next op
-		for i := c - P; i < c; {
-			x := &seq[i]
-			if x.glen == 1 { // one op: its rank free or its input held it back
-				b := x.slot
-				if !(math.Abs(end[b]-end[b-stride]-dr) <= eps) {
-					return 0, false
-				}
-				i++
-				if x.inPos < 0 {
-					free = end[b]
-					continue
-				}
-				at1, pace1 := end[x.in]+send3[x.cost], dr
-				if x.inRank >= 0 {
-					pace1 = d[x.inRank]
-				}
-				atB, paceB, atO, paceO := free, dr, at1, pace1
-				if at1 > free || at1 == free && pace1 > dr {
-					atB, paceB, atO, paceO = at1, pace1, free, dr
-				}
-				if !(math.Abs(paceB-dr) <= eps) {
-					return 0, false
-				}
-				if rate := paceO - paceB; rate > eps {
-					// The other catches up after (atB − atO) / rate periods.
-					if q := (atB - atO) / rate; q < float64(most) {
-						most = int(q)
-					}
-				}
-				free = end[b]
-				continue
-			}
-			return 0, false // a group: DualPipe's pairs (above)
+	seq := e.ops[r*e.per : (r+1)*e.per]
+	c := pr.cut(r, j)
+	dr := d[r]
+	free := end[seq[c-P-1].slot] // when the rank is free for the next op
+	for i := c - P; i < c; i++ {
+		x := &seq[i]
+		if x.glen != 1 {
+			return false // a group: DualPipe's pairs (regime)
 		}
+		// One op: its rank free or its input held it back.
+		b := x.slot
+		if !(math.Abs(end[b]-end[b-stride]-dr) <= eps) {
+			return false
+		}
+		if x.inPos < 0 {
+			free = end[b]
+			continue
+		}
+		at1, pace1 := end[x.in]+send3[x.cost], dr
+		if x.inRank >= 0 {
+			pace1 = d[x.inRank]
+		}
+		atB, paceB, atO, paceO := free, dr, at1, pace1
+		if at1 > free || at1 == free && pace1 > dr {
+			atB, paceB, atO, paceO = at1, pace1, free, dr
+		}
+		if !(math.Abs(paceB-dr) <= eps) {
+			return false
+		}
+		if rate := paceO - paceB; rate > eps {
+			// The other catches up after (atB − atO) / rate periods.
+			if q := (atB - atO) / rate; q < float64(most) {
+				most = int(q)
+			}
+		}
+		free = end[b]
 	}
-	return most, true
+	e.catchAt[r] = j + most
+	return true
 }
 
 // periodBusy is the cost of each rank's period before cut j, summed in order: the same for every

@@ -438,6 +438,9 @@ type engine struct {
 	queue   []int
 	queued  []int // 1 while in the ring
 	head, n int
+	// The steady-state shortcut's: the cut each rank is at (the periods before it run or
+	// written), and the first period an input catches up in on each (regime).
+	at, catchAt []int
 }
 
 // init starts a simulation of the orders of in (per ops each, rank after rank).
@@ -498,14 +501,15 @@ func (e *engine) init(in *Train, order []ref, per int, fill bool) {
 	var out []float64
 	var ints []int
 	if sc := in.Scratch; sc != nil && !in.Record {
-		sc.floats, sc.ints = zeroed(sc.floats, 2*p), zeroed(sc.ints, 6*p)
+		sc.floats, sc.ints = zeroed(sc.floats, 2*p), zeroed(sc.ints, 8*p)
 		out, ints = sc.floats, sc.ints
 	} else {
-		out, ints = make([]float64, 2*p), make([]int, 6*p)
+		out, ints = make([]float64, 2*p), make([]int, 8*p)
 	}
 	e.res = Result{Busy: out[:p:p], Finish: out[p:], PeakInFlight: ints[:p:p]}
 	e.pos, e.inflight, e.limit = ints[p:2*p:2*p], ints[2*p:3*p:3*p], ints[3*p:4*p:4*p]
-	e.queue, e.queued = ints[4*p:5*p:5*p], ints[5*p:]
+	e.queue, e.queued = ints[4*p:5*p:5*p], ints[5*p:6*p:6*p]
+	e.at, e.catchAt = ints[6*p:7*p:7*p], ints[7*p:]
 	for r := range e.queue {
 		e.queue[r], e.queued[r], e.limit[r] = r, 1, per
 	}
