@@ -299,10 +299,28 @@ func TestRegimeRandom(t *testing.T) {
 // TestTransitionRandom compares the shortcut with the full simulation where every rank has a
 // pace of its own (each stage's costs scaled by up to 2%): ranks lock onto others' paces one
 // after another, some run on their rank alone (transition) and some, where a neighbour already
-// follows the locking rank, back on every rank (fallbacks). Both kinds must happen.
+// follows the locking rank, back on every rank (fallbacks). Both kinds must happen. Each
+// transition's end times (the rank it ran and the four it moved on, its three periods) are the
+// full simulation's: a later lock can hide a wrong one from the results.
 func TestTransitionRandom(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
-	locks, backs, declined := 0, 0, 0
+	locks, backs, declined, seen := 0, 0, 0, 0
+	var full []float64 // the full simulation's end times of the run under test
+	var pr periodic
+	transitionSeen = func(e *engine, J, who int) {
+		p := pr.p
+		for _, r := range [5]int{who, (who + 1) % p, (who + p - 1) % p, (who + 2) % p, (who + p - 2) % p} {
+			for i := pr.cut(r, J); i < pr.cut(r, J+3); i++ {
+				b := e.ops[r*e.per+i].slot
+				if relErr(e.end[b], full[b]) > 1e-12 {
+					t.Errorf("p=%d lock of rank %d at cut %d: rank %d op %d ends %.17g, full %.17g", p, who, J, r, i, e.end[b], full[b])
+					return
+				}
+			}
+		}
+		seen++
+	}
+	defer func() { transitionSeen = nil }()
 	for range 600 {
 		s := []model.Schedule{model.ZBV, model.ZBH1, model.Interleaved}[rng.Intn(3)]
 		p := 5 + rng.Intn(8)
@@ -327,6 +345,17 @@ func TestTransitionRandom(t *testing.T) {
 		if validateTrain(&in) != nil {
 			continue
 		}
+		order, per, err := buildOrder(&in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f engine
+		rec := in
+		rec.Record = true // end times of its own, not the pool's
+		f.init(&rec, order, per, true)
+		f.run()
+		full = f.end
+		pr, _ = periodicOf(s, p, v)
 		got, want, how, ok := shortcutAndFull(t, &in)
 		if !ok {
 			declined++
@@ -338,8 +367,8 @@ func TestTransitionRandom(t *testing.T) {
 		locks += how.transitions
 		backs += how.fallbacks
 	}
-	t.Logf("%d locks run on their rank alone, %d back on every rank, %d runs declined", locks, backs, declined)
-	if locks == 0 || backs == 0 {
+	t.Logf("%d locks run on their rank alone (%d checked op by op), %d back on every rank, %d runs declined", locks, seen, backs, declined)
+	if locks == 0 || backs == 0 || seen != locks {
 		t.Errorf("%d locks run on their rank alone, %d back on every rank: both paths must be taken", locks, backs)
 	}
 }

@@ -532,8 +532,15 @@ func (pr periodic) transition(e *engine, J, who int, busy []float64) bool {
 		}
 	}
 	e.at[who] = J + 3
+	if transitionSeen != nil {
+		transitionSeen(e, J, who)
+	}
 	return true
 }
+
+// transitionSeen, when set (a test), is shown each transition that ran: the engine after it, the
+// cut it started at and its rank.
+var transitionSeen func(e *engine, J, who int)
 
 // lockOf is the rank whose input catches up in period J, right after a regime jump to cut J, when
 // it is the only one and no other rank's does in the two periods after (transition); −1 if none.
