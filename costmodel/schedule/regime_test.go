@@ -323,7 +323,7 @@ func TestTransitionRandom(t *testing.T) {
 	defer func() { transitionSeen = nil }()
 	for range 600 {
 		s := []model.Schedule{model.ZBV, model.ZBH1, model.Interleaved}[rng.Intn(3)]
-		p := 5 + rng.Intn(8)
+		p := 3 + rng.Intn(10)
 		v := chunkRange(s)[rng.Intn(len(chunkRange(s)))]
 		m := 4*p + rng.Intn(200)
 		if s == model.Interleaved {

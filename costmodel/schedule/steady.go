@@ -482,11 +482,12 @@ func (pr periodic) jumpRank(e *engine, r, to, keep int, busy []float64) {
 // ops read its neighbours', theirs read theirs', which regime reads next), the other ranks stay at
 // cut J. That is the full simulation's run unless who's ops, now later, hold back a neighbour's
 // op that reads one: checked on each (within regime's eps); false, with every rank back at cut
-// J, where one does (the caller then simulates every rank). Rings of at least five ranks (a
-// neighbour's neighbour that is not who's).
+// J, where one does (the caller then simulates every rank). Rings of at least three ranks (on
+// fewer a neighbour's neighbour is who; on three or four some of the four are the same rank,
+// moved on once).
 func (pr periodic) transition(e *engine, J, who int, busy []float64) bool {
 	p := pr.p
-	if p < 5 || busy == nil || e.at[who] != J {
+	if p < 3 || busy == nil || e.at[who] != J {
 		return false
 	}
 	near := [4]int{(who + 1) % p, (who + p - 1) % p, (who + 2) % p, (who + p - 2) % p}
