@@ -189,6 +189,7 @@ type steadyHow struct {
 	// locks run on the locking rank alone (transition), and the ones that went back to every
 	// rank (a neighbour held back, or the periods after not linear)
 	transitions, fallbacks int
+	extended               bool // an order too long to keep grown from the shorter one (extend)
 }
 
 // steadyRun is simulateSteady that also says which shortcuts it took.
@@ -275,8 +276,7 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 				if k > last-j && sh.Micro < in.Micro {
 					// The paces hold past the short run's end: go on with the whole run (the
 					// short run's settling would take as long).
-					sh.Micro = in.Micro
-					if co, per, err = sharedOrder(&sh); err != nil {
+					if co, per, err = pr.grownOrder(co, per, &sh, in.Micro, &how); err != nil {
 						return Result{}, how, false
 					}
 					e.grow(&sh, co.order, per, chainMicro(in))
@@ -316,8 +316,7 @@ func steadyRun(in *Train) (res Result, how steadyHow, ok bool) {
 			if sh.Micro == in.Micro {
 				break
 			}
-			sh.Micro = min(pr.shortMicro(4*last), in.Micro)
-			if co, per, err = sharedOrder(&sh); err != nil {
+			if co, per, err = pr.grownOrder(co, per, &sh, min(pr.shortMicro(4*last), in.Micro), &how); err != nil {
 				return Result{}, how, false
 			}
 			e.grow(&sh, co.order, per, chainMicro(in))
@@ -773,6 +772,73 @@ func sharedOrder(in *Train) (compiled, int, error) {
 	}
 	orderCache.Unlock()
 	return o, per, nil
+}
+
+// grownOrder sets sh.Micro to m and returns its order compiled: the shared one (sharedOrder), or
+// where it is too long to keep, co's (the order for the micro-batches sh had, per ops a rank)
+// with the periods between them inserted at its last cut (extend), which is the same order
+// (fact 1) without building and compiling every op again.
+func (pr periodic) grownOrder(co compiled, per int, sh *Train, m int, how *steadyHow) (compiled, int, error) {
+	short := *sh
+	sh.Micro = m
+	if sh.Stages*opsPerRank(sh) <= orderCacheMax || co.ops == nil {
+		return sharedOrder(sh)
+	}
+	last := pr.periods(short.Micro)
+	K := pr.periods(m) - last
+	if K < 0 || chainMicro(&short)+K*pr.shift != chainMicro(sh) || per+K*pr.period != opsPerRank(sh) {
+		return sharedOrder(sh)
+	}
+	how.extended = true
+	return pr.extend(co, per, last, K, sh.Stages*sh.Chunks), per + K*pr.period, nil
+}
+
+// extend is the compiled order co (per ops a rank, nvs virtual stages) with K periods inserted
+// at its last cut: on each rank the ops before the cut as they are, K copies of the period
+// before it each moved on one period more, then the rest moved on K periods. An op moved on q
+// periods is the same op q·shift micro-batches on: its end time and its input's lie q·stride on
+// in the end times, its input's position q periods on in its rank's order (an op after a cut
+// reads only ops of the periods just before it, fact 3, which move on with it).
+func (pr periodic) extend(co compiled, per, last, K, nvs int) compiled {
+	P, p := pr.period, pr.p
+	stride := 3 * nvs * pr.shift
+	n := per + K*P
+	ops := make([]cop, p*n)
+	order := make([]ref, p*n)
+	// move moves the ops of dst (and their refs, the micro-batch in the low bits) on q periods.
+	move := func(dst []cop, dstO []ref, q int) {
+		ds, dp := int32(q*stride), int32(q*P)
+		for i := range dst {
+			x := &dst[i]
+			x.slot += ds
+			if x.inPos >= 0 {
+				x.in += ds
+				x.inPos += dp
+			}
+		}
+		dm := ref(q * pr.shift)
+		for i := range dstO {
+			dstO[i] += dm
+		}
+	}
+	for r := range p {
+		src, srcO := co.ops[r*per:(r+1)*per], co.order[r*per:(r+1)*per]
+		dst, dstO := ops[r*n:(r+1)*n], order[r*n:(r+1)*n]
+		c := pr.cut(r, last)
+		copy(dst, src[:c])
+		copy(dstO, srcO[:c])
+		for q := 1; q <= K; q++ {
+			at := c + (q-1)*P
+			copy(dst[at:at+P], src[c-P:c])
+			copy(dstO[at:at+P], srcO[c-P:c])
+			move(dst[at:at+P], dstO[at:at+P], q)
+		}
+		copy(dst[c+K*P:], src[c:])
+		copy(dstO[c+K*P:], srcO[c:])
+		move(dst[c+K*P:], dstO[c+K*P:], K)
+	}
+	// Each period goes through the same counts of forwards in flight: the peaks stay.
+	return compiled{order, ops, co.peaks}
 }
 
 // compiled is an order, its compiled form and each rank's most forwards in flight.

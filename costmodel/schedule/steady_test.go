@@ -294,3 +294,94 @@ func opPositions(order []ref, per, p, nvs, units int) []int {
 	}
 	return pos
 }
+
+// TestExtendSameAsCompile: a compiled order with K periods inserted at its last cut (extend, the
+// shortcut's way to grow an order too long to keep) is the longer order compiled, op for op,
+// with the same refs and peaks, for every schedule with a steady shape.
+func TestExtendSameAsCompile(t *testing.T) {
+	for _, s := range periodicSchedules() {
+		for _, p := range []int{2, 3, 4, 5, 8} {
+			for _, v := range chunkRange(s) {
+				pr, ok := periodicOf(s, p, v)
+				if !ok {
+					continue
+				}
+				short := uniformTrain(s, p, v, pr.shortMicro(pr.lookback+3), 1, 2, 1)
+				if !pr.fits(short.Micro) || validateTrain(&short) != nil {
+					continue
+				}
+				order, per, err := buildOrder(&short)
+				if err != nil {
+					t.Fatal(err)
+				}
+				co := compile(&short, order, per)
+				last := pr.periods(short.Micro)
+				for _, K := range []int{1, 5, 17} {
+					m := short.Micro + K*pr.shift
+					if Bidirectional(s) {
+						m = short.Micro + 2*K*pr.shift
+					}
+					long := uniformTrain(s, p, v, m, 1, 2, 1)
+					if pr.periods(m) != last+K || validateTrain(&long) != nil {
+						t.Fatalf("%v p=%d v=%d: %d micro-batches have %d periods, want %d", s, p, v, m, pr.periods(m), last+K)
+					}
+					lorder, lper, err := buildOrder(&long)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := compile(&long, lorder, lper)
+					got := pr.extend(co, per, last, K, p*v)
+					if lper != per+K*pr.period || len(got.ops) != len(want.ops) {
+						t.Fatalf("%v p=%d v=%d K=%d: %d ops a rank, extend makes %d", s, p, v, K, lper, per+K*pr.period)
+					}
+					for i := range want.ops {
+						if got.ops[i] != want.ops[i] || got.order[i] != want.order[i] {
+							t.Fatalf("%v p=%d v=%d K=%d: op %d (rank %d) is %+v (%v), compiled %+v (%v)", s, p, v, K, i, i/lper, got.ops[i], got.order[i], want.ops[i], want.order[i])
+						}
+					}
+					for r := range want.peaks {
+						if got.peaks[r] != want.peaks[r] {
+							t.Fatalf("%v p=%d v=%d K=%d: rank %d peak %d, compiled %d", s, p, v, K, r, got.peaks[r], want.peaks[r])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSteadyLongOrders: runs whose orders are too long to keep (more than orderCacheMax ops)
+// grow their short run's order by inserting periods (extend) and give the full simulation's
+// results, on uneven stages.
+func TestSteadyLongOrders(t *testing.T) {
+	for _, c := range []struct {
+		s       model.Schedule
+		p, v, m int
+		grows   bool // its short run grows (the others find their steady state in it)
+	}{
+		{model.ZBV, 64, 2, 512, true},
+		{model.DualPipeV, 64, 2, 512, false},
+		{model.ZBH1, 64, 1, 1024, false},
+		{model.OneFOneB, 64, 1, 1100, false},
+		{model.Interleaved, 64, 2, 1088, true},
+	} {
+		in := benchTrain(c.s, c.p, c.v, c.m, false)
+		if in.Stages*opsPerRank(&in) <= orderCacheMax {
+			t.Fatalf("%v p=%d m=%d: %d ops, not above %d", c.s, c.p, c.m, in.Stages*opsPerRank(&in), orderCacheMax)
+		}
+		want, err := simulateFull(&in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, how, ok := steadyRun(&in)
+		if !ok {
+			t.Fatalf("%v p=%d m=%d: no shortcut", c.s, c.p, c.m)
+		}
+		if d := sameResult(got, want, 1e-12); d != "" {
+			t.Fatalf("%v p=%d m=%d: %s", c.s, c.p, c.m, d)
+		}
+		if how.extended != c.grows {
+			t.Errorf("%v p=%d m=%d: order grown by extend %v, want %v", c.s, c.p, c.m, how.extended, c.grows)
+		}
+	}
+}
