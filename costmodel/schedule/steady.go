@@ -517,11 +517,7 @@ func (pr periodic) transition(e *engine, J, who int, busy []float64) bool {
 	if e.pos[who] != e.limit[who] {
 		return back()
 	}
-	dmin := math.Inf(1)
-	for _, x := range e.deltas {
-		dmin = min(dmin, x)
-	}
-	eps := steadyTol * dmin
+	eps := paceEps(e.deltas)
 	end, send3, cost3 := e.end, e.send3, e.cost3
 	for _, r := range near[:2] {
 		seq := e.ops[r*e.per : (r+1)*e.per]
@@ -600,15 +596,7 @@ func (pr periodic) regime(e *engine, j, k, who int) (int, bool) {
 		b := e.ops[r*e.per+pr.cut(r, j)-1].slot
 		d[r] = end[b] - end[b-stride]
 	}
-	dmin := math.Inf(1)
-	for _, x := range d {
-		dmin = min(dmin, x)
-	}
-	// Every δ, shift and catching up is compared per period, within eps: the periods skipped
-	// stray at most eps each, and every rank's time moves on by at least dmin a period, so
-	// however many jumps a run takes, what they add up to stays within steadyTol of the end
-	// times after them (and the final steady jump adds as much again at the most).
-	eps := steadyTol * dmin
+	eps := paceEps(d)
 	// Ranks at one pace (one locked onto another's) move on by one δ: measured on each rank's
 	// last op, their δ differ by a few ulps, which would take them apart over the periods
 	// skipped.
@@ -641,6 +629,19 @@ func (pr periodic) regime(e *engine, j, k, who int) (int, bool) {
 		most = min(most, c-j)
 	}
 	return max(most, 0), true
+}
+
+// paceEps is the tolerance regime and transition compare paces, shifts and catching up within,
+// per period: steadyTol of the slowest pace d. The periods skipped stray at most eps each, and
+// every rank's time moves on by at least the slowest pace a period, so however many jumps a run
+// takes, what they add up to stays within steadyTol of the end times after them (and the final
+// steady jump adds as much again at the most).
+func paceEps(d []float64) float64 {
+	dmin := math.Inf(1)
+	for _, x := range d {
+		dmin = min(dmin, x)
+	}
+	return steadyTol * dmin
 }
 
 // regimeRank is regime's check of rank r's period before cut j (its pace in e.deltas), and its
@@ -781,7 +782,7 @@ func sharedOrder(in *Train) (compiled, int, error) {
 func (pr periodic) grownOrder(co compiled, per int, sh *Train, m int, how *steadyHow) (compiled, int, error) {
 	short := *sh
 	sh.Micro = m
-	if sh.Stages*opsPerRank(sh) <= orderCacheMax || co.ops == nil {
+	if sh.Stages*opsPerRank(sh) <= orderCacheMax {
 		return sharedOrder(sh)
 	}
 	last := pr.periods(short.Micro)
