@@ -142,26 +142,7 @@ func TestMeasuredMoreRuns(t *testing.T) {
 					x.Overloaded, x.TTFT, r.Engine, ttft)
 			}
 		}
-		type fig struct {
-			name      string
-			pred, pub float64
-		}
-		figs := []fig{}
-		if r.ServerBound() {
-			figs = append(figs, fig{"req/s", x.ReqS, r.ReqS}, fig{"output tok/s", x.OutTokS, r.OutTokS})
-		}
-		if !r.Saturated && !r.PrefillBelowPeak {
-			figs = append(figs, fig{"TTFT", x.TTFT, r.TTFT}, fig{"TTFT", x.TTFTP50, r.TTFTP50})
-		}
-		if !r.Saturated {
-			figs = append(figs, fig{"TPOT", x.TPOT, r.TPOT},
-				fig{"TPOT", x.TPOTP50, r.TPOTP50}, fig{"E2E", x.E2E, r.E2E}, fig{"E2E", x.E2EP50, r.E2EP50},
-				fig{"ITL", x.ITLP50, r.ITLP50})
-		}
-		for _, c := range figs {
-			if c.pub <= 0 {
-				continue
-			}
+		for _, c := range moreFigures(x) {
 			if !(c.pred > 0) || math.IsInf(c.pred, 0) {
 				t.Errorf("%s: %s %v", r.ID, c.name, c.pred)
 				continue
@@ -274,4 +255,36 @@ func TestZHJEngineProfiles(t *testing.T) {
 			t.Errorf("%s: as vLLM V1 the median TTFT is %.1f ms, not half a decode step over the lmdeploy profile's %.1f", r.ID, 1e3*ys[i].TTFTP50, 1e3*x.TTFTP50)
 		}
 	}
+}
+
+// moreFig is one figure of a serve-more run: its name, the model's and the published value.
+type moreFig struct {
+	name      string
+	pred, pub float64
+}
+
+// moreFigures are the figures a serve-more run is judged on: requests/s and output tokens/s
+// where the server set them, TTFT unless saturated or below the prompt's peak-FLOP prefill,
+// TPOT, E2E and ITL unless saturated; those the run published (above zero).
+func moreFigures(x MoreReplay) []moreFig {
+	r := x.Run
+	figs := []moreFig{}
+	if r.ServerBound() {
+		figs = append(figs, moreFig{"req/s", x.ReqS, r.ReqS}, moreFig{"output tok/s", x.OutTokS, r.OutTokS})
+	}
+	if !r.Saturated && !r.PrefillBelowPeak {
+		figs = append(figs, moreFig{"TTFT", x.TTFT, r.TTFT}, moreFig{"TTFT", x.TTFTP50, r.TTFTP50})
+	}
+	if !r.Saturated {
+		figs = append(figs, moreFig{"TPOT", x.TPOT, r.TPOT},
+			moreFig{"TPOT", x.TPOTP50, r.TPOTP50}, moreFig{"E2E", x.E2E, r.E2E}, moreFig{"E2E", x.E2EP50, r.E2EP50},
+			moreFig{"ITL", x.ITLP50, r.ITLP50})
+	}
+	out := figs[:0]
+	for _, f := range figs {
+		if f.pub > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
 }

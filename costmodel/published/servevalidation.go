@@ -298,11 +298,15 @@ func ServeChecks(p ServePresets) ([]Check, error) {
 	if err != nil {
 		return nil, err
 	}
+	sc, err := s2rChecks(p)
+	if err != nil {
+		return nil, err
+	}
 	dc, err := disaggChecks(p)
 	if err != nil {
 		return nil, err
 	}
-	return append(append(append(out, vc...), mc...), dc...), nil
+	return append(append(append(append(out, vc...), sc...), mc...), dc...), nil
 }
 
 // trtBenchLimits are the max batch size (a micro-batch's, with PP) and max tokens a step that

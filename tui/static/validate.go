@@ -23,6 +23,7 @@ var checkGroups = []struct{ id, title string }{
 	{"cp-serve", "Context parallelism in serving, Meta's CP inference on H100 hosts: Llama 3 405B FP8 prefill at 128K and 1M tokens over 1 and 16 hosts (TP 8 × CP hosts), TTFT, not fitted (CPI, §3.9)"},
 	{"serve-order", "Serving: which of two layouts serves more or answers sooner (§3.6; holds when the same one wins)"},
 	{"serve-vllm", "Serving on measured vLLM runs, not fitted: H100 SXM, Poisson replays of inference-perf stages, means (BLIS, §3.6)"},
+	{"serve-s2r", "Serving on measured vLLM 0.15.1 runs of the BLIS team's second campaign, not fitted: H100 SXM, A100 SXM 80GB, L40S; twelve models, TP 1–8, batch budgets 1024–8192, Poisson stages of inference-perf, means (S2R, §3.6)"},
 	{"serve-more", "Serving on measured runs, other GPUs and engines, not fitted: A100, L4, RTX 3090/4090, H100 PCIe/SXM, H200, MI300X; vLLM, SGLang, LMDeploy, TensorRT-LLM, TGI, each with its engine's profile (LPC, SGL1639, MR4090, ZHJ, SUR, SGL060, H200B, DSTK, TT143, TT125, TT340, R431, §3.6)"},
 	{"serve-disagg", "Disaggregated against aggregated serving, not fitted: the published gain (disaggregated ÷ aggregated mean TTFT and TPOT) beside the model's, within 25% (MCK-A10, §3.7)"},
 	{"serve-disagg-order", "Disaggregated against aggregated serving, direction only: the same side of 1 as published (the note says why; §3.7)"},
