@@ -28,7 +28,11 @@ import (
 // "constant" load (Poisson arrivals of the stage's count) and its shared_prefix data, fixed
 // lengths, ignore_eos. The runs' own profile.yaml files are not published: the stage rates and
 // lengths are the workload's (U: inferred from the folder's workload name; the stage count of
-// every run's figures agrees). The server: the campaign's template (tektoncsample/
+// every run's figures agrees). The outputs are taken at the workload's output_len: the files
+// give no measured lengths (U; MeasuredVLLM's runs of the same workloads returned 194–253
+// tokens on average for 247–251 asked, inference-perf counting some streams short), so E2E is
+// compared at the asked length and TPOT, which the campaign derived with the measured mean
+// length, is the sturdier figure. The server: the campaign's template (tektoncsample/
 // blis-inference-perf/values.yaml at 00596a6196a0cfc849fa33d6ee3a4a13a27fbdb0) runs
 // vllm/vllm-openai:v0.15.1 with --max-model-len 4096 and --max-num-seqs 128, streaming
 // completions; the runs with tracing on ran the team's fork of it (U which build, per run). A
