@@ -56,21 +56,21 @@ type S2RRun struct {
 }
 
 // s2rWorkload is one workloads.yaml entry: its stages' rates and durations, the shared
-// system prompt and the question after it, the forced output length, and how many distinct
-// prompts it cycles (system prompts × users).
+// system prompt and the question after it, and the forced output length. Each cycles a fixed
+// set of prompts (system prompts × users: 45 for general and general-lite, 44 for codegen, 50
+// for roleplay, 23 for the reasoning ones).
 type s2rWorkload struct {
 	rates, durations      []float64
 	system, question, out int
-	prompts               int
 }
 
 var s2rWorkloads = map[string]s2rWorkload{
-	"general":        {[]float64{8, 20}, []float64{600, 600}, 100, 447, 248, 45},
-	"codegen":        {[]float64{5, 10}, []float64{600, 600}, 100, 466, 247, 44},
-	"roleplay":       {[]float64{6}, []float64{1200}, 150, 600, 251, 50},
-	"reasoning":      {[]float64{4}, []float64{1200}, 100, 934, 1448, 23},
-	"general-lite":   {[]float64{2.5, 6}, []float64{600, 600}, 100, 447, 248, 45},
-	"reasoning-lite": {[]float64{1}, []float64{1200}, 100, 934, 1448, 23},
+	"general":        {[]float64{8, 20}, []float64{600, 600}, 100, 447, 248},
+	"codegen":        {[]float64{5, 10}, []float64{600, 600}, 100, 466, 247},
+	"roleplay":       {[]float64{6}, []float64{1200}, 150, 600, 251},
+	"reasoning":      {[]float64{4}, []float64{1200}, 100, 934, 1448},
+	"general-lite":   {[]float64{2.5, 6}, []float64{600, 600}, 100, 447, 248},
+	"reasoning-lite": {[]float64{1}, []float64{1200}, 100, 934, 1448},
 }
 
 // Rate is the stage's arrival rate, requests/s.
