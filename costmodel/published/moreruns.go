@@ -389,13 +389,9 @@ func ReplayRuns(runs []MoreRun, p ServePresets) ([]MoreReplay, error) {
 			// Only the full evaluation keeps the gaps between tokens the ITL's median needs.
 			eval = costmodel.Evaluate
 		}
-		rep, err := eval(s)
+		inf, err := serveInference(eval, s, "measured run "+r.ID)
 		if err != nil {
-			return nil, fmt.Errorf("measured run %s: %w", r.ID, err)
-		}
-		inf := rep.Inference
-		if inf == nil {
-			return nil, fmt.Errorf("measured run %s: no inference figures", r.ID)
+			return nil, err
 		}
 		x := MoreReplay{Run: r, ReqS: inf.RequestsPerS, OutTokS: inf.OutputTokensPerS, TTFT: inf.TTFT, TPOT: inf.TPOT, E2E: inf.E2EMean,
 			TTFTP50: inf.TTFTP50, TPOTP50: inf.TPOTP50, E2EP50: inf.E2EP50, ITLP50: inf.ITLP50}

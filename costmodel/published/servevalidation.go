@@ -155,6 +155,19 @@ var serveRatios = []serveRatio{
 }
 
 // serveScenario rebuilds a published run from the presets.
+// serveInference evaluates a replayed run's scenario and returns its serving figures; what
+// names the run in errors ("measured run X").
+func serveInference(eval func(model.Scenario) (costmodel.Report, error), s model.Scenario, what string) (*costmodel.Inference, error) {
+	rep, err := eval(s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if rep.Inference == nil {
+		return nil, fmt.Errorf("%s: no inference figures", what)
+	}
+	return rep.Inference, nil
+}
+
 func serveScenario(r ServeRun, p ServePresets) (model.Scenario, error) {
 	a, err := p.Model(r.Model)
 	if err != nil {

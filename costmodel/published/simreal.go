@@ -2,7 +2,6 @@ package published
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/splitscope/splitscope/costmodel"
@@ -270,21 +269,14 @@ func ReplayS2R(p ServePresets) ([]S2RReplay, error) {
 		if err != nil {
 			return nil, fmt.Errorf("s2r run %s: %w", r.ID(), err)
 		}
-		rep, err := costmodel.EvaluateFast(s)
+		inf, err := serveInference(costmodel.EvaluateFast, s, "s2r run "+r.ID())
 		if err != nil {
-			return nil, fmt.Errorf("s2r run %s: %w", r.ID(), err)
-		}
-		inf := rep.Inference
-		if inf == nil {
-			return nil, fmt.Errorf("s2r run %s: no inference figures", r.ID())
+			return nil, err
 		}
 		x := S2RReplay{Run: r, TTFT: inf.TTFT, TPOT: inf.TPOT, E2E: inf.E2EMean, TTFTP90: inf.TTFTP90,
 			OutTokS: inf.OutputTokensPerS, RequestsPerS: inf.RequestsPerS}
 		if c := inf.Confidence; c != nil {
 			x.Overloaded, x.NotSteady = c.Overloaded, !c.Steady
-		}
-		if math.IsNaN(x.TTFT) || math.IsNaN(x.E2E) {
-			return nil, fmt.Errorf("s2r run %s: NaN", r.ID())
 		}
 		out = append(out, x)
 	}

@@ -162,13 +162,9 @@ func ReplayVLLM(p ServePresets) ([]VLLMReplay, error) {
 		if err != nil {
 			return nil, fmt.Errorf("vllm run %s: %w", r.ID(), err)
 		}
-		rep, err := costmodel.EvaluateFast(s)
+		inf, err := serveInference(costmodel.EvaluateFast, s, "vllm run "+r.ID())
 		if err != nil {
-			return nil, fmt.Errorf("vllm run %s: %w", r.ID(), err)
-		}
-		inf := rep.Inference
-		if inf == nil {
-			return nil, fmt.Errorf("vllm run %s: no inference figures", r.ID())
+			return nil, err
 		}
 		x := VLLMReplay{Run: r, TTFT: inf.TTFT, TPOT: inf.TPOT, E2E: inf.E2EMean, TTFTP90: inf.TTFTP90, OutTokS: inf.OutputTokensPerS,
 			RequestsPerS: inf.RequestsPerS}
