@@ -187,6 +187,7 @@ type gpuRow struct {
 	ComputeEff     float64 `yaml:"compute_eff"`
 	ComputeEffFP8  float64 `yaml:"compute_eff_fp8"`
 	MemoryEff      float64 `yaml:"memory_eff"`
+	GEMMMemoryEff  float64 `yaml:"gemm_memory_eff"`
 	BoostClockMHz  float64 `yaml:"boost_clock_mhz"`
 	KernelFloorCyc float64 `yaml:"kernel_floor_cycles"`
 	NativeLink     string  `yaml:"native_link"`
@@ -210,7 +211,8 @@ func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, 
 		// Every GPU field but nvlink_bridge (false when left out) is required, p2p included: whether
 		// a GPU does peer-to-peer is a fact each row states; peak_fp8_tflops says 0 for none.
 		r.decode(&g, slices.DeleteFunc(allFields(&g), func(f string) bool {
-			return f == "nvlink_bridge" || f == "compute_eff_fp8" || f == "fp4" || f == "boost_clock_mhz" || f == "kernel_floor_cycles"
+			return f == "nvlink_bridge" || f == "compute_eff_fp8" || f == "fp4" || f == "boost_clock_mhz" || f == "kernel_floor_cycles" ||
+				f == "gemm_memory_eff"
 		}))
 		r.checkCommon(ids, g.ID, g.Name, g.Source)
 		r.positive("peak_bf16_tflops", g.PeakBF16TFLOPS)
@@ -224,6 +226,9 @@ func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, 
 			r.fraction("compute_eff_fp8", g.ComputeEffFP8)
 		}
 		r.fraction("memory_eff", g.MemoryEff)
+		if g.GEMMMemoryEff != 0 {
+			r.fraction("gemm_memory_eff", g.GEMMMemoryEff)
+		}
 		r.nonNegative("boost_clock_mhz", g.BoostClockMHz, "0 (not known) or above")
 		r.nonNegative("kernel_floor_cycles", g.KernelFloorCyc, "0 (the default) or above")
 		r.positive("tdp_watts", g.TDPWatts)
@@ -247,6 +252,7 @@ func parseGPUs(fsys fs.FS, linkKinds map[string]model.LinkKind, linksRead bool, 
 				ComputeEff:        g.ComputeEff,
 				ComputeEffFP8:     g.ComputeEffFP8,
 				MemoryEff:         g.MemoryEff,
+				GEMMMemoryEff:     g.GEMMMemoryEff,
 				BoostClockMHz:     g.BoostClockMHz,
 				KernelFloorCycles: g.KernelFloorCyc,
 				NativeLink:        g.NativeLink,

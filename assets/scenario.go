@@ -566,8 +566,11 @@ func (v *scenarioValues) scenario(p *Presets) (model.Scenario, error) {
 		"intra_eff": &intra.Efficiency, "inter_eff": &inter.Efficiency} {
 		if x := v.floats[key]; x != 0 {
 			*dst = x
-			if key == "compute_eff" {
+			switch key {
+			case "compute_eff":
 				dev.ComputeEffFP8 = 0 // one efficiency for every precision when given
+			case "memory_eff":
+				dev.GEMMMemoryEff = 0 // the matmuls' streaming too
 			}
 		}
 	}
@@ -707,6 +710,9 @@ func marshalScenario(s model.Scenario, title string, q *Question, caption map[st
 			add("memory_eff", c.GPU.MemoryEff)
 		}
 		pg.ComputeEff, pg.MemoryEff = c.GPU.ComputeEff, c.GPU.MemoryEff
+		if c.GPU.GEMMMemoryEff == 0 {
+			pg.GEMMMemoryEff = 0 // a memory_eff given replaces the matmuls' streaming too
+		}
 		if c.GPU.ComputeEffFP8 == 0 {
 			pg.ComputeEffFP8 = 0
 		}

@@ -162,7 +162,7 @@ func TestScenarioRoundTripRandom(t *testing.T) {
 		}
 		if pick(4) == 0 {
 			s.Cluster.GPU.ComputeEff, s.Cluster.GPU.ComputeEffFP8 = 0.01+0.99*r.Float64(), 0 // compute_eff sets every precision's
-			s.Cluster.GPU.MemoryEff = 0.5
+			s.Cluster.GPU.MemoryEff, s.Cluster.GPU.GEMMMemoryEff = 0.5, 0                    // memory_eff sets the matmuls' streaming too
 		}
 		if pick(4) == 0 {
 			s.Cluster.Intra.Efficiency, s.Cluster.Inter.Efficiency = r.Float64()+1e-9, 0.123456789

@@ -41,7 +41,7 @@ func GEMMSeconds(g model.GPU, p model.Precision, m, n, k float64) float64 {
 	if !(m > 0 && n > 0 && k > 0) || math.IsInf(m+n+k, 0) {
 		return 0
 	}
-	r, bw := g.Peak(p)*g.MatmulEff(p), g.HBMBandwidth*g.MemoryEff
+	r, bw := g.Peak(p)*g.MatmulEff(p), g.HBMBandwidth*g.GEMMStreamEff()
 	if !(r > 0 && bw > 0) || math.IsInf(r, 0) || math.IsInf(bw, 0) {
 		return 0
 	}

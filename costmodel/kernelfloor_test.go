@@ -141,3 +141,53 @@ func TestKernelFloorFamilyCycles(t *testing.T) {
 		}
 	}
 }
+
+// Ampere's matmuls stream their weights at gemm_memory_eff (0.77 on the A100, §8.1), the rest of
+// a decode step at memory_eff: a batch-1 step of Llama 3 8B (weight-bound) on an A100 80GB is
+// longer by the weights' bytes at the two rates, its KV reads and element-wise work unchanged;
+// with gemm_memory_eff equal to memory_eff, or 0, it is the same step. A serving calibration's
+// memory efficiency replaces both (ApplyGPU).
+func TestAmpereMatmulStreaming(t *testing.T) {
+	p := presets(t)
+	a, err := p.Model("llama-3-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := func(g model.GPU) float64 {
+		s := model.Scenario{Arch: a, ReserveBytes: model.DefaultReserveBytes,
+			Cluster:  model.Cluster{GPU: g, GPUs: 1, GPUsPerNode: 1, Intra: mustLink(t, p, g.NativeLink), Inter: mustLink(t, p, model.DefaultInter), NICsPerNode: 1},
+			Layout:   model.Layout{TP: 1, PP: 1, DP: 1, Chunks: 1, MicroBatch: 1},
+			Workload: model.Workload{Mode: model.Infer, PromptTokens: 128, GenTokens: 128, Requests: 1, Precision: model.BF16}}
+		c := newPlan(s).servingCost()
+		b := serve.Batch{DecodeSeqs: 1, DecodeCtx: 192, Samples: 1}
+		return c.Stage(0, &b).Seconds
+	}
+	g := mustGPU(t, p, "a100-sxm-80gb")
+	if g.GEMMMemoryEff != 0.77 || g.MemoryEff != 0.85 {
+		t.Fatalf("a100-sxm-80gb gemm_memory_eff %g, memory_eff %g; want 0.77 and 0.85", g.GEMMMemoryEff, g.MemoryEff)
+	}
+	ampere := step(g)
+	same := g
+	same.GEMMMemoryEff = g.MemoryEff
+	off := g
+	off.GEMMMemoryEff = 0
+	at85, at0 := step(same), step(off)
+	if at85 != at0 {
+		t.Errorf("gemm_memory_eff = memory_eff: %.4f ms, 0: %.4f ms; want the same step", 1e3*at85, 1e3*at0)
+	}
+	// The matmuls' weights, bf16: the layers' projections and MLP (about 6.98B of Llama 3 8B's
+	// parameters) and the output projection (0.53B); the embedding is a lookup, not a matmul.
+	h := float64(a.Hidden)
+	layerWeights := 2 * (float64(a.Layers)*(2*h*h+2*h*h*float64(a.KVHeads)/float64(a.Heads)+3*h*float64(a.FFN)) + h*float64(a.Vocab))
+	bw := g.HBMBandwidth
+	want := layerWeights/(bw*0.77) - layerWeights/(bw*0.85)
+	t.Logf("A100 batch-1 step of Llama 3 8B: %.3f ms at 0.77, %.3f ms at 0.85 (the matmuls' weights alone: %.3f ms apart)", 1e3*ampere, 1e3*at85, 1e3*want)
+	if d := ampere - at85; math.Abs(d/want-1) > 0.02 {
+		t.Errorf("A100 step %.3f ms at 0.77, %.3f ms at 0.85: %.3f ms apart, want about %.3f (the matmuls' weights at the two rates)",
+			1e3*ampere, 1e3*at85, 1e3*d, 1e3*want)
+	}
+	cal := model.ServingCalibration{MemoryEff: 0.7}.ApplyGPU(g)
+	if cal.MemoryEff != 0.7 || cal.GEMMStreamEff() != 0.7 {
+		t.Errorf("calibrated memory_eff 0.7: memory %g, matmul streaming %g; want both 0.7", cal.MemoryEff, cal.GEMMStreamEff())
+	}
+}

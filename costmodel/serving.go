@@ -153,6 +153,7 @@ type servingCost struct {
 	layers   []int   // per stage
 	kinds    [][]int // per stage, its layers of each kind
 	gemm     hw      // the matmuls' path (fp8 weights on FP8 cores run at the FP8 rate)
+	head     hw      // the output projection's: the compute format's rate, the matmuls' streaming
 	wb, kvb  float64 // bytes of a stored weight and of a cached key or value element
 	wbExpert float64 // bytes of a stored routed expert weight
 	// Caches: the last batch's layer of each kind (every stage of a step asks for the same
@@ -229,6 +230,11 @@ func (p *plan) servingCost() *servingCost {
 			c.xferByToken[s] = unknowns(min(maxTokens, maxCachedTokens) + 1)
 		}
 	}
+	// Weight streaming at a few tokens a matmul: the GPU's GEMM efficiency where it has one
+	// (Ampere's, model.GPU.GEMMMemoryEff), in every precision's path and the output projection's.
+	c.gemm.bw = p.c.GPU.HBMBandwidth * p.c.GPU.GEMMStreamEff()
+	c.head = p.hw
+	c.head.bw = c.gemm.bw
 	c.spec = c.newSpecCost()
 	return c
 }
@@ -415,7 +421,7 @@ func (c *servingCost) Stage(s int, b *serve.Batch) serve.StageTime {
 	if s == p.p-1 {
 		// The output projection stays in the compute format in a quantized checkpoint
 		// (the ends of a quantized checkpoint, above): its weights are read at that width, its matmul runs at that rate.
-		d += p.hw.time(logits(p.a, p.l, float64(b.Samples), p.e))
+		d += c.head.time(logits(p.a, p.l, float64(b.Samples), p.e))
 		d += c.drafter(b) // speculative decoding's proposals (spec.go); 0 without
 	}
 	return serve.StageTime{Seconds: d, TP: tp, EP: epc, CP: cpc}

@@ -105,7 +105,7 @@ func (c *servingCost) drafter(b *serve.Batch) float64 {
 	default: // mtp, eagle
 		p := c.p
 		l := c.layerTime(p.k.Shapes[sc.head], &one)
-		step = l.Seconds + p.hw.time(logits(p.a, p.l, float64(n), p.e)) +
+		step = l.Seconds + c.head.time(logits(p.a, p.l, float64(n), p.e)) +
 			p.hw.time(kernel{bytes: float64(n) * float64(p.a.Hidden) * p.e * 2})
 	}
 	// The proposer's own launch: its inputs prepared on the host from the tokens the verify just

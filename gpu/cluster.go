@@ -351,7 +351,7 @@ func weakest(gs []model.GPU) (model.GPU, string) {
 	w := comp
 	w.ID = "mixed-" + comp.ID + "+" + mem.ID
 	w.Name = fmt.Sprintf("mixed: compute of %s, memory bandwidth of %s", comp.Name, mem.Name)
-	w.HBMBandwidth, w.MemoryEff = mem.HBMBandwidth, mem.MemoryEff
+	w.HBMBandwidth, w.MemoryEff, w.GEMMMemoryEff = mem.HBMBandwidth, mem.MemoryEff, mem.GEMMMemoryEff
 	w.PCIeLink = min(comp.PCIeLink, mem.PCIeLink)
 	if comp.NativeLink != mem.NativeLink {
 		w.NativeLink = w.PCIeLink

@@ -79,7 +79,8 @@ func (c ServingCalibration) ApplyGPU(g GPU) GPU {
 		g.ComputeEffFP8 = c.ComputeEffFP8
 	}
 	if c.MemoryEff > 0 {
-		g.MemoryEff = c.MemoryEff
+		// The calibrated efficiency is the decode step's reads, its matmuls' weights with them.
+		g.MemoryEff, g.GEMMMemoryEff = c.MemoryEff, 0
 	}
 	if c.StepOverhead > 0 {
 		g.StepOverhead = c.StepOverhead

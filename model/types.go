@@ -230,6 +230,11 @@ type GPU struct {
 	ComputeEffFP8 float64 `json:"compute_eff_fp8,omitempty"`
 	// MemoryEff is the fraction of HBM bandwidth a streaming kernel reaches.
 	MemoryEff float64 `json:"memory_eff"`
+	// GEMMMemoryEff is the fraction of HBM bandwidth a matmul reaches while it streams its
+	// weights for a few tokens (a decode step's projections, 1–64 tokens), where it was measured
+	// apart from MemoryEff (Ampere's: 0.77); 0: MemoryEff. A memory efficiency the user or a
+	// calibration gives replaces both (ApplyGPU, --memory-eff). GEMMStreamEff reads it.
+	GEMMMemoryEff float64 `json:"gemm_memory_eff,omitempty"`
 	// BoostClockMHz is the SM (shader engine) clock at boost, MHz: what a kernel's fixed cycles
 	// (its launch inside a CUDA graph, prologue, epilogue, the wait for its last block) take
 	// time at. 0: not known (the serving model's per-kernel floor is then its 4 µs).
@@ -269,6 +274,15 @@ type GPU struct {
 	HostBandwidth float64 `json:"host_bandwidth_bps,omitempty"`
 	TDPWatts      float64 `json:"tdp_watts,omitempty"`
 	Source        string  `json:"source,omitempty"`
+}
+
+// GEMMStreamEff is the fraction of the memory bandwidth a matmul streaming its weights
+// reaches: GEMMMemoryEff where the GPU has one, else MemoryEff.
+func (g GPU) GEMMStreamEff() float64 {
+	if g.GEMMMemoryEff > 0 {
+		return g.GEMMMemoryEff
+	}
+	return g.MemoryEff
 }
 
 // Peak is the dense peak FLOP/s in a precision; FP8 falls back to BF16 on GPUs without it.

@@ -380,6 +380,9 @@ func (g GPU) check(c *checker) {
 	c.positive("gpu.hbm_bandwidth", g.HBMBandwidth)
 	c.fraction("compute-eff", g.ComputeEff)
 	c.fraction("memory-eff", g.MemoryEff)
+	if g.GEMMMemoryEff != 0 && !(finite(g.GEMMMemoryEff) && g.GEMMMemoryEff > 0 && g.GEMMMemoryEff <= 1) {
+		c.add("gpu.gemm_memory_eff", g.GEMMMemoryEff, "must be 0 (the memory efficiency) or a fraction in (0, 1]")
+	}
 	if !finite(g.BoostClockMHz) || g.BoostClockMHz < 0 {
 		c.add("gpu.boost_clock_mhz", g.BoostClockMHz, "must be 0 (not known) or a finite number of MHz above 0")
 	}

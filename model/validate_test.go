@@ -129,6 +129,12 @@ func TestValidateCases(t *testing.T) {
 			msgs:   []string{"gpu.kernel_floor_cycles = -21500: must be 0 (the default) or a number of cycles above 0, at most 1e6"},
 		},
 		{
+			name:   "a matmul streaming efficiency above 1",
+			edit:   func(s *Scenario) { s.Cluster.GPU.GEMMMemoryEff = 1.5 },
+			fields: []string{"gpu.gemm_memory_eff"},
+			msgs:   []string{"gpu.gemm_memory_eff = 1.5: must be 0 (the memory efficiency) or a fraction in (0, 1]"},
+		},
+		{
 			name:   "a PCIe path out of range",
 			edit:   func(s *Scenario) { s.Cluster.Intra.Kind, s.Cluster.Intra.PCIePath = PCIe, 3 },
 			fields: []string{"intra.pcie_path"},

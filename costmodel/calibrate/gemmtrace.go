@@ -50,7 +50,7 @@ func FitGEMM(g model.GPU, p model.Precision, samples []GEMMSample) (GEMMFit, err
 	if len(by) < MinGEMMShapes {
 		return GEMMFit{}, errors.New("too few GEMM shapes to fit (record_shapes=True gives the CPU ops' Input Dims)")
 	}
-	peak, bw := g.Peak(p), g.HBMBandwidth*g.MemoryEff
+	peak, bw := g.Peak(p), g.HBMBandwidth*g.GEMMStreamEff()
 	if !(peak > 0 && bw > 0) {
 		return GEMMFit{}, errors.New("the GPU has no matmul rate or memory bandwidth")
 	}

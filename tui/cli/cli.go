@@ -611,6 +611,15 @@ func runValidate(w io.Writer, asJSON bool) error {
 		return err
 	}
 	checks = append(checks, published.GEMMChecks(h100)...)
+	ampere := map[string]model.GPU{}
+	for id := range published.AmpereLinearRows() {
+		g, err := p.GPU(id)
+		if err != nil {
+			return err
+		}
+		ampere[id] = g
+	}
+	checks = append(checks, published.AmpereGEMMChecks(ampere)...)
 	sched, err := published.ScheduleChecks()
 	if err != nil {
 		return err

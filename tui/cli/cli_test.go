@@ -276,6 +276,12 @@ func TestScenarioDerived(t *testing.T) {
 					s.Cluster.Inter.Efficiency == 0.4 && s.ReserveBytes == 2.5*model.GiB
 			}},
 		{"zero calibration keeps the preset", []string{"--compute-eff", "0"}, func(s model.Scenario) bool { return s.Cluster.GPU.ComputeEff > 0 }},
+		{"an A100 streams its matmuls at Ampere's efficiency", []string{"--gpu", "a100-sxm-80gb"}, func(s model.Scenario) bool {
+			return s.Cluster.GPU.GEMMMemoryEff == 0.77 && s.Cluster.GPU.GEMMStreamEff() == 0.77 && s.Cluster.GPU.MemoryEff == 0.85
+		}},
+		{"--memory-eff replaces the matmuls' streaming too", []string{"--gpu", "a100-sxm-80gb", "--memory-eff", "0.6"}, func(s model.Scenario) bool {
+			return s.Cluster.GPU.MemoryEff == 0.6 && s.Cluster.GPU.GEMMStreamEff() == 0.6
+		}},
 		{"intra given", []string{"--intra", "pcie5", "--nics-per-node", "4"}, func(s model.Scenario) bool {
 			return s.Cluster.Intra.ID == "pcie5" && s.Cluster.NICsPerNode == 4
 		}},

@@ -426,7 +426,7 @@ func (f *scenarioFlags) scenario(p *assets.Presets, forSearch bool) (model.Scena
 		dev.ComputeEff, dev.ComputeEffFP8 = f.computeEff, 0 // one efficiency for every precision when typed
 	}
 	if f.memoryEff != 0 {
-		dev.MemoryEff = f.memoryEff
+		dev.MemoryEff, dev.GEMMMemoryEff = f.memoryEff, 0 // the matmuls' streaming too
 	}
 	if f.intraEff != 0 {
 		intra.Efficiency = f.intraEff
