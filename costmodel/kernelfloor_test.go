@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/splitscope/splitscope/assets"
 	"github.com/splitscope/splitscope/costmodel/arch"
 	"github.com/splitscope/splitscope/costmodel/serve"
 	"github.com/splitscope/splitscope/model"
@@ -41,13 +42,7 @@ func TestA100DecodeStepPaysClockFloor(t *testing.T) {
 	step := func(mhz float64) float64 {
 		g := mustGPU(t, p, "a100-sxm-80gb")
 		g.BoostClockMHz = mhz
-		s := model.Scenario{Arch: a, ReserveBytes: model.DefaultReserveBytes,
-			Cluster:  model.Cluster{GPU: g, GPUs: 1, GPUsPerNode: 1, Intra: mustLink(t, p, g.NativeLink), Inter: mustLink(t, p, model.DefaultInter), NICsPerNode: 1},
-			Layout:   model.Layout{TP: 1, PP: 1, DP: 1, Chunks: 1, MicroBatch: 1},
-			Workload: model.Workload{Mode: model.Infer, PromptTokens: 128, GenTokens: 128, Requests: 1, Precision: model.BF16}}
-		c := newPlan(s).servingCost()
-		b := serve.Batch{DecodeSeqs: 1, DecodeCtx: 192, Samples: 1}
-		return c.Stage(0, &b).Seconds
+		return oneDecodeStep(t, p, a, g)
 	}
 	a100, atH100Clock := step(1410), step(1980)
 	want := 28 * 12 * (kernelFloorCycles/1410e6 - kernelFloorCycles/1980e6)
@@ -142,6 +137,18 @@ func TestKernelFloorFamilyCycles(t *testing.T) {
 	}
 }
 
+// oneDecodeStep is one engine step of a single sequence at 192 tokens of context, model a on one
+// GPU g, bf16 (the serving cost alone, no simulation).
+func oneDecodeStep(t *testing.T, p *assets.Presets, a model.Arch, g model.GPU) float64 {
+	s := model.Scenario{Arch: a, ReserveBytes: model.DefaultReserveBytes,
+		Cluster:  model.Cluster{GPU: g, GPUs: 1, GPUsPerNode: 1, Intra: mustLink(t, p, g.NativeLink), Inter: mustLink(t, p, model.DefaultInter), NICsPerNode: 1},
+		Layout:   model.Layout{TP: 1, PP: 1, DP: 1, Chunks: 1, MicroBatch: 1},
+		Workload: model.Workload{Mode: model.Infer, PromptTokens: 128, GenTokens: 128, Requests: 1, Precision: model.BF16}}
+	c := newPlan(s).servingCost()
+	b := serve.Batch{DecodeSeqs: 1, DecodeCtx: 192, Samples: 1}
+	return c.Stage(0, &b).Seconds
+}
+
 // Ampere's matmuls stream their weights at gemm_memory_eff (0.77 on the A100, §8.1), the rest of
 // a decode step at memory_eff: a batch-1 step of Llama 3 8B (weight-bound) on an A100 80GB is
 // longer by the weights' bytes at the two rates, its KV reads and element-wise work unchanged;
@@ -153,15 +160,7 @@ func TestAmpereMatmulStreaming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	step := func(g model.GPU) float64 {
-		s := model.Scenario{Arch: a, ReserveBytes: model.DefaultReserveBytes,
-			Cluster:  model.Cluster{GPU: g, GPUs: 1, GPUsPerNode: 1, Intra: mustLink(t, p, g.NativeLink), Inter: mustLink(t, p, model.DefaultInter), NICsPerNode: 1},
-			Layout:   model.Layout{TP: 1, PP: 1, DP: 1, Chunks: 1, MicroBatch: 1},
-			Workload: model.Workload{Mode: model.Infer, PromptTokens: 128, GenTokens: 128, Requests: 1, Precision: model.BF16}}
-		c := newPlan(s).servingCost()
-		b := serve.Batch{DecodeSeqs: 1, DecodeCtx: 192, Samples: 1}
-		return c.Stage(0, &b).Seconds
-	}
+	step := func(g model.GPU) float64 { return oneDecodeStep(t, p, a, g) }
 	g := mustGPU(t, p, "a100-sxm-80gb")
 	if g.GEMMMemoryEff != 0.77 || g.MemoryEff != 0.85 {
 		t.Fatalf("a100-sxm-80gb gemm_memory_eff %g, memory_eff %g; want 0.77 and 0.85", g.GEMMMemoryEff, g.MemoryEff)
