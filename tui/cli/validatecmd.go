@@ -30,10 +30,11 @@ func newValidateCmd(stdout io.Writer, sf *scenarioFlags) *cobra.Command {
 		Short: "Print the cost model against the published figures it is checked on, or against your own serving benchmarks and training logs (--against FILE); --json",
 		Long: `validate evaluates the calibration and hold-out checks of the cost model: the nccl-tests
 all-reduce sweep on 8×A100, Korthikanti et al.'s Figure 1 memory, Megatron-LM's Table 1 step
-times and Korthikanti et al.'s 530B MFU (not fitted), the collectives and serving runs, and one
-GEMM alone by shape against XLA's measured H100 table, each published value beside the model's.
-It uses the a100-sxm-80gb, h100-sxm, nvlink3 and ib-hdr presets (and the serving runs' own) and
-takes no scenario flags.
+times and Korthikanti et al.'s 530B MFU (not fitted), the collectives and serving runs, one
+GEMM alone by shape against XLA's measured H100 table and vLLM's linear layers at 1–64 tokens on
+an A100 and an A10, each published value beside the model's. It uses the a100-sxm-80gb,
+h100-sxm, a10g, nvlink3 and ib-hdr presets (and the serving runs' own) and takes no scenario
+flags.
 
 --against FILE (repeat it, or list more files after it) compares the model with your own serving
 benchmarks instead: the result JSON of vllm bench serve --save-result (or vLLM's older
