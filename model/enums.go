@@ -376,6 +376,10 @@ func ScheduleShapeRule(s Schedule, pp, m int) (field, rule string) {
 	}
 	switch s {
 	case DualPipe:
+		if pp == 1 {
+			// No pipeline on one rank, and DualPipe's two directions need two (its num_ranks % 2).
+			return "pp", "must be even for dualpipe (its two directions meet in the middle): nearest 2"
+		}
 		if pp%2 != 0 {
 			return "pp", fmt.Sprintf("must be even for dualpipe (its two directions meet in the middle): nearest %d or %d", pp-1, pp+1)
 		}

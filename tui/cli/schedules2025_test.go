@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestSchedule2025BadInput: DualPipe with an odd pp or too few micro-batches, DualPipeV with too
+// TestSchedule2025BadInput: DualPipe with an odd pp (1 included) or too few micro-batches, DualPipeV with too
 // few, and a V schedule with more than layers/2 stages exit 2 naming the flag or the count, the
 // rule and the nearest valid value; a valid DualPipe runs.
 func TestSchedule2025BadInput(t *testing.T) {
@@ -16,6 +16,10 @@ func TestSchedule2025BadInput(t *testing.T) {
 	}{
 		{[]string{"--gpus", "6", "--pp", "3", "--schedule", "dualpipe", "--batch", "12"},
 			[]string{"--pp 3", "must be even for dualpipe", "nearest 2 or 4"}},
+		// One rank cannot hold DualPipe's two directions (FuzzEvaluate found it refused by the
+		// simulation instead, unnamed: costmodel/testdata/fuzz/FuzzEvaluate/f65a9b8570dc94e0).
+		{[]string{"--gpus", "8", "--tp", "8", "--pp", "1", "--schedule", "dualpipe", "--batch", "8"},
+			[]string{"--pp 1", "must be even for dualpipe", "nearest 2"}},
 		{[]string{"--gpus", "4", "--pp", "4", "--schedule", "dualpipe", "--batch", "6"},
 			[]string{"micro-batches", "= 6", "at least 2 × pp (8)", "nearest 8"}},
 		{[]string{"--gpus", "4", "--pp", "4", "--schedule", "dualpipe", "--batch", "9"},
