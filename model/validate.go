@@ -603,9 +603,10 @@ func (s Scenario) Validate() error {
 			c.add(name, units, "%s must split into micro-batches of %d × dp %d: a multiple of %d", unit, l.MicroBatch, l.DP, per)
 		case w.Mode == Train && l.Schedule == Interleaved && ppOK && l.PP > 1 && s.MicroBatches()%l.PP != 0:
 			c.add("micro-batches", s.MicroBatches(), "must be a multiple of pp (%d) for the interleaved schedule", l.PP)
-		case w.Mode == Train && ppOK && (l.PP > 1 || l.Schedule == DualPipe) && scheduleShapeBad(l.Schedule, l.PP, s.MicroBatches()):
-			// At PP 1 a schedule has nothing to schedule and runs 1F1B (a warning says so), but
-			// DualPipe, whose two directions need two ranks, cannot be laid out on one.
+		case w.Mode == Train && ppOK && scheduleShapeBad(l.Schedule, l.PP, s.MicroBatches()):
+			// At PP 1 too: a schedule has nothing to schedule there (a warning says so), but
+			// DualPipe's two directions need two ranks and DualPipeV's two chunks on its one rank
+			// two micro-batches.
 			field, rule := ScheduleShapeRule(l.Schedule, l.PP, s.MicroBatches())
 			if field == "pp" {
 				c.add("pp", l.PP, "%s", rule)

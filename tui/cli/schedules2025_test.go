@@ -17,9 +17,12 @@ func TestSchedule2025BadInput(t *testing.T) {
 		{[]string{"--gpus", "6", "--pp", "3", "--schedule", "dualpipe", "--batch", "12"},
 			[]string{"--pp 3", "must be even for dualpipe", "nearest 2 or 4"}},
 		// One rank cannot hold DualPipe's two directions (FuzzEvaluate found it refused by the
-		// simulation instead, unnamed: costmodel/testdata/fuzz/FuzzEvaluate/f65a9b8570dc94e0).
+		// simulation instead, unnamed: costmodel/testdata/fuzz/FuzzEvaluate/f65a9b8570dc94e0), nor
+		// DualPipeV's two chunks one micro-batch (…/1f918b27e2dfd53e).
 		{[]string{"--gpus", "8", "--tp", "8", "--pp", "1", "--schedule", "dualpipe", "--batch", "8"},
 			[]string{"--pp 1", "must be even for dualpipe", "nearest 2"}},
+		{[]string{"--gpus", "8", "--tp", "8", "--pp", "1", "--schedule", "dualpipev", "--batch", "1"},
+			[]string{"micro-batches", "at least 2 × pp (2) for dualpipev", "nearest 2"}},
 		{[]string{"--gpus", "4", "--pp", "4", "--schedule", "dualpipe", "--batch", "6"},
 			[]string{"micro-batches", "= 6", "at least 2 × pp (8)", "nearest 8"}},
 		{[]string{"--gpus", "4", "--pp", "4", "--schedule", "dualpipe", "--batch", "9"},
