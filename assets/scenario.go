@@ -750,7 +750,7 @@ func marshalScenario(s model.Scenario, title string, q *Question, caption map[st
 	add("tp", l.TP)
 	add("pp", l.PP)
 	add("dp", l.DP)
-	if l.EP > 1 {
+	if l.EP != 0 { // 1 too: "ep: 1" reads back as itself
 		add("ep", l.EP)
 	}
 	if l.EPImbalance != 0 {
@@ -762,8 +762,10 @@ func marshalScenario(s model.Scenario, title string, q *Question, caption map[st
 	if l.EPDispatch != model.EPDispatchDirect {
 		add("ep_dispatch", l.EPDispatch.String())
 	}
-	if l.CPSize() > 1 {
+	if l.CP != 0 { // 1 too: "cp: 1" reads back as itself
 		add("cp", l.CP)
+	}
+	if l.CPSize() > 1 || l.CPComm != 0 {
 		add("cp_comm", l.CPComm.String())
 	}
 	add("chunks", l.Chunks)
@@ -802,7 +804,7 @@ func marshalScenario(s model.Scenario, title string, q *Question, caption map[st
 		}{{"rate", w.Rate, w.Rate > 0}, {"concurrency", w.Concurrency, w.Concurrency > 0}, {"seed", w.Seed, w.Seed > 0},
 			{"max_seqs", w.MaxSeqs, w.MaxSeqs > 0}, {"max_batch_tokens", w.MaxBatchTokens, w.MaxBatchTokens > 0},
 			{"weights", w.Weights, w.Weights != ""}, {"expert_weights", w.ExpertWeights, w.ExpertWeights != ""}, {"kv_cache", w.KVCache, w.KVCache != ""}, {"engine", w.Engine, w.Engine != ""},
-			{"prefix_hit", w.PrefixHit, w.PrefixHit > 0}, {"turns", w.Turns, w.Turns > 0}, {"think", secondsText(w.ThinkS), w.ThinkS > 0}, {"kv_host_gib", w.KVHostGiB, w.KVHostGiB > 0}, {"disagg", l.Disagg.String(s.Cluster.GPUs), l.Disagg.On()}, {"prefill_tp", l.Disagg.PrefillTP, l.Disagg.On() && l.Disagg.PrefillTP > 0}, {"prefill_pp", l.Disagg.PrefillPP, l.Disagg.On() && l.Disagg.PrefillPP > 0}, {"prefill_ep", l.Disagg.PrefillEP, l.Disagg.On() && l.Disagg.PrefillEP > 0}, {"prefill_cp", l.Disagg.PrefillCP, l.Disagg.On() && l.Disagg.PrefillCP > 1},
+			{"prefix_hit", w.PrefixHit, w.PrefixHit > 0}, {"turns", w.Turns, w.Turns > 0}, {"think", secondsText(w.ThinkS), w.ThinkS > 0}, {"kv_host_gib", w.KVHostGiB, w.KVHostGiB > 0}, {"disagg", l.Disagg.String(s.Cluster.GPUs), l.Disagg.On()}, {"prefill_tp", l.Disagg.PrefillTP, l.Disagg.On() && l.Disagg.PrefillTP > 0}, {"prefill_pp", l.Disagg.PrefillPP, l.Disagg.On() && l.Disagg.PrefillPP > 0}, {"prefill_ep", l.Disagg.PrefillEP, l.Disagg.On() && l.Disagg.PrefillEP > 0}, {"prefill_cp", l.Disagg.PrefillCP, l.Disagg.On() && l.Disagg.PrefillCP > 0},
 			{"scheduler_recv_interval", w.SchedulerRecvInterval, w.SchedulerRecvInterval > 1}, {"slo_ttft", secondsText(w.SLOTTFT), w.SLOTTFT > 0}, {"slo_tpot", secondsText(w.SLOTPOT), w.SLOTPOT > 0}} {
 			if kv.set {
 				add(kv.key, kv.v)
