@@ -125,7 +125,7 @@ func AmpereGEMMChecks(gpus map[string]model.GPU) []Check {
 			continue
 		}
 		for _, r := range rows[id] {
-			out = append(out, Check{Group: "gemm-ampere", Case: fmt.Sprintf("%s fp16 %d tokens × %d×%d", id, r.M, r.K, r.N),
+			out = append(out, Check{Group: "gemm-ampere", Case: fmt.Sprintf("%s fp16 M=%d K=%d N=%d", id, r.M, r.K, r.N),
 				Published: float64(r.M) / r.TokensPerS,
 				Predicted: costmodel.GEMMSeconds(g, model.FP16, float64(r.M), float64(r.N), float64(r.K)),
 				Unit:      "s", Tolerance: 0.15, Note: "[NMLB] vLLM's linear layer, cuBLAS"})

@@ -17,7 +17,7 @@ var checkGroups = []struct{ id, title string }{
 	{"serve", "Serving on published runs (§3.6): time per output token, throughput, first-token time"},
 	{"serve-ratio", "Serving: throughput scaling with TP, published ratio beside the model's (§3.6)"},
 	{"gemm", "One GEMM alone by shape, M×N×K, against XLA's measured cuBLAS table for H100 (XLA, §8.1)"},
-	{"gemm-ampere", "Ampere's matmuls streaming their weights: vLLM's fp16 linear layers at 1–64 tokens on an A100 and an A10, time a call (NMLB, §8.1; fitted: gemm_memory_eff 0.77)"},
+	{"gemm-ampere", "Ampere's matmuls streaming their weights: vLLM's fp16 linear layers, M tokens (1–64) × K in × N out, on an A100 and an A10, time a call (NMLB, §8.1; fitted: gemm_memory_eff 0.77)"},
 	{"moe", "MoE training, Megatron-core and NeMo on H100 SXM, model TFLOP/s and tokens/s per GPU (MCR, MMZ, NAM, §0; the Mixtral 8×22B pair is fitted: the default --ep-imbalance)"},
 	{"cp", "Context parallelism, NeMo on DGX-H100: Llama 2 7B FP8 at 32K–1M tokens, CP 2–32, model TFLOP/s per GPU, not fitted (NLS, §0)"},
 	{"llama3", "Llama 3 405B pre-training at 8K–16K H100s on RoCE, BF16, TP 8 PP 16, CP 1 and 16, Meta's rank order tp-cp-pp-dp, model TFLOP/s per GPU, not fitted (L3H Table 4, §0)"},
